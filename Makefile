@@ -1,0 +1,185 @@
+# sbx — plain GNU Makefile.  See README.md; `make help` lists the targets.
+VERSION      := 0.1.0
+PREFIX       ?= /usr/local
+BINDIR       ?= $(PREFIX)/bin
+LIBEXECDIR   ?= $(PREFIX)/libexec
+SYSCONFDIR   ?= /etc
+MANDIR       ?= $(PREFIX)/share/man
+DATADIR      ?= $(PREFIX)/share
+DESTDIR      ?=
+CC           ?= gcc
+CLANG        ?= clang
+PKG_CONFIG   ?= pkg-config
+
+SANITIZE     ?= 0
+ifeq ($(SANITIZE),1)
+BUILD        ?= build-san
+else
+BUILD        ?= build
+endif
+
+HELPER_PATH  ?= $(LIBEXECDIR)/sbx/sbx-helper
+POLICY_PATH  ?= $(SYSCONFDIR)/sbx/sandbox.ini
+
+WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2 \
+	-Wswitch-enum -Wvla -Wnull-dereference -Wno-unused-parameter \
+	-Werror=implicit-function-declaration -Werror=incompatible-pointer-types \
+	-Werror=int-conversion -Werror=format-security -Werror=return-type -Werror
+
+HARDEN := -fstack-protector-strong -fstack-clash-protection -fcf-protection -fPIE
+HARDEN_LD := -pie -Wl,-z,relro,-z,now -Wl,-z,noexecstack
+
+ifeq ($(SANITIZE),1)
+OPT := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
+OPT_LD := -fsanitize=address,undefined
+else
+OPT := -O2 -g -D_FORTIFY_SOURCE=3
+OPT_LD :=
+endif
+
+PKGS_HELPER   := libcap-ng inih libbsd-overlay
+PKGS_FRONTEND := libcap-ng inih libbsd-overlay libseccomp
+PKG_CFLAGS    := $(shell $(PKG_CONFIG) --cflags $(PKGS_FRONTEND) 2>/dev/null)
+LIBS_HELPER   := $(shell $(PKG_CONFIG) --libs $(PKGS_HELPER) 2>/dev/null)
+LIBS_FRONTEND := $(shell $(PKG_CONFIG) --libs $(PKGS_FRONTEND) 2>/dev/null)
+LIBS_TEST     := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null)
+
+DEFS := -DSBX_VERSION='"$(VERSION)"' -DSBX_HELPER_PATH='"$(HELPER_PATH)"' \
+	-DSBX_POLICY_PATH='"$(POLICY_PATH)"' -D_GNU_SOURCE
+
+BASE_CFLAGS := -std=gnu11 $(OPT) $(WARN) $(HARDEN) $(DEFS) $(PKG_CFLAGS) -MMD -MP
+override CFLAGS := $(BASE_CFLAGS) $(CFLAGS)
+override LDFLAGS := $(OPT_LD) $(HARDEN_LD) $(LDFLAGS)
+
+# Include paths enforce the layering: helper/ and frontend/ see lib/ and policy/, never
+# each other.
+INC_LIB      := -Ilib
+INC_POLICY   := -Ilib -Ipolicy
+INC_FRONTEND := -Ilib -Ipolicy -Ifrontend
+INC_HELPER   := -Ilib -Ipolicy -Ihelper
+
+LIB_SRC      := $(wildcard lib/*.c)
+POLICY_SRC   := $(wildcard policy/*.c)
+FRONTEND_SRC := $(wildcard frontend/*.c)
+HELPER_SRC   := $(wildcard helper/*.c)
+UNIT_SRC     := $(wildcard tests/unit/test-*.c)
+PROBE_SRC    := $(wildcard tests/integration/probe-*.c tests/vm/probe-*.c tests/vm/hostile-*.c)
+FUZZ_SRC     := $(wildcard tests/fuzz/fuzz-*.c)
+
+LIB_OBJ      := $(LIB_SRC:%.c=$(BUILD)/%.o)
+POLICY_OBJ   := $(POLICY_SRC:%.c=$(BUILD)/%.o)
+FRONTEND_OBJ := $(FRONTEND_SRC:%.c=$(BUILD)/%.o)
+HELPER_OBJ   := $(HELPER_SRC:%.c=$(BUILD)/%.o)
+UNIT_BIN     := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+PROBE_BIN    := $(foreach p,$(PROBE_SRC),$(BUILD)/tests/$(notdir $(p:.c=)))
+FUZZ_BIN     := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
+
+SBX          := $(BUILD)/sbx
+HELPER       := $(BUILD)/sbx-helper
+
+.PHONY: all help deps demo check check-unit check-integration check-vm check-fuzz fuzz \
+	format-check tcb-size bench install install-caps uninstall dist clean probes lint
+
+all: $(SBX) $(HELPER) probes
+
+help:
+	@echo "make deps | all | demo | check | check-unit | check-integration | check-vm"
+	@echo "     fuzz | lint | format-check | tcb-size | bench | install | install-caps | dist"
+	@echo "Variables: SANITIZE=1 PREFIX BINDIR LIBEXECDIR SYSCONFDIR MANDIR DESTDIR CC"
+
+deps:
+	@sh tools/deps.sh
+
+$(BUILD)/lib/%.o: lib/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(INC_LIB) -c $< -o $@
+$(BUILD)/policy/%.o: policy/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(INC_POLICY) -c $< -o $@
+$(BUILD)/frontend/%.o: frontend/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(INC_FRONTEND) -c $< -o $@
+$(BUILD)/helper/%.o: helper/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(INC_HELPER) -c $< -o $@
+
+$(BUILD)/libsbx.a: $(LIB_OBJ) $(POLICY_OBJ)
+	@rm -f $@
+	$(AR) rcs $@ $^
+$(BUILD)/libfrontend.a: $(filter-out $(BUILD)/frontend/main.o,$(FRONTEND_OBJ))
+	@rm -f $@
+	$(AR) rcs $@ $^
+$(BUILD)/libhelper.a: $(filter-out $(BUILD)/helper/main.o,$(HELPER_OBJ))
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(SBX): $(BUILD)/frontend/main.o $(BUILD)/libfrontend.a $(BUILD)/libsbx.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_FRONTEND)
+$(HELPER): $(BUILD)/helper/main.o $(BUILD)/libhelper.a $(BUILD)/libsbx.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_HELPER)
+
+$(BUILD)/tests/test-%: tests/unit/test-%.c $(BUILD)/libfrontend.a $(BUILD)/libhelper.a $(BUILD)/libsbx.a
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(INC_FRONTEND) -Ihelper $< -o $@ $(LDFLAGS) \
+		$(BUILD)/libfrontend.a $(BUILD)/libhelper.a $(BUILD)/libsbx.a \
+		$(LIBS_FRONTEND) $(LIBS_TEST)
+
+# Small C programs the integration and VM suites run (probes, the hostile client).
+$(BUILD)/tests/%: tests/integration/%.c $(BUILD)/libsbx.a
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(INC_POLICY) $< -o $@ $(LDFLAGS) $(BUILD)/libsbx.a $(LIBS_FRONTEND)
+$(BUILD)/tests/%: tests/vm/%.c $(BUILD)/libsbx.a
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(INC_POLICY) $< -o $@ $(LDFLAGS) $(BUILD)/libsbx.a $(LIBS_FRONTEND)
+
+probes: $(PROBE_BIN)
+
+# libFuzzer targets: clang only, built with every lib/ and policy/ source.
+$(BUILD)/fuzz/%: tests/fuzz/%.c $(LIB_SRC) $(POLICY_SRC)
+	@mkdir -p $(@D)
+	$(CLANG) -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined $(DEFS) $(PKG_CFLAGS) \
+		$(INC_FRONTEND) $< $(LIB_SRC) $(POLICY_SRC) -o $@ $(LIBS_FRONTEND)
+
+FUZZ_SECONDS ?= 60
+fuzz: $(FUZZ_BIN)
+	@sh tests/fuzz/run.sh $(BUILD)/fuzz $(FUZZ_SECONDS)
+
+check-fuzz:
+	@if command -v $(CLANG) >/dev/null 2>&1; then \
+		$(MAKE) --no-print-directory $(FUZZ_BIN) && sh tests/fuzz/run.sh $(BUILD)/fuzz 5; \
+	else echo "check-fuzz: clang not found, fuzz smoke pass not run"; exit 1; fi
+
+check-unit: $(UNIT_BIN)
+	@sh tests/run-unit.sh $(BUILD)
+
+check-integration: all
+	@sh tests/integration/run.sh $(BUILD)
+
+check-vm: all
+	@sh tests/vm/run.sh $(BUILD)
+
+# Everything: installs missing deps, builds, runs every suite, prints one summary line.
+check: deps
+	@$(MAKE) --no-print-directory all $(UNIT_BIN)
+	@sh tests/run-all.sh $(BUILD)
+
+demo: deps
+	@$(MAKE) --no-print-directory all
+	@sh tools/demo.sh $(BUILD)
+
+bench: deps
+	@$(MAKE) --no-print-directory all
+	@sh bench/run.sh $(BUILD)
+
+tcb-size:
+	@echo "helper trusted code (lines, excluding blanks and comments):"
+	@sh tools/tcb-size.sh
+
+format-check:
+	@clang-format --dry-run --Werror $(LIB_SRC) $(POLICY_SRC) $(FRONTEND_SRC) $(HELPER_SRC) \
+		$(wildcard lib/*.h policy/*.h frontend/*.h helper/*.h)
+
+clean:
+	rm -rf build build-san
+
+-include $(wildcard $(BUILD)/*/*.d $(BUILD)/tests/*.d)

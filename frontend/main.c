@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: MIT */
+/* sbx: the unprivileged front-end.  Dispatches to one subcommand. */
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+#include "log.h"
+#include "macro.h"
+
+static const struct {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary;
+} commands[] = {
+	{ "run",    cmd_run,    "run a command under enforced limits and report what happened" },
+	{ "policy", cmd_policy, "check the admin's policy file or show a user's ceilings" },
+};
+
+static void
+usage(FILE *f)
+{
+	fprintf(f, "Usage: sbx COMMAND [OPTIONS] [-- COMMAND ARGS...]\n\n"
+		   "Commands:\n");
+	for (size_t i = 0; i < ELEMENTSOF(commands); i++)
+		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
+	fprintf(f, "\nRun 'sbx COMMAND --help' for a command's options; see sbx(1).\n"
+		   "Exit status: the command's own; 128+N if it died of signal N; 124 timeout;\n"
+		   "125 sbx failed or refused; 126 not executable; 127 not found.\n");
+}
+
+int
+main(int argc, char **argv)
+{
+	log_setup("sbx", LOG_INFO, 0);
+	if (argc < 2) {
+		usage(stderr);
+		return SBX_EXIT_FAILURE;
+	}
+	if (streq(argv[1], "--help") || streq(argv[1], "-h") || streq(argv[1], "help")) {
+		usage(stdout);
+		return 0;
+	}
+	if (streq(argv[1], "--version") || streq(argv[1], "-V")) {
+		printf("sbx %s\n", SBX_VERSION);
+		return 0;
+	}
+	for (size_t i = 0; i < ELEMENTSOF(commands); i++)
+		if (streq(argv[1], commands[i].name))
+			return commands[i].fn(argc - 1, argv + 1);
+	fprintf(stderr, "sbx: unknown command '%s'; run 'sbx --help' for the list\n", argv[1]);
+	return SBX_EXIT_FAILURE;
+}

@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "log.h"
+
+static const char *log_prog = "sbx";
+static int log_max_level = LOG_INFO;
+static int log_syslog;
+
+void
+log_setup(const char *prog, int max_level, int use_syslog)
+{
+	log_prog = prog;
+	log_max_level = max_level;
+	log_syslog = use_syslog;
+	if (use_syslog)
+		openlog(prog, LOG_PID | LOG_NDELAY, LOG_AUTHPRIV);
+}
+
+int
+log_get_max_level(void)
+{
+	return log_max_level;
+}
+
+int
+log_internal(int level, int error, const char *fmt, ...)
+{
+	int saved = errno;
+	va_list ap;
+
+	if (level > log_max_level)
+		return error;
+	errno = error < 0 ? -error : error;
+	va_start(ap, fmt);
+	if (log_syslog) {
+		vsyslog(level, fmt, ap);
+	} else {
+		char buf[2048];
+
+		(void) vsnprintf(buf, sizeof(buf), fmt, ap);
+		(void) fprintf(stderr, "%s: %s\n", log_prog, buf);
+	}
+	va_end(ap);
+	errno = saved;
+	return error;
+}
+
+const char *
+log_escape(const char *s, char *buf, size_t bufsz)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t o = 0;
+
+	if (bufsz == 0)
+		return buf;
+	for (; s != NULL && *s != '\0'; s++) {
+		unsigned char c = (unsigned char) *s;
+
+		if (c >= 0x20 && c < 0x7f && c != '\\') {
+			if (o + 1 >= bufsz)
+				break;
+			buf[o++] = (char) c;
+		} else {
+			if (o + 4 >= bufsz)
+				break;
+			buf[o++] = '\\';
+			buf[o++] = 'x';
+			buf[o++] = hex[c >> 4];
+			buf[o++] = hex[c & 15];
+		}
+	}
+	buf[o] = '\0';
+	return buf;
+}

@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: MIT */
+/* The admin's policy (/etc/sbx/sandbox.ini): parse, trust-check, resolve.
+ * Pure functions except policy_read_trusted(); no privilege, no cgroup access.
+ * Linked by both the front-end (sbx policy check/show, early refusals) and the helper
+ * (which decides).  See sandbox.ini(5) for the format and the resolution rules. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define POLICY_FILE_MAX     (64 * 1024)
+#define POLICY_NAME_MAX     32          /* user and group names in section headers */
+#define POLICY_PATH_MAX     256
+#define POLICY_ERR_MAX      256
+
+/* The limits a request can carry and the policy can bound.  Units: bytes for memory and
+ * disk, percent of one CPU for cpu, a count for pids, milliseconds for timeout. */
+enum policy_limit {
+	POLICY_MEMORY,
+	POLICY_CPU,
+	POLICY_PIDS,
+	POLICY_DISK,
+	POLICY_TIMEOUT,
+	_POLICY_LIMIT_MAX,
+};
+
+/* Isolation a policy may force (issue: Landlock/seccomp).  Ordered: a larger value is
+ * stricter, so "request >= required" is the test. */
+enum policy_net { POLICY_NET_HOST = 0, POLICY_NET_NONE = 1 };
+enum policy_fs { POLICY_FS_NONE = 0, POLICY_FS_RO = 1, POLICY_FS_STRICT = 2 };
+
+struct policy;          /* opaque; only policy.c knows its layout */
+
+/* Parse text (len bytes, may contain NULs: they are an error).  filename is used in
+ * messages only.  On success *ret is a new object.  On failure nothing is allocated,
+ * *ret is untouched, *reterr_line is the 1-based line (0 if not line-specific) and
+ * errbuf holds "FILE:LINE: message". */
+int policy_parse_string(const char *text, size_t len, const char *filename,
+			struct policy **ret, unsigned *reterr_line, char *errbuf, size_t errlen);
+
+/* Every error in the file, for `sbx policy check`: calls cb once per "FILE:LINE: message".
+ * Returns the number of errors (0 = valid) or -errno for I/O failures. */
+int policy_check_string(const char *text, size_t len, const char *filename,
+			void (*cb)(const char *msg, void *userdata), void *userdata);
+
+struct policy *policy_free(struct policy *p);
+
+/* Open path with O_NOFOLLOW and verify, on the fd: regular file, owned by root, not
+ * writable by group or other, size <= POLICY_FILE_MAX, and every parent directory
+ * root-owned and not writable by group or other.  On success *ret_text is a malloc'ed,
+ * NUL-terminated copy and *ret_len its length.  On failure errbuf says which check
+ * failed.  -ENOENT when the file does not exist. */
+int policy_read_trusted(const char *path, char **ret_text, size_t *ret_len,
+			char *errbuf, size_t errlen);
+
+/* Helper settings from [sbx]. */
+const char *policy_cgroup_root(const struct policy *p);
+const char *policy_workspace_root(const struct policy *p);
+
+/* The caller, as the helper sees it: name and groups come from NSS on the uid/gids the
+ * kernel reported, never from the client. */
+struct policy_subject {
+	const char *user;               /* user name */
+	const char *const *groups;      /* names of all groups, primary included */
+	size_t ngroups;
+};
+
+/* What one user may do. */
+struct policy_resolved {
+	bool allowed;
+	char deny_reason[POLICY_ERR_MAX];       /* when !allowed: why, naming the section */
+
+	uint64_t ceiling[_POLICY_LIMIT_MAX];    /* UINT64_MAX = no ceiling */
+	char ceiling_src[_POLICY_LIMIT_MAX][POLICY_NAME_MAX + 16];      /* "[user:alice]" */
+	uint64_t dflt[_POLICY_LIMIT_MAX];       /* 0 = no default: not limited unless asked */
+	char dflt_src[_POLICY_LIMIT_MAX][POLICY_NAME_MAX + 16];
+
+	uint64_t sandboxes;                     /* concurrent sandboxes per user */
+	char sandboxes_src[POLICY_NAME_MAX + 16];
+
+	enum policy_net net_required;
+	enum policy_fs fs_required;
+};
+
+/* Resolve the ceilings, defaults and requirements for subject.  Never fails for a valid
+ * policy (a denial is allowed = false with the reason). */
+void policy_resolve(const struct policy *p, const struct policy_subject *subj,
+		    struct policy_resolved *ret);
+
+/* Check one requested value against the resolved ceiling.  Returns 0 if allowed, else
+ * -EPERM with "memory 4 GiB is over the ceiling 2 GiB set by [group:builders]" in errbuf.
+ * value 0 means "not requested" and is always allowed. */
+int policy_check_request(const struct policy_resolved *r, enum policy_limit l, uint64_t value,
+			 char *errbuf, size_t errlen);
+
+/* "memory", "cpu", ... */
+const char *policy_limit_name(enum policy_limit l);

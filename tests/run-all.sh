@@ -1,0 +1,27 @@
+#!/bin/sh
+# `make check`: every suite, each in turn even if an earlier one failed, then one summary.
+# A suite that ran no test counts as a failure, never as a pass.
+set -u
+build=${1:-build}
+rm -rf "$build/results"; mkdir -p "$build/results"
+status=0
+run() {
+	name=$1; shift
+	echo "=== $name ==="
+	if ! "$@"; then status=1; echo "=== $name: FAILED ==="; fi
+	if [ ! -s "$build/results/$name" ]; then
+		echo "=== $name: recorded no results ==="; echo "$name 0 1" > "$build/results/$name"; status=1
+	fi
+}
+run unit        sh tests/run-unit.sh "$build"
+run fuzz        sh tests/fuzz/smoke.sh "$build"
+run integration sh tests/integration/run.sh "$build"
+run vm          sh tests/vm/run.sh "$build"
+pass=0 fail=0
+for f in "$build"/results/*; do
+	read -r _ p fl < "$f"
+	pass=$((pass + p)); fail=$((fail + fl))
+	echo "  $(cat "$f")"
+done
+echo "check: $pass passed, $fail failed"
+[ "$status" -eq 0 ] && [ "$fail" -eq 0 ]

@@ -1,0 +1,30 @@
+#!/bin/sh
+# Install the Debian packages sbx needs to build and test.  A no-op when all are present.
+# Run as root (or with sudo available) on Debian 12 or later.
+set -eu
+
+PKGS="make gcc pkg-config libcap-ng-dev libinih-dev libbsd-dev libseccomp-dev libcmocka-dev
+libcap2-bin util-linux user-mode-linux clang python3 procps iproute2 jq"
+
+missing=""
+for p in $PKGS; do
+	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+		missing="$missing $p"
+	fi
+done
+[ -z "$missing" ] && exit 0
+
+echo "deps: installing:$missing"
+if [ "$(id -u)" -ne 0 ]; then
+	if command -v sudo >/dev/null 2>&1; then SUDO=sudo; else
+		echo "deps: missing packages:$missing; run 'make deps' as root" >&2; exit 1
+	fi
+else
+	SUDO=
+fi
+export DEBIAN_FRONTEND=noninteractive
+# The package lists of a fresh machine may be empty or stale: update once, then install.
+$SUDO apt-get update -qq
+# shellcheck disable=SC2086
+$SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null
+echo "deps: done"
