@@ -28,6 +28,10 @@ struct isolate_plan {
 	char net_enforcement[96];               /* "seccomp+landlock (ABI 7)", "none", ... */
 };
 
+/* "none", "ro", "strict" / "host", "none"; -EINVAL otherwise. */
+int isolate_parse_fs(const char *s, enum policy_fs *ret);
+int isolate_parse_net(const char *s, enum policy_net *ret);
+
 /* Probe the kernel and decide.  Returns 0, or -EOPNOTSUPP with the reason and the fix in
  * err when a requested policy cannot be enforced and fallback is false. */
 int isolate_plan(const struct isolate_opts *o, struct isolate_plan *ret, char *err,
