@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: MIT */
+/* Final counters of a sandbox, read without privilege from the read-only leaf dirfd and the
+ * O_PATH workspace fd the helper handed out.  Files absent on older kernels (memory.peak
+ * 5.19, pids.peak 6.1) leave the matching has_* flag false; they are never guessed. */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct cg_usage {
+	uint64_t memory_peak;           /* memory.peak, bytes */
+	uint64_t memory_max_events;     /* memory.events "max" (reclaim at the limit; not fatal) */
+	uint64_t oom;                   /* memory.events "oom" */
+	uint64_t oom_kill;              /* memory.events "oom_kill" */
+	uint64_t pids_peak;             /* pids.peak */
+	uint64_t pids_max_events;       /* pids.events "max": forks refused */
+	uint64_t cpu_usage_usec;        /* cpu.stat */
+	uint64_t cpu_user_usec;
+	uint64_t cpu_system_usec;
+	uint64_t cpu_throttled_usec;
+	uint64_t disk_used;             /* bytes used in the workspace tmpfs (fstatfs) */
+	bool has_memory_peak, has_memory_events, has_pids_peak, has_pids_events;
+	bool has_cpu_stat, has_cpu_throttled, has_disk_used;
+};
+
+/* Fill *ret from leaf_fd (may be -EBADF: cgroup fields stay absent) and ws_fd (O_PATH; may
+ * be -EBADF).  Missing files are not errors.  Returns 0, or -errno when a file exists but is
+ * malformed (ret is then zeroed). */
+int cgstats_read(int leaf_fd, int ws_fd, struct cg_usage *ret);
+
+/* Parse "key value\n" lines (memory.events, pids.events, cpu.stat): the value of key, or
+ * -ENOENT if absent, -EBADMSG if malformed.  Exposed for unit tests. */
+int cgstats_parse_keyed(const char *text, const char *key, uint64_t *ret);
