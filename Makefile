@@ -6,6 +6,10 @@ LIBEXECDIR   ?= $(PREFIX)/libexec
 SYSCONFDIR   ?= /etc
 MANDIR       ?= $(PREFIX)/share/man
 DATADIR      ?= $(PREFIX)/share
+DOCDIR       ?= $(DATADIR)/doc/sbx
+SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
+TMPFILESDIR  ?= $(PREFIX)/lib/tmpfiles.d
+BASHCOMPDIR  ?= $(DATADIR)/bash-completion/completions
 DESTDIR      ?=
 CC           ?= gcc
 CLANG        ?= clang
@@ -77,7 +81,7 @@ FUZZ_BIN     := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 SBX          := $(BUILD)/sbx
 HELPER       := $(BUILD)/sbx-helper
 
-.PHONY: all help deps demo check check-unit check-integration check-vm check-fuzz fuzz \
+.PHONY: deb all help deps demo check check-unit check-integration check-vm check-fuzz fuzz \
 	format-check tcb-size bench install install-caps uninstall dist clean probes lint
 
 all: $(SBX) $(HELPER) probes
@@ -178,6 +182,50 @@ tcb-size:
 format-check:
 	@clang-format --dry-run --Werror $(LIB_SRC) $(POLICY_SRC) $(FRONTEND_SRC) $(HELPER_SRC) \
 		$(wildcard lib/*.h policy/*.h frontend/*.h helper/*.h)
+
+# Installs files only: never runs chown or setcap (packages and `make install-caps` do).
+install: $(SBX) $(HELPER)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBEXECDIR)/sbx $(DESTDIR)$(SYSCONFDIR)/sbx \
+		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man8 \
+		$(DESTDIR)$(DOCDIR) $(DESTDIR)$(SYSTEMDUNITDIR) $(DESTDIR)$(TMPFILESDIR) \
+		$(DESTDIR)$(BASHCOMPDIR)
+	install -m 0755 $(SBX) $(DESTDIR)$(BINDIR)/sbx
+	install -m 0755 $(HELPER) $(DESTDIR)$(LIBEXECDIR)/sbx/sbx-helper
+	sed -e 's|@LIBEXECDIR@|$(LIBEXECDIR)|g' packaging/sbx-setup.in > $(DESTDIR)$(LIBEXECDIR)/sbx/sbx-setup
+	chmod 0755 $(DESTDIR)$(LIBEXECDIR)/sbx/sbx-setup
+	install -m 0644 sandbox.ini.example $(DESTDIR)$(DOCDIR)/sandbox.ini.example
+	@# Never overwrite an admin's policy.
+	[ -e $(DESTDIR)$(SYSCONFDIR)/sbx/sandbox.ini ] || \
+		install -m 0644 sandbox.ini.example $(DESTDIR)$(SYSCONFDIR)/sbx/sandbox.ini
+	for m in docs/man/*.1; do [ -e "$$m" ] && install -m 0644 $$m $(DESTDIR)$(MANDIR)/man1/; done; true
+	for m in docs/man/*.5; do [ -e "$$m" ] && install -m 0644 $$m $(DESTDIR)$(MANDIR)/man5/; done; true
+	for m in docs/man/*.8; do [ -e "$$m" ] && install -m 0644 $$m $(DESTDIR)$(MANDIR)/man8/; done; true
+	sed -e 's|@LIBEXECDIR@|$(LIBEXECDIR)|g' packaging/systemd/sbx.service.in \
+		> $(DESTDIR)$(SYSTEMDUNITDIR)/sbx.service
+	install -m 0644 packaging/systemd/sbx.slice $(DESTDIR)$(SYSTEMDUNITDIR)/sbx.slice
+	install -m 0644 packaging/tmpfiles.d/sbx.conf $(DESTDIR)$(TMPFILESDIR)/sbx.conf
+	install -m 0644 packaging/completion/sbx.bash $(DESTDIR)$(BASHCOMPDIR)/sbx
+
+# Give the installed helper exactly its capabilities (as root).  Refuses on a filesystem
+# that cannot hold them (no security xattrs) instead of leaving a helper without privilege.
+install-caps:
+	@sh packaging/install-caps.sh $(DESTDIR)$(LIBEXECDIR)/sbx/sbx-helper
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/sbx $(DESTDIR)$(LIBEXECDIR)/sbx/sbx-helper \
+		$(DESTDIR)$(LIBEXECDIR)/sbx/sbx-setup $(DESTDIR)$(SYSTEMDUNITDIR)/sbx.service \
+		$(DESTDIR)$(SYSTEMDUNITDIR)/sbx.slice $(DESTDIR)$(TMPFILESDIR)/sbx.conf \
+		$(DESTDIR)$(BASHCOMPDIR)/sbx $(DESTDIR)$(DOCDIR)/sandbox.ini.example
+	-rmdir $(DESTDIR)$(LIBEXECDIR)/sbx $(DESTDIR)$(DOCDIR)
+
+# Debian package: copies the tree into $(BUILD)/deb and runs dpkg-buildpackage there.
+deb:
+	@sh packaging/build-deb.sh $(BUILD) $(VERSION)
+
+dist:
+	@mkdir -p $(BUILD)
+	git archive --format=tar.gz --prefix=sbx-$(VERSION)/ -o $(BUILD)/sbx-$(VERSION).tar.gz HEAD
+	@echo "$(BUILD)/sbx-$(VERSION).tar.gz"
 
 clean:
 	rm -rf build build-san

@@ -1,0 +1,30 @@
+# bash completion for sbx
+_sbx()
+{
+	local cur prev words cword
+	_init_completion 2>/dev/null || { cur=${COMP_WORDS[COMP_CWORD]}; prev=${COMP_WORDS[COMP_CWORD-1]}; cword=$COMP_CWORD; words=("${COMP_WORDS[@]}"); }
+	local i
+	for ((i = 1; i < cword; i++)); do
+		if [[ ${words[i]} == -- ]]; then
+			COMPREPLY=($(compgen -c -- "$cur")); return
+		fi
+	done
+	if [[ $cword -eq 1 ]]; then
+		COMPREPLY=($(compgen -W "run trace policy profile ps kill doctor --help --version" -- "$cur"))
+		return
+	fi
+	case ${words[1]} in
+	run|trace)
+		case $prev in
+		--fs) COMPREPLY=($(compgen -W "none ro strict" -- "$cur")); return ;;
+		--net) COMPREPLY=($(compgen -W "host none" -- "$cur")); return ;;
+		--rw|--ro|--report) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+		esac
+		COMPREPLY=($(compgen -W "--memory --cpu --pids --disk --timeout --grace --as --cpu-time
+			--fsize --nofile --stack --core --nproc --fs --net --rw --ro --no-cgroup --fallback
+			--report --quiet --profile --headroom --help" -- "$cur")) ;;
+	policy)
+		COMPREPLY=($(compgen -W "check show --user" -- "$cur")) ;;
+	esac
+}
+complete -F _sbx sbx
