@@ -26,7 +26,7 @@ HELPER_PATH  ?= $(LIBEXECDIR)/sbx/sbx-helper
 POLICY_PATH  ?= $(SYSCONFDIR)/sbx/sandbox.ini
 
 WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2 \
-	-Wswitch-enum -Wvla -Wnull-dereference -Wno-unused-parameter \
+	-Wswitch-enum -Wvla -Wnull-dereference -Wno-unused-parameter -Wno-format-truncation \
 	-Werror=implicit-function-declaration -Werror=incompatible-pointer-types \
 	-Werror=int-conversion -Werror=format-security -Werror=return-type -Werror
 

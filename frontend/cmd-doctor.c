@@ -1,0 +1,349 @@
+/* SPDX-License-Identifier: MIT */
+/* sbx doctor: tell a user or admin, in order, what this host is missing for sbx's cgroup
+ * mode and how to fix each thing.  Reads only; never needs privilege (as root it can look
+ * inside the root-only delegated parent). */
+#include <cap-ng.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <linux/magic.h>
+#include <pwd.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/statvfs.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "macro.h"
+#include "policy.h"
+
+#define CGROUP_MNT "/sys/fs/cgroup"
+
+struct doctor {
+	unsigned fails, warns;
+	bool quiet_ok;
+};
+
+static void
+report(struct doctor *d, const char *status, const char *what, const char *fix)
+{
+	if (streq(status, "FAIL"))
+		d->fails++;
+	else if (streq(status, "warn"))
+		d->warns++;
+	printf("%-5s %s\n", status, what);
+	if (fix != NULL && fix[0] != '\0')
+		printf("      fix: %s\n", fix);
+}
+
+static int
+read_small(int dirfd, const char *path, char *buf, size_t bufsz)
+{
+	_cleanup_close_ int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, bufsz - 1);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	if (n > 0 && buf[n - 1] == '\n')
+		buf[n - 1] = '\0';
+	return 0;
+}
+
+static bool
+word_in(const char *list, const char *word)
+{
+	size_t wl = strlen(word);
+
+	for (const char *p = list; (p = strstr(p, word)) != NULL; p += wl) {
+		bool start = p == list || p[-1] == ' ';
+		bool end = p[wl] == '\0' || p[wl] == ' ' || p[wl] == '\n';
+
+		if (start && end)
+			return true;
+	}
+	return false;
+}
+
+static void
+check_cgroup2(struct doctor *d)
+{
+	struct statfs sfs;
+
+	if (statfs(CGROUP_MNT, &sfs) < 0 || sfs.f_type != CGROUP2_SUPER_MAGIC) {
+		report(d, "FAIL", "cgroup v2 is not mounted at " CGROUP_MNT
+		       " (this host uses cgroup v1 or a hybrid layout)",
+		       "boot with systemd.unified_cgroup_hierarchy=1 (the default since systemd 247 "
+		       "and Debian 11); rlimit mode still works: sbx run --no-cgroup");
+		return;
+	}
+	report(d, "ok", "cgroup v2 mounted at " CGROUP_MNT, NULL);
+}
+
+static void
+check_parent(struct doctor *d, const char *root)
+{
+	char what[512], buf[512];
+	_cleanup_close_ int fd = -EBADF;
+	struct statfs sfs;
+	struct stat st;
+	int r;
+
+	if (root == NULL) {
+		report(d, "FAIL", "delegated parent: unknown (no readable policy names cgroup_root)",
+		       "fix the policy first (see below)");
+		return;
+	}
+	fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0 && errno == EACCES)
+		fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0) {
+		snprintf(what, sizeof(what), "delegated parent %s: %s", root, strerror(errno));
+		report(d, "FAIL", what,
+		       "as root: start the unit (systemctl enable --now sbx.service) or run "
+		       "sbx-setup --cgroup <dir> at boot, and set cgroup_root to what it prints");
+		return;
+	}
+	if (fstatfs(fd, &sfs) < 0 || sfs.f_type != CGROUP2_SUPER_MAGIC || fstat(fd, &st) < 0) {
+		snprintf(what, sizeof(what), "delegated parent %s is not a cgroup v2 directory", root);
+		report(d, "FAIL", what, "point cgroup_root in the policy at a directory under "
+		       CGROUP_MNT " created by sbx-setup");
+		return;
+	}
+	if (st.st_uid != 0 || (st.st_mode & 07777) != 0700) {
+		snprintf(what, sizeof(what), "delegated parent %s is owned by uid %u with mode %04o; "
+			 "it must be root-owned 0700 (users could otherwise reach the sandboxes' "
+			 "limit files)", root, (unsigned) st.st_uid, (unsigned) (st.st_mode & 07777));
+		report(d, "FAIL", what, "as root: chown root:root and chmod 0700 it (sbx-setup does)");
+		return;
+	}
+	r = read_small(fd, "cgroup.subtree_control", buf, sizeof(buf));
+	if (r == -EACCES || r == -EBADF) {
+		snprintf(what, sizeof(what), "delegated parent %s exists, root-owned 0700 "
+			 "(controllers visible to root only: run sbx doctor as root to check them)",
+			 root);
+		report(d, "ok", what, NULL);
+		return;
+	}
+	if (r < 0) {
+		snprintf(what, sizeof(what), "delegated parent %s: cannot read cgroup.subtree_control: %s",
+			 root, strerror(-r));
+		report(d, "FAIL", what, NULL);
+		return;
+	}
+	const char *const need[] = { "cpu", "memory", "pids" };
+	char missing[64] = "";
+	for (size_t i = 0; i < ELEMENTSOF(need); i++)
+		if (!word_in(buf, need[i])) {
+			strlcat(missing, " ", sizeof(missing));
+			strlcat(missing, need[i], sizeof(missing));
+		}
+	if (missing[0] != '\0') {
+		snprintf(what, sizeof(what), "delegated parent %s lacks controllers:%s (has '%s')",
+			 root, missing, buf);
+		report(d, "FAIL", what, "as root: run sbx-setup (enables +cpu +memory +pids +io "
+		       "top-down), or for systemd set Delegate=cpu memory pids io on the unit");
+		return;
+	}
+	snprintf(what, sizeof(what), "delegated parent %s: root-owned 0700, controllers: %s",
+		 root, buf);
+	report(d, "ok", what, NULL);
+}
+
+static void
+check_helper(struct doctor *d)
+{
+	const char *path = getenv("SBX_HELPER");
+	static const struct {
+		unsigned cap;
+		const char *name;
+	} caps[] = {
+		{ CAP_DAC_OVERRIDE, "cap_dac_override" },
+		{ CAP_CHOWN, "cap_chown" },
+		{ CAP_SYS_ADMIN, "cap_sys_admin" },
+	};
+	char what[PATH_MAX + 256], fix[PATH_MAX + 128], missing[96] = "";
+	_cleanup_close_ int fd = -EBADF;
+	struct statvfs svfs;
+	struct stat st;
+
+	if (path == NULL || path[0] == '\0')
+		path = SBX_HELPER_PATH;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		snprintf(what, sizeof(what), "helper %s: %s", path, strerror(errno));
+		report(d, "FAIL", what, "install sbx (make install && make install-caps, or the "
+		       "sbx package); SBX_HELPER=PATH points sbx at another copy");
+		return;
+	}
+	if (!(st.st_mode & S_IXOTH) && st.st_uid != getuid()) {
+		snprintf(what, sizeof(what), "helper %s is mode %04o: you may not be allowed to run it "
+			 "(the admin may restrict it to a group)", path,
+			 (unsigned) (st.st_mode & 07777));
+		report(d, "warn", what, "ask the admin to add you to the helper's group");
+	}
+	if (fstatvfs(fd, &svfs) == 0 && (svfs.f_flag & ST_NOSUID)) {
+		snprintf(what, sizeof(what), "helper %s is on a nosuid mount: the kernel ignores its "
+			 "file capabilities", path);
+		report(d, "FAIL", what, "install the helper on a filesystem mounted without nosuid");
+		return;
+	}
+	capng_clear(CAPNG_SELECT_BOTH);
+	if (capng_get_caps_fd(fd) < 0) {
+		snprintf(what, sizeof(what), "helper %s has no file capabilities", path);
+		snprintf(fix, sizeof(fix), "as root: setcap cap_dac_override,cap_chown,cap_sys_admin=p "
+			 "%s (or make install-caps)", path);
+		report(d, "FAIL", what, fix);
+		return;
+	}
+	for (size_t i = 0; i < ELEMENTSOF(caps); i++)
+		if (!capng_have_capability(CAPNG_PERMITTED, caps[i].cap)) {
+			strlcat(missing, " ", sizeof(missing));
+			strlcat(missing, caps[i].name, sizeof(missing));
+		}
+	if (missing[0] != '\0') {
+		snprintf(what, sizeof(what), "helper %s lacks permitted capabilities:%s", path, missing);
+		snprintf(fix, sizeof(fix), "as root: setcap cap_dac_override,cap_chown,cap_sys_admin=p "
+			 "%s", path);
+		report(d, "FAIL", what, fix);
+		return;
+	}
+	snprintf(what, sizeof(what), "helper %s has cap_dac_override,cap_chown,cap_sys_admin=p",
+		 path);
+	report(d, "ok", what, NULL);
+}
+
+static void
+check_environment(struct doctor *d)
+{
+	char line[256];
+	FILE *f = fopen("/proc/self/status", "re");
+	bool nnp = false;
+	unsigned long long bnd = ~0ULL;
+
+	if (f == NULL) {
+		report(d, "warn", "cannot read /proc/self/status", "mount /proc");
+		return;
+	}
+	while (fgets(line, sizeof(line), f) != NULL) {
+		if (strneq(line, "NoNewPrivs:", 11))
+			nnp = strtoul(line + 11, NULL, 10) != 0;
+		else if (strneq(line, "CapBnd:", 7))
+			bnd = strtoull(line + 7, NULL, 16);
+	}
+	fclose(f);
+	if (nnp)
+		report(d, "FAIL", "no_new_privs is set in this environment: the kernel will not grant "
+		       "the helper its file capabilities",
+		       "run sbx outside NoNewPrivileges=yes units, bubblewrap, flatpak or docker "
+		       "--security-opt no-new-privileges (or use sbx run --no-cgroup)");
+	else
+		report(d, "ok", "no_new_privs is not set", NULL);
+	if ((bnd & (1ULL << CAP_DAC_OVERRIDE)) == 0 || (bnd & (1ULL << CAP_CHOWN)) == 0 ||
+	    (bnd & (1ULL << CAP_SYS_ADMIN)) == 0)
+		report(d, "FAIL", "the capability bounding set lacks cap_dac_override, cap_chown or "
+		       "cap_sys_admin (a container?): file capabilities cannot be granted",
+		       "run sbx on the host, not in a restricted container");
+}
+
+static void
+check_workspace_root(struct doctor *d, const char *wsroot)
+{
+	char what[PATH_MAX + 128];
+	struct stat st;
+
+	if (wsroot == NULL)
+		return;
+	if (stat(wsroot, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		snprintf(what, sizeof(what), "workspace root %s does not exist", wsroot);
+		report(d, "FAIL", what, "as root: systemd-tmpfiles --create sbx.conf, or sbx-setup");
+		return;
+	}
+	if (st.st_uid != 0 || (st.st_mode & 022) != 0) {
+		snprintf(what, sizeof(what), "workspace root %s must be root-owned and not writable "
+			 "by group or others (uid %u, mode %04o)", wsroot, (unsigned) st.st_uid,
+			 (unsigned) (st.st_mode & 07777));
+		report(d, "FAIL", what, "as root: chown root:root and chmod 0755 it");
+		return;
+	}
+	snprintf(what, sizeof(what), "workspace root %s", wsroot);
+	report(d, "ok", what, NULL);
+}
+
+static void
+check_landlock(struct doctor *d)
+{
+	long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, 1U /* VERSION */);
+	char what[128];
+
+	if (abi < 0) {
+		report(d, "warn", "Landlock is not available: sbx run --fs needs --fallback here",
+		       "Linux 5.13+ with CONFIG_SECURITY_LANDLOCK=y and landlock in the lsm= list");
+		return;
+	}
+	snprintf(what, sizeof(what), "Landlock ABI %ld (sbx run --fs is enforced)", abi);
+	report(d, "ok", what, NULL);
+}
+
+int
+cmd_doctor(int argc, char **argv)
+{
+	char err[POLICY_ERR_MAX], what[POLICY_ERR_MAX + 64];
+	_cleanup_free_ char *text = NULL;
+	struct policy *p = NULL;
+	struct doctor d = { 0 };
+	unsigned line = 0;
+	size_t len = 0;
+	int r;
+
+	if (argc > 1 && (streq(argv[1], "--help") || streq(argv[1], "-h"))) {
+		printf("Usage: sbx doctor\n\nCheck, in order, what sbx's cgroup mode needs on this "
+		       "host: cgroup v2, the delegated parent and its controllers, the helper and its "
+		       "capabilities, no_new_privs, the policy file and its trust checks, the "
+		       "workspace root, Landlock.  Prints the fix for each problem.\n"
+		       "Exit status: 0 all good, 1 something is missing.\n");
+		return 0;
+	}
+	if (argc > 1) {
+		fprintf(stderr, "sbx: doctor: unexpected argument '%s' (see sbx doctor --help)\n",
+			argv[1]);
+		return SBX_EXIT_FAILURE;
+	}
+
+	/* The policy names the parent and the workspace root: read it first, report it in turn. */
+	r = policy_read_trusted(SBX_POLICY_PATH, &text, &len, err, sizeof(err));
+	if (r >= 0)
+		r = policy_parse_string(text, len, SBX_POLICY_PATH, &p, &line, err, sizeof(err));
+
+	check_cgroup2(&d);
+	check_parent(&d, p != NULL ? policy_cgroup_root(p) : NULL);
+	check_helper(&d);
+	check_environment(&d);
+	if (p == NULL) {
+		snprintf(what, sizeof(what), "policy %s: %s", SBX_POLICY_PATH, err);
+		report(&d, "FAIL", what, r == -ENOENT ?
+		       "as root: install /etc/sbx/sandbox.ini (see sandbox.ini.example, sandbox.ini(5))" :
+		       "as root: fix the file; sbx policy check " SBX_POLICY_PATH " lists every error");
+	} else {
+		snprintf(what, sizeof(what), "policy %s: trusted and valid", SBX_POLICY_PATH);
+		report(&d, "ok", what, NULL);
+	}
+	check_workspace_root(&d, p != NULL ? policy_workspace_root(p) : NULL);
+	check_landlock(&d);
+	policy_free(p);
+
+	if (d.fails == 0)
+		printf("sbx doctor: cgroup mode should work here (%u warning%s)\n", d.warns,
+		       d.warns == 1 ? "" : "s");
+	else
+		printf("sbx doctor: %u problem%s; until fixed, sbx run works in rlimit mode "
+		       "(--no-cgroup)\n", d.fails, d.fails == 1 ? "" : "s");
+	return d.fails == 0 ? 0 : 1;
+}
