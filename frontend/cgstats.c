@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: MIT */
+/* Read a sandbox's counters from the read-only leaf dirfd and the workspace fd. */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/statfs.h>
+#include <unistd.h>
+
+#include "cgstats.h"
+#include "macro.h"
+#include "parse-util.h"
+
+int
+cgstats_parse_keyed(const char *text, const char *key, uint64_t *ret)
+{
+	size_t klen = strlen(key);
+
+	for (const char *p = text; p != NULL && *p != '\0';) {
+		const char *nl = strchr(p, '\n');
+		size_t linelen = nl != NULL ? (size_t) (nl - p) : strlen(p);
+
+		if (linelen > klen && strneq(p, key, klen) && p[klen] == ' ') {
+			char num[32];
+			size_t vlen = linelen - klen - 1;
+
+			if (vlen == 0 || vlen >= sizeof(num))
+				return -EBADMSG;
+			memcpy(num, p + klen + 1, vlen);
+			num[vlen] = '\0';
+			return parse_u64_range(num, 0, UINT64_MAX, ret) < 0 ? -EBADMSG : 0;
+		}
+		p = nl != NULL ? nl + 1 : NULL;
+	}
+	return -ENOENT;
+}
+
+/* Read a small cgroup file: 1 if read, 0 if absent, -errno otherwise. */
+static int
+read_small(int dirfd, const char *name, char *buf, size_t bufsz)
+{
+	_cleanup_close_ int fd = -EBADF;
+	size_t off = 0;
+
+	fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? 0 : -errno;
+	for (;;) {
+		ssize_t n = read(fd, buf + off, bufsz - 1 - off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			break;
+		off += (size_t) n;
+		if (off == bufsz - 1)
+			return -EFBIG;
+	}
+	buf[off] = '\0';
+	return 1;
+}
+
+static int
+read_single(int dirfd, const char *name, uint64_t *ret)
+{
+	char buf[64];
+	int r = read_small(dirfd, name, buf, sizeof(buf));
+
+	if (r <= 0)
+		return r;
+	buf[strcspn(buf, "\n")] = '\0';
+	if (parse_u64_range(buf, 0, UINT64_MAX, ret) < 0)
+		return -EBADMSG;
+	return 1;
+}
+
+static int
+keyed(const char *text, const char *key, uint64_t *ret, bool *has)
+{
+	int r = cgstats_parse_keyed(text, key, ret);
+
+	if (r == -ENOENT)
+		return 0;
+	if (r < 0)
+		return r;
+	if (has != NULL)
+		*has = true;
+	return 0;
+}
+
+int
+cgstats_read(int leaf_fd, int ws_fd, struct cg_usage *ret)
+{
+	struct cg_usage u = {};
+	char buf[1024];
+	int r = 0;
+
+	if (leaf_fd >= 0) {
+		r = read_single(leaf_fd, "memory.peak", &u.memory_peak);
+		u.has_memory_peak = r > 0;
+		if (r >= 0)
+			r = read_single(leaf_fd, "pids.peak", &u.pids_peak);
+		u.has_pids_peak = r > 0;
+		if (r >= 0 && (r = read_small(leaf_fd, "memory.events", buf, sizeof(buf))) > 0) {
+			u.has_memory_events = true;
+			r = keyed(buf, "max", &u.memory_max_events, NULL);
+			if (r == 0)
+				r = keyed(buf, "oom", &u.oom, NULL);
+			if (r == 0)
+				r = keyed(buf, "oom_kill", &u.oom_kill, NULL);
+		}
+		if (r >= 0 && (r = read_small(leaf_fd, "pids.events", buf, sizeof(buf))) > 0) {
+			u.has_pids_events = true;
+			r = keyed(buf, "max", &u.pids_max_events, NULL);
+		}
+		if (r >= 0 && (r = read_small(leaf_fd, "cpu.stat", buf, sizeof(buf))) > 0) {
+			u.has_cpu_stat = true;
+			r = keyed(buf, "usage_usec", &u.cpu_usage_usec, NULL);
+			if (r == 0)
+				r = keyed(buf, "user_usec", &u.cpu_user_usec, NULL);
+			if (r == 0)
+				r = keyed(buf, "system_usec", &u.cpu_system_usec, NULL);
+			if (r == 0)
+				r = keyed(buf, "throttled_usec", &u.cpu_throttled_usec,
+					  &u.has_cpu_throttled);
+		}
+		if (r < 0) {
+			memset(ret, 0, sizeof(*ret));
+			return r;
+		}
+	}
+	if (ws_fd >= 0) {
+		struct statfs sfs;
+
+		/* fstatfs works on O_PATH fds (open(2), since 3.12). */
+		if (fstatfs(ws_fd, &sfs) == 0) {
+			u.disk_used = (uint64_t) (sfs.f_blocks - sfs.f_bfree) * (uint64_t) sfs.f_bsize;
+			u.has_disk_used = true;
+		}
+	}
+	*ret = u;
+	return 0;
+}

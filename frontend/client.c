@@ -1,0 +1,339 @@
+/* SPDX-License-Identifier: MIT */
+/* The front-end's side of the helper protocol: spawn sbx-helper, one call per request.
+ * Contracts in client.h; the protocol in docs/PROTOCOL.md. */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "client.h"
+#include "macro.h"
+#include "wire.h"
+#include "wire_io.h"
+
+_printf_(3, 4) static void
+seterr(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err == NULL || errlen == 0)
+		return;
+	va_start(ap, fmt);
+	(void) vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+void
+client_init(struct sbx_session *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->sock = -EBADF;
+	s->leaf_fd = -EBADF;
+	s->ws_fd = -EBADF;
+	s->seq = 1;
+}
+
+static int
+reap_helper(struct sbx_session *s)
+{
+	int status = 0;
+
+	if (s->helper_pid <= 0)
+		return 0;
+	while (waitpid(s->helper_pid, &status, 0) < 0 && errno == EINTR)
+		;
+	s->helper_pid = 0;
+	return status;
+}
+
+void
+client_close(struct sbx_session *s)
+{
+	s->leaf_fd = safe_close(s->leaf_fd);
+	s->ws_fd = safe_close(s->ws_fd);
+	s->sock = safe_close(s->sock);      /* EOF: the helper tears down and exits */
+	(void) reap_helper(s);
+}
+
+/* One round trip.  Sends the request with nfds fds; receives the reply, checks that it
+ * answers this request, and leaves the body (after status and reason) in *ret_body.
+ * Returns -status for a refusal (reason in err), -EPROTO for a broken helper. */
+static int
+roundtrip(struct sbx_session *s, struct wire_wr *wr, const int *fds, size_t nfds,
+	  uint8_t *rbuf, size_t rbufsz, int *rfds, size_t *ret_nrfds, struct wire_rd *ret_body,
+	  char *err, size_t errlen)
+{
+	struct wire_hdr h;
+	struct wire_rd rd;
+	uint16_t type = (uint16_t) ((wr->buf[4] << 8) | wr->buf[5]);
+	uint32_t seq = s->seq;
+	char reason[WIRE_STR_MAX + 1];
+	uint32_t status;
+	size_t nrfds = 0;
+	int n, r;
+
+	n = wire_msg_end(wr);
+	if (n < 0) {
+		seterr(err, errlen, "cannot encode request: %s", strerror(-n));
+		return n;
+	}
+	r = wire_send(s->sock, wr->buf, (size_t) n, fds, nfds);
+	if (r < 0) {
+		seterr(err, errlen, "cannot talk to sbx-helper: %s", strerror(-r));
+		return -EPROTO;
+	}
+	s->seq++;
+	n = wire_recv(s->sock, rbuf, rbufsz, rfds, &nrfds);
+	if (n <= 0) {
+		seterr(err, errlen, n == 0 ? "sbx-helper exited without replying"
+					   : "cannot read sbx-helper's reply: %s", strerror(-n));
+		return -EPROTO;
+	}
+	r = wire_parse(rbuf, (size_t) n, &h, &rd);
+	if (r == 0 && (h.type != (type | WIRE_REPLY) || h.seq != seq))
+		r = -EPROTO;
+	if (r == 0)
+		r = wire_get_u32(&rd, &status);
+	if (r == 0)
+		r = wire_get_str(&rd, reason, sizeof(reason));
+	if (r == 0 && status > 4095)
+		r = -EPROTO;
+	if (r < 0) {
+		wire_close_fds(rfds, nrfds);
+		seterr(err, errlen, "malformed reply from sbx-helper");
+		return -EPROTO;
+	}
+	if (status != 0) {
+		wire_close_fds(rfds, nrfds);
+		if (reason[0] != '\0')
+			seterr(err, errlen, "%s", reason);
+		else
+			seterr(err, errlen, "%s", strerror((int) status));
+		return -(int) status;
+	}
+	*ret_nrfds = nrfds;
+	*ret_body = rd;
+	return 0;
+}
+
+static int
+spawn_helper(struct sbx_session *s, const char *path, char *err, size_t errlen)
+{
+	_cleanup_close_ int p0 = -EBADF, p1 = -EBADF;
+	int sv[2], ep[2], child_errno = 0;
+	ssize_t n;
+	pid_t pid;
+
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+		return -errno;
+	s->sock = sv[0];
+	p1 = sv[1];
+	if (pipe2(ep, O_CLOEXEC) < 0)
+		return -errno;
+	p0 = ep[0];
+
+	pid = fork();
+	if (pid < 0) {
+		(void) close(ep[1]);
+		return -errno;
+	}
+	if (pid == 0) {
+		char *const argv[] = { (char *) "sbx-helper", NULL };
+		int e;
+
+		/* fd 3 must be the socket; dup2 clears FD_CLOEXEC on the copy. */
+		if (p1 == 3)
+			e = fcntl(3, F_SETFD, 0) < 0 ? errno : 0;
+		else
+			e = dup2(p1, 3) < 0 ? errno : 0;
+		if (e == 0 && ep[1] == 3)       /* cannot happen: 3 is taken by the socket */
+			e = EBADF;
+		if (e == 0) {
+			(void) execv(path, argv);
+			e = errno;
+		}
+		(void) !write(ep[1], &e, sizeof(e));
+		_exit(127);
+	}
+	(void) close(ep[1]);
+	s->helper_pid = pid;
+	p1 = safe_close(p1);
+	do
+		n = read(p0, &child_errno, sizeof(child_errno));
+	while (n < 0 && errno == EINTR);
+	if (n == sizeof(child_errno)) {
+		(void) reap_helper(s);
+		if (child_errno == ENOENT)
+			seterr(err, errlen, "helper %s is not installed (install sbx-helper, or set "
+			       "SBX_HELPER to its path)", path);
+		else
+			seterr(err, errlen, "cannot execute helper %s: %s", path,
+			       strerror(child_errno));
+		return -child_errno;
+	}
+	return 0;
+}
+
+int
+client_open(struct sbx_session *s, char *err, size_t errlen)
+{
+	const char *path = getenv("SBX_HELPER");
+	uint8_t buf[WIRE_MSG_MAX], rbuf[WIRE_MSG_MAX + 1];
+	int rfds[WIRE_FDS_MAX];
+	struct wire_wr wr;
+	struct wire_rd body;
+	uint32_t version;
+	size_t nrfds;
+	int r;
+
+	if (path == NULL || path[0] == '\0')
+		path = SBX_HELPER_PATH;
+	r = spawn_helper(s, path, err, errlen);
+	if (r < 0) {
+		if (err != NULL && errlen > 0 && err[0] == '\0')
+			seterr(err, errlen, "cannot start helper %s: %s", path, strerror(-r));
+		client_close(s);
+		return r;
+	}
+	wire_msg_begin(&wr, buf, sizeof(buf), WIRE_REQ_HELLO, s->seq);
+	wire_put_u32(&wr, WIRE_VERSION);
+	r = roundtrip(s, &wr, NULL, 0, rbuf, sizeof(rbuf), rfds, &nrfds, &body, err, errlen);
+	if (r == 0) {
+		if (nrfds != 0 || wire_get_u32(&body, &version) < 0 || wire_get_end(&body) < 0 ||
+		    version != WIRE_VERSION) {
+			wire_close_fds(rfds, nrfds);
+			seterr(err, errlen, "malformed HELLO reply from sbx-helper");
+			r = -EPROTO;
+		}
+	}
+	if (r < 0) {
+		client_close(s);
+		return r;
+	}
+	return 0;
+}
+
+int
+client_create(struct sbx_session *s, const struct sbx_request *req, char *err, size_t errlen)
+{
+	uint8_t buf[WIRE_MSG_MAX], rbuf[WIRE_MSG_MAX + 1];
+	int rfds[WIRE_FDS_MAX];
+	struct sbx_request eff = { .net = req->net, .fs = req->fs };
+	char id[CLIENT_ID_MAX], ws[PATH_MAX], enf[sizeof(s->enforcement)];
+	struct wire_wr wr;
+	struct wire_rd body;
+	size_t nrfds;
+	int r;
+
+	if (s->sock < 0 || s->created)
+		return -EINVAL;
+	wire_msg_begin(&wr, buf, sizeof(buf), WIRE_REQ_CREATE, s->seq);
+	wire_put_u64(&wr, req->memory);
+	wire_put_u64(&wr, req->cpu_percent);
+	wire_put_u64(&wr, req->pids);
+	wire_put_u64(&wr, req->disk);
+	wire_put_u64(&wr, req->timeout_ms);
+	wire_put_u32(&wr, (uint32_t) req->net);
+	wire_put_u32(&wr, (uint32_t) req->fs);
+	r = roundtrip(s, &wr, NULL, 0, rbuf, sizeof(rbuf), rfds, &nrfds, &body, err, errlen);
+	if (r < 0)
+		return r;
+	r = nrfds == 2 ? 0 : -EPROTO;
+	if (r == 0)
+		r = wire_get_str(&body, id, sizeof(id));
+	if (r == 0)
+		r = wire_get_u64(&body, &eff.memory);
+	if (r == 0)
+		r = wire_get_u64(&body, &eff.cpu_percent);
+	if (r == 0)
+		r = wire_get_u64(&body, &eff.pids);
+	if (r == 0)
+		r = wire_get_u64(&body, &eff.disk);
+	if (r == 0)
+		r = wire_get_u64(&body, &eff.timeout_ms);
+	if (r == 0)
+		r = wire_get_str(&body, ws, sizeof(ws));
+	if (r == 0)
+		r = wire_get_str(&body, enf, sizeof(enf));
+	if (r == 0)
+		r = wire_get_end(&body);
+	if (r < 0) {
+		wire_close_fds(rfds, nrfds);
+		seterr(err, errlen, "malformed CREATE reply from sbx-helper");
+		return -EPROTO;
+	}
+	memcpy(s->id, id, sizeof(id));
+	memcpy(s->ws_path, ws, sizeof(ws));
+	memcpy(s->enforcement, enf, sizeof(enf));
+	s->effective = eff;
+	s->leaf_fd = rfds[0];
+	s->ws_fd = rfds[1];
+	s->created = true;
+	return 0;
+}
+
+/* A request with no body whose reply has no body. */
+static int
+simple_request(struct sbx_session *s, uint16_t type, const int *fds, size_t nfds, char *err,
+	       size_t errlen)
+{
+	uint8_t buf[WIRE_MSG_MAX], rbuf[WIRE_MSG_MAX + 1];
+	int rfds[WIRE_FDS_MAX];
+	struct wire_wr wr;
+	struct wire_rd body;
+	size_t nrfds;
+	int r;
+
+	if (s->sock < 0 || !s->created)
+		return -EINVAL;
+	wire_msg_begin(&wr, buf, sizeof(buf), type, s->seq);
+	r = roundtrip(s, &wr, fds, nfds, rbuf, sizeof(rbuf), rfds, &nrfds, &body, err, errlen);
+	if (r < 0)
+		return r;
+	if (nrfds != 0 || wire_get_end(&body) < 0) {
+		wire_close_fds(rfds, nrfds);
+		seterr(err, errlen, "malformed reply from sbx-helper");
+		return -EPROTO;
+	}
+	return 0;
+}
+
+int
+client_attach(struct sbx_session *s, int pidfd, char *err, size_t errlen)
+{
+	int r = simple_request(s, WIRE_REQ_ATTACH, &pidfd, 1, err, errlen);
+
+	if (r == 0)
+		s->attached = true;
+	return r;
+}
+
+int
+client_kill(struct sbx_session *s)
+{
+	return simple_request(s, WIRE_REQ_KILL, NULL, 0, NULL, 0);
+}
+
+int
+client_destroy(struct sbx_session *s, char *err, size_t errlen)
+{
+	int r, status;
+
+	/* Our fds would keep the workspace mount and the leaf's inodes referenced. */
+	s->leaf_fd = safe_close(s->leaf_fd);
+	s->ws_fd = safe_close(s->ws_fd);
+	r = simple_request(s, WIRE_REQ_DESTROY, NULL, 0, err, errlen);
+	s->sock = safe_close(s->sock);
+	status = reap_helper(s);
+	if (r == 0 && !(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
+		seterr(err, errlen, "sbx-helper ended with status %d after teardown", status);
+		r = -EPROTO;
+	}
+	return r;
+}
