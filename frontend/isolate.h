@@ -3,8 +3,10 @@
  * filesystem policy and seccomp network denial.  See docs/isolation.md. */
 #pragma once
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "policy.h"
 
@@ -26,11 +28,20 @@ struct isolate_plan {
 	int landlock_abi;                       /* 0 = unavailable */
 	char fs_enforcement[64];                /* "landlock (ABI 7)", "none", ... */
 	char net_enforcement[96];               /* "seccomp+landlock (ABI 7)", "none", ... */
+	/* Added by the isolation work; filled by isolate_plan(), read by isolate_apply(). */
+	bool landlock_fs;                       /* apply a Landlock filesystem ruleset */
+	bool landlock_net;                      /* handle TCP bind/connect (ABI >= 4) */
+	bool landlock_scope;                    /* scope abstract UNIX sockets, signals (ABI >= 6) */
+	bool seccomp;                           /* install the seccomp filter */
+	char cwd[PATH_MAX];                     /* the parent's cwd: base of relative --rw/--ro */
 };
 
 /* "none", "ro", "strict" / "host", "none"; -EINVAL otherwise. */
 int isolate_parse_fs(const char *s, enum policy_fs *ret);
 int isolate_parse_net(const char *s, enum policy_net *ret);
+/* The inverse: "none", "ro", "strict" / "host", "none". */
+const char *isolate_fs_name(enum policy_fs fs);
+const char *isolate_net_name(enum policy_net net);
 
 /* Probe the kernel and decide.  Returns 0, or -EOPNOTSUPP with the reason and the fix in
  * err when a requested policy cannot be enforced and fallback is false. */
@@ -42,3 +53,41 @@ int isolate_plan(const struct isolate_opts *o, struct isolate_plan *ret, char *e
  * single-threaded parent (allocates, but only before exec). */
 int isolate_apply(const struct isolate_opts *o, const struct isolate_plan *plan, char *err,
 		  size_t errlen);
+
+/* Front-end (and helper) check of item 3: refuse a request weaker than the admin's policy.
+ * Returns 0, or -EPERM with e.g. "sbx: --net host: the policy requires --net none for you
+ * ([group:students])" in err.  Also refuses --fallback when it would let a required policy
+ * go unenforced on this kernel (no Landlock for a required --fs, no seccomp for --net). */
+int isolate_check_required(const struct isolate_opts *o, const struct policy_resolved *r,
+			   char *err, size_t errlen);
+
+/* ---- Internals exposed for unit tests ---- */
+
+/* The running kernel's Landlock ABI (0 = none) and whether seccomp filters work. */
+int isolate_landlock_abi(void);
+bool isolate_seccomp_available(void);
+
+/* isolate_check_required() with the kernel facts given instead of probed. */
+int isolate_check_required_on(const struct isolate_opts *o, const struct policy_resolved *r,
+			      int landlock_abi, bool seccomp, char *err, size_t errlen);
+
+/* isolate_plan() with the kernel facts given instead of probed. */
+int isolate_plan_on(const struct isolate_opts *o, int landlock_abi, bool seccomp,
+		    struct isolate_plan *ret, char *err, size_t errlen);
+
+/* Every Landlock filesystem right the given ABI knows (0 for ABI 0). */
+uint64_t isolate_landlock_fs_mask(int abi);
+
+/* One path-beneath rule of the filesystem policy. */
+struct isolate_rule {
+	const char *path;               /* absolute, or relative to isolate_plan.cwd */
+	uint64_t access;                /* already masked to the ABI */
+	const char *origin;             /* "--rw", "--ro", "workspace", "TMPDIR"; NULL = default */
+};
+
+#define ISOLATE_RULES_MAX (2 * ISOLATE_PATHS_MAX + 48)
+
+/* The rules for o->fs at the given ABI; tmpdir is the writable temp dir (see
+ * docs/isolation.md).  *ret_handled gets the handled_access_fs mask.  Pure. */
+int isolate_fs_rules(const struct isolate_opts *o, int abi, const char *tmpdir,
+		     struct isolate_rule *rules, size_t max, size_t *ret_n, uint64_t *ret_handled);

@@ -1,0 +1,657 @@
+/* SPDX-License-Identifier: MIT */
+/* Unprivileged isolation applied in the sandboxed child just before exec: a Landlock
+ * filesystem policy (--fs) and network denial (--net none) by seccomp plus, where the kernel
+ * has it, Landlock's TCP rights and scopes.  Nothing here needs privilege: both Landlock and
+ * seccomp only need PR_SET_NO_NEW_PRIVS, which the caller sets first.
+ *
+ * The parent decides (isolate_plan) and the child applies (isolate_apply), so that the
+ * report can say what enforces each part before anything runs and a policy the kernel
+ * cannot enforce is refused with exit 125 instead of being silently dropped.
+ * docs/isolation.md is the user-facing description; keep the two in step. */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/landlock.h>
+#include <linux/seccomp.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <seccomp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/ptrace.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "isolate.h"
+#include "macro.h"
+
+/* Debian 12's linux-libc-dev knows Landlock ABI 2; newer rights are defined here with the
+ * kernel's values (include/uapi/linux/landlock.h), used only when the probed ABI has them. */
+#ifndef LANDLOCK_ACCESS_FS_REFER
+#define LANDLOCK_ACCESS_FS_REFER                (1ULL << 13)
+#endif
+#ifndef LANDLOCK_ACCESS_FS_TRUNCATE
+#define LANDLOCK_ACCESS_FS_TRUNCATE             (1ULL << 14)
+#endif
+#ifndef LANDLOCK_ACCESS_FS_IOCTL_DEV
+#define LANDLOCK_ACCESS_FS_IOCTL_DEV            (1ULL << 15)
+#endif
+#ifndef LANDLOCK_ACCESS_NET_BIND_TCP
+#define LANDLOCK_ACCESS_NET_BIND_TCP            (1ULL << 0)
+#endif
+#ifndef LANDLOCK_ACCESS_NET_CONNECT_TCP
+#define LANDLOCK_ACCESS_NET_CONNECT_TCP         (1ULL << 1)
+#endif
+#ifndef LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET
+#define LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET     (1ULL << 0)
+#endif
+#ifndef LANDLOCK_SCOPE_SIGNAL
+#define LANDLOCK_SCOPE_SIGNAL                   (1ULL << 1)
+#endif
+#ifndef SECCOMP_GET_ACTION_AVAIL
+#define SECCOMP_GET_ACTION_AVAIL                2
+#endif
+
+/* The ABI 6 layout of struct landlock_ruleset_attr.  The kernel accepts a larger struct
+ * than it knows as long as the extra bytes are zero, and the fields it does not know are
+ * only set when the probed ABI has them. */
+struct sbx_ruleset_attr {
+	uint64_t handled_access_fs;
+	uint64_t handled_access_net;
+	uint64_t scoped;
+};
+
+#define LL_ABI1_FS ((LANDLOCK_ACCESS_FS_MAKE_SYM << 1) - 1)     /* bits 0..12 */
+
+#define FS_READ    (LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_READ_FILE | \
+		    LANDLOCK_ACCESS_FS_READ_DIR)
+/* Rights that make sense on a regular file or device (the rest are directory-only and
+ * landlock_add_rule() refuses them on a non-directory with EINVAL). */
+#define FS_FILE    (LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_WRITE_FILE | \
+		    LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_TRUNCATE | \
+		    LANDLOCK_ACCESS_FS_IOCTL_DEV)
+/* A writable tree gets every right but creating device nodes (which needs CAP_MKNOD anyway). */
+#define FS_WRITE   (~(uint64_t) (LANDLOCK_ACCESS_FS_MAKE_CHAR | LANDLOCK_ACCESS_FS_MAKE_BLOCK))
+#define DEV_RW     (LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_WRITE_FILE | \
+		    LANDLOCK_ACCESS_FS_TRUNCATE | LANDLOCK_ACCESS_FS_IOCTL_DEV)
+#define DEV_RO     (LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_IOCTL_DEV)
+
+int
+isolate_parse_fs(const char *s, enum policy_fs *ret)
+{
+	if (s == NULL)
+		return -EINVAL;
+	if (streq(s, "none"))
+		*ret = POLICY_FS_NONE;
+	else if (streq(s, "ro"))
+		*ret = POLICY_FS_RO;
+	else if (streq(s, "strict"))
+		*ret = POLICY_FS_STRICT;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+int
+isolate_parse_net(const char *s, enum policy_net *ret)
+{
+	if (s == NULL)
+		return -EINVAL;
+	if (streq(s, "host"))
+		*ret = POLICY_NET_HOST;
+	else if (streq(s, "none"))
+		*ret = POLICY_NET_NONE;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+const char *
+isolate_fs_name(enum policy_fs fs)
+{
+	switch (fs) {
+	case POLICY_FS_NONE:
+		return "none";
+	case POLICY_FS_RO:
+		return "ro";
+	case POLICY_FS_STRICT:
+		return "strict";
+	}
+	return "?";
+}
+
+const char *
+isolate_net_name(enum policy_net net)
+{
+	switch (net) {
+	case POLICY_NET_HOST:
+		return "host";
+	case POLICY_NET_NONE:
+		return "none";
+	}
+	return "?";
+}
+
+int
+isolate_landlock_abi(void)
+{
+	long v = syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
+
+	/* ENOSYS: not built in; EOPNOTSUPP: built in but not in the lsm= list. */
+	return v > 0 ? (int) v : 0;
+}
+
+bool
+isolate_seccomp_available(void)
+{
+	uint32_t action = SECCOMP_RET_ERRNO;
+
+	/* Needs CONFIG_SECCOMP_FILTER (and Linux 4.14 for the query itself). */
+	return syscall(SYS_seccomp, SECCOMP_GET_ACTION_AVAIL, 0, &action) == 0;
+}
+
+uint64_t
+isolate_landlock_fs_mask(int abi)
+{
+	uint64_t m = 0;
+
+	if (abi >= 1)
+		m |= LL_ABI1_FS;
+	if (abi >= 2)
+		m |= LANDLOCK_ACCESS_FS_REFER;
+	if (abi >= 3)
+		m |= LANDLOCK_ACCESS_FS_TRUNCATE;
+	if (abi >= 5)
+		m |= LANDLOCK_ACCESS_FS_IOCTL_DEV;
+	return m;
+}
+
+/* The system directories --fs strict makes readable (and executable).  Missing ones are
+ * skipped (a usr-merged system has /lib as a symlink; /libx32 rarely exists). */
+static const char *const strict_read_dirs[] = {
+	"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt",
+	"/proc", "/sys/devices/system/cpu",
+};
+
+/* Devices every mode with a filesystem policy keeps usable. */
+static const struct {
+	const char *path;
+	uint64_t access;
+} dev_rules[] = {
+	{ "/dev/null",    DEV_RW },
+	{ "/dev/zero",    DEV_RW },
+	{ "/dev/full",    DEV_RW },
+	{ "/dev/tty",     DEV_RW },
+	{ "/dev/ptmx",    DEV_RW },
+	{ "/dev/pts",     DEV_RW | LANDLOCK_ACCESS_FS_READ_DIR },
+	{ "/dev/random",  DEV_RO },
+	{ "/dev/urandom", DEV_RO },
+};
+
+static int
+add_rule(struct isolate_rule *rules, size_t max, size_t *n, const char *path, uint64_t access,
+	 uint64_t mask, const char *origin)
+{
+	if (*n >= max)
+		return -E2BIG;
+	rules[*n] = (struct isolate_rule) {
+		.path = path, .access = access & mask, .origin = origin,
+	};
+	(*n)++;
+	return 0;
+}
+
+int
+isolate_fs_rules(const struct isolate_opts *o, int abi, const char *tmpdir,
+		 struct isolate_rule *rules, size_t max, size_t *ret_n, uint64_t *ret_handled)
+{
+	uint64_t mask = isolate_landlock_fs_mask(abi);
+	size_t n = 0;
+	int r = 0;
+
+	if (o->fs == POLICY_FS_NONE || mask == 0) {
+		*ret_n = 0;
+		*ret_handled = 0;
+		return 0;
+	}
+
+	/* What is readable. */
+	if (o->fs == POLICY_FS_RO)
+		r = add_rule(rules, max, &n, "/", FS_READ, mask, NULL);
+	else
+		for (size_t i = 0; r == 0 && i < ELEMENTSOF(strict_read_dirs); i++)
+			r = add_rule(rules, max, &n, strict_read_dirs[i], FS_READ, mask, NULL);
+	for (size_t i = 0; r == 0 && i < ELEMENTSOF(dev_rules); i++)
+		r = add_rule(rules, max, &n, dev_rules[i].path, dev_rules[i].access, mask, NULL);
+	for (size_t i = 0; r == 0 && i < o->n_ro; i++)
+		r = add_rule(rules, max, &n, o->ro[i], FS_READ, mask, "--ro");
+
+	/* What is writable. */
+	if (r == 0 && o->workspace != NULL)
+		r = add_rule(rules, max, &n, o->workspace, FS_WRITE, mask, "workspace");
+	if (r == 0 && tmpdir != NULL)
+		r = add_rule(rules, max, &n, tmpdir, FS_WRITE, mask, "TMPDIR");
+	for (size_t i = 0; r == 0 && i < o->n_rw; i++)
+		r = add_rule(rules, max, &n, o->rw[i], FS_WRITE, mask, "--rw");
+	if (r < 0)
+		return r;
+
+	*ret_n = n;
+	*ret_handled = mask;
+	return 0;
+}
+
+static void
+set_str(char *buf, size_t len, const char *fmt, ...) _printf_(3, 4);
+
+static void
+set_str(char *buf, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (buf == NULL || len == 0)
+		return;
+	va_start(ap, fmt);
+	(void) vsnprintf(buf, len, fmt, ap);
+	va_end(ap);
+}
+
+/* "--rw PATH" must name something that exists, and must not be given without a policy. */
+static int
+check_paths(const struct isolate_opts *o, const char *opt, const char *const *paths, size_t n,
+	    char *err, size_t errlen)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct stat st;
+
+		if (paths[i] == NULL || paths[i][0] == '\0') {
+			set_str(err, errlen, "sbx: %s: empty path", opt);
+			return -EINVAL;
+		}
+		if (o->fs == POLICY_FS_NONE) {
+			set_str(err, errlen, "sbx: %s %s: needs a filesystem policy; add --fs ro "
+				"or --fs strict", opt, paths[i]);
+			return -EINVAL;
+		}
+		if (stat(paths[i], &st) < 0) {
+			int r = -errno;
+
+			set_str(err, errlen, "sbx: %s %s: %s", opt, paths[i], strerror(-r));
+			return r;
+		}
+	}
+	return 0;
+}
+
+int
+isolate_plan_on(const struct isolate_opts *o, int abi, bool seccomp, struct isolate_plan *ret,
+		char *err, size_t errlen)
+{
+	struct isolate_plan p = { .landlock_abi = abi };
+	int r;
+
+	if (o->n_rw > ISOLATE_PATHS_MAX || o->n_ro > ISOLATE_PATHS_MAX) {
+		set_str(err, errlen, "sbx: too many --rw/--ro paths (at most %d each)",
+			ISOLATE_PATHS_MAX);
+		return -E2BIG;
+	}
+	r = check_paths(o, "--rw", o->rw, o->n_rw, err, errlen);
+	if (r < 0)
+		return r;
+	r = check_paths(o, "--ro", o->ro, o->n_ro, err, errlen);
+	if (r < 0)
+		return r;
+	if (getcwd(p.cwd, sizeof(p.cwd)) == NULL)
+		p.cwd[0] = '\0';        /* relative paths then fail in the child, loudly */
+
+	/* Filesystem. */
+	if (o->fs == POLICY_FS_NONE)
+		set_str(p.fs_enforcement, sizeof(p.fs_enforcement), "none");
+	else if (abi >= 1) {
+		p.landlock_fs = true;
+		set_str(p.fs_enforcement, sizeof(p.fs_enforcement), "landlock (ABI %d)", abi);
+	} else if (o->fallback)
+		set_str(p.fs_enforcement, sizeof(p.fs_enforcement), "none (no Landlock; --fallback)");
+	else {
+		set_str(err, errlen, "sbx: --fs %s: this kernel has no Landlock (needs Linux 5.13 "
+			"with CONFIG_SECURITY_LANDLOCK and landlock in the lsm= list); pass "
+			"--fallback to run without a filesystem policy", isolate_fs_name(o->fs));
+		return -EOPNOTSUPP;
+	}
+
+	/* Network. */
+	if (o->net == POLICY_NET_HOST)
+		set_str(p.net_enforcement, sizeof(p.net_enforcement), "none");
+	else {
+		p.landlock_net = abi >= 4;
+		p.landlock_scope = abi >= 6;
+		if (seccomp) {
+			p.seccomp = true;
+			if (p.landlock_net)
+				set_str(p.net_enforcement, sizeof(p.net_enforcement),
+					"seccomp+landlock (ABI %d)", abi);
+			else
+				set_str(p.net_enforcement, sizeof(p.net_enforcement), "seccomp");
+		} else if (!o->fallback) {
+			set_str(err, errlen, "sbx: --net none: this kernel has no seccomp filters "
+				"(needs CONFIG_SECCOMP_FILTER); pass --fallback to run with %s",
+				p.landlock_net ? "Landlock's TCP-only denial" : "the host's network");
+			return -EOPNOTSUPP;
+		} else if (p.landlock_net)
+			set_str(p.net_enforcement, sizeof(p.net_enforcement),
+				"landlock (ABI %d; TCP only, no seccomp; --fallback)", abi);
+		else
+			set_str(p.net_enforcement, sizeof(p.net_enforcement),
+				"none (no seccomp; --fallback)");
+	}
+
+	/* The terminal-injection guard (TIOCSTI) rides on seccomp whenever anything is
+	 * isolated; without seccomp it is simply absent (and documented). */
+	if (!p.seccomp && seccomp && (p.landlock_fs || o->net == POLICY_NET_NONE))
+		p.seccomp = true;
+
+	*ret = p;
+	return 0;
+}
+
+int
+isolate_plan(const struct isolate_opts *o, struct isolate_plan *ret, char *err, size_t errlen)
+{
+	bool need_seccomp = o->fs != POLICY_FS_NONE || o->net == POLICY_NET_NONE;
+
+	return isolate_plan_on(o, isolate_landlock_abi(),
+			       need_seccomp && isolate_seccomp_available(), ret, err, errlen);
+}
+
+int
+isolate_check_required_on(const struct isolate_opts *o, const struct policy_resolved *r,
+			  int abi, bool seccomp, char *err, size_t errlen)
+{
+	if (o->net < r->net_required) {
+		set_str(err, errlen, "sbx: --net %s: the policy requires --net %s for you "
+			"(see 'sbx policy show')", isolate_net_name(o->net),
+			isolate_net_name(r->net_required));
+		return -EPERM;
+	}
+	if (o->fs < r->fs_required) {
+		set_str(err, errlen, "sbx: --fs %s: the policy requires --fs %s or stricter for "
+			"you (see 'sbx policy show')", isolate_fs_name(o->fs),
+			isolate_fs_name(r->fs_required));
+		return -EPERM;
+	}
+	/* --fallback must not turn a required policy into an unenforced one. */
+	if (o->fallback && r->fs_required > POLICY_FS_NONE && abi < 1) {
+		set_str(err, errlen, "sbx: --fallback: the policy requires --fs %s for you and "
+			"this kernel has no Landlock to enforce it", isolate_fs_name(r->fs_required));
+		return -EPERM;
+	}
+	if (o->fallback && r->net_required > POLICY_NET_HOST && !seccomp) {
+		set_str(err, errlen, "sbx: --fallback: the policy requires --net none for you and "
+			"this kernel has no seccomp filters to enforce it");
+		return -EPERM;
+	}
+	return 0;
+}
+
+int
+isolate_check_required(const struct isolate_opts *o, const struct policy_resolved *r, char *err,
+		       size_t errlen)
+{
+	return isolate_check_required_on(o, r, isolate_landlock_abi(),
+					 isolate_seccomp_available(), err, errlen);
+}
+
+/* ---- The child side ---- */
+
+/* base/path for a relative path, else path itself. */
+static int
+abs_path(const char *base, const char *path, char *buf, size_t len)
+{
+	int n;
+
+	if (path[0] == '/')
+		n = snprintf(buf, len, "%s", path);
+	else
+		n = snprintf(buf, len, "%s/%s", base, path);
+	return n < 0 || (size_t) n >= len ? -ENAMETOOLONG : 0;
+}
+
+/* The writable temp dir in ro/strict: the child's $TMPDIR if it is an absolute path to a
+ * directory (sbx sets it to the workspace's tmp when there is one), else /tmp. */
+static const char *
+pick_tmpdir(void)
+{
+	const char *t = getenv("TMPDIR");
+	struct stat st;
+
+	if (t != NULL && t[0] == '/' && stat(t, &st) == 0 && S_ISDIR(st.st_mode))
+		return t;
+	return "/tmp";
+}
+
+static int
+landlock_apply(const struct isolate_opts *o, const struct isolate_plan *plan, char *err,
+	       size_t errlen)
+{
+	struct isolate_rule rules[ISOLATE_RULES_MAX];
+	struct sbx_ruleset_attr attr = { 0 };
+	_cleanup_close_ int ruleset = -EBADF;
+	size_t n = 0;
+	int r;
+
+	if (plan->landlock_fs) {
+		r = isolate_fs_rules(o, plan->landlock_abi, pick_tmpdir(), rules, ELEMENTSOF(rules),
+				     &n, &attr.handled_access_fs);
+		if (r < 0) {
+			set_str(err, errlen, "sbx: --fs %s: too many paths", isolate_fs_name(o->fs));
+			return r;
+		}
+	}
+	if (plan->landlock_net)         /* no port rules: all TCP bind and connect refused */
+		attr.handled_access_net = LANDLOCK_ACCESS_NET_BIND_TCP |
+					  LANDLOCK_ACCESS_NET_CONNECT_TCP;
+	if (plan->landlock_scope)
+		attr.scoped = LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET | LANDLOCK_SCOPE_SIGNAL;
+	if (attr.handled_access_fs == 0 && attr.handled_access_net == 0 && attr.scoped == 0)
+		return 0;
+
+	ruleset = (int) syscall(SYS_landlock_create_ruleset, &attr, sizeof(attr), 0);
+	if (ruleset < 0) {
+		r = -errno;
+		set_str(err, errlen, "sbx: Landlock: cannot create the ruleset (ABI %d): %s",
+			plan->landlock_abi, strerror(-r));
+		return r;
+	}
+
+	for (size_t i = 0; i < n; i++) {
+		struct landlock_path_beneath_attr pb = { .allowed_access = rules[i].access };
+		_cleanup_close_ int fd = -EBADF;
+		char path[PATH_MAX];
+		struct stat st;
+
+		r = abs_path(plan->cwd, rules[i].path, path, sizeof(path));
+		if (r < 0) {
+			set_str(err, errlen, "sbx: %s %s: path too long",
+				rules[i].origin ? rules[i].origin : "--fs", rules[i].path);
+			return r;
+		}
+		fd = open(path, O_PATH | O_CLOEXEC);
+		if (fd < 0 || fstat(fd, &st) < 0) {
+			r = -errno;
+			/* Defaults that this system lacks are skipped; what the user or sbx
+			 * named must exist. */
+			if (rules[i].origin == NULL && (r == -ENOENT || r == -ENOTDIR))
+				continue;
+			set_str(err, errlen, "sbx: %s %s: %s",
+				rules[i].origin ? rules[i].origin : "--fs", path, strerror(-r));
+			return r;
+		}
+		if (!S_ISDIR(st.st_mode))
+			pb.allowed_access &= FS_FILE;
+		pb.allowed_access &= attr.handled_access_fs;
+		if (pb.allowed_access == 0)
+			continue;
+		pb.parent_fd = fd;
+		if (syscall(SYS_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH, &pb, 0) < 0) {
+			r = -errno;
+			set_str(err, errlen, "sbx: Landlock: cannot add the rule for %s: %s", path,
+				strerror(-r));
+			return r;
+		}
+	}
+
+	if (syscall(SYS_landlock_restrict_self, ruleset, 0) < 0) {
+		r = -errno;
+		set_str(err, errlen, "sbx: Landlock: cannot restrict the sandbox: %s%s",
+			strerror(-r), r == -EPERM ? " (no_new_privs not set)" : "");
+		return r;
+	}
+	return 0;
+}
+
+static void
+seccomp_freep(scmp_filter_ctx *ctx)
+{
+	if (*ctx != NULL)
+		seccomp_release(*ctx);
+}
+
+/* One rule; a syscall this architecture does not have is fine (-EDOM/-EFAULT from
+ * libseccomp for an unknown name are mapped to "skip"). */
+static int
+deny(scmp_filter_ctx ctx, int err, const char *name, unsigned n, const struct scmp_arg_cmp *a)
+{
+	int nr = seccomp_syscall_resolve_name(name);
+
+	if (nr == __NR_SCMP_ERROR || nr < 0)
+		return 0;       /* not a syscall on this architecture (e.g. socketcall) */
+	return seccomp_rule_add_array(ctx, SCMP_ACT_ERRNO(err), nr, n, a);
+}
+
+#define DENY(ctx, err, name, ...) ({                                            \
+	const struct scmp_arg_cmp _a[] = { __VA_ARGS__ };                       \
+	deny((ctx), (err), (name), ELEMENTSOF(_a), _a);                         \
+})
+#define DENY0(ctx, err, name) deny((ctx), (err), (name), 0, NULL)
+
+static int
+seccomp_apply(const struct isolate_opts *o, const struct isolate_plan *plan, char *err,
+	      size_t errlen)
+{
+	_cleanup_(seccomp_freep) scmp_filter_ctx ctx = NULL;
+	bool fs_policy = plan->landlock_fs;
+	bool net_none = o->net == POLICY_NET_NONE;
+	bool landlock_domain = plan->landlock_fs || plan->landlock_net || plan->landlock_scope;
+	int r = 0;
+
+	ctx = seccomp_init(SCMP_ACT_ALLOW);
+	if (ctx == NULL) {
+		set_str(err, errlen, "sbx: seccomp: cannot allocate the filter");
+		return -ENOMEM;
+	}
+	/* Only the native ABI: a 64-bit process can still issue i386 (int 0x80) or x32
+	 * system calls, which a filter written for x86_64 numbers would not recognise.
+	 * libseccomp treats both as a foreign architecture; kill rather than allow. */
+	r = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
+	if (r < 0)
+		goto fail;
+
+	/* Terminal injection: TIOCSTI pushes bytes into the input queue of a terminal the
+	 * sandbox inherited, i.e. types commands into the user's shell outside the sandbox
+	 * (CVE-2017-5226 in bubblewrap).  TIOCLINUX can do the same on a virtual console.
+	 * ioctl's command is an unsigned int: compare the low 32 bits only, or a command
+	 * with junk in the high bits would pass the filter and still reach the kernel. */
+	r = DENY(ctx, EPERM, "ioctl", SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu, TIOCSTI));
+	if (r == 0)
+		r = DENY(ctx, EPERM, "ioctl", SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu, TIOCLINUX));
+	if (r < 0)
+		goto fail;
+
+	if (net_none) {
+		/* Every socket family but AF_UNIX.  The comparison is 64-bit, so a domain with
+		 * junk in the high bits is "!= AF_UNIX" and refused: the safe direction. */
+		r = DENY(ctx, EAFNOSUPPORT, "socket", SCMP_A0(SCMP_CMP_NE, AF_UNIX));
+		if (r == 0 && fs_policy)
+			/* Pathname UNIX sockets: connect() to one is not a Landlock right before
+			 * ABI 9, so with a filesystem policy on, refuse new AF_UNIX sockets
+			 * altogether.  socketpair() stays, stream and seqpacket only: a datagram
+			 * pair could still sendto()/connect() a socket file. */
+			r = DENY(ctx, EPERM, "socket", SCMP_A0(SCMP_CMP_EQ, AF_UNIX));
+		if (r == 0 && fs_policy)
+			r = DENY(ctx, EPERM, "socketpair", SCMP_A1(SCMP_CMP_MASKED_EQ, 0xf,
+								   SOCK_DGRAM));
+		if (r == 0 && fs_policy)
+			r = DENY(ctx, EPERM, "socketpair", SCMP_A1(SCMP_CMP_MASKED_EQ, 0xf,
+								   SOCK_RAW));
+		/* socketcall(2) multiplexes every socket call through a pointer seccomp cannot
+		 * read; on the architectures that have it, refuse it whole. */
+		if (r == 0)
+			r = DENY0(ctx, ENOSYS, "socketcall");
+		/* io_uring can open sockets (IORING_OP_SOCKET, 5.19) without socket(2). */
+		if (r == 0)
+			r = DENY0(ctx, ENOSYS, "io_uring_setup");
+		if (r == 0)
+			r = DENY0(ctx, ENOSYS, "io_uring_enter");
+		if (r == 0)
+			r = DENY0(ctx, ENOSYS, "io_uring_register");
+		/* A new user namespace gives CAP_NET_ADMIN/CAP_NET_RAW over a new network
+		 * namespace and widens the kernel surface; setns could join another.
+		 * clone3 passes its flags in memory: ENOSYS makes glibc fall back to clone,
+		 * whose flags (argument 0 on x86_64, aarch64 and most others) are checked. */
+		if (r == 0)
+			r = DENY(ctx, EPERM, "unshare", SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_NEWUSER,
+								CLONE_NEWUSER));
+		if (r == 0)
+			r = DENY(ctx, EPERM, "clone", SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_NEWUSER,
+							      CLONE_NEWUSER));
+		if (r == 0)
+			r = DENY0(ctx, ENOSYS, "clone3");
+		if (r == 0)
+			r = DENY0(ctx, EPERM, "setns");
+		/* Without a Landlock domain nothing stops the sandbox from driving another
+		 * process of the same user that has the network (ptrace, reading or writing
+		 * its memory, stealing its sockets).  A Landlock domain already confines
+		 * ptrace to the sandbox; else refuse the system calls. */
+		if (r == 0 && !landlock_domain) {
+			r = DENY(ctx, EPERM, "ptrace", SCMP_A0(SCMP_CMP_EQ, PTRACE_ATTACH));
+			if (r == 0)
+				r = DENY(ctx, EPERM, "ptrace", SCMP_A0(SCMP_CMP_EQ, PTRACE_SEIZE));
+			if (r == 0)
+				r = DENY0(ctx, EPERM, "process_vm_writev");
+			if (r == 0)
+				r = DENY0(ctx, EPERM, "process_vm_readv");
+			if (r == 0)
+				r = DENY0(ctx, EPERM, "pidfd_getfd");
+		}
+		if (r < 0)
+			goto fail;
+	}
+
+	r = seccomp_load(ctx);
+	if (r < 0)
+		goto fail;
+	return 0;
+fail:
+	set_str(err, errlen, "sbx: seccomp: cannot %s the filter: %s",
+		r == -ECANCELED ? "load" : "build", strerror(-r));
+	return r;
+}
+
+int
+isolate_apply(const struct isolate_opts *o, const struct isolate_plan *plan, char *err,
+	      size_t errlen)
+{
+	int r;
+
+	/* Landlock first: landlock_restrict_self() must not depend on the filter's mercy,
+	 * and both only need no_new_privs, which the caller set. */
+	r = landlock_apply(o, plan, err, errlen);
+	if (r < 0)
+		return r;
+	if (plan->seccomp)
+		return seccomp_apply(o, plan, err, errlen);
+	return 0;
+}
