@@ -49,7 +49,8 @@ LIBS_FRONTEND := $(shell $(PKG_CONFIG) --libs $(PKGS_FRONTEND) 2>/dev/null)
 LIBS_TEST     := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null)
 
 DEFS := -DSBX_VERSION='"$(VERSION)"' -DSBX_HELPER_PATH='"$(HELPER_PATH)"' \
-	-DSBX_POLICY_PATH='"$(POLICY_PATH)"' -D_GNU_SOURCE
+	-DSBX_POLICY_PATH='"$(POLICY_PATH)"' -D_GNU_SOURCE \
+	-DSBX_PROFILES_DIR='"$(SYSCONFDIR)/sbx/profiles.d"'
 
 BASE_CFLAGS := -std=gnu11 $(OPT) $(WARN) $(HARDEN) $(DEFS) $(PKG_CFLAGS) -MMD -MP
 override CFLAGS := $(BASE_CFLAGS) $(CFLAGS)

@@ -11,3 +11,4 @@
 int cmd_run(int argc, char **argv);       /* frontend/run.c */
 int cmd_policy(int argc, char **argv);    /* frontend/cmd-policy.c */
 int cmd_doctor(int argc, char **argv);    /* frontend/cmd-doctor.c */
+int cmd_profile(int argc, char **argv);   /* frontend/profile.c */

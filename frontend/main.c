@@ -14,6 +14,7 @@ static const struct {
 } commands[] = {
 	{ "run",    cmd_run,    "run a command under enforced limits and report what happened" },
 	{ "policy", cmd_policy, "check the admin's policy file or show a user's ceilings" },
+	{ "profile", cmd_profile, "list named profiles or show one as sbx run flags" },
 	{ "doctor", cmd_doctor, "tell what this host lacks for cgroup mode, and the fixes" },
 };
 

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: MIT */
+/* Named profiles: sets of `sbx run` options kept in INI files.
+ *
+ * Lookup of `--profile NAME`, first match wins:
+ *   1. $XDG_CONFIG_HOME/sbx/profiles.ini (default ~/.config/sbx/profiles.ini), the user's;
+ *   2. SBX_PROFILES_DIR/ *.ini in name order (default /etc/sbx/profiles.d), the admin's.
+ * A profile section [NAME] holds keys named like the long options of `sbx run` (memory,
+ * cpu, pids, disk, timeout, grace, cpu-time, as, fsize, nofile, stack, core, nproc, net, fs,
+ * rw, ro, fallback, no-cgroup).  Values are validated here, with FILE:LINE in every error;
+ * the profile becomes option words placed before the command line's own, so flags given on
+ * the command line override it.  A profile never raises a ceiling: the helper still decides. */
+#pragma once
+
+#include <limits.h>
+#include <stddef.h>
+
+#define PROFILE_WORDS_MAX 128
+#define PROFILE_ERR_MAX   (PATH_MAX + 256)
+
+struct profile {
+	char name[64];
+	char file[PATH_MAX];            /* where it was found */
+	unsigned line;                  /* line of its [NAME] header */
+	char *words[PROFILE_WORDS_MAX]; /* "--memory", "512M", "--fallback", ... (malloc'ed) */
+	size_t nwords;
+};
+
+/* Find and validate profile name.  -ENOENT (with the places searched in err) when no file
+ * defines it; -EINVAL with "FILE:LINE: ..." when a file that is read is malformed. */
+int profile_load(const char *name, struct profile *ret, char *err, size_t errlen);
+void profile_done(struct profile *p);
+
+/* Validate the whole text of one profiles file (every section); for tests and `list`.
+ * cb (may be NULL) gets each section name and its header line. */
+int profile_parse_text(const char *text, const char *filename,
+		       void (*cb)(const char *section, unsigned line, void *userdata),
+		       void *userdata, char *err, size_t errlen);
+
+/* `sbx profile list` / `sbx profile show NAME`. */
+int cmd_profile(int argc, char **argv);
