@@ -1,13 +1,322 @@
 /* SPDX-License-Identifier: MIT */
-/* sbx policy check|show.  Placeholder; the real implementation follows. */
+/* sbx policy check [--no-trust] [FILE]
+ * sbx policy show [--user NAME] [--groups LIST] [FILE]
+ * The admin's tools for /etc/sbx/sandbox.ini; see sandbox.ini(5).  Unprivileged. */
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <pwd.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "commands.h"
+#include "macro.h"
 #include "policy.h"
+
+#define GROUPS_MAX 1024
+
+static void
+usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: sbx policy check [--no-trust] [FILE]\n"
+		"       sbx policy show [--user NAME] [--groups G1,G2...] [FILE]\n\n"
+		"  check   validate the policy: prints 'FILE: OK' or every error with its line,\n"
+		"          and whether sbx-helper would refuse the file (owner, mode, parents,\n"
+		"          symlinks).  --no-trust skips that part (for a file not installed yet).\n"
+		"  show    the effective ceilings and defaults of a user (default: you), and the\n"
+		"          section each came from.  --groups replaces the user's groups (from\n"
+		"          the system's user database) with the given list.\n\n"
+		"FILE defaults to %s.  Exit status: 0 valid, 1 invalid or refused, 125 usage.\n"
+		"See sandbox.ini(5).\n", SBX_POLICY_PATH);
+}
+
+/* Read the file the ordinary way (following symlinks, any owner), capped. */
+static int
+read_plain(const char *path, char **ret_text, size_t *ret_len)
+{
+	_cleanup_close_ int fd = -EBADF;
+	_cleanup_free_ char *text = NULL;
+	struct stat st;
+	size_t len = 0;
+
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (S_ISDIR(st.st_mode))
+		return -EISDIR;
+	if (!S_ISREG(st.st_mode))
+		return -EINVAL;
+	text = malloc(POLICY_FILE_MAX + 2);
+	if (text == NULL)
+		return -ENOMEM;
+	while (len <= POLICY_FILE_MAX) {
+		ssize_t n = read(fd, text + len, POLICY_FILE_MAX + 1 - len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			break;
+		len += (size_t) n;
+	}
+	/* More than the cap: the parser reports it ("file is N bytes"). */
+	text[len] = '\0';
+	*ret_text = TAKE_PTR(text);
+	*ret_len = len;
+	return 0;
+}
+
+static void
+print_error(const char *msg, void *userdata)
+{
+	(void) userdata;
+	fprintf(stderr, "%s\n", msg);
+}
+
+static int
+do_check(const char *file, bool trust)
+{
+	_cleanup_free_ char *text = NULL, *ttext = NULL;
+	char err[POLICY_ERR_MAX];
+	size_t len = 0, tlen = 0;
+	int r, nerr;
+
+	r = read_plain(file, &text, &len);
+	if (r < 0) {
+		fprintf(stderr, "%s: cannot read: %s\n", file, strerror(-r));
+		return 1;
+	}
+	nerr = policy_check_string(text, len, file, print_error, NULL);
+	if (nerr < 0) {
+		fprintf(stderr, "%s: cannot check: %s\n", file, strerror(-nerr));
+		return 1;
+	}
+	if (trust) {
+		r = policy_read_trusted(file, &ttext, &tlen, err, sizeof(err));
+		if (r < 0) {
+			fprintf(stderr, "%s: would be refused by the helper: %s\n", file, err);
+			nerr++;
+		}
+	}
+	if (nerr > 0)
+		return 1;
+	printf("%s: OK\n", file);
+	return 0;
+}
+
+/* Split "a,b c" into names (pointers into s, which is modified). */
+static size_t
+split_list(char *s, const char **out, size_t max)
+{
+	size_t n = 0;
+
+	for (char *tok = strtok(s, ", \t"); tok != NULL && n < max; tok = strtok(NULL, ", \t"))
+		out[n++] = tok;
+	return n;
+}
+
+static int
+do_show(const char *file, const char *user, char *groups_arg)
+{
+	_cleanup_free_ char *text = NULL, *ttext = NULL, *owned_user = NULL;
+	_cleanup_free_ gid_t *gids = NULL;
+	_cleanup_free_ const char **names = NULL;
+	_cleanup_free_ char **gnames = NULL;
+	struct policy *p = NULL;
+	struct policy_resolved res;
+	struct policy_subject subj = {};
+	char err[POLICY_ERR_MAX + POLICY_PATH_MAX + 16];
+	size_t len = 0, tlen = 0, ng = 0;
+	unsigned line;
+	int r;
+
+	r = read_plain(file, &text, &len);
+	if (r < 0) {
+		fprintf(stderr, "%s: cannot read: %s\n", file, strerror(-r));
+		return 1;
+	}
+	r = policy_parse_string(text, len, file, &p, &line, err, sizeof(err));
+	if (r < 0) {
+		(void) policy_check_string(text, len, file, print_error, NULL);
+		fprintf(stderr, "sbx: policy show: %s is not valid; fix it first "
+			"(sbx policy check %s)\n", file, file);
+		return 1;
+	}
+
+	names = calloc(GROUPS_MAX, sizeof(*names));
+	gnames = calloc(GROUPS_MAX, sizeof(*gnames));
+	if (names == NULL || gnames == NULL) {
+		policy_free(p);
+		fprintf(stderr, "sbx: policy show: out of memory\n");
+		return SBX_EXIT_FAILURE;
+	}
+	if (user == NULL) {
+		struct passwd *pw = getpwuid(getuid());
+
+		if (pw == NULL) {
+			policy_free(p);
+			fprintf(stderr, "sbx: policy show: uid %u has no user name; use --user NAME\n",
+				(unsigned) getuid());
+			return SBX_EXIT_FAILURE;
+		}
+		owned_user = strdup(pw->pw_name);
+		user = owned_user;
+	}
+	if (user == NULL) {
+		policy_free(p);
+		fprintf(stderr, "sbx: policy show: out of memory\n");
+		return SBX_EXIT_FAILURE;
+	}
+	if (groups_arg != NULL) {
+		ng = split_list(groups_arg, names, GROUPS_MAX);
+	} else {
+		struct passwd *pw = getpwnam(user);
+		int n = GROUPS_MAX;
+
+		if (pw == NULL) {
+			policy_free(p);
+			fprintf(stderr, "sbx: policy show: no user '%s' in the user database; give "
+				"its groups with --groups G1,G2\n", user);
+			return SBX_EXIT_FAILURE;
+		}
+		gids = calloc(GROUPS_MAX, sizeof(*gids));
+		if (gids == NULL || getgrouplist(user, pw->pw_gid, gids, &n) < 0) {
+			policy_free(p);
+			fprintf(stderr, "sbx: policy show: cannot list the groups of '%s'\n", user);
+			return SBX_EXIT_FAILURE;
+		}
+		for (int i = 0; i < n; i++) {
+			struct group *gr = getgrgid(gids[i]);
+
+			if (gr == NULL)
+				continue;       /* a gid without a name matches no [group:] */
+			gnames[ng] = strdup(gr->gr_name);
+			if (gnames[ng] != NULL) {
+				names[ng] = gnames[ng];
+				ng++;
+			}
+		}
+	}
+	subj.user = user;
+	subj.groups = names;
+	subj.ngroups = ng;
+	policy_resolve(p, &subj, &res);
+
+	printf("policy:  %s\n", file);
+	printf("user:    %s\n", user);
+	printf("groups: ");
+	for (size_t i = 0; i < ng; i++)
+		printf(" %s", names[i]);
+	printf("%s\n", ng == 0 ? " (none)" : "");
+	if (res.allowed)
+		printf("allowed: yes\n");
+	else
+		printf("allowed: no (%s)\n", res.deny_reason);
+	printf("\n%-10s %-12s %-26s %-12s %s\n", "LIMIT", "CEILING", "FROM", "DEFAULT", "FROM");
+	for (int l = 0; l < _POLICY_LIMIT_MAX; l++) {
+		char c[32], d[32];
+
+		policy_format_value(l, res.ceiling[l], c, sizeof(c));
+		policy_format_value(l, res.dflt[l], d, sizeof(d));
+		printf("%-10s %-12s %-26s %-12s %s\n", policy_limit_name(l), c, res.ceiling_src[l],
+		       d, res.dflt_src[l]);
+	}
+	if (res.sandboxes == UINT64_MAX)
+		printf("%-10s %-12s %s\n", "sandboxes", "none", res.sandboxes_src);
+	else
+		printf("%-10s %-12llu %s\n", "sandboxes", (unsigned long long) res.sandboxes,
+		       res.sandboxes_src);
+	printf("\nrequired isolation: net %s, fs %s\n", policy_net_name(res.net_required),
+	       policy_fs_name(res.fs_required));
+	printf("cgroup_root: %s\nworkspace_root: %s\n", policy_cgroup_root(p),
+	       policy_workspace_root(p));
+
+	r = policy_read_trusted(file, &ttext, &tlen, err, sizeof(err));
+	if (r < 0)
+		fprintf(stderr, "sbx: note: %s would be refused by the helper: %s\n", file, err);
+	for (size_t i = 0; i < ng; i++)
+		free(gnames[i]);
+	policy_free(p);
+	return 0;
+}
 
 int
 cmd_policy(int argc, char **argv)
 {
-	fprintf(stderr, "sbx: policy: not implemented yet\n");
-	return SBX_EXIT_FAILURE;
+	const char *file = NULL, *user = NULL, *sub;
+	char *groups = NULL;
+	bool trust = true, show;
+
+	if (argc < 2) {
+		usage(stderr);
+		return SBX_EXIT_FAILURE;
+	}
+	sub = argv[1];
+	if (streq(sub, "--help") || streq(sub, "-h") || streq(sub, "help")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!streq(sub, "check") && !streq(sub, "show")) {
+		fprintf(stderr, "sbx: policy: unknown subcommand '%s'; use check or show "
+			"(sbx policy --help)\n", sub);
+		return SBX_EXIT_FAILURE;
+	}
+	show = streq(sub, "show");
+	for (int i = 2; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (streq(a, "--help") || streq(a, "-h")) {
+			usage(stdout);
+			return 0;
+		} else if (!show && streq(a, "--no-trust")) {
+			trust = false;
+		} else if (show && (streq(a, "--user") || streq(a, "-u"))) {
+			if (++i >= argc) {
+				fprintf(stderr, "sbx: policy show: --user needs a user name\n");
+				return SBX_EXIT_FAILURE;
+			}
+			user = argv[i];
+		} else if (show && strneq(a, "--user=", 7)) {
+			user = a + 7;
+		} else if (show && streq(a, "--groups")) {
+			if (++i >= argc) {
+				fprintf(stderr, "sbx: policy show: --groups needs a list of groups\n");
+				return SBX_EXIT_FAILURE;
+			}
+			groups = argv[i];
+		} else if (show && strneq(a, "--groups=", 9)) {
+			groups = argv[i] + 9;
+		} else if (streq(a, "--")) {
+			if (i + 1 < argc && file == NULL)
+				file = argv[++i];
+			if (i + 1 < argc) {
+				fprintf(stderr, "sbx: policy %s: too many arguments\n", sub);
+				return SBX_EXIT_FAILURE;
+			}
+		} else if (a[0] == '-' && a[1] != '\0') {
+			fprintf(stderr, "sbx: policy %s: unknown option '%s' (sbx policy --help)\n",
+				sub, a);
+			return SBX_EXIT_FAILURE;
+		} else if (file == NULL) {
+			file = a;
+		} else {
+			fprintf(stderr, "sbx: policy %s: too many arguments: '%s'\n", sub, a);
+			return SBX_EXIT_FAILURE;
+		}
+	}
+	if (file == NULL)
+		file = SBX_POLICY_PATH;
+	if (user != NULL && user[0] == '\0') {
+		fprintf(stderr, "sbx: policy show: --user needs a user name\n");
+		return SBX_EXIT_FAILURE;
+	}
+	return show ? do_show(file, user, groups) : do_check(file, trust);
 }

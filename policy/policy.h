@@ -14,6 +14,10 @@
 #define POLICY_NAME_MAX     32          /* user and group names in section headers */
 #define POLICY_PATH_MAX     256
 #define POLICY_ERR_MAX      256
+#define POLICY_LINE_MAX     196         /* bytes per line, line ending excluded: libinih's
+					 * 200-byte buffer minus CR, LF, NUL and one spare */
+#define POLICY_LIST_MAX     64          /* names in allow_groups / allow_users */
+#define POLICY_SRC_MAX      (POLICY_NAME_MAX + 48)  /* "[defaults] (capped by [group:x])" */
 
 /* The limits a request can carry and the policy can bound.  Units: bytes for memory and
  * disk, percent of one CPU for cpu, a count for pids, milliseconds for timeout. */
@@ -75,7 +79,7 @@ struct policy_resolved {
 	uint64_t ceiling[_POLICY_LIMIT_MAX];    /* UINT64_MAX = no ceiling */
 	char ceiling_src[_POLICY_LIMIT_MAX][POLICY_NAME_MAX + 16];      /* "[user:alice]" */
 	uint64_t dflt[_POLICY_LIMIT_MAX];       /* 0 = no default: not limited unless asked */
-	char dflt_src[_POLICY_LIMIT_MAX][POLICY_NAME_MAX + 16];
+	char dflt_src[_POLICY_LIMIT_MAX][POLICY_SRC_MAX];
 
 	uint64_t sandboxes;                     /* concurrent sandboxes per user */
 	char sandboxes_src[POLICY_NAME_MAX + 16];
@@ -97,3 +101,17 @@ int policy_check_request(const struct policy_resolved *r, enum policy_limit l, u
 
 /* "memory", "cpu", ... */
 const char *policy_limit_name(enum policy_limit l);
+
+/* Additions (policy.c). */
+
+/* "host"/"none"; "none"/"ro"/"strict". */
+const char *policy_net_name(enum policy_net n);
+const char *policy_fs_name(enum policy_fs f);
+
+/* A value of limit l as people read it: "2 GiB", "200%", "64", "30s"; UINT64_MAX gives
+ * "none" (no ceiling) and 0 gives "unlimited" (no default). */
+void policy_format_value(enum policy_limit l, uint64_t v, char *buf, size_t bufsz);
+
+/* [sbx] allow_groups / allow_users as written (0 entries = not set). */
+size_t policy_allow_groups(const struct policy *p, const char *const **ret);
+size_t policy_allow_users(const struct policy *p, const char *const **ret);
