@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "control.h"
 #include "log.h"
 #include "macro.h"
 
@@ -15,6 +16,8 @@ static const struct {
 	{ "run",    cmd_run,    "run a command under enforced limits and report what happened" },
 	{ "policy", cmd_policy, "check the admin's policy file or show a user's ceilings" },
 	{ "profile", cmd_profile, "list named profiles or show one as sbx run flags" },
+	{ "ps",     cmd_ps,     "list your running sandboxes" },
+	{ "kill",   cmd_kill,   "signal or end one of your sandboxes" },
 	{ "doctor", cmd_doctor, "tell what this host lacks for cgroup mode, and the fixes" },
 };
 

@@ -1,0 +1,361 @@
+/* SPDX-License-Identifier: MIT */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "control.h"
+#include "macro.h"
+
+static bool
+dir_is_private(const char *path)
+{
+	struct stat st;
+
+	return lstat(path, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == getuid() &&
+	       (st.st_mode & 077) == 0;
+}
+
+int
+control_rundir(char *buf, size_t len, int create)
+{
+	const char *xdg = getenv("XDG_RUNTIME_DIR");
+	struct stat st;
+
+	if (xdg != NULL && xdg[0] == '/' && stat(xdg, &st) == 0 && S_ISDIR(st.st_mode) &&
+	    st.st_uid == getuid())
+		snprintf(buf, len, "%s/sbx", xdg);
+	else
+		snprintf(buf, len, "/tmp/sbx-%u", (unsigned) getuid());
+	if (create && mkdir(buf, 0700) < 0 && errno != EEXIST)
+		return -errno;
+	if (lstat(buf, &st) < 0)
+		return -errno;
+	/* Someone else's directory (a squatter in /tmp) or one open to others: refuse. */
+	if (!dir_is_private(buf))
+		return -EPERM;
+	return 0;
+}
+
+static int
+sock_path(const char *id, struct sockaddr_un *sa, int create)
+{
+	char dir[PATH_MAX];
+	int r;
+
+	/* ids are "<uid>-<hex>": never a path */
+	if (id[0] == '\0' || strlen(id) > 64 || strchr(id, '/') != NULL || id[0] == '.')
+		return -EINVAL;
+	r = control_rundir(dir, sizeof(dir), create);
+	if (r < 0)
+		return r;
+	memset(sa, 0, sizeof(*sa));
+	sa->sun_family = AF_UNIX;
+	if ((size_t) snprintf(sa->sun_path, sizeof(sa->sun_path), "%s/%s.sock", dir, id) >=
+	    sizeof(sa->sun_path))
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+int
+control_listen(const char *id, int *ret_fd, char *ret_path, size_t pathlen)
+{
+	_cleanup_close_ int fd = -EBADF;
+	struct sockaddr_un sa;
+	int r;
+
+	r = sock_path(id, &sa, 1);
+	if (r < 0)
+		return r;
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return -errno;
+	(void) unlink(sa.sun_path);
+	if (bind(fd, (struct sockaddr *) &sa, sizeof(sa)) < 0 || listen(fd, 8) < 0)
+		return -errno;
+	strlcpy(ret_path, sa.sun_path, pathlen);
+	*ret_fd = TAKE_FD(fd);
+	return 0;
+}
+
+int
+control_serve_one(int listen_fd, const struct control_ops *ops)
+{
+	_cleanup_close_ int fd = -EBADF;
+	struct timeval tv = { .tv_sec = 0, .tv_usec = 200000 };
+	struct ucred cred;
+	socklen_t cl = sizeof(cred);
+	char req[256], reply[CONTROL_MSG_MAX];
+	ssize_t n;
+
+	fd = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC);
+	if (fd < 0)
+		return errno == EAGAIN || errno == EINTR ? 0 : -errno;
+	/* Only our own uid: the directory is 0700 already; this is the second lock. */
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cl) < 0 || cred.uid != getuid())
+		return 0;
+	(void) setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	(void) setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	for (;;) {
+		n = recv(fd, req, sizeof(req) - 1, 0);
+		if (n <= 0)
+			return 0;
+		req[n] = '\0';
+		if (streq(req, "status")) {
+			if (ops->status(ops->userdata, reply, sizeof(reply)) < 0)
+				snprintf(reply, sizeof(reply), "error: status unavailable");
+		} else if (strneq(req, "kill ", 5)) {
+			char *end;
+			long sig = strtol(req + 5, &end, 10);
+
+			if (*end != '\0' || sig <= 0 || sig >= NSIG)
+				snprintf(reply, sizeof(reply), "error: bad signal");
+			else if (ops->kill(ops->userdata, (int) sig) < 0)
+				snprintf(reply, sizeof(reply), "error: %s", strerror(errno));
+			else
+				snprintf(reply, sizeof(reply), "ok");
+		} else {
+			snprintf(reply, sizeof(reply), "error: unknown request");
+		}
+		if (send(fd, reply, strlen(reply), MSG_NOSIGNAL) < 0)
+			return 0;
+	}
+}
+
+int
+control_request(const char *id, const char *req, char *reply, size_t replylen)
+{
+	_cleanup_close_ int fd = -EBADF;
+	struct timeval tv = { .tv_sec = 2, .tv_usec = 0 };
+	struct sockaddr_un sa;
+	ssize_t n;
+	int r;
+
+	r = sock_path(id, &sa, 0);
+	if (r < 0)
+		return r;
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	(void) setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	if (connect(fd, (struct sockaddr *) &sa, sizeof(sa)) < 0)
+		return -errno;
+	if (send(fd, req, strlen(req), MSG_NOSIGNAL) < 0)
+		return -errno;
+	n = recv(fd, reply, replylen - 1, 0);
+	if (n < 0)
+		return -errno;
+	if (n == 0)
+		return -ECONNRESET;
+	reply[n] = '\0';
+	return 0;
+}
+
+/* Ids of the sockets in our run dir, stale ones (nobody listening) removed. */
+static int
+for_each_sandbox(int (*fn)(const char *id, const char *status, void *ud), void *ud)
+{
+	char dir[PATH_MAX], status[CONTROL_MSG_MAX];
+	struct dirent **list = NULL;
+	int n, r;
+
+	r = control_rundir(dir, sizeof(dir), 0);
+	if (r == -ENOENT)
+		return 0;
+	if (r < 0)
+		return r;
+	n = scandir(dir, &list, NULL, alphasort);
+	if (n < 0)
+		return -errno;
+	for (int i = 0; i < n; i++) {
+		char id[128];
+		size_t l = strlen(list[i]->d_name);
+
+		if (l > 5 && l < sizeof(id) && streq(list[i]->d_name + l - 5, ".sock")) {
+			memcpy(id, list[i]->d_name, l - 5);
+			id[l - 5] = '\0';
+			r = control_request(id, "status", status, sizeof(status));
+			if (r == -ECONNREFUSED) {
+				char p[PATH_MAX + 300];
+
+				snprintf(p, sizeof(p), "%s/%s", dir, list[i]->d_name);
+				(void) unlink(p);       /* its sbx is gone */
+			} else if (r == 0 && status[0] == '{') {
+				fn(id, status, ud);
+			}
+		}
+		free(list[i]);
+	}
+	free(list);
+	return 0;
+}
+
+/* Minimal extraction of a top-level field from our own status JSON (flat, known format). */
+static void
+jfield(const char *json, const char *key, char *out, size_t outlen)
+{
+	char pat[64];
+	const char *p, *e;
+
+	snprintf(pat, sizeof(pat), "\"%s\":", key);
+	p = strstr(json, pat);
+	out[0] = '\0';
+	if (p == NULL)
+		return;
+	p += strlen(pat);
+	if (*p == '"') {
+		p++;
+		for (e = p; *e != '\0' && !(*e == '"' && e[-1] != '\\'); e++)
+			;
+	} else {
+		for (e = p; *e != '\0' && *e != ',' && *e != '}'; e++)
+			;
+	}
+	snprintf(out, outlen, "%.*s", (int) (e - p), p);
+}
+
+struct ps_ctx {
+	bool json, first;
+	unsigned n;
+};
+
+static int
+ps_print(const char *id, const char *status, void *ud)
+{
+	struct ps_ctx *c = ud;
+	char cmd[256], age[32], mem[32], peak[32], cpu[32], pids[32], disk[32], mode[16];
+
+	c->n++;
+	if (c->json) {
+		printf("%s%s", c->first ? "" : ",\n", status);
+		c->first = false;
+		return 0;
+	}
+	jfield(status, "command_line", cmd, sizeof(cmd));
+	jfield(status, "age_ms", age, sizeof(age));
+	jfield(status, "memory_current", mem, sizeof(mem));
+	jfield(status, "memory_peak", peak, sizeof(peak));
+	jfield(status, "cpu_ms", cpu, sizeof(cpu));
+	jfield(status, "pids_current", pids, sizeof(pids));
+	jfield(status, "disk_used", disk, sizeof(disk));
+	jfield(status, "mode", mode, sizeof(mode));
+	printf("%-24s %-6s %8.1fs %10s %10s %8s %5s %10s  %s\n", id, mode, atof(age) / 1000.0,
+	       mem, peak, cpu, pids, disk, cmd);
+	return 0;
+}
+
+int
+cmd_ps(int argc, char **argv)
+{
+	struct ps_ctx c = { .first = true };
+
+	for (int i = 1; i < argc; i++) {
+		if (streq(argv[i], "--json")) {
+			c.json = true;
+		} else if (streq(argv[i], "--help") || streq(argv[i], "-h")) {
+			printf("Usage: sbx ps [--json]\n\nList your running sandboxes: id, mode, age, "
+			       "memory (current, peak; bytes), CPU (ms), pids, workspace bytes, "
+			       "command.  Other users' sandboxes are never shown.\n");
+			return 0;
+		} else {
+			fprintf(stderr, "sbx: ps: unknown option '%s' (see sbx ps --help)\n", argv[i]);
+			return SBX_EXIT_FAILURE;
+		}
+	}
+	if (c.json)
+		printf("[");
+	else
+		printf("%-24s %-6s %9s %10s %10s %8s %5s %10s  %s\n", "ID", "MODE", "AGE", "MEM",
+		       "MEMPEAK", "CPU_MS", "PIDS", "DISK", "COMMAND");
+	if (for_each_sandbox(ps_print, &c) < 0) {
+		fprintf(stderr, "sbx: ps: cannot read the run directory: %s\n", strerror(errno));
+		return SBX_EXIT_FAILURE;
+	}
+	if (c.json)
+		printf("]\n");
+	return 0;
+}
+
+static int
+parse_signal(const char *s)
+{
+	static const struct {
+		const char *name;
+		int sig;
+	} sigs[] = {
+		{ "KILL", SIGKILL }, { "TERM", SIGTERM }, { "INT", SIGINT }, { "HUP", SIGHUP },
+		{ "QUIT", SIGQUIT }, { "USR1", SIGUSR1 }, { "USR2", SIGUSR2 }, { "STOP", SIGSTOP },
+		{ "CONT", SIGCONT },
+	};
+	char *end;
+	long n;
+
+	if (strneq(s, "SIG", 3))
+		s += 3;
+	for (size_t i = 0; i < ELEMENTSOF(sigs); i++)
+		if (strcasecmp(s, sigs[i].name) == 0)
+			return sigs[i].sig;
+	n = strtol(s, &end, 10);
+	if (s[0] >= '0' && s[0] <= '9' && *end == '\0' && n > 0 && n < NSIG)
+		return (int) n;
+	return -EINVAL;
+}
+
+int
+cmd_kill(int argc, char **argv)
+{
+	const char *id = NULL;
+	char reply[CONTROL_MSG_MAX], req[32];
+	int sig = SIGKILL, r;
+
+	for (int i = 1; i < argc; i++) {
+		if ((streq(argv[i], "--signal") || streq(argv[i], "-s")) && i + 1 < argc) {
+			sig = parse_signal(argv[++i]);
+			if (sig < 0) {
+				fprintf(stderr, "sbx: kill: --signal: unknown signal '%s' (use a name "
+					"like TERM or KILL, or a number)\n", argv[i]);
+				return SBX_EXIT_FAILURE;
+			}
+		} else if (streq(argv[i], "--help") || streq(argv[i], "-h")) {
+			printf("Usage: sbx kill [--signal SIG] ID\n\nSignal every process of one of your "
+			       "sandboxes (default KILL, which ends it; its sbx then tears down the "
+			       "cgroup and the workspace and writes its report).  IDs come from sbx ps.\n");
+			return 0;
+		} else if (id == NULL && argv[i][0] != '-') {
+			id = argv[i];
+		} else {
+			fprintf(stderr, "sbx: kill: unexpected argument '%s' (see sbx kill --help)\n",
+				argv[i]);
+			return SBX_EXIT_FAILURE;
+		}
+	}
+	if (id == NULL) {
+		fprintf(stderr, "sbx: kill: which sandbox? give an ID from sbx ps\n");
+		return SBX_EXIT_FAILURE;
+	}
+	snprintf(req, sizeof(req), "kill %d", sig);
+	r = control_request(id, req, reply, sizeof(reply));
+	if (r == -ENOENT || r == -ECONNREFUSED || r == -EINVAL) {
+		fprintf(stderr, "sbx: kill: no running sandbox '%s' of yours (see sbx ps)\n", id);
+		return 1;
+	}
+	if (r < 0) {
+		fprintf(stderr, "sbx: kill: %s: %s\n", id, strerror(-r));
+		return SBX_EXIT_FAILURE;
+	}
+	if (!streq(reply, "ok")) {
+		fprintf(stderr, "sbx: kill: %s: %s\n", id, reply);
+		return 1;
+	}
+	return 0;
+}

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: MIT */
+/* The control socket of a running `sbx run`, for `sbx ps` and `sbx kill`.
+ *
+ * Each running sandbox's sbx listens on a SOCK_SEQPACKET socket <rundir>/<id>.sock, where
+ * <rundir> is $XDG_RUNTIME_DIR/sbx when XDG_RUNTIME_DIR is an absolute path to a directory
+ * we own, else /tmp/sbx-<uid>; the directory is ours, mode 0700, checked on every use.
+ * Only peers of our own uid (SO_PEERCRED) are answered, so `sbx ps` and `sbx kill` never
+ * see or touch another user's sandboxes; no privilege is needed (the helper is not asked).
+ *
+ * Requests and replies are single datagrams of text:
+ *   "status"      -> one JSON object (see docs/report.md "sbx ps --json")
+ *   "kill <SIG>"  -> "ok" or "error: <reason>"; the running sbx signals every process of the
+ *                    sandbox (SIGKILL: cgroup.kill through the helper) and then ends as usual,
+ *                    tearing down the cgroup and the workspace. */
+#pragma once
+
+#include <limits.h>
+#include <stddef.h>
+
+#define CONTROL_MSG_MAX 4096
+
+/* Server side, used by sbx run. */
+struct control_ops {
+	/* Write the status JSON object into buf (NUL-terminated). */
+	int (*status)(void *userdata, char *buf, size_t len);
+	/* Signal the whole sandbox. */
+	int (*kill)(void *userdata, int sig);
+	void *userdata;
+};
+
+/* The per-user directory (created 0700 if missing).  -EPERM if it exists but is not ours or
+ * is open to others. */
+int control_rundir(char *buf, size_t len, int create);
+
+/* Bind and listen on <rundir>/<id>.sock; *ret_path gets the path to unlink at the end. */
+int control_listen(const char *id, int *ret_fd, char *ret_path, size_t pathlen);
+
+/* Accept one connection on listen_fd and serve its requests until it closes or errs.
+ * Returns 0; never blocks for long (each connection gets a short receive timeout). */
+int control_serve_one(int listen_fd, const struct control_ops *ops);
+
+/* Client side: send one request to <rundir>/<id>.sock and read the reply. */
+int control_request(const char *id, const char *req, char *reply, size_t replylen);
+
+/* `sbx ps [--json]` and `sbx kill [--signal SIG] ID`. */
+int cmd_ps(int argc, char **argv);
+int cmd_kill(int argc, char **argv);
