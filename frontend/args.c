@@ -1,0 +1,357 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#include "args.h"
+#include "log.h"
+#include "parse-util.h"
+
+/* Upper bounds for counts: far above anything sensible, well inside the kernel's types. */
+#define COUNT_MAX (UINT64_C(1) << 30)
+#define CPU_PERCENT_MAX (UINT64_C(100) * 4096)
+
+static const struct {
+	const char *key;
+	const char *option;
+	int resource;
+} rlimit_table[_RUN_RL_MAX] = {
+	[RUN_RL_AS]     = { "as",          "--as",       RLIMIT_AS },
+	[RUN_RL_CPU]    = { "cpu_time_ms", "--cpu-time", RLIMIT_CPU },
+	[RUN_RL_FSIZE]  = { "fsize",       "--fsize",    RLIMIT_FSIZE },
+	[RUN_RL_NOFILE] = { "nofile",      "--nofile",   RLIMIT_NOFILE },
+	[RUN_RL_STACK]  = { "stack",       "--stack",    RLIMIT_STACK },
+	[RUN_RL_CORE]   = { "core",        "--core",     RLIMIT_CORE },
+	[RUN_RL_NPROC]  = { "nproc",       "--nproc",    RLIMIT_NPROC },
+};
+
+const char *
+run_rlimit_key(enum run_rlimit l)
+{
+	return rlimit_table[l].key;
+}
+
+const char *
+run_rlimit_option(enum run_rlimit l)
+{
+	return rlimit_table[l].option;
+}
+
+int
+run_rlimit_resource(enum run_rlimit l)
+{
+	return rlimit_table[l].resource;
+}
+
+void
+run_args_usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: sbx run [OPTIONS] [--] COMMAND [ARG...]\n"
+		"\n"
+		"Run COMMAND under enforced limits, wait for it, and report what happened.\n"
+		"\n"
+		"Time:\n"
+		"  --timeout DUR     wall-clock limit: SIGTERM to every process, SIGKILL after\n"
+		"                    --grace; exit 124\n"
+		"  --grace DUR       time between SIGTERM and SIGKILL (default 5s; 0 = at once)\n"
+		"  --cpu-time DUR    CPU time limit (RLIMIT_CPU, per process, whole seconds)\n"
+		"Resource limits (setrlimit):\n"
+		"  --as SIZE         address space          --fsize SIZE   largest file written\n"
+		"  --stack SIZE      stack size             --core SIZE    core dumps (default 0)\n"
+		"  --nofile N        open files             --nproc N      processes of your uid\n"
+		"cgroup limits (need the sbx helper and cgroup v2):\n"
+		"  --memory SIZE  --cpu PERCENT  --pids N  --disk SIZE\n"
+		"  --no-cgroup       never use the helper (rlimit mode)\n"
+		"  --fallback        accept documented weaker substitutes when a limit cannot be\n"
+		"                    enforced as asked (memory->RLIMIT_AS, pids->RLIMIT_NPROC,\n"
+		"                    disk->RLIMIT_FSIZE, cpu->not enforced)\n"
+		"Isolation:\n"
+		"  --fs none|ro|strict   --net host|none   --rw PATH   --ro PATH\n"
+		"Output:\n"
+		"  -q, --quiet       no verdict and usage lines on stderr\n"
+		"  --report FILE     write the JSON report to FILE ('-' = stdout)\n"
+		"  -h, --help        this text\n"
+		"\n"
+		"DUR: %s.\n"
+		"SIZE: %s.\n"
+		"PERCENT: %s.\n"
+		"Exit status: the command's own; 128+N if it died of signal N; 124 timeout;\n"
+		"125 sbx failed or refused; 126 not executable; 127 not found.  See sbx(1).\n",
+		parse_duration_forms, parse_size_forms, parse_percent_forms);
+}
+
+enum {
+	OPT_TIMEOUT = 0x100,
+	OPT_GRACE,
+	OPT_AS,
+	OPT_CPU_TIME,
+	OPT_FSIZE,
+	OPT_NOFILE,
+	OPT_STACK,
+	OPT_CORE,
+	OPT_NPROC,
+	OPT_MEMORY,
+	OPT_CPU,
+	OPT_PIDS,
+	OPT_DISK,
+	OPT_NO_CGROUP,
+	OPT_FALLBACK,
+	OPT_FS,
+	OPT_NET,
+	OPT_RW,
+	OPT_RO,
+	OPT_REPORT,
+};
+
+static const struct option long_options[] = {
+	{ "timeout",   required_argument, NULL, OPT_TIMEOUT },
+	{ "grace",     required_argument, NULL, OPT_GRACE },
+	{ "as",        required_argument, NULL, OPT_AS },
+	{ "cpu-time",  required_argument, NULL, OPT_CPU_TIME },
+	{ "fsize",     required_argument, NULL, OPT_FSIZE },
+	{ "nofile",    required_argument, NULL, OPT_NOFILE },
+	{ "stack",     required_argument, NULL, OPT_STACK },
+	{ "core",      required_argument, NULL, OPT_CORE },
+	{ "nproc",     required_argument, NULL, OPT_NPROC },
+	{ "memory",    required_argument, NULL, OPT_MEMORY },
+	{ "cpu",       required_argument, NULL, OPT_CPU },
+	{ "pids",      required_argument, NULL, OPT_PIDS },
+	{ "disk",      required_argument, NULL, OPT_DISK },
+	{ "no-cgroup", no_argument,       NULL, OPT_NO_CGROUP },
+	{ "fallback",  no_argument,       NULL, OPT_FALLBACK },
+	{ "fs",        required_argument, NULL, OPT_FS },
+	{ "net",       required_argument, NULL, OPT_NET },
+	{ "rw",        required_argument, NULL, OPT_RW },
+	{ "ro",        required_argument, NULL, OPT_RO },
+	{ "report",    required_argument, NULL, OPT_REPORT },
+	{ "quiet",     no_argument,       NULL, 'q' },
+	{ "help",      no_argument,       NULL, 'h' },
+	{}
+};
+
+static int
+bad_value(const char *opt, const char *kind, const char *value, int r, const char *forms)
+{
+	char esc[128];
+
+	log_escape(value, esc, sizeof(esc));
+	if (r == -ERANGE)
+		fprintf(stderr, "sbx: %s: %s '%s' is out of range: expected %s\n", opt, kind, esc,
+			forms);
+	else
+		fprintf(stderr, "sbx: %s: invalid %s '%s': expected %s\n", opt, kind, esc, forms);
+	return -EINVAL;
+}
+
+static int
+get_size(const char *opt, const char *value, uint64_t *ret)
+{
+	int r = parse_size(value, ret);
+
+	return r < 0 ? bad_value(opt, "size", value, r, parse_size_forms) : 0;
+}
+
+/* A duration; zero is refused when !allow_zero. */
+static int
+get_duration(const char *opt, const char *value, bool allow_zero, uint64_t *ret)
+{
+	uint64_t v;
+	int r = parse_duration_ms(value, &v);
+
+	if (r == 0 && v == 0 && !allow_zero)
+		r = -ERANGE;
+	if (r < 0) {
+		char forms[256];
+
+		snprintf(forms, sizeof(forms), "%s%s", allow_zero ? "" : "more than 0: ",
+			 parse_duration_forms);
+		return bad_value(opt, "duration", value, r, forms);
+	}
+	*ret = v;
+	return 0;
+}
+
+static int
+get_count(const char *opt, const char *value, uint64_t min, uint64_t *ret)
+{
+	int r = parse_u64_range(value, min, COUNT_MAX, ret);
+
+	if (r < 0) {
+		char forms[96];
+
+		snprintf(forms, sizeof(forms), "a whole number from %llu to %llu",
+			 (unsigned long long) min, (unsigned long long) COUNT_MAX);
+		return bad_value(opt, "number", value, r, forms);
+	}
+	return 0;
+}
+
+static int
+set_rlimit(struct run_opts *o, enum run_rlimit l, uint64_t v)
+{
+	o->rl[l].set = true;
+	o->rl[l].value = v;
+	o->rl[l].source = rlimit_table[l].option;
+	return 0;
+}
+
+static int
+add_path(const char *opt, const char *value, const char **arr, size_t *n)
+{
+	if (*n >= ISOLATE_PATHS_MAX) {
+		fprintf(stderr, "sbx: %s: too many paths (at most %d)\n", opt, ISOLATE_PATHS_MAX);
+		return -EINVAL;
+	}
+	if (value[0] == '\0') {
+		fprintf(stderr, "sbx: %s: empty path\n", opt);
+		return -EINVAL;
+	}
+	arr[(*n)++] = value;
+	return 0;
+}
+
+int
+run_args_parse(int argc, char **argv, struct run_opts *ret)
+{
+	struct run_opts o = {
+		.grace_ms = 5000,
+		.iso = { .fs = POLICY_FS_NONE, .net = POLICY_NET_HOST },
+	};
+	uint64_t v;
+	int c, r;
+
+	set_rlimit(&o, RUN_RL_CORE, 0);         /* no core dumps unless asked */
+	optind = 0;                             /* full reset: cmd_run may be called twice */
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:hq", long_options, NULL)) != -1) {
+		const char *a = optarg;
+
+		r = 0;
+		switch (c) {
+		case OPT_TIMEOUT:
+			r = get_duration("--timeout", a, false, &o.timeout_ms);
+			o.has_timeout = r == 0;
+			break;
+		case OPT_GRACE:
+			r = get_duration("--grace", a, true, &o.grace_ms);
+			break;
+		case OPT_CPU_TIME:
+			r = get_duration("--cpu-time", a, false, &v);
+			if (r == 0)
+				set_rlimit(&o, RUN_RL_CPU, v);
+			break;
+		case OPT_AS:
+		case OPT_FSIZE:
+		case OPT_STACK:
+		case OPT_CORE: {
+			enum run_rlimit l = c == OPT_AS ? RUN_RL_AS : c == OPT_FSIZE ? RUN_RL_FSIZE :
+					    c == OPT_STACK ? RUN_RL_STACK : RUN_RL_CORE;
+
+			r = get_size(rlimit_table[l].option, a, &v);
+			if (r == 0)
+				set_rlimit(&o, l, v);
+			break;
+		}
+		case OPT_NOFILE:
+			r = get_count("--nofile", a, 1, &v);
+			if (r == 0)
+				set_rlimit(&o, RUN_RL_NOFILE, v);
+			break;
+		case OPT_NPROC:
+			r = get_count("--nproc", a, 1, &v);
+			if (r == 0)
+				set_rlimit(&o, RUN_RL_NPROC, v);
+			break;
+		case OPT_MEMORY:
+			r = get_size("--memory", a, &o.memory);
+			if (r == 0 && o.memory == 0)
+				r = bad_value("--memory", "size", a, -ERANGE, "more than 0");
+			break;
+		case OPT_DISK:
+			r = get_size("--disk", a, &o.disk);
+			if (r == 0 && o.disk == 0)
+				r = bad_value("--disk", "size", a, -ERANGE, "more than 0");
+			break;
+		case OPT_CPU:
+			r = parse_percent(a, &o.cpu_percent);
+			if (r == 0 && (o.cpu_percent == 0 || o.cpu_percent > CPU_PERCENT_MAX))
+				r = -ERANGE;
+			if (r < 0)
+				r = bad_value("--cpu", "percentage", a, r, parse_percent_forms);
+			break;
+		case OPT_PIDS:
+			r = get_count("--pids", a, 1, &o.pids);
+			break;
+		case OPT_NO_CGROUP:
+			o.no_cgroup = true;
+			break;
+		case OPT_FALLBACK:
+			o.fallback = true;
+			o.iso.fallback = true;
+			break;
+		case OPT_FS:
+			r = isolate_parse_fs(a, &o.iso.fs);
+			if (r < 0)
+				r = bad_value("--fs", "value", a, r, "none, ro or strict");
+			o.has_fs = r == 0;
+			break;
+		case OPT_NET:
+			r = isolate_parse_net(a, &o.iso.net);
+			if (r < 0)
+				r = bad_value("--net", "value", a, r, "host or none");
+			o.has_net = r == 0;
+			break;
+		case OPT_RW:
+			r = add_path("--rw", a, o.iso.rw, &o.iso.n_rw);
+			break;
+		case OPT_RO:
+			r = add_path("--ro", a, o.iso.ro, &o.iso.n_ro);
+			break;
+		case OPT_REPORT:
+			if (a[0] == '\0') {
+				fprintf(stderr, "sbx: --report: empty file name (use - for stdout)\n");
+				r = -EINVAL;
+			}
+			o.report_path = a;
+			break;
+		case 'q':
+			o.quiet = true;
+			break;
+		case 'h':
+			run_args_usage(stdout);
+			return 1;
+		case ':': {
+			char esc[64];
+
+			fprintf(stderr, "sbx: %s: missing value; see 'sbx run --help'\n",
+				log_escape(argv[optind - 1], esc, sizeof(esc)));
+			return -EINVAL;
+		}
+		default: {
+			char esc[64];
+
+			fprintf(stderr, "sbx: run: unknown option '%s'; see 'sbx run --help'\n",
+				log_escape(argv[optind - 1], esc, sizeof(esc)));
+			return -EINVAL;
+		}
+		}
+		if (r < 0)
+			return -EINVAL;
+	}
+	if (optind >= argc) {
+		fprintf(stderr, "sbx: run: no command given; usage: sbx run [OPTIONS] -- COMMAND "
+			"[ARG...]\n");
+		return -EINVAL;
+	}
+	if (argv[optind][0] == '\0') {
+		fprintf(stderr, "sbx: run: the command name is empty\n");
+		return -EINVAL;
+	}
+	o.argv = argv + optind;
+	o.argc = argc - optind;
+	*ret = o;
+	return 0;
+}

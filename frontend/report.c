@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "json.h"
+#include "parse-util.h"
+#include "report.h"
+
+void
+report_add_limit(struct report *r, const char *key, uint64_t value)
+{
+	if (r->n_limits >= REPORT_ITEMS_MAX)
+		return;
+	r->limits[r->n_limits].key = key;
+	r->limits[r->n_limits].value = value;
+	r->n_limits++;
+}
+
+void
+report_add_enforcement(struct report *r, const char *key, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (r->n_enforcement >= REPORT_ITEMS_MAX)
+		return;
+	r->enforcement[r->n_enforcement].key = key;
+	va_start(ap, fmt);
+	(void) vsnprintf(r->enforcement[r->n_enforcement].value,
+			 sizeof(r->enforcement[r->n_enforcement].value), fmt, ap);
+	va_end(ap);
+	r->n_enforcement++;
+}
+
+static void
+key_opt_uint(struct json *j, const char *key, bool has, uint64_t v)
+{
+	json_key(j, key);
+	if (has)
+		json_uint(j, v);
+	else
+		json_null(j);
+}
+
+int
+report_write_json(FILE *f, const struct report *r)
+{
+	const struct cg_usage *c = &r->cg;
+	struct json j;
+
+	json_init(&j, f);
+	json_object_begin(&j);
+	json_key(&j, "sbx_report");
+	json_uint(&j, 1);
+	json_key(&j, "version");
+	json_string(&j, r->version);
+	json_key(&j, "mode");
+	json_string(&j, r->mode);
+	json_key(&j, "id");
+	json_string(&j, r->id);
+	json_key(&j, "command");
+	json_array_begin(&j);
+	for (char *const *a = r->argv; a != NULL && *a != NULL; a++)
+		json_string(&j, *a);
+	json_array_end(&j);
+	json_key(&j, "verdict");
+	json_string(&j, verdict_name(r->v.kind));
+	json_key(&j, "limits_hit");
+	json_array_begin(&j);
+	for (unsigned k = 0; k < _VERDICT_MAX; k++)
+		if (r->v.limits_hit & (1u << k))
+			json_string(&j, verdict_name((enum verdict_kind) k));
+	json_array_end(&j);
+	key_opt_uint(&j, "exit_code", r->v.exit_code >= 0, (uint64_t) r->v.exit_code);
+	key_opt_uint(&j, "signal", r->v.signal > 0, (uint64_t) r->v.signal);
+	json_key(&j, "sbx_exit");
+	json_uint(&j, (uint64_t) r->v.sbx_exit);
+	json_key(&j, "message");
+	json_string(&j, r->message != NULL ? r->message : "");
+	json_key(&j, "limits");
+	json_object_begin(&j);
+	for (size_t i = 0; i < r->n_limits; i++) {
+		json_key(&j, r->limits[i].key);
+		json_uint(&j, r->limits[i].value);
+	}
+	json_object_end(&j);
+	json_key(&j, "enforcement");
+	json_object_begin(&j);
+	for (size_t i = 0; i < r->n_enforcement; i++) {
+		json_key(&j, r->enforcement[i].key);
+		json_string(&j, r->enforcement[i].value);
+	}
+	json_object_end(&j);
+	json_key(&j, "usage");
+	json_object_begin(&j);
+	json_key(&j, "wall_ms");
+	json_uint(&j, r->wall_ms);
+	json_key(&j, "cpu_user_ms");
+	json_uint(&j, r->cpu_user_ms);
+	json_key(&j, "cpu_system_ms");
+	json_uint(&j, r->cpu_system_ms);
+	key_opt_uint(&j, "max_rss", r->has_max_rss, r->max_rss);
+	key_opt_uint(&j, "memory_peak", c->has_memory_peak, c->memory_peak);
+	key_opt_uint(&j, "pids_peak", c->has_pids_peak, c->pids_peak);
+	key_opt_uint(&j, "disk_used", c->has_disk_used, c->disk_used);
+	key_opt_uint(&j, "oom_kills", c->has_memory_events, c->oom_kill);
+	key_opt_uint(&j, "cpu_throttled_ms", c->has_cpu_throttled, c->cpu_throttled_usec / 1000);
+	json_object_end(&j);
+	json_object_end(&j);
+	(void) fputc('\n', f);
+	return json_finish(&j);
+}
+
+void
+report_write_summary(FILE *f, const struct report *r)
+{
+	char rss[32] = "unknown";
+
+	if (r->has_max_rss)
+		format_size(r->max_rss, rss, sizeof(rss));
+	fprintf(f, "sbx: %s: %s; exit %d\n", verdict_name(r->v.kind),
+		r->message != NULL ? r->message : "", r->v.sbx_exit);
+	fprintf(f, "sbx: usage: wall %.2fs, cpu %.2fs user %.2fs sys, peak rss %s\n",
+		(double) r->wall_ms / 1000.0, (double) r->cpu_user_ms / 1000.0,
+		(double) r->cpu_system_ms / 1000.0, rss);
+}

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: MIT */
+/* The result of one `sbx run`: the JSON report (docs/report.md) and the two stderr lines. */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "cgstats.h"
+#include "verdict.h"
+
+#define REPORT_ITEMS_MAX 24
+
+struct report {
+	const char *version;
+	const char *mode;                       /* "rlimit" | "cgroup" */
+	const char *id;
+	char *const *argv;                      /* the command, NULL-terminated */
+	struct verdict v;
+	const char *message;
+
+	struct { const char *key; uint64_t value; } limits[REPORT_ITEMS_MAX];
+	size_t n_limits;
+	struct { const char *key; char value[96]; } enforcement[REPORT_ITEMS_MAX];
+	size_t n_enforcement;
+
+	uint64_t wall_ms, cpu_user_ms, cpu_system_ms;
+	uint64_t max_rss;                       /* bytes */
+	bool has_max_rss;
+	struct cg_usage cg;                     /* cgroup mode; has_* false otherwise */
+};
+
+/* Append to the limits / enforcement maps (silently ignored past REPORT_ITEMS_MAX, which
+ * the callers never reach). */
+void report_add_limit(struct report *r, const char *key, uint64_t value);
+void report_add_enforcement(struct report *r, const char *key, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Write the JSON object and a newline.  Returns 0 or -errno. */
+int report_write_json(FILE *f, const struct report *r);
+
+/* "sbx: VERDICT: MESSAGE; exit N" and "sbx: usage: wall ..., cpu ... user ... sys, peak
+ * rss ..." */
+void report_write_summary(FILE *f, const struct report *r);

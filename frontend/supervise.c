@@ -1,0 +1,603 @@
+/* SPDX-License-Identifier: MIT */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/pidfd.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/timerfd.h>
+#include <sys/wait.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "log.h"
+#include "macro.h"
+#include "supervise.h"
+
+/* What the child sends back through the close-on-exec pipe when it cannot exec.  Smaller
+ * than PIPE_BUF, so the write is atomic. */
+enum { CHILD_STAGE_SETUP = 1, CHILD_STAGE_EXEC = 2 };
+struct child_msg {
+	int stage;
+	int err;
+	char msg[200];
+};
+
+static uint64_t
+now_ms(void)
+{
+	struct timespec ts;
+
+	(void) clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t) ts.tv_sec * 1000 + (uint64_t) ts.tv_nsec / 1000000;
+}
+
+/* ---- the child (between fork and exec: only _exit, no stdio) ---- */
+
+static _noreturn_ void
+child_fail(int fd, int stage, int err, const char *fmt, ...)
+{
+	struct child_msg m = { .stage = stage, .err = err };
+	va_list ap;
+
+	va_start(ap, fmt);
+	(void) vsnprintf(m.msg, sizeof(m.msg), fmt, ap);
+	va_end(ap);
+	(void) !write(fd, &m, sizeof(m));
+	if (stage == CHILD_STAGE_EXEC)
+		_exit(err == ENOENT ? SBX_EXIT_NOTFOUND : SBX_EXIT_NOEXEC);
+	_exit(SBX_EXIT_FAILURE);
+}
+
+static _noreturn_ void
+child_run(const struct sv_spec *spec, pid_t parent, int go_fd, int msg_fd, int tty_fd)
+{
+	struct sigaction sa = { .sa_handler = SIG_DFL };
+	sigset_t none;
+	char err[200] = "";
+	ssize_t n;
+	char c;
+	int r;
+
+	/* Our own process group, so the whole tree can be signalled at once (the parent
+	 * does the same, whoever runs first). */
+	(void) setpgid(0, 0);
+	/* Take the terminal's foreground, so the command reads it and ^C/^Z reach it.
+	 * SIGTTOU is blocked (inherited mask), as tcsetpgrp() from a background group
+	 * requires. */
+	if (tty_fd >= 0)
+		(void) tcsetpgrp(tty_fd, getpid());
+	/* If sbx is killed, the command dies with it rather than running unsupervised. */
+	(void) prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)
+		_exit(SBX_EXIT_FAILURE);
+
+	/* Wait until sbx says go (in cgroup mode: after the helper attached us). */
+	do
+		n = read(go_fd, &c, 1);
+	while (n < 0 && errno == EINTR);
+	if (n != 1)
+		_exit(SBX_EXIT_FAILURE);        /* sbx gave up; it reports why */
+
+	for (size_t i = 0; i < spec->n_rl; i++) {
+		struct rlimit rl = { .rlim_cur = spec->rl[i].soft, .rlim_max = spec->rl[i].hard };
+
+		if (setrlimit(spec->rl[i].resource, &rl) < 0)
+			child_fail(msg_fd, CHILD_STAGE_SETUP, errno,
+				   "%s: cannot set the limit to %llu: %s%s", spec->rl[i].option,
+				   (unsigned long long) spec->rl[i].hard, strerror(errno),
+				   errno == EPERM ? " (over your hard limit; see ulimit -H)" : "");
+	}
+	/* Always, and only here: sbx itself must keep the ability to exec the helper with
+	 * its file capabilities. */
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		child_fail(msg_fd, CHILD_STAGE_SETUP, errno, "cannot set no_new_privs: %s",
+			   strerror(errno));
+	if (spec->iso != NULL) {
+		r = isolate_apply(spec->iso, spec->plan, err, sizeof(err));
+		if (r < 0)
+			child_fail(msg_fd, CHILD_STAGE_SETUP, -r, "isolation: %s", err);
+	}
+
+	/* A clean signal state for the command: default dispositions (ignored signals
+	 * would survive exec), nothing blocked. */
+	for (int sig = 1; sig < NSIG; sig++)
+		if (sig != SIGKILL && sig != SIGSTOP)
+			(void) sigaction(sig, &sa, NULL);
+	sigemptyset(&none);
+	(void) sigprocmask(SIG_SETMASK, &none, NULL);
+
+	execvp(spec->argv[0], spec->argv);
+	child_fail(msg_fd, CHILD_STAGE_EXEC, errno, "cannot execute '%s': %s", spec->argv[0],
+		   strerror(errno));
+}
+
+/* ---- finding and signalling descendants ---- */
+
+struct pidvec {
+	pid_t *v;
+	size_t n, cap;
+};
+
+static int
+pidvec_push(struct pidvec *pv, pid_t p)
+{
+	if (pv->n == pv->cap) {
+		size_t cap = pv->cap ? pv->cap * 2 : 64;
+		pid_t *v = reallocarray(pv->v, cap, sizeof(pid_t));
+
+		if (v == NULL)
+			return -ENOMEM;
+		pv->v = v;
+		pv->cap = cap;
+	}
+	pv->v[pv->n++] = p;
+	return 0;
+}
+
+/* Read a small /proc file into buf (NUL-terminated).  Returns length or -errno. */
+static ssize_t
+read_proc(const char *path, char *buf, size_t bufsz)
+{
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	size_t len = 0;
+
+	if (fd < 0)
+		return -errno;
+	while (len + 1 < bufsz) {
+		ssize_t n = read(fd, buf + len, bufsz - 1 - len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (n == 0)
+			break;
+		len += (size_t) n;
+	}
+	buf[len] = '\0';
+	return (ssize_t) len;
+}
+
+/* The parent pid from /proc/PID/stat (field 4, after the ")" that ends the name). */
+static pid_t
+proc_ppid(pid_t pid)
+{
+	char path[64], buf[1024], *p;
+	int ppid;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int) pid);
+	if (read_proc(path, buf, sizeof(buf)) < 0)
+		return -1;
+	p = strrchr(buf, ')');
+	if (p == NULL || sscanf(p + 1, " %*c %d", &ppid) != 1)
+		return -1;
+	return ppid;
+}
+
+static void
+closedirp_(DIR **d)
+{
+	if (*d != NULL)
+		(void) closedir(*d);
+}
+
+/* Append the children of every thread of pid to pv. */
+static int
+collect_children(pid_t pid, struct pidvec *pv)
+{
+	char path[64];
+	_cleanup_(closedirp_) DIR *d = NULL;
+	struct dirent *de;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int) pid);
+	d = opendir(path);
+	if (d == NULL)
+		return -errno;
+	while ((de = readdir(d)) != NULL) {
+		char cpath[320], buf[8192], *p, *end;
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(cpath, sizeof(cpath), "/proc/%d/task/%s/children", (int) pid, de->d_name);
+		if (read_proc(cpath, buf, sizeof(buf)) < 0)
+			continue;       /* the thread is gone */
+		for (p = buf;; p = end) {
+			long v;
+
+			errno = 0;
+			v = strtol(p, &end, 10);
+			if (end == p || errno != 0)
+				break;
+			if (v > 0 && pidvec_push(pv, (pid_t) v) < 0)
+				return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+static pid_t sv_exclude_pid;    /* a child of sbx that is not part of the sandbox (helper) */
+
+int
+sv_signal_descendants(int sig)
+{
+	struct pidvec pv = {};
+	pid_t self = getpid();
+	int count = 0;
+
+	/* Breadth first: pv holds (pid) entries; the parent of entry i is recorded in par. */
+	struct pidvec par = {};
+
+	if (collect_children(self, &pv) < 0)
+		goto out;
+	while (par.n < pv.n)
+		if (pidvec_push(&par, self) < 0)
+			goto out;
+	for (size_t i = 0; i < pv.n; i++) {
+		pid_t p = pv.v[i];
+
+		if (p == sv_exclude_pid)
+			continue;
+		if (par.v[i] == self) {
+			/* Our own child: its pid cannot be recycled before we reap it. */
+			if (kill(p, sig) == 0)
+				count++;
+		} else {
+			/* A grandchild may die and its pid be reused at any time: pin it with
+			 * a pidfd, then check it is still the child of the process we found it
+			 * under.  If the pid was recycled before pidfd_open, the parent check
+			 * fails (or it is still a descendant); if after, the pidfd names a
+			 * dead process and the signal is not delivered. */
+			_cleanup_close_ int pfd = pidfd_open(p, 0);
+
+			if (pfd < 0 || proc_ppid(p) != par.v[i])
+				continue;
+			if (pidfd_send_signal(pfd, sig, NULL, 0) == 0)
+				count++;
+		}
+		size_t before = pv.n;
+
+		if (collect_children(p, &pv) == -ENOMEM)
+			goto out;
+		for (size_t k = before; k < pv.n; k++)
+			if (pidvec_push(&par, p) < 0)
+				goto out;
+	}
+out:
+	free(pv.v);
+	free(par.v);
+	return count;
+}
+
+/* ---- the supervisor ---- */
+
+struct sv_state {
+	const struct sv_spec *spec;
+	struct sv_outcome *out;
+	pid_t pid;                      /* main process, also the process group id */
+	int pidfd;
+	int sigfd;
+	int msg_fd;
+	bool msg_done;
+	int epfd;
+	int tty_fd;
+	bool main_reaped;
+	uint64_t start_ms;
+};
+
+/* Signal the whole sandbox: the process group (only while the main process is unreaped,
+ * so the group id cannot have been recycled) and every descendant. */
+static void
+signal_sandbox(struct sv_state *st, int sig)
+{
+	if (!st->main_reaped)
+		(void) kill(-st->pid, sig);
+	(void) sv_signal_descendants(sig);
+}
+
+static void
+read_child_msg(struct sv_state *st)
+{
+	struct child_msg m;
+	ssize_t n;
+
+	if (st->msg_done)
+		return;
+	n = read(st->msg_fd, &m, sizeof(m));
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	if (n == (ssize_t) sizeof(m)) {
+		m.msg[sizeof(m.msg) - 1] = '\0';
+		st->out->setup = m.stage == CHILD_STAGE_EXEC ? SV_SETUP_EXEC : SV_SETUP_FAILED;
+		st->out->setup_errno = m.err;
+		snprintf(st->out->setup_msg, sizeof(st->out->setup_msg), "%s", m.msg);
+	}
+	/* EOF (exec succeeded), a message, or garbage: done with the pipe either way. */
+	st->msg_done = true;
+	(void) epoll_ctl(st->epfd, EPOLL_CTL_DEL, st->msg_fd, NULL);
+}
+
+/* The main process stopped for job control (^Z on its terminal, or a forwarded SIGTSTP):
+ * stop sbx as well, so the shell sees the job stopped; when continued, give the terminal
+ * back to the sandbox (if we have the foreground) and continue it. */
+static void
+job_stopped(struct sv_state *st, int stopsig)
+{
+	if (stopsig != SIGTSTP && stopsig != SIGTTIN && stopsig != SIGTTOU)
+		return;         /* SIGSTOP from someone else: leave sbx running, timers too */
+	if (st->tty_fd >= 0 && tcgetpgrp(st->tty_fd) == st->pid)
+		(void) tcsetpgrp(st->tty_fd, getpgrp());
+	(void) kill(getpid(), SIGSTOP);
+	/* continued */
+	if (st->tty_fd >= 0 && tcgetpgrp(st->tty_fd) == getpgrp())
+		(void) tcsetpgrp(st->tty_fd, st->pid);
+	(void) kill(-st->pid, SIGCONT);
+}
+
+/* Reap what can be reaped.  The main process is first checked without reaping: when it
+ * has ended, its group is killed while the zombie still pins the group id. */
+static void
+reap(struct sv_state *st, bool *ret_no_children)
+{
+	*ret_no_children = false;
+	if (!st->main_reaped) {
+		siginfo_t si = {};
+
+		if (waitid(P_PID, (id_t) st->pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+		    si.si_pid == st->pid) {
+			uint64_t end = now_ms();
+
+			st->out->wall_ms = end - st->start_ms;
+			/* The sandbox ends with its command. */
+			(void) kill(-st->pid, SIGKILL);
+			(void) sv_signal_descendants(SIGKILL);
+		}
+	}
+	for (;;) {
+		struct rusage ru;
+		int status;
+		pid_t p = wait4(-1, &status, WNOHANG | WUNTRACED | WCONTINUED | __WALL, &ru);
+
+		if (p < 0 && errno == EINTR)
+			continue;
+		if (p < 0) {
+			*ret_no_children = errno == ECHILD;
+			return;
+		}
+		if (p == 0)
+			return;
+		if (p != st->pid || st->main_reaped)
+			continue;
+		if (WIFSTOPPED(status)) {
+			job_stopped(st, WSTOPSIG(status));
+			continue;
+		}
+		if (WIFCONTINUED(status))
+			continue;
+		st->main_reaped = true;
+		st->out->main_ru = ru;
+		if (WIFEXITED(status)) {
+			st->out->exited = true;
+			st->out->exit_code = WEXITSTATUS(status);
+		} else {
+			st->out->signaled = true;
+			st->out->signal = WTERMSIG(status);
+		}
+		if (st->out->wall_ms == 0)
+			st->out->wall_ms = now_ms() - st->start_ms;
+	}
+}
+
+static int
+arm_timer(int fd, uint64_t ms)
+{
+	struct itimerspec its = {
+		.it_value = { .tv_sec = (time_t) (ms / 1000), .tv_nsec = (long) (ms % 1000) * 1000000 },
+	};
+
+	if (ms == 0)
+		its.it_value.tv_nsec = 1;       /* 0 would disarm */
+	return timerfd_settime(fd, 0, &its, NULL) < 0 ? -errno : 0;
+}
+
+static void
+drain(int fd)
+{
+	char buf[sizeof(struct signalfd_siginfo) * 8];
+
+	while (read(fd, buf, sizeof(buf)) > 0)
+		;
+}
+
+static int
+epoll_add(int epfd, int fd)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.fd = fd };
+
+	return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev) < 0 ? -errno : 0;
+}
+
+int
+sv_run(const struct sv_spec *spec, struct sv_outcome *ret)
+{
+	_cleanup_close_ int sigfd = -EBADF, epfd = -EBADF, tfd = -EBADF, gfd = -EBADF,
+			    pidfd = -EBADF, go_r = -EBADF, go_w = -EBADF, msg_r = -EBADF,
+			    msg_w = -EBADF;
+	struct sv_outcome out = {};
+	struct sv_state st = { .spec = spec, .out = &out, .tty_fd = -EBADF };
+	sigset_t block, fwd;
+	bool no_children;
+	int fds[2], r;
+	pid_t pid;
+
+	/* Signals sbx handles through the signalfd; SIGTTOU/SIGTTIN are only blocked so that
+	 * tcsetpgrp() works from the background.  The child inherits the mask and clears
+	 * it just before exec. */
+	sigemptyset(&fwd);
+	for (const int *s = (const int[]) { SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGTSTP,
+					    SIGCONT, 0 }; *s != 0; s++)
+		sigaddset(&fwd, *s);
+	block = fwd;
+	sigaddset(&block, SIGTTOU);
+	sigaddset(&block, SIGTTIN);
+	if (sigprocmask(SIG_BLOCK, &block, NULL) < 0)
+		return log_error_errno(-errno, "cannot block signals: %m");
+	sigfd = signalfd(-1, &fwd, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (sigfd < 0)
+		return log_error_errno(-errno, "signalfd: %m");
+	/* Orphans of the sandbox (setsid, double fork) reparent to us, so we can kill and
+	 * reap them. */
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0)
+		return log_error_errno(-errno, "cannot become a child subreaper: %m");
+	epfd = epoll_create1(EPOLL_CLOEXEC);
+	tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	gfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	if (epfd < 0 || tfd < 0 || gfd < 0)
+		return log_error_errno(-errno, "cannot set up supervision: %m");
+	if (pipe2(fds, O_CLOEXEC) < 0)
+		return log_error_errno(-errno, "pipe: %m");
+	go_r = fds[0];
+	go_w = fds[1];
+	if (pipe2(fds, O_CLOEXEC | O_NONBLOCK) < 0)
+		return log_error_errno(-errno, "pipe: %m");
+	msg_r = fds[0];
+	msg_w = fds[1];
+
+	/* Hand the terminal to the sandbox only if we are its foreground job. */
+	if (isatty(STDIN_FILENO) && tcgetpgrp(STDIN_FILENO) == getpgrp())
+		st.tty_fd = STDIN_FILENO;
+
+	pid = fork();
+	if (pid < 0)
+		return log_error_errno(-errno, "cannot fork: %m");
+	if (pid == 0) {
+		go_w = safe_close(go_w);
+		msg_r = safe_close(msg_r);
+		child_run(spec, getppid(), go_r, msg_w, st.tty_fd);
+	}
+	go_r = safe_close(go_r);
+	msg_w = safe_close(msg_w);
+	st.pid = pid;
+	(void) setpgid(pid, pid);       /* also done by the child; whichever is first */
+
+	pidfd = pidfd_open(pid, 0);
+	if (pidfd < 0) {
+		r = log_error_errno(-errno, "pidfd_open: %m (Linux 5.3 or later is needed)");
+		(void) kill(pid, SIGKILL);
+		(void) waitpid(pid, NULL, 0);
+		return r;
+	}
+	st.pidfd = pidfd;
+	st.sigfd = sigfd;
+	st.msg_fd = msg_r;
+	st.epfd = epfd;
+	if (epoll_add(epfd, pidfd) < 0 || epoll_add(epfd, sigfd) < 0 || epoll_add(epfd, tfd) < 0 ||
+	    epoll_add(epfd, gfd) < 0 || epoll_add(epfd, msg_r) < 0) {
+		r = log_error_errno(-errno, "epoll: %m");
+		(void) kill(pid, SIGKILL);
+		(void) waitpid(pid, NULL, 0);
+		return r;
+	}
+
+	/* Release the child. */
+	st.start_ms = now_ms();
+	if (write(go_w, "g", 1) != 1) {
+		r = log_error_errno(-errno, "cannot release the child: %m");
+		(void) kill(pid, SIGKILL);
+		(void) waitpid(pid, NULL, 0);
+		return r;
+	}
+	go_w = safe_close(go_w);
+	if (spec->has_timeout && arm_timer(tfd, spec->timeout_ms) < 0) {
+		r = log_error_errno(-errno, "timerfd: %m");
+		(void) kill(pid, SIGKILL);
+		(void) waitpid(pid, NULL, 0);
+		return r;
+	}
+
+	while (!st.main_reaped) {
+		struct epoll_event evs[8];
+		int n = epoll_wait(epfd, evs, ELEMENTSOF(evs), -1);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			/* Cannot supervise any more: end the sandbox rather than leave it. */
+			log_error_errno(-errno, "epoll_wait: %m; killing the sandbox");
+			signal_sandbox(&st, SIGKILL);
+			break;
+		}
+		for (int i = 0; i < n && !st.main_reaped; i++) {
+			int fd = evs[i].data.fd;
+
+			if (fd == msg_r) {
+				read_child_msg(&st);
+			} else if (fd == pidfd) {
+				read_child_msg(&st);    /* written before the child exited */
+				reap(&st, &no_children);
+			} else if (fd == tfd) {
+				drain(tfd);
+				out.timeout_fired = true;
+				signal_sandbox(&st, SIGTERM);
+				signal_sandbox(&st, SIGCONT);   /* stopped processes must see it */
+				if (spec->grace_ms == 0) {
+					out.grace_expired = true;
+					signal_sandbox(&st, SIGKILL);
+				} else if (arm_timer(gfd, spec->grace_ms) < 0) {
+					signal_sandbox(&st, SIGKILL);
+				}
+			} else if (fd == gfd) {
+				drain(gfd);
+				out.grace_expired = true;
+				signal_sandbox(&st, SIGKILL);
+			} else if (fd == sigfd) {
+				struct signalfd_siginfo si;
+
+				while (read(sigfd, &si, sizeof(si)) == (ssize_t) sizeof(si)) {
+					if (si.ssi_signo == SIGCHLD)
+						reap(&st, &no_children);
+					else if (!st.main_reaped)
+						(void) kill(-st.pid, (int) si.ssi_signo);
+				}
+			}
+		}
+	}
+	read_child_msg(&st);
+
+	/* The main process is gone: kill and reap everything left, until ECHILD.  Each round
+	 * kills what reparented to us since the last; SIGCHLD wakes us, never a timer. */
+	for (;;) {
+		struct pollfd p = { .fd = sigfd, .events = POLLIN };
+
+		reap(&st, &no_children);
+		if (no_children)
+			break;
+		(void) sv_signal_descendants(SIGKILL);
+		reap(&st, &no_children);
+		if (no_children)
+			break;
+		if (poll(&p, 1, -1) < 0 && errno != EINTR)
+			break;
+		drain(sigfd);
+	}
+	(void) getrusage(RUSAGE_CHILDREN, &out.tree_ru);
+
+	/* Give the terminal back to sbx's group if the sandbox still holds it. */
+	if (st.tty_fd >= 0 && tcgetpgrp(st.tty_fd) == st.pid)
+		(void) tcsetpgrp(st.tty_fd, getpgrp());
+
+	*ret = out;
+	return 0;
+}

@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: MIT */
+/* Spawn the sandboxed child and supervise it to the end (DESIGN.md "The flow of one sbx
+ * run", steps 3-6, rlimit mode).
+ *
+ * The child runs in its own process group (and gets the terminal's foreground when sbx has
+ * it), blocks on a pipe until released, then applies the rlimits, no_new_privs and the
+ * isolation, resets its signal state and execs.  sbx is a child subreaper, so descendants
+ * that escape the group (setsid, double fork) reparent to it.  Supervision is one epoll
+ * loop over a pidfd (main process exit), a signalfd (SIGCHLD, forwarded signals, job
+ * control), two timerfds (timeout, grace) and the exec-error pipe: no sleeping or polling.
+ * When the main process ends, or the timeout's grace expires, every remaining descendant
+ * is killed and reaped until ECHILD. */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/resource.h>
+
+#include "isolate.h"
+
+struct sv_rlimit {
+	int resource;           /* RLIMIT_* */
+	rlim_t soft, hard;
+	const char *option;     /* "--as", for messages */
+};
+
+struct sv_spec {
+	char **argv;
+	const struct sv_rlimit *rl;
+	size_t n_rl;
+	const struct isolate_opts *iso;         /* NULL: no isolation */
+	const struct isolate_plan *plan;
+	bool has_timeout;
+	uint64_t timeout_ms;
+	uint64_t grace_ms;
+};
+
+enum sv_setup {
+	SV_SETUP_OK,
+	SV_SETUP_FAILED,        /* the child's set-up failed (message in setup_msg): 125 */
+	SV_SETUP_EXEC,          /* execvp failed with setup_errno */
+};
+
+struct sv_outcome {
+	enum sv_setup setup;
+	int setup_errno;
+	char setup_msg[256];
+
+	bool exited;
+	int exit_code;
+	bool signaled;
+	int signal;
+
+	bool timeout_fired;
+	bool grace_expired;             /* SIGKILL was needed after the grace period */
+	uint64_t wall_ms;               /* release of the child to the main process's end */
+	struct rusage main_ru;          /* the main process alone */
+	struct rusage tree_ru;          /* every reaped descendant (RUSAGE_CHILDREN) */
+};
+
+/* Run spec to completion.  Returns 0 (whatever the command did; see *ret), or -errno when
+ * sbx itself failed before the command could start (after printing why). */
+int sv_run(const struct sv_spec *spec, struct sv_outcome *ret);
+
+/* Signal every descendant of the calling process (found through /proc/<pid>/task/<tid>/
+ * children, recursively).  Returns how many were signalled.  Exposed for tests. */
+int sv_signal_descendants(int sig);

@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+
+#include "commands.h"
+#include "verdict.h"
+
+static const char *const verdict_names[_VERDICT_MAX] = {
+	[VERDICT_OK]          = "ok",
+	[VERDICT_EXIT]        = "exit",
+	[VERDICT_SIGNAL]      = "signal",
+	[VERDICT_TIMEOUT]     = "timeout",
+	[VERDICT_CPU_TIME]    = "cpu-time",
+	[VERDICT_MEMORY]      = "memory",
+	[VERDICT_PIDS]        = "pids",
+	[VERDICT_FSIZE]       = "fsize",
+	[VERDICT_DISK]        = "disk",
+	[VERDICT_SETUP_ERROR] = "setup-error",
+};
+
+const char *
+verdict_name(enum verdict_kind k)
+{
+	if ((unsigned) k >= _VERDICT_MAX)
+		return "unknown";
+	return verdict_names[k];
+}
+
+#define HIT(k) (1u << (k))
+
+void
+verdict_decide(const struct verdict_input *in, struct verdict *ret)
+{
+	const struct cg_usage *c = &in->counters;
+	struct verdict v = { .kind = VERDICT_OK, .exit_code = -1, .signal = 0, .sbx_exit = 0 };
+	bool failed;
+
+	if (in->setup != VERDICT_SETUP_NONE) {
+		v.kind = VERDICT_SETUP_ERROR;
+		if (in->setup == VERDICT_SETUP_FAILED)
+			v.sbx_exit = SBX_EXIT_FAILURE;
+		else if (in->exec_errno == ENOENT)
+			v.sbx_exit = SBX_EXIT_NOTFOUND;
+		else
+			v.sbx_exit = SBX_EXIT_NOEXEC;
+		*ret = v;
+		return;
+	}
+
+	if (in->signaled) {
+		v.signal = in->signal;
+		v.sbx_exit = 128 + in->signal;
+	} else {
+		v.exit_code = in->exit_code;
+		v.sbx_exit = in->exit_code & 0xff;
+	}
+	failed = in->signaled || in->exit_code != 0;
+
+	/* Evidence, each on its own; the verdict then picks the most specific one. */
+	if (in->timeout_fired)
+		v.limits_hit |= HIT(VERDICT_TIMEOUT);
+	if (in->cpu_budget_fired ||
+	    (in->signaled && in->signal == SIGXCPU) ||
+	    (in->signaled && in->signal == SIGKILL && in->cpu_limit_ms > 0 &&
+	     in->main_cpu_ms >= in->cpu_limit_ms))
+		v.limits_hit |= HIT(VERDICT_CPU_TIME);
+	/* A memory verdict needs oom_kill > 0 with oom > 0 in the leaf (a global OOM kill
+	 * also counts in oom_kill but not in the leaf's oom). */
+	if (c->has_memory_events && c->oom_kill > 0 && c->oom > 0)
+		v.limits_hit |= HIT(VERDICT_MEMORY);
+	if (c->has_pids_events && c->pids_max_events > 0)
+		v.limits_hit |= HIT(VERDICT_PIDS);
+	if (in->signaled && in->signal == SIGXFSZ)
+		v.limits_hit |= HIT(VERDICT_FSIZE);
+	if (c->has_disk_used && in->disk_limit > 0 && c->disk_used >= in->disk_limit)
+		v.limits_hit |= HIT(VERDICT_DISK);
+
+	if (v.limits_hit & HIT(VERDICT_TIMEOUT)) {
+		/* Whatever the command died of after our SIGTERM, the timer decided. */
+		v.kind = VERDICT_TIMEOUT;
+		v.sbx_exit = SBX_EXIT_TIMEOUT;
+	} else if (v.limits_hit & HIT(VERDICT_CPU_TIME)) {
+		v.kind = VERDICT_CPU_TIME;
+	} else if (failed && (v.limits_hit & HIT(VERDICT_MEMORY))) {
+		v.kind = VERDICT_MEMORY;
+	} else if (v.limits_hit & HIT(VERDICT_FSIZE)) {
+		v.kind = VERDICT_FSIZE;
+	} else if (failed && (v.limits_hit & HIT(VERDICT_DISK))) {
+		v.kind = VERDICT_DISK;
+	} else if (failed && (v.limits_hit & HIT(VERDICT_PIDS))) {
+		v.kind = VERDICT_PIDS;
+	} else if (in->signaled) {
+		v.kind = VERDICT_SIGNAL;
+	} else if (in->exit_code != 0) {
+		v.kind = VERDICT_EXIT;
+	} else {
+		v.kind = VERDICT_OK;
+	}
+	*ret = v;
+}

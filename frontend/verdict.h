@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: MIT */
+/* The verdict of one sandbox run, decided from evidence only (DESIGN.md "Results"): how the
+ * main process ended, which of sbx's timers fired, and (cgroup mode) the leaf's counters.
+ * Pure: no I/O, unit-tested in tests/unit/test-verdict.c. */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cgstats.h"
+
+enum verdict_kind {
+	VERDICT_OK,
+	VERDICT_EXIT,
+	VERDICT_SIGNAL,
+	VERDICT_TIMEOUT,
+	VERDICT_CPU_TIME,
+	VERDICT_MEMORY,
+	VERDICT_PIDS,
+	VERDICT_FSIZE,
+	VERDICT_DISK,
+	VERDICT_SETUP_ERROR,
+	_VERDICT_MAX,
+};
+
+enum verdict_setup {
+	VERDICT_SETUP_NONE,             /* the command was executed */
+	VERDICT_SETUP_FAILED,           /* sbx or the child's set-up failed before exec: 125 */
+	VERDICT_SETUP_EXEC,             /* execvp failed with exec_errno: 127 / 126 */
+};
+
+struct verdict_input {
+	enum verdict_setup setup;
+	int exec_errno;                 /* VERDICT_SETUP_EXEC: errno of execvp */
+
+	/* How the main process ended (exactly one is true unless setup failed). */
+	bool exited;
+	int exit_code;
+	bool signaled;
+	int signal;
+
+	bool timeout_fired;             /* the wall-clock timer fired (SIGTERM was sent) */
+	bool cpu_budget_fired;          /* cgroup mode: the whole-sandbox CPU budget timer */
+
+	/* rlimit mode: RLIMIT_CPU hard limit is soft + 1 s, reached -> SIGKILL.  A SIGKILL with
+	 * the main process's CPU time at or over cpu_limit_ms counts as cpu-time. */
+	uint64_t cpu_limit_ms;          /* 0 = no --cpu-time */
+	uint64_t main_cpu_ms;           /* user + system of the main process (wait4 rusage) */
+
+	/* cgroup mode; has_* false in rlimit mode. */
+	struct cg_usage counters;
+	uint64_t disk_limit;            /* bytes, 0 = none: used >= limit counts as disk hit */
+};
+
+struct verdict {
+	enum verdict_kind kind;
+	unsigned limits_hit;            /* bit (1u << VERDICT_*) for each limit hit */
+	int exit_code;                  /* -1: none (signal or set-up failure) */
+	int signal;                     /* 0: none */
+	int sbx_exit;                   /* sbx's own exit status */
+};
+
+void verdict_decide(const struct verdict_input *in, struct verdict *ret);
+
+/* "ok", "exit", "signal", "timeout", "cpu-time", "memory", "pids", "fsize", "disk",
+ * "setup-error". */
+const char *verdict_name(enum verdict_kind k);
