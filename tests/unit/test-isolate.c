@@ -1,0 +1,380 @@
+/* SPDX-License-Identifier: MIT */
+/* Unit tests for frontend/isolate.c: the --fs/--net parsers, the plan (with the kernel facts
+ * given, so no Landlock or seccomp is needed), the Landlock rule list and the policy
+ * requirement check. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "isolate.h"
+#include "macro.h"
+
+/* Rights by bit number (include/uapi/linux/landlock.h). */
+#define LL_EXECUTE    (1ULL << 0)
+#define LL_WRITE_FILE (1ULL << 1)
+#define LL_READ_FILE  (1ULL << 2)
+#define LL_READ_DIR   (1ULL << 3)
+#define LL_MAKE_CHAR  (1ULL << 6)
+#define LL_MAKE_REG   (1ULL << 8)
+#define LL_MAKE_SOCK  (1ULL << 9)
+#define LL_MAKE_BLOCK (1ULL << 11)
+#define LL_REFER      (1ULL << 13)
+#define LL_TRUNCATE   (1ULL << 14)
+#define LL_IOCTL_DEV  (1ULL << 15)
+
+static void
+test_parse_fs(void **state)
+{
+	enum policy_fs fs = POLICY_FS_RO;
+
+	(void) state;
+	assert_int_equal(isolate_parse_fs("none", &fs), 0);
+	assert_int_equal(fs, POLICY_FS_NONE);
+	assert_int_equal(isolate_parse_fs("strict", &fs), 0);
+	assert_int_equal(fs, POLICY_FS_STRICT);
+	assert_int_equal(isolate_parse_fs("ro", &fs), 0);
+	assert_int_equal(fs, POLICY_FS_RO);
+	/* Rejected, and *ret untouched. */
+	const char *bad[] = { "", "RO", "ro ", " ro", "read-only", "strict\n", "nonee", "0" };
+	for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
+		assert_int_equal(isolate_parse_fs(bad[i], &fs), -EINVAL);
+		assert_int_equal(fs, POLICY_FS_RO);
+	}
+	assert_int_equal(isolate_parse_fs(NULL, &fs), -EINVAL);
+	for (int f = POLICY_FS_NONE; f <= POLICY_FS_STRICT; f++) {
+		assert_int_equal(isolate_parse_fs(isolate_fs_name(f), &fs), 0);
+		assert_int_equal((int) fs, f);
+	}
+}
+
+static void
+test_parse_net(void **state)
+{
+	enum policy_net net = POLICY_NET_NONE;
+
+	(void) state;
+	assert_int_equal(isolate_parse_net("host", &net), 0);
+	assert_int_equal(net, POLICY_NET_HOST);
+	assert_int_equal(isolate_parse_net("none", &net), 0);
+	assert_int_equal(net, POLICY_NET_NONE);
+	const char *bad[] = { "", "NONE", "off", "host ", "loopback", "no" };
+	for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
+		assert_int_equal(isolate_parse_net(bad[i], &net), -EINVAL);
+		assert_int_equal(net, POLICY_NET_NONE);
+	}
+	assert_string_equal(isolate_net_name(POLICY_NET_HOST), "host");
+	assert_string_equal(isolate_net_name(POLICY_NET_NONE), "none");
+}
+
+static void
+test_fs_mask_per_abi(void **state)
+{
+	(void) state;
+	assert_true(isolate_landlock_fs_mask(0) == 0);
+	assert_true(isolate_landlock_fs_mask(1) == 0x1fff);
+	assert_true(isolate_landlock_fs_mask(2) == (0x1fff | LL_REFER));
+	assert_true(isolate_landlock_fs_mask(3) == (0x1fff | LL_REFER | LL_TRUNCATE));
+	assert_true(isolate_landlock_fs_mask(4) == isolate_landlock_fs_mask(3));
+	assert_true(isolate_landlock_fs_mask(5) == 0xffff);
+	assert_true(isolate_landlock_fs_mask(7) == 0xffff);
+}
+
+static const struct isolate_rule *
+find_rule(const struct isolate_rule *rules, size_t n, const char *path)
+{
+	for (size_t i = 0; i < n; i++)
+		if (streq(rules[i].path, path))
+			return &rules[i];
+	return NULL;
+}
+
+static void
+test_rules_none(void **state)
+{
+	struct isolate_opts o = { .fs = POLICY_FS_NONE, .workspace = "/ws" };
+	struct isolate_rule rules[ISOLATE_RULES_MAX];
+	size_t n = 99;
+	uint64_t handled = 99;
+
+	(void) state;
+	assert_int_equal(isolate_fs_rules(&o, 7, "/tmp", rules, ELEMENTSOF(rules), &n, &handled), 0);
+	assert_int_equal(n, 0);
+	assert_true(handled == 0);
+	/* No Landlock: nothing to build either. */
+	o.fs = POLICY_FS_STRICT;
+	assert_int_equal(isolate_fs_rules(&o, 0, "/tmp", rules, ELEMENTSOF(rules), &n, &handled), 0);
+	assert_int_equal(n, 0);
+}
+
+static void
+test_rules_ro(void **state)
+{
+	struct isolate_opts o = { .fs = POLICY_FS_RO, .workspace = "/ws",
+				  .rw = { "/data/out" }, .n_rw = 1 };
+	struct isolate_rule rules[ISOLATE_RULES_MAX];
+	const struct isolate_rule *r;
+	uint64_t handled;
+	size_t n;
+
+	(void) state;
+	assert_int_equal(isolate_fs_rules(&o, 7, "/tmp/x", rules, ELEMENTSOF(rules), &n, &handled),
+			 0);
+	assert_true(handled == 0xffff);
+	r = find_rule(rules, n, "/");
+	assert_non_null(r);
+	assert_true(r->access == (LL_EXECUTE | LL_READ_FILE | LL_READ_DIR));
+	/* Writable: workspace, TMPDIR, --rw; never device creation. */
+	const char *w[] = { "/ws", "/tmp/x", "/data/out" };
+	for (size_t i = 0; i < ELEMENTSOF(w); i++) {
+		r = find_rule(rules, n, w[i]);
+		assert_non_null(r);
+		assert_true(r->access & LL_WRITE_FILE);
+		assert_true(r->access & LL_MAKE_REG);
+		assert_true(r->access & LL_REFER);
+		assert_true(r->access & LL_TRUNCATE);
+		assert_false(r->access & (LL_MAKE_CHAR | LL_MAKE_BLOCK));
+		assert_non_null(r->origin);
+	}
+	assert_string_equal(find_rule(rules, n, "/data/out")->origin, "--rw");
+	/* Devices: /dev/null writable with truncate (for "> /dev/null") and ioctl. */
+	r = find_rule(rules, n, "/dev/null");
+	assert_non_null(r);
+	assert_true(r->access == (LL_READ_FILE | LL_WRITE_FILE | LL_TRUNCATE | LL_IOCTL_DEV));
+	r = find_rule(rules, n, "/dev/urandom");
+	assert_non_null(r);
+	assert_false(r->access & LL_WRITE_FILE);
+	assert_non_null(find_rule(rules, n, "/dev/pts"));
+	assert_non_null(find_rule(rules, n, "/dev/tty"));
+	/* Only the listed paths are writable. */
+	for (size_t i = 0; i < n; i++)
+		if (rules[i].access & LL_WRITE_FILE)
+			assert_true(strneq(rules[i].path, "/dev/", 5) || rules[i].origin != NULL);
+}
+
+static void
+test_rules_strict(void **state)
+{
+	struct isolate_opts o = { .fs = POLICY_FS_STRICT, .ro = { "/home/u/src" }, .n_ro = 1 };
+	struct isolate_rule rules[ISOLATE_RULES_MAX];
+	const struct isolate_rule *r;
+	uint64_t handled;
+	size_t n;
+
+	(void) state;
+	assert_int_equal(isolate_fs_rules(&o, 7, "/tmp", rules, ELEMENTSOF(rules), &n, &handled), 0);
+	assert_null(find_rule(rules, n, "/"));
+	assert_null(find_rule(rules, n, "/home"));
+	const char *sys[] = { "/usr", "/etc", "/bin", "/lib", "/lib64", "/proc" };
+	for (size_t i = 0; i < ELEMENTSOF(sys); i++) {
+		r = find_rule(rules, n, sys[i]);
+		assert_non_null(r);
+		assert_true(r->access == (LL_EXECUTE | LL_READ_FILE | LL_READ_DIR));
+	}
+	r = find_rule(rules, n, "/home/u/src");
+	assert_non_null(r);
+	assert_string_equal(r->origin, "--ro");
+	assert_false(r->access & LL_WRITE_FILE);
+	/* No workspace given: only the temp dir is writable. */
+	size_t writable = 0;
+	for (size_t i = 0; i < n; i++)
+		if ((rules[i].access & LL_MAKE_REG) != 0) {
+			writable++;
+			assert_string_equal(rules[i].path, "/tmp");
+		}
+	assert_int_equal(writable, 1);
+}
+
+static void
+test_rules_masked_to_abi(void **state)
+{
+	struct isolate_opts o = { .fs = POLICY_FS_RO, .workspace = "/ws" };
+	struct isolate_rule rules[ISOLATE_RULES_MAX];
+	uint64_t handled;
+	size_t n;
+
+	(void) state;
+	assert_int_equal(isolate_fs_rules(&o, 1, NULL, rules, ELEMENTSOF(rules), &n, &handled), 0);
+	assert_true(handled == 0x1fff);
+	for (size_t i = 0; i < n; i++)
+		assert_true((rules[i].access & ~handled) == 0);
+	assert_false(find_rule(rules, n, "/dev/null")->access & (LL_TRUNCATE | LL_IOCTL_DEV));
+	assert_false(find_rule(rules, n, "/ws")->access & LL_REFER);
+}
+
+static void
+test_rules_overflow(void **state)
+{
+	struct isolate_opts o = { .fs = POLICY_FS_STRICT, .n_rw = ISOLATE_PATHS_MAX,
+				  .n_ro = ISOLATE_PATHS_MAX };
+	struct isolate_rule rules[8];
+	uint64_t handled = 7;
+	size_t n = 7;
+
+	(void) state;
+	for (size_t i = 0; i < ISOLATE_PATHS_MAX; i++)
+		o.rw[i] = o.ro[i] = "/x";
+	assert_int_equal(isolate_fs_rules(&o, 7, "/tmp", rules, ELEMENTSOF(rules), &n, &handled),
+			 -E2BIG);
+	assert_int_equal(n, 7);
+	/* The real maximum fits. */
+	struct isolate_rule all[ISOLATE_RULES_MAX];
+	assert_int_equal(isolate_fs_rules(&o, 7, "/tmp", all, ELEMENTSOF(all), &n, &handled), 0);
+}
+
+static void
+test_plan_fs(void **state)
+{
+	struct isolate_opts o = { .fs = POLICY_FS_RO };
+	struct isolate_plan p;
+	char err[256] = "";
+
+	(void) state;
+	assert_int_equal(isolate_plan_on(&o, 7, true, &p, err, sizeof(err)), 0);
+	assert_string_equal(p.fs_enforcement, "landlock (ABI 7)");
+	assert_string_equal(p.net_enforcement, "none");
+	assert_true(p.landlock_fs);
+	assert_false(p.landlock_net);
+	assert_true(p.seccomp);         /* the TIOCSTI guard */
+
+	/* No Landlock: an error naming the option and the fix... */
+	assert_int_equal(isolate_plan_on(&o, 0, true, &p, err, sizeof(err)), -EOPNOTSUPP);
+	assert_non_null(strstr(err, "sbx: --fs ro: this kernel has no Landlock"));
+	assert_non_null(strstr(err, "--fallback"));
+	/* ...unless --fallback, and then the report says so. */
+	o.fallback = true;
+	assert_int_equal(isolate_plan_on(&o, 0, true, &p, err, sizeof(err)), 0);
+	assert_string_equal(p.fs_enforcement, "none (no Landlock; --fallback)");
+	assert_false(p.landlock_fs);
+
+	/* Nothing asked: nothing applied. */
+	struct isolate_opts none = { 0 };
+	assert_int_equal(isolate_plan_on(&none, 7, true, &p, err, sizeof(err)), 0);
+	assert_string_equal(p.fs_enforcement, "none");
+	assert_string_equal(p.net_enforcement, "none");
+	assert_false(p.seccomp || p.landlock_fs || p.landlock_net || p.landlock_scope);
+}
+
+static void
+test_plan_net(void **state)
+{
+	struct isolate_opts o = { .net = POLICY_NET_NONE };
+	struct isolate_plan p;
+	char err[256] = "";
+
+	(void) state;
+	assert_int_equal(isolate_plan_on(&o, 7, true, &p, err, sizeof(err)), 0);
+	assert_string_equal(p.net_enforcement, "seccomp+landlock (ABI 7)");
+	assert_string_equal(p.fs_enforcement, "none");
+	assert_true(p.seccomp && p.landlock_net && p.landlock_scope);
+	assert_false(p.landlock_fs);
+
+	assert_int_equal(isolate_plan_on(&o, 4, true, &p, err, sizeof(err)), 0);
+	assert_true(p.landlock_net);
+	assert_false(p.landlock_scope);
+	assert_int_equal(isolate_plan_on(&o, 3, true, &p, err, sizeof(err)), 0);
+	assert_string_equal(p.net_enforcement, "seccomp");
+	assert_false(p.landlock_net);
+	/* The VM: no Landlock at all, seccomp alone. */
+	assert_int_equal(isolate_plan_on(&o, 0, true, &p, err, sizeof(err)), 0);
+	assert_string_equal(p.net_enforcement, "seccomp");
+
+	/* No seccomp: refused, or with --fallback a weaker, named substitute. */
+	assert_int_equal(isolate_plan_on(&o, 7, false, &p, err, sizeof(err)), -EOPNOTSUPP);
+	assert_non_null(strstr(err, "sbx: --net none:"));
+	o.fallback = true;
+	assert_int_equal(isolate_plan_on(&o, 7, false, &p, err, sizeof(err)), 0);
+	assert_non_null(strstr(p.net_enforcement, "TCP only"));
+	assert_int_equal(isolate_plan_on(&o, 0, false, &p, err, sizeof(err)), 0);
+	assert_string_equal(p.net_enforcement, "none (no seccomp; --fallback)");
+}
+
+static void
+test_plan_paths(void **state)
+{
+	struct isolate_opts o = { .fs = POLICY_FS_STRICT, .rw = { "/nonexistent/sbx-test" },
+				  .n_rw = 1 };
+	struct isolate_plan p;
+	char err[256] = "";
+
+	(void) state;
+	assert_int_equal(isolate_plan_on(&o, 7, true, &p, err, sizeof(err)), -ENOENT);
+	assert_non_null(strstr(err, "sbx: --rw /nonexistent/sbx-test:"));
+	o.rw[0] = "/";
+	o.ro[0] = "/nonexistent/ro";
+	o.n_ro = 1;
+	assert_int_equal(isolate_plan_on(&o, 7, true, &p, err, sizeof(err)), -ENOENT);
+	assert_non_null(strstr(err, "--ro /nonexistent/ro"));
+	o.ro[0] = "/usr";
+	assert_int_equal(isolate_plan_on(&o, 7, true, &p, err, sizeof(err)), 0);
+	/* A grant without a policy is a mistake worth stopping. */
+	o.fs = POLICY_FS_NONE;
+	assert_int_equal(isolate_plan_on(&o, 7, true, &p, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "needs a filesystem policy"));
+}
+
+static void
+test_check_required(void **state)
+{
+	struct policy_resolved r = { .allowed = true, .net_required = POLICY_NET_NONE,
+				     .fs_required = POLICY_FS_RO };
+	struct isolate_opts o = { .net = POLICY_NET_HOST, .fs = POLICY_FS_STRICT };
+	char err[256] = "";
+
+	(void) state;
+	assert_int_equal(isolate_check_required_on(&o, &r, 7, true, err, sizeof(err)), -EPERM);
+	assert_non_null(strstr(err, "sbx: --net host: the policy requires --net none"));
+	o.net = POLICY_NET_NONE;
+	o.fs = POLICY_FS_NONE;
+	assert_int_equal(isolate_check_required_on(&o, &r, 7, true, err, sizeof(err)), -EPERM);
+	assert_non_null(strstr(err, "sbx: --fs none: the policy requires --fs ro"));
+	o.fs = POLICY_FS_RO;
+	assert_int_equal(isolate_check_required_on(&o, &r, 7, true, err, sizeof(err)), 0);
+	o.fs = POLICY_FS_STRICT;        /* more than required is fine */
+	assert_int_equal(isolate_check_required_on(&o, &r, 7, true, err, sizeof(err)), 0);
+	r.fs_required = POLICY_FS_STRICT;
+	o.fs = POLICY_FS_RO;
+	assert_int_equal(isolate_check_required_on(&o, &r, 7, true, err, sizeof(err)), -EPERM);
+	assert_non_null(strstr(err, "requires --fs strict"));
+
+	/* --fallback may not downgrade a required policy on a kernel that lacks it. */
+	o.fs = POLICY_FS_STRICT;
+	o.fallback = true;
+	assert_int_equal(isolate_check_required_on(&o, &r, 7, true, err, sizeof(err)), 0);
+	assert_int_equal(isolate_check_required_on(&o, &r, 0, true, err, sizeof(err)), -EPERM);
+	assert_non_null(strstr(err, "sbx: --fallback:"));
+	r.fs_required = POLICY_FS_NONE;
+	assert_int_equal(isolate_check_required_on(&o, &r, 0, true, err, sizeof(err)), 0);
+	assert_int_equal(isolate_check_required_on(&o, &r, 0, false, err, sizeof(err)), -EPERM);
+	r.net_required = POLICY_NET_HOST;
+	assert_int_equal(isolate_check_required_on(&o, &r, 0, false, err, sizeof(err)), 0);
+
+	/* Nothing required: anything goes. */
+	struct policy_resolved none = { .allowed = true };
+	struct isolate_opts weakest = { .fallback = true };
+	assert_int_equal(isolate_check_required_on(&weakest, &none, 0, false, err, sizeof(err)), 0);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_parse_fs),
+		cmocka_unit_test(test_parse_net),
+		cmocka_unit_test(test_fs_mask_per_abi),
+		cmocka_unit_test(test_rules_none),
+		cmocka_unit_test(test_rules_ro),
+		cmocka_unit_test(test_rules_strict),
+		cmocka_unit_test(test_rules_masked_to_abi),
+		cmocka_unit_test(test_rules_overflow),
+		cmocka_unit_test(test_plan_fs),
+		cmocka_unit_test(test_plan_net),
+		cmocka_unit_test(test_plan_paths),
+		cmocka_unit_test(test_check_required),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
