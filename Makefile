@@ -180,6 +180,9 @@ tcb-size:
 	@echo "helper trusted code (lines, excluding blanks and comments):"
 	@sh tools/tcb-size.sh
 
+lint: all
+	@sh tools/lint.sh $(BUILD)
+
 format-check:
 	@clang-format --dry-run --Werror $(LIB_SRC) $(POLICY_SRC) $(FRONTEND_SRC) $(HELPER_SRC) \
 		$(wildcard lib/*.h policy/*.h frontend/*.h helper/*.h)

@@ -1,0 +1,73 @@
+#!/bin/sh
+# make lint: static analysis over the tree; any finding fails.
+#   cppcheck, gcc -fanalyzer, clang-tidy (.clang-tidy), and the hardening of the built binaries.
+# Writes "lint PASSED FAILED" (one count per tool) into $BUILD/results/lint.
+set -u
+build=${1:-build}
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top" || exit 1
+mkdir -p "$build/results" "$build/lint"
+pass=0 fail=0
+SRC=$(ls lib/*.c policy/*.c frontend/*.c helper/*.c)
+DEFS="-D_GNU_SOURCE -DSBX_VERSION=\"0\" -DSBX_HELPER_PATH=\"/x\" -DSBX_POLICY_PATH=\"/x\" -DSBX_PROFILES_DIR=\"/x\""
+PKGF=$(pkg-config --cflags libcap-ng inih libbsd-overlay libseccomp)
+
+inc_for() {
+	case "$1" in
+	lib/*) echo "-Ilib" ;;
+	policy/*) echo "-Ilib -Ipolicy" ;;
+	frontend/*) echo "-Ilib -Ipolicy -Ifrontend" ;;
+	helper/*) echo "-Ilib -Ipolicy -Ihelper" ;;
+	esac
+}
+
+result() { # name rc logfile
+	if [ "$2" -eq 0 ]; then pass=$((pass + 1)); echo "lint: $1: clean"
+	else fail=$((fail + 1)); echo "lint: $1: FINDINGS (see $3)"; tail -40 "$3"; fi
+}
+
+# 1. cppcheck
+log="$build/lint/cppcheck.log"
+# shellcheck disable=SC2086
+cppcheck --quiet --error-exitcode=1 --enable=warning,performance --inline-suppr \
+	--std=c11 --library=posix -D_GNU_SOURCE -Ilib -Ipolicy -Ifrontend -Ihelper \
+	--suppress=missingIncludeSystem --suppress=unknownMacro \
+	--suppress=resourceLeak --suppress=memleak \
+	$SRC >"$log" 2>&1
+result cppcheck $? "$log"
+
+# 2. gcc -fanalyzer
+log="$build/lint/analyzer.log"; : >"$log"; rc=0
+for f in $SRC; do
+	# shellcheck disable=SC2046,SC2086
+	gcc -std=gnu11 -O1 -fanalyzer -Werror -Wno-analyzer-fd-leak -fsyntax-only $DEFS $PKGF \
+		$(inc_for "$f") "$f" >>"$log" 2>&1 || rc=1
+done
+result gcc-fanalyzer $rc "$log"
+
+# 3. clang-tidy
+log="$build/lint/clang-tidy.log"; : >"$log"; rc=0
+for f in $SRC; do
+	# shellcheck disable=SC2046,SC2086
+	clang-tidy --quiet "$f" -- -std=gnu11 $DEFS $PKGF $(inc_for "$f") >>"$log" 2>&1 || rc=1
+done
+result clang-tidy $rc "$log"
+
+# 4. hardening of the built binaries (readelf: PIE, full RELRO, BIND_NOW, NX stack,
+#    stack protector and fortified calls present)
+log="$build/lint/hardening.log"; : >"$log"; rc=0
+for b in "$build/sbx" "$build/sbx-helper"; do
+	if [ ! -x "$b" ]; then echo "$b: not built" >>"$log"; rc=1; continue; fi
+	h=$(readelf -h "$b"); d=$(readelf -d "$b"); l=$(readelf -lW "$b"); s=$(readelf -sW --dyn-syms "$b")
+	echo "$h" | grep -q 'Type:.*DYN' || { echo "$b: not PIE" >>"$log"; rc=1; }
+	echo "$l" | grep -q 'GNU_RELRO' || { echo "$b: no RELRO" >>"$log"; rc=1; }
+	echo "$d" | grep -Eq 'BIND_NOW|FLAGS.*NOW' || { echo "$b: no BIND_NOW" >>"$log"; rc=1; }
+	echo "$l" | grep 'GNU_STACK' | grep -q 'RWE' && { echo "$b: executable stack" >>"$log"; rc=1; }
+	echo "$s" | grep -q '__stack_chk_fail' || { echo "$b: no stack protector" >>"$log"; rc=1; }
+	echo "$s" | grep -q '_chk@' || { echo "$b: no fortified calls" >>"$log"; rc=1; }
+done
+result hardening $rc "$log"
+
+echo "lint $pass $fail" > "$build/results/lint"
+echo "lint: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
