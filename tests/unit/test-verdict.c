@@ -1,0 +1,245 @@
+/* SPDX-License-Identifier: MIT */
+/* verdict_decide(): every verdict from its evidence, and the precedence between them. */
+#include <errno.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "verdict.h"
+
+static struct verdict
+decide(const struct verdict_input *in)
+{
+	struct verdict v;
+
+	verdict_decide(in, &v);
+	return v;
+}
+
+static void
+test_ok_and_exit(void **state)
+{
+	struct verdict_input in = { .exited = true, .exit_code = 0 };
+	struct verdict v = decide(&in);
+
+	(void) state;
+	assert_int_equal(v.kind, VERDICT_OK);
+	assert_int_equal(v.sbx_exit, 0);
+	assert_int_equal(v.exit_code, 0);
+	assert_int_equal(v.signal, 0);
+	assert_int_equal(v.limits_hit, 0);
+
+	in.exit_code = 3;
+	v = decide(&in);
+	assert_int_equal(v.kind, VERDICT_EXIT);
+	assert_int_equal(v.sbx_exit, 3);
+	assert_int_equal(v.exit_code, 3);
+
+	/* The command's own 126/127/124/125 pass through as "exit". */
+	in.exit_code = 127;
+	v = decide(&in);
+	assert_int_equal(v.kind, VERDICT_EXIT);
+	assert_int_equal(v.sbx_exit, 127);
+}
+
+static void
+test_signal(void **state)
+{
+	struct verdict_input in = { .signaled = true, .signal = SIGSEGV };
+	struct verdict v = decide(&in);
+
+	(void) state;
+	assert_int_equal(v.kind, VERDICT_SIGNAL);
+	assert_int_equal(v.sbx_exit, 128 + SIGSEGV);
+	assert_int_equal(v.exit_code, -1);
+	assert_int_equal(v.signal, SIGSEGV);
+	assert_int_equal(v.limits_hit, 0);
+}
+
+static void
+test_timeout_wins_whatever_the_end(void **state)
+{
+	struct verdict_input in = { .signaled = true, .signal = SIGTERM, .timeout_fired = true };
+	struct verdict v = decide(&in);
+
+	(void) state;
+	assert_int_equal(v.kind, VERDICT_TIMEOUT);
+	assert_int_equal(v.sbx_exit, 124);
+	assert_int_equal(v.signal, SIGTERM);
+	assert_int_equal(v.limits_hit, 1u << VERDICT_TIMEOUT);
+
+	/* A command that traps SIGTERM and exits 0 still timed out. */
+	in = (struct verdict_input) { .exited = true, .exit_code = 0, .timeout_fired = true };
+	v = decide(&in);
+	assert_int_equal(v.kind, VERDICT_TIMEOUT);
+	assert_int_equal(v.sbx_exit, 124);
+	assert_int_equal(v.exit_code, 0);
+
+	/* Timeout beats a CPU limit that the SIGKILL also satisfies. */
+	in = (struct verdict_input) { .signaled = true, .signal = SIGKILL, .timeout_fired = true,
+				      .cpu_limit_ms = 1000, .main_cpu_ms = 5000 };
+	v = decide(&in);
+	assert_int_equal(v.kind, VERDICT_TIMEOUT);
+	assert_true(v.limits_hit & (1u << VERDICT_CPU_TIME));
+}
+
+static void
+test_cpu_time(void **state)
+{
+	struct verdict_input in = { .signaled = true, .signal = SIGXCPU };
+	struct verdict v = decide(&in);
+
+	(void) state;
+	assert_int_equal(v.kind, VERDICT_CPU_TIME);
+	assert_int_equal(v.sbx_exit, 128 + SIGXCPU);
+	assert_int_equal(v.limits_hit, 1u << VERDICT_CPU_TIME);
+
+	/* SIGXCPU ignored: the hard limit's SIGKILL, with the CPU time to prove it. */
+	in = (struct verdict_input) { .signaled = true, .signal = SIGKILL, .cpu_limit_ms = 2000,
+				      .main_cpu_ms = 2000 };
+	v = decide(&in);
+	assert_int_equal(v.kind, VERDICT_CPU_TIME);
+	assert_int_equal(v.sbx_exit, 137);
+
+	/* A SIGKILL without that evidence is just a signal. */
+	in.main_cpu_ms = 1999;
+	v = decide(&in);
+	assert_int_equal(v.kind, VERDICT_SIGNAL);
+	in = (struct verdict_input) { .signaled = true, .signal = SIGKILL, .main_cpu_ms = 9000 };
+	v = decide(&in);
+	assert_int_equal(v.kind, VERDICT_SIGNAL);
+
+	/* cgroup mode: the budget timer fired. */
+	in = (struct verdict_input) { .signaled = true, .signal = SIGKILL, .cpu_budget_fired = true };
+	v = decide(&in);
+	assert_int_equal(v.kind, VERDICT_CPU_TIME);
+}
+
+static void
+test_fsize(void **state)
+{
+	struct verdict_input in = { .signaled = true, .signal = SIGXFSZ };
+	struct verdict v = decide(&in);
+
+	(void) state;
+	assert_int_equal(v.kind, VERDICT_FSIZE);
+	assert_int_equal(v.sbx_exit, 128 + SIGXFSZ);
+	assert_int_equal(v.limits_hit, 1u << VERDICT_FSIZE);
+
+	/* A shell reporting 153 for a child is not evidence: no guessing. */
+	in = (struct verdict_input) { .exited = true, .exit_code = 128 + SIGXFSZ };
+	v = decide(&in);
+	assert_int_equal(v.kind, VERDICT_EXIT);
+}
+
+static void
+test_setup_errors(void **state)
+{
+	struct verdict_input in = { .setup = VERDICT_SETUP_EXEC, .exec_errno = ENOENT };
+	struct verdict v = decide(&in);
+
+	(void) state;
+	assert_int_equal(v.kind, VERDICT_SETUP_ERROR);
+	assert_int_equal(v.sbx_exit, 127);
+	assert_int_equal(v.exit_code, -1);
+	assert_int_equal(v.signal, 0);
+
+	in.exec_errno = EACCES;
+	assert_int_equal(decide(&in).sbx_exit, 126);
+	in.exec_errno = ENOEXEC;
+	assert_int_equal(decide(&in).sbx_exit, 126);
+	in = (struct verdict_input) { .setup = VERDICT_SETUP_FAILED, .exec_errno = EPERM };
+	v = decide(&in);
+	assert_int_equal(v.kind, VERDICT_SETUP_ERROR);
+	assert_int_equal(v.sbx_exit, 125);
+	/* Set-up failure wins over a timer that fired meanwhile. */
+	in.timeout_fired = true;
+	assert_int_equal(decide(&in).kind, VERDICT_SETUP_ERROR);
+}
+
+static void
+test_memory_needs_leaf_oom(void **state)
+{
+	struct verdict_input in = { .signaled = true, .signal = SIGKILL };
+	struct verdict v;
+
+	(void) state;
+	in.counters.has_memory_events = true;
+	in.counters.oom_kill = 1;
+	in.counters.oom = 1;
+	v = decide(&in);
+	assert_int_equal(v.kind, VERDICT_MEMORY);
+	assert_int_equal(v.sbx_exit, 137);
+	assert_int_equal(v.limits_hit, 1u << VERDICT_MEMORY);
+
+	/* oom_kill without oom in the leaf: a global OOM, not our limit. */
+	in.counters.oom = 0;
+	assert_int_equal(decide(&in).kind, VERDICT_SIGNAL);
+	/* Counters absent (rlimit mode): never a memory verdict. */
+	in.counters.oom = 1;
+	in.counters.has_memory_events = false;
+	assert_int_equal(decide(&in).kind, VERDICT_SIGNAL);
+	/* A child was OOM-killed but the command succeeded: ok, with the hit recorded. */
+	in = (struct verdict_input) { .exited = true, .exit_code = 0 };
+	in.counters.has_memory_events = true;
+	in.counters.oom_kill = 2;
+	in.counters.oom = 2;
+	v = decide(&in);
+	assert_int_equal(v.kind, VERDICT_OK);
+	assert_int_equal(v.limits_hit, 1u << VERDICT_MEMORY);
+}
+
+static void
+test_pids_and_disk(void **state)
+{
+	struct verdict_input in = { .exited = true, .exit_code = 1 };
+	struct verdict v;
+
+	(void) state;
+	in.counters.has_pids_events = true;
+	in.counters.pids_max_events = 4;
+	v = decide(&in);
+	assert_int_equal(v.kind, VERDICT_PIDS);
+	assert_int_equal(v.sbx_exit, 1);
+
+	in = (struct verdict_input) { .exited = true, .exit_code = 1, .disk_limit = 4096 };
+	in.counters.has_disk_used = true;
+	in.counters.disk_used = 4096;
+	assert_int_equal(decide(&in).kind, VERDICT_DISK);
+	in.counters.disk_used = 4095;
+	assert_int_equal(decide(&in).kind, VERDICT_EXIT);
+}
+
+static void
+test_names(void **state)
+{
+	(void) state;
+	assert_string_equal(verdict_name(VERDICT_OK), "ok");
+	assert_string_equal(verdict_name(VERDICT_CPU_TIME), "cpu-time");
+	assert_string_equal(verdict_name(VERDICT_SETUP_ERROR), "setup-error");
+	assert_string_equal(verdict_name(_VERDICT_MAX), "unknown");
+	for (int k = 0; k < _VERDICT_MAX; k++)
+		assert_string_not_equal(verdict_name((enum verdict_kind) k), "unknown");
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_ok_and_exit),
+		cmocka_unit_test(test_signal),
+		cmocka_unit_test(test_timeout_wins_whatever_the_end),
+		cmocka_unit_test(test_cpu_time),
+		cmocka_unit_test(test_fsize),
+		cmocka_unit_test(test_setup_errors),
+		cmocka_unit_test(test_memory_needs_leaf_oom),
+		cmocka_unit_test(test_pids_and_disk),
+		cmocka_unit_test(test_names),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
