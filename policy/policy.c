@@ -475,7 +475,8 @@ prescan(struct parse_ctx *c, const char *text, size_t len)
 		const char *ke, *vs;
 
 		if (eq == NULL || (colon != NULL && colon < eq)) {
-			add_error(c, lineno, "expected KEY = VALUE or [SECTION]");
+			add_error(c, lineno, "expected KEY = VALUE or [SECTION]%s",
+				  colon != NULL ? " (the 'KEY: VALUE' form is not accepted)" : "");
 			continue;
 		}
 		ke = eq;
