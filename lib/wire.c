@@ -118,8 +118,8 @@ wire_parse(const uint8_t *buf, size_t n, struct wire_hdr *ret, struct wire_rd *r
 	return 0;
 }
 
-static void
-put_bytes(struct wire_wr *wr, const void *p, size_t n)
+void
+wire_put_bytes(struct wire_wr *wr, const void *p, size_t n)
 {
 	if (wr->err < 0)
 		return;
@@ -135,14 +135,14 @@ void
 wire_put_u32(struct wire_wr *wr, uint32_t v)
 {
 	v = htobe32(v);
-	put_bytes(wr, &v, sizeof(v));
+	wire_put_bytes(wr, &v, sizeof(v));
 }
 
 void
 wire_put_u64(struct wire_wr *wr, uint64_t v)
 {
 	v = htobe64(v);
-	put_bytes(wr, &v, sizeof(v));
+	wire_put_bytes(wr, &v, sizeof(v));
 }
 
 void
@@ -156,7 +156,7 @@ wire_put_str(struct wire_wr *wr, const char *s)
 		return;
 	}
 	wire_put_u32(wr, (uint32_t) n);
-	put_bytes(wr, s, n);
+	wire_put_bytes(wr, s, n);
 }
 
 void

@@ -75,6 +75,8 @@ void wire_put_u64(struct wire_wr *wr, uint64_t v);
 /* A string (C strings carry no NUL, so none can be embedded);
  * sticky -ENAMETOOLONG if longer than WIRE_STR_MAX. */
 void wire_put_str(struct wire_wr *wr, const char *s);
+/* Raw bytes (an already-encoded body). */
+void wire_put_bytes(struct wire_wr *wr, const void *p, size_t n);
 /* Finish: patch len.  Returns the datagram size, or the sticky error. */
 int wire_msg_end(struct wire_wr *wr);
 

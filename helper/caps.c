@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Contract: the helper's entire privilege.  Trusts libcap-ng and the kernel.  The file
+ * capabilities are "=p": nothing is effective until caps_raise(), and each call site
+ * brackets exactly one privileged syscall (DESIGN.md "The helper's rules").
+ */
+#include <cap-ng.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "caps.h"
+#include "macro.h"
+
+/* One line per capability, each naming the operations that need it.  Adding a line is a
+ * security-review item. */
+static const struct {
+	unsigned cap;
+	const char *name;
+} helper_caps[] = {
+	/* open the 0700 delegated parent, mkdir/rmdir leaves, write limits, cgroup.kill and
+	 * cgroup.procs (open-time credentials), the root-owned workspace and lock dirs */
+	{ CAP_DAC_OVERRIDE, "cap_dac_override" },
+	/* hand each new leaf and its files, and the helper's own dirs, to root */
+	{ CAP_CHOWN,        "cap_chown" },
+	/* fsopen/fsmount/move_mount/umount2 of the per-sandbox tmpfs */
+	{ CAP_SYS_ADMIN,    "cap_sys_admin" },
+};
+
+int
+caps_init(char *missing, size_t len)
+{
+	size_t off = 0;
+	int r = 0;
+
+	if (len > 0)
+		missing[0] = '\0';
+	if (capng_get_caps_process() < 0)
+		return -EPERM;
+	for (size_t i = 0; i < ELEMENTSOF(helper_caps); i++)
+		if (capng_have_capability(CAPNG_PERMITTED, helper_caps[i].cap) != 1) {
+			int n = snprintf(missing + off, len - off, " %s", helper_caps[i].name);
+
+			if (n > 0 && (size_t) n < len - off)
+				off += (size_t) n;
+			r = -EPERM;
+		}
+	if (r < 0)
+		return r;
+	capng_clear(CAPNG_SELECT_CAPS);
+	for (size_t i = 0; i < ELEMENTSOF(helper_caps); i++)
+		if (capng_update(CAPNG_ADD, CAPNG_PERMITTED, helper_caps[i].cap) < 0)
+			return -EINVAL;
+	/* SELECT_CAPS only: touching the bounding set needs CAP_SETPCAP. */
+	return capng_apply(CAPNG_SELECT_CAPS) < 0 ? -EPERM : 0;
+}
+
+int
+caps_raise(unsigned cap)
+{
+	if (capng_update(CAPNG_ADD, CAPNG_EFFECTIVE, cap) < 0 ||
+	    capng_apply(CAPNG_SELECT_CAPS) < 0)
+		return -EPERM;
+	return 0;
+}
+
+void
+caps_lower(unsigned cap)
+{
+	int saved = errno;      /* callers read errno of the bracketed syscall after this */
+
+	(void) capng_update(CAPNG_DROP, CAPNG_EFFECTIVE, cap);
+	(void) capng_apply(CAPNG_SELECT_CAPS);
+	errno = saved;
+}

@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: MIT */
+/* The helper's capabilities: permitted only, raised into the effective set around one
+ * syscall at a time.  Single-threaded (capabilities are per thread). */
+#pragma once
+
+#include <stdbool.h>
+#include <linux/capability.h>
+#include <stddef.h>
+
+/* Keep only the helper's capabilities in the permitted set, none effective.  Returns 0, or
+ * -EPERM with the names of the missing capabilities in missing (" cap_chown ..."). */
+int caps_init(char *missing, size_t len);
+
+/* Make cap effective for the next syscall; pair with caps_lower().  -EPERM on failure. */
+int caps_raise(unsigned cap);
+void caps_lower(unsigned cap);
+
+/* Evaluate one syscall expression with cap effective; errno is the syscall's (EPERM if the
+ * raise failed, in which case the expression is not evaluated).  Yields its value. */
+#define WITH_CAP(cap, expr) ({                                  \
+	__typeof__(expr) _v;                                    \
+	if (caps_raise(cap) < 0) {                              \
+		errno = EPERM;                                  \
+		_v = (__typeof__(expr)) -1;                     \
+	} else {                                                \
+		_v = (expr);                                    \
+		caps_lower(cap);                                \
+	}                                                       \
+	_v;                                                     \
+})

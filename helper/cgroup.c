@@ -1,0 +1,251 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Contract: cgroup2 primitives relative to the delegated parent's dirfd.  Trusts: the
+ * parent path from the trust-checked policy, and names made by cg_name_new() (clients
+ * never name cgroups).  Capabilities: CAP_DAC_OVERRIDE to reach into the root-owned 0700
+ * parent and to write root-owned control files; CAP_CHOWN to hand new leaves to root.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <linux/magic.h>
+#include <poll.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "caps.h"
+#include "cgroup.h"
+#include "macro.h"
+
+void
+cg_name_format(uid_t uid, const uint8_t rnd[8], char *buf, size_t bufsz)
+{
+	(void) snprintf(buf, bufsz, "%u-%02x%02x%02x%02x%02x%02x%02x%02x", (unsigned) uid,
+			rnd[0], rnd[1], rnd[2], rnd[3], rnd[4], rnd[5], rnd[6], rnd[7]);
+}
+
+bool
+cg_name_parse(const char *name, uid_t *ret_uid)
+{
+	const char *dash = strchr(name, '-');
+	uint64_t uid = 0;
+	size_t n;
+
+	if (dash == NULL || dash == name || dash - name > 10)
+		return false;
+	if (name[0] == '0' && dash - name > 1)          /* canonical decimal only */
+		return false;
+	for (const char *p = name; p < dash; p++) {
+		if (*p < '0' || *p > '9')
+			return false;
+		uid = uid * 10 + (uint64_t) (*p - '0');
+	}
+	if (uid >= UINT32_MAX)                          /* (uid_t) -1 is not a uid */
+		return false;
+	n = strlen(dash + 1);
+	if (n != 16 || strspn(dash + 1, "0123456789abcdef") != 16)
+		return false;
+	if (ret_uid != NULL)
+		*ret_uid = (uid_t) uid;
+	return true;
+}
+
+int
+cg_name_new(uid_t uid, char *buf, size_t bufsz)
+{
+	uint8_t rnd[8];
+
+	if (getrandom(rnd, sizeof(rnd), 0) != sizeof(rnd))
+		return -EIO;
+	cg_name_format(uid, rnd, buf, bufsz);
+	return 0;
+}
+
+int
+cg_open_root(const char *root, int *ret_fd)
+{
+	_cleanup_close_ int fd = -EBADF;
+	struct statfs sfs;
+	struct stat st;
+
+	/* 0700 root: even opening it needs DAC override. */
+	fd = WITH_CAP(CAP_DAC_OVERRIDE, open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+	if (fd < 0)
+		return -errno;
+	if (fstatfs(fd, &sfs) < 0 || fstat(fd, &st) < 0)
+		return -errno;
+	if (sfs.f_type != CGROUP2_SUPER_MAGIC)
+		return -EXDEV;
+	/* Only a root-owned parent that others cannot write keeps users out of the leaves
+	 * between mkdir and chown (KERNEL.md 1.4). */
+	if (st.st_uid != 0 || (st.st_mode & 0077) != 0)
+		return -EPERM;
+	*ret_fd = TAKE_FD(fd);
+	return 0;
+}
+
+int
+cg_create_at(int parent_fd, const char *name, int *ret_fd)
+{
+	_cleanup_close_ int fd = -EBADF;
+	struct statfs sfs;
+	DIR *d;
+	int r = 0;
+
+	if (!cg_name_parse(name, NULL))
+		return -EINVAL;
+	/* The kernel makes the new dir and its files owned by our fsuid: the user. */
+	if (WITH_CAP(CAP_DAC_OVERRIDE, mkdirat(parent_fd, name, 0755)) < 0)
+		return -errno;
+	fd = WITH_CAP(CAP_DAC_OVERRIDE, openat(parent_fd, name,
+			O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+	if (fd < 0)
+		return -errno;
+	if (fstatfs(fd, &sfs) < 0)
+		return -errno;
+	if (sfs.f_type != CGROUP2_SUPER_MAGIC)
+		return -EXDEV;
+	/* umask 077 made it 0700; the front-end needs search access to read counters.  We
+	 * still own it, so this needs no capability. */
+	if (fchmod(fd, 0755) < 0)
+		return -errno;
+	/* Hand the dir and every interface file to root before any limit is written, or the
+	 * user could raise its own limits (KERNEL.md 1.4, pitfall 1). */
+	if (WITH_CAP(CAP_CHOWN, fchown(fd, 0, 0)) < 0)
+		return -errno;
+	d = fdopendir(dup(fd));
+	if (d == NULL)
+		return -errno;
+	for (struct dirent *de; (de = readdir(d)) != NULL;) {
+		if (streq(de->d_name, ".") || streq(de->d_name, ".."))
+			continue;
+		if (WITH_CAP(CAP_CHOWN, fchownat(fd, de->d_name, 0, 0, AT_SYMLINK_NOFOLLOW)) < 0) {
+			r = -errno;
+			break;
+		}
+	}
+	(void) closedir(d);
+	if (r < 0)
+		return r;
+	*ret_fd = TAKE_FD(fd);
+	return 0;
+}
+
+int
+cg_write_at(int leaf_fd, const char *file, const char *value)
+{
+	_cleanup_close_ int fd = -EBADF;
+	size_t n = strlen(value);
+	ssize_t w;
+
+	/* The file is root-owned now: DAC override at open (permission is checked there). */
+	fd = WITH_CAP(CAP_DAC_OVERRIDE, openat(leaf_fd, file, O_WRONLY | O_NOFOLLOW | O_CLOEXEC));
+	if (fd < 0)
+		return -errno;
+	w = write(fd, value, n);
+	if (w < 0)
+		return -errno;
+	return (size_t) w == n ? 0 : -EIO;
+}
+
+int
+cg_kill_fd(int kill_fd)
+{
+	if (kill_fd < 0)
+		return -EBADF;
+	if (pwrite(kill_fd, "1", 1, 0) != 1)
+		return -errno;
+	return 0;
+}
+
+static int
+populated(int events_fd)
+{
+	char buf[256];
+	ssize_t n = pread(events_fd, buf, sizeof(buf) - 1, 0);    /* re-arms the event */
+	const char *p;
+
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	p = strstr(buf, "populated ");
+	if (p == NULL || (p != buf && p[-1] != '\n'))
+		return -EBADMSG;
+	return p[10] == '1';
+}
+
+static int64_t
+now_ms(void)
+{
+	struct timespec ts;
+
+	(void) clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int
+cg_wait_empty(int events_fd, int timeout_ms)
+{
+	int64_t end = now_ms() + timeout_ms;
+
+	for (;;) {
+		struct pollfd p = { .fd = events_fd, .events = POLLPRI };
+		int64_t left;
+		int r = populated(events_fd);
+
+		if (r <= 0)
+			return r;
+		left = end - now_ms();
+		if (left <= 0)
+			return -ETIMEDOUT;
+		/* kernfs reports a change as POLLPRI|POLLERR; POLLIN is always set, so it
+		 * cannot be what we wait for (KERNEL.md 3). */
+		if (poll(&p, 1, (int) left) < 0 && errno != EINTR)
+			return -errno;
+	}
+}
+
+int
+cg_remove_at(int parent_fd, const char *name)
+{
+	for (int i = 0;; i++) {
+		struct timespec ts = { 0, 50 * 1000 * 1000 << (i < 4 ? i : 4) };
+
+		if (WITH_CAP(CAP_DAC_OVERRIDE, unlinkat(parent_fd, name, AT_REMOVEDIR)) == 0)
+			return 0;
+		/* rmdir can report EBUSY briefly after populated 0 (dying tasks, 6.19 window
+		 * fixed by 1b164b876c36): a few bounded retries, ~1.5 s in all. */
+		if (errno != EBUSY || i >= 5)
+			return errno == ENOENT ? 0 : -errno;
+		(void) nanosleep(&ts, NULL);
+	}
+}
+
+int
+cg_destroy_at(int parent_fd, const char *name)
+{
+	_cleanup_close_ int leaf = -EBADF, kfd = -EBADF, efd = -EBADF;
+	int r;
+
+	leaf = WITH_CAP(CAP_DAC_OVERRIDE, openat(parent_fd, name,
+			O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+	if (leaf < 0)
+		return errno == ENOENT ? 0 : -errno;
+	kfd = WITH_CAP(CAP_DAC_OVERRIDE, openat(leaf, "cgroup.kill",
+			O_WRONLY | O_NOFOLLOW | O_CLOEXEC));
+	efd = openat(leaf, "cgroup.events", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (kfd < 0 || efd < 0)
+		return -errno;
+	r = cg_kill_fd(kfd);
+	if (r == 0)
+		r = cg_wait_empty(efd, 10000);
+	if (r == 0)
+		r = cg_remove_at(parent_fd, name);
+	return r;
+}

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: MIT */
+/* fd-relative cgroup2 primitives and the leaf naming rule.  Names are made here, never
+ * taken from a client. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define CG_NAME_MAX 40          /* "<uid>-<16 hex>" is at most 10 + 1 + 16 */
+
+/* Pure: "<uid>-<16 lowercase hex>" from 8 random bytes. */
+void cg_name_format(uid_t uid, const uint8_t rnd[8], char *buf, size_t bufsz);
+/* Pure: is name exactly of that form?  If so *ret_uid is its uid. */
+bool cg_name_parse(const char *name, uid_t *ret_uid);
+/* A fresh name from getrandom(). */
+int cg_name_new(uid_t uid, char *buf, size_t bufsz);
+
+/* Open root (a path from the trusted policy) as the delegated parent: O_DIRECTORY, must
+ * be cgroup2, root-owned, not group/other-writable.  -EXDEV when not cgroup2. */
+int cg_open_root(const char *root, int *ret_fd);
+/* mkdir <parent>/<name> (must not exist), hand it and every file in it to 0:0, return an
+ * O_RDONLY|O_DIRECTORY fd. */
+int cg_create_at(int parent_fd, const char *name, int *ret_fd);
+/* Write value to <leaf>/<file> with one write(2). */
+int cg_write_at(int leaf_fd, const char *file, const char *value);
+/* Write "1" to an open cgroup.kill fd (opened early: permission is checked at open). */
+int cg_kill_fd(int kill_fd);
+/* Wait (poll POLLPRI, no loop over sleeps) until events_fd says "populated 0", at most
+ * timeout_ms.  -ETIMEDOUT otherwise. */
+int cg_wait_empty(int events_fd, int timeout_ms);
+/* rmdir <parent>/<name>, retrying EBUSY a few times over at most ~1 s. */
+int cg_remove_at(int parent_fd, const char *name);
+/* Kill, wait and remove <parent>/<name> (used for reclaim and teardown). */
+int cg_destroy_at(int parent_fd, const char *name);

@@ -1,0 +1,220 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sbx-helper: the privileged half of sbx.  Started by sbx with a SOCK_SEQPACKET socket on
+ * fd 3; serves one session (docs/PROTOCOL.md) and exits.
+ *
+ * Contract: trusts nothing it inherits.  argv is never read (argc only checked),
+ * the environment is cleared, fds other than 0-2 and 3 are closed, signal mask and
+ * dispositions, itimers, umask and cwd are reset before anything else.  It refuses to
+ * work under no_new_privs, without its permitted capabilities, or outside the initial
+ * user namespace.  Identity comes from SO_PEERCRED only.  Capabilities are used through
+ * caps.c, one syscall at a time.  Logging: privileged actions, denials and protocol
+ * violations go to syslog (LOG_AUTHPRIV, with peer uid/pid); refusals and protocol
+ * violations are also written to stderr, which is the user's terminal.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include "caps.h"
+#include "log.h"
+#include "macro.h"
+#include "session.h"
+#include "wire.h"
+#include "wire_io.h"
+
+#define SOCK_FD 3
+#define IDLE_MS (60 * 1000)     /* before ATTACH; none after: a sandbox may run for hours */
+
+static void
+scrub_process(void)
+{
+	static const struct itimerval zero;
+	sigset_t none;
+
+	for (int fd = 0; fd < 3; fd++)
+		if (fcntl(fd, F_GETFD) < 0 && errno == EBADF &&
+		    open("/dev/null", O_RDWR) != fd)        /* takes the lowest free fd */
+			abort();
+	if (close_range(SOCK_FD + 1, ~0U, 0) < 0)
+		abort();
+	if (clearenv() != 0)
+		abort();
+	for (int sig = 1; sig < _NSIG; sig++)
+		(void) signal(sig, SIG_DFL);    /* EINVAL for KILL/STOP and libc's: fine */
+	sigemptyset(&none);
+	(void) sigprocmask(SIG_SETMASK, &none, NULL);
+	(void) setitimer(ITIMER_REAL, &zero, NULL);
+	(void) setitimer(ITIMER_VIRTUAL, &zero, NULL);
+	(void) setitimer(ITIMER_PROF, &zero, NULL);
+	umask(077);
+	if (chdir("/") < 0)
+		abort();
+}
+
+static bool
+in_initial_userns(void)
+{
+	char buf[128];
+	unsigned a, b, c;
+	int fd = open("/proc/self/uid_map", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+
+	(void) safe_close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	return sscanf(buf, " %u %u %u", &a, &b, &c) == 3 && a == 0 && b == 0 &&
+	       c == 4294967295U && strchr(buf, '\n') == buf + n - 1;
+}
+
+/* Why the helper cannot work, or "" (refusals are sent at HELLO and written to stderr). */
+static void
+check_privilege(struct session *s)
+{
+	char missing[128];
+
+	if (prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) != 0) {
+		s->refusal = EPERM;
+		snprintf(s->refusal_msg, sizeof(s->refusal_msg),
+			 "no_new_privs is set, so the kernel withheld the helper's file "
+			 "capabilities; run sbx outside NoNewPrivileges=/bubblewrap/docker "
+			 "--security-opt no-new-privileges");
+	} else if (!in_initial_userns()) {
+		s->refusal = EPERM;
+		snprintf(s->refusal_msg, sizeof(s->refusal_msg),
+			 "running inside a user namespace, where file capabilities do not "
+			 "count; run sbx on the host, outside containers and unshare -U");
+	} else if (caps_init(missing, sizeof(missing)) < 0) {
+		s->refusal = EPERM;
+		snprintf(s->refusal_msg, sizeof(s->refusal_msg),
+			 "missing permitted capabilities:%s (under ptrace, on a nosuid mount, or "
+			 "not installed with them); the admin can fix it with: setcap "
+			 "cap_dac_override,cap_chown,cap_sys_admin=p %s", missing, SBX_HELPER_PATH);
+	}
+	if (s->refusal != 0)
+		(void) fprintf(stderr, "sbx-helper: %s\n", s->refusal_msg);
+}
+
+static int
+check_socket(struct session *s)
+{
+	struct ucred cred;
+	socklen_t len;
+	int domain = 0, type = 0;
+
+	len = sizeof(domain);
+	if (getsockopt(SOCK_FD, SOL_SOCKET, SO_DOMAIN, &domain, &len) < 0 || domain != AF_UNIX)
+		return -ENOTSOCK;
+	len = sizeof(type);
+	if (getsockopt(SOCK_FD, SOL_SOCKET, SO_TYPE, &type, &len) < 0 || type != SOCK_SEQPACKET)
+		return -ENOTSOCK;
+	len = sizeof(cred);
+	if (getsockopt(SOCK_FD, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0)
+		return -errno;
+	s->uid = cred.uid;
+	s->gid = cred.gid;
+	s->peer_pid = cred.pid;
+	/* The peer must be the process that started us (sbx), with our real uid: then the
+	 * pidfd checks of ATTACH ("a child of our parent") mean "a child of the caller". */
+	if (cred.pid != getppid() || cred.uid != getuid()) {
+		s->refusal = EPERM;
+		snprintf(s->refusal_msg, sizeof(s->refusal_msg), "the socket on fd 3 is not "
+			 "connected to the process that started the helper");
+	}
+	return 0;
+}
+
+static _Noreturn void
+finish(struct session *s, const char *why)
+{
+	char msg[SESSION_MSG_MAX] = "";
+	int r;
+
+	r = session_teardown(s, msg, sizeof(msg));
+	if (s->id[0] != '\0')
+		log_info("uid %u pid %d: %s; session over", (unsigned) s->uid, (int) s->peer_pid,
+			 why);
+	exit(r < 0 ? EXIT_FAILURE : EXIT_SUCCESS);
+}
+
+int
+main(int argc, char **argv)
+{
+	static struct session sess;
+	struct session *s = &sess;
+	_cleanup_close_ int sfd = -EBADF;
+	sigset_t mask;
+
+	if (argc < 1)
+		abort();
+	(void) argv;                    /* never read: derive nothing from argv[0] */
+	scrub_process();
+	log_setup("sbx-helper", LOG_INFO, 1);
+	session_init(s, SOCK_FD);
+	if (check_socket(s) < 0) {
+		(void) fprintf(stderr, "sbx-helper: fd 3 is not a connected AF_UNIX "
+			       "SOCK_SEQPACKET socket; sbx-helper is started by sbx, not by hand\n");
+		return EXIT_FAILURE;
+	}
+	check_privilege(s);
+
+	/* SIGTERM/SIGHUP: tear down and exit.  SIGINT/SIGQUIT from the terminal reach the
+	 * whole foreground group: sbx handles them and tells us; we ignore them. */
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGQUIT);
+	if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0)
+		return EXIT_FAILURE;
+	sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (sfd < 0)
+		return EXIT_FAILURE;
+
+	for (;;) {
+		struct pollfd p[2] = { { .fd = SOCK_FD, .events = POLLIN },
+				       { .fd = sfd, .events = POLLIN } };
+		uint8_t buf[WIRE_MSG_MAX + 1];
+		int fds[WIRE_FDS_MAX], status = 0, r;
+		size_t nfds = 0;
+
+		r = poll(p, 2, s->attached ? -1 : IDLE_MS);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			finish(s, "poll failed");
+		if (r == 0)
+			finish(s, "idle client");
+		if (p[1].revents) {
+			struct signalfd_siginfo si;
+
+			if (read(sfd, &si, sizeof(si)) == sizeof(si) &&
+			    (si.ssi_signo == SIGTERM || si.ssi_signo == SIGHUP))
+				finish(s, "terminated by signal");
+			continue;
+		}
+		r = wire_recv(SOCK_FD, buf, sizeof(buf), fds, &nfds);
+		if (r == 0 || r == -ECONNRESET)
+			finish(s, "client closed the connection");
+		if (r < 0)
+			helper_fatal(s, "bad datagram (%s)", strerror(-r));
+		r = dispatch(s, buf, (size_t) r, fds, nfds, &status);
+		wire_close_fds(fds, nfds);
+		if (r > 0) {
+			if (status == 0)
+				log_info("uid %u pid %d: session done", (unsigned) s->uid,
+					 (int) s->peer_pid);
+			exit(status);
+		}
+	}
+}

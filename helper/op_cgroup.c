@@ -1,0 +1,487 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Contract: the request handlers.  Trusts: the caller's identity from SO_PEERCRED only;
+ * the policy only after policy_read_trusted()'s owner/mode checks; nothing in a request
+ * except as numbers checked against the caller's resolved ceilings.  Objects are named by
+ * the helper (the leaf, the workspace), never by the client.  The pidfd of ATTACH is
+ * proven to name an unreaped, single-threaded child of our parent with all of the caller's
+ * uids and gids before and after the write (KERNEL.md 2).  Capabilities: via cgroup.c and
+ * op_mount.c, plus CAP_DAC_OVERRIDE at open(2) of cgroup.procs.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <inttypes.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "caps.h"
+#include "cgroup.h"
+#include "log.h"
+#include "macro.h"
+#include "parse-util.h"
+#include "session.h"
+
+#define GROUPS_MAX 1024
+
+static int
+read_text(int dirfd, const char *path, char *buf, size_t bufsz)
+{
+	_cleanup_close_ int fd = openat(dirfd, path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	size_t off = 0;
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	while ((n = read(fd, buf + off, bufsz - 1 - off)) > 0)
+		off += (size_t) n;
+	if (n < 0)
+		return -errno;
+	buf[off] = '\0';
+	return 0;
+}
+
+/* Look up the caller's names through NSS (the environment is already cleared). */
+static int
+resolve_caller(struct session *s, char *msg, size_t msglen)
+{
+	static char names[GROUPS_MAX][64];
+	static const char *groups[GROUPS_MAX];
+	gid_t gids[GROUPS_MAX];
+	int ngids = GROUPS_MAX;
+	struct policy_subject subj;
+	struct passwd *pw;
+	char user[64];
+
+	pw = getpwuid(s->uid);
+	if (pw == NULL || strlen(pw->pw_name) >= sizeof(user)) {
+		snprintf(msg, msglen, "uid %u has no (usable) user name", (unsigned) s->uid);
+		return -EPERM;
+	}
+	strcpy(user, pw->pw_name);
+	if (getgrouplist(user, pw->pw_gid, gids, &ngids) < 0) {
+		snprintf(msg, msglen, "user %s is in more than %d groups", user, GROUPS_MAX);
+		return -EPERM;
+	}
+	subj = (struct policy_subject) { .user = user, .groups = groups, .ngroups = 0 };
+	for (int i = 0; i < ngids; i++) {
+		struct group *gr = getgrgid(gids[i]);
+
+		/* A group without a name cannot match a [group:NAME] section: skip it. */
+		if (gr == NULL || strlen(gr->gr_name) >= sizeof(names[0]))
+			continue;
+		strcpy(names[subj.ngroups], gr->gr_name);
+		groups[subj.ngroups] = names[subj.ngroups];
+		subj.ngroups++;
+	}
+	policy_resolve(s->policy, &subj, &s->res);
+	if (!s->res.allowed) {
+		snprintf(msg, msglen, "user %s may not run sandboxes: %s", user,
+			 s->res.deny_reason);
+		return -EPERM;
+	}
+	return 0;
+}
+
+static int
+load_policy(struct session *s, char *msg, size_t msglen)
+{
+	_cleanup_free_ char *text = NULL;
+	char err[POLICY_ERR_MAX];
+	unsigned line = 0;
+	size_t len = 0;
+	int r;
+
+	err[0] = '\0';
+	r = policy_read_trusted(SBX_POLICY_PATH, &text, &len, err, sizeof(err));
+	if (r == -ENOENT) {
+		snprintf(msg, msglen, "no policy file %s: the admin must install one (see "
+			 "sandbox.ini(5))", SBX_POLICY_PATH);
+		return -ENOTSUP;
+	}
+	if (r < 0) {
+		snprintf(msg, msglen, "policy file %s is not trusted: %s", SBX_POLICY_PATH, err);
+		return -ENOTSUP;
+	}
+	r = policy_parse_string(text, len, SBX_POLICY_PATH, &s->policy, &line, err, sizeof(err));
+	if (r < 0) {
+		snprintf(msg, msglen, "invalid policy: %s (run 'sbx policy check')", err);
+		return -ENOTSUP;
+	}
+	return 0;
+}
+
+static int
+open_cgroup_root(struct session *s, char *msg, size_t msglen)
+{
+	const char *root = policy_cgroup_root(s->policy);
+	char buf[256];
+	int r;
+
+	r = cg_open_root(root, &s->cgroot_fd);
+	if (r < 0) {
+		snprintf(msg, msglen, "cgroup_root %s: %s", root,
+			 r == -EXDEV ? "not on cgroup v2 (mount cgroup2 at /sys/fs/cgroup)" :
+			 r == -EPERM ? "must be owned by root with mode 0700 (run sbx-setup)" :
+			 r == -ENOENT ? "does not exist: the admin must create the delegated "
+					"parent (run sbx-setup)" : strerror(-r));
+		return -ENOTSUP;
+	}
+	/* Without the controllers enabled the limit files do not exist in leaves. */
+	r = WITH_CAP(CAP_DAC_OVERRIDE, read_text(s->cgroot_fd, "cgroup.subtree_control", buf,
+						 sizeof(buf)));
+	if (r < 0 || !strstr(buf, "memory") || !strstr(buf, "pids") || !strstr(buf, "cpu")) {
+		snprintf(msg, msglen, "cgroup_root %s does not delegate the cpu, memory and pids "
+			 "controllers (echo '+cpu +memory +pids' > %s/cgroup.subtree_control)",
+			 root, root);
+		return -ENOTSUP;
+	}
+	return 0;
+}
+
+int
+op_hello(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr *body,
+	 char *msg, size_t msglen)
+{
+	uint32_t version;
+	int r;
+
+	if (wire_get_u32(rd, &version) < 0 || wire_get_end(rd) < 0)
+		return -EBADMSG;
+	if (version != WIRE_VERSION) {
+		snprintf(msg, msglen, "protocol version %u not supported (helper speaks %u): "
+			 "sbx and sbx-helper come from different releases", version, WIRE_VERSION);
+		return -EPROTONOSUPPORT;
+	}
+	if (s->refusal != 0) {
+		snprintf(msg, msglen, "%s", s->refusal_msg);
+		return -s->refusal;
+	}
+	r = load_policy(s, msg, msglen);
+	if (r == 0)
+		r = resolve_caller(s, msg, msglen);
+	if (r == 0)
+		r = open_cgroup_root(s, msg, msglen);
+	if (r == 0)
+		r = ws_prepare_dirs(s, msg, msglen);
+	if (r < 0)
+		return r;
+	wire_put_u32(body, WIRE_VERSION);
+	return 0;
+}
+
+/* Effective value: the request; else the default, capped at the ceiling; else the
+ * ceiling itself (so that not asking never means "unlimited" when a ceiling exists). */
+static uint64_t
+effective(const struct policy_resolved *res, enum policy_limit l, uint64_t req)
+{
+	uint64_t ceil = res->ceiling[l], v = req;
+
+	if (v == 0)
+		v = res->dflt[l];
+	if (v == 0 || v > ceil)
+		v = req != 0 ? req : ceil;
+	return v == UINT64_MAX ? 0 : v;
+}
+
+static int
+write_limits(struct session *s, char *note, size_t notelen)
+{
+	uint64_t *v = s->eff.v;
+	char buf[64];
+	int r;
+
+	(void) snprintf(buf, sizeof(buf), v[POLICY_MEMORY] ? "%" PRIu64 : "max", v[POLICY_MEMORY]);
+	r = cg_write_at(s->leaf_fd, "memory.max", buf);
+	if (r == 0) {
+		r = cg_write_at(s->leaf_fd, "memory.swap.max", "0");
+		/* Absent when swap accounting is off (or no swap controller): then no swap
+		 * can be charged to the leaf anyway only if there is no swap; we accept and
+		 * say so in the reply rather than fail. */
+		if (r == -ENOENT) {
+			(void) snprintf(note, notelen, "swap: not accounted (memory.swap.max absent)");
+			r = 0;
+		}
+	}
+	if (r == 0)
+		r = cg_write_at(s->leaf_fd, "memory.oom.group", "1");
+	if (r == 0) {
+		if (v[POLICY_CPU])
+			(void) snprintf(buf, sizeof(buf), "%" PRIu64 " 100000", v[POLICY_CPU] * 1000);
+		else
+			(void) snprintf(buf, sizeof(buf), "max 100000");
+		r = cg_write_at(s->leaf_fd, "cpu.max", buf);
+	}
+	if (r == 0) {
+		(void) snprintf(buf, sizeof(buf), v[POLICY_PIDS] ? "%" PRIu64 : "max", v[POLICY_PIDS]);
+		r = cg_write_at(s->leaf_fd, "pids.max", buf);
+	}
+	return r;
+}
+
+int
+op_create(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr *body,
+	  char *msg, size_t msglen)
+{
+	static const enum policy_limit order[] = { POLICY_MEMORY, POLICY_CPU, POLICY_PIDS,
+						   POLICY_DISK, POLICY_TIMEOUT };
+	uint64_t req[_POLICY_LIMIT_MAX];
+	char lock[CG_NAME_MAX + 8], note[128] = "", wsnote[128] = "";
+	uint32_t net, fs;
+	unsigned live = 0;
+	int r;
+
+	for (size_t i = 0; i < ELEMENTSOF(order); i++)
+		if (wire_get_u64(rd, &req[order[i]]) < 0)
+			return -EBADMSG;
+	if (wire_get_u32(rd, &net) < 0 || wire_get_u32(rd, &fs) < 0 || wire_get_end(rd) < 0)
+		return -EBADMSG;
+	if (net > POLICY_NET_NONE || fs > POLICY_FS_STRICT)
+		return -EBADMSG;
+	/* The isolation itself is applied by sbx in the child; the helper only refuses a
+	 * session that says it will apply less than the policy requires. */
+	if (net < s->res.net_required || fs < s->res.fs_required) {
+		snprintf(msg, msglen, "the policy requires %s for you",
+			 net < s->res.net_required ? "--net none" :
+			 s->res.fs_required == POLICY_FS_STRICT ? "--fs strict" : "--fs ro");
+		return -EPERM;
+	}
+	for (size_t i = 0; i < ELEMENTSOF(order); i++) {
+		r = policy_check_request(&s->res, order[i], req[order[i]], msg, msglen);
+		if (r < 0)
+			return -EPERM;
+		s->eff.v[order[i]] = effective(&s->res, order[i], req[order[i]]);
+	}
+	if (s->eff.v[POLICY_CPU] > 100000) {
+		snprintf(msg, msglen, "cpu %" PRIu64 "%% is out of range", s->eff.v[POLICY_CPU]);
+		return -EINVAL;
+	}
+
+	r = reclaim_and_count(s, &live);
+	if (r < 0)
+		return log_error_errno(r, "uid %u: cannot list leaves: %m", (unsigned) s->uid);
+	if (s->res.sandboxes != 0 && live >= s->res.sandboxes) {
+		snprintf(msg, msglen, "too many sandboxes: %u already running, the ceiling is %"
+			 PRIu64 " set by %s", live, s->res.sandboxes, s->res.sandboxes_src);
+		return -EUSERS;
+	}
+
+	/* Order matters for reclaim: lock first, then the leaf, then the workspace; teardown
+	 * undoes them in reverse, so a leaf never exists without its lock file. */
+	r = cg_name_new(s->uid, s->id, sizeof(s->id));
+	if (r < 0)
+		return r;
+	(void) snprintf(lock, sizeof(lock), "%s.lock", s->id);
+	s->lock_fd = WITH_CAP(CAP_DAC_OVERRIDE, openat(s->lockdir_fd, lock,
+			O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
+	if (s->lock_fd < 0 || flock(s->lock_fd, LOCK_EX | LOCK_NB) < 0)
+		return log_error_errno(-errno, "lock %s: %m", lock);
+
+	r = cg_create_at(s->cgroot_fd, s->id, &s->leaf_fd);
+	if (r < 0)
+		return log_error_errno(r, "uid %u: create cgroup %s: %m", (unsigned) s->uid, s->id);
+	s->leaf_created = true;
+	log_info("uid %u: created cgroup %s", (unsigned) s->uid, s->id);
+	r = write_limits(s, note, sizeof(note));
+	if (r < 0) {
+		snprintf(msg, msglen, "cannot write the limits of cgroup %s: %s%s", s->id,
+			 strerror(-r), r == -ENOENT ? " (a controller is not enabled in cgroup_root)"
+			 : "");
+		return r == -ENOENT ? -ENOTSUP : r;
+	}
+	/* Opened now, while we can: permission is checked at open. */
+	s->kill_fd = WITH_CAP(CAP_DAC_OVERRIDE, openat(s->leaf_fd, "cgroup.kill",
+			O_WRONLY | O_NOFOLLOW | O_CLOEXEC));
+	s->events_fd = openat(s->leaf_fd, "cgroup.events", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (s->kill_fd < 0 || s->events_fd < 0) {
+		snprintf(msg, msglen, "cgroup.kill/cgroup.events: %m (kernel 5.14 or later needed)");
+		return -ENOTSUP;
+	}
+	r = ws_mount(s, wsnote, sizeof(wsnote));
+	if (r < 0) {
+		snprintf(msg, msglen, "cannot mount the workspace: %s", strerror(-r));
+		return r;
+	}
+	(void) snprintf(s->enforcement, sizeof(s->enforcement), "%s%s%s", note,
+			note[0] && wsnote[0] ? "; " : "", wsnote);
+	log_info("uid %u: sandbox %s memory=%" PRIu64 " cpu=%" PRIu64 "%% pids=%" PRIu64
+		 " disk=%" PRIu64, (unsigned) s->uid, s->id, s->eff.v[POLICY_MEMORY],
+		 s->eff.v[POLICY_CPU], s->eff.v[POLICY_PIDS], s->eff.v[POLICY_DISK]);
+
+	wire_put_str(body, s->id);
+	for (size_t i = 0; i < ELEMENTSOF(order); i++)
+		wire_put_u64(body, s->eff.v[order[i]]);
+	wire_put_str(body, s->ws_path);
+	wire_put_str(body, s->enforcement);
+	/* Read-only dirfd and O_PATH fd: nothing privileged is handed out. */
+	s->reply_fds[0] = s->leaf_fd;
+	s->reply_fds[1] = s->ws_fd;
+	s->n_reply_fds = 2;
+	return 0;
+}
+
+/* "Key:\tv1\tv2..." from a /proc status text: up to n numbers; returns how many. */
+static int
+status_field(const char *text, const char *key, long long *v, int n)
+{
+	size_t klen = strlen(key);
+	const char *p = text;
+	int got = 0;
+
+	for (; p != NULL; p = strchr(p, '\n'), p = p != NULL ? p + 1 : NULL)
+		if (strneq(p, key, klen) && p[klen] == ':')
+			break;
+	if (p == NULL)
+		return 0;
+	p += klen + 1;
+	while (got < n) {
+		char *end;
+
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (*p == '\n' || *p == '\0')
+			break;
+		errno = 0;
+		v[got] = strtoll(p, &end, 10);
+		if (end == p || errno != 0)
+			break;
+		got++;
+		p = end;
+	}
+	return got;
+}
+
+static int
+pidfd_signal0(int pidfd)
+{
+	return syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0) < 0 ? -errno : 0;
+}
+
+/* Is pid listed in the leaf's cgroup.procs? */
+static bool
+in_leaf(int leaf_fd, pid_t pid)
+{
+	char buf[4096], want[24];
+	size_t wl;
+
+	if (read_text(leaf_fd, "cgroup.procs", buf, sizeof(buf)) < 0)
+		return false;
+	wl = (size_t) snprintf(want, sizeof(want), "%d\n", (int) pid);
+	for (const char *p = buf; p != NULL && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		if (strneq(p, want, wl))
+			return true;
+	return false;
+}
+
+int
+op_attach(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr *body,
+	  char *msg, size_t msglen)
+{
+	_cleanup_close_ int procs = -EBADF;
+	char path[64], text[4096];
+	long long v[4];
+	pid_t pid;
+	int r;
+
+	if (wire_get_end(rd) < 0)
+		return -EBADMSG;
+	/* A pidfd, and which pid: fdinfo "Pid:" (5.2); -1 once reaped, absent for others. */
+	(void) snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fds[0]);
+	if (read_text(AT_FDCWD, path, text, sizeof(text)) < 0 ||
+	    status_field(text, "Pid", v, 1) != 1 || pidfd_signal0(fds[0]) == -EBADF) {
+		snprintf(msg, msglen, "ATTACH needs a pidfd");
+		return -EBADF;
+	}
+	if (v[0] <= 0 || v[0] > INT32_MAX || pidfd_signal0(fds[0]) < 0) {
+		snprintf(msg, msglen, "the process is gone (reaped)");
+		return -ESRCH;
+	}
+	pid = (pid_t) v[0];
+
+	/* Only the caller's own fresh child: every uid and gid the caller's, our parent (the
+	 * front-end) as its parent, and a process, not a thread.  These are early checks; the
+	 * signal-0 after the write is what makes them hold for the pid we wrote. */
+	(void) snprintf(path, sizeof(path), "/proc/%d/status", (int) pid);
+	r = read_text(AT_FDCWD, path, text, sizeof(text));
+	if (r < 0) {
+		snprintf(msg, msglen, "cannot read %s: %s", path, strerror(-r));
+		return -ESRCH;
+	}
+	if (status_field(text, "Tgid", v, 1) != 1 || v[0] != pid) {
+		snprintf(msg, msglen, "pid %d is not a thread-group leader", (int) pid);
+		return -EPERM;
+	}
+	if (status_field(text, "PPid", v, 1) != 1 || v[0] != s->peer_pid) {
+		snprintf(msg, msglen, "pid %d is not a child of sbx (pid %d)", (int) pid,
+			 (int) s->peer_pid);
+		return -EPERM;
+	}
+	if (status_field(text, "Uid", v, 4) != 4 || v[0] != s->uid || v[1] != s->uid ||
+	    v[2] != s->uid || v[3] != s->uid ||
+	    status_field(text, "Gid", v, 4) != 4 || v[0] != s->gid || v[1] != s->gid ||
+	    v[2] != s->gid || v[3] != s->gid) {
+		snprintf(msg, msglen, "pid %d does not run with only your uid and gid", (int) pid);
+		return -EPERM;
+	}
+
+	/* DAC override must be effective at open: migration permission is checked with the
+	 * opener's credentials (5.16, 1756d7994ad8).  The fd can move any pid: closed at
+	 * once, never passed on. */
+	procs = WITH_CAP(CAP_DAC_OVERRIDE, openat(s->leaf_fd, "cgroup.procs",
+			 O_WRONLY | O_NOFOLLOW | O_CLOEXEC));
+	if (procs < 0)
+		return log_error_errno(-errno, "open %s/cgroup.procs: %m", s->id);
+	(void) snprintf(path, sizeof(path), "%d\n", (int) pid);
+	r = write(procs, path, strlen(path)) < 0 ? -errno : 0;
+	procs = safe_close(procs);
+	if (r < 0) {
+		snprintf(msg, msglen, "cannot move pid %d: %s", (int) pid, strerror(-r));
+		return r;
+	}
+	/* Still unreaped now, so the number was never recycled: the write hit our process.
+	 * Otherwise a stranger may sit in the leaf: never kill it (KERNEL.md 2, step 6). */
+	if (pidfd_signal0(fds[0]) < 0) {
+		s->poisoned = true;
+		log_warning("uid %u: pid %d was reaped during ATTACH to %s", (unsigned) s->uid,
+			    (int) pid, s->id);
+		snprintf(msg, msglen, "the process was reaped during ATTACH");
+		return -ESRCH;
+	}
+	/* An exiting task is skipped without error: check it really is in the leaf. */
+	if (!in_leaf(s->leaf_fd, pid) || pidfd_signal0(fds[0]) < 0) {
+		snprintf(msg, msglen, "pid %d did not end up in the sandbox (exiting?)", (int) pid);
+		return -ESRCH;
+	}
+	s->attached = true;
+	log_info("uid %u: attached pid %d to %s", (unsigned) s->uid, (int) pid, s->id);
+	return 0;
+}
+
+int
+op_kill(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr *body,
+	char *msg, size_t msglen)
+{
+	if (wire_get_end(rd) < 0)
+		return -EBADMSG;
+	if (s->poisoned) {
+		snprintf(msg, msglen, "refusing to kill: the sandbox may hold a foreign process");
+		return -EPERM;
+	}
+	log_info("uid %u: kill %s", (unsigned) s->uid, s->id);
+	return cg_kill_fd(s->kill_fd);
+}
+
+int
+op_destroy(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr *body,
+	   char *msg, size_t msglen)
+{
+	if (wire_get_end(rd) < 0)
+		return -EBADMSG;
+	return session_teardown(s, msg, msglen);
+}

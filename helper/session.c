@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Contract: the session's objects and their teardown.  Trusts only what the session
+ * itself created (names, fds).  Teardown order is the reverse of creation: kill, wait for
+ * "populated 0", unmount and remove the workspace, remove the leaf, then the lock file;
+ * whatever cannot be removed stays behind with the lock released, for the next run of
+ * the same user to reclaim.  Capabilities: via cgroup.c and op_mount.c.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "caps.h"
+#include "log.h"
+#include "macro.h"
+#include "session.h"
+
+void
+session_init(struct session *s, int sock)
+{
+	memset(s, 0, sizeof(*s));
+	s->sock = sock;
+	s->permitted = SESSION_START_PERMITTED;
+	s->seq = 1;
+	s->cgroot_fd = s->wsroot_fd = s->lockdir_fd = s->uiddir_fd = -EBADF;
+	s->lock_fd = s->leaf_fd = s->kill_fd = s->events_fd = s->ws_fd = -EBADF;
+}
+
+int
+session_teardown(struct session *s, char *msg, size_t msglen)
+{
+	char lock[CG_NAME_MAX + 8];
+	int r = 0, q;
+
+	s->ws_fd = safe_close(s->ws_fd);
+	if (s->leaf_created && !s->poisoned) {
+		r = cg_kill_fd(s->kill_fd);
+		if (r == 0)
+			r = cg_wait_empty(s->events_fd, 10000);
+		if (r < 0)
+			snprintf(msg, msglen, "sandbox %s did not empty: %s", s->id, strerror(-r));
+	} else if (s->poisoned) {
+		r = -EBUSY;
+		snprintf(msg, msglen, "sandbox %s left in place (ATTACH race)", s->id);
+	}
+	if (s->ws_dir_created) {
+		q = ws_unmount(s->uiddir_fd, s->id);
+		if (q < 0 && r == 0) {
+			r = q;
+			snprintf(msg, msglen, "cannot remove workspace %s: %s", s->ws_path,
+				 strerror(-q));
+		}
+		if (q == 0)
+			s->ws_dir_created = s->ws_mounted = false;
+	}
+	s->kill_fd = safe_close(s->kill_fd);
+	s->events_fd = safe_close(s->events_fd);
+	s->leaf_fd = safe_close(s->leaf_fd);
+	if (s->leaf_created && r == 0) {
+		r = cg_remove_at(s->cgroot_fd, s->id);
+		if (r < 0)
+			snprintf(msg, msglen, "cannot remove cgroup %s: %s", s->id, strerror(-r));
+		else
+			s->leaf_created = false;
+	}
+	if (s->lock_fd >= 0 && r == 0) {
+		(void) snprintf(lock, sizeof(lock), "%s.lock", s->id);
+		(void) WITH_CAP(CAP_DAC_OVERRIDE, unlinkat(s->lockdir_fd, lock, 0));
+	}
+	s->lock_fd = safe_close(s->lock_fd);    /* releases the flock: reclaimable */
+	if (s->id[0] != '\0') {
+		if (r == 0)
+			log_info("uid %u: removed sandbox %s", (unsigned) s->uid, s->id);
+		else
+			log_warning("uid %u: teardown of %s incomplete: %s", (unsigned) s->uid,
+				    s->id, msg);
+	}
+	return r;
+}
+
+void
+helper_fatal(struct session *s, const char *fmt, ...)
+{
+	char buf[256], msg[SESSION_MSG_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	(void) vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	log_warning("uid %u pid %d: protocol violation: %s; ending the session",
+		    (unsigned) s->uid, (int) s->peer_pid, buf);
+	(void) fprintf(stderr, "sbx-helper: protocol violation: %s\n", buf);
+	(void) session_teardown(s, msg, sizeof(msg));
+	exit(EXIT_FAILURE);
+}
