@@ -579,7 +579,8 @@ parse_path(const char *v, char *out)
 	return 0;
 }
 
-/* "a, b c" -> names.  An empty value is an empty list ("everyone"). */
+/* "a, b c" -> names.  An empty value is an empty list ("everyone").  *ret_n starts at 0
+ * (a repeated key never gets here). */
 static int
 parse_name_list(struct parse_ctx *c, unsigned lineno, const char *key, const char *v,
 		char **out, size_t *ret_n)
@@ -609,10 +610,9 @@ parse_name_list(struct parse_ctx *c, unsigned lineno, const char *key, const cha
 			c->oom = true;
 			return -ENOMEM;
 		}
-		n++;
+		*ret_n = ++n;   /* counted as we go, so policy_free() frees them on failure */
 		q += l;
 	}
-	*ret_n = n;
 	return 0;
 }
 
