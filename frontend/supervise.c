@@ -2,6 +2,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -58,6 +59,29 @@ child_fail(int fd, int stage, int err, const char *fmt, ...)
 	if (stage == CHILD_STAGE_EXEC)
 		_exit(err == ENOENT ? SBX_EXIT_NOTFOUND : SBX_EXIT_NOEXEC);
 	_exit(SBX_EXIT_FAILURE);
+}
+
+/* Does a file named name exist in a directory of $PATH? */
+static bool
+on_path(const char *name)
+{
+	const char *path = getenv("PATH");
+	char buf[PATH_MAX];
+
+	if (path == NULL)
+		path = "/bin:/usr/bin";         /* execvp's default */
+	while (*path != '\0') {
+		size_t len = strcspn(path, ":");
+		struct stat st;
+
+		if (snprintf(buf, sizeof(buf), "%.*s/%s", (int) len, len > 0 ? path : ".", name) <
+		    (int) sizeof(buf) && stat(buf, &st) == 0)
+			return true;
+		path += len;
+		if (*path == ':')
+			path++;
+	}
+	return false;
 }
 
 static _noreturn_ void
@@ -119,8 +143,14 @@ child_run(const struct sv_spec *spec, pid_t parent, int go_fd, int msg_fd, int t
 	(void) sigprocmask(SIG_SETMASK, &none, NULL);
 
 	execvp(spec->argv[0], spec->argv);
-	child_fail(msg_fd, CHILD_STAGE_EXEC, errno, "cannot execute '%s': %s", spec->argv[0],
-		   strerror(errno));
+	r = errno;
+	/* execvp() reports EACCES when a PATH directory cannot be searched even if no
+	 * directory holds the command; like the shells, call that "not found" (127) unless a
+	 * file of that name exists somewhere on PATH. */
+	if (r == EACCES && strchr(spec->argv[0], '/') == NULL && !on_path(spec->argv[0]))
+		r = ENOENT;
+	child_fail(msg_fd, CHILD_STAGE_EXEC, r, "cannot execute '%s': %s", spec->argv[0],
+		   strerror(r));
 }
 
 /* ---- finding and signalling descendants ---- */
@@ -360,9 +390,13 @@ reap(struct sv_state *st, bool *ret_no_children)
 			uint64_t end = now_ms();
 
 			st->out->wall_ms = end - st->start_ms;
-			/* The sandbox ends with its command. */
-			(void) kill(-st->pid, SIGKILL);
-			(void) sv_signal_descendants(SIGKILL);
+			/* The sandbox ends with its command -- unless the timeout's grace
+			 * period is running: the rest got SIGTERM and may finish cleaning up
+			 * until it expires. */
+			if (!st->out->timeout_fired || st->out->grace_expired) {
+				(void) kill(-st->pid, SIGKILL);
+				(void) sv_signal_descendants(SIGKILL);
+			}
 		}
 	}
 	for (;;) {
@@ -575,6 +609,22 @@ sv_run(const struct sv_spec *spec, struct sv_outcome *ret)
 		}
 	}
 	read_child_msg(&st);
+
+	/* Timed out and the main process ended within the grace period: give the others the
+	 * rest of it (they got SIGTERM), ending early when nothing is left. */
+	while (out.timeout_fired && !out.grace_expired) {
+		struct pollfd p[2] = { { .fd = sigfd, .events = POLLIN },
+				       { .fd = gfd, .events = POLLIN } };
+
+		reap(&st, &no_children);
+		if (no_children)
+			break;
+		if (poll(p, 2, -1) < 0 && errno != EINTR)
+			break;
+		drain(sigfd);
+		if (p[1].revents & POLLIN)
+			out.grace_expired = true;
+	}
 
 	/* The main process is gone: kill and reap everything left, until ECHILD.  Each round
 	 * kills what reparented to us since the last; SIGCHLD wakes us, never a timer. */
