@@ -519,8 +519,8 @@ seccomp_freep(scmp_filter_ctx *ctx)
 		seccomp_release(*ctx);
 }
 
-/* One rule; a syscall this architecture does not have is fine (-EDOM/-EFAULT from
- * libseccomp for an unknown name are mapped to "skip"). */
+/* One rule.  A system call this architecture does not have (libseccomp resolves it to a
+ * negative pseudo-number, e.g. socketcall on x86_64) needs no rule. */
 static int
 deny(scmp_filter_ctx ctx, int err, const char *name, unsigned n, const struct scmp_arg_cmp *a)
 {
