@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -92,6 +93,18 @@ find_rule(const struct isolate_rule *rules, size_t n, const char *path)
 	return NULL;
 }
 
+/* find_rule() that must succeed (abort() tells the compiler it never returns NULL). */
+static const struct isolate_rule *
+must_find(const struct isolate_rule *rules, size_t n, const char *path)
+{
+	const struct isolate_rule *r = find_rule(rules, n, path);
+
+	assert_non_null(r);
+	if (r == NULL)
+		abort();
+	return r;
+}
+
 static void
 test_rules_none(void **state)
 {
@@ -124,14 +137,12 @@ test_rules_ro(void **state)
 	assert_int_equal(isolate_fs_rules(&o, 7, "/tmp/x", rules, ELEMENTSOF(rules), &n, &handled),
 			 0);
 	assert_true(handled == 0xffff);
-	r = find_rule(rules, n, "/");
-	assert_non_null(r);
+	r = must_find(rules, n, "/");
 	assert_true(r->access == (LL_EXECUTE | LL_READ_FILE | LL_READ_DIR));
 	/* Writable: workspace, TMPDIR, --rw; never device creation. */
 	const char *w[] = { "/ws", "/tmp/x", "/data/out" };
 	for (size_t i = 0; i < ELEMENTSOF(w); i++) {
-		r = find_rule(rules, n, w[i]);
-		assert_non_null(r);
+		r = must_find(rules, n, w[i]);
 		assert_true(r->access & LL_WRITE_FILE);
 		assert_true(r->access & LL_MAKE_REG);
 		assert_true(r->access & LL_REFER);
@@ -139,13 +150,11 @@ test_rules_ro(void **state)
 		assert_false(r->access & (LL_MAKE_CHAR | LL_MAKE_BLOCK));
 		assert_non_null(r->origin);
 	}
-	assert_string_equal(find_rule(rules, n, "/data/out")->origin, "--rw");
+	assert_string_equal(must_find(rules, n, "/data/out")->origin, "--rw");
 	/* Devices: /dev/null writable with truncate (for "> /dev/null") and ioctl. */
-	r = find_rule(rules, n, "/dev/null");
-	assert_non_null(r);
+	r = must_find(rules, n, "/dev/null");
 	assert_true(r->access == (LL_READ_FILE | LL_WRITE_FILE | LL_TRUNCATE | LL_IOCTL_DEV));
-	r = find_rule(rules, n, "/dev/urandom");
-	assert_non_null(r);
+	r = must_find(rules, n, "/dev/urandom");
 	assert_false(r->access & LL_WRITE_FILE);
 	assert_non_null(find_rule(rules, n, "/dev/pts"));
 	assert_non_null(find_rule(rules, n, "/dev/tty"));
@@ -170,12 +179,10 @@ test_rules_strict(void **state)
 	assert_null(find_rule(rules, n, "/home"));
 	const char *sys[] = { "/usr", "/etc", "/bin", "/lib", "/lib64", "/proc" };
 	for (size_t i = 0; i < ELEMENTSOF(sys); i++) {
-		r = find_rule(rules, n, sys[i]);
-		assert_non_null(r);
+		r = must_find(rules, n, sys[i]);
 		assert_true(r->access == (LL_EXECUTE | LL_READ_FILE | LL_READ_DIR));
 	}
-	r = find_rule(rules, n, "/home/u/src");
-	assert_non_null(r);
+	r = must_find(rules, n, "/home/u/src");
 	assert_string_equal(r->origin, "--ro");
 	assert_false(r->access & LL_WRITE_FILE);
 	/* No workspace given: only the temp dir is writable. */
@@ -201,8 +208,8 @@ test_rules_masked_to_abi(void **state)
 	assert_true(handled == 0x1fff);
 	for (size_t i = 0; i < n; i++)
 		assert_true((rules[i].access & ~handled) == 0);
-	assert_false(find_rule(rules, n, "/dev/null")->access & (LL_TRUNCATE | LL_IOCTL_DEV));
-	assert_false(find_rule(rules, n, "/ws")->access & LL_REFER);
+	assert_false(must_find(rules, n, "/dev/null")->access & (LL_TRUNCATE | LL_IOCTL_DEV));
+	assert_false(must_find(rules, n, "/ws")->access & LL_REFER);
 }
 
 static void
