@@ -71,7 +71,7 @@ roundtrip(struct sbx_session *s, struct wire_wr *wr, const int *fds, size_t nfds
 {
 	struct wire_hdr h;
 	struct wire_rd rd;
-	uint16_t type = (uint16_t) ((wr->buf[4] << 8) | wr->buf[5]);
+	uint16_t type = (uint16_t) ((wr->buf[6] << 8) | wr->buf[7]);   /* after magic, version */
 	uint32_t seq = s->seq;
 	char reason[WIRE_STR_MAX + 1];
 	uint32_t status;

@@ -133,6 +133,9 @@ open_cgroup_root(struct session *s, char *msg, size_t msglen)
 					"parent (run sbx-setup)" : strerror(-r));
 		return -ENOTSUP;
 	}
+	/* Shared for the whole session: see tidy_dirs() in session.c. */
+	if (flock(s->cgroot_fd, LOCK_SH) < 0)
+		return -errno;
 	/* Without the controllers enabled the limit files do not exist in leaves. */
 	r = WITH_CAP(CAP_DAC_OVERRIDE, read_text(s->cgroot_fd, "cgroup.subtree_control", buf,
 						 sizeof(buf)));

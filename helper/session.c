@@ -11,7 +11,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <unistd.h>
+
+#include <dirent.h>
+#include <fcntl.h>
 
 #include "caps.h"
 #include "log.h"
@@ -27,6 +31,31 @@ session_init(struct session *s, int sock)
 	s->seq = 1;
 	s->cgroot_fd = s->wsroot_fd = s->lockdir_fd = s->uiddir_fd = -EBADF;
 	s->lock_fd = s->leaf_fd = s->kill_fd = s->events_fd = s->ws_fd = -EBADF;
+}
+
+/* workspace_root/.locks and workspace_root/<uid> are shared by concurrent helpers: every
+ * helper holds LOCK_SH on the delegated parent (root 0700: users cannot lock it) for its
+ * whole session, and only a helper that can take LOCK_EX, i.e. the last one, removes
+ * the dirs that are empty.  A new helper waits for LOCK_SH before it makes them again. */
+static void
+tidy_dirs(struct session *s)
+{
+	DIR *d;
+
+	if (s->cgroot_fd < 0 || s->wsroot_fd < 0 || flock(s->cgroot_fd, LOCK_EX | LOCK_NB) < 0)
+		return;
+	s->lockdir_fd = safe_close(s->lockdir_fd);
+	s->uiddir_fd = safe_close(s->uiddir_fd);
+	d = fdopendir(openat(s->wsroot_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+	if (d == NULL)
+		return;
+	for (struct dirent *de; (de = readdir(d)) != NULL;)
+		/* Only our own names: ".locks" and decimal uids.  ENOTEMPTY keeps the rest. */
+		if (streq(de->d_name, ".locks") || (de->d_name[0] != '\0' &&
+		    strspn(de->d_name, "0123456789") == strlen(de->d_name)))
+			(void) WITH_CAP(CAP_DAC_OVERRIDE, unlinkat(s->wsroot_fd, de->d_name,
+								   AT_REMOVEDIR));
+	(void) closedir(d);
 }
 
 int
@@ -71,6 +100,8 @@ session_teardown(struct session *s, char *msg, size_t msglen)
 		(void) WITH_CAP(CAP_DAC_OVERRIDE, unlinkat(s->lockdir_fd, lock, 0));
 	}
 	s->lock_fd = safe_close(s->lock_fd);    /* releases the flock: reclaimable */
+	if (r == 0)
+		tidy_dirs(s);
 	if (s->id[0] != '\0') {
 		if (r == 0)
 			log_info("uid %u: removed sandbox %s", (unsigned) s->uid, s->id);

@@ -1,0 +1,171 @@
+/* SPDX-License-Identifier: MIT */
+/* probe-client: drive sbx-helper through the front-end's client API, step by step, for
+ * the VM scenarios.  Usage:
+ *   probe-client [-m BYTES] [-c PCT] [-p PIDS] [-d BYTES] [-t MS] [-n] [-f LEVEL]
+ *                [-a MODE] [-x] [-k] [-s SECONDS] [-P]
+ *   -a child|self|parent|pid:N   what to ATTACH (default child: a blocked child of ours)
+ *   -x   do not DESTROY: just exit after the steps (the helper must tear down on EOF)
+ *   -k   KILL before DESTROY
+ *   -s N sleep N seconds after ATTACH (while the child runs `sleep` in the sandbox)
+ *   -P   print the leaf's limit files (memory.max, ...) via the leaf dirfd
+ * Prints one "key value" line per fact (id, ws, memory, ..., attach, destroy); on a
+ * refusal prints "error <step> <errno> <message>" and exits 2.  Exit 0 on success. */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* The client is compiled in directly: the Makefile links tests/vm/ probes with libsbx.a
+ * only, and client.c depends on nothing but lib/. */
+#include "../../frontend/client.c"
+#include "../../frontend/cgstats.c"
+
+static int
+fail(const char *step, int r, const char *err)
+{
+	printf("error %s %d %s\n", step, -r, err);
+	fflush(stdout);
+	return 2;
+}
+
+static void
+print_file(int dirfd, const char *name)
+{
+	char buf[256];
+	int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+
+	if (fd >= 0)
+		close(fd);
+	if (n < 0) {
+		printf("%s <%s>\n", name, strerror(errno));
+		return;
+	}
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	printf("%s %s\n", name, buf);
+}
+
+int
+main(int argc, char **argv)
+{
+	struct sbx_request req = { .net = POLICY_NET_HOST, .fs = POLICY_FS_NONE };
+	struct sbx_session s;
+	char err[CLIENT_ERR_MAX] = "";
+	const char *attach = "child";
+	bool nodestroy = false, kill_first = false, print = false;
+	int sleep_s = 0, opt, r, go[2], pidfd = -1;
+	pid_t child = 0;
+
+	while ((opt = getopt(argc, argv, "m:c:p:d:t:nf:a:xks:P")) != -1) {
+		switch (opt) {
+		case 'm': req.memory = strtoull(optarg, NULL, 10); break;
+		case 'c': req.cpu_percent = strtoull(optarg, NULL, 10); break;
+		case 'p': req.pids = strtoull(optarg, NULL, 10); break;
+		case 'd': req.disk = strtoull(optarg, NULL, 10); break;
+		case 't': req.timeout_ms = strtoull(optarg, NULL, 10); break;
+		case 'n': req.net = POLICY_NET_NONE; break;
+		case 'f': req.fs = (enum policy_fs) atoi(optarg); break;
+		case 'a': attach = optarg; break;
+		case 'x': nodestroy = true; break;
+		case 'k': kill_first = true; break;
+		case 's': sleep_s = atoi(optarg); break;
+		case 'P': print = true; break;
+		default: return 64;
+		}
+	}
+	client_init(&s);
+	r = client_open(&s, err, sizeof(err));
+	if (r < 0)
+		return fail("open", r, err);
+	printf("helper %d\n", (int) s.helper_pid);
+	r = client_create(&s, &req, err, sizeof(err));
+	if (r < 0)
+		return fail("create", r, err);
+	printf("id %s\nws %s\nmemory %llu\ncpu %llu\npids %llu\ndisk %llu\ntimeout %llu\n"
+	       "enforcement %s\n", s.id, s.ws_path,
+	       (unsigned long long) s.effective.memory,
+	       (unsigned long long) s.effective.cpu_percent,
+	       (unsigned long long) s.effective.pids, (unsigned long long) s.effective.disk,
+	       (unsigned long long) s.effective.timeout_ms, s.enforcement);
+	if (print) {
+		print_file(s.leaf_fd, "memory.max");
+		print_file(s.leaf_fd, "memory.swap.max");
+		print_file(s.leaf_fd, "memory.oom.group");
+		print_file(s.leaf_fd, "cpu.max");
+		print_file(s.leaf_fd, "pids.max");
+	}
+	fflush(stdout);
+
+	if (pipe2(go, O_CLOEXEC) < 0)
+		return 1;
+	if (strcmp(attach, "none") != 0) {
+		if (strcmp(attach, "child") == 0) {
+			char secs[16];
+
+			snprintf(secs, sizeof(secs), "%d", sleep_s > 0 ? sleep_s * 10 : 30);
+			child = fork();
+			if (child == 0) {
+				char c;
+
+				close(go[1]);
+				if (read(go[0], &c, 1) != 1)
+					_exit(3);
+				execlp("sleep", "sleep", secs, (char *) NULL);
+				_exit(127);
+			}
+			pidfd = (int) syscall(SYS_pidfd_open, child, 0);
+		} else if (strcmp(attach, "self") == 0) {
+			pidfd = (int) syscall(SYS_pidfd_open, getpid(), 0);
+		} else if (strcmp(attach, "parent") == 0) {
+			pidfd = (int) syscall(SYS_pidfd_open, getppid(), 0);
+		} else if (strncmp(attach, "pid:", 4) == 0) {
+			pidfd = (int) syscall(SYS_pidfd_open, atoi(attach + 4), 0);
+		} else if (strcmp(attach, "notpidfd") == 0) {
+			pidfd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		}
+		if (pidfd < 0)
+			return fail("pidfd", -errno, strerror(errno));
+		r = client_attach(&s, pidfd, err, sizeof(err));
+		if (r < 0) {
+			if (child > 0)
+				kill(child, SIGKILL);
+			return fail("attach", r, err);
+		}
+		printf("attach ok\n");
+		if (child > 0)
+			(void) !write(go[1], "x", 1);
+	}
+	fflush(stdout);
+	if (sleep_s > 0)
+		sleep((unsigned) sleep_s);
+	if (nodestroy) {
+		printf("exit without destroy\n");
+		fflush(stdout);
+		_exit(0);       /* no client_close(): like a killed sbx, the helper sees EOF */
+	}
+	if (kill_first) {
+		r = client_kill(&s);
+		if (r < 0)
+			return fail("kill", r, "KILL refused");
+		printf("kill ok\n");
+	}
+	{
+		struct cg_usage u;
+
+		if (cgstats_read(s.leaf_fd, s.ws_fd, &u) == 0)
+			printf("pids_peak %llu\n", (unsigned long long) u.pids_peak);
+	}
+	r = client_destroy(&s, err, sizeof(err));
+	if (child > 0)
+		(void) waitpid(child, NULL, 0);
+	if (r < 0)
+		return fail("destroy", r, err);
+	printf("destroy ok\n");
+	return 0;
+}
