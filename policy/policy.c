@@ -1179,17 +1179,21 @@ policy_resolve(const struct policy *p, const struct policy_subject *subj,
 
 	/* Defaults. */
 	for (int l = 0; l < _POLICY_LIMIT_MAX; l++) {
+		char csrc[sizeof(ret->ceiling_src[l])];
+
+		/* A copy: snprintf() from one member of *ret into another trips -Wrestrict. */
+		memcpy(csrc, ret->ceiling_src[l], sizeof(csrc));
 		if (p->defaults.set & KM(l)) {
 			if (p->defaults.v[l] > ret->ceiling[l]) {
 				ret->dflt[l] = ret->ceiling[l];
-				SRC(ret->dflt_src[l], "[defaults] (capped by %s)", ret->ceiling_src[l]);
+				SRC(ret->dflt_src[l], "[defaults] (capped by %s)", csrc);
 			} else {
 				ret->dflt[l] = p->defaults.v[l];
 				SRC(ret->dflt_src[l], "[defaults]");
 			}
 		} else if (ret->ceiling[l] != UINT64_MAX) {
 			ret->dflt[l] = ret->ceiling[l];
-			SRC(ret->dflt_src[l], "%s (the ceiling)", ret->ceiling_src[l]);
+			SRC(ret->dflt_src[l], "%s (the ceiling)", csrc);
 		} else {
 			ret->dflt[l] = 0;
 			SRC(ret->dflt_src[l], "built-in");
