@@ -936,7 +936,7 @@ parse_all(struct parse_ctx *c, const char *text, size_t len, const char *filenam
 	if (text == NULL && len > 0)
 		return -EINVAL;
 	if (len > POLICY_FILE_MAX) {
-		add_error(c, 0, "file is %zu bytes; the limit is %d", len, POLICY_FILE_MAX);
+		add_error(c, 0, "file is larger than %d bytes", POLICY_FILE_MAX);
 		return c->oom ? -ENOMEM : 1;
 	}
 	r = prescan(c, text ? text : "", len);

@@ -111,7 +111,7 @@ static const struct bad bad_files[] = {
 	{ "60-byte user name", NULL, 1, "is 60 bytes long; the limit is 32" },
 	{ "33-byte user name", NULL, 1, "is 33 bytes long" },
 	{ "197-byte line", NULL, 2, "line is 197 bytes long" },
-	{ "file over 64 KiB", NULL, 0, "file is 65537 bytes; the limit is 65536" },
+	{ "file over 64 KiB", NULL, 0, "file is larger than 65536 bytes" },
 };
 
 static char *
