@@ -1,0 +1,337 @@
+#!/bin/sh
+# The VM suite's harness, run as root inside the user-mode Linux guest by guest-init.sh.
+#
+#   guest-harness.sh RESULTS_DIR
+#
+# RESULTS_DIR is the hostfs mount of $BUILD/vm-results; run.sh left "config" in it.
+# guest-init.sh mounted read-only views of the source tree and the build directory on
+# /dev/sbx-vm/src and /dev/sbx-vm/build.
+# Prepares the guest (tmpfs over every place anything writes, cgroup2 with the delegated
+# parent, test users, the setcap'd helper, the policy), then, by VM_MODE:
+#   run    every scenario (or those matching VM_ONLY), TAP into RESULTS_DIR/tap,
+#          one line "PASSED FAILED" into RESULTS_DIR/done
+#   shell  an interactive root shell on the console
+#   exec   RESULTS_DIR/exec-script.sh (copied there by run.sh) as sbxtest; output to RESULTS_DIR/exec.out, status to exec.rc
+# See tests/vm/README.md.
+set -u
+PATH=/usr/sbin:/usr/bin:/sbin:/bin
+export PATH
+umask 022
+
+R=$1
+. "$R/config"           # VM_MODE VM_ONLY VM_KEEP_GOING VM_HOST_SRCDIR VM_HOST_BUILD
+VM_SRCDIR=/dev/sbx-vm/src
+VM_BUILD=/dev/sbx-vm/build
+
+CG=/sys/fs/cgroup
+PARENT=$CG/sbx
+OPT=/opt/sbx
+SBXTEST_UID=4201
+SBXOTHER_UID=4202
+SBXDEV_GID=4203
+CONTROLLERS="+cpu +memory +pids +io"
+DEFAULT_TIMEOUT=60
+
+tapn=0 passed=0 failed=0
+tap() {                 # tap ok|not-ok DESCRIPTION
+	tapn=$((tapn + 1))
+	if [ "$1" = ok ]; then
+		passed=$((passed + 1)); line="ok $tapn - $2"
+	else
+		failed=$((failed + 1)); line="not ok $tapn - $2"
+	fi
+	echo "$line" >> "$R/tap"
+	echo "$line"
+}
+setup_check() {         # setup_check DESCRIPTION CMD... : a harness assertion
+	desc=$1; shift
+	if "$@"; then tap ok "harness: $desc"; else tap not-ok "harness: $desc"; setup_ok=0; fi
+}
+must() {                # must DESCRIPTION CMD... : a setup step; reported only if it fails
+	desc=$1; shift
+	"$@" || { tap not-ok "harness: setup: $desc"; setup_ok=0; }
+}
+finish() {
+	echo "# vm: finished at $(cut -d" " -f1 /proc/uptime) s"
+	echo "$passed $failed" > "$R/done"
+	echo "vm: guest done: $passed passed, $failed failed"
+	exit 0
+}
+write_fails() {         # the file cannot be created (read-only filesystem)
+	if (: > "$1") 2>/dev/null; then rm -f "$1"; return 1; fi
+	return 0
+}
+
+: > "$R/tap"
+echo "# vm: setup starts at $(cut -d" " -f1 /proc/uptime) s of guest uptime"
+setup_ok=1
+
+# ---- 1. The host's root is read-only; tmpfs over every place that is written. --------
+setup_check "host / is mounted read-only (writing /etc/sbx-vm-probe fails)" \
+	write_fails /etc/sbx-vm-probe
+[ "$setup_ok" -eq 1 ] || finish
+
+for d in /mnt /run /tmp /var/tmp /home /root /opt; do
+	must "tmpfs on $d" mount -t tmpfs -o mode=0755,size=128m "sbx-vm${d}" "$d"
+done
+chmod 1777 /tmp /var/tmp
+HT=/mnt/harness         # the harness's private scratch
+mkdir -m 0700 $HT
+chmod 0700 /root
+must "copy /etc to a tmpfs" cp -a /etc/. /mnt/etc/
+must "bind the copy over /etc" mount --bind /mnt/etc /etc
+mkdir -p /dev/shm && mount -t tmpfs -o mode=1777,size=32m sbx-vm-shm /dev/shm
+
+# ---- 2. Test users and groups (in the tmpfs copy of /etc). ---------------------------
+rm -rf /etc/sbx
+{
+	echo "sbxtest:x:$SBXTEST_UID:$SBXTEST_UID:sbx VM test user:/home/sbxtest:/bin/sh"
+	echo "sbxother:x:$SBXOTHER_UID:$SBXOTHER_UID:sbx VM second user:/home/sbxother:/bin/sh"
+} >> /etc/passwd
+{
+	echo "sbxtest:x:$SBXTEST_UID:"
+	echo "sbxother:x:$SBXOTHER_UID:"
+	echo "sbxdev:x:$SBXDEV_GID:sbxtest"
+} >> /etc/group
+for u in sbxtest sbxother; do
+	must "home of $u" sh -c "mkdir -m 0700 /home/$u && chown $u:$u /home/$u"
+done
+mkdir -m 0755 /run/sbx
+
+# ---- 3. cgroup2: controllers top-down, the delegated parent, user and harness leaves. --
+must "mount cgroup2" mount -t cgroup2 -o nsdelegate cgroup2 $CG
+must "enable $CONTROLLERS in the root" sh -c "echo '$CONTROLLERS' > $CG/cgroup.subtree_control"
+must "create the harness, scenario, users and sbx cgroups" \
+	mkdir $CG/harness $CG/scenario $CG/users $CG/users/sbxtest $CG/users/sbxother $PARENT
+# The harness and PID 1 live in a leaf: nothing of ours stays in the root.
+must "move the harness into its leaf" sh -c "echo $$ > $CG/harness/cgroup.procs"
+must "move PID 1 into the harness leaf" sh -c "echo 1 > $CG/harness/cgroup.procs"
+chmod 0700 $PARENT
+must "enable $CONTROLLERS in $PARENT" \
+	sh -c "echo '$CONTROLLERS' > $PARENT/cgroup.subtree_control"
+
+# ---- 4. The freshly built binaries on a tmpfs, with file capabilities. ----------------
+mkdir -p $OPT/bin $OPT/libexec $OPT/tests
+must "copy sbx" cp "$VM_BUILD/sbx" $OPT/bin/sbx
+must "copy sbx-helper" cp "$VM_BUILD/sbx-helper" $OPT/libexec/sbx-helper
+for p in "$VM_BUILD"/tests/probe-* "$VM_BUILD"/tests/hostile-*; do
+	case $p in *.d|*.o|*'*'*) continue ;; esac
+	[ -f "$p" ] && cp "$p" $OPT/tests/
+done
+chmod 0755 $OPT/bin/* $OPT/libexec/* 2>/dev/null
+must "setcap sbx-helper" setcap cap_dac_override,cap_chown,cap_sys_admin=p $OPT/libexec/sbx-helper
+must "setcap probe-capcg" setcap cap_dac_override,cap_chown=p $OPT/tests/probe-capcg
+
+# vm-as-user USER CMD...: run CMD as USER (and its groups) from the user's own cgroup.
+cat > $OPT/bin/vm-as-user <<'EOF'
+#!/bin/sh
+u=$1; shift
+echo $$ > /sys/fs/cgroup/users/$u/cgroup.procs || exit 125
+exec setpriv --reuid="$u" --regid="$u" --init-groups "$@"
+EOF
+chmod 0700 $OPT/bin/vm-as-user
+
+# ---- 5. Harness self-checks: these are the suite's promises, asserted every run. ------
+rw_hostfs=$(awk '$3 == "hostfs" && $4 ~ /(^|,)rw(,|$)/ { print $2 }' /proc/mounts)
+setup_check "the only writable hostfs mount is the results directory ($rw_hostfs)" \
+	[ "$rw_hostfs" = /dev/sbx-vm/results ]
+setup_check "writing to the host's /usr fails" write_fails /usr/sbx-vm-probe
+setup_check "/etc /run /tmp /var/tmp /home /root /opt /mnt are tmpfs in the guest" \
+	sh -c 'for d in /etc /run /tmp /var/tmp /home /root /opt /mnt; do
+		[ "$(stat -f -c %T $d)" = tmpfs ] || exit 1; done'
+setup_check "cgroup2 at $CG with cpu memory pids io in $PARENT" \
+	sh -c 'for c in cpu memory pids io; do
+		grep -qw $c '"$PARENT"'/cgroup.subtree_control || exit 1; done'
+setup_check "$PARENT is root:root 0700" [ "$(stat -c '%u:%g %a' $PARENT)" = "0:0 700" ]
+setup_check "test users resolve (sbxtest in sbxdev)" \
+	sh -c '[ "$(id -u sbxtest)" = '$SBXTEST_UID' ] && [ "$(id -u sbxother)" = '$SBXOTHER_UID' ] &&
+		id -Gn sbxtest | grep -qw sbxdev'
+setup_check "sbx-helper carries file capabilities" \
+	sh -c "getcap $OPT/libexec/sbx-helper | grep -q cap_sys_admin"
+setup_check "sbxtest can read the scenarios and the build" \
+	setpriv --reuid=sbxtest --regid=sbxtest --init-groups \
+		test -r "$VM_SRCDIR/tests/vm/lib.sh" -a -x "$VM_BUILD"
+[ "$setup_ok" -eq 1 ] || { tap not-ok "harness: guest setup failed (see console.log)"; finish; }
+
+# ---- Per-scenario state, leftovers and cleanup. ---------------------------------------
+install_policy() {      # install_policy SCENARIO_BASENAME
+	ini=$VM_SRCDIR/tests/vm/scenarios/$1.ini
+	[ -f "$ini" ] || ini=$VM_SRCDIR/tests/vm/policy.ini
+	rm -rf /etc/sbx
+	mkdir -m 0755 /etc/sbx
+	cp "$ini" /etc/sbx/sandbox.ini && chown 0:0 /etc/sbx/sandbox.ini &&
+		chmod 0644 /etc/sbx/sandbox.ini
+}
+
+test_user_pids() {      # live processes whose real, effective, saved or fs uid is a test user
+	cat /proc/[0-9]*/status 2>/dev/null | awk -v a=$SBXTEST_UID -v b=$SBXOTHER_UID '
+		/^Name:/ { z = 0 }
+		/^State:/ && $2 == "Z" { z = 1 }
+		/^Pid:/ { pid = $2 }
+		/^Uid:/ && !z { for (i = 2; i <= 5; i++) if ($i == a || $i == b) { print pid; break } }'
+}
+
+leftovers() {           # print one line per leftover; empty output = clean
+	find $PARENT -mindepth 1 -type d 2>/dev/null | sed 's/^/cgroup left: /'
+	awk '$2 == "/run/sbx" || $2 ~ "^/run/sbx/" { print "mount left: " $2 }' /proc/mounts
+	for c in $CG/users/sbxtest $CG/users/sbxother $CG/scenario; do
+		# (cgroup files have size 0 in stat: test the content, not -s)
+		p=$(tr '\n' ' ' < $c/cgroup.procs)
+		[ -n "$p" ] && echo "processes left in $c: $p"
+	done
+	p=$(test_user_pids | tr '\n' ' ')
+	[ -n "$p" ] && echo "test-user processes left: $p"
+	ls -A /run/sbx | sed 's/^/workspace left: \/run\/sbx\//'
+}
+
+cleanup() {
+	for c in $(find $PARENT -mindepth 1 -type d) $CG/users/sbxtest $CG/users/sbxother \
+		$CG/scenario; do
+		echo 1 > $c/cgroup.kill 2>/dev/null
+	done
+	for p in $(test_user_pids); do kill -KILL "$p" 2>/dev/null; done
+	i=0
+	while [ $i -lt 50 ] && find $PARENT $CG/users $CG/scenario -name cgroup.events \
+		-exec grep -l 'populated 1' {} + 2>/dev/null | grep -q .; do
+		sleep 0.1; i=$((i + 1))
+	done
+	find $PARENT -mindepth 1 -depth -type d -exec rmdir {} + 2>/dev/null
+	awk '$2 == "/run/sbx" || $2 ~ "^/run/sbx/" { print $2 }' /proc/mounts | sort -r |
+		while read -r m; do umount -l "$m"; done
+	rm -rf /run/sbx
+	mkdir -m 0755 /run/sbx
+}
+
+settle_leftovers() {    # give exiting processes (a helper tearing down) up to 3 s
+	i=0
+	while :; do
+		out=$(leftovers)
+		[ -z "$out" ] || [ $i -ge 30 ] && break
+		sleep 0.1; i=$((i + 1))
+	done
+	printf '%s' "$out"
+}
+
+scenario_env() {        # the environment every scenario gets (as arguments for env -i)
+	home=$1 user=$2 name=$3
+	echo "PATH=$OPT/bin:/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin HOME=$home USER=$user
+LOGNAME=$user LANG=C.UTF-8 TMPDIR=/tmp SBX=$OPT/bin/sbx SBX_HELPER=$OPT/libexec/sbx-helper
+SBXTEST_UID=$SBXTEST_UID SBXOTHER_UID=$SBXOTHER_UID SBXDEV_GID=$SBXDEV_GID
+VM_RESULTS=$R/$name SCRATCH=/var/tmp/scratch SRCDIR=$VM_SRCDIR BUILD=$VM_BUILD
+TESTS=$OPT/tests VMLIB=$VM_SRCDIR/tests/vm/lib.sh"
+}
+
+prepare_scenario() {    # fresh scratch, artifact dir and policy
+	name=$1 owner=$2
+	rm -rf /var/tmp/scratch
+	mkdir -m 0700 /var/tmp/scratch && chown "$owner:$owner" /var/tmp/scratch
+	rm -rf "${R:?}/$name"
+	mkdir -m 0755 "$R/$name" && chown "$owner:$owner" "$R/$name"
+	install_policy "$(echo "$name" | sed 's/\.root$//')"
+}
+
+run_scenario() {        # run_scenario FILE: run, parse the TAP, check leftovers
+	f=$1
+	name=$(basename "$f" .sh)
+	t=$(sed -n 's/^# *vm-timeout: *\([0-9][0-9]*\).*/\1/p' "$f" | head -n 1)
+	t=${t:-$DEFAULT_TIMEOUT}
+	log=$R/$name.log
+	t0=$(date +%s%N)
+	case $name in
+	*.root)
+		prepare_scenario "$name" root
+		# shellcheck disable=SC2046
+		timeout -k 5 "$t" sh -c 'echo $$ > '$CG'/scenario/cgroup.procs && exec "$@"' sh \
+			env -i $(scenario_env /root root "$name") sh "$f" > "$log" 2>&1 < /dev/null
+		rc=$? ;;
+	*)
+		prepare_scenario "$name" sbxtest
+		# shellcheck disable=SC2046
+		timeout -k 5 "$t" $OPT/bin/vm-as-user sbxtest \
+			env -i $(scenario_env /home/sbxtest sbxtest "$name") sh "$f" \
+			> "$log" 2>&1 < /dev/null
+		rc=$? ;;
+	esac
+
+	ms=$((($(date +%s%N) - t0) / 1000000))
+	echo "$name $ms" >> "$R/times"
+	echo "# --- $name (exit $rc, ${ms} ms) ---"
+	sed 's/^/#   /' "$log"
+	# One awk pass (forks are slow in UML): renumber the scenario's TAP lines into the
+	# suite's stream, then a last line "@@ OK NOTOK SKIPPED PLAN".
+	awk -v name="$name" -v n=$tapn '
+		/^ok / && /# *[Ss][Kk][Ii][Pp]/ { skip++; print "# skipped: " name ": " $0; next }
+		/^ok / { sub(/^ok *[0-9]* *-? */, ""); ok++; print "ok " ++n " - " name ": " $0; next }
+		/^not ok/ { sub(/^not ok *[0-9]* *-? */, ""); nok++
+			print "not ok " ++n " - " name ": " $0; next }
+		/^1\.\.[0-9]+/ && plan == "" { plan = substr($0, 4) + 0 }
+		END { print "@@ " ok + 0 " " nok + 0 " " skip + 0 " " (plan == "" ? "-" : plan) }
+	' "$log" > $HT/parsed
+	grep -v '^@@ ' $HT/parsed | tee -a "$R/tap"
+	# shellcheck disable=SC2046
+	set -- $(sed -n 's/^@@ //p' $HT/parsed)
+	nok=$1 nnot=$2 nskip=$3 plan=$4
+	[ "$plan" = - ] && plan=
+	tapn=$((tapn + nok + nnot)) passed=$((passed + nok)) failed=$((failed + nnot))
+	bad=$nnot
+	if { [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; } && [ "$ms" -ge $((t * 1000)) ]; then
+		tap not-ok "$name: timed out after ${t}s"; bad=$((bad + 1))
+	elif [ "$rc" -ne 0 ] && [ "$nnot" -eq 0 ]; then
+		tap not-ok "$name: exited $rc"; bad=$((bad + 1))
+	fi
+	if [ "$nok" -eq 0 ] && [ "$bad" -eq 0 ]; then
+		tap not-ok "$name: printed no 'ok' line"; bad=$((bad + 1))
+	fi
+	if [ -n "$plan" ] && [ "$plan" -ne $((nok + nnot + nskip)) ] && [ "$bad" -eq 0 ]; then
+		tap not-ok "$name: planned $plan tests, ran $((nok + nnot + nskip))"; bad=$((bad + 1))
+	fi
+	left=$(settle_leftovers)
+	if [ -n "$left" ]; then
+		tap not-ok "$name: left things behind: $(echo "$left" | tr '\n' ';')"
+		bad=$((bad + 1))
+		cleanup
+	fi
+	[ "$bad" -eq 0 ]
+}
+
+case $VM_MODE in
+shell)
+	install_policy default
+	cat <<EOF
+vm: debug shell (root).  The host's / is read-only; /etc /run /tmp /home /opt are tmpfs.
+    Run as the test user:  vm-as-user sbxtest env SBX_HELPER=$OPT/libexec/sbx-helper sh
+    sbx: $OPT/bin/sbx  helper: $OPT/libexec/sbx-helper  policy: /etc/sbx/sandbox.ini
+    Scenarios: $VM_SRCDIR/tests/vm/scenarios   Results (host, writable): $R
+    Exit the shell to power off.
+EOF
+	PATH=$OPT/bin:$PATH SBX_HELPER=$OPT/libexec/sbx-helper HOME=/root \
+		setsid -c /bin/sh -i < /dev/console > /dev/console 2>&1
+	finish ;;
+exec)
+	prepare_scenario exec sbxtest
+	# shellcheck disable=SC2046
+	timeout -k 5 "${VM_EXEC_TIMEOUT:-300}" $OPT/bin/vm-as-user sbxtest \
+		env -i $(scenario_env /home/sbxtest sbxtest exec) sh "$R/exec-script.sh" \
+		> "$R/exec.out" 2>&1 < /dev/null
+	echo $? > "$R/exec.rc"
+	cleanup
+	finish ;;
+esac
+
+echo "# vm: setup done at $(cut -d" " -f1 /proc/uptime) s"
+nrun=0
+for f in "$VM_SRCDIR"/tests/vm/scenarios/[0-9]*.sh; do
+	[ -f "$f" ] || continue
+	name=$(basename "$f" .sh)
+	if [ -n "$VM_ONLY" ]; then
+		case $name in *$VM_ONLY*) ;; *) continue ;; esac
+	fi
+	nrun=$((nrun + 1))
+	if ! run_scenario "$f" && [ "$VM_KEEP_GOING" != 1 ]; then
+		echo "# stopping after the first failed scenario (run.sh --keep-going runs all)" |
+			tee -a "$R/tap"
+		break
+	fi
+done
+[ "$nrun" -gt 0 ] || tap not-ok "no scenario matched '${VM_ONLY}'"
+finish

@@ -1,0 +1,66 @@
+# Shell library for VM scenarios: `. "$VMLIB"` at the top of a scenario.
+#
+#   plan N              print the TAP plan (optional; done_testing prints one at the end)
+#   ok DESC             a passing test          fail DESC [DETAIL]   a failing test
+#   check DESC CMD...   passes when CMD exits 0
+#   check_fails DESC CMD...   passes when CMD exits non-zero
+#   is GOT WANT DESC    passes when the strings are equal (prints both otherwise)
+#   like GOT ERE DESC   passes when GOT matches the extended regex ERE
+#   ge GOT MIN DESC     passes when the integer GOT >= MIN
+#   run_rc CMD...       runs CMD, sets $rc (never aborts the scenario)
+#   json_get FILE EXPR  prints a jq expression of a JSON file (e.g. .verdict, .usage.wall_ms)
+#   diag MSG            a TAP comment
+#   skip DESC REASON    a skipped test (the harness does not count it as passed)
+#   done_testing        prints "1..N" if plan was not called; exit status 1 if anything failed
+#
+# The harness counts "ok"/"not ok" lines, so a scenario that crashes part-way still
+# reports what it ran; a scenario with no "ok" line at all fails.
+_tap_n=0
+_tap_failed=0
+_tap_planned=0
+
+plan() { _tap_planned=1; echo "1..$1"; }
+diag() { echo "# $*"; }
+ok() { _tap_n=$((_tap_n + 1)); echo "ok $_tap_n - $1"; }
+fail() {
+	_tap_n=$((_tap_n + 1)); _tap_failed=$((_tap_failed + 1))
+	echo "not ok $_tap_n - $1"
+	[ $# -ge 2 ] && diag "$2"
+	return 0
+}
+skip() { _tap_n=$((_tap_n + 1)); echo "ok $_tap_n - $1 # SKIP ${2:-}"; }
+check() {
+	_d=$1; shift
+	if "$@"; then ok "$_d"; else fail "$_d" "command failed ($?): $*"; fi
+}
+check_fails() {
+	_d=$1; shift
+	if "$@"; then fail "$_d" "command unexpectedly succeeded: $*"; else ok "$_d"; fi
+}
+is() {
+	if [ "$1" = "$2" ]; then ok "$3"; else fail "$3" "got '$1', want '$2'"; fi
+}
+like() {
+	if printf '%s\n' "$1" | grep -Eq -- "$2"; then ok "$3"; else fail "$3" "got '$1', want /$2/"; fi
+}
+ge() {
+	case $1 in ''|*[!0-9]*) fail "$3" "got '$1', not an integer"; return 0 ;; esac
+	if [ "$1" -ge "$2" ]; then ok "$3"; else fail "$3" "got $1, want >= $2"; fi
+}
+run_rc() { "$@"; rc=$?; }
+json_get() {
+	if command -v jq > /dev/null 2>&1; then
+		jq -r "$2" "$1" 2>/dev/null
+	else
+		python3 -c 'import json, sys
+v = json.load(open(sys.argv[1]))
+for k in [k for k in sys.argv[2].split(".") if k]:
+    v = v.get(k) if isinstance(v, dict) else None
+print("null" if v is None else (str(v).lower() if isinstance(v, bool) else v))' "$1" "$2" 2>/dev/null
+	fi
+}
+done_testing() {
+	[ "$_tap_planned" -eq 1 ] || echo "1..$_tap_n"
+	[ "$_tap_failed" -eq 0 ]
+	exit $?
+}
