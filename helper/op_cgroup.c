@@ -401,11 +401,17 @@ op_attach(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr 
 		snprintf(msg, msglen, "ATTACH needs a pidfd");
 		return -EBADF;
 	}
-	if (v[0] <= 0 || v[0] > INT32_MAX || pidfd_signal0(fds[0]) < 0) {
+	pid = v[0] > 0 && v[0] <= INT32_MAX ? (pid_t) v[0] : 0;
+	r = pid > 0 ? pidfd_signal0(fds[0]) : -ESRCH;
+	if (r == -EPERM) {              /* we run with the caller's uid: not theirs */
+		snprintf(msg, msglen, "pid %d does not belong to uid %u", (int) pid,
+			 (unsigned) s->uid);
+		return -EPERM;
+	}
+	if (r < 0) {
 		snprintf(msg, msglen, "the process is gone (reaped)");
 		return -ESRCH;
 	}
-	pid = (pid_t) v[0];
 
 	/* Only the caller's own fresh child: every uid and gid the caller's, our parent (the
 	 * front-end) as its parent, and a process, not a thread.  These are early checks; the
