@@ -53,6 +53,8 @@ dispatch_next(unsigned permitted, const struct op *op, int r)
 {
 	if (r < 0)
 		return permitted;
+	if (op->flags & OP_END)
+		return 0;
 	if (op->flags & OP_ONCE)
 		permitted &= ~op->bit;
 	return permitted | op->enables;
