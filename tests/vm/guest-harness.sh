@@ -297,9 +297,13 @@ run_scenario() {        # run_scenario FILE: run, parse the TAP, check leftovers
 case $VM_MODE in
 shell)
 	install_policy default
+	mkdir -m 0755 /var/tmp/scratch && chown sbxtest:sbxtest /var/tmp/scratch
+	mkdir -m 0755 "$R/shell" && chown sbxtest:sbxtest "$R/shell"
+	scenario_env /home/sbxtest sbxtest shell > $OPT/user.env
 	cat <<EOF
 vm: debug shell (root).  The host's / is read-only; /etc /run /tmp /home /opt are tmpfs.
-    Run as the test user:  vm-as-user sbxtest env SBX_HELPER=$OPT/libexec/sbx-helper sh
+    A shell as the test user, with the scenario environment:
+        vm-as-user sbxtest env -i \$(cat $OPT/user.env) sh -i
     sbx: $OPT/bin/sbx  helper: $OPT/libexec/sbx-helper  policy: /etc/sbx/sandbox.ini
     Scenarios: $VM_SRCDIR/tests/vm/scenarios   Results (host, writable): $R
     Exit the shell to power off.
