@@ -16,6 +16,14 @@ CLANG        ?= clang
 PKG_CONFIG   ?= pkg-config
 
 SANITIZE     ?= 0
+V            ?= 0
+ifeq ($(V),1)
+Q :=
+E := @true
+else
+Q := @
+E := @echo
+endif
 ifeq ($(SANITIZE),1)
 BUILD        ?= build-san
 else
@@ -97,52 +105,62 @@ deps:
 
 $(BUILD)/lib/%.o: lib/%.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(INC_LIB) -c $< -o $@
+	$(E) '  CC     $<'
+	$(Q)$(CC) $(CFLAGS) $(INC_LIB) -c $< -o $@
 $(BUILD)/policy/%.o: policy/%.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(INC_POLICY) -c $< -o $@
+	$(E) '  CC     $<'
+	$(Q)$(CC) $(CFLAGS) $(INC_POLICY) -c $< -o $@
 $(BUILD)/frontend/%.o: frontend/%.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(INC_FRONTEND) -c $< -o $@
+	$(E) '  CC     $<'
+	$(Q)$(CC) $(CFLAGS) $(INC_FRONTEND) -c $< -o $@
 $(BUILD)/helper/%.o: helper/%.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(INC_HELPER) -c $< -o $@
+	$(E) '  CC     $<'
+	$(Q)$(CC) $(CFLAGS) $(INC_HELPER) -c $< -o $@
 
 $(BUILD)/libsbx.a: $(LIB_OBJ) $(POLICY_OBJ)
 	@rm -f $@
-	$(AR) rcs $@ $^
+	$(Q)$(AR) rcs $@ $^
 $(BUILD)/libfrontend.a: $(filter-out $(BUILD)/frontend/main.o,$(FRONTEND_OBJ))
 	@rm -f $@
-	$(AR) rcs $@ $^
+	$(Q)$(AR) rcs $@ $^
 $(BUILD)/libhelper.a: $(filter-out $(BUILD)/helper/main.o,$(HELPER_OBJ))
 	@rm -f $@
-	$(AR) rcs $@ $^
+	$(Q)$(AR) rcs $@ $^
 
 $(SBX): $(BUILD)/frontend/main.o $(BUILD)/libfrontend.a $(BUILD)/libsbx.a
-	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_FRONTEND)
+	$(E) '  LD     $@'
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_FRONTEND)
 $(HELPER): $(BUILD)/helper/main.o $(BUILD)/libhelper.a $(BUILD)/libsbx.a
-	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_HELPER)
+	$(E) '  LD     $@'
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_HELPER)
 
 $(BUILD)/tests/test-%: tests/unit/test-%.c $(BUILD)/libfrontend.a $(BUILD)/libhelper.a $(BUILD)/libsbx.a
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(INC_FRONTEND) -Ihelper $< -o $@ $(LDFLAGS) \
+	$(E) '  CCLD   $@'
+	$(Q)$(CC) $(CFLAGS) $(INC_FRONTEND) -Ihelper $< -o $@ $(LDFLAGS) \
 		$(BUILD)/libfrontend.a $(BUILD)/libhelper.a $(BUILD)/libsbx.a \
 		$(LIBS_FRONTEND) $(LIBS_TEST)
 
 # Small C programs the integration and VM suites run (probes, the hostile client).
 $(BUILD)/tests/%: tests/integration/%.c $(BUILD)/libsbx.a
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(INC_POLICY) $< -o $@ $(LDFLAGS) $(BUILD)/libsbx.a $(LIBS_FRONTEND)
+	$(E) '  CCLD   $@'
+	$(Q)$(CC) $(CFLAGS) $(INC_POLICY) $< -o $@ $(LDFLAGS) $(BUILD)/libsbx.a $(LIBS_FRONTEND)
 $(BUILD)/tests/%: tests/vm/%.c $(BUILD)/libsbx.a
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(INC_POLICY) $< -o $@ $(LDFLAGS) $(BUILD)/libsbx.a $(LIBS_FRONTEND)
+	$(E) '  CCLD   $@'
+	$(Q)$(CC) $(CFLAGS) $(INC_POLICY) $< -o $@ $(LDFLAGS) $(BUILD)/libsbx.a $(LIBS_FRONTEND)
 
 probes: $(PROBE_BIN)
 
 # libFuzzer targets: clang only, built with every lib/ and policy/ source.
 $(BUILD)/fuzz/%: tests/fuzz/%.c $(LIB_SRC) $(POLICY_SRC)
 	@mkdir -p $(@D)
-	$(CLANG) -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined $(DEFS) $(PKG_CFLAGS) \
+	$(E) '  FUZZ   $@'
+	$(Q)$(CLANG) -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined $(DEFS) $(PKG_CFLAGS) \
 		$(INC_FRONTEND) $< $(LIB_SRC) $(POLICY_SRC) -o $@ $(LIBS_FRONTEND)
 
 FUZZ_SECONDS ?= 60

@@ -234,8 +234,8 @@ do_show(const char *file, const char *user, char *groups_arg)
 	else
 		printf("%-10s %-12llu %s\n", "sandboxes", (unsigned long long) res.sandboxes,
 		       res.sandboxes_src);
-	printf("\nrequired isolation: net %s, fs %s\n", policy_net_name(res.net_required),
-	       policy_fs_name(res.fs_required));
+	printf("\nrequired isolation: net %s (%s), fs %s (%s)\n", policy_net_name(res.net_required),
+	       res.net_required_src, policy_fs_name(res.fs_required), res.fs_required_src);
 	printf("cgroup_root: %s\nworkspace_root: %s\n", policy_cgroup_root(p),
 	       policy_workspace_root(p));
 

@@ -372,14 +372,14 @@ isolate_check_required_on(const struct isolate_opts *o, const struct policy_reso
 {
 	if (o->net < r->net_required) {
 		set_str(err, errlen, "sbx: --net %s: the policy requires --net %s for you "
-			"(see 'sbx policy show')", isolate_net_name(o->net),
-			isolate_net_name(r->net_required));
+			"(set by %s; see 'sbx policy show')", isolate_net_name(o->net),
+			isolate_net_name(r->net_required), r->net_required_src);
 		return -EPERM;
 	}
 	if (o->fs < r->fs_required) {
 		set_str(err, errlen, "sbx: --fs %s: the policy requires --fs %s or stricter for "
-			"you (see 'sbx policy show')", isolate_fs_name(o->fs),
-			isolate_fs_name(r->fs_required));
+			"you (set by %s; see 'sbx policy show')", isolate_fs_name(o->fs),
+			isolate_fs_name(r->fs_required), r->fs_required_src);
 		return -EPERM;
 	}
 	/* --fallback must not turn a required policy into an unenforced one. */

@@ -1226,33 +1226,47 @@ policy_resolve(const struct policy *p, const struct policy_subject *subj,
 	/* Isolation requirements: the most generous group is the least strict one. */
 	if (u != NULL && (u->s.set & KM(K_NET))) {
 		ret->net_required = u->s.net;
+		SRC(ret->net_required_src, "[user:%s]", u->name);
 	} else {
 		bool any = false;
 
 		FOREACH_GROUP(g, p, subj)
 			if (g->s.set & KM(K_NET)) {
-				if (!any || g->s.net < ret->net_required)
+				if (!any || g->s.net < ret->net_required) {
 					ret->net_required = g->s.net;
+					SRC(ret->net_required_src, "[group:%s]", g->name);
+				}
 				any = true;
 			}
-		if (!any)
-			ret->net_required = (p->limits.set & KM(K_NET)) ? p->limits.net :
-									POLICY_NET_HOST;
+		if (!any && (p->limits.set & KM(K_NET))) {
+			ret->net_required = p->limits.net;
+			SRC(ret->net_required_src, "[limits]");
+		} else if (!any) {
+			ret->net_required = POLICY_NET_HOST;
+			SRC(ret->net_required_src, "built-in");
+		}
 	}
 	if (u != NULL && (u->s.set & KM(K_FS))) {
 		ret->fs_required = u->s.fs;
+		SRC(ret->fs_required_src, "[user:%s]", u->name);
 	} else {
 		bool any = false;
 
 		FOREACH_GROUP(g, p, subj)
 			if (g->s.set & KM(K_FS)) {
-				if (!any || g->s.fs < ret->fs_required)
+				if (!any || g->s.fs < ret->fs_required) {
 					ret->fs_required = g->s.fs;
+					SRC(ret->fs_required_src, "[group:%s]", g->name);
+				}
 				any = true;
 			}
-		if (!any)
-			ret->fs_required = (p->limits.set & KM(K_FS)) ? p->limits.fs :
-								      POLICY_FS_NONE;
+		if (!any && (p->limits.set & KM(K_FS))) {
+			ret->fs_required = p->limits.fs;
+			SRC(ret->fs_required_src, "[limits]");
+		} else if (!any) {
+			ret->fs_required = POLICY_FS_NONE;
+			SRC(ret->fs_required_src, "built-in");
+		}
 	}
 
 	/* Access. */

@@ -86,6 +86,8 @@ struct policy_resolved {
 
 	enum policy_net net_required;
 	enum policy_fs fs_required;
+	char net_required_src[POLICY_SRC_MAX];  /* section that set it, or "built-in" */
+	char fs_required_src[POLICY_SRC_MAX];
 };
 
 /* Resolve the ceilings, defaults and requirements for subject.  Never fails for a valid
