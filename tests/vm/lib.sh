@@ -47,6 +47,7 @@ ge() {
 	case $1 in ''|*[!0-9]*) fail "$3" "got '$1', not an integer"; return 0 ;; esac
 	if [ "$1" -ge "$2" ]; then ok "$3"; else fail "$3" "got $1, want >= $2"; fi
 }
+# shellcheck disable=SC2034 # rc is for the scenario
 run_rc() { "$@"; rc=$?; }
 json_get() {
 	if command -v jq > /dev/null 2>&1; then

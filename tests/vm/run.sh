@@ -27,7 +27,7 @@ while [ $# -gt 0 ]; do
 	--only) [ $# -ge 2 ] || die "--only needs a PATTERN"; only=$2; shift 2 ;;
 	--keep-going) keep_going=1; shift ;;
 	--shell) mode=shell; shift ;;
-	--exec) [ $# -ge 2 ] || die "--exec needs a SCRIPT"; mode=exec; exec_script=$2; shift 2 ;;
+	--exec) [ $# -ge 2 ] || die "--exec needs a SCRIPT"; mode="exec"; exec_script=$2; shift 2 ;;
 	*) die "unknown option '$1'; see the header of tests/vm/run.sh" ;;
 	esac
 done
@@ -81,6 +81,11 @@ else
 	bound=$SBX_VM_TIMEOUT
 fi
 
+# One boot at a time per build directory (BUILD/vm-results is shared): wait for the other.
+exec 9> "$build/.vm-lock"
+if command -v flock > /dev/null 2>&1 && ! flock -w 1800 9; then
+	fail_setup "another tests/vm/run.sh has used $build for 30 minutes"
+fi
 rm -rf "$vmres"
 mkdir -p "$vmres" || fail_setup "cannot create $vmres"
 cat > "$vmres/config" <<EOF

@@ -3,6 +3,7 @@
 # unprivileged user, can create a leaf under the root-owned parent, hand it to root, write
 # its limits and remove it: the kernel facts sbx-helper is built on.
 # vm-timeout: 30
+# shellcheck source=tests/vm/lib.sh
 . "$VMLIB"
 
 like "$(getcap "$TESTS/probe-capcg")" 'cap_chown,cap_dac_override=p' "probe has file caps (=p)"
