@@ -16,6 +16,7 @@ run() {
 run unit        sh tests/run-unit.sh "$build"
 run fuzz        sh tests/fuzz/smoke.sh "$build"
 run integration sh tests/integration/run.sh "$build"
+run package     sh tests/package/run.sh "$build"
 run vm          sh tests/vm/run.sh "$build" --keep-going
 pass=0 fail=0
 for f in "$build"/results/*; do
