@@ -32,9 +32,12 @@ trap libtest_cleanup EXIT
 trap 'exit 1' INT TERM
 
 as_user() { "$@"; }
+as_user_exec() { exec "$@"; }
 if [ "$(id -u)" = 0 ]; then
 	as_user() { setpriv --reuid=65534 --regid=65534 --clear-groups -- "$@"; }
+	as_user_exec() { exec setpriv --reuid=65534 --regid=65534 --clear-groups -- "$@"; }
 fi
+# For background jobs whose $! must be sbx itself: (as_user_exec "$SBX" run ...) &
 cd "$T" || exit 1
 
 # sbx_run ARGS...: run "sbx run ARGS" as the test user; stdout/stderr to $T/out, $T/err;

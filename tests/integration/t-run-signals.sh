@@ -1,0 +1,81 @@
+#!/bin/sh
+# sbx run: signals sent to sbx reach the sandbox (SIGINT, SIGTERM, SIGHUP, SIGQUIT), and an
+# interactive command on a terminal gets the foreground (reads the tty, ^C reaches it).
+. "$(dirname "$0")/libtest.sh"
+
+# start_bg SIG: run a command that reports the signal it gets, in the background; wait
+# until it is ready; send SIG to sbx; collect the exit status in $rc.
+forward() {
+	sig=$1
+	rm -f "$T/ready" "$T/got"
+	(as_user_exec "$SBX" run -q -- sh -c "trap 'echo $sig > $T/got; exit 42' $sig
+		touch $T/ready; while :; do sleep 0.05; done" 2>/dev/null) &
+	pid=$!
+	LIBTEST_PIDS="$LIBTEST_PIDS $pid"
+	i=0
+	while [ ! -e "$T/ready" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+	kill -s "$sig" "$pid"
+	wait "$pid"
+	rc=$?
+	eq "SIG$sig to sbx reaches the command" "$sig" "$(cat "$T/got" 2>/dev/null)"
+	eq "... and sbx exits with its status" 42 "$rc"
+}
+forward TERM
+forward INT
+forward HUP
+forward QUIT
+
+# Forwarded to the whole process group: a child of the command gets it too.
+rm -f "$T/ready"
+# (the command waits for its child on SIGTERM: the sandbox ends with the command)
+(as_user_exec "$SBX" run -q -- sh -c "sh -c 'trap \"echo child > $T/child; exit 0\" TERM;
+	touch $T/ready; while :; do sleep 0.05; done' & trap 'wait; exit 0' TERM; wait" \
+	2>/dev/null) &
+pid=$!
+LIBTEST_PIDS="$LIBTEST_PIDS $pid"
+i=0
+while [ ! -e "$T/ready" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+kill -TERM "$pid"
+wait "$pid"
+eq "SIGTERM reaches the command's children" child "$(cat "$T/child" 2>/dev/null)"
+
+# A terminal: the command becomes the foreground group, reads the tty, gets ^C itself;
+# sbx gets the terminal back at the end.
+if python3 -c 'import pty' 2>/dev/null; then
+	out=$(python3 - "$SBX" <<'PY' 2>&1
+import os, pty, sys, time, select
+sbx = sys.argv[1]
+pid, fd = pty.fork()
+if pid == 0:
+    os.execv(sbx, [sbx, "run", "-q", "--", "sh", "-c",
+                   "read x; echo got:$x; trap 'echo int; exit 3' INT; echo armed; "
+                   "while :; do sleep 0.05; done"])
+buf = b""
+def until(pat, t=10):
+    global buf
+    end = time.time() + t
+    while pat not in buf and time.time() < end:
+        r, _, _ = select.select([fd], [], [], 0.2)
+        if r:
+            try:
+                buf += os.read(fd, 1024)
+            except OSError:
+                break
+    return pat in buf
+time.sleep(0.3)
+os.write(fd, b"hello\n")
+print("read" if until(b"got:hello") else "noread")
+print("armed" if until(b"armed") else "notarmed")
+os.write(fd, b"\x03")
+until(b"int")
+_, st = os.waitpid(pid, 0)
+print("int" if b"int" in buf else "noint", os.waitstatus_to_exitcode(st))
+PY
+)
+	contains "interactive command reads the terminal" read "$out"
+	contains "^C on the terminal reaches the command, status passes through" "int 3" "$out"
+else
+	notok "python3 pty module missing: terminal test not run"
+fi
+
+done_testing
