@@ -43,6 +43,7 @@ read_small(int dirfd, const char *name, char *buf, size_t bufsz)
 	_cleanup_close_ int fd = -EBADF;
 	size_t off = 0;
 
+	buf[0] = '\0';          /* a string even on failure */
 	fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return errno == ENOENT ? 0 : -errno;

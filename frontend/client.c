@@ -73,8 +73,8 @@ roundtrip(struct sbx_session *s, struct wire_wr *wr, const int *fds, size_t nfds
 	struct wire_rd rd;
 	uint16_t type = (uint16_t) ((wr->buf[6] << 8) | wr->buf[7]);   /* after magic, version */
 	uint32_t seq = s->seq;
-	char reason[WIRE_STR_MAX + 1];
-	uint32_t status;
+	char reason[WIRE_STR_MAX + 1] = "";
+	uint32_t status = 0;
 	size_t nrfds = 0;
 	int n, r;
 
@@ -188,8 +188,8 @@ client_open(struct sbx_session *s, char *err, size_t errlen)
 	int rfds[WIRE_FDS_MAX];
 	struct wire_wr wr;
 	struct wire_rd body;
-	uint32_t version;
-	size_t nrfds;
+	uint32_t version = 0;
+	size_t nrfds = 0;
 	int r;
 
 	if (path == NULL || path[0] == '\0')
@@ -228,7 +228,7 @@ client_create(struct sbx_session *s, const struct sbx_request *req, char *err, s
 	char id[CLIENT_ID_MAX], ws[PATH_MAX], enf[sizeof(s->enforcement)];
 	struct wire_wr wr;
 	struct wire_rd body;
-	size_t nrfds;
+	size_t nrfds = 0;
 	int r;
 
 	if (s->sock < 0 || s->created)
@@ -287,7 +287,7 @@ simple_request(struct sbx_session *s, uint16_t type, const int *fds, size_t nfds
 	int rfds[WIRE_FDS_MAX];
 	struct wire_wr wr;
 	struct wire_rd body;
-	size_t nrfds;
+	size_t nrfds = 0;
 	int r;
 
 	if (s->sock < 0 || !s->created)

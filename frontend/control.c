@@ -141,6 +141,8 @@ control_request(const char *id, const char *req, char *reply, size_t replylen)
 	ssize_t n;
 	int r;
 
+	if (replylen > 0)
+		reply[0] = '\0';        /* a string even on failure */
 	r = sock_path(id, &sa, 0);
 	if (r < 0)
 		return r;

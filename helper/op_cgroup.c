@@ -37,6 +37,7 @@ read_text(int dirfd, const char *path, char *buf, size_t bufsz)
 	size_t off = 0;
 	ssize_t n;
 
+	memset(buf, 0, bufsz);  /* a string even on failure */
 	if (fd < 0)
 		return -errno;
 	while ((n = read(fd, buf + off, bufsz - 1 - off)) > 0)
@@ -159,7 +160,8 @@ op_hello(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr *
 		return -EBADMSG;
 	if (version != WIRE_VERSION) {
 		snprintf(msg, msglen, "protocol version %u not supported (helper speaks %u): "
-			 "sbx and sbx-helper come from different releases", version, WIRE_VERSION);
+			 "sbx and sbx-helper come from different releases", version,
+			 (unsigned) WIRE_VERSION);
 		return -EPROTONOSUPPORT;
 	}
 	if (s->refusal != 0) {
