@@ -13,6 +13,8 @@
 #include <unistd.h>
 
 #include "args.h"
+#include "cgstats.h"
+#include "client.h"
 #include "commands.h"
 #include "isolate.h"
 #include "log.h"
@@ -109,7 +111,7 @@ resolve_cgroup_fallback(struct run_opts *o, struct report *rep, const char *reas
 
 static void
 compose_message(const struct run_opts *o, const struct sv_outcome *out, const struct verdict *v,
-		char *buf, size_t bufsz)
+		const struct cg_usage *cg, char *buf, size_t bufsz)
 {
 	char a[32], b[32], esc[128];
 	const char *sig = v->signal > 0 ? sigabbrev_np(v->signal) : NULL;
@@ -137,6 +139,10 @@ compose_message(const struct run_opts *o, const struct sv_outcome *out, const st
 		}
 		break;
 	case VERDICT_CPU_TIME:
+		if (out->cpu_budget_fired) {
+			snprintf(buf, bufsz, "the sandbox's CPU time budget was spent: killed");
+			break;
+		}
 		format_duration_ms(o->rl[RUN_RL_CPU].value, b, sizeof(b));
 		snprintf(buf, bufsz, "CPU time limit reached (limit %s per process, RLIMIT_CPU): "
 			 "killed by SIG%s", b, sig != NULL ? sig : "?");
@@ -154,12 +160,70 @@ compose_message(const struct run_opts *o, const struct sv_outcome *out, const st
 			snprintf(buf, bufsz, "%s", strip_sbx_prefix(out->setup_msg));
 		break;
 	case VERDICT_MEMORY:
+		format_size(o->memory, b, sizeof(b));
+		snprintf(buf, bufsz, "memory limit hit: the OOM killer ended %llu process%s%s%s%s",
+			 (unsigned long long) cg->oom_kill, cg->oom_kill == 1 ? "" : "es",
+			 o->memory > 0 ? " (limit " : "", o->memory > 0 ? b : "",
+			 o->memory > 0 ? ")" : "");
+		break;
 	case VERDICT_PIDS:
+		snprintf(buf, bufsz, "process limit hit: %llu fork%s refused",
+			 (unsigned long long) cg->pids_max_events,
+			 cg->pids_max_events == 1 ? " was" : "s were");
+		break;
 	case VERDICT_DISK:
+		format_size(cg->disk_used, b, sizeof(b));
+		snprintf(buf, bufsz, "the workspace is full (%s used)", b);
+		break;
 	case _VERDICT_MAX:
 		snprintf(buf, bufsz, "%s limit hit", verdict_name(v->kind));
 		break;
 	}
+}
+
+/* ---- cgroup mode: the helper session behind the supervisor's hooks ---- */
+
+static int
+cg_attach(int pidfd, void *userdata)
+{
+	struct sbx_session *s = userdata;
+	char err[CLIENT_ERR_MAX] = "";
+	int r = client_attach(s, pidfd, err, sizeof(err));
+
+	if (r < 0)
+		fprintf(stderr, "sbx: cannot move the sandbox into its cgroup: %s\n",
+			err[0] != '\0' ? err : strerror(-r));
+	return r;
+}
+
+static void
+cg_kill(void *userdata)
+{
+	struct sbx_session *s = userdata;
+
+	if (s->attached)
+		(void) client_kill(s);
+}
+
+static int
+cg_cpu_used(void *userdata, uint64_t *ret)
+{
+	struct sbx_session *s = userdata;
+	struct cg_usage u;
+	int r = cgstats_read(s->leaf_fd, -EBADF, &u);
+
+	if (r < 0)
+		return r;
+	if (!u.has_cpu_stat)
+		return -ENODATA;
+	*ret = u.cpu_usage_usec;
+	return 0;
+}
+
+static void
+session_closep_(struct sbx_session *s)
+{
+	client_close(s);
 }
 
 static uint64_t
@@ -191,6 +255,9 @@ int
 cmd_run(int argc, char **argv)
 {
 	_cleanup_(fclosep_) FILE *report_file = NULL;
+	_cleanup_(session_closep_) struct sbx_session sess;
+	bool cgroup = false;
+	uint64_t cpu_budget_ms = 0;
 	struct run_opts o;
 	struct isolate_plan plan = {};
 	struct sv_rlimit rl[_RUN_RL_MAX];
@@ -201,6 +268,7 @@ cmd_run(int argc, char **argv)
 	size_t n_rl = 0;
 	int r;
 
+	client_init(&sess);
 	r = run_args_parse(argc, argv, &o);
 	if (r != 0)
 		return r > 0 ? 0 : SBX_EXIT_FAILURE;
@@ -236,10 +304,65 @@ cmd_run(int argc, char **argv)
 		report_add_limit(&rep, "grace_ms", o.grace_ms);
 		report_add_enforcement(&rep, "timeout", "sbx");
 	}
-	r = resolve_cgroup_fallback(&o, &rep, o.no_cgroup ? "--no-cgroup was given" :
-				    "cgroup mode is not wired into 'sbx run' yet");
-	if (r < 0)
-		return SBX_EXIT_FAILURE;
+
+	/* cgroup mode unless --no-cgroup, when the helper is there and takes us. */
+	if (o.no_cgroup) {
+		snprintf(err, sizeof(err), "--no-cgroup was given");
+	} else {
+		r = client_open(&sess, err, sizeof(err));
+		if (r == 0) {
+			struct sbx_request req = {
+				.memory = o.memory, .cpu_percent = o.cpu_percent, .pids = o.pids,
+				.disk = o.disk, .timeout_ms = o.has_timeout ? o.timeout_ms : 0,
+				.net = o.iso.net, .fs = o.iso.fs,
+			};
+
+			r = client_create(&sess, &req, err, sizeof(err));
+			if (r < 0) {
+				fprintf(stderr, "sbx: the sbx helper refused the sandbox: %s\n",
+					err[0] != '\0' ? err : strerror(-r));
+				return SBX_EXIT_FAILURE;
+			}
+			cgroup = true;
+		}
+	}
+	if (cgroup) {
+		const struct sbx_request *e = &sess.effective;
+
+		rep.mode = "cgroup";
+		rep.id = sess.id;
+		o.iso.workspace = sess.ws_path[0] != '\0' ? sess.ws_path : NULL;
+		o.memory = e->memory;   /* as applied, for the messages */
+		if (e->memory > 0) {
+			report_add_limit(&rep, "memory", e->memory);
+			report_add_enforcement(&rep, "memory", "cgroup");
+		}
+		if (e->cpu_percent > 0) {
+			report_add_limit(&rep, "cpu_percent", e->cpu_percent);
+			report_add_enforcement(&rep, "cpu", "cgroup");
+		}
+		if (e->pids > 0) {
+			report_add_limit(&rep, "pids", e->pids);
+			report_add_enforcement(&rep, "pids", "cgroup");
+		}
+		if (e->disk > 0) {
+			report_add_limit(&rep, "disk", e->disk);
+			report_add_enforcement(&rep, "disk", "tmpfs");
+		}
+		if (sess.enforcement[0] != '\0')
+			report_add_enforcement(&rep, "helper_notes", "%s", sess.enforcement);
+		if (o.rl[RUN_RL_CPU].set) {
+			/* A whole-sandbox budget from cpu.stat instead of RLIMIT_CPU. */
+			report_add_limit(&rep, "cpu_time_ms", o.rl[RUN_RL_CPU].value);
+			report_add_enforcement(&rep, "cpu_time", "cgroup (cpu.stat, whole sandbox)");
+			cpu_budget_ms = o.rl[RUN_RL_CPU].value;
+			o.rl[RUN_RL_CPU].set = false;
+		}
+	} else {
+		r = resolve_cgroup_fallback(&o, &rep, err);
+		if (r < 0)
+			return SBX_EXIT_FAILURE;
+	}
 	for (enum run_rlimit l = 0; l < _RUN_RL_MAX; l++) {
 		uint64_t v = o.rl[l].value;
 
@@ -290,9 +413,34 @@ cmd_run(int argc, char **argv)
 		.timeout_ms = o.timeout_ms,
 		.grace_ms = o.grace_ms,
 	};
+	if (cgroup) {
+		spec.tmpdir = o.iso.workspace;
+		spec.exclude_pid = sess.helper_pid;
+		spec.userdata = &sess;
+		spec.attach = cg_attach;
+		spec.kill_all = cg_kill;
+		spec.cpu_budget_ms = cpu_budget_ms;
+		spec.cpu_rate_percent = sess.effective.cpu_percent > 0 ? sess.effective.cpu_percent :
+			(uint64_t) sysconf(_SC_NPROCESSORS_ONLN) * 100;
+		spec.cpu_used_usec = cg_cpu_used;
+	}
 	r = sv_run(&spec, &out);
 	if (r < 0)
 		return SBX_EXIT_FAILURE;
+	if (cgroup) {
+		/* The final counters, before DESTROY closes the leaf. */
+		r = cgstats_read(sess.leaf_fd, sess.ws_fd, &rep.cg);
+		if (r < 0)
+			fprintf(stderr, "sbx: warning: cannot read the sandbox's counters: %s\n",
+				strerror(-r));
+		r = client_destroy(&sess, err, sizeof(err));
+		if (r < 0)
+			fprintf(stderr, "sbx: warning: teardown incomplete: %s\n",
+				err[0] != '\0' ? err : strerror(-r));
+		in.counters = rep.cg;
+		in.disk_limit = sess.effective.disk;
+		in.cpu_budget_fired = out.cpu_budget_fired;
+	}
 
 	in.setup = out.setup == SV_SETUP_EXEC ? VERDICT_SETUP_EXEC :
 		   out.setup == SV_SETUP_FAILED ? VERDICT_SETUP_FAILED : VERDICT_SETUP_NONE;
@@ -307,11 +455,15 @@ cmd_run(int argc, char **argv)
 		in.main_cpu_ms = tv_ms(&out.main_ru.ru_utime) + tv_ms(&out.main_ru.ru_stime);
 	}
 	verdict_decide(&in, &rep.v);
-	compose_message(&o, &out, &rep.v, message, sizeof(message));
+	compose_message(&o, &out, &rep.v, &rep.cg, message, sizeof(message));
 
 	rep.wall_ms = out.wall_ms;
 	rep.cpu_user_ms = tv_ms(&out.tree_ru.ru_utime);
 	rep.cpu_system_ms = tv_ms(&out.tree_ru.ru_stime);
+	if (rep.cg.has_cpu_stat) {
+		rep.cpu_user_ms = rep.cg.cpu_user_usec / 1000;
+		rep.cpu_system_ms = rep.cg.cpu_system_usec / 1000;
+	}
 	rep.max_rss = (uint64_t) out.tree_ru.ru_maxrss * 1024;
 	rep.has_max_rss = true;
 	return finish(&o, report_file, &rep);

@@ -134,6 +134,10 @@ child_run(const struct sv_spec *spec, pid_t parent, int go_fd, int msg_fd, int t
 			child_fail(msg_fd, CHILD_STAGE_SETUP, -r, "isolation: %s", err);
 	}
 
+	if (spec->tmpdir != NULL && setenv("TMPDIR", spec->tmpdir, 1) < 0)
+		child_fail(msg_fd, CHILD_STAGE_SETUP, errno, "cannot set TMPDIR: %s",
+			   strerror(errno));
+
 	/* A clean signal state for the command: default dispositions (ignored signals
 	 * would survive exec), nothing blocked. */
 	for (int sig = 1; sig < NSIG; sig++)
@@ -332,6 +336,8 @@ struct sv_state {
 static void
 signal_sandbox(struct sv_state *st, int sig)
 {
+	if (sig == SIGKILL && st->spec->kill_all != NULL)
+		st->spec->kill_all(st->spec->userdata);
 	if (!st->main_reaped)
 		(void) kill(-st->pid, sig);
 	(void) sv_signal_descendants(sig);
@@ -376,6 +382,24 @@ job_stopped(struct sv_state *st, int stopsig)
 	(void) kill(-st->pid, SIGCONT);
 }
 
+/* Children of sbx other than the helper (zombies included). */
+static size_t
+count_children(void)
+{
+	struct pidvec pv = {};
+	size_t n = 0;
+
+	if (collect_children(getpid(), &pv) < 0) {
+		free(pv.v);
+		return 1;       /* unknown: keep waiting for SIGCHLD */
+	}
+	for (size_t i = 0; i < pv.n; i++)
+		if (pv.v[i] != sv_exclude_pid)
+			n++;
+	free(pv.v);
+	return n;
+}
+
 /* Reap what can be reaped.  The main process is first checked without reaping: when it
  * has ended, its group is killed while the zombie still pins the group id. */
 static void
@@ -393,10 +417,8 @@ reap(struct sv_state *st, bool *ret_no_children)
 			/* The sandbox ends with its command -- unless the timeout's grace
 			 * period is running: the rest got SIGTERM and may finish cleaning up
 			 * until it expires. */
-			if (!st->out->timeout_fired || st->out->grace_expired) {
-				(void) kill(-st->pid, SIGKILL);
-				(void) sv_signal_descendants(SIGKILL);
-			}
+			if (!st->out->timeout_fired || st->out->grace_expired)
+				signal_sandbox(st, SIGKILL);
 		}
 	}
 	for (;;) {
@@ -410,8 +432,12 @@ reap(struct sv_state *st, bool *ret_no_children)
 			*ret_no_children = errno == ECHILD;
 			return;
 		}
-		if (p == 0)
+		if (p == 0) {
+			/* Nothing to reap: done if no child but the helper is left. */
+			if (st->spec->exclude_pid > 0)
+				*ret_no_children = count_children() == 0;
 			return;
+		}
 		if (p != st->pid || st->main_reaped)
 			continue;
 		if (WIFSTOPPED(status)) {
@@ -446,6 +472,25 @@ arm_timer(int fd, uint64_t ms)
 	return timerfd_settime(fd, 0, &its, NULL) < 0 ? -errno : 0;
 }
 
+/* Check the CPU budget; re-arm the timer for the earliest time it can be spent. */
+static void
+cpu_budget_check(struct sv_state *st, int cfd)
+{
+	const struct sv_spec *spec = st->spec;
+	uint64_t used = 0, budget = spec->cpu_budget_ms * 1000, rate, wait_us;
+
+	if (spec->cpu_used_usec(spec->userdata, &used) < 0)
+		used = 0;       /* unreadable: check again after the whole budget */
+	if (used >= budget) {
+		st->out->cpu_budget_fired = true;
+		signal_sandbox(st, SIGKILL);
+		return;
+	}
+	rate = spec->cpu_rate_percent > 0 ? spec->cpu_rate_percent : 100;
+	wait_us = (budget - used) * 100 / rate;
+	(void) arm_timer(cfd, (wait_us + 999) / 1000);
+}
+
 static void
 drain(int fd)
 {
@@ -466,7 +511,7 @@ epoll_add(int epfd, int fd)
 int
 sv_run(const struct sv_spec *spec, struct sv_outcome *ret)
 {
-	_cleanup_close_ int sigfd = -EBADF, epfd = -EBADF, tfd = -EBADF, gfd = -EBADF,
+	_cleanup_close_ int sigfd = -EBADF, epfd = -EBADF, tfd = -EBADF, gfd = -EBADF, cfd = -EBADF,
 			    pidfd = -EBADF, go_r = -EBADF, go_w = -EBADF, msg_r = -EBADF,
 			    msg_w = -EBADF;
 	struct sv_outcome out = {};
@@ -498,7 +543,8 @@ sv_run(const struct sv_spec *spec, struct sv_outcome *ret)
 	epfd = epoll_create1(EPOLL_CLOEXEC);
 	tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 	gfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
-	if (epfd < 0 || tfd < 0 || gfd < 0)
+	cfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	if (epfd < 0 || tfd < 0 || gfd < 0 || cfd < 0)
 		return log_error_errno(-errno, "cannot set up supervision: %m");
 	if (pipe2(fds, O_CLOEXEC) < 0)
 		return log_error_errno(-errno, "pipe: %m");
@@ -533,12 +579,21 @@ sv_run(const struct sv_spec *spec, struct sv_outcome *ret)
 		(void) waitpid(pid, NULL, 0);
 		return r;
 	}
+	sv_exclude_pid = spec->exclude_pid;
+	if (spec->attach != NULL) {
+		r = spec->attach(pidfd, spec->userdata);
+		if (r < 0) {
+			(void) kill(pid, SIGKILL);
+			(void) waitpid(pid, NULL, 0);
+			return r;
+		}
+	}
 	st.pidfd = pidfd;
 	st.sigfd = sigfd;
 	st.msg_fd = msg_r;
 	st.epfd = epfd;
 	if (epoll_add(epfd, pidfd) < 0 || epoll_add(epfd, sigfd) < 0 || epoll_add(epfd, tfd) < 0 ||
-	    epoll_add(epfd, gfd) < 0 || epoll_add(epfd, msg_r) < 0) {
+	    epoll_add(epfd, gfd) < 0 || epoll_add(epfd, cfd) < 0 || epoll_add(epfd, msg_r) < 0) {
 		r = log_error_errno(-errno, "epoll: %m");
 		(void) kill(pid, SIGKILL);
 		(void) waitpid(pid, NULL, 0);
@@ -554,6 +609,8 @@ sv_run(const struct sv_spec *spec, struct sv_outcome *ret)
 		return r;
 	}
 	go_w = safe_close(go_w);
+	if (spec->cpu_budget_ms > 0 && spec->cpu_used_usec != NULL)
+		cpu_budget_check(&st, cfd);
 	if (spec->has_timeout && arm_timer(tfd, spec->timeout_ms) < 0) {
 		r = log_error_errno(-errno, "timerfd: %m");
 		(void) kill(pid, SIGKILL);
@@ -592,6 +649,9 @@ sv_run(const struct sv_spec *spec, struct sv_outcome *ret)
 				} else if (arm_timer(gfd, spec->grace_ms) < 0) {
 					signal_sandbox(&st, SIGKILL);
 				}
+			} else if (fd == cfd) {
+				drain(cfd);
+				cpu_budget_check(&st, cfd);
 			} else if (fd == gfd) {
 				drain(gfd);
 				out.grace_expired = true;

@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/resource.h>
+#include <sys/types.h>
 
 #include "isolate.h"
 
@@ -33,6 +34,22 @@ struct sv_spec {
 	bool has_timeout;
 	uint64_t timeout_ms;
 	uint64_t grace_ms;
+	const char *tmpdir;                     /* set TMPDIR in the child (NULL: leave) */
+
+	/* cgroup mode (all NULL/0 in rlimit mode). */
+	pid_t exclude_pid;                      /* the helper: our child, not the sandbox's */
+	void *userdata;
+	/* Called with the blocked child's pidfd before it is released; < 0 aborts (the
+	 * callee has printed why). */
+	int (*attach)(int pidfd, void *userdata);
+	/* SIGKILL every process of the sandbox (cgroup.kill), besides sbx's own kills. */
+	void (*kill_all)(void *userdata);
+	/* Whole-sandbox CPU budget: total CPU time of the sandbox read through cpu_used_usec;
+	 * checked by a timer set to when the budget could at the earliest be spent at
+	 * cpu_rate_percent (100 = one core), so there is no polling. */
+	uint64_t cpu_budget_ms;
+	uint64_t cpu_rate_percent;
+	int (*cpu_used_usec)(void *userdata, uint64_t *ret);
 };
 
 enum sv_setup {
@@ -52,6 +69,7 @@ struct sv_outcome {
 	int signal;
 
 	bool timeout_fired;
+	bool cpu_budget_fired;          /* cgroup mode: the CPU budget was spent */
 	bool grace_expired;             /* SIGKILL was needed after the grace period */
 	uint64_t wall_ms;               /* release of the child to the main process's end */
 	struct rusage main_ru;          /* the main process alone */
