@@ -18,6 +18,8 @@ run fuzz        sh tests/fuzz/smoke.sh "$build"
 run integration sh tests/integration/run.sh "$build"
 run package     sh tests/package/run.sh "$build"
 run vm          sh tests/vm/run.sh "$build" --keep-going
+run lint        sh tools/lint.sh "$build"
+run sanitize    sh tests/run-sanitize.sh "$build"
 pass=0 fail=0
 for f in "$build"/results/*; do
 	read -r _ p fl < "$f"
