@@ -8,6 +8,11 @@
 set -u
 : "${SBX:?SBX must name the sbx binary}"
 
+# These tests are about rlimit mode: never pick up an installed helper (cgroup mode is
+# tested in the VM suite, tests/vm/scenarios/30-sbx-run-cgroup.sh).
+SBX_HELPER=/nonexistent/sbx-helper-disabled-by-libtest
+export SBX_HELPER
+
 n=0 failed=0
 ok() { n=$((n + 1)); echo "ok $n - $*"; }
 notok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $*"; }
