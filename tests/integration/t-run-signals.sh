@@ -74,6 +74,34 @@ PY
 )
 	contains "interactive command reads the terminal" read "$out"
 	contains "^C on the terminal reaches the command, status passes through" "int 3" "$out"
+	# ^Z: the command stops, sbx stops with it (the shell sees the job stopped); SIGCONT
+	# to sbx continues both and hands the terminal back to the command.
+	out=$(python3 - "$SBX" <<'PY' 2>&1
+import os, pty, sys, time, signal
+sbx = sys.argv[1]
+pid, fd = pty.fork()
+if pid == 0:
+    os.execv(sbx, [sbx, "run", "-q", "--", "sh", "-c", "sleep 1; echo finished"])
+time.sleep(0.4)
+os.write(fd, b"\x1a")
+_, st = os.waitpid(pid, os.WUNTRACED)
+print("stopped" if os.WIFSTOPPED(st) else "notstopped")
+os.kill(pid, signal.SIGCONT)
+_, st = os.waitpid(pid, 0)
+out = b""
+try:
+    while True:
+        b = os.read(fd, 1024)
+        if not b:
+            break
+        out += b
+except OSError:
+    pass
+print("exit", os.waitstatus_to_exitcode(st), "finished" if b"finished" in out else "unfinished")
+PY
+)
+	contains "^Z stops the command and sbx" stopped "$out"
+	contains "SIGCONT resumes both; the command finishes" "exit 0 finished" "$out"
 else
 	notok "python3 pty module missing: terminal test not run"
 fi
