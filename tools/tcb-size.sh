@@ -1,0 +1,33 @@
+#!/bin/sh
+# Lines of code the file-capability helper trusts: non-blank, non-comment lines of
+# helper/ and of the lib/ and policy/ files sbx-helper links (found from its objects'
+# includes: every lib/ and policy/ .c whose header a helper/ file includes, plus lib/log.c).
+# Prints both counts and the total; `make tcb-size` calls it.  Budget: helper/ <= 1500.
+set -u
+cd "$(dirname "$0")/.." || exit 1
+
+count() {       # count FILE...: strip /* */ and // comments and blank lines
+	cat "$@" | sed -e ':a' -e 's|/\*[^*]*\*\+\([^/*][^*]*\*\+\)*/||g' -e '/\/\*/{N;ba' -e '}' |
+		sed -e 's|^[[:space:]]*//.*||' | grep -cv '^[[:space:]]*$'
+}
+
+helper=$(ls helper/*.c helper/*.h)
+hdrs=$(grep -ho '#include "[^"]*"' $helper | sed 's/#include "\(.*\)"/\1/' | sort -u)
+libs=""
+for h in $hdrs; do
+	for d in lib policy; do
+		[ -f "$d/$h" ] && libs="$libs $d/$h"
+		c="$d/${h%.h}.c"
+		[ -f "$c" ] && libs="$libs $c"
+	done
+done
+# policy.h is implemented in several files; all of them are linked.
+case "$libs" in *policy/policy.h*) libs="$libs $(ls policy/*.c)" ;; esac
+libs=$(printf '%s\n' $libs | sort -u)
+
+h=$(count $helper)
+l=$(count $libs)
+printf '  helper/ (%d files):            %5d  (budget 1500)\n' "$(echo $helper | wc -w)" "$h"
+printf '  lib/ + policy/ linked (%d files): %5d  (%s)\n' "$(echo $libs | wc -w)" "$l" \
+	"$(echo $libs | tr '\n' ' ')"
+printf '  total:                          %5d\n' $((h + l))
