@@ -9,6 +9,7 @@
 #define SBX_EXIT_NOTFOUND  127     /* command not found */
 
 int cmd_run(int argc, char **argv);       /* frontend/run.c */
+int cmd_trace(int argc, char **argv);     /* frontend/run.c */
 int cmd_policy(int argc, char **argv);    /* frontend/cmd-policy.c */
 int cmd_doctor(int argc, char **argv);    /* frontend/cmd-doctor.c */
 int cmd_profile(int argc, char **argv);   /* frontend/profile.c */

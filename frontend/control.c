@@ -215,6 +215,8 @@ jfield(const char *json, const char *key, char *out, size_t outlen)
 	if (p == NULL)
 		return;
 	p += strlen(pat);
+	while (*p == ' ')
+		p++;
 	if (*p == '"') {
 		p++;
 		for (e = p; *e != '\0' && !(*e == '"' && e[-1] != '\\'); e++)

@@ -14,6 +14,7 @@ static const struct {
 	const char *summary;
 } commands[] = {
 	{ "run",    cmd_run,    "run a command under enforced limits and report what happened" },
+	{ "trace",  cmd_trace,  "run a command, then print the limits that would fit it" },
 	{ "policy", cmd_policy, "check the admin's policy file or show a user's ceilings" },
 	{ "profile", cmd_profile, "list named profiles or show one as sbx run flags" },
 	{ "ps",     cmd_ps,     "list your running sandboxes" },

@@ -1,14 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /* `sbx run`: parse, decide how each limit is enforced, run the sandbox (supervise.c), decide
  * the verdict (verdict.c) and report it (report.c).  DESIGN.md "The flow of one sbx run". */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <inttypes.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/random.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -16,10 +20,14 @@
 #include "cgstats.h"
 #include "client.h"
 #include "commands.h"
+#include "control.h"
 #include "isolate.h"
+#include "json.h"
 #include "log.h"
 #include "macro.h"
 #include "parse-util.h"
+#include "policy.h"
+#include "profile.h"
 #include "report.h"
 #include "supervise.h"
 #include "verdict.h"
@@ -181,6 +189,423 @@ compose_message(const struct run_opts *o, const struct sv_outcome *out, const st
 	}
 }
 
+
+/* ---- the caller's policy, read without privilege (the file is normally 0644) ---- */
+
+/* Resolve the installed policy for the calling user.  Used for early refusals (isolation
+ * the policy requires) and by `sbx trace` (the ceilings); the helper always decides again
+ * for itself.  -errno when there is no readable, trusted, valid policy. */
+static int
+caller_policy(struct policy_resolved *ret)
+{
+	_cleanup_free_ char *text = NULL, *user = NULL;
+	char err[POLICY_ERR_MAX], *owned[128] = { NULL };
+	const char *names[128];
+	struct policy_subject subj;
+	struct policy *p = NULL;
+	struct passwd *pw;
+	gid_t gids[128], pgid;
+	int ngids = ELEMENTSOF(gids), r;
+	unsigned line = 0;
+	size_t len = 0, ng = 0;
+
+	pw = getpwuid(getuid());
+	if (pw == NULL)
+		return -ENOENT;
+	user = strdup(pw->pw_name);
+	pgid = pw->pw_gid;
+	if (user == NULL)
+		return -ENOMEM;
+	r = policy_read_trusted(SBX_POLICY_PATH, &text, &len, err, sizeof(err));
+	if (r < 0)
+		return r;
+	r = policy_parse_string(text, len, SBX_POLICY_PATH, &p, &line, err, sizeof(err));
+	if (r < 0)
+		return r;
+	if (getgrouplist(user, pgid, gids, &ngids) < 0)
+		ngids = 0;
+	for (int i = 0; i < ngids && ng < ELEMENTSOF(names); i++) {
+		struct group *gr = getgrgid(gids[i]);
+
+		if (gr != NULL && (owned[ng] = strdup(gr->gr_name)) != NULL) {
+			names[ng] = owned[ng];
+			ng++;
+		}
+	}
+	subj = (struct policy_subject) { .user = user, .groups = names, .ngroups = ng };
+	policy_resolve(p, &subj, ret);
+	for (size_t i = 0; i < ng; i++)
+		free(owned[i]);
+	policy_free(p);
+	return 0;
+}
+
+/* ---- --profile NAME: its settings become option words before the command line's ---- */
+
+/* Options of `sbx run` that take no value; every other option word takes one. */
+static bool
+is_flag(const char *w)
+{
+	static const char *const flags[] = { "--no-cgroup", "--fallback", "-q", "--quiet",
+					     "-h", "--help" };
+
+	for (size_t i = 0; i < ELEMENTSOF(flags); i++)
+		if (streq(w, flags[i]))
+			return true;
+	return false;
+}
+
+/* If argv has --profile NAME (or --profile=NAME) among its options, load it and build a new
+ * argv: argv[0], the profile's words, then argv without the --profile option.  *ret_argv is
+ * malloc'ed (the words belong to prof).  Returns 0 (no profile: *ret_argv = NULL), or
+ * -EINVAL after printing why. */
+static int
+expand_profile(int argc, char **argv, struct profile *prof, int *ret_argc, char ***ret_argv)
+{
+	char err[PROFILE_ERR_MAX];
+	const char *name = NULL;
+	int at = -1, width = 0, n;
+	char **nv;
+
+	*ret_argv = NULL;
+	for (int i = 1; i < argc; i++) {
+		const char *w = argv[i];
+
+		if (streq(w, "--") || w[0] != '-')
+			break;
+		if (strneq(w, "--profile=", 10)) {
+			name = w + 10;
+			at = i;
+			width = 1;
+		} else if (streq(w, "--profile")) {
+			if (i + 1 >= argc) {
+				fprintf(stderr, "sbx: --profile: missing value; see 'sbx run --help'\n");
+				return -EINVAL;
+			}
+			name = argv[i + 1];
+			at = i;
+			width = 2;
+			i++;
+		} else if (!is_flag(w) && strchr(w, '=') == NULL) {
+			i++;            /* skip the option's value */
+		}
+	}
+	if (name == NULL)
+		return 0;
+	if (profile_load(name, prof, err, sizeof(err)) < 0) {
+		fprintf(stderr, "sbx: --profile %s: %s\n", name, err);
+		return -EINVAL;
+	}
+	nv = calloc((size_t) argc + prof->nwords + 1, sizeof(char *));
+	if (nv == NULL) {
+		profile_done(prof);
+		return -ENOMEM;
+	}
+	n = 0;
+	nv[n++] = argv[0];
+	for (size_t i = 0; i < prof->nwords; i++)
+		nv[n++] = prof->words[i];
+	for (int i = 1; i < argc; i++)
+		if (i < at || i >= at + width)
+			nv[n++] = argv[i];
+	nv[n] = NULL;
+	*ret_argc = n;
+	*ret_argv = nv;
+	return 0;
+}
+
+/* ---- the control socket: `sbx ps` and `sbx kill` ---- */
+
+struct run_ctl {
+	const char *id;
+	const char *mode;
+	char *const *argv;
+	const struct sbx_session *sess;         /* NULL in rlimit mode */
+	const struct run_opts *o;
+	int listen_fd;
+	struct sv_state *sv;                    /* while serving */
+};
+
+static int
+read_u64_at(int dirfd, const char *name, uint64_t *ret)
+{
+	_cleanup_close_ int fd = -EBADF;
+	char buf[64];
+	ssize_t n;
+
+	if (dirfd < 0)
+		return -EBADF;
+	fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	if (n <= 0)
+		return -EIO;
+	buf[n] = '\0';
+	return parse_u64_range(strtok(buf, "\n"), 0, UINT64_MAX, ret);
+}
+
+static int
+ctl_status(void *userdata, char *buf, size_t len)
+{
+	struct run_ctl *c = userdata;
+	struct cg_usage u = {};
+	struct json j;
+	uint64_t v;
+	FILE *f = fmemopen(buf, len, "w");
+	char line[1024] = "";
+	size_t used = 0;
+
+	if (f == NULL)
+		return -errno;
+	for (char *const *a = c->argv; *a != NULL && used + 2 < sizeof(line); a++)
+		used += (size_t) snprintf(line + used, sizeof(line) - used, "%s%s",
+					  a == c->argv ? "" : " ", *a);
+	if (c->sess != NULL)
+		(void) cgstats_read(c->sess->leaf_fd, c->sess->ws_fd, &u);
+	json_init(&j, f);
+	json_object_begin(&j);
+	json_key(&j, "id"); json_string(&j, c->id);
+	json_key(&j, "mode"); json_string(&j, c->mode);
+	json_key(&j, "sbx_pid"); json_uint(&j, (uint64_t) getpid());
+	json_key(&j, "command_line"); json_string(&j, line);
+	json_key(&j, "age_ms"); json_uint(&j, c->sv != NULL ? sv_age_ms(c->sv) : 0);
+	json_key(&j, "limits");
+	json_object_begin(&j);
+	if (c->sess != NULL) {
+		json_key(&j, "memory"); json_uint(&j, c->sess->effective.memory);
+		json_key(&j, "cpu_percent"); json_uint(&j, c->sess->effective.cpu_percent);
+		json_key(&j, "pids"); json_uint(&j, c->sess->effective.pids);
+		json_key(&j, "disk"); json_uint(&j, c->sess->effective.disk);
+	}
+	if (c->o->has_timeout) {
+		json_key(&j, "timeout_ms"); json_uint(&j, c->o->timeout_ms);
+	}
+	json_object_end(&j);
+	json_key(&j, "memory_current");
+	if (c->sess != NULL && read_u64_at(c->sess->leaf_fd, "memory.current", &v) == 0)
+		json_uint(&j, v);
+	else
+		json_null(&j);
+	json_key(&j, "memory_peak");
+	if (u.has_memory_peak) json_uint(&j, u.memory_peak); else json_null(&j);
+	json_key(&j, "cpu_ms");
+	if (u.has_cpu_stat) json_uint(&j, u.cpu_usage_usec / 1000); else json_null(&j);
+	json_key(&j, "pids_current");
+	if (c->sess != NULL && read_u64_at(c->sess->leaf_fd, "pids.current", &v) == 0)
+		json_uint(&j, v);
+	else
+		json_null(&j);
+	json_key(&j, "disk_used");
+	if (u.has_disk_used) json_uint(&j, u.disk_used); else json_null(&j);
+	json_object_end(&j);
+	if (json_finish(&j) < 0 || fclose(f) != 0)
+		return -ENOSPC;
+	return 0;
+}
+
+static int
+ctl_kill(void *userdata, int sig)
+{
+	struct run_ctl *c = userdata;
+
+	if (c->sv == NULL)
+		return -ESRCH;
+	sv_signal(c->sv, sig);
+	if (sig == SIGSTOP || sig == SIGTSTP)
+		return 0;
+	sv_signal(c->sv, SIGCONT);      /* a stopped sandbox must see it */
+	return 0;
+}
+
+static void
+ctl_ready(void *userdata, struct sv_state *sv)
+{
+	struct run_ctl *c = userdata;
+	struct control_ops ops = { ctl_status, ctl_kill, c };
+
+	c->sv = sv;
+	(void) control_serve_one(c->listen_fd, &ops);
+}
+
+/* ---- sbx trace: what the run used, and the limits that would fit it ---- */
+
+struct trace_opts {
+	bool on;
+	uint64_t headroom_percent;
+};
+
+/* The largest regular file under dirfd (the workspace), depth-limited. */
+static void
+largest_file(int dir_fd, unsigned depth, uint64_t *max)
+{
+	_cleanup_close_ int fd = openat(dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d;
+	struct dirent *de;
+
+	if (fd < 0 || depth > 32)
+		return;
+	d = fdopendir(fd);
+	if (d == NULL)
+		return;
+	fd = -EBADF;    /* owned by d */
+	while ((de = readdir(d)) != NULL) {
+		struct stat st;
+
+		if (streq(de->d_name, ".") || streq(de->d_name, ".."))
+			continue;
+		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			continue;
+		if (S_ISREG(st.st_mode) && (uint64_t) st.st_size > *max)
+			*max = (uint64_t) st.st_size;
+		else if (S_ISDIR(st.st_mode)) {
+			_cleanup_close_ int sub = openat(dirfd(d), de->d_name,
+							 O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+			if (sub >= 0)
+				largest_file(sub, depth + 1, max);
+		}
+	}
+	closedir(d);
+}
+
+static uint64_t
+with_headroom(uint64_t v, uint64_t percent, uint64_t round_to, uint64_t min)
+{
+	unsigned __int128 x = (unsigned __int128) v * (100 + percent);
+	uint64_t r = (uint64_t) ((x + 99) / 100);
+
+	if (round_to > 1)
+		r = (r + round_to - 1) / round_to * round_to;
+	return r < min ? min : r;
+}
+
+static void
+size_word(uint64_t v, char *buf, size_t len)
+{
+	if (v % (UINT64_C(1) << 30) == 0)
+		snprintf(buf, len, "%lluG", (unsigned long long) (v >> 30));
+	else if (v % (UINT64_C(1) << 20) == 0)
+		snprintf(buf, len, "%lluM", (unsigned long long) (v >> 20));
+	else
+		snprintf(buf, len, "%lluK", (unsigned long long) ((v + 1023) >> 10));
+}
+
+static void
+dur_word(uint64_t ms, char *buf, size_t len)
+{
+	if (ms % 1000 == 0)
+		snprintf(buf, len, "%llus", (unsigned long long) (ms / 1000));
+	else
+		snprintf(buf, len, "%llums", (unsigned long long) ms);
+}
+
+struct trace_result {
+	bool has_memory, has_pids, has_disk, has_fsize;
+	uint64_t memory, pids, cpu_ms, wall_ms, disk, fsize;
+	char flags[512];
+};
+
+static void
+trace_suggest(const struct trace_opts *t, const struct report *rep, uint64_t fsize_max,
+	      bool cgroup, struct trace_result *tr)
+{
+	uint64_t h = t->headroom_percent;
+	char w[32];
+	size_t n = 0;
+
+	memset(tr, 0, sizeof(*tr));
+	tr->cpu_ms = rep->cpu_user_ms + rep->cpu_system_ms;
+	tr->wall_ms = rep->wall_ms;
+	if (cgroup && rep->cg.has_memory_peak) {
+		tr->has_memory = true;
+		tr->memory = with_headroom(rep->cg.memory_peak, h, UINT64_C(1) << 20, 1 << 20);
+		size_word(tr->memory, w, sizeof(w));
+		n += (size_t) snprintf(tr->flags + n, sizeof(tr->flags) - n, "--memory %s ", w);
+	}
+	if (cgroup && rep->cg.has_pids_peak) {
+		tr->has_pids = true;
+		tr->pids = with_headroom(rep->cg.pids_peak, h, 1, 1);
+		if (tr->pids <= rep->cg.pids_peak)
+			tr->pids = rep->cg.pids_peak + 1;
+		n += (size_t) snprintf(tr->flags + n, sizeof(tr->flags) - n, "--pids %llu ",
+				       (unsigned long long) tr->pids);
+	}
+	dur_word(with_headroom(tr->cpu_ms, h, 100, 100), w, sizeof(w));
+	n += (size_t) snprintf(tr->flags + n, sizeof(tr->flags) - n, "--cpu-time %s ", w);
+	dur_word(with_headroom(tr->wall_ms, h, 100, 1000), w, sizeof(w));
+	n += (size_t) snprintf(tr->flags + n, sizeof(tr->flags) - n, "--timeout %s ", w);
+	if (cgroup && rep->cg.has_disk_used) {
+		tr->has_disk = true;
+		tr->disk = with_headroom(rep->cg.disk_used, h, UINT64_C(1) << 20, 1 << 20);
+		size_word(tr->disk, w, sizeof(w));
+		n += (size_t) snprintf(tr->flags + n, sizeof(tr->flags) - n, "--disk %s ", w);
+	}
+	if (cgroup && rep->cg.has_disk_used) {
+		tr->has_fsize = true;
+		tr->fsize = with_headroom(fsize_max, h, UINT64_C(1) << 20, 1 << 20);
+		size_word(tr->fsize, w, sizeof(w));
+		n += (size_t) snprintf(tr->flags + n, sizeof(tr->flags) - n, "--fsize %s ", w);
+	}
+	if (n > 0)
+		tr->flags[n - 1] = '\0';
+}
+
+static void
+trace_print(FILE *f, const struct trace_opts *t, const struct report *rep, uint64_t fsize_max,
+	    const struct trace_result *tr)
+{
+	char a[32];
+
+	fprintf(f, "sbx trace: what the command used (mode: %s)\n", rep->mode);
+	if (rep->cg.has_memory_peak) {
+		format_size(rep->cg.memory_peak, a, sizeof(a));
+		fprintf(f, "  peak memory       %s (memory.peak: anonymous, page cache, tmpfs)\n", a);
+	} else {
+		format_size(rep->max_rss, a, sizeof(a));
+		fprintf(f, "  peak memory       not measured without a cgroup; largest RSS %s\n", a);
+	}
+	if (rep->cg.has_pids_peak)
+		fprintf(f, "  peak pids         %llu (pids.peak: processes and threads)\n",
+			(unsigned long long) rep->cg.pids_peak);
+	else
+		fprintf(f, "  peak pids         not measured without a cgroup\n");
+	fprintf(f, "  CPU time          %llu ms (%llu user + %llu system)\n",
+		(unsigned long long) (rep->cpu_user_ms + rep->cpu_system_ms),
+		(unsigned long long) rep->cpu_user_ms, (unsigned long long) rep->cpu_system_ms);
+	fprintf(f, "  wall time         %llu ms\n", (unsigned long long) rep->wall_ms);
+	if (rep->cg.has_disk_used) {
+		format_size(rep->cg.disk_used, a, sizeof(a));
+		fprintf(f, "  workspace         %s at the end\n", a);
+		format_size(fsize_max, a, sizeof(a));
+		fprintf(f, "  largest file      %s (in the workspace)\n", a);
+	} else {
+		fprintf(f, "  workspace         none (no helper)\n");
+	}
+	fprintf(f, "  open files peak   not measured (would need polling)\n");
+	fprintf(f, "\nlimits that fit it, with %llu%% headroom:\n  sbx run %s -- ...\n",
+		(unsigned long long) t->headroom_percent, tr->flags);
+	fprintf(f, "\nas a profile (~/.config/sbx/profiles.ini):\n  [traced]\n");
+	if (tr->has_memory) {
+		size_word(tr->memory, a, sizeof(a));
+		fprintf(f, "  memory = %s\n", a);
+	}
+	if (tr->has_pids)
+		fprintf(f, "  pids = %llu\n", (unsigned long long) tr->pids);
+	dur_word(with_headroom(tr->cpu_ms, t->headroom_percent, 100, 100), a, sizeof(a));
+	fprintf(f, "  cpu-time = %s\n", a);
+	dur_word(with_headroom(tr->wall_ms, t->headroom_percent, 100, 1000), a, sizeof(a));
+	fprintf(f, "  timeout = %s\n", a);
+	if (tr->has_disk) {
+		size_word(tr->disk, a, sizeof(a));
+		fprintf(f, "  disk = %s\n", a);
+	}
+	if (tr->has_fsize) {
+		size_word(tr->fsize, a, sizeof(a));
+		fprintf(f, "  fsize = %s\n", a);
+	}
+}
+
 /* ---- cgroup mode: the helper session behind the supervisor's hooks ---- */
 
 static int
@@ -251,12 +676,116 @@ finish(const struct run_opts *o, FILE *report_file, struct report *rep)
 	return rep->v.sbx_exit;
 }
 
-int
-cmd_run(int argc, char **argv)
+static void
+trace_write_json(FILE *f, const struct trace_opts *t, const struct report *rep,
+		 uint64_t fsize_max, const struct trace_result *tr)
+{
+	struct json j;
+
+	fprintf(f, "{\"sbx_trace\": 1, \"headroom_percent\": %llu, \"run\": ",
+		(unsigned long long) t->headroom_percent);
+	(void) report_write_json(f, rep);
+	fprintf(f, ", \"used\": ");
+	json_init(&j, f);
+	json_object_begin(&j);
+	json_key(&j, "memory_peak");
+	if (rep->cg.has_memory_peak)
+		json_uint(&j, rep->cg.memory_peak);
+	else
+		json_null(&j);
+	json_key(&j, "pids_peak");
+	if (rep->cg.has_pids_peak)
+		json_uint(&j, rep->cg.pids_peak);
+	else
+		json_null(&j);
+	json_key(&j, "cpu_ms");
+	json_uint(&j, tr->cpu_ms);
+	json_key(&j, "wall_ms");
+	json_uint(&j, tr->wall_ms);
+	json_key(&j, "disk_used");
+	if (rep->cg.has_disk_used)
+		json_uint(&j, rep->cg.disk_used);
+	else
+		json_null(&j);
+	json_key(&j, "largest_file");
+	if (rep->cg.has_disk_used)
+		json_uint(&j, fsize_max);
+	else
+		json_null(&j);
+	json_key(&j, "open_files_peak");
+	json_null(&j);
+	json_object_end(&j);
+	(void) json_finish(&j);
+	fprintf(f, ", \"suggested\": ");
+	json_init(&j, f);
+	json_object_begin(&j);
+	if (tr->has_memory) {
+		json_key(&j, "memory");
+		json_uint(&j, tr->memory);
+	}
+	if (tr->has_pids) {
+		json_key(&j, "pids");
+		json_uint(&j, tr->pids);
+	}
+	json_key(&j, "cpu_time_ms");
+	json_uint(&j, with_headroom(tr->cpu_ms, t->headroom_percent, 100, 100));
+	json_key(&j, "timeout_ms");
+	json_uint(&j, with_headroom(tr->wall_ms, t->headroom_percent, 100, 1000));
+	if (tr->has_disk) {
+		json_key(&j, "disk");
+		json_uint(&j, tr->disk);
+	}
+	if (tr->has_fsize) {
+		json_key(&j, "fsize");
+		json_uint(&j, tr->fsize);
+	}
+	json_key(&j, "flags");
+	json_string(&j, tr->flags);
+	json_object_end(&j);
+	(void) json_finish(&j);
+	fprintf(f, "}\n");
+}
+
+static void
+freep_argv_(char ***p)
+{
+	free(*p);
+}
+
+static void
+profile_donep_(struct profile *p)
+{
+	profile_done(p);
+}
+
+static void
+ctl_closep_(struct run_ctl *c)
+{
+	if (c->listen_fd >= 0) {
+		char dir[PATH_MAX], path[PATH_MAX + 80];
+
+		c->listen_fd = safe_close(c->listen_fd);
+		if (control_rundir(dir, sizeof(dir), 0) == 0) {
+			snprintf(path, sizeof(path), "%s/%s.sock", dir, c->id);
+			(void) unlink(path);
+		}
+	}
+}
+
+static int
+run_main(int argc, char **argv, const struct trace_opts *trace)
 {
 	_cleanup_(fclosep_) FILE *report_file = NULL;
 	_cleanup_(session_closep_) struct sbx_session sess;
+	_cleanup_(profile_donep_) struct profile prof = {};
+	_cleanup_(freep_argv_) char **pargv = NULL;
+	_cleanup_(ctl_closep_) struct run_ctl ctl = { .listen_fd = -EBADF };
+	struct policy_resolved pol;
+	bool have_pol = false;
+	uint64_t fsize_max = 0;
+	int pargc = 0;
 	bool cgroup = false;
+
 	uint64_t cpu_budget_ms = 0;
 	struct run_opts o;
 	struct isolate_plan plan = {};
@@ -269,6 +798,12 @@ cmd_run(int argc, char **argv)
 	int r;
 
 	client_init(&sess);
+	if (expand_profile(argc, argv, &prof, &pargc, &pargv) < 0)
+		return SBX_EXIT_FAILURE;
+	if (pargv != NULL) {
+		argc = pargc;
+		argv = pargv;
+	}
 	r = run_args_parse(argc, argv, &o);
 	if (r != 0)
 		return r > 0 ? 0 : SBX_EXIT_FAILURE;
@@ -299,10 +834,14 @@ cmd_run(int argc, char **argv)
 		}
 	}
 
-	if (o.has_timeout) {
-		report_add_limit(&rep, "timeout_ms", o.timeout_ms);
-		report_add_limit(&rep, "grace_ms", o.grace_ms);
-		report_add_enforcement(&rep, "timeout", "sbx");
+	have_pol = caller_policy(&pol) == 0;
+	if (have_pol) {
+		/* The front-end refuses what the helper would refuse, with the section named. */
+		r = isolate_check_required(&o.iso, &pol, err, sizeof(err));
+		if (r < 0) {
+			fprintf(stderr, "sbx: %s\n", strip_sbx_prefix(err));
+			return SBX_EXIT_FAILURE;
+		}
 	}
 
 	/* cgroup mode unless --no-cgroup, when the helper is there and takes us. */
@@ -316,6 +855,17 @@ cmd_run(int argc, char **argv)
 				.disk = o.disk, .timeout_ms = o.has_timeout ? o.timeout_ms : 0,
 				.net = o.iso.net, .fs = o.iso.fs,
 			};
+
+			/* sbx trace: as generous as the policy allows, for what was not given. */
+			if (trace->on && have_pol && pol.allowed) {
+				uint64_t *f[] = { &req.memory, &req.cpu_percent, &req.pids, &req.disk };
+				const enum policy_limit l[] = { POLICY_MEMORY, POLICY_CPU, POLICY_PIDS,
+								POLICY_DISK };
+
+				for (size_t i = 0; i < ELEMENTSOF(f); i++)
+					if (*f[i] == 0 && pol.ceiling[l[i]] != UINT64_MAX)
+						*f[i] = pol.ceiling[l[i]];
+			}
 
 			r = client_create(&sess, &req, err, sizeof(err));
 			if (r < 0) {
@@ -349,6 +899,11 @@ cmd_run(int argc, char **argv)
 			report_add_limit(&rep, "disk", e->disk);
 			report_add_enforcement(&rep, "disk", "tmpfs");
 		}
+		if (e->timeout_ms > 0 && !o.has_timeout) {
+			/* The policy's default timeout: sbx enforces it like --timeout. */
+			o.has_timeout = true;
+			o.timeout_ms = e->timeout_ms;
+		}
 		if (sess.enforcement[0] != '\0')
 			report_add_enforcement(&rep, "helper_notes", "%s", sess.enforcement);
 		if (o.rl[RUN_RL_CPU].set) {
@@ -362,6 +917,11 @@ cmd_run(int argc, char **argv)
 		r = resolve_cgroup_fallback(&o, &rep, err);
 		if (r < 0)
 			return SBX_EXIT_FAILURE;
+	}
+	if (o.has_timeout) {
+		report_add_limit(&rep, "timeout_ms", o.timeout_ms);
+		report_add_limit(&rep, "grace_ms", o.grace_ms);
+		report_add_enforcement(&rep, "timeout", "sbx");
 	}
 	for (enum run_rlimit l = 0; l < _RUN_RL_MAX; l++) {
 		uint64_t v = o.rl[l].value;
@@ -413,6 +973,17 @@ cmd_run(int argc, char **argv)
 		.timeout_ms = o.timeout_ms,
 		.grace_ms = o.grace_ms,
 	};
+	spec.extra_fd = -1;
+	ctl = (struct run_ctl) { .id = rep.id, .mode = rep.mode, .argv = o.argv,
+				 .sess = cgroup ? &sess : NULL, .o = &o, .listen_fd = -EBADF };
+	if (control_listen(rep.id, &ctl.listen_fd, err, sizeof(err)) == 0) {
+		spec.extra_fd = ctl.listen_fd;
+		spec.on_extra = ctl_ready;
+		spec.extra_userdata = &ctl;
+	} else if (!o.quiet) {
+		fprintf(stderr, "sbx: warning: no control socket (sbx ps and sbx kill will not see "
+			"this sandbox)\n");
+	}
 	if (cgroup) {
 		spec.tmpdir = o.iso.workspace;
 		spec.exclude_pid = sess.helper_pid;
@@ -433,6 +1004,8 @@ cmd_run(int argc, char **argv)
 		if (r < 0)
 			fprintf(stderr, "sbx: warning: cannot read the sandbox's counters: %s\n",
 				strerror(-r));
+		if (trace->on && sess.ws_fd >= 0)
+			largest_file(sess.ws_fd, 0, &fsize_max);
 		r = client_destroy(&sess, err, sizeof(err));
 		if (r < 0)
 			fprintf(stderr, "sbx: warning: teardown incomplete: %s\n",
@@ -466,5 +1039,75 @@ cmd_run(int argc, char **argv)
 	}
 	rep.max_rss = (uint64_t) out.tree_ru.ru_maxrss * 1024;
 	rep.has_max_rss = true;
+	if (trace->on) {
+		struct trace_result tr;
+
+		trace_suggest(trace, &rep, fsize_max, cgroup, &tr);
+		r = finish(&o, NULL, &rep);
+		trace_print(stdout, trace, &rep, fsize_max, &tr);
+		if (report_file != NULL)
+			trace_write_json(report_file, trace, &rep, fsize_max, &tr);
+		return r;
+	}
 	return finish(&o, report_file, &rep);
 }
+
+int
+cmd_run(int argc, char **argv)
+{
+	const struct trace_opts t = { .on = false };
+
+	return run_main(argc, argv, &t);
+}
+
+/* sbx trace [--headroom N%] [sbx run options] -- COMMAND: run it under the caller's
+ * ceilings (or the limits given), then print what it used and the flags that fit it. */
+int
+cmd_trace(int argc, char **argv)
+{
+	struct trace_opts t = { .on = true, .headroom_percent = 25 };
+	_cleanup_free_ char **nv = calloc((size_t) argc + 1, sizeof(char *));
+	int n = 0;
+
+	if (nv == NULL)
+		return SBX_EXIT_FAILURE;
+	nv[n++] = argv[0];
+	for (int i = 1; i < argc; i++) {
+		const char *v = NULL;
+
+		if (streq(argv[i], "--") || argv[i][0] != '-') {
+			/* the command and its arguments: passed on untouched */
+			for (; i < argc; i++)
+				nv[n++] = argv[i];
+			break;
+		}
+		if (streq(argv[i], "--help") || streq(argv[i], "-h")) {
+			printf("Usage: sbx trace [--headroom PERCENT] [sbx run OPTIONS] -- COMMAND "
+			       "[ARG...]\n\nRun COMMAND under your ceilings from the policy (or the "
+			       "limits given), then print what it used (peak memory and pids, CPU and "
+			       "wall time, workspace bytes, largest file) and the sbx run flags and "
+			       "profile that fit it with PERCENT headroom (default 25%%).  --report FILE "
+			       "writes the same as JSON.  See sbx(1).\n");
+			return 0;
+		}
+		if (streq(argv[i], "--headroom") && i + 1 < argc)
+			v = argv[++i];
+		else if (strneq(argv[i], "--headroom=", 11))
+			v = argv[i] + 11;
+		if (v != NULL) {
+			if (parse_percent(v, &t.headroom_percent) < 0 || t.headroom_percent > 1000) {
+				fprintf(stderr, "sbx: --headroom: invalid percentage '%s': expected a "
+					"whole percentage from 0%% to 1000%%, e.g. 25%%\n", v);
+				return SBX_EXIT_FAILURE;
+			}
+			continue;
+		}
+		nv[n++] = argv[i];
+		/* an option's value (--memory 1G) goes with it, even if it does not start with - */
+		if (!is_flag(argv[i]) && strchr(argv[i], '=') == NULL && i + 1 < argc)
+			nv[n++] = argv[++i];
+	}
+	nv[n] = NULL;
+	return run_main(n, nv, &t);
+}
+

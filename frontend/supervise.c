@@ -343,6 +343,18 @@ signal_sandbox(struct sv_state *st, int sig)
 	(void) sv_signal_descendants(sig);
 }
 
+void
+sv_signal(struct sv_state *sv, int sig)
+{
+	signal_sandbox(sv, sig);
+}
+
+uint64_t
+sv_age_ms(const struct sv_state *sv)
+{
+	return now_ms() - sv->start_ms;
+}
+
 static void
 read_child_msg(struct sv_state *st)
 {
@@ -593,7 +605,8 @@ sv_run(const struct sv_spec *spec, struct sv_outcome *ret)
 	st.msg_fd = msg_r;
 	st.epfd = epfd;
 	if (epoll_add(epfd, pidfd) < 0 || epoll_add(epfd, sigfd) < 0 || epoll_add(epfd, tfd) < 0 ||
-	    epoll_add(epfd, gfd) < 0 || epoll_add(epfd, cfd) < 0 || epoll_add(epfd, msg_r) < 0) {
+	    epoll_add(epfd, gfd) < 0 || epoll_add(epfd, cfd) < 0 || epoll_add(epfd, msg_r) < 0 ||
+	    (spec->extra_fd >= 0 && spec->on_extra != NULL && epoll_add(epfd, spec->extra_fd) < 0)) {
 		r = log_error_errno(-errno, "epoll: %m");
 		(void) kill(pid, SIGKILL);
 		(void) waitpid(pid, NULL, 0);
@@ -649,6 +662,8 @@ sv_run(const struct sv_spec *spec, struct sv_outcome *ret)
 				} else if (arm_timer(gfd, spec->grace_ms) < 0) {
 					signal_sandbox(&st, SIGKILL);
 				}
+			} else if (fd == spec->extra_fd && spec->on_extra != NULL) {
+				spec->on_extra(spec->extra_userdata, &st);
 			} else if (fd == cfd) {
 				drain(cfd);
 				cpu_budget_check(&st, cfd);

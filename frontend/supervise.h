@@ -25,6 +25,8 @@ struct sv_rlimit {
 	const char *option;     /* "--as", for messages */
 };
 
+struct sv_state;
+
 struct sv_spec {
 	char **argv;
 	const struct sv_rlimit *rl;
@@ -50,6 +52,13 @@ struct sv_spec {
 	uint64_t cpu_budget_ms;
 	uint64_t cpu_rate_percent;
 	int (*cpu_used_usec)(void *userdata, uint64_t *ret);
+
+	/* One more fd to watch (the control socket of `sbx ps`/`sbx kill`; -1 for none): when
+	 * it is readable, on_extra() is called with the supervisor, which it may pass to
+	 * sv_signal() to signal the whole sandbox. */
+	int extra_fd;
+	void (*on_extra)(void *extra_userdata, struct sv_state *sv);
+	void *extra_userdata;
 };
 
 enum sv_setup {
@@ -79,6 +88,13 @@ struct sv_outcome {
 /* Run spec to completion.  Returns 0 (whatever the command did; see *ret), or -errno when
  * sbx itself failed before the command could start (after printing why). */
 int sv_run(const struct sv_spec *spec, struct sv_outcome *ret);
+
+/* Signal the whole sandbox as sbx itself does (SIGKILL also through kill_all, i.e.
+ * cgroup.kill in cgroup mode).  For on_extra callbacks. */
+void sv_signal(struct sv_state *sv, int sig);
+
+/* Milliseconds since the child was released. */
+uint64_t sv_age_ms(const struct sv_state *sv);
 
 /* Signal every descendant of the calling process (found through /proc/<pid>/task/<tid>/
  * children, recursively).  Returns how many were signalled.  Exposed for tests. */
