@@ -23,9 +23,11 @@
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/time.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "caps.h"
+#include "cgroup.h"
 #include "log.h"
 #include "macro.h"
 #include "session.h"
@@ -34,6 +36,33 @@
 
 #define SOCK_FD 3
 #define IDLE_MS (60 * 1000)     /* before ATTACH; none after: a sandbox may run for hours */
+/* The sandbox's timeout is sbx's to enforce (with its grace period); the helper kills the
+ * cgroup BACKSTOP_MS after it, so a client that does not enforce it (a user speaking the
+ * protocol by hand) cannot outlive the policy's timeout by more than that. */
+#define BACKSTOP_MS (10 * 1000)
+
+static uint64_t
+mono_ms(void)
+{
+	struct timespec ts;
+
+	(void) clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t) ts.tv_sec * 1000 + (uint64_t) ts.tv_nsec / 1000000;
+}
+
+/* How long poll() may wait: the idle deadline before ATTACH, the timeout backstop after. */
+static int
+wait_ms(const struct session *s, uint64_t deadline)
+{
+	uint64_t now;
+
+	if (!s->attached)
+		return IDLE_MS;
+	if (deadline == 0)
+		return -1;
+	now = mono_ms();
+	return now >= deadline ? 0 : (int) (deadline - now < INT32_MAX ? deadline - now : INT32_MAX);
+}
 
 static void
 scrub_process(void)
@@ -181,6 +210,9 @@ main(int argc, char **argv)
 	if (sfd < 0)
 		return EXIT_FAILURE;
 
+	uint64_t deadline = 0;          /* timeout backstop; 0 = none (yet) */
+	bool backstop_fired = false;
+
 	for (;;) {
 		struct pollfd p[2] = { { .fd = SOCK_FD, .events = POLLIN },
 				       { .fd = sfd, .events = POLLIN } };
@@ -188,13 +220,25 @@ main(int argc, char **argv)
 		int fds[WIRE_FDS_MAX], status = 0, r;
 		size_t nfds = 0;
 
-		r = poll(p, 2, s->attached ? -1 : IDLE_MS);
+		if (s->attached && deadline == 0 && !backstop_fired && s->eff.v[POLICY_TIMEOUT] > 0)
+			deadline = mono_ms() + s->eff.v[POLICY_TIMEOUT] + BACKSTOP_MS;
+		r = poll(p, 2, backstop_fired ? -1 : wait_ms(s, deadline));
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0)
 			finish(s, "poll failed");
-		if (r == 0)
+		if (r == 0 && !s->attached)
 			finish(s, "idle client");
+		if (r == 0) {
+			/* Past the policy's timeout and the backstop: sbx did not end it. */
+			backstop_fired = true;
+			if (!s->poisoned) {
+				log_notice("uid %u: %s outlived its timeout by %d s: killing it",
+					   (unsigned) s->uid, s->id, BACKSTOP_MS / 1000);
+				(void) cg_kill_fd(s->kill_fd);
+			}
+			continue;
+		}
 		if (p[1].revents) {
 			struct signalfd_siginfo si;
 
