@@ -249,7 +249,7 @@ is_flag(const char *w)
 	static const char *const flags[] = { "--no-cgroup", "--fallback", "-q", "--quiet",
 					     "-h", "--help" };
 
-	for (size_t i = 0; i < ELEMENTSOF(flags); i++)
+	for (size_t i = 0; w != NULL && i < ELEMENTSOF(flags); i++)
 		if (streq(w, flags[i]))
 			return true;
 	return false;
@@ -351,7 +351,7 @@ ctl_status(void *userdata, char *buf, size_t len)
 	struct run_ctl *c = userdata;
 	struct cg_usage u = {};
 	struct json j;
-	uint64_t v;
+	uint64_t v = 0;
 	FILE *f = fmemopen(buf, len, "w");
 	char line[1024] = "";
 	size_t used = 0;
@@ -571,7 +571,7 @@ trace_print(FILE *f, const struct trace_opts *t, const struct report *rep, uint6
 	else
 		fprintf(f, "  peak pids         not measured without a cgroup\n");
 	fprintf(f, "  CPU time          %llu ms (%llu user + %llu system)\n",
-		(unsigned long long) (rep->cpu_user_ms + rep->cpu_system_ms),
+		(unsigned long long) rep->cpu_user_ms + (unsigned long long) rep->cpu_system_ms,
 		(unsigned long long) rep->cpu_user_ms, (unsigned long long) rep->cpu_system_ms);
 	fprintf(f, "  wall time         %llu ms\n", (unsigned long long) rep->wall_ms);
 	if (rep->cg.has_disk_used) {
@@ -1104,6 +1104,7 @@ cmd_trace(int argc, char **argv)
 		}
 		nv[n++] = argv[i];
 		/* an option's value (--memory 1G) goes with it, even if it does not start with - */
+		/* NOLINTNEXTLINE(clang-analyzer-core.NonNullParamChecker): argv[i], i < argc */
 		if (!is_flag(argv[i]) && strchr(argv[i], '=') == NULL && i + 1 < argc)
 			nv[n++] = argv[++i];
 	}
