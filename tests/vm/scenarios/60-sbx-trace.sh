@@ -1,0 +1,72 @@
+#!/bin/sh
+# sbx trace (issue 10) on a workload of known shape (probe-workload: 100 MiB touched, 10
+# children alive at once, 20 MiB + 5 MiB written to the workspace): the figures are within
+# 10% of the truth, the suggested flags make a later sbx run succeed, and each binding flag
+# (memory, pids, disk, fsize) made 30% tighter makes it fail on that limit.
+# vm-timeout: 120
+# shellcheck source=tests/vm/lib.sh
+. "$VMLIB"
+R=$SCRATCH
+MiB=1048576
+W="$TESTS/probe-workload -m 100 -c 10 -s 300 -w 20 -f 5"
+le() {
+	case $1 in ''|*[!0-9]*) fail "$3" "got '$1', not an integer"; return 0 ;; esac
+	if [ "$1" -le "$2" ]; then ok "$3"; else fail "$3" "got $1, want <= $2"; fi
+}
+# within GOT TRUTH DESC: GOT within 10% of TRUTH
+within() { ge "$1" $(($2 * 9 / 10)) "$3 (>= 90% of $2)"; le "$1" $(($2 * 11 / 10)) "$3 (<= 110% of $2)"; }
+
+# shellcheck disable=SC2086
+run_rc "$SBX" trace --report "$R/t.json" -- $W > "$R/t.out" 2> "$R/t.err"
+is "$rc" 0 "sbx trace of the workload: exit 0"
+diag "$(grep -A1 'limits that fit' "$R/t.out" | tail -1)"
+is "$(json_get "$R/t.json" .sbx_trace)" 1 "the trace report is {\"sbx_trace\": 1, ...}"
+is "$(json_get "$R/t.json" .run.mode)" cgroup "the traced run was in cgroup mode"
+is "$(json_get "$R/t.json" .run.limits.memory)" $((192 * MiB)) "the traced run asked for the memory ceiling (192M)"
+is "$(json_get "$R/t.json" .run.verdict)" ok "the traced run: verdict ok"
+
+# The truth: pids 1 + 10; memory.peak counts the 100 MiB touched and the 25 MiB of tmpfs
+# pages written; the workspace holds 25 MiB, the largest file 20 MiB.
+pk=$(json_get "$R/t.json" .used.pids_peak)
+ge "$pk" 10 "used.pids_peak ($pk) >= 90% of 11"
+le "$pk" 12 "used.pids_peak ($pk) <= 110% of 11"
+within "$(json_get "$R/t.json" .used.memory_peak)" $((125 * MiB)) "used.memory_peak"
+within "$(json_get "$R/t.json" .used.disk_used)" $((25 * MiB)) "used.disk_used"
+within "$(json_get "$R/t.json" .used.largest_file)" $((20 * MiB)) "used.largest_file"
+is "$(json_get "$R/t.json" .run.usage.memory_peak)" "$(json_get "$R/t.json" .used.memory_peak)" \
+	"used.memory_peak is the run's memory.peak"
+
+sm=$(json_get "$R/t.json" .suggested.memory)
+sp=$(json_get "$R/t.json" .suggested.pids)
+sd=$(json_get "$R/t.json" .suggested.disk)
+sf=$(json_get "$R/t.json" .suggested.fsize)
+flags=$(json_get "$R/t.json" .suggested.flags)
+like "$flags" "--memory [0-9]+[KMG] --pids $sp " "suggested.flags carry the suggested memory and pids"
+# 25% headroom, rounded up to whole MiB: between the truth and the truth + 35%
+ge "$sm" $((125 * MiB)) "suggested memory ($sm) >= the workload's 125 MiB"
+le "$sm" $((125 * MiB * 135 / 100)) "suggested memory ($sm) <= 135% of 125 MiB"
+ge "$sp" 12 "suggested pids ($sp) > the 11 used"
+ge "$sd" $((25 * MiB)) "suggested disk ($sd) >= the 25 MiB written"
+ge "$sf" $((20 * MiB)) "suggested fsize ($sf) >= the 20 MiB largest file"
+
+# shellcheck disable=SC2086
+run_rc "$SBX" run -q $flags --report "$R/s.json" -- $W > /dev/null 2> "$R/s.err"
+is "$rc" 0 "sbx run with the suggested flags succeeds"
+[ "$rc" = 0 ] || diag "$(cat "$R/s.err"; json_get "$R/s.json" .message)"
+
+# tighter NAME WORD VERDICT: the suggested flags with --NAME WORD appended (the last wins)
+tighter() {
+	# shellcheck disable=SC2086
+	run_rc "$SBX" run -q $flags "--$1" "$2" --report "$R/$1.json" -- $W > /dev/null 2> "$R/$1.err"
+	check "--$1 $2 (30% tighter): the run fails (exit $rc)" test "$rc" -ne 0
+	is "$(json_get "$R/$1.json" .verdict)" "$3" "--$1 $2 (30% tighter): verdict $3"
+	diag "$(cat "$R/$1.err")"
+}
+tighter memory "$((sm * 7 / 10 / 1024))K" memory
+tighter pids "$((sp * 7 / 10))" pids
+tighter disk "$((sd * 7 / 10 / 1024))K" disk
+tighter fsize "$((sf * 7 / 10 / 1024))K" exit
+like "$(cat "$R/fsize.err")" "probe-workload: write: File too large" "--fsize 30% tighter: the writer gets EFBIG"
+like "$(cat "$R/disk.err")" "probe-workload: write: No space left on device" "--disk 30% tighter: the writer gets ENOSPC"
+like "$(cat "$R/pids.err")" "probe-workload: fork: Resource temporarily unavailable" "--pids 30% tighter: fork fails"
+done_testing
