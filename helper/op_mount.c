@@ -131,14 +131,12 @@ ws_mount(struct session *s, char *msg, size_t msglen)
 	int r;
 
 	/* The mount point: made by us in the root-owned <uid> dir, so the user cannot swap
-	 * it.  It is owned by the user (fsuid), which gives nothing: it is covered at once. */
-	if (WITH_CAP(CAP_DAC_OVERRIDE, mkdirat(s->uiddir_fd, s->id, 0700)) < 0)
-		return log_error_errno(-errno, "mkdir workspace %s: %m", s->id);
+	 * it; handed to root 0700 and checked empty before the tmpfs covers it (mkdirat makes
+	 * it the user's for a moment: anything they put there makes us refuse). */
 	s->ws_dir_created = true;
-	dirfd = WITH_CAP(CAP_DAC_OVERRIDE, openat(s->uiddir_fd, s->id,
-			 O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-	if (dirfd < 0)
-		return -errno;
+	r = dir_root_owned(s->uiddir_fd, s->id, 0700, &dirfd);
+	if (r < 0)
+		return log_error_errno(r, "workspace mount point %s: %m", s->id);
 
 	fsfd = WITH_CAP(CAP_SYS_ADMIN, fsopen("tmpfs", FSOPEN_CLOEXEC));
 	if (fsfd < 0)
