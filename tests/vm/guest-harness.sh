@@ -11,7 +11,9 @@
 #   run    every scenario (or those matching VM_ONLY), TAP into RESULTS_DIR/tap,
 #          one line "PASSED FAILED" into RESULTS_DIR/done
 #   shell  an interactive root shell on the console
-#   exec   RESULTS_DIR/exec-script.sh (copied there by run.sh) as sbxtest; output to RESULTS_DIR/exec.out, status to exec.rc
+#   exec   RESULTS_DIR/exec-script.sh (copied there by run.sh) as sbxtest (as root with
+#          VM_EXEC_ROOT=1), under RESULTS_DIR/exec-policy.ini if run.sh left one;
+#          output to RESULTS_DIR/exec.out, status to exec.rc
 # See tests/vm/README.md.
 set -u
 PATH=/usr/sbin:/usr/bin:/sbin:/bin
@@ -19,7 +21,8 @@ export PATH
 umask 022
 
 R=$1
-. "$R/config"           # VM_MODE VM_ONLY VM_KEEP_GOING VM_HOST_SRCDIR VM_HOST_BUILD
+VM_EXEC_ROOT=0 VM_EXEC_TIMEOUT=300
+. "$R/config"           # VM_MODE VM_ONLY VM_KEEP_GOING VM_HOST_SRCDIR VM_HOST_BUILD VM_EXEC_*
 VM_SRCDIR=/dev/sbx-vm/src
 VM_BUILD=/dev/sbx-vm/build
 
@@ -157,6 +160,7 @@ setup_check "sbxtest can read the scenarios and the build" \
 install_policy() {      # install_policy SCENARIO_BASENAME
 	ini=$VM_SRCDIR/tests/vm/scenarios/$1.ini
 	[ -f "$ini" ] || ini=$VM_SRCDIR/tests/vm/policy.ini
+	[ "$1" = exec ] && [ -f "$R/exec-policy.ini" ] && ini=$R/exec-policy.ini
 	rm -rf /etc/sbx
 	mkdir -m 0755 /etc/sbx
 	cp "$ini" /etc/sbx/sandbox.ini && chown 0:0 /etc/sbx/sandbox.ini &&
@@ -312,11 +316,20 @@ EOF
 		setsid -c /bin/sh -i < /dev/console > /dev/console 2>&1
 	finish ;;
 exec)
-	prepare_scenario exec sbxtest
-	# shellcheck disable=SC2046
-	timeout -k 5 "${VM_EXEC_TIMEOUT:-300}" $OPT/bin/vm-as-user sbxtest \
-		env -i $(scenario_env /home/sbxtest sbxtest exec) sh "$R/exec-script.sh" \
-		> "$R/exec.out" 2>&1 < /dev/null
+	if [ "$VM_EXEC_ROOT" = 1 ]; then
+		prepare_scenario exec root
+		scenario_env /home/sbxtest sbxtest exec > $OPT/user.env
+		# shellcheck disable=SC2046
+		timeout -k 5 "$VM_EXEC_TIMEOUT" sh -c 'echo $$ > '$CG'/scenario/cgroup.procs && exec "$@"' \
+			sh env -i $(scenario_env /root root exec) sh "$R/exec-script.sh" \
+			> "$R/exec.out" 2>&1 < /dev/null
+	else
+		prepare_scenario exec sbxtest
+		# shellcheck disable=SC2046
+		timeout -k 5 "$VM_EXEC_TIMEOUT" $OPT/bin/vm-as-user sbxtest \
+			env -i $(scenario_env /home/sbxtest sbxtest exec) sh "$R/exec-script.sh" \
+			> "$R/exec.out" 2>&1 < /dev/null
+	fi
 	echo $? > "$R/exec.rc"
 	cleanup
 	finish ;;

@@ -4,12 +4,16 @@
 # the TAP back, and record "vm PASSED FAILED" in BUILD/results/vm.
 #
 #   tests/vm/run.sh BUILD [--only PATTERN] [--keep-going] [--shell] [--exec SCRIPT]
+#                   [--policy FILE] [--root]
 #
 #   --only PATTERN   run only the scenarios whose name contains PATTERN
 #   --keep-going     run every scenario even after one failed (default: stop at the first)
 #   --shell          boot the prepared guest and give an interactive root shell
 #   --exec SCRIPT    run one script as sbxtest in the prepared guest; its output goes to
 #                    stdout and its exit status is ours (tests/vm/guest-exec.sh uses this)
+#   --policy FILE    with --exec: install FILE as the guest's policy instead of policy.ini
+#   --root           with --exec: run SCRIPT as root (in the scenario leaf, like a *.root.sh
+#                    scenario); it reaches the test user through vm-as-user (bench/)
 #
 # Environment: SBX_VM_MEM (guest memory, default 384M), SBX_VM_TIMEOUT (hard bound of one
 # boot in seconds; default: 60 + the sum of the scenarios' timeouts + 15 s each).
@@ -21,13 +25,15 @@ die() { echo "vm: $*" >&2; exit 2; }
 
 [ $# -ge 1 ] || die "usage: tests/vm/run.sh BUILD [--only PATTERN] [--keep-going] [--shell] [--exec SCRIPT]"
 build=$1; shift
-mode=run only="" keep_going=0 exec_script=""
+mode=run only="" keep_going=0 exec_script="" exec_policy="" exec_root=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--only) [ $# -ge 2 ] || die "--only needs a PATTERN"; only=$2; shift 2 ;;
 	--keep-going) keep_going=1; shift ;;
 	--shell) mode=shell; shift ;;
 	--exec) [ $# -ge 2 ] || die "--exec needs a SCRIPT"; mode="exec"; exec_script=$2; shift 2 ;;
+	--policy) [ $# -ge 2 ] || die "--policy needs a FILE"; exec_policy=$2; shift 2 ;;
+	--root) exec_root=1; shift ;;
 	*) die "unknown option '$1'; see the header of tests/vm/run.sh" ;;
 	esac
 done
@@ -57,6 +63,9 @@ done
 if [ "$mode" = exec ] && [ ! -r "$exec_script" ]; then
 	fail_setup "cannot read the script '$exec_script'"
 fi
+if [ -n "$exec_policy" ] && { [ "$mode" != exec ] || [ ! -r "$exec_policy" ]; }; then
+	fail_setup "--policy goes with --exec and must name a readable file ('$exec_policy')"
+fi
 
 uml=$(command -v linux.uml 2>/dev/null) ||
 	fail_setup "linux.uml not found: install Debian's user-mode-linux package (make deps)"
@@ -75,7 +84,7 @@ if [ -z "${SBX_VM_TIMEOUT:-}" ]; then
 			bound=$((bound + ${t:-60} + 15))
 		done
 	elif [ "$mode" = exec ]; then
-		bound=$((bound + 300 + 15))
+		bound=$((bound + ${SBX_VM_EXEC_TIMEOUT:-300} + 15))
 	fi
 else
 	bound=$SBX_VM_TIMEOUT
@@ -94,9 +103,14 @@ VM_ONLY='$(printf '%s' "$only" | sed "s/'/'\\\\''/g")'
 VM_KEEP_GOING=$keep_going
 VM_HOST_SRCDIR=$srcdir
 VM_HOST_BUILD=$build
+VM_EXEC_ROOT=$exec_root
+VM_EXEC_TIMEOUT=${SBX_VM_EXEC_TIMEOUT:-300}
 EOF
 if [ "$mode" = exec ]; then
 	cp "$exec_script" "$vmres/exec-script.sh" || fail_setup "cannot copy '$exec_script'"
+	if [ -n "$exec_policy" ]; then
+		cp "$exec_policy" "$vmres/exec-policy.ini" || fail_setup "cannot copy '$exec_policy'"
+	fi
 fi
 
 # UML keeps the guest's memory in a file under TMPDIR (best on tmpfs): a private
