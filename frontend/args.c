@@ -65,6 +65,9 @@ run_args_usage(FILE *f)
 		"cgroup limits (need the sbx helper and cgroup v2):\n"
 		"  --memory SIZE  --cpu PERCENT  --pids N  --disk SIZE\n"
 		"  --no-cgroup       never use the helper (rlimit mode)\n"
+		"  --keep-fds        pass open file descriptors other than 0-2 to the command\n"
+		"                    (by default they are closed: an inherited socket would\n"
+		"                    bypass --net none)\n"
 		"  --fallback        accept documented weaker substitutes when a limit cannot be\n"
 		"                    enforced as asked (memory->RLIMIT_AS, pids->RLIMIT_NPROC,\n"
 		"                    disk->RLIMIT_FSIZE, cpu->not enforced)\n"
@@ -98,6 +101,7 @@ enum {
 	OPT_PIDS,
 	OPT_DISK,
 	OPT_NO_CGROUP,
+	OPT_KEEP_FDS,
 	OPT_FALLBACK,
 	OPT_FS,
 	OPT_NET,
@@ -121,6 +125,7 @@ static const struct option long_options[] = {
 	{ "pids",      required_argument, NULL, OPT_PIDS },
 	{ "disk",      required_argument, NULL, OPT_DISK },
 	{ "no-cgroup", no_argument,       NULL, OPT_NO_CGROUP },
+	{ "keep-fds",  no_argument,       NULL, OPT_KEEP_FDS },
 	{ "fallback",  no_argument,       NULL, OPT_FALLBACK },
 	{ "fs",        required_argument, NULL, OPT_FS },
 	{ "net",       required_argument, NULL, OPT_NET },
@@ -287,6 +292,9 @@ run_args_parse(int argc, char **argv, struct run_opts *ret)
 			break;
 		case OPT_NO_CGROUP:
 			o.no_cgroup = true;
+			break;
+		case OPT_KEEP_FDS:
+			o.keep_fds = true;
 			break;
 		case OPT_FALLBACK:
 			o.fallback = true;

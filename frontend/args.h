@@ -39,6 +39,7 @@ struct run_opts {
 	uint64_t pids;
 	uint64_t disk;
 	bool no_cgroup;
+	bool keep_fds;                          /* pass fds other than 0-2 to the command */
 	bool fallback;
 
 	bool quiet;

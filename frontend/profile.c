@@ -41,6 +41,7 @@ static const struct pkey {
 	{ "net", NULL, P_NET },           { "fs", NULL, P_FS },
 	{ "rw", NULL, P_PATHS },          { "ro", NULL, P_PATHS },
 	{ "fallback", NULL, P_BOOL },     { "no-cgroup", "no_cgroup", P_BOOL },
+	{ "keep-fds", "keep_fds", P_BOOL },
 };
 
 struct pctx {
@@ -252,7 +253,7 @@ phandler(void *user, const char *section, const char *name, const char *value)
 		}
 	if (k == NULL)
 		return perr(c, "unknown key '%s' in [%s]; known keys: memory cpu pids disk timeout "
-			    "grace cpu-time as fsize nofile stack core nproc net fs rw ro fallback "
+			    "grace cpu-time as fsize nofile stack core nproc net fs rw ro fallback keep-fds "
 			    "no-cgroup", name, section);
 	if (c->seen & (UINT32_C(1) << idx))
 		return perr(c, "'%s' is set twice in [%s]", k->name, section);

@@ -246,8 +246,8 @@ caller_policy(struct policy_resolved *ret)
 static bool
 is_flag(const char *w)
 {
-	static const char *const flags[] = { "--no-cgroup", "--fallback", "-q", "--quiet",
-					     "-h", "--help" };
+	static const char *const flags[] = { "--no-cgroup", "--fallback", "--keep-fds", "-q",
+					     "--quiet", "-h", "--help" };
 
 	for (size_t i = 0; w != NULL && i < ELEMENTSOF(flags); i++)
 		if (streq(w, flags[i]))
@@ -972,6 +972,7 @@ run_main(int argc, char **argv, const struct trace_opts *trace)
 		.has_timeout = o.has_timeout,
 		.timeout_ms = o.timeout_ms,
 		.grace_ms = o.grace_ms,
+		.keep_fds = o.keep_fds,
 	};
 	spec.extra_fd = -1;
 	ctl = (struct run_ctl) { .id = rep.id, .mode = rep.mode, .argv = o.argv,

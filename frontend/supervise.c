@@ -131,7 +131,8 @@ child_run(const struct sv_spec *spec, pid_t parent, int go_fd, int msg_fd, int t
 	if (spec->iso != NULL) {
 		r = isolate_apply(spec->iso, spec->plan, err, sizeof(err));
 		if (r < 0)
-			child_fail(msg_fd, CHILD_STAGE_SETUP, -r, "isolation: %s", err);
+			child_fail(msg_fd, CHILD_STAGE_SETUP, -r, "isolation: %s",
+				   strneq(err, "sbx: ", 5) ? err + 5 : err);
 	}
 
 	if (spec->tmpdir != NULL && setenv("TMPDIR", spec->tmpdir, 1) < 0)
@@ -146,6 +147,12 @@ child_run(const struct sv_spec *spec, pid_t parent, int go_fd, int msg_fd, int t
 	sigemptyset(&none);
 	(void) sigprocmask(SIG_SETMASK, &none, NULL);
 
+	/* Only stdin, stdout and stderr reach the command unless --keep-fds: an inherited
+	 * socket or directory fd would bypass --net none and --fs.  Close-on-exec rather than
+	 * close, so msg_fd still reports an exec failure. */
+	if (!spec->keep_fds && close_range(3, ~0U, CLOSE_RANGE_CLOEXEC) < 0)
+		for (int fd = 3; fd < 65536; fd++)
+			(void) fcntl(fd, F_SETFD, FD_CLOEXEC);
 	execvp(spec->argv[0], spec->argv);
 	r = errno;
 	/* execvp() reports EACCES when a PATH directory cannot be searched even if no
