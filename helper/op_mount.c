@@ -59,6 +59,14 @@ dir_root_owned(int parent_fd, const char *name, mode_t mode, int *ret_fd)
 	}
 	if (fstat(fd, &st) < 0)
 		return -errno;
+	/* Made by a concurrent helper that has not chowned it yet (first sandboxes of a user
+	 * started at once): give it up to 1 s to finish, re-checking the same inode. */
+	for (int i = 0; !created && i < 100 && (st.st_uid != 0 || st.st_gid != 0 ||
+						(st.st_mode & 07777) != mode); i++) {
+		(void) usleep(10000);
+		if (fstat(fd, &st) < 0)
+			return -errno;
+	}
 	if (st.st_uid != 0 || st.st_gid != 0 || (st.st_mode & 07777) != mode)
 		return -EPERM;
 	if (created) {
