@@ -218,7 +218,7 @@ reclaim_one(struct session *s, const char *name)
 	char lock[CG_NAME_MAX + 8];
 	int r;
 
-	r = cg_destroy_at(s->cgroot_fd, name);
+	r = cg_destroy_at(s->cgroot_fd, name, s->uid);
 	if (r == 0)
 		r = ws_unmount(s->uiddir_fd, name);
 	(void) snprintf(lock, sizeof(lock), "%s.lock", name);
