@@ -60,10 +60,12 @@ strip_sbx_prefix(const char *s)
 	return strneq(s, "sbx: ", 5) ? s + 5 : s;
 }
 
-/* The cgroup limits cannot be enforced as asked (no helper, or --no-cgroup): refuse, or
- * with --fallback substitute rlimits and say so.  Returns 0 or -EINVAL after printing. */
+/* The cgroup limits cannot be enforced as asked (no helper, the policy's refusal
+ * (refused), or --no-cgroup): refuse, or with --fallback substitute rlimits and say so.
+ * Returns 0 or -EINVAL after printing. */
 static int
-resolve_cgroup_fallback(struct run_opts *o, struct report *rep, const char *reason)
+resolve_cgroup_fallback(struct run_opts *o, struct report *rep, const char *reason,
+			bool refused)
 {
 	static const char *const names[] = { "--memory", "--cpu", "--pids", "--disk" };
 	const uint64_t vals[] = { o->memory, o->cpu_percent, o->pids, o->disk };
@@ -74,9 +76,11 @@ resolve_cgroup_fallback(struct run_opts *o, struct report *rep, const char *reas
 			continue;
 		any = true;
 		if (!o->fallback) {
-			fprintf(stderr, "sbx: %s needs the sbx helper (cgroup v2), which is not "
-				"available: %s; install it (see sbx doctor) or pass --fallback to "
-				"accept %s instead\n", names[i], reason,
+			fprintf(stderr, "sbx: %s needs the sbx helper (cgroup v2), which %s: %s; "
+				"%s or pass --fallback to accept %s instead\n", names[i],
+				refused ? "refused you" : "is not available", reason,
+				refused ? "ask the admin (sbx policy show)" :
+				"install it (see sbx doctor)",
 				i == 0 ? "RLIMIT_AS" : i == 1 ? "no CPU limit" :
 				i == 2 ? "RLIMIT_NPROC" : "RLIMIT_FSIZE");
 			return -EINVAL;
@@ -784,7 +788,7 @@ run_main(int argc, char **argv, const struct trace_opts *trace)
 	bool have_pol = false;
 	uint64_t fsize_max = 0;
 	int pargc = 0;
-	bool cgroup = false;
+	bool cgroup = false, refused = false;
 
 	uint64_t cpu_budget_ms = 0;
 	struct run_opts o;
@@ -849,6 +853,7 @@ run_main(int argc, char **argv, const struct trace_opts *trace)
 		snprintf(err, sizeof(err), "--no-cgroup was given");
 	} else {
 		r = client_open(&sess, err, sizeof(err));
+		refused = r == -EPERM;          /* the helper ran: the policy said no */
 		if (r == 0) {
 			struct sbx_request req = {
 				.memory = o.memory, .cpu_percent = o.cpu_percent, .pids = o.pids,
@@ -914,7 +919,7 @@ run_main(int argc, char **argv, const struct trace_opts *trace)
 			o.rl[RUN_RL_CPU].set = false;
 		}
 	} else {
-		r = resolve_cgroup_fallback(&o, &rep, err);
+		r = resolve_cgroup_fallback(&o, &rep, err, refused);
 		if (r < 0)
 			return SBX_EXIT_FAILURE;
 	}
