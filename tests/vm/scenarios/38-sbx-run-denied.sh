@@ -11,6 +11,7 @@ run_rc "$SBX" run --memory 64M -- sh -c "touch $R/ran" 2> "$R/err"
 is "$rc" 125 "denied user: exit 125"
 like "$(cat "$R/err")" '\[user:sbxtest\] allow = no' "denied user: the message names [user:sbxtest] allow = no"
 check_fails "denied user: the command did not run" test -e "$R/ran"
+like "$(cat "$R/err")" 'refused you.*ask the admin' "denied user: told the helper refused, not to install it"
 diag "$(cat "$R/err")"
 # The policy governs the helper, not the user's own processes: asking for no cgroup limit,
 # the command runs in rlimit mode (what the user could do without sbx), never in a leaf.
