@@ -1052,6 +1052,12 @@ policy_allow_groups(const struct policy *p, const char *const **ret)
 	return p->n_allow_groups;
 }
 
+bool
+policy_names_groups(const struct policy *p)
+{
+	return p->n_allow_groups > 0 || p->n_groups > 0;
+}
+
 size_t
 policy_allow_users(const struct policy *p, const char *const **ret)
 {

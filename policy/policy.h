@@ -116,4 +116,9 @@ void policy_format_value(enum policy_limit l, uint64_t v, char *buf, size_t bufs
 
 /* [sbx] allow_groups / allow_users as written (0 entries = not set). */
 size_t policy_allow_groups(const struct policy *p, const char *const **ret);
+
+/* Whether any group matters to policy_resolve(): a [group:X] section or an allow_groups
+ * entry.  When none does, callers may skip the (costly) NSS group lookup and resolve with
+ * no groups: the result is the same. */
+bool policy_names_groups(const struct policy *p);
 size_t policy_allow_users(const struct policy *p, const char *const **ret);

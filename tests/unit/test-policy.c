@@ -11,6 +11,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "macro.h"
 #include "policy.h"
 
 #define GiB (UINT64_C(1) << 30)
@@ -276,6 +277,39 @@ test_good_file(void **state)
 	assert_int_equal(policy_allow_users(p, &names), 1);
 	assert_string_equal(names[0], "carol");
 	assert_int_equal(policy_check_string(good, strlen(good), "t.ini", NULL, NULL), 0);
+	policy_free(p);
+}
+
+/* policy_names_groups: true exactly when a [group:X] section or an allow_groups entry
+ * exists (the helper and sbx then skip the NSS group lookup). */
+static void
+test_names_groups(void **state)
+{
+	static const char *const yes[] = {
+		"[sbx]\nallow_groups = dev\n",
+		"[group:dev]\nmemory = 1G\n",
+		"[sbx]\nallow_users = carol\n[group:dev]\nallow = no\n",
+	};
+	static const char *const no[] = {
+		"",
+		"[limits]\nmemory = 1G\n[user:carol]\nmemory = 2G\n",
+		"[sbx]\nallow_users = carol\n",
+	};
+	struct policy *p;
+
+	(void) state;
+	for (size_t i = 0; i < ELEMENTSOF(yes); i++) {
+		p = parse_ok(yes[i]);
+		assert_true(policy_names_groups(p));
+		policy_free(p);
+	}
+	for (size_t i = 0; i < ELEMENTSOF(no); i++) {
+		p = parse_ok(no[i]);
+		assert_false(policy_names_groups(p));
+		policy_free(p);
+	}
+	p = parse_ok(good);
+	assert_true(policy_names_groups(p));
 	policy_free(p);
 }
 
@@ -591,6 +625,7 @@ main(void)
 		cmocka_unit_test(test_malformed_table),
 		cmocka_unit_test(test_good_file),
 		cmocka_unit_test(test_builtin_sbx_defaults),
+		cmocka_unit_test(test_names_groups),
 		cmocka_unit_test(test_failed_parse_keeps_previous),
 		cmocka_unit_test(test_check_reports_every_error_in_order),
 		cmocka_unit_test(test_units),
