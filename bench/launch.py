@@ -1,0 +1,53 @@
+#!/usr/bin/env python3
+"""Interleaved launch timing, for the VM guest (bench/vm-bench.sh).
+
+    launch.py RUNS NAME=COMMAND...
+
+Runs every COMMAND (split on blanks, no shell; leading VAR=VALUE words go into its
+environment) RUNS times, round-robin -- one run of each
+per round, so a drift of the machine (UML slows down as it ages) hits every command
+alike -- after 3 warm-up rounds.  Each run is posix_spawnp + waitpid, timed with the
+monotonic clock; stdout/stderr go to /dev/null.  Prints one JSON object {NAME: [ms...]};
+a command that exits non-zero gets the string "failed: exit N" instead."""
+import json
+import os
+import sys
+import time
+
+
+def run(argv, env, devnull):
+    t0 = time.perf_counter_ns()
+    pid = os.posix_spawnp(argv[0], argv, env,
+                         file_actions=[(os.POSIX_SPAWN_DUP2, devnull, 1),
+                                       (os.POSIX_SPAWN_DUP2, devnull, 2)])
+    _, status = os.waitpid(pid, 0)
+    t1 = time.perf_counter_ns()
+    return (t1 - t0) / 1e6, os.waitstatus_to_exitcode(status)
+
+
+def main():
+    runs = int(sys.argv[1])
+    cmds = []
+    for a in sys.argv[2:]:
+        name, words = a.split("=", 1)[0], a.split("=", 1)[1].split()
+        env = dict(os.environ)
+        while words and "=" in words[0] and not words[0].startswith("/"):
+            k, v = words.pop(0).split("=", 1)
+            env[k] = v
+        cmds.append((name, words, env))
+    out = {name: [] for name, _, _ in cmds}
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    for i in range(runs + 3):
+        for name, argv, env in cmds:
+            if isinstance(out[name], str):
+                continue
+            ms, rc = run(argv, env, devnull)
+            if rc != 0:
+                out[name] = "failed: exit %d" % rc
+            elif i >= 3:
+                out[name].append(round(ms, 3))
+    print(json.dumps(out))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,165 @@
+#!/bin/sh
+# make bench, guest half: cgroup mode of sbx inside the user-mode Linux guest of tests/vm.
+# Run by bench/bench.py through
+#   tests/vm/guest-exec.sh --root --policy bench/vm-policy.ini BUILD SCRIPT
+# as root in the prepared guest (setcap'd helper, delegated cgroup2 parent): root only
+# observes (smaps of the non-dumpable helper, leftovers); every sandbox is started by the
+# unprivileged test user sbxtest through vm-as-user, exactly as in the VM scenarios.
+# Prints one line "BENCH <key> <json>" per measurement (launch, concurrency, cputime,
+# idle; see bench/bench.py) and "# ..." notes.  Exit status 0 unless setup failed.
+#
+# bench.py may prepend assignments to override these:
+: "${LAUNCH_RUNS:=40}"          # sequential runs per command (hyperfine -N)
+: "${CONC_N:=200}"              # sandboxes started at once
+: "${CONC_SLEEP:=1}"            # each sleeps this long, then exits
+: "${CPU_RUNS:=20}"             # --cpu-time 0.5 runs
+: "${IDLE_S:=10}"               # idle sandbox length
+set -u
+export LC_ALL=C
+SBX=/opt/sbx/bin/sbx
+P=/sys/fs/cgroup/sbx
+W=/var/tmp/bench                # the test user's scratch
+LIM="--memory 64M --cpu 100% --pids 32 --disk 8M"
+
+rm -rf $W
+mkdir -m 0755 $W && chown sbxtest:sbxtest $W || exit 125
+
+as_user() {             # as_user CMD...: as sbxtest, from its cgroup, scenario environment
+	# shellcheck disable=SC2046
+	vm-as-user sbxtest env -i $(cat /opt/sbx/user.env) "$@"
+}
+
+private_kib() {         # private_kib PID: Private_Clean + Private_Dirty of PID, in KiB
+	awk '/^Private_(Clean|Dirty|Hugetlb):/ { s += $2 } END { print s + 0 }' \
+		"/proc/$1/smaps_rollup" 2>/dev/null
+}
+
+counters() {            # counters PID: "CTXSW CPU_MS" summed over PID's threads
+	awk -v hz="$(getconf CLK_TCK)" '
+		FILENAME ~ /status$/ && /ctxt_switches:/ { cs += $2 }
+		FILENAME ~ /stat$/ { sub(/.*\) /, ""); split($0, f, " "); t += f[12] + f[13] }
+		END { printf "%d %d\n", cs, t * 1000 / hz }' \
+		/proc/"$1"/task/*/status /proc/"$1"/task/*/stat 2>/dev/null
+}
+
+leftovers() {           # how many leaves, mounts, workspaces, processes of sbxtest are left
+	n=0 i=0
+	while [ $i -lt 30 ]; do
+		n=$(( $(find $P -mindepth 1 -type d | wc -l) +
+			$(awk '$2 ~ "^/run/sbx/" { n++ } END { print n + 0 }' /proc/mounts) +
+			$(find /run/sbx -mindepth 1 -maxdepth 1 | wc -l) +
+			$(pgrep -u sbxtest | wc -l) ))
+		[ "$n" -eq 0 ] && break
+		sleep 0.1; i=$((i + 1))
+	done
+	echo "$n"
+}
+
+echo "# guest: $(uname -sr), $(nproc) CPU, $(awk '/MemTotal/ { print $2 }' /proc/meminfo) KiB"
+as_user "$SBX" run -q $LIM -- /bin/true || { echo "# sbx run in cgroup mode fails"; exit 125; }
+
+# ---- 1. Launch: bare vs sbx run (cgroup mode, full lifecycle) vs rlimit mode vs bwrap. --
+bw="bwrap --ro-bind / / --dev /dev --proc /proc --unshare-all /bin/true"
+if as_user $bw > $W/bwrap.err 2>&1; then
+	have_bwrap=1
+else
+	have_bwrap=0
+	echo "# bwrap --unshare-all does not run in the guest: $(head -c 200 $W/bwrap.err)"
+fi
+set -- bare=/bin/true "sbx_cgroup=$SBX run -q $LIM -- /bin/true" \
+	"sbx_rlimit=$SBX run -q --no-cgroup -- /bin/true"
+[ $have_bwrap = 1 ] && set -- "$@" "bwrap=$bw"
+if as_user python3 /dev/sbx-vm/src/bench/launch.py "$LAUNCH_RUNS" "$@" > $W/launch.json 2> $W/launch.err
+then
+	[ $have_bwrap = 1 ] || sed -i 's/}$/, "bwrap": []}/' $W/launch.json
+	echo "BENCH launch $(cat $W/launch.json)"
+else
+	echo "# launch timing failed: $(tail -n 3 $W/launch.err)"
+fi
+
+# ---- 2. Concurrency: CONC_N sandboxes started at once.  Each blocks opening a FIFO for
+# reading, so all of them are alive together (peak memory, the sandboxes cap); once all
+# run, root opens and closes the write end, every one reads EOF and exits.
+mkfifo -m 0644 $W/gate
+cat > $W/conc.sh <<EOF
+i=0
+while [ \$i -lt $CONC_N ]; do
+	"$SBX" run -q --memory 16M --cpu 50% --pids 8 --disk 1M -- cat $W/gate \
+		> /dev/null 2>> $W/conc.err || echo \$? >> $W/conc.fail &
+	i=\$((i + 1))
+done
+wait
+EOF
+t0=$(date +%s%N)
+as_user sh $W/conc.sh &
+spawner=$!
+hmax=0 smax=0 up=0 i=0
+while [ $i -lt 600 ]; do        # at most ~3 min for all to come up
+	up=$(pgrep -u sbxtest -x cat | wc -l)
+	nf=0; [ -f $W/conc.fail ] && nf=$(wc -l < $W/conc.fail)
+	[ $((up + nf)) -ge "$CONC_N" ] && break
+	sleep 0.3; i=$((i + 1))
+done
+t_up=$(date +%s%N)
+mem_avail=$(awk '/MemAvailable/ { print $2 }' /proc/meminfo)
+for p in $(pgrep -x sbx-helper | head -n 5); do
+	v=$(private_kib "$p"); [ "${v:-0}" -gt $hmax ] && hmax=$v
+done
+for p in $(pgrep -u sbxtest -x sbx | head -n 5); do
+	v=$(private_kib "$p"); [ "${v:-0}" -gt $smax ] && smax=$v
+done
+nleaves=$(find $P -mindepth 1 -maxdepth 1 -type d | wc -l)
+# Open the write end and close it: EOF for every reader.  Again while sandboxes remain (a
+# late one that opens after the close would wait for the next writer).
+while kill -0 $spawner 2>/dev/null; do timeout 2 sh -c ": > $W/gate" 2>/dev/null; done
+wait $spawner
+t1=$(date +%s%N)
+failed=0
+[ -f $W/conc.fail ] && failed=$(wc -l < $W/conc.fail)
+[ -s $W/conc.err ] && echo "# concurrency errors: $(sort $W/conc.err | uniq -c | head -n 5)"
+left=$(leftovers)
+echo "BENCH concurrency {\"n\": $CONC_N, \"failed\": $failed, \"seconds\": $(echo "$t0 $t1" |
+	awk '{ printf "%.3f", ($2 - $1) / 1e9 }'), \"start_seconds\": $(echo "$t0 $t_up" |
+	awk '{ printf "%.3f", ($2 - $1) / 1e9 }'), \"alive_together\": $up,
+	\"leaves_together\": $nleaves, \"mem_available_kib\": $mem_avail,
+	\"helper_private_kib\": $hmax, \"sbx_private_kib\": $smax, \"leftovers\": $left}" |
+	tr -d '\n\t'
+echo
+
+# ---- 3. --cpu-time 0.5 in cgroup mode: CPU used past the budget. ---------------------
+vals=""
+i=0
+while [ $i -lt "$CPU_RUNS" ]; do
+	as_user "$SBX" run -q $LIM --cpu-time 0.5 --timeout 20 --report $W/cpu.json -- \
+		sh -c 'while :; do :; done' > /dev/null 2>&1
+	v=$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))
+u=r["usage"]; print(u["cpu_user_ms"] + u["cpu_system_ms"] - 500 if r["verdict"] == "cpu-time" else "")' \
+		$W/cpu.json 2>/dev/null)
+	[ -n "$v" ] && vals="$vals${vals:+, }$v"
+	i=$((i + 1))
+done
+echo "BENCH cputime [$vals]"
+
+# ---- 4. Idle: a sandbox sleeping IDLE_S s; wake-ups of sbx and its helper. ------------
+as_user "$SBX" run -q $LIM -- sleep "$IDLE_S" &
+i=0
+while [ $i -lt 100 ] && ! pgrep -u sbxtest -x sleep > /dev/null; do sleep 0.05; i=$((i + 1)); done
+sleep 0.3
+sp=$(pgrep -u sbxtest -x sbx | head -n 1) hp=$(pgrep -x sbx-helper | head -n 1)
+if [ -n "$sp" ] && [ -n "$hp" ]; then
+	a0=$(date +%s%N)
+	# shellcheck disable=SC2046
+	set -- $(counters "$sp") $(counters "$hp")
+	sleep $((IDLE_S - 2))
+	# shellcheck disable=SC2046
+	set -- "$@" $(counters "$sp") $(counters "$hp")
+	a1=$(date +%s%N)
+	echo "BENCH idle {\"sbx_cs\": $(($5 - $1)), \"sbx_cpu_ms\": $(($6 - $2)),"\
+		"\"helper_cs\": $(($7 - $3)), \"helper_cpu_ms\": $(($8 - $4)),"\
+		"\"window_s\": $(echo "$a0 $a1" | awk '{ printf "%.2f", ($2 - $1) / 1e9 }')}"
+else
+	echo "# idle: no sbx/helper process found (sbx $sp, helper $hp)"
+fi
+wait
+echo "# leftovers at the end: $(leftovers)"
+exit 0
