@@ -56,7 +56,8 @@ eq "a malformed user file: exit 125" 125 "$rc"
 contains "a malformed user file: FILE:LINE" "$U/home/.config/sbx/profiles.ini:3:" "$(cat "$T/err")"
 
 # ---- sbx ps / sbx kill ----
-wait_sock() { i=0; while [ $i -lt 50 ] && [ "$(ls "$U/run/sbx" 2>/dev/null | grep -c '\.sock$')" -lt "$1" ]; do
+nsock() { find "$U/run/sbx" -name '*.sock' 2> /dev/null | wc -l; }
+wait_sock() { i=0; while [ $i -lt 50 ] && [ "$(nsock)" -lt "$1" ]; do
 	sleep 0.1; i=$((i + 1)); done; }
 (ue_exec "$SBX" run -q --timeout 30 --report "$T/a.json" -- sleep 100.4711) & a=$!
 (ue_exec "$SBX" run -q --timeout 30 --report "$T/b.json" -- sh -c 'trap "exit 3" TERM; sleep 100.4712 & wait') & b=$!
@@ -92,11 +93,12 @@ eq "sbx kill --signal TERM ID: exit 0" 0 "$?"
 wait "$b"
 eq "a TERM-handling sandbox exits with its status (3)" 3 "$?"
 expect "its children are gone" gone "sleep 100.4712"
+# shellcheck disable=SC2034 # read by libtest's cleanup
 LIBTEST_PIDS=""
 ue "$SBX" kill "$ida" > "$T/out" 2> "$T/err"
 eq "sbx kill of an ended sandbox: exit 1" 1 "$?"
 contains "... says so" "no running sandbox" "$(cat "$T/err")"
-eq "no control socket is left" 0 "$(ls "$U/run/sbx" | grep -c '\.sock$')"
+eq "no control socket is left" 0 "$(nsock)"
 eq "sbx ps: empty" "[]" "$(ue "$SBX" ps --json)"
 ue "$SBX" kill --signal NOPE "$idb" 2> "$T/err"
 eq "sbx kill --signal NOPE: exit 125" 125 "$?"

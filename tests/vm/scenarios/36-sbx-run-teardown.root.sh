@@ -64,7 +64,7 @@ okn=0 ids=""
 i=0
 while [ $i -lt 20 ]; do
 	i=$((i + 1))
-	if [ "$(cat "$R/many$i.rc")" = 0 ] && [ "$(cat "$R/many$i.out")" = done ]; then
+	if [ "$(cat "$R/many$i.rc")" = 0 ] && [ "$(cat "$R/many$i.out")" = "done" ]; then
 		okn=$((okn + 1))
 	else
 		diag "run $i: exit $(cat "$R/many$i.rc"): $(cat "$R/many$i.err")"

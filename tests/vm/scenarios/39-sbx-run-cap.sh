@@ -8,12 +8,13 @@
 R=$SCRATCH
 wait_file() { i=0; while [ $i -lt 100 ] && ! [ -e "$1" ]; do sleep 0.1; i=$((i + 1)); done; [ -e "$1" ]; }
 
-"$SBX" run -q --timeout 20 -- sh -c "touch $R/a.up; while ! [ -e $R/a.stop ]; do sleep 0.1; done" &
+"$SBX" run -q --timeout 20 -- sh -c "cat /proc/self/cgroup > $R/a.cg; touch $R/a.up; while ! [ -e $R/a.stop ]; do sleep 0.1; done" &
 a=$!
-"$SBX" run -q --timeout 20 -- sh -c "touch $R/b.up; while ! [ -e $R/b.stop ]; do sleep 0.1; done" &
+"$SBX" run -q --timeout 20 -- sh -c "cat /proc/self/cgroup > $R/b.cg; touch $R/b.up; while ! [ -e $R/b.stop ]; do sleep 0.1; done" &
 b=$!
 wait_file "$R/a.up" && wait_file "$R/b.up"
 check "both sandboxes started" test -e "$R/a.up" -a -e "$R/b.up"
+like "$(cat "$R/a.cg" "$R/b.cg" | tr '\n' ' ')" '^0::/sbx/[^ ]+ 0::/sbx/[^ ]+ $' "both run in a leaf of /sbx (cgroup mode)"
 run_rc "$SBX" run -- sh -c "touch $R/c.ran" 2> "$R/err"
 is "$rc" 125 "a third sandbox: exit 125"
 like "$(cat "$R/err")" 'too many sandboxes.*2.*\[limits\]' "a third sandbox: the message names the ceiling 2 and [limits]"

@@ -38,6 +38,7 @@ lim() { json_get "$R/p.json" ".limits.$1"; }
 
 prof -- --profile small
 is "$rc" 0 "--profile small runs"
+# shellcheck disable=SC2088 # a literal ~ in the description
 is "$(lim memory)" $((48 * MiB)) "~/.config/sbx/profiles.ini comes before /etc/sbx/profiles.d (48M)"
 is "$(lim pids)" 64 \
 	"first match wins as a whole: the admin's [small] pids = 16 is not merged in (policy default 64)"
