@@ -26,62 +26,68 @@
 #include "macro.h"
 #include "session.h"
 
-/* Open <parent>/<name>, creating it if missing; either way it must end up a directory
- * owned by 0:0 with exactly mode.  mkdirat makes it ours (fsuid = the user) for a moment:
- * we set the mode as owner, then chown it, then verify, so that anything the user did in
- * that window (chmod, creating entries) makes us refuse rather than trust it. */
+/* Is the directory behind fd empty? */
+static int
+dir_is_empty(int fd)
+{
+	DIR *d = fdopendir(WITH_CAP(CAP_DAC_OVERRIDE, openat(fd, ".",
+			   O_RDONLY | O_DIRECTORY | O_CLOEXEC)));
+	int n = 0;
+
+	if (d == NULL)
+		return -errno;
+	for (struct dirent *de; (de = readdir(d)) != NULL;)
+		n += !streq(de->d_name, ".") && !streq(de->d_name, "..");
+	(void) closedir(d);
+	return n == 0;
+}
+
+/* Open <parent>/<name>, creating it if missing; either way it must be a directory owned by
+ * 0:0 with exactly mode.  mkdirat makes a directory ours (fsuid = the user) for a moment,
+ * so a new one is made under a temporary name, given its mode, chowned to root, checked
+ * empty (anything the user put there in that window makes us refuse), and only then
+ * renamed into place (RENAME_NOREPLACE).  Concurrent helpers thus only ever see <name>
+ * finished; the loser of a race removes its copy and uses the winner's. */
 static int
 dir_root_owned(int parent_fd, const char *name, mode_t mode, int *ret_fd)
 {
 	_cleanup_close_ int fd = -EBADF;
-	bool created = false;
 	struct stat st;
+	char tmp[CG_NAME_MAX + 32];
 
 	fd = WITH_CAP(CAP_DAC_OVERRIDE, openat(parent_fd, name,
 			O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
 	if (fd < 0 && errno == ENOENT) {
-		if (WITH_CAP(CAP_DAC_OVERRIDE, mkdirat(parent_fd, name, 0700)) == 0)
-			created = true;
-		else if (errno != EEXIST)       /* EEXIST: a concurrent helper made it */
+		int r = 0;
+
+		(void) snprintf(tmp, sizeof(tmp), ".new-%s.%d", name, (int) getpid());
+		if (WITH_CAP(CAP_DAC_OVERRIDE, mkdirat(parent_fd, tmp, 0700)) < 0)
 			return -errno;
-		fd = WITH_CAP(CAP_DAC_OVERRIDE, openat(parent_fd, name,
+		fd = WITH_CAP(CAP_DAC_OVERRIDE, openat(parent_fd, tmp,
 				O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+		if (fd < 0 || fstat(fd, &st) < 0 || (st.st_uid != 0 && fchmod(fd, mode) < 0) ||
+		    WITH_CAP(CAP_CHOWN, fchown(fd, 0, 0)) < 0)
+			r = -errno;
+		if (r == 0 && dir_is_empty(fd) != 1)
+			r = -EPERM;
+		if (r == 0 && WITH_CAP(CAP_DAC_OVERRIDE, renameat2(parent_fd, tmp, parent_fd, name,
+								   RENAME_NOREPLACE)) < 0)
+			r = -errno;
+		if (r < 0) {
+			(void) WITH_CAP(CAP_DAC_OVERRIDE, unlinkat(parent_fd, tmp, AT_REMOVEDIR));
+			if (r != -EEXIST)
+				return r;
+			fd = safe_close(fd);    /* lost the race: use the winner's */
+			fd = WITH_CAP(CAP_DAC_OVERRIDE, openat(parent_fd, name,
+					O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+		}
 	}
 	if (fd < 0)
 		return -errno;
-	if (created) {
-		if (fstat(fd, &st) < 0)
-			return -errno;
-		if (st.st_uid != 0 && fchmod(fd, mode) < 0)
-			return -errno;
-		if (WITH_CAP(CAP_CHOWN, fchown(fd, 0, 0)) < 0)
-			return -errno;
-	}
 	if (fstat(fd, &st) < 0)
 		return -errno;
-	/* Made by a concurrent helper that has not chowned it yet (first sandboxes of a user
-	 * started at once): give it up to 1 s to finish, re-checking the same inode. */
-	for (int i = 0; !created && i < 100 && (st.st_uid != 0 || st.st_gid != 0 ||
-						(st.st_mode & 07777) != mode); i++) {
-		(void) usleep(10000);
-		if (fstat(fd, &st) < 0)
-			return -errno;
-	}
 	if (st.st_uid != 0 || st.st_gid != 0 || (st.st_mode & 07777) != mode)
 		return -EPERM;
-	if (created) {
-		DIR *d = fdopendir(WITH_CAP(CAP_DAC_OVERRIDE, openat(fd, ".",
-				O_RDONLY | O_DIRECTORY | O_CLOEXEC)));
-		int n = 0;
-
-		if (d == NULL)
-			return -errno;
-		for (struct dirent *de; (de = readdir(d)) != NULL;)
-			n += !streq(de->d_name, ".") && !streq(de->d_name, "..");
-		(void) closedir(d);
-		if (n > 0)
-			return -EPERM;
-	}
 	*ret_fd = TAKE_FD(fd);
 	return 0;
 }
