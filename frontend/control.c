@@ -97,6 +97,7 @@ control_serve_one(int listen_fd, const struct control_ops *ops)
 	socklen_t cl = sizeof(cred);
 	char req[256], reply[CONTROL_MSG_MAX];
 	ssize_t n;
+	int r;
 
 	fd = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC);
 	if (fd < 0)
@@ -120,8 +121,8 @@ control_serve_one(int listen_fd, const struct control_ops *ops)
 
 			if (*end != '\0' || sig <= 0 || sig >= NSIG)
 				snprintf(reply, sizeof(reply), "error: bad signal");
-			else if (ops->kill(ops->userdata, (int) sig) < 0)
-				snprintf(reply, sizeof(reply), "error: %s", strerror(errno));
+			else if ((r = ops->kill(ops->userdata, (int) sig)) < 0)
+				snprintf(reply, sizeof(reply), "error: %s", strerror(-r));
 			else
 				snprintf(reply, sizeof(reply), "ok");
 		} else {
@@ -262,6 +263,7 @@ int
 cmd_ps(int argc, char **argv)
 {
 	struct ps_ctx c = { .first = true };
+	int r;
 
 	for (int i = 1; i < argc; i++) {
 		if (streq(argv[i], "--json")) {
@@ -281,8 +283,10 @@ cmd_ps(int argc, char **argv)
 	else
 		printf("%-24s %-6s %9s %10s %10s %8s %5s %10s  %s\n", "ID", "MODE", "AGE", "MEM",
 		       "MEMPEAK", "CPU_MS", "PIDS", "DISK", "COMMAND");
-	if (for_each_sandbox(ps_print, &c) < 0) {
-		fprintf(stderr, "sbx: ps: cannot read the run directory: %s\n", strerror(errno));
+	r = for_each_sandbox(ps_print, &c);
+	if (r < 0) {
+		fprintf(stderr, "sbx: ps: cannot read the run directory: %s%s\n", strerror(-r),
+			r == -EPERM ? " (it must be yours and not open to others: mode 0700)" : "");
 		return SBX_EXIT_FAILURE;
 	}
 	if (c.json)

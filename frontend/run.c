@@ -855,6 +855,14 @@ run_main(int argc, char **argv, const struct trace_opts *trace)
 	} else {
 		r = client_open(&sess, err, sizeof(err));
 		refused = r == -EPERM;          /* the helper ran: the policy said no */
+		/* Installed but unusable, and nothing cgroup-only asked for: rlimit mode, said
+		 * aloud (the policy's default limits do not apply).  A missing helper is the
+		 * normal state of a host without sbx's helper: no warning. */
+		if (r < 0 && r != -ENOENT && !o.quiet && o.memory == 0 && o.cpu_percent == 0 &&
+		    o.pids == 0 && o.disk == 0)
+			fprintf(stderr, "sbx: warning: not using the sbx helper (%s); running in "
+				"rlimit mode (sbx doctor tells more; --no-cgroup or -q silences this)\n",
+				err[0] != '\0' ? err : strerror(-r));
 		if (r == 0) {
 			struct sbx_request req = {
 				.memory = o.memory, .cpu_percent = o.cpu_percent, .pids = o.pids,
