@@ -8,7 +8,9 @@ environment) RUNS times, round-robin -- one run of each
 per round, so a drift of the machine (UML slows down as it ages) hits every command
 alike -- after 3 warm-up rounds.  Each run is posix_spawnp + waitpid, timed with the
 monotonic clock; stdout/stderr go to /dev/null.  Prints one JSON object {NAME: [ms...]};
-a command that exits non-zero gets the string "failed: exit N" instead."""
+a command that exits non-zero gets the string "failed: exit N" instead.  "_minflt" holds
+the median minor page faults per command (wait4's rusage: the command and every
+descendant it reaped, e.g. sbx's helper and sandboxed child)."""
 import json
 import os
 import sys
@@ -20,9 +22,9 @@ def run(argv, env, devnull):
     pid = os.posix_spawnp(argv[0], argv, env,
                          file_actions=[(os.POSIX_SPAWN_DUP2, devnull, 1),
                                        (os.POSIX_SPAWN_DUP2, devnull, 2)])
-    _, status = os.waitpid(pid, 0)
+    _, status, ru = os.wait4(pid, 0)
     t1 = time.perf_counter_ns()
-    return (t1 - t0) / 1e6, os.waitstatus_to_exitcode(status)
+    return (t1 - t0) / 1e6, os.waitstatus_to_exitcode(status), ru.ru_minflt
 
 
 def main():
@@ -37,15 +39,18 @@ def main():
         cmds.append((name, words, env))
     out = {name: [] for name, _, _ in cmds}
     devnull = os.open(os.devnull, os.O_WRONLY)
+    faults = {}
     for i in range(runs + 3):
         for name, argv, env in cmds:
             if isinstance(out[name], str):
                 continue
-            ms, rc = run(argv, env, devnull)
+            ms, rc, flt = run(argv, env, devnull)
             if rc != 0:
                 out[name] = "failed: exit %d" % rc
             elif i >= 3:
                 out[name].append(round(ms, 3))
+                faults.setdefault(name, []).append(flt)
+    out["_minflt"] = {k: sorted(v)[len(v) // 2] for k, v in faults.items()}
     print(json.dumps(out))
 
 

@@ -1,8 +1,16 @@
 #!/bin/sh
 # make bench: measure what sbx adds, side by side with its peers, in one run.
 # Writes bench/RESULTS.md and prints the same table.  Not part of make check.
+#
+#   bench/run.sh [BUILD]        BENCH_ARGS="--runs 50 --no-vm" for a quick look
+#
+# Host: the peers bwrap and firejail are measured when installed (apt-get install bubblewrap
+# firejail), skipped and named otherwise; strace (tools/deps.sh) counts syscalls in the VM.
+# VM half: tests/vm/guest-exec.sh (user-mode-linux), bench/vm-bench.sh.
 set -eu
 build=${1:-build}
 top=$(cd "$(dirname "$0")/.." && pwd)
-cc -O2 -o "$top/$build/bench-hello" "$top/bench/hello.c"
-exec python3 "$top/bench/bench.py" --build "$top/$build" --out "$top/bench/RESULTS.md" ${BENCH_ARGS:-}
+case $build in /*) ;; *) build=$top/$build ;; esac
+cc -O2 -o "$build/bench-hello" "$top/bench/hello.c"
+# shellcheck disable=SC2086
+exec python3 "$top/bench/bench.py" --build "$build" --out "$top/bench/RESULTS.md" ${BENCH_ARGS:-}

@@ -67,7 +67,8 @@ else
 	echo "# bwrap --unshare-all does not run in the guest: $(head -c 200 $W/bwrap.err)"
 fi
 set -- bare=/bin/true "sbx_cgroup=$SBX run -q $LIM -- /bin/true" \
-	"sbx_rlimit=$SBX run -q --no-cgroup -- /bin/true"
+	"sbx_rlimit=$SBX run -q --no-cgroup -- /bin/true" \
+	"timeout_prlimit=timeout 10 prlimit --nofile=256 --as=1073741824 /bin/true"
 [ $have_bwrap = 1 ] && set -- "$@" "bwrap=$bw"
 if as_user python3 /dev/sbx-vm/src/bench/launch.py "$LAUNCH_RUNS" "$@" > $W/launch.json 2> $W/launch.err
 then
@@ -75,6 +76,57 @@ then
 	echo "BENCH launch $(cat $W/launch.json)"
 else
 	echo "# launch timing failed: $(tail -n 3 $W/launch.err)"
+fi
+
+# ---- 1b. What things cost in this kernel: a syscall, a page fault; and how many syscalls
+# each process of one cgroup-mode sandbox makes (strace -f, one run, as the test user).
+python3 - <<'EOF'
+import json, mmap, os, time
+n = 20000
+t = time.perf_counter(); [os.getppid() for _ in range(n)]; d = time.perf_counter() - t
+t = time.perf_counter(); [None for _ in range(n)]; e = time.perf_counter() - t
+m = mmap.mmap(-1, 4096 * 2000)
+t = time.perf_counter()
+for i in range(2000):
+    m[i * 4096] = 1
+f = time.perf_counter() - t
+print("BENCH uml " + json.dumps({"syscall_us": round((d - e) / n * 1e6, 1),
+                                 "fault_us": round(f / 2000 * 1e6, 1)}))
+EOF
+cat > $W/one.sh <<EOF
+echo \$\$ > /sys/fs/cgroup/users/sbxtest/cgroup.procs
+exec setpriv --reuid=sbxtest --regid=sbxtest --init-groups $SBX run -q $LIM -- /bin/true
+EOF
+mkdir -m 0700 $W/st
+if strace -ff -qq -o $W/st/t sh $W/one.sh && strace -ff -qq -o $W/st/b /bin/true; then
+	python3 - $W/st <<'EOF'
+import glob, json, os, re, sys
+out = {}
+for f in sorted(glob.glob(os.path.join(sys.argv[1], "*"))):
+    lines = open(f).read().splitlines()
+    ex = [re.search(r'execve\("([^"]+)"', l) for l in lines]
+    ex = [m.group(1) for m in ex if m and not re.search(r"= -1", lines[ex.index(m)])]
+    name = os.path.basename(ex[-1]) if ex else "?"
+    if os.path.basename(f).startswith("b."):
+        name = "bare /bin/true"
+    elif name == "true":
+        name = "sandbox child (sbx's fork, then /bin/true)"
+    elif name == "sbx":
+        name = "sbx"
+    elif name == "sbx-helper":
+        name = "sbx-helper"
+    else:
+        continue        # sh, setpriv: the harness's, not sbx's
+    # syscalls after the last execve (the program's own), whole life for the child
+    start = 0
+    for i, l in enumerate(lines):
+        if "execve(" in l and "= -1" not in l and name != "sandbox child (sbx's fork, then /bin/true)":
+            start = i
+    out[name] = len([l for l in lines[start:] if not l.startswith("+++") and not l.startswith("---")])
+print("BENCH syscalls " + json.dumps(out))
+EOF
+else
+	echo "# strace failed: no syscall counts"
 fi
 
 # ---- 2. Concurrency: CONC_N sandboxes started at once.  Each blocks opening a FIFO for
@@ -154,6 +206,7 @@ if [ -n "$sp" ] && [ -n "$hp" ]; then
 	# shellcheck disable=SC2046
 	set -- "$@" $(counters "$sp") $(counters "$hp")
 	a1=$(date +%s%N)
+	echo "# idle: absolute counters (context switches, CPU ms) sbx $1 $2 -> $5 $6, helper $3 $4 -> $7 $8"
 	echo "BENCH idle {\"sbx_cs\": $(($5 - $1)), \"sbx_cpu_ms\": $(($6 - $2)),"\
 		"\"helper_cs\": $(($7 - $3)), \"helper_cpu_ms\": $(($8 - $4)),"\
 		"\"window_s\": $(echo "$a0 $a1" | awk '{ printf "%.2f", ($2 - $1) / 1e9 }')}"
