@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cgstats.h"
+#include "fd-util.h"
 #include "macro.h"
 #include "parse-util.h"
 
@@ -40,28 +41,9 @@ cgstats_parse_keyed(const char *text, const char *key, uint64_t *ret)
 static int
 read_small(int dirfd, const char *name, char *buf, size_t bufsz)
 {
-	_cleanup_close_ int fd = -EBADF;
-	size_t off = 0;
+	int r = read_full_at(dirfd, name, buf, bufsz, NULL);
 
-	buf[0] = '\0';          /* a string even on failure */
-	fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return errno == ENOENT ? 0 : -errno;
-	for (;;) {
-		ssize_t n = read(fd, buf + off, bufsz - 1 - off);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			break;
-		off += (size_t) n;
-		if (off == bufsz - 1)
-			return -EFBIG;
-	}
-	buf[off] = '\0';
-	return 1;
+	return r == -ENOENT ? 0 : r < 0 ? r : 1;
 }
 
 static int

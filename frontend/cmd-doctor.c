@@ -18,7 +18,9 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "fd-util.h"
 #include "macro.h"
+#include "parse-util.h"
 #include "policy.h"
 
 #define CGROUP_MNT "/sys/fs/cgroup"
@@ -40,37 +42,18 @@ report(struct doctor *d, const char *status, const char *what, const char *fix)
 		printf("      fix: %s\n", fix);
 }
 
+/* A small file under dirfd, without its trailing newline. */
 static int
 read_small(int dirfd, const char *path, char *buf, size_t bufsz)
 {
-	_cleanup_close_ int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	ssize_t n;
+	size_t len = 0;
+	int r = read_full_at(dirfd, path, buf, bufsz, &len);
 
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, bufsz - 1);
-	if (n < 0)
-		return -errno;
-	buf[n] = '\0';
-	if (n > 0 && buf[n - 1] == '\n')
-		buf[n - 1] = '\0';
-	return 0;
+	if (r == 0 && len > 0 && buf[len - 1] == '\n')
+		buf[len - 1] = '\0';
+	return r;
 }
 
-static bool
-word_in(const char *list, const char *word)
-{
-	size_t wl = strlen(word);
-
-	for (const char *p = list; (p = strstr(p, word)) != NULL; p += wl) {
-		bool start = p == list || p[-1] == ' ';
-		bool end = p[wl] == '\0' || p[wl] == ' ' || p[wl] == '\n';
-
-		if (start && end)
-			return true;
-	}
-	return false;
-}
 
 static void
 check_cgroup2(struct doctor *d)
@@ -141,7 +124,7 @@ check_parent(struct doctor *d, const char *root)
 	const char *const need[] = { "cpu", "memory", "pids" };
 	char missing[64] = "";
 	for (size_t i = 0; i < ELEMENTSOF(need); i++)
-		if (!word_in(buf, need[i])) {
+		if (!word_in_list(buf, need[i])) {
 			strlcat(missing, " ", sizeof(missing));
 			strlcat(missing, need[i], sizeof(missing));
 		}

@@ -109,32 +109,6 @@ isolate_parse_net(const char *s, enum policy_net *ret)
 	return 0;
 }
 
-const char *
-isolate_fs_name(enum policy_fs fs)
-{
-	switch (fs) {
-	case POLICY_FS_NONE:
-		return "none";
-	case POLICY_FS_RO:
-		return "ro";
-	case POLICY_FS_STRICT:
-		return "strict";
-	}
-	return "?";
-}
-
-const char *
-isolate_net_name(enum policy_net net)
-{
-	switch (net) {
-	case POLICY_NET_HOST:
-		return "host";
-	case POLICY_NET_NONE:
-		return "none";
-	}
-	return "?";
-}
-
 int
 isolate_landlock_abi(void)
 {
@@ -318,7 +292,7 @@ isolate_plan_on(const struct isolate_opts *o, int abi, bool seccomp, struct isol
 	else {
 		set_str(err, errlen, "sbx: --fs %s: this kernel has no Landlock (needs Linux 5.13 "
 			"with CONFIG_SECURITY_LANDLOCK and landlock in the lsm= list); pass "
-			"--fallback to run without a filesystem policy", isolate_fs_name(o->fs));
+			"--fallback to run without a filesystem policy", policy_fs_name(o->fs));
 		return -EOPNOTSUPP;
 	}
 
@@ -372,20 +346,20 @@ isolate_check_required_on(const struct isolate_opts *o, const struct policy_reso
 {
 	if (o->net < r->net_required) {
 		set_str(err, errlen, "sbx: --net %s: the policy requires --net %s for you "
-			"(set by %s; see 'sbx policy show')", isolate_net_name(o->net),
-			isolate_net_name(r->net_required), r->net_required_src);
+			"(set by %s; see 'sbx policy show')", policy_net_name(o->net),
+			policy_net_name(r->net_required), r->net_required_src);
 		return -EPERM;
 	}
 	if (o->fs < r->fs_required) {
 		set_str(err, errlen, "sbx: --fs %s: the policy requires --fs %s or stricter for "
-			"you (set by %s; see 'sbx policy show')", isolate_fs_name(o->fs),
-			isolate_fs_name(r->fs_required), r->fs_required_src);
+			"you (set by %s; see 'sbx policy show')", policy_fs_name(o->fs),
+			policy_fs_name(r->fs_required), r->fs_required_src);
 		return -EPERM;
 	}
 	/* --fallback must not turn a required policy into an unenforced one. */
 	if (o->fallback && r->fs_required > POLICY_FS_NONE && abi < 1) {
 		set_str(err, errlen, "sbx: --fallback: the policy requires --fs %s for you and "
-			"this kernel has no Landlock to enforce it", isolate_fs_name(r->fs_required));
+			"this kernel has no Landlock to enforce it", policy_fs_name(r->fs_required));
 		return -EPERM;
 	}
 	if (o->fallback && r->net_required > POLICY_NET_HOST && !seccomp) {
@@ -446,7 +420,7 @@ landlock_apply(const struct isolate_opts *o, const struct isolate_plan *plan, ch
 		r = isolate_fs_rules(o, plan->landlock_abi, pick_tmpdir(), rules, ELEMENTSOF(rules),
 				     &n, &attr.handled_access_fs);
 		if (r < 0) {
-			set_str(err, errlen, "sbx: --fs %s: too many paths", isolate_fs_name(o->fs));
+			set_str(err, errlen, "sbx: --fs %s: too many paths", policy_fs_name(o->fs));
 			return r;
 		}
 	}

@@ -39,9 +39,6 @@ struct isolate_plan {
 /* "none", "ro", "strict" / "host", "none"; -EINVAL otherwise. */
 int isolate_parse_fs(const char *s, enum policy_fs *ret);
 int isolate_parse_net(const char *s, enum policy_net *ret);
-/* The inverse: "none", "ro", "strict" / "host", "none". */
-const char *isolate_fs_name(enum policy_fs fs);
-const char *isolate_net_name(enum policy_net net);
 
 /* Probe the kernel and decide.  Returns 0, or -EOPNOTSUPP with the reason and the fix in
  * err when a requested policy cannot be enforced and fallback is false. */

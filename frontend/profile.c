@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "fd-util.h"
 #include "macro.h"
 #include "parse-util.h"
 #include "profile.h"
@@ -340,7 +341,7 @@ read_text(const char *path, char **ret, char *err, size_t errlen)
 	_cleanup_free_ char *buf = NULL;
 	struct stat st;
 	size_t len = 0;
-	ssize_t n;
+	int r;
 
 	if (fd < 0)
 		return errno == ENOENT ? -ENOENT :
@@ -349,24 +350,22 @@ read_text(const char *path, char **ret, char *err, size_t errlen)
 		snprintf(err, errlen, "%s: not a regular file", path);
 		return -EINVAL;
 	}
-	buf = malloc(PROFILE_FILE_MAX + 2);
+	buf = malloc(PROFILE_FILE_MAX + 1);
 	if (buf == NULL)
 		return -ENOMEM;
-	while ((n = read(fd, buf + len, PROFILE_FILE_MAX + 1 - len)) > 0)
-		len += (size_t) n;
-	if (n < 0) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		return -EIO;
-	}
-	if (len > PROFILE_FILE_MAX) {
+	r = read_full_fd(fd, buf, PROFILE_FILE_MAX + 1, &len);
+	if (r == -EFBIG) {
 		snprintf(err, errlen, "%s: larger than %d bytes", path, PROFILE_FILE_MAX);
 		return -EFBIG;
+	}
+	if (r < 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(-r));
+		return -EIO;
 	}
 	if (memchr(buf, '\0', len) != NULL) {
 		snprintf(err, errlen, "%s: contains a NUL byte", path);
 		return -EINVAL;
 	}
-	buf[len] = '\0';
 	*ret = TAKE_PTR(buf);
 	return 0;
 }

@@ -21,6 +21,7 @@
 #include "client.h"
 #include "commands.h"
 #include "control.h"
+#include "fd-util.h"
 #include "isolate.h"
 #include "json.h"
 #include "log.h"
@@ -334,20 +335,16 @@ struct run_ctl {
 static int
 read_u64_at(int dirfd, const char *name, uint64_t *ret)
 {
-	_cleanup_close_ int fd = -EBADF;
 	char buf[64];
-	ssize_t n;
+	int r;
 
 	if (dirfd < 0)
 		return -EBADF;
-	fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, sizeof(buf) - 1);
-	if (n <= 0)
-		return -EIO;
-	buf[n] = '\0';
-	return parse_u64_range(strtok(buf, "\n"), 0, UINT64_MAX, ret);
+	r = read_full_at(dirfd, name, buf, sizeof(buf), NULL);
+	if (r < 0)
+		return r;
+	buf[strcspn(buf, "\n")] = '\0';
+	return parse_u64_range(buf, 0, UINT64_MAX, ret);
 }
 
 static int

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "caps.h"
+#include "fd-util.h"
 #include "cgroup.h"
 #include "log.h"
 #include "macro.h"
@@ -30,23 +31,6 @@
 
 #define GROUPS_MAX 1024
 
-static int
-read_text(int dirfd, const char *path, char *buf, size_t bufsz)
-{
-	_cleanup_close_ int fd = openat(dirfd, path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	size_t off = 0;
-	ssize_t n;
-
-	memset(buf, 0, bufsz);  /* a string even on failure */
-	if (fd < 0)
-		return -errno;
-	while ((n = read(fd, buf + off, bufsz - 1 - off)) > 0)
-		off += (size_t) n;
-	if (n < 0)
-		return -errno;
-	buf[off] = '\0';
-	return 0;
-}
 
 /* Look up the caller's names through NSS (the environment is already cleared). */
 static int
@@ -142,9 +126,10 @@ open_cgroup_root(struct session *s, char *msg, size_t msglen)
 	if (flock(s->cgroot_fd, LOCK_SH) < 0)
 		return -errno;
 	/* Without the controllers enabled the limit files do not exist in leaves. */
-	r = WITH_CAP(CAP_DAC_OVERRIDE, read_text(s->cgroot_fd, "cgroup.subtree_control", buf,
-						 sizeof(buf)));
-	if (r < 0 || !strstr(buf, "memory") || !strstr(buf, "pids") || !strstr(buf, "cpu")) {
+	r = WITH_CAP(CAP_DAC_OVERRIDE, read_full_at(s->cgroot_fd, "cgroup.subtree_control", buf,
+						 sizeof(buf), NULL));
+	if (r < 0 || !word_in_list(buf, "memory") || !word_in_list(buf, "pids") ||
+	    !word_in_list(buf, "cpu")) {
 		snprintf(msg, msglen, "cgroup_root %s does not delegate the cpu, memory and pids "
 			 "controllers (echo '+cpu +memory +pids' > %s/cgroup.subtree_control)",
 			 root, root);
@@ -379,7 +364,7 @@ in_leaf(int leaf_fd, pid_t pid)
 	char buf[4096], want[24];
 	size_t wl;
 
-	if (read_text(leaf_fd, "cgroup.procs", buf, sizeof(buf)) < 0)
+	if (read_full_at(leaf_fd, "cgroup.procs", buf, sizeof(buf), NULL) < 0)
 		return false;
 	wl = (size_t) snprintf(want, sizeof(want), "%d\n", (int) pid);
 	for (const char *p = buf; p != NULL && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
@@ -402,7 +387,7 @@ op_attach(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr 
 		return -EBADMSG;
 	/* A pidfd, and which pid: fdinfo "Pid:" (5.2); -1 once reaped, absent for others. */
 	(void) snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fds[0]);
-	if (read_text(AT_FDCWD, path, text, sizeof(text)) < 0 ||
+	if (read_full_at(AT_FDCWD, path, text, sizeof(text), NULL) < 0 ||
 	    status_field(text, "Pid", v, 1) != 1 || pidfd_signal0(fds[0]) == -EBADF) {
 		snprintf(msg, msglen, "ATTACH needs a pidfd");
 		return -EBADF;
@@ -423,7 +408,7 @@ op_attach(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr 
 	 * front-end) as its parent, and a process, not a thread.  These are early checks; the
 	 * signal-0 after the write is what makes them hold for the pid we wrote. */
 	(void) snprintf(path, sizeof(path), "/proc/%d/status", (int) pid);
-	r = read_text(AT_FDCWD, path, text, sizeof(text));
+	r = read_full_at(AT_FDCWD, path, text, sizeof(text), NULL);
 	if (r < 0) {
 		snprintf(msg, msglen, "cannot read %s: %s", path, strerror(-r));
 		return -ESRCH;

@@ -183,6 +183,23 @@ parse_u64_range(const char *s, uint64_t min, uint64_t max, uint64_t *ret)
 	return 0;
 }
 
+bool
+word_in_list(const char *list, const char *word)
+{
+	size_t wl = strlen(word);
+
+	if (wl == 0)
+		return false;
+	for (const char *p = list; (p = strstr(p, word)) != NULL; p += wl) {
+		bool start = p == list || p[-1] == ' ' || p[-1] == '\n';
+		bool end = p[wl] == '\0' || p[wl] == ' ' || p[wl] == '\n';
+
+		if (start && end)
+			return true;
+	}
+	return false;
+}
+
 void
 format_size(uint64_t bytes, char *buf, size_t bufsz)
 {

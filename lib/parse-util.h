@@ -26,6 +26,9 @@ int parse_percent(const char *s, uint64_t *ret);
 /* Plain decimal in [min, max]. */
 int parse_u64_range(const char *s, uint64_t min, uint64_t max, uint64_t *ret);
 
+/* Is word one of the space- or newline-separated words of list ("cpuset cpu io")? */
+bool word_in_list(const char *list, const char *word);
+
 /* Human-readable description of the accepted forms, for error messages. */
 extern const char parse_size_forms[];
 extern const char parse_duration_forms[];

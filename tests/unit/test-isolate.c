@@ -47,7 +47,7 @@ test_parse_fs(void **state)
 	}
 	assert_int_equal(isolate_parse_fs(NULL, &fs), -EINVAL);
 	for (int f = POLICY_FS_NONE; f <= POLICY_FS_STRICT; f++) {
-		assert_int_equal(isolate_parse_fs(isolate_fs_name(f), &fs), 0);
+		assert_int_equal(isolate_parse_fs(policy_fs_name(f), &fs), 0);
 		assert_int_equal((int) fs, f);
 	}
 }
@@ -67,8 +67,8 @@ test_parse_net(void **state)
 		assert_int_equal(isolate_parse_net(bad[i], &net), -EINVAL);
 		assert_int_equal(net, POLICY_NET_NONE);
 	}
-	assert_string_equal(isolate_net_name(POLICY_NET_HOST), "host");
-	assert_string_equal(isolate_net_name(POLICY_NET_NONE), "none");
+	assert_string_equal(policy_net_name(POLICY_NET_HOST), "host");
+	assert_string_equal(policy_net_name(POLICY_NET_NONE), "none");
 }
 
 static void
