@@ -113,11 +113,11 @@ policy_read_trusted(const char *path, char **ret_text, size_t *ret_len, char *er
 		(void) snprintf(shown, sizeof(shown), "directory %.*s is ", (int) (next - abs), abs);
 		nfd = openat(dfd, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 		if (nfd < 0)
-			return trust_fail(errbuf, errlen, neg_errno(), "%scannot be opened: %m",
-					  shown);
+			return trust_fail(errbuf, errlen, neg_errno(), "directory %.*s cannot be "
+					  "opened: %m", (int) (next - abs), abs);
 		if (fstat(nfd, &st) < 0)
-			return trust_fail(errbuf, errlen, neg_errno(), "%scannot be examined: %m",
-					  shown);
+			return trust_fail(errbuf, errlen, neg_errno(), "directory %.*s cannot be "
+					  "examined: %m", (int) (next - abs), abs);
 		if (S_ISLNK(st.st_mode))
 			return trust_fail(errbuf, errlen, -ELOOP, "%sa symbolic link; name the "
 					  "real directory", shown);
