@@ -507,7 +507,9 @@ cpu_budget_check(struct sv_state *st, int cfd)
 	}
 	rate = spec->cpu_rate_percent > 0 ? spec->cpu_rate_percent : 100;
 	wait_us = (budget - used) * 100 / rate;
-	(void) arm_timer(cfd, (wait_us + 999) / 1000);
+	/* At least 1 ms: a sandbox idling a few microseconds short of its budget must not
+	 * turn this into a busy loop. */
+	(void) arm_timer(cfd, wait_us < 1000 ? 1 : (wait_us + 999) / 1000);
 }
 
 static void
