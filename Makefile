@@ -190,7 +190,8 @@ demo: deps
 	@$(MAKE) --no-print-directory all
 	@sh tools/demo.sh $(BUILD)
 
-bench: deps
+bench:
+	@sh tools/deps.sh bench
 	@$(MAKE) --no-print-directory all
 	@sh bench/run.sh $(BUILD)
 

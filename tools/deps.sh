@@ -7,6 +7,9 @@ PKGS="make gcc pkg-config libcap-ng-dev libinih-dev libbsd-dev libseccomp-dev li
 libcap2-bin util-linux user-mode-linux clang python3 procps iproute2 jq
 dpkg-dev debhelper lintian fakeroot cppcheck clang-tidy rpm strace"
 
+# `make bench` also measures the peers sbx is compared with.
+[ "${1:-}" = bench ] && PKGS="$PKGS bubblewrap firejail"
+
 missing=""
 for p in $PKGS; do
 	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
