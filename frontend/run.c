@@ -132,11 +132,19 @@ compose_message(const struct run_opts *o, const struct sv_outcome *out, const st
 	switch (v->kind) {
 	case VERDICT_OK:
 	case VERDICT_EXIT:
-		snprintf(buf, bufsz, "the command exited with status %d", v->exit_code);
+		snprintf(buf, bufsz, "the command exited with status %d%s", v->exit_code,
+			 cg->has_memory_events && cg->oom > 0 && cg->oom_kill == 0 ?
+			 " (some allocations failed at the memory limit: memory.events oom > 0, "
+			 "nothing was OOM-killed)" : "");
 		break;
 	case VERDICT_SIGNAL:
-		snprintf(buf, bufsz, "the command was killed by signal %d (SIG%s)", v->signal,
-			 sig != NULL ? sig : "?");
+		/* oom_kill counts kills by any OOM killer; without oom in the leaf it was the
+		 * host's global OOM killer, not the sandbox's limit (DESIGN.md "Results"). */
+		snprintf(buf, bufsz, "the command was killed by signal %d (SIG%s)%s", v->signal,
+			 sig != NULL ? sig : "?",
+			 cg->has_memory_events && cg->oom_kill > 0 && cg->oom == 0 ?
+			 ": the host's global OOM killer (the machine ran out of memory; the "
+			 "sandbox's own limit was not reached)" : "");
 		break;
 	case VERDICT_TIMEOUT:
 		format_duration_ms(out->wall_ms, a, sizeof(a));
