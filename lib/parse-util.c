@@ -73,76 +73,16 @@ scale_value(uint64_t v, uint64_t frac, uint64_t scale, uint64_t mul, bool round_
 	return 0;
 }
 
-int
-parse_size(const char *s, uint64_t *ret)
-{
-	static const struct {
-		const char *name;
-		uint64_t mul;
-	} units[] = {
-		{ "", 1 }, { "b", 1 },
-		{ "k", UINT64_C(1) << 10 }, { "kb", UINT64_C(1) << 10 }, { "kib", UINT64_C(1) << 10 },
-		{ "m", UINT64_C(1) << 20 }, { "mb", UINT64_C(1) << 20 }, { "mib", UINT64_C(1) << 20 },
-		{ "g", UINT64_C(1) << 30 }, { "gb", UINT64_C(1) << 30 }, { "gib", UINT64_C(1) << 30 },
-		{ "t", UINT64_C(1) << 40 }, { "tb", UINT64_C(1) << 40 }, { "tib", UINT64_C(1) << 40 },
-	};
-	uint64_t v, frac, scale, out;
-	bool has_frac;
-	const char *end;
-	int r;
+struct unit {
+	const char *name;
+	uint64_t mul;
+};
 
-	if (s == NULL)
-		return -EINVAL;
-	r = parse_decimal(s, &v, &frac, &scale, &has_frac, &end);
-	if (r < 0)
-		return r;
-	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-		if (strcasecmp(end, units[i].name) != 0)
-			continue;
-		if (has_frac && units[i].mul == 1)
-			return -EINVAL;         /* "1.5" bytes makes no sense */
-		r = scale_value(v, frac, scale, units[i].mul, false, &out);
-		if (r < 0)
-			return r;
-		*ret = out;
-		return 0;
-	}
-	return -EINVAL;
-}
-
-int
-parse_duration_ms(const char *s, uint64_t *ret)
-{
-	static const struct {
-		const char *name;
-		uint64_t ms;
-	} units[] = {
-		{ "", 1000 }, { "ms", 1 }, { "s", 1000 }, { "m", 60000 }, { "h", 3600000 },
-	};
-	uint64_t v, frac, scale, out;
-	bool has_frac;
-	const char *end;
-	int r;
-
-	if (s == NULL)
-		return -EINVAL;
-	r = parse_decimal(s, &v, &frac, &scale, &has_frac, &end);
-	if (r < 0)
-		return r;
-	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-		if (strcmp(end, units[i].name) != 0)
-			continue;
-		r = scale_value(v, frac, scale, units[i].ms, true, &out);
-		if (r < 0)
-			return r;
-		*ret = out;
-		return 0;
-	}
-	return -EINVAL;
-}
-
-int
-parse_percent(const char *s, uint64_t *ret)
+/* "number[unit]" with the unit from units[] (the whole rest of s; case-insensitive if
+ * icase).  A fraction is refused with a unit whose mul is 1 if frac_needs_unit. */
+static int
+parse_scaled(const char *s, const struct unit *units, size_t n, bool icase, bool round_up,
+	     bool frac_needs_unit, uint64_t *ret)
 {
 	uint64_t v, frac, scale;
 	bool has_frac;
@@ -154,8 +94,68 @@ parse_percent(const char *s, uint64_t *ret)
 	r = parse_decimal(s, &v, &frac, &scale, &has_frac, &end);
 	if (r < 0)
 		return r;
+	for (size_t i = 0; i < n; i++) {
+		if ((icase ? strcasecmp(end, units[i].name) : strcmp(end, units[i].name)) != 0)
+			continue;
+		if (has_frac && frac_needs_unit && units[i].mul == 1)
+			return -EINVAL;         /* "1.5" bytes makes no sense */
+		return scale_value(v, frac, scale, units[i].mul, round_up, ret);
+	}
+	return -EINVAL;
+}
+
+int
+parse_size(const char *s, uint64_t *ret)
+{
+	static const struct unit units[] = {
+		{ "", 1 }, { "b", 1 },
+		{ "k", UINT64_C(1) << 10 }, { "kb", UINT64_C(1) << 10 }, { "kib", UINT64_C(1) << 10 },
+		{ "m", UINT64_C(1) << 20 }, { "mb", UINT64_C(1) << 20 }, { "mib", UINT64_C(1) << 20 },
+		{ "g", UINT64_C(1) << 30 }, { "gb", UINT64_C(1) << 30 }, { "gib", UINT64_C(1) << 30 },
+		{ "t", UINT64_C(1) << 40 }, { "tb", UINT64_C(1) << 40 }, { "tib", UINT64_C(1) << 40 },
+	};
+
+	return parse_scaled(s, units, sizeof(units) / sizeof(units[0]), true, false, true, ret);
+}
+
+int
+parse_duration_ms(const char *s, uint64_t *ret)
+{
+	static const struct unit units[] = {
+		{ "", 1000 }, { "ms", 1 }, { "s", 1000 }, { "m", 60000 }, { "h", 3600000 },
+	};
+
+	return parse_scaled(s, units, sizeof(units) / sizeof(units[0]), false, true, false, ret);
+}
+
+/* A whole number at the start of s; *end points after it. */
+static int
+parse_whole(const char *s, uint64_t *ret, const char **end)
+{
+	uint64_t v, frac, scale;
+	bool has_frac;
+	int r;
+
+	if (s == NULL)
+		return -EINVAL;
+	r = parse_decimal(s, &v, &frac, &scale, &has_frac, end);
+	if (r < 0)
+		return r;
 	if (has_frac)
 		return -EINVAL;
+	*ret = v;
+	return 0;
+}
+
+int
+parse_percent(const char *s, uint64_t *ret)
+{
+	const char *end;
+	uint64_t v;
+	int r = parse_whole(s, &v, &end);
+
+	if (r < 0)
+		return r;
 	if (!(end[0] == '\0' || (end[0] == '%' && end[1] == '\0')))
 		return -EINVAL;
 	*ret = v;
@@ -165,17 +165,13 @@ parse_percent(const char *s, uint64_t *ret)
 int
 parse_u64_range(const char *s, uint64_t min, uint64_t max, uint64_t *ret)
 {
-	uint64_t v, frac, scale;
-	bool has_frac;
 	const char *end;
-	int r;
+	uint64_t v;
+	int r = parse_whole(s, &v, &end);
 
-	if (s == NULL)
-		return -EINVAL;
-	r = parse_decimal(s, &v, &frac, &scale, &has_frac, &end);
 	if (r < 0)
 		return r;
-	if (has_frac || *end != '\0')
+	if (*end != '\0')
 		return -EINVAL;
 	if (v < min || v > max)
 		return -ERANGE;
