@@ -184,7 +184,7 @@ check-vm: all
 # Everything: installs missing deps, builds, runs every suite, prints one summary line.
 check: deps
 	@$(MAKE) --no-print-directory all $(UNIT_BIN)
-	@sh tests/run-all.sh $(BUILD)
+	@SANITIZE=$(SANITIZE) sh tests/run-all.sh $(BUILD)
 
 demo: deps
 	@$(MAKE) --no-print-directory all
