@@ -11,6 +11,8 @@
 #   json_get FILE EXPR  prints a jq expression of a JSON file (e.g. .verdict, .usage.wall_ms)
 #   diag MSG            a TAP comment
 #   skip DESC REASON    a skipped test (the harness does not count it as passed)
+#   run_hostile GROUP   runs $TESTS/hostile-client GROUP against a fresh helper per case and
+#                       turns its lines into TAP (tests/vm/hostile-client.c)
 #   done_testing        prints "1..N" if plan was not called; exit status 1 if anything failed
 #
 # The harness counts "ok"/"not ok" lines, so a scenario that crashes part-way still
@@ -64,4 +66,19 @@ done_testing() {
 	[ "$_tap_planned" -eq 1 ] || echo "1..$_tap_n"
 	[ "$_tap_failed" -eq 0 ]
 	exit $?
+}
+
+# run_hostile GROUP: each line of hostile-client is one case with a fresh helper; its exit
+# status is 0 or 1 (a case failed), anything else means it did not run to the end.
+run_hostile() {
+	SBX_HELPER=$SBX_HELPER "$TESTS/hostile-client" "$1" > "$SCRATCH/h.out" 2> "$SCRATCH/h.err"
+	hrc=$?
+	while IFS= read -r l; do
+		case $l in
+		"ok - "*) ok "${l#ok - }" ;;
+		"not ok - "*) d=${l#not ok - }; fail "${d%% # *}" "${d#* # }" ;;
+		"#"*) echo "$l" ;;
+		esac
+	done < "$SCRATCH/h.out"
+	[ "$hrc" -le 1 ] || { fail "hostile-client $1 ran to the end" "exit $hrc"; sed 's/^/# /' "$SCRATCH/h.err"; }
 }

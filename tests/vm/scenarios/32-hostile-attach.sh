@@ -3,18 +3,5 @@
 # Each line of hostile-client is one case with a fresh helper (tests/vm/hostile-client.c).
 # vm-timeout: 150
 . "$VMLIB"
-H=$TESTS/hostile-client
-hostile() {
-	SBX_HELPER=$SBX_HELPER "$H" "$1" > "$SCRATCH/h.out" 2> "$SCRATCH/h.err"
-	hrc=$?
-	while IFS= read -r l; do
-		case $l in
-		"ok - "*) ok "${l#ok - }" ;;
-		"not ok - "*) d=${l#not ok - }; fail "${d%% # *}" "${d#* # }" ;;
-		"#"*) echo "$l" ;;
-		esac
-	done < "$SCRATCH/h.out"
-	[ "$hrc" -le 1 ] || { fail "hostile-client $1 ran to the end" "exit $hrc"; sed 's/^/# /' "$SCRATCH/h.err"; }
-}
-hostile attach
+run_hostile attach
 done_testing

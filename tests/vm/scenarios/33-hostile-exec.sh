@@ -3,19 +3,6 @@
 # Each line of hostile-client is one case with a fresh helper (tests/vm/hostile-client.c).
 # vm-timeout: 120
 . "$VMLIB"
-H=$TESTS/hostile-client
-hostile() {
-	SBX_HELPER=$SBX_HELPER "$H" "$1" > "$SCRATCH/h.out" 2> "$SCRATCH/h.err"
-	hrc=$?
-	while IFS= read -r l; do
-		case $l in
-		"ok - "*) ok "${l#ok - }" ;;
-		"not ok - "*) d=${l#not ok - }; fail "${d%% # *}" "${d#* # }" ;;
-		"#"*) echo "$l" ;;
-		esac
-	done < "$SCRATCH/h.out"
-	[ "$hrc" -le 1 ] || { fail "hostile-client $1 ran to the end" "exit $hrc"; sed 's/^/# /' "$SCRATCH/h.err"; }
-}
 # A preload library that leaves a marker: it must work on an ordinary binary (so this test
 # can fail) and must be ignored by the setcap'd helper (secure execution).
 cat > "$SCRATCH/pre.c" <<'C'
@@ -31,10 +18,10 @@ if cc -shared -fPIC -DMARKER="\"$SCRATCH/preloaded\"" -o "$SCRATCH/pre.so" "$SCR
 	check "control: the preload library runs in an ordinary binary" test -e "$SCRATCH/preloaded"
 	rm -f "$SCRATCH/preloaded"
 	export HOSTILE_PRELOAD="$SCRATCH/pre.so"
-	hostile exec
+	run_hostile exec
 	check_fails "the helper never ran the preload library" test -e "$SCRATCH/preloaded"
 else
 	fail "cc builds the preload library" "$(cat "$SCRATCH/cc.err")"
-	hostile exec
+	run_hostile exec
 fi
 done_testing

@@ -3,20 +3,7 @@
 # Each line of hostile-client is one case with a fresh helper (tests/vm/hostile-client.c).
 # vm-timeout: 90
 . "$VMLIB"
-H=$TESTS/hostile-client
-hostile() {
-	SBX_HELPER=$SBX_HELPER "$H" "$1" > "$SCRATCH/h.out" 2> "$SCRATCH/h.err"
-	hrc=$?
-	while IFS= read -r l; do
-		case $l in
-		"ok - "*) ok "${l#ok - }" ;;
-		"not ok - "*) d=${l#not ok - }; fail "${d%% # *}" "${d#* # }" ;;
-		"#"*) echo "$l" ;;
-		esac
-	done < "$SCRATCH/h.out"
-	[ "$hrc" -le 1 ] || { fail "hostile-client $1 ran to the end" "exit $hrc"; sed 's/^/# /' "$SCRATCH/h.err"; }
-}
-hostile escape
+run_hostile escape
 # The workspace root and the per-user dir are root-owned: no symlink or dir can be planted
 # where the helper creates and removes things (ids are made by the helper, never sent).
 check_fails "cannot plant a symlink in /run/sbx" ln -s / /run/sbx/$SBXTEST_UID-0000000000000000
