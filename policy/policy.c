@@ -1139,6 +1139,50 @@ subject_in_group(const struct policy_subject *subj, const char *group)
 
 #define SRC(buf, ...) (void) snprintf((buf), sizeof(buf), __VA_ARGS__)
 
+static int
+setting_net(const struct settings *st)
+{
+	return (int) st->net;
+}
+
+static int
+setting_fs(const struct settings *st)
+{
+	return (int) st->fs;
+}
+
+/* One isolation requirement: [user:NAME], else the least strict of the user's groups that
+ * set it, else [limits], else dflt; src names the section that decided. */
+static int
+resolve_required(const struct policy *p, const struct policy_subject *subj,
+		 const struct entry *u, unsigned key, int (*get)(const struct settings *),
+		 int dflt, char *src, size_t srclen)
+{
+	bool any = false;
+	int v = dflt;
+
+	if (u != NULL && (u->s.set & KM(key))) {
+		(void) snprintf(src, srclen, "[user:%s]", u->name);
+		return get(&u->s);
+	}
+	FOREACH_GROUP(g, p, subj)
+		if (g->s.set & KM(key)) {
+			if (!any || get(&g->s) < v) {
+				v = get(&g->s);
+				(void) snprintf(src, srclen, "[group:%s]", g->name);
+			}
+			any = true;
+		}
+	if (any)
+		return v;
+	if (p->limits.set & KM(key)) {
+		(void) snprintf(src, srclen, "[limits]");
+		return get(&p->limits);
+	}
+	(void) snprintf(src, srclen, "built-in");
+	return dflt;
+}
+
 /*
  * Resolution (sandbox.ini(5) "RESOLUTION"), per setting:
  *   [user:NAME] if it sets the key; else the most generous of the user's [group:X]
@@ -1230,50 +1274,12 @@ policy_resolve(const struct policy *p, const struct policy_subject *subj,
 	}
 
 	/* Isolation requirements: the most generous group is the least strict one. */
-	if (u != NULL && (u->s.set & KM(K_NET))) {
-		ret->net_required = u->s.net;
-		SRC(ret->net_required_src, "[user:%s]", u->name);
-	} else {
-		bool any = false;
-
-		FOREACH_GROUP(g, p, subj)
-			if (g->s.set & KM(K_NET)) {
-				if (!any || g->s.net < ret->net_required) {
-					ret->net_required = g->s.net;
-					SRC(ret->net_required_src, "[group:%s]", g->name);
-				}
-				any = true;
-			}
-		if (!any && (p->limits.set & KM(K_NET))) {
-			ret->net_required = p->limits.net;
-			SRC(ret->net_required_src, "[limits]");
-		} else if (!any) {
-			ret->net_required = POLICY_NET_HOST;
-			SRC(ret->net_required_src, "built-in");
-		}
-	}
-	if (u != NULL && (u->s.set & KM(K_FS))) {
-		ret->fs_required = u->s.fs;
-		SRC(ret->fs_required_src, "[user:%s]", u->name);
-	} else {
-		bool any = false;
-
-		FOREACH_GROUP(g, p, subj)
-			if (g->s.set & KM(K_FS)) {
-				if (!any || g->s.fs < ret->fs_required) {
-					ret->fs_required = g->s.fs;
-					SRC(ret->fs_required_src, "[group:%s]", g->name);
-				}
-				any = true;
-			}
-		if (!any && (p->limits.set & KM(K_FS))) {
-			ret->fs_required = p->limits.fs;
-			SRC(ret->fs_required_src, "[limits]");
-		} else if (!any) {
-			ret->fs_required = POLICY_FS_NONE;
-			SRC(ret->fs_required_src, "built-in");
-		}
-	}
+	ret->net_required = (enum policy_net) resolve_required(p, subj, u, K_NET,
+			setting_net, POLICY_NET_HOST, ret->net_required_src,
+			sizeof(ret->net_required_src));
+	ret->fs_required = (enum policy_fs) resolve_required(p, subj, u, K_FS,
+			setting_fs, POLICY_FS_NONE, ret->fs_required_src,
+			sizeof(ret->fs_required_src));
 
 	/* Access. */
 	ret->allowed = true;
