@@ -1,4 +1,4 @@
-# sbx — plain GNU Makefile.  See README.md; `make help` lists the targets.
+# sandcap — plain GNU Makefile.  See README.md; `make help` lists the targets.
 VERSION      := 0.1.0
 PREFIX       ?= /usr/local
 BINDIR       ?= $(PREFIX)/bin
@@ -6,7 +6,7 @@ LIBEXECDIR   ?= $(PREFIX)/libexec
 SYSCONFDIR   ?= /etc
 MANDIR       ?= $(PREFIX)/share/man
 DATADIR      ?= $(PREFIX)/share
-DOCDIR       ?= $(DATADIR)/doc/sbx
+DOCDIR       ?= $(DATADIR)/doc/sandcap
 SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
 TMPFILESDIR  ?= $(PREFIX)/lib/tmpfiles.d
 BASHCOMPDIR  ?= $(DATADIR)/bash-completion/completions
@@ -30,8 +30,8 @@ else
 BUILD        ?= build
 endif
 
-HELPER_PATH  ?= $(LIBEXECDIR)/sbx/sbx-helper
-POLICY_PATH  ?= $(SYSCONFDIR)/sbx/sandbox.ini
+HELPER_PATH  ?= $(LIBEXECDIR)/sandcap/sandcap-helper
+POLICY_PATH  ?= $(SYSCONFDIR)/sandcap/sandbox.ini
 
 WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2 \
 	-Wswitch-enum -Wvla -Wnull-dereference -Wno-unused-parameter -Wno-format-truncation \
@@ -56,9 +56,9 @@ LIBS_HELPER   := $(shell $(PKG_CONFIG) --libs $(PKGS_HELPER) 2>/dev/null)
 LIBS_FRONTEND := $(shell $(PKG_CONFIG) --libs $(PKGS_FRONTEND) 2>/dev/null)
 LIBS_TEST     := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null)
 
-DEFS := -DSBX_VERSION='"$(VERSION)"' -DSBX_HELPER_PATH='"$(HELPER_PATH)"' \
-	-DSBX_POLICY_PATH='"$(POLICY_PATH)"' -D_GNU_SOURCE \
-	-DSBX_PROFILES_DIR='"$(SYSCONFDIR)/sbx/profiles.d"'
+DEFS := -DSC_VERSION='"$(VERSION)"' -DSC_HELPER_PATH='"$(HELPER_PATH)"' \
+	-DSC_POLICY_PATH='"$(POLICY_PATH)"' -D_GNU_SOURCE \
+	-DSC_PROFILES_DIR='"$(SYSCONFDIR)/sandcap/profiles.d"'
 
 BASE_CFLAGS := -std=gnu11 $(OPT) $(WARN) $(HARDEN) $(DEFS) $(PKG_CFLAGS) -MMD -MP
 override CFLAGS := $(BASE_CFLAGS) $(CFLAGS)
@@ -87,13 +87,13 @@ UNIT_BIN     := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 PROBE_BIN    := $(foreach p,$(PROBE_SRC),$(BUILD)/tests/$(notdir $(p:.c=)))
 FUZZ_BIN     := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 
-SBX          := $(BUILD)/sbx
-HELPER       := $(BUILD)/sbx-helper
+SANDCAP          := $(BUILD)/sandcap
+HELPER       := $(BUILD)/sandcap-helper
 
 .PHONY: deb all help deps demo check check-unit check-integration check-vm check-fuzz fuzz \
 	format-check tcb-size bench install install-caps uninstall dist clean probes lint
 
-all: $(SBX) $(HELPER) probes
+all: $(SANDCAP) $(HELPER) probes
 
 help:
 	@echo "make deps | all | demo | check | check-unit | check-integration | check-vm"
@@ -120,7 +120,7 @@ $(BUILD)/helper/%.o: helper/%.c
 	$(E) '  CC     $<'
 	$(Q)$(CC) $(CFLAGS) $(INC_HELPER) -c $< -o $@
 
-$(BUILD)/libsbx.a: $(LIB_OBJ) $(POLICY_OBJ)
+$(BUILD)/libsandcap.a: $(LIB_OBJ) $(POLICY_OBJ)
 	@rm -f $@
 	$(Q)$(AR) rcs $@ $^
 $(BUILD)/libfrontend.a: $(filter-out $(BUILD)/frontend/main.o,$(FRONTEND_OBJ))
@@ -130,29 +130,29 @@ $(BUILD)/libhelper.a: $(filter-out $(BUILD)/helper/main.o,$(HELPER_OBJ))
 	@rm -f $@
 	$(Q)$(AR) rcs $@ $^
 
-$(SBX): $(BUILD)/frontend/main.o $(BUILD)/libfrontend.a $(BUILD)/libsbx.a
+$(SANDCAP): $(BUILD)/frontend/main.o $(BUILD)/libfrontend.a $(BUILD)/libsandcap.a
 	$(E) '  LD     $@'
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_FRONTEND)
-$(HELPER): $(BUILD)/helper/main.o $(BUILD)/libhelper.a $(BUILD)/libsbx.a
+$(HELPER): $(BUILD)/helper/main.o $(BUILD)/libhelper.a $(BUILD)/libsandcap.a
 	$(E) '  LD     $@'
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_HELPER)
 
-$(BUILD)/tests/test-%: tests/unit/test-%.c $(BUILD)/libfrontend.a $(BUILD)/libhelper.a $(BUILD)/libsbx.a
+$(BUILD)/tests/test-%: tests/unit/test-%.c $(BUILD)/libfrontend.a $(BUILD)/libhelper.a $(BUILD)/libsandcap.a
 	@mkdir -p $(@D)
 	$(E) '  CCLD   $@'
 	$(Q)$(CC) $(CFLAGS) $(INC_FRONTEND) -Ihelper $< -o $@ $(LDFLAGS) \
-		$(BUILD)/libfrontend.a $(BUILD)/libhelper.a $(BUILD)/libsbx.a \
+		$(BUILD)/libfrontend.a $(BUILD)/libhelper.a $(BUILD)/libsandcap.a \
 		$(LIBS_FRONTEND) $(LIBS_TEST)
 
 # Small C programs the integration and VM suites run (probes, the hostile client).
-$(BUILD)/tests/%: tests/integration/%.c $(BUILD)/libsbx.a
+$(BUILD)/tests/%: tests/integration/%.c $(BUILD)/libsandcap.a
 	@mkdir -p $(@D)
 	$(E) '  CCLD   $@'
-	$(Q)$(CC) $(CFLAGS) $(INC_POLICY) $< -o $@ $(LDFLAGS) $(BUILD)/libsbx.a $(LIBS_FRONTEND)
-$(BUILD)/tests/%: tests/vm/%.c $(BUILD)/libsbx.a
+	$(Q)$(CC) $(CFLAGS) $(INC_POLICY) $< -o $@ $(LDFLAGS) $(BUILD)/libsandcap.a $(LIBS_FRONTEND)
+$(BUILD)/tests/%: tests/vm/%.c $(BUILD)/libsandcap.a
 	@mkdir -p $(@D)
 	$(E) '  CCLD   $@'
-	$(Q)$(CC) $(CFLAGS) $(INC_POLICY) $< -o $@ $(LDFLAGS) $(BUILD)/libsbx.a $(LIBS_FRONTEND)
+	$(Q)$(CC) $(CFLAGS) $(INC_POLICY) $< -o $@ $(LDFLAGS) $(BUILD)/libsandcap.a $(LIBS_FRONTEND)
 
 probes: $(PROBE_BIN)
 
@@ -207,39 +207,39 @@ format-check:
 		$(wildcard lib/*.h policy/*.h frontend/*.h helper/*.h)
 
 # Installs files only: never runs chown or setcap (packages and `make install-caps` do).
-install: $(SBX) $(HELPER)
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBEXECDIR)/sbx $(DESTDIR)$(SYSCONFDIR)/sbx \
+install: $(SANDCAP) $(HELPER)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBEXECDIR)/sandcap $(DESTDIR)$(SYSCONFDIR)/sandcap \
 		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man8 \
 		$(DESTDIR)$(DOCDIR) $(DESTDIR)$(SYSTEMDUNITDIR) $(DESTDIR)$(TMPFILESDIR) \
 		$(DESTDIR)$(BASHCOMPDIR)
-	install -m 0755 $(SBX) $(DESTDIR)$(BINDIR)/sbx
-	install -m 0755 $(HELPER) $(DESTDIR)$(LIBEXECDIR)/sbx/sbx-helper
-	sed -e 's|@LIBEXECDIR@|$(LIBEXECDIR)|g' packaging/sbx-setup.in > $(DESTDIR)$(LIBEXECDIR)/sbx/sbx-setup
-	chmod 0755 $(DESTDIR)$(LIBEXECDIR)/sbx/sbx-setup
+	install -m 0755 $(SANDCAP) $(DESTDIR)$(BINDIR)/sandcap
+	install -m 0755 $(HELPER) $(DESTDIR)$(LIBEXECDIR)/sandcap/sandcap-helper
+	sed -e 's|@LIBEXECDIR@|$(LIBEXECDIR)|g' packaging/sandcap-setup.in > $(DESTDIR)$(LIBEXECDIR)/sandcap/sandcap-setup
+	chmod 0755 $(DESTDIR)$(LIBEXECDIR)/sandcap/sandcap-setup
 	install -m 0644 sandbox.ini.example $(DESTDIR)$(DOCDIR)/sandbox.ini.example
 	@# Never overwrite an admin's policy.
-	[ -e $(DESTDIR)$(SYSCONFDIR)/sbx/sandbox.ini ] || \
-		install -m 0644 sandbox.ini.example $(DESTDIR)$(SYSCONFDIR)/sbx/sandbox.ini
+	[ -e $(DESTDIR)$(SYSCONFDIR)/sandcap/sandbox.ini ] || \
+		install -m 0644 sandbox.ini.example $(DESTDIR)$(SYSCONFDIR)/sandcap/sandbox.ini
 	for m in docs/man/*.1; do [ -e "$$m" ] && install -m 0644 $$m $(DESTDIR)$(MANDIR)/man1/; done; true
 	for m in docs/man/*.5; do [ -e "$$m" ] && install -m 0644 $$m $(DESTDIR)$(MANDIR)/man5/; done; true
 	for m in docs/man/*.8; do [ -e "$$m" ] && install -m 0644 $$m $(DESTDIR)$(MANDIR)/man8/; done; true
-	sed -e 's|@LIBEXECDIR@|$(LIBEXECDIR)|g' packaging/systemd/sbx.service.in \
-		> $(DESTDIR)$(SYSTEMDUNITDIR)/sbx.service
-	install -m 0644 packaging/systemd/sbx.slice $(DESTDIR)$(SYSTEMDUNITDIR)/sbx.slice
-	install -m 0644 packaging/tmpfiles.d/sbx.conf $(DESTDIR)$(TMPFILESDIR)/sbx.conf
-	install -m 0644 packaging/completion/sbx.bash $(DESTDIR)$(BASHCOMPDIR)/sbx
+	sed -e 's|@LIBEXECDIR@|$(LIBEXECDIR)|g' packaging/systemd/sandcap.service.in \
+		> $(DESTDIR)$(SYSTEMDUNITDIR)/sandcap.service
+	install -m 0644 packaging/systemd/sandcap.slice $(DESTDIR)$(SYSTEMDUNITDIR)/sandcap.slice
+	install -m 0644 packaging/tmpfiles.d/sandcap.conf $(DESTDIR)$(TMPFILESDIR)/sandcap.conf
+	install -m 0644 packaging/completion/sandcap.bash $(DESTDIR)$(BASHCOMPDIR)/sandcap
 
 # Give the installed helper exactly its capabilities (as root).  Refuses on a filesystem
 # that cannot hold them (no security xattrs) instead of leaving a helper without privilege.
 install-caps:
-	@sh packaging/install-caps.sh $(DESTDIR)$(LIBEXECDIR)/sbx/sbx-helper
+	@sh packaging/install-caps.sh $(DESTDIR)$(LIBEXECDIR)/sandcap/sandcap-helper
 
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/sbx $(DESTDIR)$(LIBEXECDIR)/sbx/sbx-helper \
-		$(DESTDIR)$(LIBEXECDIR)/sbx/sbx-setup $(DESTDIR)$(SYSTEMDUNITDIR)/sbx.service \
-		$(DESTDIR)$(SYSTEMDUNITDIR)/sbx.slice $(DESTDIR)$(TMPFILESDIR)/sbx.conf \
-		$(DESTDIR)$(BASHCOMPDIR)/sbx $(DESTDIR)$(DOCDIR)/sandbox.ini.example
-	-rmdir $(DESTDIR)$(LIBEXECDIR)/sbx $(DESTDIR)$(DOCDIR)
+	rm -f $(DESTDIR)$(BINDIR)/sandcap $(DESTDIR)$(LIBEXECDIR)/sandcap/sandcap-helper \
+		$(DESTDIR)$(LIBEXECDIR)/sandcap/sandcap-setup $(DESTDIR)$(SYSTEMDUNITDIR)/sandcap.service \
+		$(DESTDIR)$(SYSTEMDUNITDIR)/sandcap.slice $(DESTDIR)$(TMPFILESDIR)/sandcap.conf \
+		$(DESTDIR)$(BASHCOMPDIR)/sandcap $(DESTDIR)$(DOCDIR)/sandbox.ini.example
+	-rmdir $(DESTDIR)$(LIBEXECDIR)/sandcap $(DESTDIR)$(DOCDIR)
 
 # Debian package: copies the tree into $(BUILD)/deb and runs dpkg-buildpackage there.
 deb:
@@ -247,8 +247,8 @@ deb:
 
 dist:
 	@mkdir -p $(BUILD)
-	git archive --format=tar.gz --prefix=sbx-$(VERSION)/ -o $(BUILD)/sbx-$(VERSION).tar.gz HEAD
-	@echo "$(BUILD)/sbx-$(VERSION).tar.gz"
+	git archive --format=tar.gz --prefix=sandcap-$(VERSION)/ -o $(BUILD)/sandcap-$(VERSION).tar.gz HEAD
+	@echo "$(BUILD)/sandcap-$(VERSION).tar.gz"
 
 clean:
 	rm -rf build build-san

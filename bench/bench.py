@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""sbx benchmarks: launch overhead, timeout precision, idle cost (host, rlimit mode) and the
+"""sandcap benchmarks: launch overhead, timeout precision, idle cost (host, rlimit mode) and the
 cgroup-mode lifecycle, concurrency and idle cost inside the user-mode Linux guest.
 
 Ratios measured in the same run are the headline; absolute times only with context.
@@ -66,13 +66,13 @@ def fmt_ms(s):
     return "%.2f ms" % (s * 1000.0)
 
 
-def launch_section(args, sbx, hello):
+def launch_section(args, sandcap, hello):
     cmds = [
         ("bare /bin/true", ["/bin/true"]),
         ("bare hello (C)", [hello]),
-        ("sbx run (rlimit mode) /bin/true", [sbx, "run", "-q", "--no-cgroup", "--", "/bin/true"]),
-        ("sbx run (rlimit mode) hello", [sbx, "run", "-q", "--no-cgroup", "--", hello]),
-        ("sbx run --timeout 10 --nofile 256 --as 1G", [sbx, "run", "-q", "--no-cgroup", "--timeout", "10",
+        ("sandcap run (rlimit mode) /bin/true", [sandcap, "run", "-q", "--no-cgroup", "--", "/bin/true"]),
+        ("sandcap run (rlimit mode) hello", [sandcap, "run", "-q", "--no-cgroup", "--", hello]),
+        ("sandcap run --timeout 10 --nofile 256 --as 1G", [sandcap, "run", "-q", "--no-cgroup", "--timeout", "10",
                                                        "--nofile", "256", "--as", "1G", "--", "/bin/true"]),
         ("prlimit /bin/true", ["prlimit", "--nofile=256", "--as=1073741824", "/bin/true"]),
         ("timeout+prlimit /bin/true", ["timeout", "10", "prlimit", "--nofile=256", "--as=1073741824", "/bin/true"]),
@@ -98,12 +98,12 @@ def launch_section(args, sbx, hello):
     return res, rows
 
 
-def timeout_section(args, sbx):
+def timeout_section(args, sandcap):
     delays = []
     with tempfile.TemporaryDirectory() as d:
         rep = os.path.join(d, "r.json")
         for _ in range(args.timeout_runs):
-            subprocess.run([sbx, "run", "-q", "--no-cgroup", "--report", rep, "--timeout", "0.2",
+            subprocess.run([sandcap, "run", "-q", "--no-cgroup", "--report", rep, "--timeout", "0.2",
                             "--", "sleep", "10"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             r = json.load(open(rep))
             delays.append(r["usage"]["wall_ms"] - 200)
@@ -124,8 +124,8 @@ def proc_counters(pid):
     return vol + nonvol, ticks * 1000.0 / os.sysconf("SC_CLK_TCK")
 
 
-def idle_section(sbx, seconds=10):
-    p = subprocess.Popen([sbx, "run", "-q", "--no-cgroup", "--", "sleep", str(seconds)])
+def idle_section(sandcap, seconds=10):
+    p = subprocess.Popen([sandcap, "run", "-q", "--no-cgroup", "--", "sleep", str(seconds)])
     time.sleep(0.5)
     c0, t0 = proc_counters(p.pid)
     time.sleep(seconds - 1.0)
@@ -141,15 +141,15 @@ def vm_section(args):
     if not os.path.exists(guest):
         return None, "tests/vm/guest-exec.sh not found"
     # The guest script runs as root (to read the helper's smaps and check leftovers); it
-    # starts every sandbox as the unprivileged sbxtest.  Parameters go in front of it.
+    # starts every sandbox as the unprivileged sctest.  Parameters go in front of it.
     params = "LAUNCH_RUNS=%d CONC_N=%d CPU_RUNS=%d IDLE_S=10\n" % (
         args.vm_runs, args.concurrency, args.cpu_runs)
     with open(os.path.join(top, "bench", "vm-bench.sh")) as f:
         body = f.read()
-    with tempfile.NamedTemporaryFile("w", suffix=".sh", prefix="sbx-vm-bench-", delete=False) as tf:
+    with tempfile.NamedTemporaryFile("w", suffix=".sh", prefix="sandcap-vm-bench-", delete=False) as tf:
         tf.write(params + body)
         script = tf.name
-    env = dict(os.environ, SBX_VM_EXEC_TIMEOUT="600")
+    env = dict(os.environ, SANDCAP_VM_EXEC_TIMEOUT="600")
     try:
         r = subprocess.run(["sh", guest, "--root", "--policy", os.path.join(top, "bench", "vm-policy.ini"),
                             args.build, script], env=env,
@@ -179,10 +179,10 @@ def main():
     ap.add_argument("--cpu-runs", type=int, default=20)
     ap.add_argument("--no-vm", action="store_true")
     args = ap.parse_args()
-    sbx = os.path.join(args.build, "sbx")
+    sandcap = os.path.join(args.build, "sandcap")
     hello = os.path.join(args.build, "bench-hello")
     m = machine()
-    lines = ["# sbx benchmark results", "",
+    lines = ["# sandcap benchmark results", "",
              "Produced by `make bench` (bench/run.sh, bench/bench.py) on %s." % m["date"], "",
              "Machine: %s, %s CPUs, kernel %s (host); the cgroup-mode figures come from the "
              "user-mode Linux guest of tests/vm (Linux 6.1 UML), where every syscall is far "
@@ -194,45 +194,45 @@ def main():
              ("root" if os.geteuid() == 0 else "uid %d" % os.geteuid(), args.runs), ""]
     targets = []
 
-    res, rows = launch_section(args, sbx, hello)
+    res, rows = launch_section(args, sandcap, hello)
     lines += ["## 1. Launch overhead on the host (rlimit mode and peers)", "",
               "| command | median | p10 – p90 | added vs bare | ratio to bare |",
               "|---|---|---|---|---|"]
     lines += ["| %s |" % " | ".join(r) for r in rows]
-    sbx_med = statistics.median(res["sbx run --timeout 10 --nofile 256 --as 1G"])
+    sandcap_med = statistics.median(res["sandcap run --timeout 10 --nofile 256 --as 1G"])
     tp = res.get("timeout+prlimit /bin/true")
     if isinstance(tp, list):
         tp_med = statistics.median(tp)
-        targets.append(("sbx (rlimit mode, timeout+rlimits) no slower than timeout+prlimit "
+        targets.append(("sandcap (rlimit mode, timeout+rlimits) no slower than timeout+prlimit "
                         "(medians, 5% allowed for run-to-run noise)",
-                        "%s vs %s" % (fmt_ms(sbx_med), fmt_ms(tp_med)), sbx_med <= tp_med * 1.05,
-                        "sbx is one exec'd program plus a fork of itself, timeout+prlimit three "
-                        "exec'd programs; when sbx is slower it is its own start-up: five shared "
+                        "%s vs %s" % (fmt_ms(sandcap_med), fmt_ms(tp_med)), sandcap_med <= tp_med * 1.05,
+                        "sandcap is one exec'd program plus a fork of itself, timeout+prlimit three "
+                        "exec'd programs; when sandcap is slower it is its own start-up: five shared "
                         "libraries, the policy read and the control socket (see strace -c). "
                         "Linking the small libraries statically, or dropping libbsd, would help."))
     lines.append("")
 
-    delays = timeout_section(args, sbx)
+    delays = timeout_section(args, sandcap)
     lines += ["## 3. Timeout precision (host, rlimit mode)", "",
-              "`sbx run --timeout 0.2 -- sleep 10`, %d runs; delay = the report's `usage.wall_ms` − 200 "
+              "`sandcap run --timeout 0.2 -- sleep 10`, %d runs; delay = the report's `usage.wall_ms` − 200 "
               "(millisecond resolution)." % len(delays), "",
               "| median | p99 | max |", "|---|---|---|",
               "| %d ms | %d ms | %d ms |" % (statistics.median(delays), q(delays, 99), max(delays)), ""]
     targets.append(("timeout kill within 10 ms of the deadline at p99 (host)", "%d ms" % q(delays, 99),
                     q(delays, 99) <= 10,
-                    "sbx arms a CLOCK_MONOTONIC timerfd and sends SIGTERM from its epoll loop the "
-                    "moment it fires; what remains is scheduling latency of sbx and of the dying "
+                    "sandcap arms a CLOCK_MONOTONIC timerfd and sends SIGTERM from its epoll loop the "
+                    "moment it fires; what remains is scheduling latency of sandcap and of the dying "
                     "command. A p99 beyond 10 ms means the host was busy (2 CPUs shared with other "
-                    "work during this run): rerun on an idle machine, or give sbx a higher "
+                    "work during this run): rerun on an idle machine, or give sandcap a higher "
                     "scheduling priority."))
 
-    cs, cpu_ms, window = idle_section(sbx)
+    cs, cpu_ms, window = idle_section(sandcap)
     lines += ["## 4. Idle cost (host, rlimit mode)", "",
-              "`sbx run -- sleep 10`: context switches and CPU time of the sbx process over %.0f s of "
+              "`sandcap run -- sleep 10`: context switches and CPU time of the sandcap process over %.0f s of "
               "the sandbox's idle life." % window, "",
               "| context switches | CPU time |", "|---|---|", "| %d | %.0f ms |" % (cs, cpu_ms), ""]
-    targets.append(("fewer than 5 wake-ups of sbx over an idle sandbox (host)", "%d" % cs, cs < 5,
-                    "sbx sleeps in epoll_wait with no timeout unless --cpu-time is set; a wake-up "
+    targets.append(("fewer than 5 wake-ups of sandcap over an idle sandbox (host)", "%d" % cs, cs < 5,
+                    "sandcap sleeps in epoll_wait with no timeout unless --cpu-time is set; a wake-up "
                     "here is a signal or a timer that should not be armed."))
 
     if not args.no_vm:
@@ -263,11 +263,11 @@ def main():
 def launch_why(d, L):
     """Why the cgroup-mode launch targets are missed, from this run's own figures."""
     bare = statistics.median(L["bare"])
-    cg = statistics.median(L["sbx_cgroup"])
+    cg = statistics.median(L["sandcap_cgroup"])
     parts = []
     tp = L.get("timeout_prlimit")
     if isinstance(tp, list) and tp:
-        parts.append("The shape of a cgroup-mode sandbox — three programs exec'd: sbx, the "
+        parts.append("The shape of a cgroup-mode sandbox — three programs exec'd: sandcap, the "
                      "separately exec'd helper (the privilege boundary: file capabilities, never "
                      "setuid) and the command — costs %.1f× bare by itself in this guest: "
                      "`timeout 10 prlimit /bin/true`, which has that shape and does nothing else, "
@@ -276,11 +276,11 @@ def launch_why(d, L):
         u, sc = d["uml"], d["syscalls"]
         flt = L.get("_minflt", {})
         ours = sum(v for k, v in sc.items() if not k.startswith("bare"))
-        txt = ("sbx, the helper and the sandboxed child make %d system calls where bare /bin/true "
+        txt = ("sandcap, the helper and the sandboxed child make %d system calls where bare /bin/true "
                "makes %d" % (ours, sc.get("bare /bin/true", 0)))
-        if "sbx_cgroup" in flt and "bare" in flt:
+        if "sandcap_cgroup" in flt and "bare" in flt:
             txt += (", and take %d page faults where it takes %d (timeout+prlimit: %s, bwrap: %s)" %
-                    (flt["sbx_cgroup"], flt["bare"], flt.get("timeout_prlimit", "?"),
+                    (flt["sandcap_cgroup"], flt["bare"], flt.get("timeout_prlimit", "?"),
                      flt.get("bwrap", "?")))
         parts.append("Beyond the shape, %s; in this guest one syscall costs %.0f µs and a "
                      "first-touch fault up to %.0f µs, on the host both well under a microsecond, "
@@ -290,13 +290,13 @@ def launch_why(d, L):
                  "helper brackets every privileged call with its own capset pair (about 80 pairs "
                  "per sandbox, 40 of them to chown each cgroup interface file to root) where one "
                  "bracket around the chown loop would do; the sandboxed child resets all 64 signal "
-                 "dispositions one by one; sbx and the helper each map five shared libraries "
-                 "(libbsd only for strlcpy/strlcat); a helper serving all sandboxes of one sbx "
+                 "dispositions one by one; sandcap and the helper each map five shared libraries "
+                 "(libbsd only for strlcpy/strlcat); a helper serving all sandboxes of one sandcap "
                  "session would save an exec. The first is a security-review item (DESIGN.md: one "
                  "privileged syscall per bracket) and the last an architecture change, so neither "
                  "is done here. bwrap --unshare-all runs as one exec'd process and creates no "
                  "cgroup and no mount of its own, which is why it is cheaper in this guest; on "
-                 "the host, where cgroup mode cannot run (cgroup v1), sbx in rlimit mode is "
+                 "the host, where cgroup mode cannot run (cgroup v1), sandcap in rlimit mode is "
                  "well ahead of bwrap.")
     return " ".join(parts)
 
@@ -310,9 +310,9 @@ def vm_lines(d, targets):
         L = d["launch"]
         out += ["Sequential runs of `/bin/true` in the guest, as the unprivileged test user, "
                 "interleaved round-robin (bench/launch.py: posix_spawn + waitpid, %d runs each "
-                "after 3 warm-up rounds): bare; `sbx run` in cgroup mode with `--memory 64M --cpu "
+                "after 3 warm-up rounds): bare; `sandcap run` in cgroup mode with `--memory 64M --cpu "
                 "100%% --pids 32 --disk 8M` (the full lifecycle: helper start, cgroup create, "
-                "workspace mount, attach, run, kill, counters, remove, unmount); `sbx run "
+                "workspace mount, attach, run, kill, counters, remove, unmount); `sandcap run "
                 "--no-cgroup`; `timeout 10 prlimit --nofile=256 --as=1G /bin/true` (the same shape as "
                 "cgroup mode: three programs exec'd, two processes); `bwrap --unshare-all` where it "
                 "runs." % len(L["bare"]), "",
@@ -320,7 +320,7 @@ def vm_lines(d, targets):
                 "|---|---|---|---|---|---|"]
         bare = statistics.median(L["bare"])
         flt = L.get("_minflt", {})
-        for k in ("bare", "sbx_cgroup", "sbx_rlimit", "timeout_prlimit", "bwrap"):
+        for k in ("bare", "sandcap_cgroup", "sandcap_rlimit", "timeout_prlimit", "bwrap"):
             v = L.get(k)
             if isinstance(v, list) and v:
                 med = statistics.median(v)
@@ -330,10 +330,10 @@ def vm_lines(d, targets):
                 out.append("| %s | %s | | | | |" % (
                     k, v if isinstance(v, str) and v else "does not run in the guest: skipped"))
         out += ["", "Page faults: median minor faults of the command and everything it reaped "
-                "(wait4 rusage: for sbx, its helper and the sandboxed child too)."]
+                "(wait4 rusage: for sandcap, its helper and the sandboxed child too)."]
         out.append("")
-        if isinstance(L.get("sbx_cgroup"), list) and L["sbx_cgroup"]:
-            med = statistics.median(L["sbx_cgroup"])
+        if isinstance(L.get("sandcap_cgroup"), list) and L["sandcap_cgroup"]:
+            med = statistics.median(L["sandcap_cgroup"])
             why = launch_why(d, L)
             targets.append(("cgroup-mode lifecycle at most 4× a bare /bin/true (VM)",
                             "%.1f× (%.1f vs %.1f ms)" % (med / bare, med, bare), med / bare <= 4, why))
@@ -354,7 +354,7 @@ def vm_lines(d, targets):
                     (u["syscall_us"], u["fault_us"]), ""]
         if "syscalls" in d:
             sc = d["syscalls"]
-            out += ["System calls per process for one `sbx run --memory 64M --cpu 100% --pids 32 "
+            out += ["System calls per process for one `sandcap run --memory 64M --cpu 100% --pids 32 "
                     "--disk 8M -- /bin/true` (strace -f, one run; from each program's exec):", "",
                     "| process | syscalls |", "|---|---|"]
             out += ["| %s | %d |" % (k, v) for k, v in sorted(sc.items(), key=lambda kv: -kv[1])]
@@ -362,33 +362,33 @@ def vm_lines(d, targets):
     if "concurrency" in d:
         c = d["concurrency"]
         out += ["### Concurrency (VM, cgroup mode)", "",
-                "%d `sbx run --memory 16M --cpu 50%% --pids 8 --disk 1M -- cat FIFO` started at "
+                "%d `sandcap run --memory 16M --cpu 50%% --pids 8 --disk 1M -- cat FIFO` started at "
                 "once by the test user; each blocks until all are up, then all are released "
                 "together." % c["n"], "",
                 "| started | failed | alive together | cgroup leaves together | all up after | "
-                "all done after | sandboxes/s | helper private RSS | sbx private RSS | "
+                "all done after | sandboxes/s | helper private RSS | sandcap private RSS | "
                 "guest MemAvailable with all up | left behind |",
                 "|---|---|---|---|---|---|---|---|---|---|---|",
                 "| %d | %d | %d | %d | %.1f s | %.1f s | %.1f | %d KiB | %d KiB | %d MiB | %d |" % (
                     c["n"], c["failed"], c["alive_together"], c["leaves_together"],
                     c["start_seconds"], c["seconds"], c["n"] / c["seconds"],
-                    c["helper_private_kib"], c["sbx_private_kib"], c["mem_available_kib"] // 1024,
+                    c["helper_private_kib"], c["sandcap_private_kib"], c["mem_available_kib"] // 1024,
                     c["leftovers"]), "",
                 "Private RSS = Private_Clean + Private_Dirty of /proc/PID/smaps_rollup (read as "
-                "root), the largest of 5 helpers and 5 sbx processes while all sandboxes are up. "
+                "root), the largest of 5 helpers and 5 sandcap processes while all sandboxes are up. "
                 "The guest has one CPU, so sandboxes/s is the rate of the whole set-up and "
                 "teardown path on one (slow, UML) core.", ""]
         targets.append(("%d concurrent sandboxes with zero failures, nothing left (VM)" % c["n"],
                         "%d failed, %d alive together, %d left" % (c["failed"], c["alive_together"],
                                                                    c["leftovers"]),
                         c["failed"] == 0 and c["leftovers"] == 0 and c["alive_together"] == c["n"],
-                        "The errors sbx printed are under 'Notes from the guest' below."))
+                        "The errors sandcap printed are under 'Notes from the guest' below."))
         targets.append(("helper private RSS under 1 MiB (VM)", "%d KiB" % c["helper_private_kib"],
                         0 < c["helper_private_kib"] < 1024))
     if "cputime" in d and d["cputime"]:
         v = d["cputime"]
         out += ["### --cpu-time precision (VM, cgroup mode)", "",
-                "`sbx run --cpu-time 0.5 -- sh -c 'while :; do :; done'`, %d runs: CPU time the "
+                "`sandcap run --cpu-time 0.5 -- sh -c 'while :; do :; done'`, %d runs: CPU time the "
                 "sandbox used beyond the budget (cpu.stat of the leaf, millisecond resolution)." %
                 len(v), "",
                 "| median | p99 | max |", "|---|---|---|",
@@ -396,13 +396,13 @@ def vm_lines(d, targets):
     if "idle" in d:
         i = d["idle"]
         out += ["### Idle cost (VM, cgroup mode)", "",
-                "A sandbox sleeping 10 s, counters of sbx and its helper (all threads, "
+                "A sandbox sleeping 10 s, counters of sandcap and its helper (all threads, "
                 "/proc/PID/task/*/status and stat) over %.1f s of its idle life." % i["window_s"], "",
                 "| process | context switches | CPU time |", "|---|---|---|",
-                "| sbx | %d | %d ms |" % (i["sbx_cs"], i["sbx_cpu_ms"]),
-                "| sbx-helper | %d | %d ms |" % (i["helper_cs"], i["helper_cpu_ms"]), ""]
-        targets.append(("fewer than 5 wake-ups of sbx and the helper over an idle sandbox (VM)",
-                        "%d + %d" % (i["sbx_cs"], i["helper_cs"]), i["sbx_cs"] + i["helper_cs"] < 5))
+                "| sandcap | %d | %d ms |" % (i["sandcap_cs"], i["sandcap_cpu_ms"]),
+                "| sandcap-helper | %d | %d ms |" % (i["helper_cs"], i["helper_cpu_ms"]), ""]
+        targets.append(("fewer than 5 wake-ups of sandcap and the helper over an idle sandbox (VM)",
+                        "%d + %d" % (i["sandcap_cs"], i["helper_cs"]), i["sandcap_cs"] + i["helper_cs"] < 5))
     other = [n for n in d.get("notes", []) if not n.startswith("guest:")]
     if other:
         out += ["Notes from the guest:", ""] + ["- " + n for n in other] + [""]

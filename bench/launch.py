@@ -10,7 +10,7 @@ alike -- after 3 warm-up rounds.  Each run is posix_spawnp + waitpid, timed with
 monotonic clock; stdout/stderr go to /dev/null.  Prints one JSON object {NAME: [ms...]};
 a command that exits non-zero gets the string "failed: exit N" instead.  "_minflt" holds
 the median minor page faults per command (wait4's rusage: the command and every
-descendant it reaped, e.g. sbx's helper and sandboxed child)."""
+descendant it reaped, e.g. sandcap's helper and sandboxed child)."""
 import json
 import os
 import sys

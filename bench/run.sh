@@ -1,5 +1,5 @@
 #!/bin/sh
-# make bench: measure what sbx adds, side by side with its peers, in one run.
+# make bench: measure what sandcap adds, side by side with its peers, in one run.
 # Writes bench/RESULTS.md and prints the same table.  Not part of make check.
 #
 #   bench/run.sh [BUILD]        BENCH_ARGS="--runs 50 --no-vm" for a quick look

@@ -1,10 +1,10 @@
 #!/bin/sh
-# make bench, guest half: cgroup mode of sbx inside the user-mode Linux guest of tests/vm.
+# make bench, guest half: cgroup mode of sandcap inside the user-mode Linux guest of tests/vm.
 # Run by bench/bench.py through
 #   tests/vm/guest-exec.sh --root --policy bench/vm-policy.ini BUILD SCRIPT
 # as root in the prepared guest (setcap'd helper, delegated cgroup2 parent): root only
 # observes (smaps of the non-dumpable helper, leftovers); every sandbox is started by the
-# unprivileged test user sbxtest through vm-as-user, exactly as in the VM scenarios.
+# unprivileged test user sctest through vm-as-user, exactly as in the VM scenarios.
 # Prints one line "BENCH <key> <json>" per measurement (launch, concurrency, cputime,
 # idle; see bench/bench.py) and "# ..." notes.  Exit status 0 unless setup failed.
 #
@@ -16,17 +16,17 @@
 : "${IDLE_S:=10}"               # idle sandbox length
 set -u
 export LC_ALL=C
-SBX=/opt/sbx/bin/sbx
-P=/sys/fs/cgroup/sbx
+SANDCAP=/opt/sandcap/bin/sandcap
+P=/sys/fs/cgroup/sandcap
 W=/var/tmp/bench                # the test user's scratch
 LIM="--memory 64M --cpu 100% --pids 32 --disk 8M"
 
 rm -rf $W
-mkdir -m 0755 $W && chown sbxtest:sbxtest $W || exit 125
+mkdir -m 0755 $W && chown sctest:sctest $W || exit 125
 
-as_user() {             # as_user CMD...: as sbxtest, from its cgroup, scenario environment
+as_user() {             # as_user CMD...: as sctest, from its cgroup, scenario environment
 	# shellcheck disable=SC2046
-	vm-as-user sbxtest env -i $(cat /opt/sbx/user.env) "$@"
+	vm-as-user sctest env -i $(cat /opt/sandcap/user.env) "$@"
 }
 
 private_kib() {         # private_kib PID: Private_Clean + Private_Dirty of PID, in KiB
@@ -42,13 +42,13 @@ counters() {            # counters PID: "CTXSW CPU_MS" summed over PID's threads
 		/proc/"$1"/task/*/status /proc/"$1"/task/*/stat 2>/dev/null
 }
 
-leftovers() {           # how many leaves, mounts, workspaces, processes of sbxtest are left
+leftovers() {           # how many leaves, mounts, workspaces, processes of sctest are left
 	n=0 i=0
 	while [ $i -lt 30 ]; do
 		n=$(( $(find $P -mindepth 1 -type d | wc -l) +
-			$(awk '$2 ~ "^/run/sbx/" { n++ } END { print n + 0 }' /proc/mounts) +
-			$(find /run/sbx -mindepth 1 -maxdepth 1 | wc -l) +
-			$(pgrep -u sbxtest | wc -l) ))
+			$(awk '$2 ~ "^/run/sandcap/" { n++ } END { print n + 0 }' /proc/mounts) +
+			$(find /run/sandcap -mindepth 1 -maxdepth 1 | wc -l) +
+			$(pgrep -u sctest | wc -l) ))
 		[ "$n" -eq 0 ] && break
 		sleep 0.1; i=$((i + 1))
 	done
@@ -56,9 +56,9 @@ leftovers() {           # how many leaves, mounts, workspaces, processes of sbxt
 }
 
 echo "# guest: $(uname -sr), $(nproc) CPU, $(awk '/MemTotal/ { print $2 }' /proc/meminfo) KiB"
-as_user "$SBX" run -q $LIM -- /bin/true || { echo "# sbx run in cgroup mode fails"; exit 125; }
+as_user "$SANDCAP" run -q $LIM -- /bin/true || { echo "# sandcap run in cgroup mode fails"; exit 125; }
 
-# ---- 1. Launch: bare vs sbx run (cgroup mode, full lifecycle) vs rlimit mode vs bwrap. --
+# ---- 1. Launch: bare vs sandcap run (cgroup mode, full lifecycle) vs rlimit mode vs bwrap. --
 bw="bwrap --ro-bind / / --dev /dev --proc /proc --unshare-all /bin/true"
 if as_user $bw > $W/bwrap.err 2>&1; then
 	have_bwrap=1
@@ -66,11 +66,11 @@ else
 	have_bwrap=0
 	echo "# bwrap --unshare-all does not run in the guest: $(head -c 200 $W/bwrap.err)"
 fi
-set -- bare=/bin/true "sbx_cgroup=$SBX run -q $LIM -- /bin/true" \
-	"sbx_rlimit=$SBX run -q --no-cgroup -- /bin/true" \
+set -- bare=/bin/true "sandcap_cgroup=$SANDCAP run -q $LIM -- /bin/true" \
+	"sandcap_rlimit=$SANDCAP run -q --no-cgroup -- /bin/true" \
 	"timeout_prlimit=timeout 10 prlimit --nofile=256 --as=1073741824 /bin/true"
 [ $have_bwrap = 1 ] && set -- "$@" "bwrap=$bw"
-if as_user python3 /dev/sbx-vm/src/bench/launch.py "$LAUNCH_RUNS" "$@" > $W/launch.json 2> $W/launch.err
+if as_user python3 /dev/sandcap-vm/src/bench/launch.py "$LAUNCH_RUNS" "$@" > $W/launch.json 2> $W/launch.err
 then
 	[ $have_bwrap = 1 ] || sed -i 's/}$/, "bwrap": []}/' $W/launch.json
 	echo "BENCH launch $(cat $W/launch.json)"
@@ -94,8 +94,8 @@ print("BENCH uml " + json.dumps({"syscall_us": round((d - e) / n * 1e6, 1),
                                  "fault_us": round(f / 2000 * 1e6, 1)}))
 EOF
 cat > $W/one.sh <<EOF
-echo \$\$ > /sys/fs/cgroup/users/sbxtest/cgroup.procs
-exec setpriv --reuid=sbxtest --regid=sbxtest --init-groups $SBX run -q $LIM -- /bin/true
+echo \$\$ > /sys/fs/cgroup/users/sctest/cgroup.procs
+exec setpriv --reuid=sctest --regid=sctest --init-groups $SANDCAP run -q $LIM -- /bin/true
 EOF
 mkdir -m 0700 $W/st
 if strace -ff -qq -o $W/st/t sh $W/one.sh && strace -ff -qq -o $W/st/b /bin/true; then
@@ -110,17 +110,17 @@ for f in sorted(glob.glob(os.path.join(sys.argv[1], "*"))):
     if os.path.basename(f).startswith("b."):
         name = "bare /bin/true"
     elif name == "true":
-        name = "sandbox child (sbx's fork, then /bin/true)"
-    elif name == "sbx":
-        name = "sbx"
-    elif name == "sbx-helper":
-        name = "sbx-helper"
+        name = "sandbox child (sandcap's fork, then /bin/true)"
+    elif name == "sandcap":
+        name = "sandcap"
+    elif name == "sandcap-helper":
+        name = "sandcap-helper"
     else:
-        continue        # sh, setpriv: the harness's, not sbx's
+        continue        # sh, setpriv: the harness's, not sandcap's
     # syscalls after the last execve (the program's own), whole life for the child
     start = 0
     for i, l in enumerate(lines):
-        if "execve(" in l and "= -1" not in l and name != "sandbox child (sbx's fork, then /bin/true)":
+        if "execve(" in l and "= -1" not in l and name != "sandbox child (sandcap's fork, then /bin/true)":
             start = i
     out[name] = len([l for l in lines[start:] if not l.startswith("+++") and not l.startswith("---")])
 print("BENCH syscalls " + json.dumps(out))
@@ -136,7 +136,7 @@ mkfifo -m 0644 $W/gate
 cat > $W/conc.sh <<EOF
 i=0
 while [ \$i -lt $CONC_N ]; do
-	"$SBX" run -q --memory 16M --cpu 50% --pids 8 --disk 1M -- cat $W/gate \
+	"$SANDCAP" run -q --memory 16M --cpu 50% --pids 8 --disk 1M -- cat $W/gate \
 		> /dev/null 2>> $W/conc.err || echo \$? >> $W/conc.fail &
 	i=\$((i + 1))
 done
@@ -147,17 +147,17 @@ as_user sh $W/conc.sh &
 spawner=$!
 hmax=0 smax=0 up=0 i=0
 while [ $i -lt 600 ]; do        # at most ~3 min for all to come up
-	up=$(pgrep -u sbxtest -x cat | wc -l)
+	up=$(pgrep -u sctest -x cat | wc -l)
 	nf=0; [ -f $W/conc.fail ] && nf=$(wc -l < $W/conc.fail)
 	[ $((up + nf)) -ge "$CONC_N" ] && break
 	sleep 0.3; i=$((i + 1))
 done
 t_up=$(date +%s%N)
 mem_avail=$(awk '/MemAvailable/ { print $2 }' /proc/meminfo)
-for p in $(pgrep -x sbx-helper | head -n 5); do
+for p in $(pgrep -x sandcap-helper | head -n 5); do
 	v=$(private_kib "$p"); [ "${v:-0}" -gt $hmax ] && hmax=$v
 done
-for p in $(pgrep -u sbxtest -x sbx | head -n 5); do
+for p in $(pgrep -u sctest -x sandcap | head -n 5); do
 	v=$(private_kib "$p"); [ "${v:-0}" -gt $smax ] && smax=$v
 done
 nleaves=$(find $P -mindepth 1 -maxdepth 1 -type d | wc -l)
@@ -174,7 +174,7 @@ echo "BENCH concurrency {\"n\": $CONC_N, \"failed\": $failed, \"seconds\": $(ech
 	awk '{ printf "%.3f", ($2 - $1) / 1e9 }'), \"start_seconds\": $(echo "$t0 $t_up" |
 	awk '{ printf "%.3f", ($2 - $1) / 1e9 }'), \"alive_together\": $up,
 	\"leaves_together\": $nleaves, \"mem_available_kib\": $mem_avail,
-	\"helper_private_kib\": $hmax, \"sbx_private_kib\": $smax, \"leftovers\": $left}" |
+	\"helper_private_kib\": $hmax, \"sandcap_private_kib\": $smax, \"leftovers\": $left}" |
 	tr -d '\n\t'
 echo
 
@@ -182,7 +182,7 @@ echo
 vals=""
 i=0
 while [ $i -lt "$CPU_RUNS" ]; do
-	as_user "$SBX" run -q $LIM --cpu-time 0.5 --timeout 20 --report $W/cpu.json -- \
+	as_user "$SANDCAP" run -q $LIM --cpu-time 0.5 --timeout 20 --report $W/cpu.json -- \
 		sh -c 'while :; do :; done' > /dev/null 2>&1
 	v=$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))
 u=r["usage"]; print(u["cpu_user_ms"] + u["cpu_system_ms"] - 500 if r["verdict"] == "cpu-time" else "")' \
@@ -192,12 +192,12 @@ u=r["usage"]; print(u["cpu_user_ms"] + u["cpu_system_ms"] - 500 if r["verdict"] 
 done
 echo "BENCH cputime [$vals]"
 
-# ---- 4. Idle: a sandbox sleeping IDLE_S s; wake-ups of sbx and its helper. ------------
-as_user "$SBX" run -q $LIM -- sleep "$IDLE_S" &
+# ---- 4. Idle: a sandbox sleeping IDLE_S s; wake-ups of sandcap and its helper. ------------
+as_user "$SANDCAP" run -q $LIM -- sleep "$IDLE_S" &
 i=0
-while [ $i -lt 100 ] && ! pgrep -u sbxtest -x sleep > /dev/null; do sleep 0.05; i=$((i + 1)); done
+while [ $i -lt 100 ] && ! pgrep -u sctest -x sleep > /dev/null; do sleep 0.05; i=$((i + 1)); done
 sleep 0.3
-sp=$(pgrep -u sbxtest -x sbx | head -n 1) hp=$(pgrep -x sbx-helper | head -n 1)
+sp=$(pgrep -u sctest -x sandcap | head -n 1) hp=$(pgrep -x sandcap-helper | head -n 1)
 if [ -n "$sp" ] && [ -n "$hp" ]; then
 	a0=$(date +%s%N)
 	# shellcheck disable=SC2046
@@ -206,12 +206,12 @@ if [ -n "$sp" ] && [ -n "$hp" ]; then
 	# shellcheck disable=SC2046
 	set -- "$@" $(counters "$sp") $(counters "$hp")
 	a1=$(date +%s%N)
-	echo "# idle: absolute counters (context switches, CPU ms) sbx $1 $2 -> $5 $6, helper $3 $4 -> $7 $8"
-	echo "BENCH idle {\"sbx_cs\": $(($5 - $1)), \"sbx_cpu_ms\": $(($6 - $2)),"\
+	echo "# idle: absolute counters (context switches, CPU ms) sandcap $1 $2 -> $5 $6, helper $3 $4 -> $7 $8"
+	echo "BENCH idle {\"sandcap_cs\": $(($5 - $1)), \"sandcap_cpu_ms\": $(($6 - $2)),"\
 		"\"helper_cs\": $(($7 - $3)), \"helper_cpu_ms\": $(($8 - $4)),"\
 		"\"window_s\": $(echo "$a0 $a1" | awk '{ printf "%.2f", ($2 - $1) / 1e9 }')}"
 else
-	echo "# idle: no sbx/helper process found (sbx $sp, helper $hp)"
+	echo "# idle: no sandcap/helper process found (sandcap $sp, helper $hp)"
 fi
 wait
 echo "# leftovers at the end: $(leftovers)"

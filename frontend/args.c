@@ -49,7 +49,7 @@ void
 run_args_usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: sbx run [OPTIONS] [--] COMMAND [ARG...]\n"
+		"Usage: sandcap run [OPTIONS] [--] COMMAND [ARG...]\n"
 		"\n"
 		"Run COMMAND under enforced limits, wait for it, and report what happened.\n"
 		"\n"
@@ -62,7 +62,7 @@ run_args_usage(FILE *f)
 		"  --as SIZE         address space          --fsize SIZE   largest file written\n"
 		"  --stack SIZE      stack size             --core SIZE    core dumps (default 0)\n"
 		"  --nofile N        open files             --nproc N      processes of your uid\n"
-		"cgroup limits (need the sbx helper and cgroup v2):\n"
+		"cgroup limits (need the sandcap helper and cgroup v2):\n"
 		"  --memory SIZE  --cpu PERCENT  --pids N  --disk SIZE\n"
 		"  --no-cgroup       never use the helper (rlimit mode)\n"
 		"  --keep-fds        pass open file descriptors other than 0-2 to the command\n"
@@ -82,7 +82,7 @@ run_args_usage(FILE *f)
 		"SIZE: %s.\n"
 		"PERCENT: %s.\n"
 		"Exit status: the command's own; 128+N if it died of signal N; 124 timeout;\n"
-		"125 sbx failed or refused; 126 not executable; 127 not found.  See sbx(1).\n",
+		"125 sandcap failed or refused; 126 not executable; 127 not found.  See sandcap(1).\n",
 		parse_duration_forms, parse_size_forms, parse_percent_forms);
 }
 
@@ -144,10 +144,10 @@ bad_value(const char *opt, const char *kind, const char *value, int r, const cha
 
 	log_escape(value, esc, sizeof(esc));
 	if (r == -ERANGE)
-		fprintf(stderr, "sbx: %s: %s '%s' is out of range: expected %s\n", opt, kind, esc,
+		fprintf(stderr, "sandcap: %s: %s '%s' is out of range: expected %s\n", opt, kind, esc,
 			forms);
 	else
-		fprintf(stderr, "sbx: %s: invalid %s '%s': expected %s\n", opt, kind, esc, forms);
+		fprintf(stderr, "sandcap: %s: invalid %s '%s': expected %s\n", opt, kind, esc, forms);
 	return -EINVAL;
 }
 
@@ -207,11 +207,11 @@ static int
 add_path(const char *opt, const char *value, const char **arr, size_t *n)
 {
 	if (*n >= ISOLATE_PATHS_MAX) {
-		fprintf(stderr, "sbx: %s: too many paths (at most %d)\n", opt, ISOLATE_PATHS_MAX);
+		fprintf(stderr, "sandcap: %s: too many paths (at most %d)\n", opt, ISOLATE_PATHS_MAX);
 		return -EINVAL;
 	}
 	if (value[0] == '\0') {
-		fprintf(stderr, "sbx: %s: empty path\n", opt);
+		fprintf(stderr, "sandcap: %s: empty path\n", opt);
 		return -EINVAL;
 	}
 	arr[(*n)++] = value;
@@ -320,7 +320,7 @@ run_args_parse(int argc, char **argv, struct run_opts *ret)
 			break;
 		case OPT_REPORT:
 			if (a[0] == '\0') {
-				fprintf(stderr, "sbx: --report: empty file name (use - for stdout)\n");
+				fprintf(stderr, "sandcap: --report: empty file name (use - for stdout)\n");
 				r = -EINVAL;
 			}
 			o.report_path = a;
@@ -334,14 +334,14 @@ run_args_parse(int argc, char **argv, struct run_opts *ret)
 		case ':': {
 			char esc[64];
 
-			fprintf(stderr, "sbx: %s: missing value; see 'sbx run --help'\n",
+			fprintf(stderr, "sandcap: %s: missing value; see 'sandcap run --help'\n",
 				log_escape(argv[optind - 1], esc, sizeof(esc)));
 			return -EINVAL;
 		}
 		default: {
 			char esc[64];
 
-			fprintf(stderr, "sbx: run: unknown option '%s'; see 'sbx run --help'\n",
+			fprintf(stderr, "sandcap: run: unknown option '%s'; see 'sandcap run --help'\n",
 				log_escape(argv[optind - 1], esc, sizeof(esc)));
 			return -EINVAL;
 		}
@@ -350,12 +350,12 @@ run_args_parse(int argc, char **argv, struct run_opts *ret)
 			return -EINVAL;
 	}
 	if (optind >= argc) {
-		fprintf(stderr, "sbx: run: no command given; usage: sbx run [OPTIONS] -- COMMAND "
+		fprintf(stderr, "sandcap: run: no command given; usage: sandcap run [OPTIONS] -- COMMAND "
 			"[ARG...]\n");
 		return -EINVAL;
 	}
 	if (argv[optind][0] == '\0') {
-		fprintf(stderr, "sbx: run: the command name is empty\n");
+		fprintf(stderr, "sandcap: run: the command name is empty\n");
 		return -EINVAL;
 	}
 	o.argv = argv + optind;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* `sbx run` options: parsed strictly with lib/parse-util.h; every bad value is refused with
- * "sbx: --OPT: invalid KIND 'VALUE': expected FORMS" and exit status 125. */
+/* `sandcap run` options: parsed strictly with lib/parse-util.h; every bad value is refused with
+ * "sandcap: --OPT: invalid KIND 'VALUE': expected FORMS" and exit status 125. */
 #pragma once
 
 #include <stdbool.h>
@@ -56,7 +56,7 @@ struct run_opts {
  * -EINVAL after printing the reason (exit 125). */
 int run_args_parse(int argc, char **argv, struct run_opts *ret);
 
-/* Print `sbx run --help`. */
+/* Print `sandcap run --help`. */
 void run_args_usage(FILE *f);
 
 /* Report key ("as", "cpu_time_ms", ...), option name ("--as") and RLIMIT_* resource. */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The front-end's side of the helper protocol: spawn sbx-helper, one call per request.
+/* The front-end's side of the helper protocol: spawn sandcap-helper, one call per request.
  * Contracts in client.h; the protocol in docs/PROTOCOL.md. */
 #include <errno.h>
 #include <fcntl.h>
@@ -30,7 +30,7 @@ seterr(char *err, size_t errlen, const char *fmt, ...)
 }
 
 void
-client_init(struct sbx_session *s)
+client_init(struct sc_session *s)
 {
 	memset(s, 0, sizeof(*s));
 	s->sock = -EBADF;
@@ -40,7 +40,7 @@ client_init(struct sbx_session *s)
 }
 
 static int
-reap_helper(struct sbx_session *s)
+reap_helper(struct sc_session *s)
 {
 	int status = 0;
 
@@ -53,7 +53,7 @@ reap_helper(struct sbx_session *s)
 }
 
 void
-client_close(struct sbx_session *s)
+client_close(struct sc_session *s)
 {
 	s->leaf_fd = safe_close(s->leaf_fd);
 	s->ws_fd = safe_close(s->ws_fd);
@@ -65,7 +65,7 @@ client_close(struct sbx_session *s)
  * answers this request, and leaves the body (after status and reason) in *ret_body.
  * Returns -status for a refusal (reason in err), -EPROTO for a broken helper. */
 static int
-roundtrip(struct sbx_session *s, struct wire_wr *wr, const int *fds, size_t nfds,
+roundtrip(struct sc_session *s, struct wire_wr *wr, const int *fds, size_t nfds,
 	  uint8_t *rbuf, size_t rbufsz, int *rfds, size_t *ret_nrfds, struct wire_rd *ret_body,
 	  char *err, size_t errlen)
 {
@@ -85,14 +85,14 @@ roundtrip(struct sbx_session *s, struct wire_wr *wr, const int *fds, size_t nfds
 	}
 	r = wire_send(s->sock, wr->buf, (size_t) n, fds, nfds);
 	if (r < 0) {
-		seterr(err, errlen, "cannot talk to sbx-helper: %s", strerror(-r));
+		seterr(err, errlen, "cannot talk to sandcap-helper: %s", strerror(-r));
 		return -EPROTO;
 	}
 	s->seq++;
 	n = wire_recv(s->sock, rbuf, rbufsz, rfds, &nrfds);
 	if (n <= 0) {
-		seterr(err, errlen, n == 0 ? "sbx-helper exited without replying"
-					   : "cannot read sbx-helper's reply: %s", strerror(-n));
+		seterr(err, errlen, n == 0 ? "sandcap-helper exited without replying"
+					   : "cannot read sandcap-helper's reply: %s", strerror(-n));
 		return -EPROTO;
 	}
 	r = wire_parse(rbuf, (size_t) n, &h, &rd);
@@ -106,7 +106,7 @@ roundtrip(struct sbx_session *s, struct wire_wr *wr, const int *fds, size_t nfds
 		r = -EPROTO;
 	if (r < 0) {
 		wire_close_fds(rfds, nrfds);
-		seterr(err, errlen, "malformed reply from sbx-helper");
+		seterr(err, errlen, "malformed reply from sandcap-helper");
 		return -EPROTO;
 	}
 	if (status != 0) {
@@ -123,7 +123,7 @@ roundtrip(struct sbx_session *s, struct wire_wr *wr, const int *fds, size_t nfds
 }
 
 static int
-spawn_helper(struct sbx_session *s, const char *path, char *err, size_t errlen)
+spawn_helper(struct sc_session *s, const char *path, char *err, size_t errlen)
 {
 	_cleanup_close_ int p0 = -EBADF, p1 = -EBADF;
 	int sv[2], ep[2], child_errno = 0;
@@ -144,7 +144,7 @@ spawn_helper(struct sbx_session *s, const char *path, char *err, size_t errlen)
 		return -errno;
 	}
 	if (pid == 0) {
-		char *const argv[] = { (char *) "sbx-helper", NULL };
+		char *const argv[] = { (char *) "sandcap-helper", NULL };
 		int e;
 
 		/* fd 3 must be the socket; dup2 clears FD_CLOEXEC on the copy. */
@@ -170,8 +170,8 @@ spawn_helper(struct sbx_session *s, const char *path, char *err, size_t errlen)
 	if (n == sizeof(child_errno)) {
 		(void) reap_helper(s);
 		if (child_errno == ENOENT)
-			seterr(err, errlen, "helper %s is not installed (install sbx-helper, or set "
-			       "SBX_HELPER to its path)", path);
+			seterr(err, errlen, "helper %s is not installed (install sandcap-helper, or set "
+			       "SANDCAP_HELPER to its path)", path);
 		else
 			seterr(err, errlen, "cannot execute helper %s: %s", path,
 			       strerror(child_errno));
@@ -181,9 +181,9 @@ spawn_helper(struct sbx_session *s, const char *path, char *err, size_t errlen)
 }
 
 int
-client_open(struct sbx_session *s, char *err, size_t errlen)
+client_open(struct sc_session *s, char *err, size_t errlen)
 {
-	const char *path = getenv("SBX_HELPER");
+	const char *path = getenv("SANDCAP_HELPER");
 	uint8_t buf[WIRE_MSG_MAX], rbuf[WIRE_MSG_MAX + 1];
 	int rfds[WIRE_FDS_MAX];
 	struct wire_wr wr;
@@ -193,7 +193,7 @@ client_open(struct sbx_session *s, char *err, size_t errlen)
 	int r;
 
 	if (path == NULL || path[0] == '\0')
-		path = SBX_HELPER_PATH;
+		path = SC_HELPER_PATH;
 	r = spawn_helper(s, path, err, errlen);
 	if (r < 0) {
 		if (err != NULL && errlen > 0 && err[0] == '\0')
@@ -208,7 +208,7 @@ client_open(struct sbx_session *s, char *err, size_t errlen)
 		if (nrfds != 0 || wire_get_u32(&body, &version) < 0 || wire_get_end(&body) < 0 ||
 		    version != WIRE_VERSION) {
 			wire_close_fds(rfds, nrfds);
-			seterr(err, errlen, "malformed HELLO reply from sbx-helper");
+			seterr(err, errlen, "malformed HELLO reply from sandcap-helper");
 			r = -EPROTO;
 		}
 	}
@@ -220,11 +220,11 @@ client_open(struct sbx_session *s, char *err, size_t errlen)
 }
 
 int
-client_create(struct sbx_session *s, const struct sbx_request *req, char *err, size_t errlen)
+client_create(struct sc_session *s, const struct sc_request *req, char *err, size_t errlen)
 {
 	uint8_t buf[WIRE_MSG_MAX], rbuf[WIRE_MSG_MAX + 1];
 	int rfds[WIRE_FDS_MAX];
-	struct sbx_request eff = { .net = req->net, .fs = req->fs };
+	struct sc_request eff = { .net = req->net, .fs = req->fs };
 	char id[CLIENT_ID_MAX], ws[PATH_MAX], enf[sizeof(s->enforcement)];
 	struct wire_wr wr;
 	struct wire_rd body;
@@ -265,7 +265,7 @@ client_create(struct sbx_session *s, const struct sbx_request *req, char *err, s
 		r = wire_get_end(&body);
 	if (r < 0) {
 		wire_close_fds(rfds, nrfds);
-		seterr(err, errlen, "malformed CREATE reply from sbx-helper");
+		seterr(err, errlen, "malformed CREATE reply from sandcap-helper");
 		return -EPROTO;
 	}
 	memcpy(s->id, id, sizeof(id));
@@ -280,7 +280,7 @@ client_create(struct sbx_session *s, const struct sbx_request *req, char *err, s
 
 /* A request with no body whose reply has no body. */
 static int
-simple_request(struct sbx_session *s, uint16_t type, const int *fds, size_t nfds, char *err,
+simple_request(struct sc_session *s, uint16_t type, const int *fds, size_t nfds, char *err,
 	       size_t errlen)
 {
 	uint8_t buf[WIRE_MSG_MAX], rbuf[WIRE_MSG_MAX + 1];
@@ -298,14 +298,14 @@ simple_request(struct sbx_session *s, uint16_t type, const int *fds, size_t nfds
 		return r;
 	if (nrfds != 0 || wire_get_end(&body) < 0) {
 		wire_close_fds(rfds, nrfds);
-		seterr(err, errlen, "malformed reply from sbx-helper");
+		seterr(err, errlen, "malformed reply from sandcap-helper");
 		return -EPROTO;
 	}
 	return 0;
 }
 
 int
-client_attach(struct sbx_session *s, int pidfd, char *err, size_t errlen)
+client_attach(struct sc_session *s, int pidfd, char *err, size_t errlen)
 {
 	int r = simple_request(s, WIRE_REQ_ATTACH, &pidfd, 1, err, errlen);
 
@@ -315,13 +315,13 @@ client_attach(struct sbx_session *s, int pidfd, char *err, size_t errlen)
 }
 
 int
-client_kill(struct sbx_session *s)
+client_kill(struct sc_session *s)
 {
 	return simple_request(s, WIRE_REQ_KILL, NULL, 0, NULL, 0);
 }
 
 int
-client_destroy(struct sbx_session *s, char *err, size_t errlen)
+client_destroy(struct sc_session *s, char *err, size_t errlen)
 {
 	int r, status;
 
@@ -332,7 +332,7 @@ client_destroy(struct sbx_session *s, char *err, size_t errlen)
 	s->sock = safe_close(s->sock);
 	status = reap_helper(s);
 	if (r == 0 && !(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
-		seterr(err, errlen, "sbx-helper ended with status %d after teardown", status);
+		seterr(err, errlen, "sandcap-helper ended with status %d after teardown", status);
 		r = -EPROTO;
 	}
 	return r;

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The front-end's side of the helper protocol (docs/PROTOCOL.md): spawn sbx-helper with one
+/* The front-end's side of the helper protocol (docs/PROTOCOL.md): spawn sandcap-helper with one
  * end of a SOCK_SEQPACKET socketpair on its fd 3, then one call per request type.
  *
  * Order of use (anything else is a protocol violation and the helper tears down):
@@ -9,7 +9,7 @@
  * socket makes the helper tear everything down on its own (EOF).
  *
  * Every function returns 0 or -errno.  When an err buffer is passed it receives a one-line
- * reason without the "sbx: " prefix (callers print "sbx: <what>: <err>"); when the helper
+ * reason without the "sandcap: " prefix (callers print "sandcap: <what>: <err>"); when the helper
  * refused, err is the helper's own text (it names the ceiling and the policy section).
  * Errors the caller may want to tell apart:
  *     -ENOENT      the helper binary does not exist (client_open)
@@ -36,21 +36,21 @@
  * percent of one CPU, count, bytes, milliseconds.  In a request 0 means "not asked": the
  * helper applies the policy default (which may itself be 0 = unlimited).  In the effective
  * copy 0 means "not limited". */
-struct sbx_request {
+struct sc_request {
 	uint64_t memory;
 	uint64_t cpu_percent;
 	uint64_t pids;
 	uint64_t disk;          /* tmpfs size of the workspace */
-	uint64_t timeout_ms;    /* checked against the ceiling; enforced by sbx, not the helper */
-	enum policy_net net;    /* isolation sbx will apply; checked against net_required */
+	uint64_t timeout_ms;    /* checked against the ceiling; enforced by sandcap, not the helper */
+	enum policy_net net;    /* isolation sandcap will apply; checked against net_required */
 	enum policy_fs fs;      /* checked against fs_required */
 };
 
-struct sbx_session {
+struct sc_session {
 	int sock;                       /* our end of the socketpair; -EBADF when closed */
 	pid_t helper_pid;               /* 0 when no helper runs */
 	char id[CLIENT_ID_MAX];         /* "<uid>-<16 hex>", the leaf cgroup's name */
-	struct sbx_request effective;   /* what the helper applied (after CREATE) */
+	struct sc_request effective;   /* what the helper applied (after CREATE) */
 	int leaf_fd;                    /* O_RDONLY|O_DIRECTORY fd of the leaf cgroup */
 	int ws_fd;                      /* O_PATH|O_DIRECTORY fd of the workspace root */
 	char ws_path[PATH_MAX];         /* where the workspace is mounted */
@@ -60,39 +60,39 @@ struct sbx_session {
 };
 
 /* Initialise s to the closed state (all fds -EBADF).  Call before anything else. */
-void client_init(struct sbx_session *s);
+void client_init(struct sc_session *s);
 
-/* Spawn the helper (path: $SBX_HELPER if set and non-empty, else the compiled-in
- * SBX_HELPER_PATH) with the socket on fd 3, then HELLO.  On success the helper is running
+/* Spawn the helper (path: $SC_HELPER if set and non-empty, else the compiled-in
+ * SC_HELPER_PATH) with the socket on fd 3, then HELLO.  On success the helper is running
  * and has accepted the protocol version and the caller (policy loaded, user allowed at
  * all).  On failure the helper has been reaped and err says what is wrong and how to fix it
  * (the helper's refusal text when it sent one). */
-int client_open(struct sbx_session *s, char *err, size_t errlen);
+int client_open(struct sc_session *s, char *err, size_t errlen);
 
 /* CREATE: the helper checks req against the caller's ceilings, creates the leaf cgroup with
  * every limit written and mounts the workspace.  On success s->id, s->effective,
  * s->leaf_fd, s->ws_fd, s->ws_path and s->enforcement are set.  A refusal (-EPERM,
  * -EUSERS for too many sandboxes, -ENOTSUP) puts the helper's reason in err; the session
  * stays usable only for client_close(). */
-int client_create(struct sbx_session *s, const struct sbx_request *req, char *err,
+int client_create(struct sc_session *s, const struct sc_request *req, char *err,
 		  size_t errlen);
 
 /* ATTACH: move the process behind pidfd into the leaf.  The process must be our direct
  * child, not yet reaped, of our uid, and must stay blocked until this returns 0 (it would
  * otherwise run, and fork, outside the cgroup).  pidfd is not consumed. */
-int client_attach(struct sbx_session *s, int pidfd, char *err, size_t errlen);
+int client_attach(struct sc_session *s, int pidfd, char *err, size_t errlen);
 
 /* KILL: SIGKILL every process in the leaf (cgroup.kill).  Returns once the helper has
  * written cgroup.kill, not when the processes are gone. */
-int client_kill(struct sbx_session *s);
+int client_kill(struct sc_session *s);
 
 /* DESTROY: the helper kills what is left, waits for the leaf to empty, removes the cgroup,
  * unmounts and removes the workspace, replies and exits; we reap it.  Read the counters
  * (cgstats_read) BEFORE this call: afterwards leaf_fd and ws_fd are closed.  Returns 0 only
  * if everything was removed; on failure err says what was left behind (a later run of the
  * same user reclaims it). */
-int client_destroy(struct sbx_session *s, char *err, size_t errlen);
+int client_destroy(struct sc_session *s, char *err, size_t errlen);
 
 /* Close the socket and every fd, reap the helper (which tears down on EOF).  Idempotent;
  * safe after any failure. */
-void client_close(struct sbx_session *s);
+void client_close(struct sc_session *s);

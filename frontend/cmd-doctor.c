@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* sbx doctor: tell a user or admin, in order, what this host is missing for sbx's cgroup
+/* sandcap doctor: tell a user or admin, in order, what this host is missing for sandcap's cgroup
  * mode and how to fix each thing.  Reads only; never needs privilege (as root it can look
  * inside the root-only delegated parent). */
 #include <cap-ng.h>
@@ -64,7 +64,7 @@ check_cgroup2(struct doctor *d)
 		report(d, "FAIL", "cgroup v2 is not mounted at " CGROUP_MNT
 		       " (this host uses cgroup v1 or a hybrid layout)",
 		       "boot with systemd.unified_cgroup_hierarchy=1 (the default since systemd 247 "
-		       "and Debian 11); rlimit mode still works: sbx run --no-cgroup");
+		       "and Debian 11); rlimit mode still works: sandcap run --no-cgroup");
 		return;
 	}
 	report(d, "ok", "cgroup v2 mounted at " CGROUP_MNT, NULL);
@@ -90,27 +90,27 @@ check_parent(struct doctor *d, const char *root)
 	if (fd < 0) {
 		snprintf(what, sizeof(what), "delegated parent %s: %s", root, strerror(errno));
 		report(d, "FAIL", what,
-		       "as root: start the unit (systemctl enable --now sbx.service) or run "
-		       "sbx-setup --cgroup <dir> at boot, and set cgroup_root to what it prints");
+		       "as root: start the unit (systemctl enable --now sandcap.service) or run "
+		       "sandcap-setup --cgroup <dir> at boot, and set cgroup_root to what it prints");
 		return;
 	}
 	if (fstatfs(fd, &sfs) < 0 || sfs.f_type != CGROUP2_SUPER_MAGIC || fstat(fd, &st) < 0) {
 		snprintf(what, sizeof(what), "delegated parent %s is not a cgroup v2 directory", root);
 		report(d, "FAIL", what, "point cgroup_root in the policy at a directory under "
-		       CGROUP_MNT " created by sbx-setup");
+		       CGROUP_MNT " created by sandcap-setup");
 		return;
 	}
 	if (st.st_uid != 0 || (st.st_mode & 07777) != 0700) {
 		snprintf(what, sizeof(what), "delegated parent %s is owned by uid %u with mode %04o; "
 			 "it must be root-owned 0700 (users could otherwise reach the sandboxes' "
 			 "limit files)", root, (unsigned) st.st_uid, (unsigned) (st.st_mode & 07777));
-		report(d, "FAIL", what, "as root: chown root:root and chmod 0700 it (sbx-setup does)");
+		report(d, "FAIL", what, "as root: chown root:root and chmod 0700 it (sandcap-setup does)");
 		return;
 	}
 	r = read_small(fd, "cgroup.subtree_control", buf, sizeof(buf));
 	if (r == -EACCES || r == -EBADF) {
 		snprintf(what, sizeof(what), "delegated parent %s exists, root-owned 0700 "
-			 "(controllers visible to root only: run sbx doctor as root to check them)",
+			 "(controllers visible to root only: run sandcap doctor as root to check them)",
 			 root);
 		report(d, "ok", what, NULL);
 		return;
@@ -131,7 +131,7 @@ check_parent(struct doctor *d, const char *root)
 	if (missing[0] != '\0') {
 		snprintf(what, sizeof(what), "delegated parent %s lacks controllers:%s (has '%s')",
 			 root, missing, buf);
-		report(d, "FAIL", what, "as root: run sbx-setup (enables +cpu +memory +pids +io "
+		report(d, "FAIL", what, "as root: run sandcap-setup (enables +cpu +memory +pids +io "
 		       "top-down), or for systemd set Delegate=cpu memory pids io on the unit");
 		return;
 	}
@@ -143,7 +143,7 @@ check_parent(struct doctor *d, const char *root)
 static void
 check_helper(struct doctor *d)
 {
-	const char *path = getenv("SBX_HELPER");
+	const char *path = getenv("SANDCAP_HELPER");
 	static const struct {
 		unsigned cap;
 		const char *name;
@@ -158,12 +158,12 @@ check_helper(struct doctor *d)
 	struct stat st;
 
 	if (path == NULL || path[0] == '\0')
-		path = SBX_HELPER_PATH;
+		path = SC_HELPER_PATH;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0 || fstat(fd, &st) < 0) {
 		snprintf(what, sizeof(what), "helper %s: %s", path, strerror(errno));
-		report(d, "FAIL", what, "install sbx (make install && make install-caps, or the "
-		       "sbx package); SBX_HELPER=PATH points sbx at another copy");
+		report(d, "FAIL", what, "install sandcap (make install && make install-caps, or the "
+		       "sandcap package); SC_HELPER=PATH points sandcap at another copy");
 		return;
 	}
 	if (!(st.st_mode & S_IXOTH) && st.st_uid != getuid()) {
@@ -225,15 +225,15 @@ check_environment(struct doctor *d)
 	if (nnp)
 		report(d, "FAIL", "no_new_privs is set in this environment: the kernel will not grant "
 		       "the helper its file capabilities",
-		       "run sbx outside NoNewPrivileges=yes units, bubblewrap, flatpak or docker "
-		       "--security-opt no-new-privileges (or use sbx run --no-cgroup)");
+		       "run sandcap outside NoNewPrivileges=yes units, bubblewrap, flatpak or docker "
+		       "--security-opt no-new-privileges (or use sandcap run --no-cgroup)");
 	else
 		report(d, "ok", "no_new_privs is not set", NULL);
 	if ((bnd & (1ULL << CAP_DAC_OVERRIDE)) == 0 || (bnd & (1ULL << CAP_CHOWN)) == 0 ||
 	    (bnd & (1ULL << CAP_SYS_ADMIN)) == 0)
 		report(d, "FAIL", "the capability bounding set lacks cap_dac_override, cap_chown or "
 		       "cap_sys_admin (a container?): file capabilities cannot be granted",
-		       "run sbx on the host, not in a restricted container");
+		       "run sandcap on the host, not in a restricted container");
 }
 
 static void
@@ -246,7 +246,7 @@ check_workspace_root(struct doctor *d, const char *wsroot)
 		return;
 	if (stat(wsroot, &st) < 0 || !S_ISDIR(st.st_mode)) {
 		snprintf(what, sizeof(what), "workspace root %s does not exist", wsroot);
-		report(d, "FAIL", what, "as root: systemd-tmpfiles --create sbx.conf, or sbx-setup");
+		report(d, "FAIL", what, "as root: systemd-tmpfiles --create sandcap.conf, or sandcap-setup");
 		return;
 	}
 	if (st.st_uid != 0 || (st.st_mode & 022) != 0) {
@@ -267,11 +267,11 @@ check_landlock(struct doctor *d)
 	char what[128];
 
 	if (abi < 0) {
-		report(d, "warn", "Landlock is not available: sbx run --fs needs --fallback here",
+		report(d, "warn", "Landlock is not available: sandcap run --fs needs --fallback here",
 		       "Linux 5.13+ with CONFIG_SECURITY_LANDLOCK=y and landlock in the lsm= list");
 		return;
 	}
-	snprintf(what, sizeof(what), "Landlock ABI %ld (sbx run --fs is enforced)", abi);
+	snprintf(what, sizeof(what), "Landlock ABI %ld (sandcap run --fs is enforced)", abi);
 	report(d, "ok", what, NULL);
 }
 
@@ -287,7 +287,7 @@ cmd_doctor(int argc, char **argv)
 	int r;
 
 	if (argc > 1 && (streq(argv[1], "--help") || streq(argv[1], "-h"))) {
-		printf("Usage: sbx doctor\n\nCheck, in order, what sbx's cgroup mode needs on this "
+		printf("Usage: sandcap doctor\n\nCheck, in order, what sandcap's cgroup mode needs on this "
 		       "host: cgroup v2, the delegated parent and its controllers, the helper and its "
 		       "capabilities, no_new_privs, the policy file and its trust checks, the "
 		       "workspace root, Landlock.  Prints the fix for each problem.\n"
@@ -295,27 +295,27 @@ cmd_doctor(int argc, char **argv)
 		return 0;
 	}
 	if (argc > 1) {
-		fprintf(stderr, "sbx: doctor: unexpected argument '%s' (see sbx doctor --help)\n",
+		fprintf(stderr, "sandcap: doctor: unexpected argument '%s' (see sandcap doctor --help)\n",
 			argv[1]);
-		return SBX_EXIT_FAILURE;
+		return SC_EXIT_FAILURE;
 	}
 
 	/* The policy names the parent and the workspace root: read it first, report it in turn. */
-	r = policy_read_trusted(SBX_POLICY_PATH, &text, &len, err, sizeof(err));
+	r = policy_read_trusted(SC_POLICY_PATH, &text, &len, err, sizeof(err));
 	if (r >= 0)
-		r = policy_parse_string(text, len, SBX_POLICY_PATH, &p, &line, err, sizeof(err));
+		r = policy_parse_string(text, len, SC_POLICY_PATH, &p, &line, err, sizeof(err));
 
 	check_cgroup2(&d);
 	check_parent(&d, p != NULL ? policy_cgroup_root(p) : NULL);
 	check_helper(&d);
 	check_environment(&d);
 	if (p == NULL) {
-		snprintf(what, sizeof(what), "policy %s: %s", SBX_POLICY_PATH, err);
+		snprintf(what, sizeof(what), "policy %s: %s", SC_POLICY_PATH, err);
 		report(&d, "FAIL", what, r == -ENOENT ?
-		       "as root: install /etc/sbx/sandbox.ini (see sandbox.ini.example, sandbox.ini(5))" :
-		       "as root: fix the file; sbx policy check " SBX_POLICY_PATH " lists every error");
+		       "as root: install /etc/sandcap/sandbox.ini (see sandbox.ini.example, sandbox.ini(5))" :
+		       "as root: fix the file; sandcap policy check " SC_POLICY_PATH " lists every error");
 	} else {
-		snprintf(what, sizeof(what), "policy %s: trusted and valid", SBX_POLICY_PATH);
+		snprintf(what, sizeof(what), "policy %s: trusted and valid", SC_POLICY_PATH);
 		report(&d, "ok", what, NULL);
 	}
 	check_workspace_root(&d, p != NULL ? policy_workspace_root(p) : NULL);
@@ -323,10 +323,10 @@ cmd_doctor(int argc, char **argv)
 	policy_free(p);
 
 	if (d.fails == 0)
-		printf("sbx doctor: cgroup mode should work here (%u warning%s)\n", d.warns,
+		printf("sandcap doctor: cgroup mode should work here (%u warning%s)\n", d.warns,
 		       d.warns == 1 ? "" : "s");
 	else
-		printf("sbx doctor: %u problem%s; until fixed, sbx run works in rlimit mode "
+		printf("sandcap doctor: %u problem%s; until fixed, sandcap run works in rlimit mode "
 		       "(--no-cgroup)\n", d.fails, d.fails == 1 ? "" : "s");
 	return d.fails == 0 ? 0 : 1;
 }

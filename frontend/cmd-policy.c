@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* sbx policy check [--no-trust] [FILE]
- * sbx policy show [--user NAME] [--groups LIST] [FILE]
- * The admin's tools for /etc/sbx/sandbox.ini; see sandbox.ini(5).  Unprivileged. */
+/* sandcap policy check [--no-trust] [FILE]
+ * sandcap policy show [--user NAME] [--groups LIST] [FILE]
+ * The admin's tools for /etc/sandcap/sandbox.ini; see sandbox.ini(5).  Unprivileged. */
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -23,16 +23,16 @@ static void
 usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: sbx policy check [--no-trust] [FILE]\n"
-		"       sbx policy show [--user NAME] [--groups G1,G2...] [FILE]\n\n"
+		"Usage: sandcap policy check [--no-trust] [FILE]\n"
+		"       sandcap policy show [--user NAME] [--groups G1,G2...] [FILE]\n\n"
 		"  check   validate the policy: prints 'FILE: OK' or every error with its line,\n"
-		"          and whether sbx-helper would refuse the file (owner, mode, parents,\n"
+		"          and whether sandcap-helper would refuse the file (owner, mode, parents,\n"
 		"          symlinks).  --no-trust skips that part (for a file not installed yet).\n"
 		"  show    the effective ceilings and defaults of a user (default: you), and the\n"
 		"          section each came from.  --groups replaces the user's groups (from\n"
 		"          the system's user database) with the given list.\n\n"
 		"FILE defaults to %s.  Exit status: 0 valid, 1 invalid or refused, 125 usage.\n"
-		"See sandbox.ini(5).\n", SBX_POLICY_PATH);
+		"See sandbox.ini(5).\n", SC_POLICY_PATH);
 }
 
 /* Read the file the ordinary way (following symlinks, any owner), capped. */
@@ -146,8 +146,8 @@ do_show(const char *file, const char *user, char *groups_arg)
 	r = policy_parse_string(text, len, file, &p, &line, err, sizeof(err));
 	if (r < 0) {
 		(void) policy_check_string(text, len, file, print_error, NULL);
-		fprintf(stderr, "sbx: policy show: %s is not valid; fix it first "
-			"(sbx policy check %s)\n", file, file);
+		fprintf(stderr, "sandcap: policy show: %s is not valid; fix it first "
+			"(sandcap policy check %s)\n", file, file);
 		return 1;
 	}
 
@@ -155,25 +155,25 @@ do_show(const char *file, const char *user, char *groups_arg)
 	gnames = calloc(GROUPS_MAX, sizeof(*gnames));
 	if (names == NULL || gnames == NULL) {
 		policy_free(p);
-		fprintf(stderr, "sbx: policy show: out of memory\n");
-		return SBX_EXIT_FAILURE;
+		fprintf(stderr, "sandcap: policy show: out of memory\n");
+		return SC_EXIT_FAILURE;
 	}
 	if (user == NULL) {
 		struct passwd *pw = getpwuid(getuid());
 
 		if (pw == NULL) {
 			policy_free(p);
-			fprintf(stderr, "sbx: policy show: uid %u has no user name; use --user NAME\n",
+			fprintf(stderr, "sandcap: policy show: uid %u has no user name; use --user NAME\n",
 				(unsigned) getuid());
-			return SBX_EXIT_FAILURE;
+			return SC_EXIT_FAILURE;
 		}
 		owned_user = strdup(pw->pw_name);
 		user = owned_user;
 	}
 	if (user == NULL) {
 		policy_free(p);
-		fprintf(stderr, "sbx: policy show: out of memory\n");
-		return SBX_EXIT_FAILURE;
+		fprintf(stderr, "sandcap: policy show: out of memory\n");
+		return SC_EXIT_FAILURE;
 	}
 	if (groups_arg != NULL) {
 		ng = split_list(groups_arg, names, GROUPS_MAX);
@@ -183,15 +183,15 @@ do_show(const char *file, const char *user, char *groups_arg)
 
 		if (pw == NULL) {
 			policy_free(p);
-			fprintf(stderr, "sbx: policy show: no user '%s' in the user database; give "
+			fprintf(stderr, "sandcap: policy show: no user '%s' in the user database; give "
 				"its groups with --groups G1,G2\n", user);
-			return SBX_EXIT_FAILURE;
+			return SC_EXIT_FAILURE;
 		}
 		gids = calloc(GROUPS_MAX, sizeof(*gids));
 		if (gids == NULL || getgrouplist(user, pw->pw_gid, gids, &n) < 0) {
 			policy_free(p);
-			fprintf(stderr, "sbx: policy show: cannot list the groups of '%s'\n", user);
-			return SBX_EXIT_FAILURE;
+			fprintf(stderr, "sandcap: policy show: cannot list the groups of '%s'\n", user);
+			return SC_EXIT_FAILURE;
 		}
 		for (int i = 0; i < n; i++) {
 			struct group *gr = getgrgid(gids[i]);
@@ -241,7 +241,7 @@ do_show(const char *file, const char *user, char *groups_arg)
 
 	r = policy_read_trusted(file, &ttext, &tlen, err, sizeof(err));
 	if (r < 0)
-		fprintf(stderr, "sbx: note: %s would be refused by the helper: %s\n", file, err);
+		fprintf(stderr, "sandcap: note: %s would be refused by the helper: %s\n", file, err);
 	for (size_t i = 0; i < ng; i++)
 		free(gnames[i]);
 	policy_free(p);
@@ -257,7 +257,7 @@ cmd_policy(int argc, char **argv)
 
 	if (argc < 2) {
 		usage(stderr);
-		return SBX_EXIT_FAILURE;
+		return SC_EXIT_FAILURE;
 	}
 	sub = argv[1];
 	if (streq(sub, "--help") || streq(sub, "-h") || streq(sub, "help")) {
@@ -265,9 +265,9 @@ cmd_policy(int argc, char **argv)
 		return 0;
 	}
 	if (!streq(sub, "check") && !streq(sub, "show")) {
-		fprintf(stderr, "sbx: policy: unknown subcommand '%s'; use check or show "
-			"(sbx policy --help)\n", sub);
-		return SBX_EXIT_FAILURE;
+		fprintf(stderr, "sandcap: policy: unknown subcommand '%s'; use check or show "
+			"(sandcap policy --help)\n", sub);
+		return SC_EXIT_FAILURE;
 	}
 	show = streq(sub, "show");
 	for (int i = 2; i < argc; i++) {
@@ -280,16 +280,16 @@ cmd_policy(int argc, char **argv)
 			trust = false;
 		} else if (show && (streq(a, "--user") || streq(a, "-u"))) {
 			if (++i >= argc) {
-				fprintf(stderr, "sbx: policy show: --user needs a user name\n");
-				return SBX_EXIT_FAILURE;
+				fprintf(stderr, "sandcap: policy show: --user needs a user name\n");
+				return SC_EXIT_FAILURE;
 			}
 			user = argv[i];
 		} else if (show && strneq(a, "--user=", 7)) {
 			user = a + 7;
 		} else if (show && streq(a, "--groups")) {
 			if (++i >= argc) {
-				fprintf(stderr, "sbx: policy show: --groups needs a list of groups\n");
-				return SBX_EXIT_FAILURE;
+				fprintf(stderr, "sandcap: policy show: --groups needs a list of groups\n");
+				return SC_EXIT_FAILURE;
 			}
 			groups = argv[i];
 		} else if (show && strneq(a, "--groups=", 9)) {
@@ -298,25 +298,25 @@ cmd_policy(int argc, char **argv)
 			if (i + 1 < argc && file == NULL)
 				file = argv[++i];
 			if (i + 1 < argc) {
-				fprintf(stderr, "sbx: policy %s: too many arguments\n", sub);
-				return SBX_EXIT_FAILURE;
+				fprintf(stderr, "sandcap: policy %s: too many arguments\n", sub);
+				return SC_EXIT_FAILURE;
 			}
 		} else if (a[0] == '-' && a[1] != '\0') {
-			fprintf(stderr, "sbx: policy %s: unknown option '%s' (sbx policy --help)\n",
+			fprintf(stderr, "sandcap: policy %s: unknown option '%s' (sandcap policy --help)\n",
 				sub, a);
-			return SBX_EXIT_FAILURE;
+			return SC_EXIT_FAILURE;
 		} else if (file == NULL) {
 			file = a;
 		} else {
-			fprintf(stderr, "sbx: policy %s: too many arguments: '%s'\n", sub, a);
-			return SBX_EXIT_FAILURE;
+			fprintf(stderr, "sandcap: policy %s: too many arguments: '%s'\n", sub, a);
+			return SC_EXIT_FAILURE;
 		}
 	}
 	if (file == NULL)
-		file = SBX_POLICY_PATH;
+		file = SC_POLICY_PATH;
 	if (user != NULL && user[0] == '\0') {
-		fprintf(stderr, "sbx: policy show: --user needs a user name\n");
-		return SBX_EXIT_FAILURE;
+		fprintf(stderr, "sandcap: policy show: --user needs a user name\n");
+		return SC_EXIT_FAILURE;
 	}
 	return show ? do_show(file, user, groups) : do_check(file, trust);
 }

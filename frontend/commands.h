@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* Subcommands of sbx.  Each returns the process exit status (0..255). */
+/* Subcommands of sandcap.  Each returns the process exit status (0..255). */
 #pragma once
 
 /* Exit codes (DESIGN.md "Results"). */
-#define SBX_EXIT_TIMEOUT   124
-#define SBX_EXIT_FAILURE   125     /* sbx itself failed or refused */
-#define SBX_EXIT_NOEXEC    126     /* command found but not executable */
-#define SBX_EXIT_NOTFOUND  127     /* command not found */
+#define SC_EXIT_TIMEOUT   124
+#define SC_EXIT_FAILURE   125     /* sandcap itself failed or refused */
+#define SC_EXIT_NOEXEC    126     /* command found but not executable */
+#define SC_EXIT_NOTFOUND  127     /* command not found */
 
 int cmd_run(int argc, char **argv);       /* frontend/run.c */
 int cmd_trace(int argc, char **argv);     /* frontend/run.c */

@@ -34,9 +34,9 @@ control_rundir(char *buf, size_t len, int create)
 
 	if (xdg != NULL && xdg[0] == '/' && stat(xdg, &st) == 0 && S_ISDIR(st.st_mode) &&
 	    st.st_uid == getuid())
-		snprintf(buf, len, "%s/sbx", xdg);
+		snprintf(buf, len, "%s/sandcap", xdg);
 	else
-		snprintf(buf, len, "/tmp/sbx-%u", (unsigned) getuid());
+		snprintf(buf, len, "/tmp/sandcap-%u", (unsigned) getuid());
 	if (create && mkdir(buf, 0700) < 0 && errno != EEXIST)
 		return -errno;
 	if (lstat(buf, &st) < 0)
@@ -192,7 +192,7 @@ for_each_sandbox(int (*fn)(const char *id, const char *status, void *ud), void *
 				char p[PATH_MAX + 300];
 
 				snprintf(p, sizeof(p), "%s/%s", dir, list[i]->d_name);
-				(void) unlink(p);       /* its sbx is gone */
+				(void) unlink(p);       /* its sandcap is gone */
 			} else if (r == 0 && status[0] == '{') {
 				fn(id, status, ud);
 			}
@@ -269,13 +269,13 @@ cmd_ps(int argc, char **argv)
 		if (streq(argv[i], "--json")) {
 			c.json = true;
 		} else if (streq(argv[i], "--help") || streq(argv[i], "-h")) {
-			printf("Usage: sbx ps [--json]\n\nList your running sandboxes: id, mode, age, "
+			printf("Usage: sandcap ps [--json]\n\nList your running sandboxes: id, mode, age, "
 			       "memory (current, peak; bytes), CPU (ms), pids, workspace bytes, "
 			       "command.  Other users' sandboxes are never shown.\n");
 			return 0;
 		} else {
-			fprintf(stderr, "sbx: ps: unknown option '%s' (see sbx ps --help)\n", argv[i]);
-			return SBX_EXIT_FAILURE;
+			fprintf(stderr, "sandcap: ps: unknown option '%s' (see sandcap ps --help)\n", argv[i]);
+			return SC_EXIT_FAILURE;
 		}
 	}
 	if (c.json)
@@ -285,9 +285,9 @@ cmd_ps(int argc, char **argv)
 		       "MEMPEAK", "CPU_MS", "PIDS", "DISK", "COMMAND");
 	r = for_each_sandbox(ps_print, &c);
 	if (r < 0) {
-		fprintf(stderr, "sbx: ps: cannot read the run directory: %s%s\n", strerror(-r),
+		fprintf(stderr, "sandcap: ps: cannot read the run directory: %s%s\n", strerror(-r),
 			r == -EPERM ? " (it must be yours and not open to others: mode 0700)" : "");
-		return SBX_EXIT_FAILURE;
+		return SC_EXIT_FAILURE;
 	}
 	if (c.json)
 		printf("]\n");
@@ -330,39 +330,39 @@ cmd_kill(int argc, char **argv)
 		if ((streq(argv[i], "--signal") || streq(argv[i], "-s")) && i + 1 < argc) {
 			sig = parse_signal(argv[++i]);
 			if (sig < 0) {
-				fprintf(stderr, "sbx: kill: --signal: unknown signal '%s' (use a name "
+				fprintf(stderr, "sandcap: kill: --signal: unknown signal '%s' (use a name "
 					"like TERM or KILL, or a number)\n", argv[i]);
-				return SBX_EXIT_FAILURE;
+				return SC_EXIT_FAILURE;
 			}
 		} else if (streq(argv[i], "--help") || streq(argv[i], "-h")) {
-			printf("Usage: sbx kill [--signal SIG] ID\n\nSignal every process of one of your "
-			       "sandboxes (default KILL, which ends it; its sbx then tears down the "
-			       "cgroup and the workspace and writes its report).  IDs come from sbx ps.\n");
+			printf("Usage: sandcap kill [--signal SIG] ID\n\nSignal every process of one of your "
+			       "sandboxes (default KILL, which ends it; its sandcap then tears down the "
+			       "cgroup and the workspace and writes its report).  IDs come from sandcap ps.\n");
 			return 0;
 		} else if (id == NULL && argv[i][0] != '-') {
 			id = argv[i];
 		} else {
-			fprintf(stderr, "sbx: kill: unexpected argument '%s' (see sbx kill --help)\n",
+			fprintf(stderr, "sandcap: kill: unexpected argument '%s' (see sandcap kill --help)\n",
 				argv[i]);
-			return SBX_EXIT_FAILURE;
+			return SC_EXIT_FAILURE;
 		}
 	}
 	if (id == NULL) {
-		fprintf(stderr, "sbx: kill: which sandbox? give an ID from sbx ps\n");
-		return SBX_EXIT_FAILURE;
+		fprintf(stderr, "sandcap: kill: which sandbox? give an ID from sandcap ps\n");
+		return SC_EXIT_FAILURE;
 	}
 	snprintf(req, sizeof(req), "kill %d", sig);
 	r = control_request(id, req, reply, sizeof(reply));
 	if (r == -ENOENT || r == -ECONNREFUSED || r == -EINVAL) {
-		fprintf(stderr, "sbx: kill: no running sandbox '%s' of yours (see sbx ps)\n", id);
+		fprintf(stderr, "sandcap: kill: no running sandbox '%s' of yours (see sandcap ps)\n", id);
 		return 1;
 	}
 	if (r < 0) {
-		fprintf(stderr, "sbx: kill: %s: %s\n", id, strerror(-r));
-		return SBX_EXIT_FAILURE;
+		fprintf(stderr, "sandcap: kill: %s: %s\n", id, strerror(-r));
+		return SC_EXIT_FAILURE;
 	}
 	if (!streq(reply, "ok")) {
-		fprintf(stderr, "sbx: kill: %s: %s\n", id, reply);
+		fprintf(stderr, "sandcap: kill: %s: %s\n", id, reply);
 		return 1;
 	}
 	return 0;

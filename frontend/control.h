@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: MIT */
-/* The control socket of a running `sbx run`, for `sbx ps` and `sbx kill`.
+/* The control socket of a running `sandcap run`, for `sandcap ps` and `sandcap kill`.
  *
- * Each running sandbox's sbx listens on a SOCK_SEQPACKET socket <rundir>/<id>.sock, where
- * <rundir> is $XDG_RUNTIME_DIR/sbx when XDG_RUNTIME_DIR is an absolute path to a directory
- * we own, else /tmp/sbx-<uid>; the directory is ours, mode 0700, checked on every use.
- * Only peers of our own uid (SO_PEERCRED) are answered, so `sbx ps` and `sbx kill` never
+ * Each running sandbox's sandcap listens on a SOCK_SEQPACKET socket <rundir>/<id>.sock, where
+ * <rundir> is $XDG_RUNTIME_DIR/sandcap when XDG_RUNTIME_DIR is an absolute path to a directory
+ * we own, else /tmp/sandcap-<uid>; the directory is ours, mode 0700, checked on every use.
+ * Only peers of our own uid (SO_PEERCRED) are answered, so `sandcap ps` and `sandcap kill` never
  * see or touch another user's sandboxes; no privilege is needed (the helper is not asked).
  *
  * Requests and replies are single datagrams of text:
- *   "status"      -> one JSON object (see docs/report.md "sbx ps --json")
- *   "kill <SIG>"  -> "ok" or "error: <reason>"; the running sbx signals every process of the
+ *   "status"      -> one JSON object (see docs/report.md "sandcap ps --json")
+ *   "kill <SIG>"  -> "ok" or "error: <reason>"; the running sandcap signals every process of the
  *                    sandbox (SIGKILL: cgroup.kill through the helper) and then ends as usual,
  *                    tearing down the cgroup and the workspace. */
 #pragma once
@@ -19,7 +19,7 @@
 
 #define CONTROL_MSG_MAX 4096
 
-/* Server side, used by sbx run. */
+/* Server side, used by sandcap run. */
 struct control_ops {
 	/* Write the status JSON object into buf (NUL-terminated). */
 	int (*status)(void *userdata, char *buf, size_t len);
@@ -42,6 +42,6 @@ int control_serve_one(int listen_fd, const struct control_ops *ops);
 /* Client side: send one request to <rundir>/<id>.sock and read the reply. */
 int control_request(const char *id, const char *req, char *reply, size_t replylen);
 
-/* `sbx ps [--json]` and `sbx kill [--signal SIG] ID`. */
+/* `sandcap ps [--json]` and `sandcap kill [--signal SIG] ID`. */
 int cmd_ps(int argc, char **argv);
 int cmd_kill(int argc, char **argv);

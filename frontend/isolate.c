@@ -58,7 +58,7 @@
 /* The ABI 6 layout of struct landlock_ruleset_attr.  The kernel accepts a larger struct
  * than it knows as long as the extra bytes are zero, and the fields it does not know are
  * only set when the probed ABI has them. */
-struct sbx_ruleset_attr {
+struct sc_ruleset_attr {
 	uint64_t handled_access_fs;
 	uint64_t handled_access_net;
 	uint64_t scoped;
@@ -242,18 +242,18 @@ check_paths(const struct isolate_opts *o, const char *opt, const char *const *pa
 		struct stat st;
 
 		if (paths[i] == NULL || paths[i][0] == '\0') {
-			set_str(err, errlen, "sbx: %s: empty path", opt);
+			set_str(err, errlen, "sandcap: %s: empty path", opt);
 			return -EINVAL;
 		}
 		if (o->fs == POLICY_FS_NONE) {
-			set_str(err, errlen, "sbx: %s %s: needs a filesystem policy; add --fs ro "
+			set_str(err, errlen, "sandcap: %s %s: needs a filesystem policy; add --fs ro "
 				"or --fs strict", opt, paths[i]);
 			return -EINVAL;
 		}
 		if (stat(paths[i], &st) < 0) {
 			int r = -errno;
 
-			set_str(err, errlen, "sbx: %s %s: %s", opt, paths[i], strerror(-r));
+			set_str(err, errlen, "sandcap: %s %s: %s", opt, paths[i], strerror(-r));
 			return r;
 		}
 	}
@@ -268,7 +268,7 @@ isolate_plan_on(const struct isolate_opts *o, int abi, bool seccomp, struct isol
 	int r;
 
 	if (o->n_rw > ISOLATE_PATHS_MAX || o->n_ro > ISOLATE_PATHS_MAX) {
-		set_str(err, errlen, "sbx: too many --rw/--ro paths (at most %d each)",
+		set_str(err, errlen, "sandcap: too many --rw/--ro paths (at most %d each)",
 			ISOLATE_PATHS_MAX);
 		return -E2BIG;
 	}
@@ -290,7 +290,7 @@ isolate_plan_on(const struct isolate_opts *o, int abi, bool seccomp, struct isol
 	} else if (o->fallback)
 		set_str(p.fs_enforcement, sizeof(p.fs_enforcement), "none (no Landlock; --fallback)");
 	else {
-		set_str(err, errlen, "sbx: --fs %s: this kernel has no Landlock (needs Linux 5.13 "
+		set_str(err, errlen, "sandcap: --fs %s: this kernel has no Landlock (needs Linux 5.13 "
 			"with CONFIG_SECURITY_LANDLOCK and landlock in the lsm= list); pass "
 			"--fallback to run without a filesystem policy", policy_fs_name(o->fs));
 		return -EOPNOTSUPP;
@@ -310,7 +310,7 @@ isolate_plan_on(const struct isolate_opts *o, int abi, bool seccomp, struct isol
 			else
 				set_str(p.net_enforcement, sizeof(p.net_enforcement), "seccomp");
 		} else if (!o->fallback) {
-			set_str(err, errlen, "sbx: --net none: this kernel has no seccomp filters "
+			set_str(err, errlen, "sandcap: --net none: this kernel has no seccomp filters "
 				"(needs CONFIG_SECCOMP_FILTER); pass --fallback to run with %s",
 				p.landlock_net ? "Landlock's TCP-only denial" : "the host's network");
 			return -EOPNOTSUPP;
@@ -345,25 +345,25 @@ isolate_check_required_on(const struct isolate_opts *o, const struct policy_reso
 			  int abi, bool seccomp, char *err, size_t errlen)
 {
 	if (o->net < r->net_required) {
-		set_str(err, errlen, "sbx: --net %s: the policy requires --net %s for you "
-			"(set by %s; see 'sbx policy show')", policy_net_name(o->net),
+		set_str(err, errlen, "sandcap: --net %s: the policy requires --net %s for you "
+			"(set by %s; see 'sandcap policy show')", policy_net_name(o->net),
 			policy_net_name(r->net_required), r->net_required_src);
 		return -EPERM;
 	}
 	if (o->fs < r->fs_required) {
-		set_str(err, errlen, "sbx: --fs %s: the policy requires --fs %s or stricter for "
-			"you (set by %s; see 'sbx policy show')", policy_fs_name(o->fs),
+		set_str(err, errlen, "sandcap: --fs %s: the policy requires --fs %s or stricter for "
+			"you (set by %s; see 'sandcap policy show')", policy_fs_name(o->fs),
 			policy_fs_name(r->fs_required), r->fs_required_src);
 		return -EPERM;
 	}
 	/* --fallback must not turn a required policy into an unenforced one. */
 	if (o->fallback && r->fs_required > POLICY_FS_NONE && abi < 1) {
-		set_str(err, errlen, "sbx: --fallback: the policy requires --fs %s for you and "
+		set_str(err, errlen, "sandcap: --fallback: the policy requires --fs %s for you and "
 			"this kernel has no Landlock to enforce it", policy_fs_name(r->fs_required));
 		return -EPERM;
 	}
 	if (o->fallback && r->net_required > POLICY_NET_HOST && !seccomp) {
-		set_str(err, errlen, "sbx: --fallback: the policy requires --net none for you and "
+		set_str(err, errlen, "sandcap: --fallback: the policy requires --net none for you and "
 			"this kernel has no seccomp filters to enforce it");
 		return -EPERM;
 	}
@@ -394,7 +394,7 @@ abs_path(const char *base, const char *path, char *buf, size_t len)
 }
 
 /* The writable temp dir in ro/strict: the child's $TMPDIR if it is an absolute path to a
- * directory (sbx sets it to the workspace's tmp when there is one), else /tmp. */
+ * directory (sandcap sets it to the workspace's tmp when there is one), else /tmp. */
 static const char *
 pick_tmpdir(void)
 {
@@ -411,7 +411,7 @@ landlock_apply(const struct isolate_opts *o, const struct isolate_plan *plan, ch
 	       size_t errlen)
 {
 	struct isolate_rule rules[ISOLATE_RULES_MAX];
-	struct sbx_ruleset_attr attr = { 0 };
+	struct sc_ruleset_attr attr = { 0 };
 	_cleanup_close_ int ruleset = -EBADF;
 	size_t n = 0;
 	int r;
@@ -420,7 +420,7 @@ landlock_apply(const struct isolate_opts *o, const struct isolate_plan *plan, ch
 		r = isolate_fs_rules(o, plan->landlock_abi, pick_tmpdir(), rules, ELEMENTSOF(rules),
 				     &n, &attr.handled_access_fs);
 		if (r < 0) {
-			set_str(err, errlen, "sbx: --fs %s: too many paths", policy_fs_name(o->fs));
+			set_str(err, errlen, "sandcap: --fs %s: too many paths", policy_fs_name(o->fs));
 			return r;
 		}
 	}
@@ -435,7 +435,7 @@ landlock_apply(const struct isolate_opts *o, const struct isolate_plan *plan, ch
 	ruleset = (int) syscall(SYS_landlock_create_ruleset, &attr, sizeof(attr), 0);
 	if (ruleset < 0) {
 		r = -errno;
-		set_str(err, errlen, "sbx: Landlock: cannot create the ruleset (ABI %d): %s",
+		set_str(err, errlen, "sandcap: Landlock: cannot create the ruleset (ABI %d): %s",
 			plan->landlock_abi, strerror(-r));
 		return r;
 	}
@@ -448,18 +448,18 @@ landlock_apply(const struct isolate_opts *o, const struct isolate_plan *plan, ch
 
 		r = abs_path(plan->cwd, rules[i].path, path, sizeof(path));
 		if (r < 0) {
-			set_str(err, errlen, "sbx: %s %s: path too long",
+			set_str(err, errlen, "sandcap: %s %s: path too long",
 				rules[i].origin ? rules[i].origin : "--fs", rules[i].path);
 			return r;
 		}
 		fd = open(path, O_PATH | O_CLOEXEC);
 		if (fd < 0 || fstat(fd, &st) < 0) {
 			r = -errno;
-			/* Defaults that this system lacks are skipped; what the user or sbx
+			/* Defaults that this system lacks are skipped; what the user or sandcap
 			 * named must exist. */
 			if (rules[i].origin == NULL && (r == -ENOENT || r == -ENOTDIR))
 				continue;
-			set_str(err, errlen, "sbx: %s %s: %s",
+			set_str(err, errlen, "sandcap: %s %s: %s",
 				rules[i].origin ? rules[i].origin : "--fs", path, strerror(-r));
 			return r;
 		}
@@ -471,7 +471,7 @@ landlock_apply(const struct isolate_opts *o, const struct isolate_plan *plan, ch
 		pb.parent_fd = fd;
 		if (syscall(SYS_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH, &pb, 0) < 0) {
 			r = -errno;
-			set_str(err, errlen, "sbx: Landlock: cannot add the rule for %s: %s", path,
+			set_str(err, errlen, "sandcap: Landlock: cannot add the rule for %s: %s", path,
 				strerror(-r));
 			return r;
 		}
@@ -479,7 +479,7 @@ landlock_apply(const struct isolate_opts *o, const struct isolate_plan *plan, ch
 
 	if (syscall(SYS_landlock_restrict_self, ruleset, 0) < 0) {
 		r = -errno;
-		set_str(err, errlen, "sbx: Landlock: cannot restrict the sandbox: %s%s",
+		set_str(err, errlen, "sandcap: Landlock: cannot restrict the sandbox: %s%s",
 			strerror(-r), r == -EPERM ? " (no_new_privs not set)" : "");
 		return r;
 	}
@@ -523,7 +523,7 @@ seccomp_apply(const struct isolate_opts *o, const struct isolate_plan *plan, cha
 
 	ctx = seccomp_init(SCMP_ACT_ALLOW);
 	if (ctx == NULL) {
-		set_str(err, errlen, "sbx: seccomp: cannot allocate the filter");
+		set_str(err, errlen, "sandcap: seccomp: cannot allocate the filter");
 		return -ENOMEM;
 	}
 	/* Only the native ABI: a 64-bit process can still issue i386 (int 0x80) or x32
@@ -609,7 +609,7 @@ seccomp_apply(const struct isolate_opts *o, const struct isolate_plan *plan, cha
 		goto fail;
 	return 0;
 fail:
-	set_str(err, errlen, "sbx: seccomp: cannot %s the filter: %s",
+	set_str(err, errlen, "sandcap: seccomp: cannot %s the filter: %s",
 		r == -ECANCELED ? "load" : "build", strerror(-r));
 	return r;
 }

@@ -52,7 +52,7 @@ int isolate_apply(const struct isolate_opts *o, const struct isolate_plan *plan,
 		  size_t errlen);
 
 /* Front-end (and helper) check of item 3: refuse a request weaker than the admin's policy.
- * Returns 0, or -EPERM with e.g. "sbx: --net host: the policy requires --net none for you
+ * Returns 0, or -EPERM with e.g. "sandcap: --net host: the policy requires --net none for you
  * ([group:students])" in err.  Also refuses --fallback when it would let a required policy
  * go unenforced on this kernel (no Landlock for a required --fs, no seccomp for --net). */
 int isolate_check_required(const struct isolate_opts *o, const struct policy_resolved *r,

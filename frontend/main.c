@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* sbx: the unprivileged front-end.  Dispatches to one subcommand. */
+/* sandcap: the unprivileged front-end.  Dispatches to one subcommand. */
 #include <stdio.h>
 #include <string.h>
 
@@ -16,7 +16,7 @@ static const struct {
 	{ "run",    cmd_run,    "run a command under enforced limits and report what happened" },
 	{ "trace",  cmd_trace,  "run a command, then print the limits that would fit it" },
 	{ "policy", cmd_policy, "check the admin's policy file or show a user's ceilings" },
-	{ "profile", cmd_profile, "list named profiles or show one as sbx run flags" },
+	{ "profile", cmd_profile, "list named profiles or show one as sandcap run flags" },
 	{ "ps",     cmd_ps,     "list your running sandboxes" },
 	{ "kill",   cmd_kill,   "signal or end one of your sandboxes" },
 	{ "doctor", cmd_doctor, "tell what this host lacks for cgroup mode, and the fixes" },
@@ -25,34 +25,34 @@ static const struct {
 static void
 usage(FILE *f)
 {
-	fprintf(f, "Usage: sbx COMMAND [OPTIONS] [-- COMMAND ARGS...]\n\n"
+	fprintf(f, "Usage: sandcap COMMAND [OPTIONS] [-- COMMAND ARGS...]\n\n"
 		   "Commands:\n");
 	for (size_t i = 0; i < ELEMENTSOF(commands); i++)
 		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
-	fprintf(f, "\nRun 'sbx COMMAND --help' for a command's options; see sbx(1).\n"
+	fprintf(f, "\nRun 'sandcap COMMAND --help' for a command's options; see sandcap(1).\n"
 		   "Exit status: the command's own; 128+N if it died of signal N; 124 timeout;\n"
-		   "125 sbx failed or refused; 126 not executable; 127 not found.\n");
+		   "125 sandcap failed or refused; 126 not executable; 127 not found.\n");
 }
 
 int
 main(int argc, char **argv)
 {
-	log_setup("sbx", LOG_INFO, 0);
+	log_setup("sandcap", LOG_INFO, 0);
 	if (argc < 2) {
 		usage(stderr);
-		return SBX_EXIT_FAILURE;
+		return SC_EXIT_FAILURE;
 	}
 	if (streq(argv[1], "--help") || streq(argv[1], "-h") || streq(argv[1], "help")) {
 		usage(stdout);
 		return 0;
 	}
 	if (streq(argv[1], "--version") || streq(argv[1], "-V")) {
-		printf("sbx %s\n", SBX_VERSION);
+		printf("sandcap %s\n", SC_VERSION);
 		return 0;
 	}
 	for (size_t i = 0; i < ELEMENTSOF(commands); i++)
 		if (streq(argv[1], commands[i].name))
 			return commands[i].fn(argc - 1, argv + 1);
-	fprintf(stderr, "sbx: unknown command '%s'; run 'sbx --help' for the list\n", argv[1]);
-	return SBX_EXIT_FAILURE;
+	fprintf(stderr, "sandcap: unknown command '%s'; run 'sandcap --help' for the list\n", argv[1]);
+	return SC_EXIT_FAILURE;
 }

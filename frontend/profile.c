@@ -18,8 +18,8 @@
 #include "parse-util.h"
 #include "profile.h"
 
-#ifndef SBX_PROFILES_DIR
-#define SBX_PROFILES_DIR "/etc/sbx/profiles.d"
+#ifndef SC_PROFILES_DIR
+#define SC_PROFILES_DIR "/etc/sandcap/profiles.d"
 #endif
 #define PROFILE_FILE_MAX  (64 * 1024)
 #define PROFILE_NAME_MAX  48            /* below inih's silent 49-byte section cut */
@@ -28,7 +28,7 @@
 enum ptype { P_SIZE, P_DURATION, P_PERCENT, P_COUNT, P_NET, P_FS, P_PATHS, P_BOOL };
 
 static const struct pkey {
-	const char *name;       /* the `sbx run` long option */
+	const char *name;       /* the `sandcap run` long option */
 	const char *alias;      /* with underscores, or NULL */
 	enum ptype type;
 } pkeys[] = {
@@ -376,9 +376,9 @@ user_file(char *buf, size_t len)
 	const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
 
 	if (xdg != NULL && xdg[0] == '/')
-		snprintf(buf, len, "%s/sbx/profiles.ini", xdg);
+		snprintf(buf, len, "%s/sandcap/profiles.ini", xdg);
 	else if (home != NULL && home[0] == '/')
-		snprintf(buf, len, "%s/.config/sbx/profiles.ini", home);
+		snprintf(buf, len, "%s/.config/sandcap/profiles.ini", home);
 	else
 		buf[0] = '\0';
 }
@@ -386,9 +386,9 @@ user_file(char *buf, size_t len)
 static const char *
 admin_dir(void)
 {
-	const char *d = getenv("SBX_PROFILES_DIR");
+	const char *d = getenv("SANDCAP_PROFILES_DIR");
 
-	return d != NULL && d[0] == '/' ? d : SBX_PROFILES_DIR;
+	return d != NULL && d[0] == '/' ? d : SC_PROFILES_DIR;
 }
 
 static int
@@ -494,8 +494,8 @@ profile_load(const char *name, struct profile *ret, char *err, size_t errlen)
 	if (r == 0) {
 		profile_done(ret);
 		user_file(uf, sizeof(uf));
-		snprintf(err, errlen, "no profile named '%s' in %s or %s/*.ini (see sbx profile list)",
-			 name, uf[0] != '\0' ? uf : "~/.config/sbx/profiles.ini", admin_dir());
+		snprintf(err, errlen, "no profile named '%s' in %s or %s/*.ini (see sandcap profile list)",
+			 name, uf[0] != '\0' ? uf : "~/.config/sandcap/profiles.ini", admin_dir());
 		return -ENOENT;
 	}
 	return 0;
@@ -531,7 +531,7 @@ list_one(const char *path, void *userdata)
 		r = profile_parse_text(text, path, list_header, lc, err, sizeof(err));
 	}
 	if (r < 0)
-		fprintf(stderr, "sbx: profile: %s\n", err);
+		fprintf(stderr, "sandcap: profile: %s\n", err);
 	return 0;
 }
 
@@ -551,10 +551,10 @@ cmd_profile(int argc, char **argv)
 	if (argc == 3 && streq(argv[1], "show")) {
 		r = profile_load(argv[2], &p, err, sizeof(err));
 		if (r < 0) {
-			fprintf(stderr, "sbx: profile %s: %s\n", argv[2], err);
-			return SBX_EXIT_FAILURE;
+			fprintf(stderr, "sandcap: profile %s: %s\n", argv[2], err);
+			return SC_EXIT_FAILURE;
 		}
-		printf("# [%s] from %s:%u; command-line flags override these\nsbx run", p.name,
+		printf("# [%s] from %s:%u; command-line flags override these\nsandcap run", p.name,
 		       p.file, p.line);
 		for (size_t i = 0; i < p.nwords; i++)
 			printf(" %s", p.words[i]);
@@ -563,12 +563,12 @@ cmd_profile(int argc, char **argv)
 		return 0;
 	}
 	if (argc == 2 && (streq(argv[1], "--help") || streq(argv[1], "-h"))) {
-		printf("Usage: sbx profile list\n       sbx profile show NAME\n\n"
-		       "Profiles are [NAME] sections of $XDG_CONFIG_HOME/sbx/profiles.ini "
-		       "(~/.config/sbx/profiles.ini), then of %s/*.ini; the first match wins.\n"
-		       "Use one with sbx run --profile NAME; see sbx(1).\n", admin_dir());
+		printf("Usage: sandcap profile list\n       sandcap profile show NAME\n\n"
+		       "Profiles are [NAME] sections of $XDG_CONFIG_HOME/sandcap/profiles.ini "
+		       "(~/.config/sandcap/profiles.ini), then of %s/*.ini; the first match wins.\n"
+		       "Use one with sandcap run --profile NAME; see sandcap(1).\n", admin_dir());
 		return 0;
 	}
-	fprintf(stderr, "sbx: profile: expected 'list' or 'show NAME' (see sbx profile --help)\n");
-	return SBX_EXIT_FAILURE;
+	fprintf(stderr, "sandcap: profile: expected 'list' or 'show NAME' (see sandcap profile --help)\n");
+	return SC_EXIT_FAILURE;
 }

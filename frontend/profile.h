@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* Named profiles: sets of `sbx run` options kept in INI files.
+/* Named profiles: sets of `sandcap run` options kept in INI files.
  *
  * Lookup of `--profile NAME`, first match wins:
- *   1. $XDG_CONFIG_HOME/sbx/profiles.ini (default ~/.config/sbx/profiles.ini), the user's;
- *   2. SBX_PROFILES_DIR/ *.ini in name order (default /etc/sbx/profiles.d), the admin's.
- * A profile section [NAME] holds keys named like the long options of `sbx run` (memory,
+ *   1. $XDG_CONFIG_HOME/sandcap/profiles.ini (default ~/.config/sandcap/profiles.ini), the user's;
+ *   2. SC_PROFILES_DIR/ *.ini in name order (default /etc/sandcap/profiles.d), the admin's.
+ * A profile section [NAME] holds keys named like the long options of `sandcap run` (memory,
  * cpu, pids, disk, timeout, grace, cpu-time, as, fsize, nofile, stack, core, nproc, net, fs,
  * rw, ro, fallback, no-cgroup).  Values are validated here, with FILE:LINE in every error;
  * the profile becomes option words placed before the command line's own, so flags given on
@@ -36,5 +36,5 @@ int profile_parse_text(const char *text, const char *filename,
 		       void (*cb)(const char *section, unsigned line, void *userdata),
 		       void *userdata, char *err, size_t errlen);
 
-/* `sbx profile list` / `sbx profile show NAME`. */
+/* `sandcap profile list` / `sandcap profile show NAME`. */
 int cmd_profile(int argc, char **argv);

@@ -51,7 +51,7 @@ report_write_json(FILE *f, const struct report *r)
 
 	json_init(&j, f);
 	json_object_begin(&j);
-	json_key(&j, "sbx_report");
+	json_key(&j, "sandcap_report");
 	json_uint(&j, 1);
 	json_key(&j, "version");
 	json_string(&j, r->version);
@@ -74,8 +74,8 @@ report_write_json(FILE *f, const struct report *r)
 	json_array_end(&j);
 	key_opt_uint(&j, "exit_code", r->v.exit_code >= 0, (uint64_t) r->v.exit_code);
 	key_opt_uint(&j, "signal", r->v.signal > 0, (uint64_t) r->v.signal);
-	json_key(&j, "sbx_exit");
-	json_uint(&j, (uint64_t) r->v.sbx_exit);
+	json_key(&j, "sandcap_exit");
+	json_uint(&j, (uint64_t) r->v.sc_exit);
 	json_key(&j, "message");
 	json_string(&j, r->message != NULL ? r->message : "");
 	json_key(&j, "limits");
@@ -119,9 +119,9 @@ report_write_summary(FILE *f, const struct report *r)
 
 	if (r->has_max_rss)
 		format_size(r->max_rss, rss, sizeof(rss));
-	fprintf(f, "sbx: %s: %s; exit %d\n", verdict_name(r->v.kind),
-		r->message != NULL ? r->message : "", r->v.sbx_exit);
-	fprintf(f, "sbx: usage: wall %.2fs, cpu %.2fs user %.2fs sys, peak rss %s\n",
+	fprintf(f, "sandcap: %s: %s; exit %d\n", verdict_name(r->v.kind),
+		r->message != NULL ? r->message : "", r->v.sc_exit);
+	fprintf(f, "sandcap: usage: wall %.2fs, cpu %.2fs user %.2fs sys, peak rss %s\n",
 		(double) r->wall_ms / 1000.0, (double) r->cpu_user_ms / 1000.0,
 		(double) r->cpu_system_ms / 1000.0, rss);
 }

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The result of one `sbx run`: the JSON report (docs/report.md) and the two stderr lines. */
+/* The result of one `sandcap run`: the JSON report (docs/report.md) and the two stderr lines. */
 #pragma once
 
 #include <stdbool.h>
@@ -39,6 +39,6 @@ void report_add_enforcement(struct report *r, const char *key, const char *fmt, 
 /* Write the JSON object and a newline.  Returns 0 or -errno. */
 int report_write_json(FILE *f, const struct report *r);
 
-/* "sbx: VERDICT: MESSAGE; exit N" and "sbx: usage: wall ..., cpu ... user ... sys, peak
+/* "sandcap: VERDICT: MESSAGE; exit N" and "sandcap: usage: wall ..., cpu ... user ... sys, peak
  * rss ..." */
 void report_write_summary(FILE *f, const struct report *r);

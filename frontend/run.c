@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* `sbx run`: parse, decide how each limit is enforced, run the sandbox (supervise.c), decide
- * the verdict (verdict.c) and report it (report.c).  DESIGN.md "The flow of one sbx run". */
+/* `sandcap run`: parse, decide how each limit is enforced, run the sandbox (supervise.c), decide
+ * the verdict (verdict.c) and report it (report.c).  DESIGN.md "The flow of one sandcap run". */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -40,7 +40,7 @@ fclosep_(FILE **f)
 		(void) fclose(*f);
 }
 
-/* "<uid>-<12 hex>", chosen by sbx in rlimit mode. */
+/* "<uid>-<12 hex>", chosen by sandcap in rlimit mode. */
 static void
 make_id(char *buf, size_t bufsz)
 {
@@ -56,9 +56,9 @@ make_id(char *buf, size_t bufsz)
 }
 
 static const char *
-strip_sbx_prefix(const char *s)
+strip_sandcap_prefix(const char *s)
 {
-	return strneq(s, "sbx: ", 5) ? s + 5 : s;
+	return strneq(s, "sandcap: ", 5) ? s + 5 : s;
 }
 
 /* The cgroup limits cannot be enforced as asked (no helper, the policy's refusal
@@ -77,11 +77,11 @@ resolve_cgroup_fallback(struct run_opts *o, struct report *rep, const char *reas
 			continue;
 		any = true;
 		if (!o->fallback) {
-			fprintf(stderr, "sbx: %s needs the sbx helper (cgroup v2), which %s: %s; "
+			fprintf(stderr, "sandcap: %s needs the sandcap helper (cgroup v2), which %s: %s; "
 				"%s or pass --fallback to accept %s instead\n", names[i],
 				refused ? "refused you" : "is not available", reason,
-				refused ? "ask the admin (sbx policy show)" :
-				"install it (see sbx doctor)",
+				refused ? "ask the admin (sandcap policy show)" :
+				"install it (see sandcap doctor)",
 				i == 0 ? "RLIMIT_AS" : i == 1 ? "no CPU limit" :
 				i == 2 ? "RLIMIT_NPROC" : "RLIMIT_FSIZE");
 			return -EINVAL;
@@ -90,7 +90,7 @@ resolve_cgroup_fallback(struct run_opts *o, struct report *rep, const char *reas
 	if (!any)
 		return 0;
 
-	/* Substitutes (documented in sbx(1) and docs/report.md).  An explicit rlimit of the
+	/* Substitutes (documented in sandcap(1) and docs/report.md).  An explicit rlimit of the
 	 * same kind is kept if it is tighter. */
 	if (o->memory > 0) {
 		if (!o->rl[RUN_RL_AS].set || o->rl[RUN_RL_AS].value > o->memory) {
@@ -116,7 +116,7 @@ resolve_cgroup_fallback(struct run_opts *o, struct report *rep, const char *reas
 		report_add_enforcement(rep, "disk", "rlimit (RLIMIT_FSIZE, per file, --fallback)");
 	}
 	if (!o->quiet)
-		fprintf(stderr, "sbx: warning: %s; --fallback: memory -> RLIMIT_AS, pids -> "
+		fprintf(stderr, "sandcap: warning: %s; --fallback: memory -> RLIMIT_AS, pids -> "
 			"RLIMIT_NPROC (per user), disk -> RLIMIT_FSIZE (per file), cpu -> not "
 			"enforced\n", reason);
 	return 0;
@@ -178,7 +178,7 @@ compose_message(const struct run_opts *o, const struct sv_outcome *out, const st
 			snprintf(buf, bufsz, "cannot execute '%s': %s",
 				 log_escape(o->argv[0], esc, sizeof(esc)), strerror(out->setup_errno));
 		else
-			snprintf(buf, bufsz, "%s", strip_sbx_prefix(out->setup_msg));
+			snprintf(buf, bufsz, "%s", strip_sandcap_prefix(out->setup_msg));
 		break;
 	case VERDICT_MEMORY:
 		format_size(o->memory, b, sizeof(b));
@@ -206,7 +206,7 @@ compose_message(const struct run_opts *o, const struct sv_outcome *out, const st
 /* ---- the caller's policy, read without privilege (the file is normally 0644) ---- */
 
 /* Resolve the installed policy for the calling user.  Used for early refusals (isolation
- * the policy requires) and by `sbx trace` (the ceilings); the helper always decides again
+ * the policy requires) and by `sandcap trace` (the ceilings); the helper always decides again
  * for itself.  -errno when there is no readable, trusted, valid policy. */
 static int
 caller_policy(struct policy_resolved *ret)
@@ -229,10 +229,10 @@ caller_policy(struct policy_resolved *ret)
 	pgid = pw->pw_gid;
 	if (user == NULL)
 		return -ENOMEM;
-	r = policy_read_trusted(SBX_POLICY_PATH, &text, &len, err, sizeof(err));
+	r = policy_read_trusted(SC_POLICY_PATH, &text, &len, err, sizeof(err));
 	if (r < 0)
 		return r;
-	r = policy_parse_string(text, len, SBX_POLICY_PATH, &p, &line, err, sizeof(err));
+	r = policy_parse_string(text, len, SC_POLICY_PATH, &p, &line, err, sizeof(err));
 	if (r < 0)
 		return r;
 	/* As the helper: no NSS group lookup when no group is named (same result, faster). */
@@ -256,7 +256,7 @@ caller_policy(struct policy_resolved *ret)
 
 /* ---- --profile NAME: its settings become option words before the command line's ---- */
 
-/* Options of `sbx run` that take no value; every other option word takes one. */
+/* Options of `sandcap run` that take no value; every other option word takes one. */
 static bool
 is_flag(const char *w)
 {
@@ -293,7 +293,7 @@ expand_profile(int argc, char **argv, struct profile *prof, int *ret_argc, char 
 			width = 1;
 		} else if (streq(w, "--profile")) {
 			if (i + 1 >= argc) {
-				fprintf(stderr, "sbx: --profile: missing value; see 'sbx run --help'\n");
+				fprintf(stderr, "sandcap: --profile: missing value; see 'sandcap run --help'\n");
 				return -EINVAL;
 			}
 			name = argv[i + 1];
@@ -307,7 +307,7 @@ expand_profile(int argc, char **argv, struct profile *prof, int *ret_argc, char 
 	if (name == NULL)
 		return 0;
 	if (profile_load(name, prof, err, sizeof(err)) < 0) {
-		fprintf(stderr, "sbx: --profile %s: %s\n", name, err);
+		fprintf(stderr, "sandcap: --profile %s: %s\n", name, err);
 		return -EINVAL;
 	}
 	nv = calloc((size_t) argc + prof->nwords + 1, sizeof(char *));
@@ -328,13 +328,13 @@ expand_profile(int argc, char **argv, struct profile *prof, int *ret_argc, char 
 	return 0;
 }
 
-/* ---- the control socket: `sbx ps` and `sbx kill` ---- */
+/* ---- the control socket: `sandcap ps` and `sandcap kill` ---- */
 
 struct run_ctl {
 	const char *id;
 	const char *mode;
 	char *const *argv;
-	const struct sbx_session *sess;         /* NULL in rlimit mode */
+	const struct sc_session *sess;         /* NULL in rlimit mode */
 	const struct run_opts *o;
 	int listen_fd;
 	struct sv_state *sv;                    /* while serving */
@@ -377,7 +377,7 @@ ctl_status(void *userdata, char *buf, size_t len)
 	json_object_begin(&j);
 	json_key(&j, "id"); json_string(&j, c->id);
 	json_key(&j, "mode"); json_string(&j, c->mode);
-	json_key(&j, "sbx_pid"); json_uint(&j, (uint64_t) getpid());
+	json_key(&j, "sandcap_pid"); json_uint(&j, (uint64_t) getpid());
 	json_key(&j, "command_line"); json_string(&j, line);
 	json_key(&j, "age_ms"); json_uint(&j, c->sv != NULL ? sv_age_ms(c->sv) : 0);
 	json_key(&j, "limits");
@@ -438,7 +438,7 @@ ctl_ready(void *userdata, struct sv_state *sv)
 	(void) control_serve_one(c->listen_fd, &ops);
 }
 
-/* ---- sbx trace: what the run used, and the limits that would fit it ---- */
+/* ---- sandcap trace: what the run used, and the limits that would fit it ---- */
 
 struct trace_opts {
 	bool on;
@@ -567,7 +567,7 @@ trace_print(FILE *f, const struct trace_opts *t, const struct report *rep, uint6
 {
 	char a[32];
 
-	fprintf(f, "sbx trace: what the command used (mode: %s)\n", rep->mode);
+	fprintf(f, "sandcap trace: what the command used (mode: %s)\n", rep->mode);
 	if (rep->cg.has_memory_peak) {
 		format_size(rep->cg.memory_peak, a, sizeof(a));
 		fprintf(f, "  peak memory       %s (memory.peak: anonymous, page cache, tmpfs)\n", a);
@@ -593,9 +593,9 @@ trace_print(FILE *f, const struct trace_opts *t, const struct report *rep, uint6
 		fprintf(f, "  workspace         none (no helper)\n");
 	}
 	fprintf(f, "  open files peak   not measured (would need polling)\n");
-	fprintf(f, "\nlimits that fit it, with %llu%% headroom:\n  sbx run %s -- ...\n",
+	fprintf(f, "\nlimits that fit it, with %llu%% headroom:\n  sandcap run %s -- ...\n",
 		(unsigned long long) t->headroom_percent, tr->flags);
-	fprintf(f, "\nas a profile (~/.config/sbx/profiles.ini):\n  [traced]\n");
+	fprintf(f, "\nas a profile (~/.config/sandcap/profiles.ini):\n  [traced]\n");
 	if (tr->has_memory) {
 		size_word(tr->memory, a, sizeof(a));
 		fprintf(f, "  memory = %s\n", a);
@@ -621,12 +621,12 @@ trace_print(FILE *f, const struct trace_opts *t, const struct report *rep, uint6
 static int
 cg_attach(int pidfd, void *userdata)
 {
-	struct sbx_session *s = userdata;
+	struct sc_session *s = userdata;
 	char err[CLIENT_ERR_MAX] = "";
 	int r = client_attach(s, pidfd, err, sizeof(err));
 
 	if (r < 0)
-		fprintf(stderr, "sbx: cannot move the sandbox into its cgroup: %s\n",
+		fprintf(stderr, "sandcap: cannot move the sandbox into its cgroup: %s\n",
 			err[0] != '\0' ? err : strerror(-r));
 	return r;
 }
@@ -634,7 +634,7 @@ cg_attach(int pidfd, void *userdata)
 static void
 cg_kill(void *userdata)
 {
-	struct sbx_session *s = userdata;
+	struct sc_session *s = userdata;
 
 	if (s->attached)
 		(void) client_kill(s);
@@ -643,7 +643,7 @@ cg_kill(void *userdata)
 static int
 cg_cpu_used(void *userdata, uint64_t *ret)
 {
-	struct sbx_session *s = userdata;
+	struct sc_session *s = userdata;
 	struct cg_usage u;
 	int r = cgstats_read(s->leaf_fd, -EBADF, &u);
 
@@ -656,7 +656,7 @@ cg_cpu_used(void *userdata, uint64_t *ret)
 }
 
 static void
-session_closep_(struct sbx_session *s)
+session_closep_(struct sc_session *s)
 {
 	client_close(s);
 }
@@ -672,18 +672,18 @@ static int
 finish(const struct run_opts *o, FILE *report_file, struct report *rep)
 {
 	if (report_file != NULL && report_write_json(report_file, rep) < 0)
-		fprintf(stderr, "sbx: --report: cannot write the report: %s\n", strerror(errno));
+		fprintf(stderr, "sandcap: --report: cannot write the report: %s\n", strerror(errno));
 	if (!o->quiet || rep->v.kind == VERDICT_SETUP_ERROR) {
 		if (rep->v.kind == VERDICT_SETUP_ERROR && o->quiet)
-			fprintf(stderr, "sbx: %s\n", rep->message);
+			fprintf(stderr, "sandcap: %s\n", rep->message);
 		else
 			report_write_summary(stderr, rep);
 	}
 	if (report_file != NULL && report_file != stdout && fflush(report_file) != 0) {
-		fprintf(stderr, "sbx: --report: cannot write the report: %s\n", strerror(errno));
-		return SBX_EXIT_FAILURE;
+		fprintf(stderr, "sandcap: --report: cannot write the report: %s\n", strerror(errno));
+		return SC_EXIT_FAILURE;
 	}
-	return rep->v.sbx_exit;
+	return rep->v.sc_exit;
 }
 
 static void
@@ -692,7 +692,7 @@ trace_write_json(FILE *f, const struct trace_opts *t, const struct report *rep,
 {
 	struct json j;
 
-	fprintf(f, "{\"sbx_trace\": 1, \"headroom_percent\": %llu, \"run\": ",
+	fprintf(f, "{\"sandcap_trace\": 1, \"headroom_percent\": %llu, \"run\": ",
 		(unsigned long long) t->headroom_percent);
 	(void) report_write_json(f, rep);
 	fprintf(f, ", \"used\": ");
@@ -786,7 +786,7 @@ static int
 run_main(int argc, char **argv, const struct trace_opts *trace)
 {
 	_cleanup_(fclosep_) FILE *report_file = NULL;
-	_cleanup_(session_closep_) struct sbx_session sess;
+	_cleanup_(session_closep_) struct sc_session sess;
 	_cleanup_(profile_donep_) struct profile prof = {};
 	_cleanup_(freep_argv_) char **pargv = NULL;
 	_cleanup_(ctl_closep_) struct run_ctl ctl = { .listen_fd = -EBADF };
@@ -802,21 +802,21 @@ run_main(int argc, char **argv, const struct trace_opts *trace)
 	struct sv_rlimit rl[_RUN_RL_MAX];
 	struct sv_outcome out = {};
 	struct verdict_input in = {};
-	struct report rep = { .version = SBX_VERSION, .mode = "rlimit" };
+	struct report rep = { .version = SC_VERSION, .mode = "rlimit" };
 	char id[64], err[512] = "", message[512] = "";
 	size_t n_rl = 0;
 	int r;
 
 	client_init(&sess);
 	if (expand_profile(argc, argv, &prof, &pargc, &pargv) < 0)
-		return SBX_EXIT_FAILURE;
+		return SC_EXIT_FAILURE;
 	if (pargv != NULL) {
 		argc = pargc;
 		argv = pargv;
 	}
 	r = run_args_parse(argc, argv, &o);
 	if (r != 0)
-		return r > 0 ? 0 : SBX_EXIT_FAILURE;
+		return r > 0 ? 0 : SC_EXIT_FAILURE;
 	make_id(id, sizeof(id));
 	rep.id = id;
 	rep.argv = o.argv;
@@ -835,11 +835,11 @@ run_main(int argc, char **argv, const struct trace_opts *trace)
 			if (report_file == NULL) {
 				char esc[256];
 
-				fprintf(stderr, "sbx: --report: cannot open '%s': %s\n",
+				fprintf(stderr, "sandcap: --report: cannot open '%s': %s\n",
 					log_escape(o.report_path, esc, sizeof(esc)), strerror(errno));
 				if (fd >= 0)
 					close(fd);
-				return SBX_EXIT_FAILURE;
+				return SC_EXIT_FAILURE;
 			}
 		}
 	}
@@ -849,8 +849,8 @@ run_main(int argc, char **argv, const struct trace_opts *trace)
 		/* The front-end refuses what the helper would refuse, with the section named. */
 		r = isolate_check_required(&o.iso, &pol, err, sizeof(err));
 		if (r < 0) {
-			fprintf(stderr, "sbx: %s\n", strip_sbx_prefix(err));
-			return SBX_EXIT_FAILURE;
+			fprintf(stderr, "sandcap: %s\n", strip_sandcap_prefix(err));
+			return SC_EXIT_FAILURE;
 		}
 	}
 
@@ -862,20 +862,20 @@ run_main(int argc, char **argv, const struct trace_opts *trace)
 		refused = r == -EPERM;          /* the helper ran: the policy said no */
 		/* Installed but unusable, and nothing cgroup-only asked for: rlimit mode, said
 		 * aloud (the policy's default limits do not apply).  A missing helper is the
-		 * normal state of a host without sbx's helper: no warning. */
+		 * normal state of a host without sandcap's helper: no warning. */
 		if (r < 0 && r != -ENOENT && !o.quiet && o.memory == 0 && o.cpu_percent == 0 &&
 		    o.pids == 0 && o.disk == 0)
-			fprintf(stderr, "sbx: warning: not using the sbx helper (%s); running in "
-				"rlimit mode (sbx doctor tells more; --no-cgroup or -q silences this)\n",
+			fprintf(stderr, "sandcap: warning: not using the sandcap helper (%s); running in "
+				"rlimit mode (sandcap doctor tells more; --no-cgroup or -q silences this)\n",
 				err[0] != '\0' ? err : strerror(-r));
 		if (r == 0) {
-			struct sbx_request req = {
+			struct sc_request req = {
 				.memory = o.memory, .cpu_percent = o.cpu_percent, .pids = o.pids,
 				.disk = o.disk, .timeout_ms = o.has_timeout ? o.timeout_ms : 0,
 				.net = o.iso.net, .fs = o.iso.fs,
 			};
 
-			/* sbx trace: as generous as the policy allows, for what was not given. */
+			/* sandcap trace: as generous as the policy allows, for what was not given. */
 			if (trace->on && have_pol && pol.allowed) {
 				uint64_t *f[] = { &req.memory, &req.cpu_percent, &req.pids, &req.disk };
 				const enum policy_limit l[] = { POLICY_MEMORY, POLICY_CPU, POLICY_PIDS,
@@ -888,15 +888,15 @@ run_main(int argc, char **argv, const struct trace_opts *trace)
 
 			r = client_create(&sess, &req, err, sizeof(err));
 			if (r < 0) {
-				fprintf(stderr, "sbx: the sbx helper refused the sandbox: %s\n",
+				fprintf(stderr, "sandcap: the sandcap helper refused the sandbox: %s\n",
 					err[0] != '\0' ? err : strerror(-r));
-				return SBX_EXIT_FAILURE;
+				return SC_EXIT_FAILURE;
 			}
 			cgroup = true;
 		}
 	}
 	if (cgroup) {
-		const struct sbx_request *e = &sess.effective;
+		const struct sc_request *e = &sess.effective;
 
 		rep.mode = "cgroup";
 		rep.id = sess.id;
@@ -919,7 +919,7 @@ run_main(int argc, char **argv, const struct trace_opts *trace)
 			report_add_enforcement(&rep, "disk", "tmpfs");
 		}
 		if (e->timeout_ms > 0 && !o.has_timeout) {
-			/* The policy's default timeout: sbx enforces it like --timeout. */
+			/* The policy's default timeout: sandcap enforces it like --timeout. */
 			o.has_timeout = true;
 			o.timeout_ms = e->timeout_ms;
 		}
@@ -935,12 +935,12 @@ run_main(int argc, char **argv, const struct trace_opts *trace)
 	} else {
 		r = resolve_cgroup_fallback(&o, &rep, err, refused);
 		if (r < 0)
-			return SBX_EXIT_FAILURE;
+			return SC_EXIT_FAILURE;
 	}
 	if (o.has_timeout) {
 		report_add_limit(&rep, "timeout_ms", o.timeout_ms);
 		report_add_limit(&rep, "grace_ms", o.grace_ms);
-		report_add_enforcement(&rep, "timeout", "sbx");
+		report_add_enforcement(&rep, "timeout", "sandcap");
 	}
 	for (enum run_rlimit l = 0; l < _RUN_RL_MAX; l++) {
 		uint64_t v = o.rl[l].value;
@@ -974,8 +974,8 @@ run_main(int argc, char **argv, const struct trace_opts *trace)
 
 	r = isolate_plan(&o.iso, &plan, err, sizeof(err));
 	if (r < 0) {
-		fprintf(stderr, "sbx: %s\n", strip_sbx_prefix(err));
-		return SBX_EXIT_FAILURE;
+		fprintf(stderr, "sandcap: %s\n", strip_sandcap_prefix(err));
+		return SC_EXIT_FAILURE;
 	}
 	if (o.has_fs || o.iso.n_rw > 0 || o.iso.n_ro > 0)
 		report_add_enforcement(&rep, "fs", "%s", plan.fs_enforcement);
@@ -1001,7 +1001,7 @@ run_main(int argc, char **argv, const struct trace_opts *trace)
 		spec.on_extra = ctl_ready;
 		spec.extra_userdata = &ctl;
 	} else if (!o.quiet) {
-		fprintf(stderr, "sbx: warning: no control socket (sbx ps and sbx kill will not see "
+		fprintf(stderr, "sandcap: warning: no control socket (sandcap ps and sandcap kill will not see "
 			"this sandbox)\n");
 	}
 	if (cgroup) {
@@ -1017,18 +1017,18 @@ run_main(int argc, char **argv, const struct trace_opts *trace)
 	}
 	r = sv_run(&spec, &out);
 	if (r < 0)
-		return SBX_EXIT_FAILURE;
+		return SC_EXIT_FAILURE;
 	if (cgroup) {
 		/* The final counters, before DESTROY closes the leaf. */
 		r = cgstats_read(sess.leaf_fd, sess.ws_fd, &rep.cg);
 		if (r < 0)
-			fprintf(stderr, "sbx: warning: cannot read the sandbox's counters: %s\n",
+			fprintf(stderr, "sandcap: warning: cannot read the sandbox's counters: %s\n",
 				strerror(-r));
 		if (trace->on && sess.ws_fd >= 0)
 			largest_file(sess.ws_fd, 0, &fsize_max);
 		r = client_destroy(&sess, err, sizeof(err));
 		if (r < 0)
-			fprintf(stderr, "sbx: warning: teardown incomplete: %s\n",
+			fprintf(stderr, "sandcap: warning: teardown incomplete: %s\n",
 				err[0] != '\0' ? err : strerror(-r));
 		in.counters = rep.cg;
 		in.disk_limit = sess.effective.disk;
@@ -1080,7 +1080,7 @@ cmd_run(int argc, char **argv)
 	return run_main(argc, argv, &t);
 }
 
-/* sbx trace [--headroom N%] [sbx run options] -- COMMAND: run it under the caller's
+/* sandcap trace [--headroom N%] [sandcap run options] -- COMMAND: run it under the caller's
  * ceilings (or the limits given), then print what it used and the flags that fit it. */
 int
 cmd_trace(int argc, char **argv)
@@ -1090,7 +1090,7 @@ cmd_trace(int argc, char **argv)
 	int n = 0;
 
 	if (nv == NULL)
-		return SBX_EXIT_FAILURE;
+		return SC_EXIT_FAILURE;
 	nv[n++] = argv[0];
 	for (int i = 1; i < argc; i++) {
 		const char *v = NULL;
@@ -1102,12 +1102,12 @@ cmd_trace(int argc, char **argv)
 			break;
 		}
 		if (streq(argv[i], "--help") || streq(argv[i], "-h")) {
-			printf("Usage: sbx trace [--headroom PERCENT] [sbx run OPTIONS] -- COMMAND "
+			printf("Usage: sandcap trace [--headroom PERCENT] [sandcap run OPTIONS] -- COMMAND "
 			       "[ARG...]\n\nRun COMMAND under your ceilings from the policy (or the "
 			       "limits given), then print what it used (peak memory and pids, CPU and "
-			       "wall time, workspace bytes, largest file) and the sbx run flags and "
+			       "wall time, workspace bytes, largest file) and the sandcap run flags and "
 			       "profile that fit it with PERCENT headroom (default 25%%).  --report FILE "
-			       "writes the same as JSON.  See sbx(1).\n");
+			       "writes the same as JSON.  See sandcap(1).\n");
 			return 0;
 		}
 		if (streq(argv[i], "--headroom") && i + 1 < argc)
@@ -1116,9 +1116,9 @@ cmd_trace(int argc, char **argv)
 			v = argv[i] + 11;
 		if (v != NULL) {
 			if (parse_percent(v, &t.headroom_percent) < 0 || t.headroom_percent > 1000) {
-				fprintf(stderr, "sbx: --headroom: invalid percentage '%s': expected a "
+				fprintf(stderr, "sandcap: --headroom: invalid percentage '%s': expected a "
 					"whole percentage from 0%% to 1000%%, e.g. 25%%\n", v);
-				return SBX_EXIT_FAILURE;
+				return SC_EXIT_FAILURE;
 			}
 			continue;
 		}

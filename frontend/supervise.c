@@ -57,8 +57,8 @@ child_fail(int fd, int stage, int err, const char *fmt, ...)
 	va_end(ap);
 	(void) !write(fd, &m, sizeof(m));
 	if (stage == CHILD_STAGE_EXEC)
-		_exit(err == ENOENT ? SBX_EXIT_NOTFOUND : SBX_EXIT_NOEXEC);
-	_exit(SBX_EXIT_FAILURE);
+		_exit(err == ENOENT ? SC_EXIT_NOTFOUND : SC_EXIT_NOEXEC);
+	_exit(SC_EXIT_FAILURE);
 }
 
 /* Does a file named name exist in a directory of $PATH? */
@@ -102,17 +102,17 @@ child_run(const struct sv_spec *spec, pid_t parent, int go_fd, int msg_fd, int t
 	 * requires. */
 	if (tty_fd >= 0)
 		(void) tcsetpgrp(tty_fd, getpid());
-	/* If sbx is killed, the command dies with it rather than running unsupervised. */
+	/* If sandcap is killed, the command dies with it rather than running unsupervised. */
 	(void) prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (getppid() != parent)
-		_exit(SBX_EXIT_FAILURE);
+		_exit(SC_EXIT_FAILURE);
 
-	/* Wait until sbx says go (in cgroup mode: after the helper attached us). */
+	/* Wait until sandcap says go (in cgroup mode: after the helper attached us). */
 	do
 		n = read(go_fd, &c, 1);
 	while (n < 0 && errno == EINTR);
 	if (n != 1)
-		_exit(SBX_EXIT_FAILURE);        /* sbx gave up; it reports why */
+		_exit(SC_EXIT_FAILURE);        /* sandcap gave up; it reports why */
 
 	for (size_t i = 0; i < spec->n_rl; i++) {
 		struct rlimit rl = { .rlim_cur = spec->rl[i].soft, .rlim_max = spec->rl[i].hard };
@@ -123,7 +123,7 @@ child_run(const struct sv_spec *spec, pid_t parent, int go_fd, int msg_fd, int t
 				   (unsigned long long) spec->rl[i].hard, strerror(errno),
 				   errno == EPERM ? " (over your hard limit; see ulimit -H)" : "");
 	}
-	/* Always, and only here: sbx itself must keep the ability to exec the helper with
+	/* Always, and only here: sandcap itself must keep the ability to exec the helper with
 	 * its file capabilities. */
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		child_fail(msg_fd, CHILD_STAGE_SETUP, errno, "cannot set no_new_privs: %s",
@@ -132,7 +132,7 @@ child_run(const struct sv_spec *spec, pid_t parent, int go_fd, int msg_fd, int t
 		r = isolate_apply(spec->iso, spec->plan, err, sizeof(err));
 		if (r < 0)
 			child_fail(msg_fd, CHILD_STAGE_SETUP, -r, "isolation: %s",
-				   strneq(err, "sbx: ", 5) ? err + 5 : err);
+				   strneq(err, "sandcap: ", 5) ? err + 5 : err);
 	}
 
 	if (spec->tmpdir != NULL && setenv("TMPDIR", spec->tmpdir, 1) < 0)
@@ -269,7 +269,7 @@ collect_children(pid_t pid, struct pidvec *pv)
 	return 0;
 }
 
-static pid_t sv_exclude_pid;    /* a child of sbx that is not part of the sandbox (helper) */
+static pid_t sv_exclude_pid;    /* a child of sandcap that is not part of the sandbox (helper) */
 
 int
 sv_signal_descendants(int sig)
@@ -385,13 +385,13 @@ read_child_msg(struct sv_state *st)
 }
 
 /* The main process stopped for job control (^Z on its terminal, or a forwarded SIGTSTP):
- * stop sbx as well, so the shell sees the job stopped; when continued, give the terminal
+ * stop sandcap as well, so the shell sees the job stopped; when continued, give the terminal
  * back to the sandbox (if we have the foreground) and continue it. */
 static void
 job_stopped(struct sv_state *st, int stopsig)
 {
 	if (stopsig != SIGTSTP && stopsig != SIGTTIN && stopsig != SIGTTOU)
-		return;         /* SIGSTOP from someone else: leave sbx running, timers too */
+		return;         /* SIGSTOP from someone else: leave sandcap running, timers too */
 	if (st->tty_fd >= 0 && tcgetpgrp(st->tty_fd) == st->pid)
 		(void) tcsetpgrp(st->tty_fd, getpgrp());
 	(void) kill(getpid(), SIGSTOP);
@@ -401,7 +401,7 @@ job_stopped(struct sv_state *st, int stopsig)
 	(void) kill(-st->pid, SIGCONT);
 }
 
-/* Children of sbx other than the helper (zombies included). */
+/* Children of sandcap other than the helper (zombies included). */
 static size_t
 count_children(void)
 {
@@ -542,7 +542,7 @@ sv_run(const struct sv_spec *spec, struct sv_outcome *ret)
 	int fds[2], r;
 	pid_t pid;
 
-	/* Signals sbx handles through the signalfd; SIGTTOU/SIGTTIN are only blocked so that
+	/* Signals sandcap handles through the signalfd; SIGTTOU/SIGTTIN are only blocked so that
 	 * tcsetpgrp() works from the background.  The child inherits the mask and clears
 	 * it just before exec. */
 	sigemptyset(&fwd);
@@ -728,7 +728,7 @@ sv_run(const struct sv_spec *spec, struct sv_outcome *ret)
 	}
 	(void) getrusage(RUSAGE_CHILDREN, &out.tree_ru);
 
-	/* Give the terminal back to sbx's group if the sandbox still holds it. */
+	/* Give the terminal back to sandcap's group if the sandbox still holds it. */
 	if (st.tty_fd >= 0 && tcgetpgrp(st.tty_fd) == st.pid)
 		(void) tcsetpgrp(st.tty_fd, getpgrp());
 

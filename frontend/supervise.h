@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* Spawn the sandboxed child and supervise it to the end (DESIGN.md "The flow of one sbx
+/* Spawn the sandboxed child and supervise it to the end (DESIGN.md "The flow of one sandcap
  * run", steps 3-6, rlimit mode).
  *
- * The child runs in its own process group (and gets the terminal's foreground when sbx has
+ * The child runs in its own process group (and gets the terminal's foreground when sandcap has
  * it), blocks on a pipe until released, then applies the rlimits, no_new_privs and the
- * isolation, resets its signal state and execs.  sbx is a child subreaper, so descendants
+ * isolation, resets its signal state and execs.  sandcap is a child subreaper, so descendants
  * that escape the group (setsid, double fork) reparent to it.  Supervision is one epoll
  * loop over a pidfd (main process exit), a signalfd (SIGCHLD, forwarded signals, job
  * control), two timerfds (timeout, grace) and the exec-error pipe: no sleeping or polling.
@@ -45,7 +45,7 @@ struct sv_spec {
 	/* Called with the blocked child's pidfd before it is released; < 0 aborts (the
 	 * callee has printed why). */
 	int (*attach)(int pidfd, void *userdata);
-	/* SIGKILL every process of the sandbox (cgroup.kill), besides sbx's own kills. */
+	/* SIGKILL every process of the sandbox (cgroup.kill), besides sandcap's own kills. */
 	void (*kill_all)(void *userdata);
 	/* Whole-sandbox CPU budget: total CPU time of the sandbox read through cpu_used_usec;
 	 * checked by a timer set to when the budget could at the earliest be spent at
@@ -54,7 +54,7 @@ struct sv_spec {
 	uint64_t cpu_rate_percent;
 	int (*cpu_used_usec)(void *userdata, uint64_t *ret);
 
-	/* One more fd to watch (the control socket of `sbx ps`/`sbx kill`; -1 for none): when
+	/* One more fd to watch (the control socket of `sandcap ps`/`sandcap kill`; -1 for none): when
 	 * it is readable, on_extra() is called with the supervisor, which it may pass to
 	 * sv_signal() to signal the whole sandbox. */
 	int extra_fd;
@@ -87,10 +87,10 @@ struct sv_outcome {
 };
 
 /* Run spec to completion.  Returns 0 (whatever the command did; see *ret), or -errno when
- * sbx itself failed before the command could start (after printing why). */
+ * sandcap itself failed before the command could start (after printing why). */
 int sv_run(const struct sv_spec *spec, struct sv_outcome *ret);
 
-/* Signal the whole sandbox as sbx itself does (SIGKILL also through kill_all, i.e.
+/* Signal the whole sandbox as sandcap itself does (SIGKILL also through kill_all, i.e.
  * cgroup.kill in cgroup mode).  For on_extra callbacks. */
 void sv_signal(struct sv_state *sv, int sig);
 

@@ -33,27 +33,27 @@ void
 verdict_decide(const struct verdict_input *in, struct verdict *ret)
 {
 	const struct cg_usage *c = &in->counters;
-	struct verdict v = { .kind = VERDICT_OK, .exit_code = -1, .signal = 0, .sbx_exit = 0 };
+	struct verdict v = { .kind = VERDICT_OK, .exit_code = -1, .signal = 0, .sc_exit = 0 };
 	bool failed;
 
 	if (in->setup != VERDICT_SETUP_NONE) {
 		v.kind = VERDICT_SETUP_ERROR;
 		if (in->setup == VERDICT_SETUP_FAILED)
-			v.sbx_exit = SBX_EXIT_FAILURE;
+			v.sc_exit = SC_EXIT_FAILURE;
 		else if (in->exec_errno == ENOENT)
-			v.sbx_exit = SBX_EXIT_NOTFOUND;
+			v.sc_exit = SC_EXIT_NOTFOUND;
 		else
-			v.sbx_exit = SBX_EXIT_NOEXEC;
+			v.sc_exit = SC_EXIT_NOEXEC;
 		*ret = v;
 		return;
 	}
 
 	if (in->signaled) {
 		v.signal = in->signal;
-		v.sbx_exit = 128 + in->signal;
+		v.sc_exit = 128 + in->signal;
 	} else {
 		v.exit_code = in->exit_code;
-		v.sbx_exit = in->exit_code & 0xff;
+		v.sc_exit = in->exit_code & 0xff;
 	}
 	failed = in->signaled || in->exit_code != 0;
 
@@ -79,7 +79,7 @@ verdict_decide(const struct verdict_input *in, struct verdict *ret)
 	if (v.limits_hit & HIT(VERDICT_TIMEOUT)) {
 		/* Whatever the command died of after our SIGTERM, the timer decided. */
 		v.kind = VERDICT_TIMEOUT;
-		v.sbx_exit = SBX_EXIT_TIMEOUT;
+		v.sc_exit = SC_EXIT_TIMEOUT;
 	} else if (v.limits_hit & HIT(VERDICT_CPU_TIME)) {
 		v.kind = VERDICT_CPU_TIME;
 	} else if (failed && (v.limits_hit & HIT(VERDICT_MEMORY))) {

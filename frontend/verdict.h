@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The verdict of one sandbox run, decided from evidence only (DESIGN.md "Results"): how the
- * main process ended, which of sbx's timers fired, and (cgroup mode) the leaf's counters.
+ * main process ended, which of sandcap's timers fired, and (cgroup mode) the leaf's counters.
  * Pure: no I/O, unit-tested in tests/unit/test-verdict.c. */
 #pragma once
 
@@ -25,7 +25,7 @@ enum verdict_kind {
 
 enum verdict_setup {
 	VERDICT_SETUP_NONE,             /* the command was executed */
-	VERDICT_SETUP_FAILED,           /* sbx or the child's set-up failed before exec: 125 */
+	VERDICT_SETUP_FAILED,           /* sandcap or the child's set-up failed before exec: 125 */
 	VERDICT_SETUP_EXEC,             /* execvp failed with exec_errno: 127 / 126 */
 };
 
@@ -57,7 +57,7 @@ struct verdict {
 	unsigned limits_hit;            /* bit (1u << VERDICT_*) for each limit hit */
 	int exit_code;                  /* -1: none (signal or set-up failure) */
 	int signal;                     /* 0: none */
-	int sbx_exit;                   /* sbx's own exit status */
+	int sc_exit;                   /* sandcap's own exit status */
 };
 
 void verdict_decide(const struct verdict_input *in, struct verdict *ret);

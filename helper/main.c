@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * sbx-helper: the privileged half of sbx.  Started by sbx with a SOCK_SEQPACKET socket on
+ * sandcap-helper: the privileged half of sandcap.  Started by sandcap with a SOCK_SEQPACKET socket on
  * fd 3; serves one session (docs/PROTOCOL.md) and exits.
  *
  * Contract: trusts nothing it inherits.  argv is never read (argc only checked),
@@ -36,7 +36,7 @@
 
 #define SOCK_FD 3
 #define IDLE_MS (60 * 1000)     /* before ATTACH; none after: a sandbox may run for hours */
-/* The sandbox's timeout is sbx's to enforce (with its grace period); the helper kills the
+/* The sandbox's timeout is sandcap's to enforce (with its grace period); the helper kills the
  * cgroup BACKSTOP_MS after it, so a client that does not enforce it (a user speaking the
  * protocol by hand) cannot outlive the policy's timeout by more than that. */
 #define BACKSTOP_MS (10 * 1000)
@@ -116,22 +116,22 @@ check_privilege(struct session *s)
 		s->refusal = EPERM;
 		snprintf(s->refusal_msg, sizeof(s->refusal_msg),
 			 "no_new_privs is set, so the kernel withheld the helper's file "
-			 "capabilities; run sbx outside NoNewPrivileges=/bubblewrap/docker "
+			 "capabilities; run sandcap outside NoNewPrivileges=/bubblewrap/docker "
 			 "--security-opt no-new-privileges");
 	} else if (!in_initial_userns()) {
 		s->refusal = EPERM;
 		snprintf(s->refusal_msg, sizeof(s->refusal_msg),
 			 "running inside a user namespace, where file capabilities do not "
-			 "count; run sbx on the host, outside containers and unshare -U");
+			 "count; run sandcap on the host, outside containers and unshare -U");
 	} else if (caps_init(missing, sizeof(missing)) < 0) {
 		s->refusal = EPERM;
 		snprintf(s->refusal_msg, sizeof(s->refusal_msg),
 			 "missing permitted capabilities:%s (under ptrace, on a nosuid mount, or "
 			 "not installed with them); the admin can fix it with: setcap "
-			 "cap_dac_override,cap_chown,cap_sys_admin=p %s", missing, SBX_HELPER_PATH);
+			 "cap_dac_override,cap_chown,cap_sys_admin=p %s", missing, SC_HELPER_PATH);
 	}
 	if (s->refusal != 0)
-		(void) fprintf(stderr, "sbx-helper: %s\n", s->refusal_msg);
+		(void) fprintf(stderr, "sandcap-helper: %s\n", s->refusal_msg);
 }
 
 static int
@@ -153,7 +153,7 @@ check_socket(struct session *s)
 	s->uid = cred.uid;
 	s->gid = cred.gid;
 	s->peer_pid = cred.pid;
-	/* The peer must be the process that started us (sbx), with our real uid: then the
+	/* The peer must be the process that started us (sandcap), with our real uid: then the
 	 * pidfd checks of ATTACH ("a child of our parent") mean "a child of the caller". */
 	if (cred.pid != getppid() || cred.uid != getuid()) {
 		s->refusal = EPERM;
@@ -188,17 +188,17 @@ main(int argc, char **argv)
 		abort();
 	(void) argv;                    /* never read: derive nothing from argv[0] */
 	scrub_process();
-	log_setup("sbx-helper", LOG_INFO, 1);
+	log_setup("sandcap-helper", LOG_INFO, 1);
 	session_init(s, SOCK_FD);
 	if (check_socket(s) < 0) {
-		(void) fprintf(stderr, "sbx-helper: fd 3 is not a connected AF_UNIX "
-			       "SOCK_SEQPACKET socket; sbx-helper is started by sbx, not by hand\n");
+		(void) fprintf(stderr, "sandcap-helper: fd 3 is not a connected AF_UNIX "
+			       "SOCK_SEQPACKET socket; sandcap-helper is started by sandcap, not by hand\n");
 		return EXIT_FAILURE;
 	}
 	check_privilege(s);
 
 	/* SIGTERM/SIGHUP: tear down and exit.  SIGINT/SIGQUIT from the terminal reach the
-	 * whole foreground group: sbx handles them and tells us; we ignore them. */
+	 * whole foreground group: sandcap handles them and tells us; we ignore them. */
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGTERM);
 	sigaddset(&mask, SIGHUP);
@@ -230,7 +230,7 @@ main(int argc, char **argv)
 		if (r == 0 && !s->attached)
 			finish(s, "idle client");
 		if (r == 0) {
-			/* Past the policy's timeout and the backstop: sbx did not end it. */
+			/* Past the policy's timeout and the backstop: sandcap did not end it. */
 			backstop_fired = true;
 			if (!s->poisoned) {
 				log_notice("uid %u: %s outlived its timeout by %d s: killing it",

@@ -88,19 +88,19 @@ load_policy(struct session *s, char *msg, size_t msglen)
 	int r;
 
 	err[0] = '\0';
-	r = policy_read_trusted(SBX_POLICY_PATH, &text, &len, err, sizeof(err));
+	r = policy_read_trusted(SC_POLICY_PATH, &text, &len, err, sizeof(err));
 	if (r == -ENOENT) {
 		snprintf(msg, msglen, "no policy file %s: the admin must install one (see "
-			 "sandbox.ini(5))", SBX_POLICY_PATH);
+			 "sandbox.ini(5))", SC_POLICY_PATH);
 		return -ENOTSUP;
 	}
 	if (r < 0) {
-		snprintf(msg, msglen, "policy file %s is not trusted: %s", SBX_POLICY_PATH, err);
+		snprintf(msg, msglen, "policy file %s is not trusted: %s", SC_POLICY_PATH, err);
 		return -ENOTSUP;
 	}
-	r = policy_parse_string(text, len, SBX_POLICY_PATH, &s->policy, &line, err, sizeof(err));
+	r = policy_parse_string(text, len, SC_POLICY_PATH, &s->policy, &line, err, sizeof(err));
 	if (r < 0) {
-		snprintf(msg, msglen, "invalid policy: %s (run 'sbx policy check')", err);
+		snprintf(msg, msglen, "invalid policy: %s (run 'sandcap policy check')", err);
 		return -ENOTSUP;
 	}
 	return 0;
@@ -117,9 +117,9 @@ open_cgroup_root(struct session *s, char *msg, size_t msglen)
 	if (r < 0) {
 		snprintf(msg, msglen, "cgroup_root %s: %s", root,
 			 r == -EXDEV ? "not on cgroup v2 (mount cgroup2 at /sys/fs/cgroup)" :
-			 r == -EPERM ? "must be owned by root with mode 0700 (run sbx-setup)" :
+			 r == -EPERM ? "must be owned by root with mode 0700 (run sandcap-setup)" :
 			 r == -ENOENT ? "does not exist: the admin must create the delegated "
-					"parent (run sbx-setup)" : strerror(-r));
+					"parent (run sandcap-setup)" : strerror(-r));
 		return -ENOTSUP;
 	}
 	/* Shared for the whole session: see tidy_dirs() in session.c. */
@@ -149,7 +149,7 @@ op_hello(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr *
 		return -EBADMSG;
 	if (version != WIRE_VERSION) {
 		snprintf(msg, msglen, "protocol version %u not supported (helper speaks %u): "
-			 "sbx and sbx-helper come from different releases", version,
+			 "sandcap and sandcap-helper come from different releases", version,
 			 (unsigned) WIRE_VERSION);
 		return -EPROTONOSUPPORT;
 	}
@@ -238,7 +238,7 @@ op_create(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr 
 		return -EBADMSG;
 	if (net > POLICY_NET_NONE || fs > POLICY_FS_STRICT)
 		return -EBADMSG;
-	/* The isolation itself is applied by sbx in the child; the helper only refuses a
+	/* The isolation itself is applied by sandcap in the child; the helper only refuses a
 	 * session that says it will apply less than the policy requires. */
 	if (net < s->res.net_required || fs < s->res.fs_required) {
 		snprintf(msg, msglen, "the policy requires %s for you",
@@ -418,7 +418,7 @@ op_attach(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr 
 		return -EPERM;
 	}
 	if (status_field(text, "PPid", v, 1) != 1 || v[0] != s->peer_pid) {
-		snprintf(msg, msglen, "pid %d is not a child of sbx (pid %d)", (int) pid,
+		snprintf(msg, msglen, "pid %d is not a child of sandcap (pid %d)", (int) pid,
 			 (int) s->peer_pid);
 		return -EPERM;
 	}

@@ -105,7 +105,7 @@ ws_prepare_dirs(struct session *s, char *msg, size_t msglen)
 	if (fd < 0) {
 		r = -errno;
 		snprintf(msg, msglen, "workspace_root %s: %s; the admin must create it root-owned "
-			 "mode 0755 (systemd-tmpfiles --create sbx.conf)", root, strerror(-r));
+			 "mode 0755 (systemd-tmpfiles --create sandcap.conf)", root, strerror(-r));
 		return -ENOTSUP;
 	}
 	if (fstat(fd, &st) < 0)

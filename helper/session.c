@@ -125,7 +125,7 @@ helper_fatal(struct session *s, const char *fmt, ...)
 	va_end(ap);
 	log_warning("uid %u pid %d: protocol violation: %s; ending the session",
 		    (unsigned) s->uid, (int) s->peer_pid, buf);
-	(void) fprintf(stderr, "sbx-helper: protocol violation: %s\n", buf);
+	(void) fprintf(stderr, "sandcap-helper: protocol violation: %s\n", buf);
 	(void) session_teardown(s, msg, sizeof(msg));
 	exit(EXIT_FAILURE);
 }

@@ -5,7 +5,7 @@
 
 #include "log.h"
 
-static const char *log_prog = "sbx";
+static const char *log_prog = "sandcap";
 static int log_max_level = LOG_INFO;
 static int log_syslog;
 

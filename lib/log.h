@@ -7,7 +7,7 @@
 
 #include "macro.h"
 
-/* Set once by main(): the prefix ("sbx", "sbx-helper") and the threshold. */
+/* Set once by main(): the prefix ("sandcap", "sandcap-helper") and the threshold. */
 void log_setup(const char *prog, int max_level, int use_syslog);
 int log_get_max_level(void);
 

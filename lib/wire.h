@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define WIRE_MAGIC     UINT32_C(0x53425831)   /* "SBX1" */
+#define WIRE_MAGIC     UINT32_C(0x53435031)   /* "SCP1" */
 #define WIRE_VERSION   1
 #define WIRE_HDR_SIZE  16
 #define WIRE_MSG_MAX   4096                   /* whole datagram */

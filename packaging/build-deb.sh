@@ -1,12 +1,12 @@
 #!/bin/sh
 # Build the Debian package out of tree: $1 = build dir, $2 = version.
 # dpkg-buildpackage wants debian/ at the top of the source tree; we keep it under
-# packaging/debian and assemble a source tree in $BUILD/deb/sbx-VERSION.
+# packaging/debian and assemble a source tree in $BUILD/deb/sandcap-VERSION.
 set -eu
 build=${1:-build}; version=${2:?version}
 top=$(cd "$(dirname "$0")/.." && pwd)
 out="$top/$build/deb"
-src="$out/sbx-$version"
+src="$out/sandcap-$version"
 rm -rf "$out"
 mkdir -p "$src"
 # Only tracked and untracked-but-not-ignored files, as a fresh clone would have them.
@@ -15,4 +15,4 @@ mkdir -p "$src"
 cp -r "$top/packaging/debian" "$src/debian"
 (cd "$src" && dpkg-buildpackage -us -uc -b >"$out/build.log" 2>&1) || {
 	tail -40 "$out/build.log" >&2; echo "build-deb: dpkg-buildpackage failed (log: $out/build.log)" >&2; exit 1; }
-ls "$out"/sbx_*.deb
+ls "$out"/sandcap_*.deb

@@ -42,7 +42,7 @@
 
 enum section_kind {
 	SEC_NONE,               /* before any header, or after an invalid one */
-	SEC_SBX,
+	SEC_SANDCAP,
 	SEC_LIMITS,
 	SEC_DEFAULTS,
 	SEC_GROUP,
@@ -82,7 +82,7 @@ static const char *const key_names[_K_MAX] = {
 /* Which keys each kind of section accepts. */
 static const unsigned section_keys[] = {
 	[SEC_NONE] = 0,
-	[SEC_SBX] = KM(K_CGROUP_ROOT) | KM(K_WORKSPACE_ROOT) | KM(K_ALLOW_GROUPS) |
+	[SEC_SANDCAP] = KM(K_CGROUP_ROOT) | KM(K_WORKSPACE_ROOT) | KM(K_ALLOW_GROUPS) |
 		    KM(K_ALLOW_USERS),
 	[SEC_LIMITS] = LIMIT_KEYS,
 	[SEC_DEFAULTS] = KM(K_MEMORY) | KM(K_CPU) | KM(K_PIDS) | KM(K_DISK) | KM(K_TIMEOUT),
@@ -92,7 +92,7 @@ static const unsigned section_keys[] = {
 
 static const char *const section_key_list[] = {
 	[SEC_NONE] = "",
-	[SEC_SBX] = "cgroup_root, workspace_root, allow_groups, allow_users",
+	[SEC_SANDCAP] = "cgroup_root, workspace_root, allow_groups, allow_users",
 	[SEC_LIMITS] = "memory, cpu, pids, disk, timeout, sandboxes, net, fs",
 	[SEC_DEFAULTS] = "memory, cpu, pids, disk, timeout",
 	[SEC_GROUP] = "memory, cpu, pids, disk, timeout, sandboxes, net, fs, allow",
@@ -160,7 +160,7 @@ struct parse_ctx {
 	size_t n_errors;
 	bool too_many;
 	bool oom;
-	unsigned seen_sbx, seen_limits, seen_defaults;  /* line of the header, 0 = none */
+	unsigned seen_sandcap, seen_limits, seen_defaults;  /* line of the header, 0 = none */
 	unsigned *seen_group, *seen_user;               /* line of each [group:]/[user:] */
 	unsigned (*key_line)[_K_MAX];   /* per line index of a section header: first line of
 					 * each key in that section instance */
@@ -304,9 +304,9 @@ prescan_section(struct parse_ctx *c, const char *s, size_t len, unsigned lineno,
 	} else if (len == 8 && strneq(s, "defaults", 8)) {
 		k = SEC_DEFAULTS;
 		seen = &c->seen_defaults;
-	} else if (len == 3 && strneq(s, "sbx", 3)) {
-		k = SEC_SBX;
-		seen = &c->seen_sbx;
+	} else if (len == 7 && strneq(s, "sandcap", 7)) {
+		k = SEC_SANDCAP;
+		seen = &c->seen_sandcap;
 	} else if ((len >= 6 && strneq(s, "group:", 6)) || (len >= 5 && strneq(s, "user:", 5))) {
 		user = s[0] == 'u';
 		size_t off = user ? 5 : 6;
@@ -332,7 +332,7 @@ prescan_section(struct parse_ctx *c, const char *s, size_t len, unsigned lineno,
 		*ret_kind = user ? SEC_USER : SEC_GROUP;
 		return 0;
 	} else {
-		add_error(c, lineno, "unknown section [%s]; known: [sbx], [limits], [defaults], "
+		add_error(c, lineno, "unknown section [%s]; known: [sandcap], [limits], [defaults], "
 			  "[group:NAME], [user:NAME]", esc(s, len, (char[64]) {}, 64));
 		return -ENOENT;
 	}
@@ -769,7 +769,7 @@ settings_of(struct parse_ctx *c, const struct line *l)
 		return &c->p->groups[l->sec_idx].s;
 	case SEC_USER:
 		return &c->p->users[l->sec_idx].s;
-	case SEC_SBX:
+	case SEC_SANDCAP:
 	case SEC_NONE:
 		break;
 	}
@@ -875,9 +875,9 @@ policy_new(void)
 
 	if (p == NULL)
 		return NULL;
-	/* Built-in defaults for [sbx]; see sandbox.ini(5). */
-	strcpy(p->cgroup_root, "/sys/fs/cgroup/sbx");
-	strcpy(p->workspace_root, "/run/sbx");
+	/* Built-in defaults for [sandcap]; see sandbox.ini(5). */
+	strcpy(p->cgroup_root, "/sys/fs/cgroup/sandcap");
+	strcpy(p->workspace_root, "/run/sandcap");
 	return p;
 }
 
@@ -1306,7 +1306,7 @@ policy_resolve(const struct policy *p, const struct policy_subject *subj,
 			ok = ok || ((g->s.set & KM(K_ALLOW)) && g->s.allow);
 		if (!ok) {
 			ret->allowed = false;
-			SRC(ret->deny_reason, "not allowed by [sbx] %s%s%s: the user is not listed "
+			SRC(ret->deny_reason, "not allowed by [sandcap] %s%s%s: the user is not listed "
 			    "and is in none of the listed groups",
 			    p->allow_groups_set ? "allow_groups" : "",
 			    p->allow_groups_set && p->allow_users_set ? " / " : "",

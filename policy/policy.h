@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* The admin's policy (/etc/sbx/sandbox.ini): parse, trust-check, resolve.
+/* The admin's policy (/etc/sandcap/sandbox.ini): parse, trust-check, resolve.
  * Pure functions except policy_read_trusted(); no privilege, no cgroup access.
- * Linked by both the front-end (sbx policy check/show, early refusals) and the helper
+ * Linked by both the front-end (sandcap policy check/show, early refusals) and the helper
  * (which decides).  See sandbox.ini(5) for the format and the resolution rules. */
 #pragma once
 
@@ -44,7 +44,7 @@ struct policy;          /* opaque; only policy.c knows its layout */
 int policy_parse_string(const char *text, size_t len, const char *filename,
 			struct policy **ret, unsigned *reterr_line, char *errbuf, size_t errlen);
 
-/* Every error in the file, for `sbx policy check`: calls cb once per "FILE:LINE: message".
+/* Every error in the file, for `sandcap policy check`: calls cb once per "FILE:LINE: message".
  * Returns the number of errors (0 = valid) or -errno for I/O failures. */
 int policy_check_string(const char *text, size_t len, const char *filename,
 			void (*cb)(const char *msg, void *userdata), void *userdata);
@@ -59,7 +59,7 @@ struct policy *policy_free(struct policy *p);
 int policy_read_trusted(const char *path, char **ret_text, size_t *ret_len,
 			char *errbuf, size_t errlen);
 
-/* Helper settings from [sbx]. */
+/* Helper settings from [sandcap]. */
 const char *policy_cgroup_root(const struct policy *p);
 const char *policy_workspace_root(const struct policy *p);
 
@@ -114,7 +114,7 @@ const char *policy_fs_name(enum policy_fs f);
  * "none" (no ceiling) and 0 gives "unlimited" (no default). */
 void policy_format_value(enum policy_limit l, uint64_t v, char *buf, size_t bufsz);
 
-/* [sbx] allow_groups / allow_users as written (0 entries = not set). */
+/* [sandcap] allow_groups / allow_users as written (0 entries = not set). */
 size_t policy_allow_groups(const struct policy *p, const char *const **ret);
 
 /* Whether any group matters to policy_resolve(): a [group:X] section or an allow_groups

@@ -39,7 +39,7 @@ trust_fail(char *errbuf, size_t errlen, int r, const char *fmt, ...)
 }
 
 /* Owner and mode checks shared by the directories and the file.  what = "" for the file,
- * "directory /etc/sbx " for a parent. */
+ * "directory /etc/sandcap " for a parent. */
 static int
 check_owner_mode(const struct stat *st, const char *what, char *errbuf, size_t errlen)
 {
@@ -71,7 +71,7 @@ policy_read_trusted(const char *path, char **ret_text, size_t *ret_len, char *er
 	if (path[0] == '/') {
 		abs = strdup(path);
 	} else {
-		/* `sbx policy check ./x.ini`: getcwd() has no symlinks, the walk checks it. */
+		/* `sandcap policy check ./x.ini`: getcwd() has no symlinks, the walk checks it. */
 		_cleanup_free_ char *cwd = getcwd(NULL, 0);
 
 		if (cwd == NULL)

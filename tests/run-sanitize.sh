@@ -14,7 +14,7 @@ mkdir -p "$build/results" "$san/results"
 result() { echo "sanitize $1 $2" > "$build/results/sanitize"; echo "sanitize: $1 passed, $2 failed"; }
 
 # halt_on_error: the first report ends the process with exitcode 99 (tests see a failure).
-# abort_on_error=0 keeps core dumps away.  The helper and sbx close fds and clear the
+# abort_on_error=0 keeps core dumps away.  The helper and sandcap close fds and clear the
 # environment; ASan needs neither after start-up.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:halt_on_error=1:exitcode=99:abort_on_error=0:detect_stack_use_after_return=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}

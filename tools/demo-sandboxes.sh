@@ -1,17 +1,17 @@
 #!/bin/sh
-# The sandboxes `make demo` runs (see tools/demo.sh).  $SBX is the sbx to use.
+# The sandboxes `make demo` runs (see tools/demo.sh).  $SANDCAP is the sandcap to use.
 set -u
-SBX=${SBX:-sbx}
+SANDCAP=${SANDCAP:-sandcap}
 pretty() { if command -v jq >/dev/null 2>&1; then jq .; else cat; fi; }
 show() {
 	title=$1; shift
 	echo
 	echo "================================================================"
 	echo "== $title"
-	echo "== \$ sbx run $*"
+	echo "== \$ sandcap run $*"
 	echo "================================================================"
 	rep=$(mktemp)
-	"$SBX" run --report "$rep" "$@"
+	"$SANDCAP" run --report "$rep" "$@"
 	echo "== exit status $?; the report:"
 	pretty < "$rep"
 	rm -f "$rep"

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Install the Debian packages sbx needs to build and test.  A no-op when all are present.
+# Install the Debian packages sandcap needs to build and test.  A no-op when all are present.
 # Run as root (or with sudo available) on Debian 12 or later.
 set -eu
 
@@ -7,7 +7,7 @@ PKGS="make gcc pkg-config libcap-ng-dev libinih-dev libbsd-dev libseccomp-dev li
 libcap2-bin util-linux user-mode-linux clang python3 procps iproute2 jq
 dpkg-dev debhelper lintian fakeroot cppcheck clang-tidy rpm strace"
 
-# `make bench` also measures the peers sbx is compared with.
+# `make bench` also measures the peers sandcap is compared with.
 [ "${1:-}" = bench ] && PKGS="$PKGS bubblewrap firejail"
 
 missing=""

@@ -9,7 +9,7 @@ cd "$top" || exit 1
 mkdir -p "$build/results" "$build/lint"
 pass=0 fail=0
 SRC=$(ls lib/*.c policy/*.c frontend/*.c helper/*.c)
-DEFS="-D_GNU_SOURCE -DSBX_VERSION=\"0\" -DSBX_HELPER_PATH=\"/x\" -DSBX_POLICY_PATH=\"/x\" -DSBX_PROFILES_DIR=\"/x\""
+DEFS="-D_GNU_SOURCE -DSANDCAP_VERSION=\"0\" -DSANDCAP_HELPER_PATH=\"/x\" -DSANDCAP_POLICY_PATH=\"/x\" -DSANDCAP_PROFILES_DIR=\"/x\""
 PKGF=$(pkg-config --cflags libcap-ng inih libbsd-overlay libseccomp)
 
 inc_for() {
@@ -56,7 +56,7 @@ result clang-tidy $rc "$log"
 # 4. hardening of the built binaries (readelf: PIE, full RELRO, BIND_NOW, NX stack,
 #    stack protector and fortified calls present)
 log="$build/lint/hardening.log"; : >"$log"; rc=0
-for b in "$build/sbx" "$build/sbx-helper"; do
+for b in "$build/sandcap" "$build/sandcap-helper"; do
 	if [ ! -x "$b" ]; then echo "$b: not built" >>"$log"; rc=1; continue; fi
 	h=$(readelf -h "$b"); d=$(readelf -d "$b"); l=$(readelf -lW "$b"); s=$(readelf -sW --dyn-syms "$b")
 	echo "$h" | grep -q 'Type:.*DYN' || { echo "$b: not PIE" >>"$log"; rc=1; }

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Lines of code the file-capability helper trusts: non-blank, non-comment lines of
-# helper/ and of the lib/ and policy/ files sbx-helper links (found from its objects'
+# helper/ and of the lib/ and policy/ files sandcap-helper links (found from its objects'
 # includes: every lib/ and policy/ .c whose header a helper/ file includes, plus lib/log.c).
 # Prints both counts and the total; `make tcb-size` calls it.  Budget: helper/ <= 1500.
 set -u

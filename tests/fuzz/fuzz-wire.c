@@ -104,7 +104,7 @@ op_create(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr 
 	wire_put_str(body, "4201-0123456789abcdef");
 	for (size_t i = 0; i < ELEMENTSOF(req); i++)
 		wire_put_u64(body, req[i]);
-	wire_put_str(body, "/run/sbx/4201/4201-0123456789abcdef");
+	wire_put_str(body, "/run/sandcap/4201/4201-0123456789abcdef");
 	wire_put_str(body, "");
 	s->reply_fds[0] = devnull;
 	s->reply_fds[1] = devnull;

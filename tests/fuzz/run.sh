@@ -7,7 +7,7 @@ set -u
 dir=${1:?usage: run.sh BUILD_FUZZ_DIR SECONDS}
 secs=${2:-60}
 here=$(cd "$(dirname "$0")" && pwd)
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/sbx-fuzz.XXXXXX") || exit 1
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/sandcap-fuzz.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT INT TERM
 pass=0 fail=0
 for bin in "$dir"/fuzz-*; do

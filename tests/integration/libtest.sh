@@ -1,17 +1,17 @@
 #!/bin/sh
 # Shared helpers for tests/integration/t-*.sh (sourced).  TAP output; bubblewrap libtest
-# pattern.  Needs SBX (absolute path of the sbx binary); BUILD and SRCDIR as run.sh sets.
+# pattern.  Needs SANDCAP (absolute path of the sandcap binary); BUILD and SRCDIR as run.sh sets.
 #
 # When the tests run as root, the sandboxed side runs as nobody (setpriv), so that rlimits
 # such as --nproc really apply and nothing relies on root's powers.  $T is a scratch
 # directory, mode 1777, removed at exit.
 set -u
-: "${SBX:?SBX must name the sbx binary}"
+: "${SANDCAP:?SANDCAP must name the sandcap binary}"
 
 # These tests are about rlimit mode: never pick up an installed helper (cgroup mode is
-# tested in the VM suite, tests/vm/scenarios/30-sbx-run-cgroup.sh).
-SBX_HELPER=/nonexistent/sbx-helper-disabled-by-libtest
-export SBX_HELPER
+# tested in the VM suite, tests/vm/scenarios/30-sandcap-run-cgroup.sh).
+SANDCAP_HELPER=/nonexistent/sandcap-helper-disabled-by-libtest
+export SANDCAP_HELPER
 
 n=0 failed=0
 ok() { n=$((n + 1)); echo "ok $n - $*"; }
@@ -26,7 +26,7 @@ contains() {
 }
 done_testing() { echo "1..$n"; [ "$failed" -eq 0 ]; exit $?; }
 
-T=$(mktemp -d /tmp/sbx-test.XXXXXX)
+T=$(mktemp -d /tmp/sandcap-test.XXXXXX)
 chmod 1777 "$T"
 LIBTEST_PIDS=""
 libtest_cleanup() {
@@ -42,14 +42,14 @@ if [ "$(id -u)" = 0 ]; then
 	as_user() { setpriv --reuid=65534 --regid=65534 --clear-groups -- "$@"; }
 	as_user_exec() { exec setpriv --reuid=65534 --regid=65534 --clear-groups -- "$@"; }
 fi
-# For background jobs whose $! must be sbx itself: (as_user_exec "$SBX" run ...) &
+# For background jobs whose $! must be sandcap itself: (as_user_exec "$SANDCAP" run ...) &
 cd "$T" || exit 1
 
-# sbx_run ARGS...: run "sbx run ARGS" as the test user; stdout/stderr to $T/out, $T/err;
+# sandcap_run ARGS...: run "sandcap run ARGS" as the test user; stdout/stderr to $T/out, $T/err;
 # the exit status in $rc and the wall time in ms in $ms.
-sbx_run() {
+sandcap_run() {
 	t0=$(now_ms)
-	as_user "$SBX" run "$@" > "$T/out" 2> "$T/err"
+	as_user "$SANDCAP" run "$@" > "$T/out" 2> "$T/err"
 	rc=$?
 	ms=$(( $(now_ms) - t0 ))
 }

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* probe-fs: filesystem operations for t-isolate.sh, run inside `sbx run --fs ...`.  Each
+/* probe-fs: filesystem operations for t-isolate.sh, run inside `sandcap run --fs ...`.  Each
  * operation prints one line, "OP PATH: OK" or "OP PATH: ERRNO_NAME", so the test can
  * assert the exact errno (Landlock refuses with EACCES, or EXDEV for a cross-directory
  * rename/link it cannot prove safe).

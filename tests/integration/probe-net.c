@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* probe-net: try every way out to the network that --net none must close, one line per
  * attempt: "NAME: OK" or "NAME: ERRNO_NAME".  Used by t-isolate.sh and the VM scenario
- * 40-seccomp-net.sh, run inside `sbx run --net none`.
+ * 40-seccomp-net.sh, run inside `sandcap run --net none`.
  *
  *   probe-net [--port N] [--unix PATH] [--abstract NAME] [--fd N] [--pid PID]
  *   probe-net x32 | i386          (expected to be killed by SIGSYS under the filter)

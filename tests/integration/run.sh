@@ -1,7 +1,7 @@
 #!/bin/sh
 # Integration suite: run every tests/integration/t-*.sh against the built binaries.
 #   sh tests/integration/run.sh BUILD
-# Each script gets SBX, BUILD and SRCDIR (absolute) in its environment and prints TAP
+# Each script gets SANDCAP, BUILD and SRCDIR (absolute) in its environment and prints TAP
 # lines.  We count "ok" and "not ok" lines; a script that exits non-zero or prints no TAP
 # line counts as one more failure.  Exit status 77 means "cannot run here" and is a failure
 # too when SANDBOX_TESTS_MUST_RUN=1 (CI), a skip (neither passed nor failed) otherwise.
@@ -17,7 +17,7 @@ for t in "$srcdir"/tests/integration/t-*.sh; do
 	scripts=$((scripts + 1))
 	name=$(basename "$t")
 	echo "# --- $name"
-	out=$(SBX="$build/sbx" BUILD="$build" SRCDIR="$srcdir" sh "$t" 2>&1)
+	out=$(SANDCAP="$build/sandcap" BUILD="$build" SRCDIR="$srcdir" sh "$t" 2>&1)
 	rc=$?
 	printf '%s\n' "$out"
 	p=$(printf '%s\n' "$out" | grep -c '^ok ')

@@ -1,38 +1,38 @@
 #!/bin/sh
-# sbx-helper's start-up refusals and protocol strictness on the host, where it has no
+# sandcap-helper's start-up refusals and protocol strictness on the host, where it has no
 # file capabilities: run by hand, without capabilities, under no_new_privs, fed garbage.
 # Nothing here reaches a cgroup: every case is refused before the policy is read (the
-# one case that would read it runs only when the host has no /etc/sbx/sandbox.ini).
+# one case that would read it runs only when the host has no /etc/sandcap/sandbox.ini).
 . "$SRCDIR/tests/integration/libtest.sh"
-H=$BUILD/sbx-helper
+H=$BUILD/sandcap-helper
 P=$BUILD/tests/probe-client
-[ -x "$H" ] && [ -x "$P" ] || { echo "# build sbx-helper and probes first"; exit 77; }
+[ -x "$H" ] && [ -x "$P" ] || { echo "# build sandcap-helper and probes first"; exit 77; }
 
 out=$("$H" 2>&1 3<&-); rc=$?
 eq "run by hand: exit 1" 1 "$rc"
-contains "run by hand: says fd 3 is not the socket" "started by sbx, not by hand" "$out"
+contains "run by hand: says fd 3 is not the socket" "started by sandcap, not by hand" "$out"
 
-out=$(SBX_HELPER=/nonexistent/sbx-helper "$P" -a none 2>&1)
+out=$(SANDCAP_HELPER=/nonexistent/sandcap-helper "$P" -a none 2>&1)
 contains "missing helper: named, with the fix" "is not installed" "$out"
 
 if [ "$(id -u)" = 0 ]; then
-	out=$(SBX_HELPER=$H setpriv --reuid 65534 --regid 65534 --clear-groups "$P" -a none 2>&1)
+	out=$(SANDCAP_HELPER=$H setpriv --reuid 65534 --regid 65534 --clear-groups "$P" -a none 2>&1)
 	contains "no capabilities: refused at HELLO with EPERM" "error open 1 missing permitted capabilities" "$out"
 	contains "no capabilities: names the setcap fix" "setcap cap_dac_override,cap_chown,cap_sys_admin=p" "$out"
-	contains "no capabilities: also said on stderr" "sbx-helper: missing permitted" "$out"
+	contains "no capabilities: also said on stderr" "sandcap-helper: missing permitted" "$out"
 else
-	out=$(SBX_HELPER=$H "$P" -a none 2>&1)
+	out=$(SANDCAP_HELPER=$H "$P" -a none 2>&1)
 	contains "no capabilities: refused with the setcap fix" "setcap cap_dac_override" "$out"
 fi
 
-out=$(SBX_HELPER=$H setpriv --no-new-privs "$P" -a none 2>&1)
+out=$(SANDCAP_HELPER=$H setpriv --no-new-privs "$P" -a none 2>&1)
 contains "no_new_privs: refused naming no_new_privs" "error open 1 no_new_privs is set" "$out"
 contains "no_new_privs: says how to fix it" "NoNewPrivileges=" "$out"
 
-if [ "$(id -u)" = 0 ] && [ ! -e /etc/sbx/sandbox.ini ]; then
-	out=$(SBX_HELPER=$H "$P" -a none 2>&1)
+if [ "$(id -u)" = 0 ] && [ ! -e /etc/sandcap/sandbox.ini ]; then
+	out=$(SANDCAP_HELPER=$H "$P" -a none 2>&1)
 	contains "no policy file: refused with ENOTSUP, naming the file" \
-		"error open 95 no policy file /etc/sbx/sandbox.ini" "$out"
+		"error open 95 no policy file /etc/sandcap/sandbox.ini" "$out"
 fi
 
 # Raw protocol: the helper must end the session on garbage or an out-of-order request.
@@ -53,15 +53,15 @@ print("exit", p.wait(), err.strip())
 PY
 }
 out=$(raw "00")
-contains "a 1-byte datagram ends the session" "sbx-helper: protocol violation: malformed frame" "$out"
-out=$(raw "534258310001000200000001000000000000")
+contains "a 1-byte datagram ends the session" "sandcap-helper: protocol violation: malformed frame" "$out"
+out=$(raw "534350310001000200000001000000000000")
 contains "a bad length equation ends the session" "protocol violation: malformed frame" "$out"
-out=$(raw "53425831000100020000000100000000")
+out=$(raw "53435031000100020000000100000000")
 contains "CREATE before HELLO ends the session" "not permitted in this state" "$out"
-out=$(raw "53425831000100090000000100000000")
+out=$(raw "53435031000100090000000100000000")
 contains "an unknown type ends the session" "unknown request type" "$out"
-out=$(raw "5342583100010001000000020000000400000001")
+out=$(raw "5343503100010001000000020000000400000001")
 contains "a wrong sequence number ends the session" "protocol violation" "$out"
-out=$(raw "5342583100010001000000010000000400000002")
+out=$(raw "5343503100010001000000010000000400000002")
 contains "HELLO with another version gets a refusal, not a crash" "exit 1" "$out"
 done_testing

@@ -1,11 +1,11 @@
 #!/bin/sh
-# t-isolate.sh: --fs (Landlock) and --net none (seccomp + Landlock) through `sbx run`, on the
-# host kernel.  TAP output.  Env (from tests/integration/run.sh): SBX, BUILD, SRCDIR.
+# t-isolate.sh: --fs (Landlock) and --net none (seccomp + Landlock) through `sandcap run`, on the
+# host kernel.  TAP output.  Env (from tests/integration/run.sh): SANDCAP, BUILD, SRCDIR.
 # Run as root, the sandboxed side runs as nobody (setpriv), so file permissions alone would
 # allow what the test expects Landlock to refuse: every refused path is one nobody may
 # otherwise read or write.
 set -u
-: "${SBX:?}" "${BUILD:?}"
+: "${SANDCAP:?}" "${BUILD:?}"
 PROBES=$BUILD/tests
 n=0 failed=0
 ok() { n=$((n + 1)); echo "ok $n - $*"; }
@@ -22,10 +22,10 @@ check_not_ok() {
 	if [ -n "$got" ] && [ "$got" != OK ]; then ok "$3 ($2: $got)"; else notok "$3 ($2: '${got:-no line}')"; fi
 }
 
-T=$(mktemp -d /tmp/sbx-isolate.XXXXXX)
+T=$(mktemp -d /tmp/sandcap-isolate.XXXXXX)
 cleanup() {
 	[ -n "${LPID:-}" ] && kill "$LPID" 2>/dev/null
-	[ -n "${SBX_TEST_KEEP:-}" ] || rm -rf "$T"
+	[ -n "${SANDCAP_TEST_KEEP:-}" ] || rm -rf "$T"
 }
 trap cleanup EXIT INT TERM
 chmod 755 "$T"
@@ -48,20 +48,20 @@ SYSPY=/usr/bin/python3
 [ -x "$SYSPY" ] || SYSPY=$(command -v python3)
 export TMPDIR="$T/tmp"
 
-sbx() { as_user "$SBX" run -q "$@"; }
+sandcap() { as_user "$SANDCAP" run -q "$@"; }
 json() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval("d" + sys.argv[2]))' "$@" 2>/dev/null; }
 
 # ---- Does this kernel have Landlock? ----
-abi=$(sbx --fs ro -- sh -c 'exit 0' 2>&1 >/dev/null; echo "rc=$?")
+abi=$(sandcap --fs ro -- sh -c 'exit 0' 2>&1 >/dev/null; echo "rc=$?")
 case "$abi" in
 *rc=0) have_ll=1 ;;
 *"no Landlock"*) have_ll=0 ;;
-*) have_ll=0; notok "sbx run --fs ro works at all: $abi" ;;
+*) have_ll=0; notok "sandcap run --fs ro works at all: $abi" ;;
 esac
 
 if [ "$have_ll" = 1 ]; then
 	# ---- --fs ro ----
-	sbx --fs ro --rw "$T/grant" --report "$T/rep/r1.json" -- "$PROBES/probe-fs" \
+	sandcap --fs ro --rw "$T/grant" --report "$T/rep/r1.json" -- "$PROBES/probe-fs" \
 		write "$T/out/new" append "$T/out/f" trunc "$T/out/f" mkdir "$T/out/d" \
 		unlink "$T/out/f" mknod-fifo "$T/out/fifo" symlink /etc "$T/out/l" \
 		read "$T/home/secret" write "$TMPDIR/a" write "$T/grant/b" mkdir "$T/grant/d" \
@@ -94,7 +94,7 @@ if [ "$have_ll" = 1 ]; then
 	*) notok "report: enforcement.fs is '$e'" ;; esac
 
 	# ---- --fs strict ----
-	sbx --fs strict --ro "$PROBES" -- "$PROBES/probe-fs" read "$T/home/secret" \
+	sandcap --fs strict --ro "$PROBES" -- "$PROBES/probe-fs" read "$T/home/secret" \
 		readdir "$T" read /etc/passwd readdir /usr exec /bin/true write "$TMPDIR/s" \
 		read /proc/self/status read /dev/urandom write "$T/out/s" > "$T/o2" 2>&1
 	check EACCES "$T/o2" "read $T/home/secret" "strict: a file outside the system dirs is unreadable"
@@ -106,17 +106,17 @@ if [ "$have_ll" = 1 ]; then
 	check OK "$T/o2" "read /proc/self/status" "strict: /proc is readable"
 	check OK "$T/o2" "read /dev/urandom" "strict: /dev/urandom is readable"
 	check EACCES "$T/o2" "write $T/out/s" "strict: writes outside fail"
-	sbx --fs strict --ro "$PROBES" --ro "$T/home" -- "$PROBES/probe-fs" read "$T/home/secret" \
+	sandcap --fs strict --ro "$PROBES" --ro "$T/home" -- "$PROBES/probe-fs" read "$T/home/secret" \
 		write "$T/home/secret" > "$T/o3" 2>&1
 	check OK "$T/o3" "read $T/home/secret" "strict: --ro PATH makes it readable"
 	check EACCES "$T/o3" "write $T/home/secret" "strict: --ro PATH stays read-only"
-	if out=$(sbx --fs strict -- python3 -c 'import json, email, os; print(json.dumps([1]))' 2>&1) &&
+	if out=$(sandcap --fs strict -- python3 -c 'import json, email, os; print(json.dumps([1]))' 2>&1) &&
 	   [ "$out" = "[1]" ]; then
 		ok "strict: python3 imports modules"
 	else
 		notok "strict: python3 imports modules: $out"
 	fi
-	if out=$(sbx --fs strict -- sh -c 'echo hi > /dev/null && ls /usr/bin >/dev/null && echo fine' 2>&1) &&
+	if out=$(sandcap --fs strict -- sh -c 'echo hi > /dev/null && ls /usr/bin >/dev/null && echo fine' 2>&1) &&
 	   [ "$out" = fine ]; then
 		ok "strict: a shell pipeline with redirections works"
 	else
@@ -124,19 +124,19 @@ if [ "$have_ll" = 1 ]; then
 	fi
 
 	# ---- errors ----
-	out=$(sbx --fs ro --rw "$T/nonexistent" -- true 2>&1); rc=$?
+	out=$(sandcap --fs ro --rw "$T/nonexistent" -- true 2>&1); rc=$?
 	case "$rc:$out" in
 	"125:"*"--rw $T/nonexistent"*) ok "--rw of a missing path: exit 125 naming the option and path" ;;
 	*) notok "--rw of a missing path: rc=$rc '$out'" ;;
 	esac
-	out=$(sbx --fs strict --ro "$T/nonexistent" -- true 2>&1); rc=$?
+	out=$(sandcap --fs strict --ro "$T/nonexistent" -- true 2>&1); rc=$?
 	case "$rc:$out" in
 	"125:"*"--ro $T/nonexistent"*) ok "--ro of a missing path: exit 125 naming the option and path" ;;
 	*) notok "--ro of a missing path: rc=$rc '$out'" ;;
 	esac
 else
 	skip "no Landlock on this kernel: the --fs tests need it"
-	out=$(sbx --fs ro -- true 2>&1); rc=$?
+	out=$(sandcap --fs ro -- true 2>&1); rc=$?
 	case "$rc:$out" in
 	"125:"*"--fallback"*) ok "--fs without Landlock: exit 125, suggests --fallback" ;;
 	*) notok "--fs without Landlock: rc=$rc '$out'" ;;
@@ -152,7 +152,7 @@ d = sys.argv[1]
 t = socket.socket(); t.bind(("127.0.0.1", 0)); t.listen(8)
 u = socket.socket(type=socket.SOCK_DGRAM); u.bind(("127.0.0.1", t.getsockname()[1]))
 p = socket.socket(socket.AF_UNIX); p.bind(d + "/sock"); p.listen(8); os.chmod(d + "/sock", 0o777)
-a = socket.socket(socket.AF_UNIX); a.bind("\0sbx-isolate-%d" % os.getpid()); a.listen(8)
+a = socket.socket(socket.AF_UNIX); a.bind("\0sandcap-isolate-%d" % os.getpid()); a.listen(8)
 with open(d + "/port.tmp", "w") as f:
     f.write("%d %d\n" % (t.getsockname()[1], os.getpid()))
 os.rename(d + "/port.tmp", d + "/port")
@@ -164,14 +164,14 @@ EOF
 python3 "$T/listen.py" "$T" & LPID=$!
 i=0; while [ ! -s "$T/port" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 read -r port lpid < "$T/port"
-abstract="sbx-isolate-$lpid"
+abstract="sandcap-isolate-$lpid"
 
-runnet() {   # runnet OUTFILE SBX-RUN-ARGS...: probe-net with an inherited TCP socket on fd 5
+runnet() {   # runnet OUTFILE SANDCAP-RUN-ARGS...: probe-net with an inherited TCP socket on fd 5
 	o=$1; shift
 	# shellcheck disable=SC2086
 	$USERCMD "$SYSPY" -c 'import os, socket, sys
 s = socket.socket(); os.dup2(s.fileno(), 5); os.set_inheritable(5, True)
-os.execvp(sys.argv[1], sys.argv[1:])' "$SBX" run -q "$@" > "$o" 2>&1
+os.execvp(sys.argv[1], sys.argv[1:])' "$SANDCAP" run -q "$@" > "$o" 2>&1
 }
 
 runnet "$T/n0" --net host -- "$PROBES/probe-net" --port "$port" \
@@ -198,7 +198,7 @@ check EPERM "$T/n1" setns "net none: setns refused"
 check EPERM "$T/n1" ioctl_tiocsti "net none: TIOCSTI terminal injection refused"
 check EPERM "$T/n1" ioctl_tiocsti_highbits "net none: TIOCSTI with junk high bits refused"
 if [ "$have_ll" = 1 ]; then
-	# With Landlock ABI >= 4 an inherited TCP socket cannot connect either (EBADF if sbx
+	# With Landlock ABI >= 4 an inherited TCP socket cannot connect either (EBADF if sandcap
 	# closed it first, which is as good).
 	check_not_ok "$T/n1" connect_inherited_tcp "net none: an inherited TCP socket cannot connect"
 fi
@@ -228,10 +228,10 @@ if [ "$have_ll" = 1 ]; then
 fi
 
 # Other system-call ABIs: the filter kills rather than lets them through.
-as_user "$SBX" run -q --net none -- "$PROBES/probe-net" x32 > "$T/n3" 2>&1; rc=$?
+as_user "$SANDCAP" run -q --net none -- "$PROBES/probe-net" x32 > "$T/n3" 2>&1; rc=$?
 if [ $rc = 159 ]; then ok "net none: x32 system call kills the process (SIGSYS)"
 else notok "net none: x32 system call kills the process: rc=$rc $(cat "$T/n3")"; fi
-as_user "$SBX" run -q --net none -- "$PROBES/probe-net" i386 > "$T/n4" 2>&1; rc=$?
+as_user "$SANDCAP" run -q --net none -- "$PROBES/probe-net" i386 > "$T/n4" 2>&1; rc=$?
 if [ $rc = 159 ]; then ok "net none: i386 int 0x80 socketcall kills the process (SIGSYS)"
 else notok "net none: i386 socketcall kills the process: rc=$rc $(cat "$T/n4")"; fi
 

@@ -1,10 +1,10 @@
 #!/bin/sh
-# t-policy.sh: `sbx policy check` and `sbx policy show` on real files: malformed policies
+# t-policy.sh: `sandcap policy check` and `sandcap policy show` on real files: malformed policies
 # (each refused at its line with its reason), the helper's trust checks on real owners,
 # modes, symlinks and directories, and resolution for a user in two groups.  TAP output.
-# Env (from tests/integration/run.sh): SBX, BUILD, SRCDIR.
+# Env (from tests/integration/run.sh): SANDCAP, BUILD, SRCDIR.
 set -u
-: "${SBX:?}" "${BUILD:?}" "${SRCDIR:?}"
+: "${SANDCAP:?}" "${BUILD:?}" "${SRCDIR:?}"
 n=0 failed=0
 ok() { n=$((n + 1)); echo "ok $n - $*"; }
 notok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $*"; }
@@ -31,14 +31,14 @@ if [ "$(id -u)" -eq 0 ]; then
 		if [ -d "$cand" ] && chain_ok "$cand"; then base=$cand; break; fi
 	done
 fi
-T=$(mktemp -d "${base:-${TMPDIR:-/tmp}}/sbx-t-policy.XXXXXX") || exit 1
+T=$(mktemp -d "${base:-${TMPDIR:-/tmp}}/sandcap-t-policy.XXXXXX") || exit 1
 trap 'rm -rf "$T"' EXIT INT TERM
 chmod 755 "$T"
 
-# run_check FILE [ARGS]: runs `sbx policy check ARGS FILE`, sets rc and out (both streams).
+# run_check FILE [ARGS]: runs `sandcap policy check ARGS FILE`, sets rc and out (both streams).
 run_check() {
 	f=$1; shift
-	out=$("$SBX" policy check "$@" "$f" 2>&1); rc=$?
+	out=$("$SANDCAP" policy check "$@" "$f" 2>&1); rc=$?
 }
 
 # --- the example --------------------------------------------------------------------------
@@ -70,7 +70,7 @@ done <<EOF
 unknown key|[limits]\nmemory = 1G\nswap = 1G\n|3|unknown key 'swap'
 repeated key|[limits]\nmemory = 1G\npids = 10\nmemory = 2G\n|4|repeated key 'memory' in [limits] (first set at line 2)
 continuation line|[defaults]\nmemory = 1G\n    2G\n|3|continuation lines are not supported
-300-byte value|[sbx]\ncgroup_root = /$long\n|2|bytes long; the limit is 196
+300-byte value|[sandcap]\ncgroup_root = /$long\n|2|bytes long; the limit is 196
 60-byte section name|[limits]\npids = 5\n[group:$sec60]\npids = 6\n|3|group name in [group:
 60-byte user section|[user:$sec60]\nallow = no\n|1|is 60 bytes long; the limit is 32
 memory = -1|[limits]\nmemory = -1\n|2|memory: invalid size '-1'
@@ -108,7 +108,7 @@ if [ "$rc" -eq 1 ] && printf '%s' "$out" | grep -q "cannot read"; then
 else
 	notok "a missing file fails with exit 1 (rc=$rc: $out)"
 fi
-"$SBX" policy check --bogus "$T/x.ini" >/dev/null 2>&1; rc=$?
+"$SANDCAP" policy check --bogus "$T/x.ini" >/dev/null 2>&1; rc=$?
 if [ "$rc" -eq 125 ]; then ok "unknown option exits 125"; else notok "unknown option exits 125 (got $rc)"; fi
 
 # --- trust checks --------------------------------------------------------------------------
@@ -172,7 +172,7 @@ fi
 # --- show: a user in two groups --------------------------------------------------------
 f="$T/show.ini"
 cat > "$f" <<'EOF'
-[sbx]
+[sandcap]
 allow_groups = developers
 [limits]
 memory = 2G
@@ -194,7 +194,7 @@ sandboxes = 6
 [user:mallory]
 allow = no
 EOF
-out=$("$SBX" policy show --user bob --groups developers,builders,testers "$f" 2>/dev/null); rc=$?
+out=$("$SANDCAP" policy show --user bob --groups developers,builders,testers "$f" 2>/dev/null); rc=$?
 # expect LIMIT CEILING FROM DEFAULT FROM
 expect_row() {
 	row=$(printf '%s\n' "$out" | awk -v k="$1" '$1 == k' | tr -s ' ')
@@ -212,27 +212,27 @@ expect_row disk "disk 4 GiB [limits] 4 GiB [limits] (the ceiling)"
 expect_row timeout "timeout 300s [group:testers] 300s [defaults] (capped by [group:testers])"
 expect_row sandboxes "sandboxes 6 [group:testers]"
 
-out=$("$SBX" policy show --user mallory --groups developers "$f" 2>/dev/null)
+out=$("$SANDCAP" policy show --user mallory --groups developers "$f" 2>/dev/null)
 if printf '%s\n' "$out" | grep -qF 'allowed: no (denied by [user:mallory] allow = no)'; then
 	ok "show: mallory is denied by her user section"
 else
 	notok "show: mallory is denied ($out)"
 fi
-out=$("$SBX" policy show --user eve --groups users "$f" 2>/dev/null)
-if printf '%s\n' "$out" | grep -qF 'allowed: no (not allowed by [sbx] allow_groups'; then
+out=$("$SANDCAP" policy show --user eve --groups users "$f" 2>/dev/null)
+if printf '%s\n' "$out" | grep -qF 'allowed: no (not allowed by [sandcap] allow_groups'; then
 	ok "show: a user outside allow_groups is denied"
 else
 	notok "show: a user outside allow_groups is denied ($out)"
 fi
 # Groups from the user database: root is in group root.
 printf '[group:root]\npids = 77\n' > "$T/root.ini"
-out=$("$SBX" policy show --user root "$T/root.ini" 2>/dev/null); rc=$?
+out=$("$SANDCAP" policy show --user root "$T/root.ini" 2>/dev/null); rc=$?
 if [ "$rc" -eq 0 ] && printf '%s\n' "$out" | awk '$1 == "pids"' | grep -q '77 *\[group:root\]'; then
 	ok "show: groups come from the user database (root -> [group:root])"
 else
 	notok "show: groups from the user database (rc=$rc: $out)"
 fi
-"$SBX" policy show "$T/bad1.ini" >/dev/null 2>&1; rc=$?
+"$SANDCAP" policy show "$T/bad1.ini" >/dev/null 2>&1; rc=$?
 if [ "$rc" -eq 1 ]; then ok "show refuses an invalid file"; else notok "show refuses an invalid file (rc=$rc)"; fi
 
 echo "1..$n"

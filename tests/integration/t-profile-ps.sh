@@ -1,105 +1,105 @@
 #!/bin/sh
-# sbx run --profile (lookup order, first match wins, flags override, errors) and sbx ps /
-# sbx kill through the control socket, in rlimit mode on the host (as nobody when root).
+# sandcap run --profile (lookup order, first match wins, flags override, errors) and sandcap ps /
+# sandcap kill through the control socket, in rlimit mode on the host (as nobody when root).
 . "$(dirname "$0")/libtest.sh"
 
 # The test user's own HOME, config and runtime dirs (the control socket dir must be ours).
 U=$T/u
-as_user mkdir -p "$U/home/.config/sbx" "$U/xdg/sbx" "$U/pd" "$U/run"
+as_user mkdir -p "$U/home/.config/sandcap" "$U/xdg/sandcap" "$U/pd" "$U/run"
 as_user chmod 0700 "$U/run"
 printf '[p]\ntimeout = 7s\nnofile = 64\n\n[m]\nmemory = 64M\nfallback = yes\n' |
-	as_user sh -c "cat > $U/home/.config/sbx/profiles.ini"
+	as_user sh -c "cat > $U/home/.config/sandcap/profiles.ini"
 printf '[p]\ntimeout = 3s\ncpu-time = 5s\n\n[q]\nnofile = 32\n' | as_user sh -c "cat > $U/pd/10-a.ini"
 printf '[q]\nnofile = 16\n\n[r]\ntimeout = 2s\n' | as_user sh -c "cat > $U/pd/20-b.ini"
-printf '[p]\ntimeout = 9s\n' | as_user sh -c "cat > $U/xdg/sbx/profiles.ini"
+printf '[p]\ntimeout = 9s\n' | as_user sh -c "cat > $U/xdg/sandcap/profiles.ini"
 # ue ENV=... -- CMD: run CMD as the test user with its own environment
-ue() { as_user env -i PATH="$PATH" HOME="$U/home" SBX_PROFILES_DIR="$U/pd" \
-	XDG_RUNTIME_DIR="$U/run" SBX_HELPER="$SBX_HELPER" "$@"; }
-# the same, exec'ed: (ue_exec "$SBX" run ...) & makes $! sbx itself
-ue_exec() { as_user_exec env -i PATH="$PATH" HOME="$U/home" SBX_PROFILES_DIR="$U/pd" \
-	XDG_RUNTIME_DIR="$U/run" SBX_HELPER="$SBX_HELPER" "$@"; }
-prof() {        # prof [ENV=V...] SBX-RUN-ARGS...: sbx run -q ARGS --report $T/p.json -- sh -c 'ulimit -n'
+ue() { as_user env -i PATH="$PATH" HOME="$U/home" SANDCAP_PROFILES_DIR="$U/pd" \
+	XDG_RUNTIME_DIR="$U/run" SANDCAP_HELPER="$SANDCAP_HELPER" "$@"; }
+# the same, exec'ed: (ue_exec "$SANDCAP" run ...) & makes $! sandcap itself
+ue_exec() { as_user_exec env -i PATH="$PATH" HOME="$U/home" SANDCAP_PROFILES_DIR="$U/pd" \
+	XDG_RUNTIME_DIR="$U/run" SANDCAP_HELPER="$SANDCAP_HELPER" "$@"; }
+prof() {        # prof [ENV=V...] SANDCAP-RUN-ARGS...: sandcap run -q ARGS --report $T/p.json -- sh -c 'ulimit -n'
 	rm -f "$T/p.json"
 	ue "$@" > "$T/out" 2> "$T/err"
 	rc=$?
 }
 lim() { json "$T/p.json" "[\"limits\"][\"$1\"]"; }
 
-prof "$SBX" run -q --profile p --report "$T/p.json" -- sh -c 'ulimit -n'
+prof "$SANDCAP" run -q --profile p --report "$T/p.json" -- sh -c 'ulimit -n'
 eq "--profile p: runs" 0 "$rc"
 eq "--profile p: the user's file comes first (timeout 7s)" 7000 "$(lim timeout_ms)"
 eq "--profile p: nofile from it is enforced (ulimit -n)" 64 "$(cat "$T/out")"
 expect "--profile p: first match wins whole (the admin's cpu-time 5s is not merged)" \
 	sh -c "! grep -q cpu_time_ms '$T/p.json'"
-prof XDG_CONFIG_HOME="$U/xdg" "$SBX" run -q --profile p --report "$T/p.json" -- true
-eq "\$XDG_CONFIG_HOME/sbx/profiles.ini replaces ~/.config (timeout 9s)" 9000 "$(lim timeout_ms)"
-prof "$SBX" run -q --profile q --report "$T/p.json" -- sh -c 'ulimit -n'
+prof XDG_CONFIG_HOME="$U/xdg" "$SANDCAP" run -q --profile p --report "$T/p.json" -- true
+eq "\$XDG_CONFIG_HOME/sandcap/profiles.ini replaces ~/.config (timeout 9s)" 9000 "$(lim timeout_ms)"
+prof "$SANDCAP" run -q --profile q --report "$T/p.json" -- sh -c 'ulimit -n'
 eq "admin dir in name order: 10-a.ini before 20-b.ini (nofile 32)" 32 "$(cat "$T/out")"
-prof "$SBX" run -q --profile r --report "$T/p.json" -- true
+prof "$SANDCAP" run -q --profile r --report "$T/p.json" -- true
 eq "a profile only in 20-b.ini is found (timeout 2s)" 2000 "$(lim timeout_ms)"
-prof "$SBX" run -q --profile p --timeout 1s --report "$T/p.json" -- true
+prof "$SANDCAP" run -q --profile p --timeout 1s --report "$T/p.json" -- true
 eq "a flag after --profile overrides it (timeout 1s)" 1000 "$(lim timeout_ms)"
-prof "$SBX" run -q --nofile 20 --profile p --report "$T/p.json" -- sh -c 'ulimit -n'
+prof "$SANDCAP" run -q --nofile 20 --profile p --report "$T/p.json" -- sh -c 'ulimit -n'
 eq "a flag before --profile overrides it too (nofile 20)" 20 "$(cat "$T/out")"
-prof "$SBX" run -q --profile m --report "$T/p.json" -- true
+prof "$SANDCAP" run -q --profile m --report "$T/p.json" -- true
 eq "a profile with fallback = yes: memory becomes RLIMIT_AS without a helper" \
 	"rlimit (RLIMIT_AS, --fallback)" "$(json "$T/p.json" '["enforcement"]["memory"]')"
-prof "$SBX" run -q --profile nosuch -- true
+prof "$SANDCAP" run -q --profile nosuch -- true
 eq "an unknown profile: exit 125" 125 "$rc"
 contains "an unknown profile: the message names where it looked" "$U/pd" "$(cat "$T/err")"
-prof "$SBX" profile list
-contains "sbx profile list: p from the user's file" "$U/home/.config/sbx/profiles.ini:1" "$(cat "$T/out")"
-contains "sbx profile list: r from 20-b.ini" "$U/pd/20-b.ini:4" "$(cat "$T/out")"
-printf '[p]\ntimeout = 7s\ntimeuot = 1s\n' | as_user sh -c "cat > $U/home/.config/sbx/profiles.ini"
-prof "$SBX" run -q --profile q -- true
+prof "$SANDCAP" profile list
+contains "sandcap profile list: p from the user's file" "$U/home/.config/sandcap/profiles.ini:1" "$(cat "$T/out")"
+contains "sandcap profile list: r from 20-b.ini" "$U/pd/20-b.ini:4" "$(cat "$T/out")"
+printf '[p]\ntimeout = 7s\ntimeuot = 1s\n' | as_user sh -c "cat > $U/home/.config/sandcap/profiles.ini"
+prof "$SANDCAP" run -q --profile q -- true
 eq "a malformed user file: exit 125" 125 "$rc"
-contains "a malformed user file: FILE:LINE" "$U/home/.config/sbx/profiles.ini:3:" "$(cat "$T/err")"
+contains "a malformed user file: FILE:LINE" "$U/home/.config/sandcap/profiles.ini:3:" "$(cat "$T/err")"
 
-# ---- sbx ps / sbx kill ----
-nsock() { find "$U/run/sbx" -name '*.sock' 2> /dev/null | wc -l; }
+# ---- sandcap ps / sandcap kill ----
+nsock() { find "$U/run/sandcap" -name '*.sock' 2> /dev/null | wc -l; }
 wait_sock() { i=0; while [ $i -lt 50 ] && [ "$(nsock)" -lt "$1" ]; do
 	sleep 0.1; i=$((i + 1)); done; }
-(ue_exec "$SBX" run -q --timeout 30 --report "$T/a.json" -- sleep 100.4711) & a=$!
-(ue_exec "$SBX" run -q --timeout 30 --report "$T/b.json" -- sh -c 'trap "exit 3" TERM; sleep 100.4712 & wait') & b=$!
+(ue_exec "$SANDCAP" run -q --timeout 30 --report "$T/a.json" -- sleep 100.4711) & a=$!
+(ue_exec "$SANDCAP" run -q --timeout 30 --report "$T/b.json" -- sh -c 'trap "exit 3" TERM; sleep 100.4712 & wait') & b=$!
 LIBTEST_PIDS="$a $b"
 wait_sock 2
-ue "$SBX" ps --json > "$T/ps.json"
-eq "sbx ps --json: two sandboxes" 2 "$(json "$T/ps.json" '.__len__()')"
-eq "sbx ps --json: both in rlimit mode" '["rlimit", "rlimit"]' "$(json "$T/ps.json" '.__class__([e["mode"] for e in d])')"
-ps_out=$(ue "$SBX" ps)
-contains "sbx ps: shows the first command" "sleep 100.4711" "$ps_out"
-contains "sbx ps: shows the second command" "sleep 100.4712" "$ps_out"
+ue "$SANDCAP" ps --json > "$T/ps.json"
+eq "sandcap ps --json: two sandboxes" 2 "$(json "$T/ps.json" '.__len__()')"
+eq "sandcap ps --json: both in rlimit mode" '["rlimit", "rlimit"]' "$(json "$T/ps.json" '.__class__([e["mode"] for e in d])')"
+ps_out=$(ue "$SANDCAP" ps)
+contains "sandcap ps: shows the first command" "sleep 100.4711" "$ps_out"
+contains "sandcap ps: shows the second command" "sleep 100.4712" "$ps_out"
 ida=$(python3 -c 'import json,sys; print([e["id"] for e in json.load(open(sys.argv[1])) if "4711" in e["command_line"]][0])' "$T/ps.json")
 idb=$(python3 -c 'import json,sys; print([e["id"] for e in json.load(open(sys.argv[1])) if "4712" in e["command_line"]][0])' "$T/ps.json")
 if [ "$(id -u)" = 0 ]; then
 	other() { setpriv --reuid=65533 --regid=65533 --clear-groups -- env -i PATH="$PATH" \
-		XDG_RUNTIME_DIR="$U/run" SBX_HELPER="$SBX_HELPER" "$@"; }
-	eq "another user: sbx ps shows none of them" "[]" "$(other "$SBX" ps --json 2>&1)"
-	other "$SBX" kill "$ida" > /dev/null 2>&1
-	expect "another user: sbx kill fails" test $? -ne 0
+		XDG_RUNTIME_DIR="$U/run" SANDCAP_HELPER="$SANDCAP_HELPER" "$@"; }
+	eq "another user: sandcap ps shows none of them" "[]" "$(other "$SANDCAP" ps --json 2>&1)"
+	other "$SANDCAP" kill "$ida" > /dev/null 2>&1
+	expect "another user: sandcap kill fails" test $? -ne 0
 	pa=$(pgrep -x -f "sleep 100.4711")
 	expect "another user: cannot signal the sandboxed process ($pa)" \
 		sh -c "! setpriv --reuid=65533 --regid=65533 --clear-groups -- kill -KILL $pa 2> /dev/null"
 	expect "the sandbox is still running" kill -0 "$pa"
 fi
-ue "$SBX" kill "$ida" > "$T/out" 2> "$T/err"
-eq "sbx kill ID: exit 0" 0 "$?"
+ue "$SANDCAP" kill "$ida" > "$T/out" 2> "$T/err"
+eq "sandcap kill ID: exit 0" 0 "$?"
 wait "$a"
-eq "the killed sandbox's sbx ends with 137" 137 "$?"
+eq "the killed sandbox's sandcap ends with 137" 137 "$?"
 expect "its process is gone" gone "sleep 100.4711"
-eq "sbx ps now lists only the other" "$idb" "$(ue "$SBX" ps --json | python3 -c 'import json,sys; print(" ".join(e["id"] for e in json.load(sys.stdin)))')"
-ue "$SBX" kill --signal TERM "$idb"
-eq "sbx kill --signal TERM ID: exit 0" 0 "$?"
+eq "sandcap ps now lists only the other" "$idb" "$(ue "$SANDCAP" ps --json | python3 -c 'import json,sys; print(" ".join(e["id"] for e in json.load(sys.stdin)))')"
+ue "$SANDCAP" kill --signal TERM "$idb"
+eq "sandcap kill --signal TERM ID: exit 0" 0 "$?"
 wait "$b"
 eq "a TERM-handling sandbox exits with its status (3)" 3 "$?"
 expect "its children are gone" gone "sleep 100.4712"
 # shellcheck disable=SC2034 # read by libtest's cleanup
 LIBTEST_PIDS=""
-ue "$SBX" kill "$ida" > "$T/out" 2> "$T/err"
-eq "sbx kill of an ended sandbox: exit 1" 1 "$?"
+ue "$SANDCAP" kill "$ida" > "$T/out" 2> "$T/err"
+eq "sandcap kill of an ended sandbox: exit 1" 1 "$?"
 contains "... says so" "no running sandbox" "$(cat "$T/err")"
 eq "no control socket is left" 0 "$(nsock)"
-eq "sbx ps: empty" "[]" "$(ue "$SBX" ps --json)"
-ue "$SBX" kill --signal NOPE "$idb" 2> "$T/err"
-eq "sbx kill --signal NOPE: exit 125" 125 "$?"
+eq "sandcap ps: empty" "[]" "$(ue "$SANDCAP" ps --json)"
+ue "$SANDCAP" kill --signal NOPE "$idb" 2> "$T/err"
+eq "sandcap kill --signal NOPE: exit 125" 125 "$?"
 done_testing

@@ -1,34 +1,34 @@
 #!/bin/sh
-# sbx run: exit statuses (command's own, 125, 126, 127), strict option parsing, --report.
+# sandcap run: exit statuses (command's own, 125, 126, 127), strict option parsing, --report.
 . "$(dirname "$0")/libtest.sh"
 
-sbx_run -q -- true
+sandcap_run -q -- true
 eq "true exits 0" 0 "$rc"
-sbx_run -q -- sh -c 'exit 3'
+sandcap_run -q -- sh -c 'exit 3'
 eq "the command's own status passes through" 3 "$rc"
-sbx_run -q true
+sandcap_run -q true
 eq "the command without -- also works" 0 "$rc"
-sbx_run -q -- sh -c 'kill -SEGV $$'
+sandcap_run -q -- sh -c 'kill -SEGV $$'
 eq "death by signal N is 128+N" 139 "$rc"
 
-sbx_run -- /nonexistent/cmd
+sandcap_run -- /nonexistent/cmd
 eq "missing command exits 127" 127 "$rc"
 contains "missing command names it" "cannot execute '/nonexistent/cmd'" "$(cat "$T/err")"
-sbx_run -q -- no-such-command-sbx-test
+sandcap_run -q -- no-such-command-sandcap-test
 eq "command not on PATH exits 127" 127 "$rc"
 printf 'echo hi\n' > "$T/noexec"; chmod 644 "$T/noexec"
-sbx_run -q -- "$T/noexec"
+sandcap_run -q -- "$T/noexec"
 eq "non-executable file exits 126" 126 "$rc"
-sbx_run -q -- "$T"
+sandcap_run -q -- "$T"
 eq "a directory exits 126" 126 "$rc"
 # The command's own 127 is not confused with "not found": the report says exit, not
 # setup-error.
-sbx_run -q --report "$T/r127.json" -- sh -c 'exit 127'
+sandcap_run -q --report "$T/r127.json" -- sh -c 'exit 127'
 eq "command's own 127 passes through" 127 "$rc"
 eq "... with verdict exit" exit "$(json "$T/r127.json" '["verdict"]')"
-sbx_run -q --report "$T/rnf.json" -- /nonexistent/cmd
+sandcap_run -q --report "$T/rnf.json" -- /nonexistent/cmd
 eq "not found has verdict setup-error" setup-error "$(json "$T/rnf.json" '["verdict"]')"
-eq "... sbx_exit 127" 127 "$(json "$T/rnf.json" '["sbx_exit"]')"
+eq "... sandcap_exit 127" 127 "$(json "$T/rnf.json" '["sandcap_exit"]')"
 
 # Strict parsing: each bad value exits 125 with the option, the value and the forms.
 for bad in "--as 12X" "--as -1" "--as 0x10" "--as ''" "--as 1.5" "--as 99999999999T" \
@@ -36,55 +36,55 @@ for bad in "--as 12X" "--as -1" "--as 0x10" "--as ''" "--as 1.5" "--as 999999999
 	"--grace abc" "--cpu-time 0x1" "--nofile 0" "--nofile 12k" "--nproc -3" \
 	"--cpu 1.5%" "--memory 12Q" "--fs bogus" "--net maybe"; do
 	eval "set -- $bad"
-	sbx_run "$@" -- true
+	sandcap_run "$@" -- true
 	opt=$1
-	if [ "$rc" = 125 ] && grep -q -- "^sbx: $opt: " "$T/err" && grep -q "'" "$T/err" &&
+	if [ "$rc" = 125 ] && grep -q -- "^sandcap: $opt: " "$T/err" && grep -q "'" "$T/err" &&
 	   ! grep -q . "$T/out"; then
 		ok "rejects $bad (125, names $opt)"
 	else
 		notok "rejects $bad (rc $rc, stderr: $(cat "$T/err"))"
 	fi
 done
-sbx_run --as 12X -- true
-contains "size error names the accepted forms" "sbx: --as: invalid size '12X': expected" "$(cat "$T/err")"
-sbx_run --timeout 5q -- true
+sandcap_run --as 12X -- true
+contains "size error names the accepted forms" "sandcap: --as: invalid size '12X': expected" "$(cat "$T/err")"
+sandcap_run --timeout 5q -- true
 contains "duration error names the forms" "ms, s, m or h" "$(cat "$T/err")"
-sbx_run --as 1.5G --stack 8M --nofile 64 --timeout 1.5 --grace 250ms --cpu-time 2m -q -- true
+sandcap_run --as 1.5G --stack 8M --nofile 64 --timeout 1.5 --grace 250ms --cpu-time 2m -q -- true
 eq "valid forms are accepted" 0 "$rc"
-sbx_run --bogus -- true
+sandcap_run --bogus -- true
 eq "unknown option exits 125" 125 "$rc"
-sbx_run -q
+sandcap_run -q
 eq "no command exits 125" 125 "$rc"
 contains "no command says so" "no command" "$(cat "$T/err")"
-sbx_run --timeout
+sandcap_run --timeout
 eq "missing value exits 125" 125 "$rc"
 
 # Help, version.
-out=$("$SBX" run --help); r=$?
-eq "sbx run --help exits 0" 0 "$r"
-contains "sbx run --help lists --timeout" "--timeout DUR" "$out"
-out=$("$SBX" --version); r=$?
-eq "sbx --version exits 0" 0 "$r"
-contains "sbx --version prints the version" "sbx " "$out"
-out=$("$SBX" --help); r=$?
-eq "sbx --help exits 0" 0 "$r"
+out=$("$SANDCAP" run --help); r=$?
+eq "sandcap run --help exits 0" 0 "$r"
+contains "sandcap run --help lists --timeout" "--timeout DUR" "$out"
+out=$("$SANDCAP" --version); r=$?
+eq "sandcap --version exits 0" 0 "$r"
+contains "sandcap --version prints the version" "sandcap " "$out"
+out=$("$SANDCAP" --help); r=$?
+eq "sandcap --help exits 0" 0 "$r"
 
 # Report: valid JSON with the documented fields, to a file and to stdout.
-sbx_run --report "$T/r.json" --nofile 100 -- sh -c 'echo out; exit 5'
+sandcap_run --report "$T/r.json" --nofile 100 -- sh -c 'echo out; exit 5'
 eq "exit 5 with --report" 5 "$rc"
 eq "the command's stdout is untouched" out "$(cat "$T/out")"
 check_report() {
 	python3 - "$1" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
-want = ["sbx_report", "version", "mode", "id", "command", "verdict", "limits_hit",
-        "exit_code", "signal", "sbx_exit", "message", "limits", "enforcement", "usage"]
+want = ["sandcap_report", "version", "mode", "id", "command", "verdict", "limits_hit",
+        "exit_code", "signal", "sandcap_exit", "message", "limits", "enforcement", "usage"]
 missing = [k for k in want if k not in d]
 assert not missing, "missing %s" % missing
-assert d["sbx_report"] == 1 and d["mode"] == "rlimit"
+assert d["sandcap_report"] == 1 and d["mode"] == "rlimit"
 assert d["command"] == ["sh", "-c", "echo out; exit 5"], d["command"]
 assert d["verdict"] == "exit" and d["exit_code"] == 5 and d["signal"] is None
-assert d["sbx_exit"] == 5 and d["limits_hit"] == []
+assert d["sandcap_exit"] == 5 and d["limits_hit"] == []
 assert d["limits"] == {"nofile": 100, "core": 0}, d["limits"]
 assert d["enforcement"] == {"nofile": "rlimit", "core": "rlimit"}, d["enforcement"]
 u = d["usage"]
@@ -99,18 +99,18 @@ print("good")
 PY
 }
 eq "--report FILE has the documented fields" good "$(check_report "$T/r.json" 2>&1 | tail -1)"
-as_user "$SBX" run -q --report - -- sh -c 'exit 0' > "$T/stdout.json" 2>/dev/null
+as_user "$SANDCAP" run -q --report - -- sh -c 'exit 0' > "$T/stdout.json" 2>/dev/null
 eq "--report - writes JSON to stdout" ok "$(json "$T/stdout.json" '["verdict"]')"
 odd=$(printf 'a\001\377"\\b')
-as_user "$SBX" run -q --report - -- true "$odd" > "$T/odd.json" 2>/dev/null
+as_user "$SANDCAP" run -q --report - -- true "$odd" > "$T/odd.json" 2>/dev/null
 eq "odd bytes in argv still give valid JSON" '["true", "a\u0001\u00ff\"\\b"]' \
 	"$(json "$T/odd.json" '["command"]')"
-sbx_run -q --report /nonexistent-dir/r.json -- true
+sandcap_run -q --report /nonexistent-dir/r.json -- true
 eq "unwritable --report path exits 125" 125 "$rc"
-sbx_run -- true
-contains "summary line without -q" "sbx: ok: " "$(cat "$T/err")"
-contains "usage line without -q" "sbx: usage: wall " "$(cat "$T/err")"
-sbx_run -q -- true
+sandcap_run -- true
+contains "summary line without -q" "sandcap: ok: " "$(cat "$T/err")"
+contains "usage line without -q" "sandcap: usage: wall " "$(cat "$T/err")"
+sandcap_run -q -- true
 eq "-q prints nothing" "" "$(cat "$T/err")"
 
 done_testing

@@ -1,9 +1,9 @@
 #!/bin/sh
-# sbx run rlimits: --cpu-time -> cpu-time, --fsize -> fsize, --nproc, --nofile, --stack,
+# sandcap run rlimits: --cpu-time -> cpu-time, --fsize -> fsize, --nproc, --nofile, --stack,
 # --core default 0, --as; cgroup options refused or substituted with --fallback.
 . "$(dirname "$0")/libtest.sh"
 
-sbx_run -q --cpu-time 1 --report "$T/c.json" -- sh -c 'while :; do :; done'
+sandcap_run -q --cpu-time 1 --report "$T/c.json" -- sh -c 'while :; do :; done'
 eq "busy loop under --cpu-time 1: 128+SIGXCPU" 152 "$rc"
 eq "... verdict cpu-time" cpu-time "$(json "$T/c.json" '["verdict"]')"
 eq "... limits_hit" '["cpu-time"]' "$(json "$T/c.json" '["limits_hit"]')"
@@ -13,56 +13,56 @@ cpu=$(json "$T/c.json" '["usage"]["cpu_user_ms"] + d["usage"]["cpu_system_ms"]')
 between "... CPU time used (ms)" 700 3000 "$cpu"
 
 # SIGXCPU ignored: the hard limit (soft + 1 s) kills; still cpu-time, from the CPU time.
-sbx_run -q --cpu-time 1 --report "$T/c2.json" -- sh -c 'trap "" XCPU; while :; do :; done'
+sandcap_run -q --cpu-time 1 --report "$T/c2.json" -- sh -c 'trap "" XCPU; while :; do :; done'
 eq "SIGXCPU ignored: SIGKILL at the hard limit" 137 "$rc"
 eq "... verdict cpu-time" cpu-time "$(json "$T/c2.json" '["verdict"]')"
 
-sbx_run -q --fsize 10K --report "$T/f.json" -- sh -c "exec head -c 100000 /dev/zero > $T/big"
+sandcap_run -q --fsize 10K --report "$T/f.json" -- sh -c "exec head -c 100000 /dev/zero > $T/big"
 eq "writing past --fsize: 128+SIGXFSZ" 153 "$rc"
 eq "... verdict fsize" fsize "$(json "$T/f.json" '["verdict"]')"
 eq "... the file stopped at the limit" 10240 "$(stat -c %s "$T/big")"
-sbx_run -q --fsize 1M -- sh -c "exec head -c 100000 /dev/zero > $T/small"
+sandcap_run -q --fsize 1M -- sh -c "exec head -c 100000 /dev/zero > $T/small"
 eq "writing under --fsize works" 0 "$rc"
 
-eq "--core defaults to 0" 0 "$(as_user "$SBX" run -q -- sh -c 'ulimit -c')"
-eq "--core 1M (dash counts 512-byte blocks)" 2048 "$(as_user "$SBX" run -q --core 1M -- sh -c 'ulimit -c')"
-eq "--nofile 37" 37 "$(as_user "$SBX" run -q --nofile 37 -- sh -c 'ulimit -n')"
-eq "--stack 4M" 4096 "$(as_user "$SBX" run -q --stack 4M -- sh -c 'ulimit -s')"
-eq "--as 512M" 524288 "$(as_user "$SBX" run -q --as 512M -- sh -c 'ulimit -v')"
-eq "--cpu-time 2500ms rounds up to 3 s" 3 "$(as_user "$SBX" run -q --cpu-time 2500ms -- sh -c 'ulimit -t')"
-sbx_run -q --as 64M -- /usr/bin/python3 -c 'b = bytearray(256 * 1024 * 1024)'
+eq "--core defaults to 0" 0 "$(as_user "$SANDCAP" run -q -- sh -c 'ulimit -c')"
+eq "--core 1M (dash counts 512-byte blocks)" 2048 "$(as_user "$SANDCAP" run -q --core 1M -- sh -c 'ulimit -c')"
+eq "--nofile 37" 37 "$(as_user "$SANDCAP" run -q --nofile 37 -- sh -c 'ulimit -n')"
+eq "--stack 4M" 4096 "$(as_user "$SANDCAP" run -q --stack 4M -- sh -c 'ulimit -s')"
+eq "--as 512M" 524288 "$(as_user "$SANDCAP" run -q --as 512M -- sh -c 'ulimit -v')"
+eq "--cpu-time 2500ms rounds up to 3 s" 3 "$(as_user "$SANDCAP" run -q --cpu-time 2500ms -- sh -c 'ulimit -t')"
+sandcap_run -q --as 64M -- /usr/bin/python3 -c 'b = bytearray(256 * 1024 * 1024)'
 expect "--as 64M: a 256 MiB allocation fails" [ "$rc" -ne 0 ]
 contains "... with MemoryError" MemoryError "$(cat "$T/err")"
 
 # --nproc applies to the sandbox's user (nobody when the tests run as root).
-sbx_run -q --nproc 1 -- sh -c 'true & wait; echo forked'
+sandcap_run -q --nproc 1 -- sh -c 'true & wait; echo forked'
 expect "--nproc 1: the command cannot fork" [ "$rc" -ne 0 ]
 expect "... and did not" [ "$(cat "$T/out")" != forked ]
-sbx_run -q --nproc 1000 -- sh -c 'true & wait; echo forked'
+sandcap_run -q --nproc 1000 -- sh -c 'true & wait; echo forked'
 eq "--nproc 1000: forking works" forked "$(cat "$T/out")"
 
-sbx_run --nofile 99999999 -- true
+sandcap_run --nofile 99999999 -- true
 eq "a limit over the hard limit: 125" 125 "$rc"
-contains "... naming the option" "sbx: setup-error: --nofile: cannot set the limit" "$(cat "$T/err")"
+contains "... naming the option" "sandcap: setup-error: --nofile: cannot set the limit" "$(cat "$T/err")"
 
 # cgroup-only limits in rlimit mode: refused with the reason and the fix, or --fallback.
 for opt in "--memory 64M" "--pids 10" "--disk 1M" "--cpu 50%"; do
 	eval "set -- $opt"
-	sbx_run --no-cgroup "$@" -- true
-	if [ "$rc" = 125 ] && grep -q -- "^sbx: $1 needs the sbx helper" "$T/err" &&
+	sandcap_run --no-cgroup "$@" -- true
+	if [ "$rc" = 125 ] && grep -q -- "^sandcap: $1 needs the sandcap helper" "$T/err" &&
 	   grep -q -- "--fallback" "$T/err"; then
 		ok "$opt without the helper: refused (125) with the fix"
 	else
 		notok "$opt without the helper (rc $rc: $(cat "$T/err"))"
 	fi
 done
-sbx_run --no-cgroup --fallback --memory 64M --pids 10 --disk 1M --cpu 50% \
+sandcap_run --no-cgroup --fallback --memory 64M --pids 10 --disk 1M --cpu 50% \
 	--report "$T/fb.json" -- awk '/^Max file size/ { print $4 } /^Max processes/ { print $3 }
 	/^Max address space/ { print $4 }' /proc/self/limits
 eq "--fallback runs the command" 0 "$rc"
 eq "... memory -> RLIMIT_AS, pids -> RLIMIT_NPROC, disk -> RLIMIT_FSIZE" \
 	"1048576 10 67108864" "$(tr '\n' ' ' < "$T/out" | sed 's/ $//')"
-contains "... prints a warning" "sbx: warning: " "$(cat "$T/err")"
+contains "... prints a warning" "sandcap: warning: " "$(cat "$T/err")"
 eq "... enforcement of memory" "rlimit (RLIMIT_AS, --fallback)" \
 	"$(json "$T/fb.json" '["enforcement"]["memory"]')"
 eq "... enforcement of cpu" "none (not enforced)" "$(json "$T/fb.json" '["enforcement"]["cpu"]')"

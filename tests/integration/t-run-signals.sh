@@ -1,14 +1,14 @@
 #!/bin/sh
-# sbx run: signals sent to sbx reach the sandbox (SIGINT, SIGTERM, SIGHUP, SIGQUIT), and an
+# sandcap run: signals sent to sandcap reach the sandbox (SIGINT, SIGTERM, SIGHUP, SIGQUIT), and an
 # interactive command on a terminal gets the foreground (reads the tty, ^C reaches it).
 . "$(dirname "$0")/libtest.sh"
 
 # start_bg SIG: run a command that reports the signal it gets, in the background; wait
-# until it is ready; send SIG to sbx; collect the exit status in $rc.
+# until it is ready; send SIG to sandcap; collect the exit status in $rc.
 forward() {
 	sig=$1
 	rm -f "$T/ready" "$T/got"
-	(as_user_exec "$SBX" run -q -- sh -c "trap 'echo $sig > $T/got; exit 42' $sig
+	(as_user_exec "$SANDCAP" run -q -- sh -c "trap 'echo $sig > $T/got; exit 42' $sig
 		touch $T/ready; while :; do sleep 0.05; done" 2>/dev/null) &
 	pid=$!
 	LIBTEST_PIDS="$LIBTEST_PIDS $pid"
@@ -17,8 +17,8 @@ forward() {
 	kill -s "$sig" "$pid"
 	wait "$pid"
 	rc=$?
-	eq "SIG$sig to sbx reaches the command" "$sig" "$(cat "$T/got" 2>/dev/null)"
-	eq "... and sbx exits with its status" 42 "$rc"
+	eq "SIG$sig to sandcap reaches the command" "$sig" "$(cat "$T/got" 2>/dev/null)"
+	eq "... and sandcap exits with its status" 42 "$rc"
 }
 forward TERM
 forward INT
@@ -28,7 +28,7 @@ forward QUIT
 # Forwarded to the whole process group: a child of the command gets it too.
 rm -f "$T/ready"
 # (the command waits for its child on SIGTERM: the sandbox ends with the command)
-(as_user_exec "$SBX" run -q -- sh -c "sh -c 'trap \"echo child > $T/child; exit 0\" TERM;
+(as_user_exec "$SANDCAP" run -q -- sh -c "sh -c 'trap \"echo child > $T/child; exit 0\" TERM;
 	touch $T/ready; while :; do sleep 0.05; done' & trap 'wait; exit 0' TERM; wait" \
 	2>/dev/null) &
 pid=$!
@@ -40,14 +40,14 @@ wait "$pid"
 eq "SIGTERM reaches the command's children" child "$(cat "$T/child" 2>/dev/null)"
 
 # A terminal: the command becomes the foreground group, reads the tty, gets ^C itself;
-# sbx gets the terminal back at the end.
+# sandcap gets the terminal back at the end.
 if python3 -c 'import pty' 2>/dev/null; then
-	out=$(python3 - "$SBX" <<'PY' 2>&1
+	out=$(python3 - "$SANDCAP" <<'PY' 2>&1
 import os, pty, sys, time, select
-sbx = sys.argv[1]
+sandcap = sys.argv[1]
 pid, fd = pty.fork()
 if pid == 0:
-    os.execv(sbx, [sbx, "run", "-q", "--", "sh", "-c",
+    os.execv(sandcap, [sandcap, "run", "-q", "--", "sh", "-c",
                    "read x; echo got:$x; trap 'echo int; exit 3' INT; echo armed; "
                    "while :; do sleep 0.05; done"])
 buf = b""
@@ -74,14 +74,14 @@ PY
 )
 	contains "interactive command reads the terminal" read "$out"
 	contains "^C on the terminal reaches the command, status passes through" "int 3" "$out"
-	# ^Z: the command stops, sbx stops with it (the shell sees the job stopped); SIGCONT
-	# to sbx continues both and hands the terminal back to the command.
-	out=$(python3 - "$SBX" <<'PY' 2>&1
+	# ^Z: the command stops, sandcap stops with it (the shell sees the job stopped); SIGCONT
+	# to sandcap continues both and hands the terminal back to the command.
+	out=$(python3 - "$SANDCAP" <<'PY' 2>&1
 import os, pty, sys, time, signal
-sbx = sys.argv[1]
+sandcap = sys.argv[1]
 pid, fd = pty.fork()
 if pid == 0:
-    os.execv(sbx, [sbx, "run", "-q", "--", "sh", "-c", "sleep 1; echo finished"])
+    os.execv(sandcap, [sandcap, "run", "-q", "--", "sh", "-c", "sleep 1; echo finished"])
 time.sleep(0.4)
 os.write(fd, b"\x1a")
 _, st = os.waitpid(pid, os.WUNTRACED)
@@ -100,7 +100,7 @@ except OSError:
 print("exit", os.waitstatus_to_exitcode(st), "finished" if b"finished" in out else "unfinished")
 PY
 )
-	contains "^Z stops the command and sbx" stopped "$out"
+	contains "^Z stops the command and sandcap" stopped "$out"
 	contains "SIGCONT resumes both; the command finishes" "exit 0 finished" "$out"
 else
 	notok "python3 pty module missing: terminal test not run"

@@ -1,14 +1,14 @@
 #!/bin/sh
-# sbx run --timeout/--grace and the end of the sandbox: the whole tree is signalled, escaped
+# sandcap run --timeout/--grace and the end of the sandbox: the whole tree is signalled, escaped
 # descendants (background, setsid, double fork) are killed and reaped, nothing is left.
 . "$(dirname "$0")/libtest.sh"
 
-sbx_run --timeout 1 -- sleep 10
+sandcap_run --timeout 1 -- sleep 10
 eq "timeout exits 124" 124 "$rc"
 between "timeout 1 ends after about a second (ms)" 800 3000 "$ms"
-contains "timeout summary line" "sbx: timeout: " "$(cat "$T/err")"
+contains "timeout summary line" "sandcap: timeout: " "$(cat "$T/err")"
 
-sbx_run -q --timeout 1 --grace 1 --report "$T/t.json" -- \
+sandcap_run -q --timeout 1 --grace 1 --report "$T/t.json" -- \
 	sh -c 'trap "" TERM; sleep 100.1231'
 eq "TERM-ignoring command: exit 124" 124 "$rc"
 between "... killed after timeout + grace (ms)" 1500 4000 "$ms"
@@ -17,15 +17,15 @@ eq "... verdict timeout" timeout "$(json "$T/t.json" '["verdict"]')"
 eq "... died of SIGKILL" 9 "$(json "$T/t.json" '["signal"]')"
 eq "... limits_hit" '["timeout"]' "$(json "$T/t.json" '["limits_hit"]')"
 eq "... limits" '{"timeout_ms": 1000, "grace_ms": 1000, "core": 0}' "$(json "$T/t.json" '["limits"]')"
-eq "... timeout enforced by sbx" sbx "$(json "$T/t.json" '["enforcement"]["timeout"]')"
+eq "... timeout enforced by sandcap" sandcap "$(json "$T/t.json" '["enforcement"]["timeout"]')"
 
-sbx_run -q --timeout 500ms --grace 0 -- sh -c 'trap "" TERM; sleep 100.1232'
+sandcap_run -q --timeout 500ms --grace 0 -- sh -c 'trap "" TERM; sleep 100.1232'
 eq "--grace 0: exit 124" 124 "$rc"
 between "--grace 0 kills at once (ms)" 300 2000 "$ms"
 expect "... no process left" gone "sleep 100.1232"
 
 # A command that handles SIGTERM and exits 0 still timed out.
-sbx_run -q --timeout 1 --report "$T/t2.json" -- sh -c 'trap "exit 0" TERM; sleep 100.1233 & wait'
+sandcap_run -q --timeout 1 --report "$T/t2.json" -- sh -c 'trap "exit 0" TERM; sleep 100.1233 & wait'
 eq "SIGTERM handled, exit 0: still 124" 124 "$rc"
 eq "... verdict timeout" timeout "$(json "$T/t2.json" '["verdict"]')"
 eq "... exit_code 0 reported" 0 "$(json "$T/t2.json" '["exit_code"]')"
@@ -33,20 +33,20 @@ expect "... its background child is gone" gone "sleep 100.1233"
 
 # Descendants still alive when the main process exits are killed: the sandbox ends with its
 # command.
-sbx_run -q -- sh -c 'sleep 100.1234 & exit 0'
+sandcap_run -q -- sh -c 'sleep 100.1234 & exit 0'
 eq "background grandchild: exit 0" 0 "$rc"
 between "... without waiting for it (ms)" 0 3000 "$ms"
 expect "... the grandchild is gone" gone "sleep 100.1234"
 
-sbx_run -q -- sh -c 'setsid sleep 100.1235 & exit 0'
+sandcap_run -q -- sh -c 'setsid sleep 100.1235 & exit 0'
 eq "setsid escapee: exit 0" 0 "$rc"
 expect "... the escapee is gone" gone "sleep 100.1235"
 
-sbx_run -q -- sh -c '(sh -c "sleep 100.1236" &) ; exit 7'
+sandcap_run -q -- sh -c '(sh -c "sleep 100.1236" &) ; exit 7'
 eq "double fork: exit 7" 7 "$rc"
 expect "... the orphan is gone" gone "sleep 100.1236"
 
-sbx_run -q --timeout 1 --grace 1 -- \
+sandcap_run -q --timeout 1 --grace 1 -- \
 	sh -c 'setsid sh -c "trap \"\" TERM; sleep 100.1237" & sleep 100.1238'
 eq "timeout with a TERM-ignoring setsid escapee: 124" 124 "$rc"
 between "... after timeout + grace (ms)" 1500 4000 "$ms"
@@ -54,12 +54,12 @@ expect "... the escapee is gone" gone "sleep 100.1237"
 expect "... the main sleep is gone" gone "sleep 100.1238"
 
 # A stopped descendant does not hold up the end.
-sbx_run -q -- sh -c 'sleep 100.1239 & kill -STOP $!; exit 0'
+sandcap_run -q -- sh -c 'sleep 100.1239 & kill -STOP $!; exit 0'
 eq "stopped descendant: exit 0" 0 "$rc"
 expect "... it is gone" gone "sleep 100.1239"
 
 # Usage covers the whole tree: a child's CPU time counts.
-sbx_run -q --report "$T/u.json" -- sh -c 'sh -c "i=0; while [ \$i -lt 300000 ]; do i=\$((i+1)); done" & wait'
+sandcap_run -q --report "$T/u.json" -- sh -c 'sh -c "i=0; while [ \$i -lt 300000 ]; do i=\$((i+1)); done" & wait'
 cpu=$(json "$T/u.json" '["usage"]["cpu_user_ms"] + d["usage"]["cpu_system_ms"]')
 between "child CPU time is in the usage (ms)" 50 60000 "$cpu"
 wall=$(json "$T/u.json" '["usage"]["wall_ms"]')

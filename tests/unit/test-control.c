@@ -16,7 +16,7 @@
 
 #include "control.h"
 
-static char tmpdir[] = "/tmp/sbx-test-control.XXXXXX";
+static char tmpdir[] = "/tmp/sandcap-test-control.XXXXXX";
 
 static int
 setup(void **state)
@@ -66,7 +66,7 @@ test_roundtrip(void **state)
 
 	(void) state;
 	assert_int_equal(control_listen("1-ab", &lfd, path, sizeof(path)), 0);
-	assert_non_null(strstr(path, "/sbx/1-ab.sock"));
+	assert_non_null(strstr(path, "/sandcap/1-ab.sock"));
 	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {

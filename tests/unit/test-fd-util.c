@@ -68,7 +68,7 @@ test_read_full_at(void **state)
 	char buf[64] = "junk";
 
 	(void) state;
-	assert_int_equal(read_full_at(AT_FDCWD, "/nonexistent/sbx", buf, sizeof(buf), NULL),
+	assert_int_equal(read_full_at(AT_FDCWD, "/nonexistent/sandcap", buf, sizeof(buf), NULL),
 			 -ENOENT);
 	assert_string_equal(buf, "");
 	assert_int_equal(read_full_at(AT_FDCWD, "/proc/self/comm", buf, sizeof(buf), NULL), 0);

@@ -249,7 +249,7 @@ test_plan_fs(void **state)
 
 	/* No Landlock: an error naming the option and the fix... */
 	assert_int_equal(isolate_plan_on(&o, 0, true, &p, err, sizeof(err)), -EOPNOTSUPP);
-	assert_non_null(strstr(err, "sbx: --fs ro: this kernel has no Landlock"));
+	assert_non_null(strstr(err, "sandcap: --fs ro: this kernel has no Landlock"));
 	assert_non_null(strstr(err, "--fallback"));
 	/* ...unless --fallback, and then the report says so. */
 	o.fallback = true;
@@ -291,7 +291,7 @@ test_plan_net(void **state)
 
 	/* No seccomp: refused, or with --fallback a weaker, named substitute. */
 	assert_int_equal(isolate_plan_on(&o, 7, false, &p, err, sizeof(err)), -EOPNOTSUPP);
-	assert_non_null(strstr(err, "sbx: --net none:"));
+	assert_non_null(strstr(err, "sandcap: --net none:"));
 	o.fallback = true;
 	assert_int_equal(isolate_plan_on(&o, 7, false, &p, err, sizeof(err)), 0);
 	assert_non_null(strstr(p.net_enforcement, "TCP only"));
@@ -302,14 +302,14 @@ test_plan_net(void **state)
 static void
 test_plan_paths(void **state)
 {
-	struct isolate_opts o = { .fs = POLICY_FS_STRICT, .rw = { "/nonexistent/sbx-test" },
+	struct isolate_opts o = { .fs = POLICY_FS_STRICT, .rw = { "/nonexistent/sandcap-test" },
 				  .n_rw = 1 };
 	struct isolate_plan p;
 	char err[256] = "";
 
 	(void) state;
 	assert_int_equal(isolate_plan_on(&o, 7, true, &p, err, sizeof(err)), -ENOENT);
-	assert_non_null(strstr(err, "sbx: --rw /nonexistent/sbx-test:"));
+	assert_non_null(strstr(err, "sandcap: --rw /nonexistent/sandcap-test:"));
 	o.rw[0] = "/";
 	o.ro[0] = "/nonexistent/ro";
 	o.n_ro = 1;
@@ -333,11 +333,11 @@ test_check_required(void **state)
 
 	(void) state;
 	assert_int_equal(isolate_check_required_on(&o, &r, 7, true, err, sizeof(err)), -EPERM);
-	assert_non_null(strstr(err, "sbx: --net host: the policy requires --net none"));
+	assert_non_null(strstr(err, "sandcap: --net host: the policy requires --net none"));
 	o.net = POLICY_NET_NONE;
 	o.fs = POLICY_FS_NONE;
 	assert_int_equal(isolate_check_required_on(&o, &r, 7, true, err, sizeof(err)), -EPERM);
-	assert_non_null(strstr(err, "sbx: --fs none: the policy requires --fs ro"));
+	assert_non_null(strstr(err, "sandcap: --fs none: the policy requires --fs ro"));
 	o.fs = POLICY_FS_RO;
 	assert_int_equal(isolate_check_required_on(&o, &r, 7, true, err, sizeof(err)), 0);
 	o.fs = POLICY_FS_STRICT;        /* more than required is fine */
@@ -352,7 +352,7 @@ test_check_required(void **state)
 	o.fallback = true;
 	assert_int_equal(isolate_check_required_on(&o, &r, 7, true, err, sizeof(err)), 0);
 	assert_int_equal(isolate_check_required_on(&o, &r, 0, true, err, sizeof(err)), -EPERM);
-	assert_non_null(strstr(err, "sbx: --fallback:"));
+	assert_non_null(strstr(err, "sandcap: --fallback:"));
 	r.fs_required = POLICY_FS_NONE;
 	assert_int_equal(isolate_check_required_on(&o, &r, 0, true, err, sizeof(err)), 0);
 	assert_int_equal(isolate_check_required_on(&o, &r, 0, false, err, sizeof(err)), -EPERM);

@@ -186,7 +186,7 @@ test_report_shape(void **state)
 		.id = "1000-0123456789ab",
 		.argv = argv,
 		.v = { .kind = VERDICT_TIMEOUT, .limits_hit = 1u << VERDICT_TIMEOUT,
-		       .exit_code = -1, .signal = 15, .sbx_exit = 124 },
+		       .exit_code = -1, .signal = 15, .sc_exit = 124 },
 		.message = "killed after 1s (limit 1s)",
 		.wall_ms = 1003, .cpu_user_ms = 1, .cpu_system_ms = 2,
 		.max_rss = 1048576, .has_max_rss = true,
@@ -198,18 +198,18 @@ test_report_shape(void **state)
 	(void) state;
 	report_add_limit(&r, "timeout_ms", 1000);
 	report_add_limit(&r, "grace_ms", 5000);
-	report_add_enforcement(&r, "timeout", "%s", "sbx");
+	report_add_enforcement(&r, "timeout", "%s", "sandcap");
 	assert_non_null(f);
 	assert_int_equal(report_write_json(f, &r), 0);
 	assert_int_equal(fclose(f), 0);
 	assert_string_equal(buf,
-		"{\"sbx_report\": 1, \"version\": \"0.1.0\", \"mode\": \"rlimit\", "
+		"{\"sandcap_report\": 1, \"version\": \"0.1.0\", \"mode\": \"rlimit\", "
 		"\"id\": \"1000-0123456789ab\", "
 		"\"command\": [\"sh\", \"-c\", \"echo \\\"hi\\\"\\u000a\\u0001\\u00ff\"], "
 		"\"verdict\": \"timeout\", \"limits_hit\": [\"timeout\"], \"exit_code\": null, "
-		"\"signal\": 15, \"sbx_exit\": 124, \"message\": \"killed after 1s (limit 1s)\", "
+		"\"signal\": 15, \"sandcap_exit\": 124, \"message\": \"killed after 1s (limit 1s)\", "
 		"\"limits\": {\"timeout_ms\": 1000, \"grace_ms\": 5000}, "
-		"\"enforcement\": {\"timeout\": \"sbx\"}, "
+		"\"enforcement\": {\"timeout\": \"sandcap\"}, "
 		"\"usage\": {\"wall_ms\": 1003, \"cpu_user_ms\": 1, \"cpu_system_ms\": 2, "
 		"\"max_rss\": 1048576, \"memory_peak\": null, \"pids_peak\": null, "
 		"\"disk_used\": null, \"oom_kills\": null, \"cpu_throttled_ms\": null}}\n");
@@ -222,7 +222,7 @@ test_report_cgroup_counters_and_ok(void **state)
 	char *argv[] = { "true", NULL };
 	struct report r = {
 		.version = "0.1.0", .mode = "cgroup", .id = "1-x", .argv = argv,
-		.v = { .kind = VERDICT_OK, .exit_code = 0, .sbx_exit = 0 },
+		.v = { .kind = VERDICT_OK, .exit_code = 0, .sc_exit = 0 },
 		.message = "ok",
 	};
 	char *buf = NULL;
@@ -252,7 +252,7 @@ test_summary_lines(void **state)
 	char *argv[] = { "x", NULL };
 	struct report r = {
 		.argv = argv, .message = "killed after 1s (limit 1s)",
-		.v = { .kind = VERDICT_TIMEOUT, .sbx_exit = 124 },
+		.v = { .kind = VERDICT_TIMEOUT, .sc_exit = 124 },
 		.wall_ms = 1000, .cpu_user_ms = 10, .cpu_system_ms = 0,
 		.max_rss = 1258291, .has_max_rss = true,
 	};
@@ -263,8 +263,8 @@ test_summary_lines(void **state)
 	(void) state;
 	report_write_summary(f, &r);
 	assert_int_equal(fclose(f), 0);
-	assert_string_equal(buf, "sbx: timeout: killed after 1s (limit 1s); exit 124\n"
-				 "sbx: usage: wall 1.00s, cpu 0.01s user 0.00s sys, peak rss 1.2 MiB\n");
+	assert_string_equal(buf, "sandcap: timeout: killed after 1s (limit 1s); exit 124\n"
+				 "sandcap: usage: wall 1.00s, cpu 0.01s user 0.00s sys, peak rss 1.2 MiB\n");
 	free(buf);
 }
 

@@ -43,7 +43,7 @@ struct bad {
 
 static const struct bad bad_files[] = {
 	{ "unknown key", "[limits]\nmemory = 1G\nfoo = 1\n", 3, "unknown key 'foo'" },
-	{ "key of another section", "[sbx]\nmemory = 1G\n", 2, "unknown key 'memory' in [sbx]" },
+	{ "key of another section", "[sandcap]\nmemory = 1G\n", 2, "unknown key 'memory' in [sandcap]" },
 	{ "sandboxes in defaults", "[defaults]\nsandboxes = 2\n", 2, "unknown key 'sandboxes'" },
 	{ "allow in limits", "[limits]\nallow = no\n", 2, "unknown key 'allow'" },
 	{ "net in defaults", "[defaults]\nnet = none\n", 2, "unknown key 'net'" },
@@ -91,19 +91,19 @@ static const struct bad bad_files[] = {
 	{ "net bad", "[limits]\nnet = off\n", 2, "expected host or none" },
 	{ "fs bad", "[user:u]\nfs = rw\n", 2, "expected none, ro or strict" },
 	{ "allow bad", "[group:g]\nallow = true\n", 2, "expected yes or no" },
-	{ "relative path", "[sbx]\ncgroup_root = sys/fs/cgroup\n", 2, "not a clean absolute path" },
-	{ "dotdot path", "[sbx]\nworkspace_root = /run/../tmp\n", 2, "not a clean absolute path" },
-	{ "double slash", "[sbx]\nworkspace_root = /run//sbx\n", 2, "not a clean absolute path" },
-	{ "trailing slash", "[sbx]\ncgroup_root = /sys/fs/cgroup/\n", 2, "not a clean" },
-	{ "root path", "[sbx]\ncgroup_root = /\n", 2, "not a clean" },
-	{ "bad group list", "[sbx]\nallow_groups = dev, -x\n", 2, "invalid name '-x'" },
-	{ "bad user list", "[sbx]\nallow_users = a/b\n", 2, "invalid name 'a/b'" },
+	{ "relative path", "[sandcap]\ncgroup_root = sys/fs/cgroup\n", 2, "not a clean absolute path" },
+	{ "dotdot path", "[sandcap]\nworkspace_root = /run/../tmp\n", 2, "not a clean absolute path" },
+	{ "double slash", "[sandcap]\nworkspace_root = /run//sandcap\n", 2, "not a clean absolute path" },
+	{ "trailing slash", "[sandcap]\ncgroup_root = /sys/fs/cgroup/\n", 2, "not a clean" },
+	{ "root path", "[sandcap]\ncgroup_root = /\n", 2, "not a clean" },
+	{ "bad group list", "[sandcap]\nallow_groups = dev, -x\n", 2, "invalid name '-x'" },
+	{ "bad user list", "[sandcap]\nallow_users = a/b\n", 2, "invalid name 'a/b'" },
 	{ "bad section name", "[user:a/b]\n", 1, "invalid user name 'a/b'" },
 	{ "empty section name", "[group:]\n", 1, "invalid group name ''" },
 	{ "control char", "[limits]\nmemory = 1G\x01\n", 2, "control character 0x01" },
 	{ "lone CR", "[limits]\nmemory = 1\rG\n", 2, "control character 0x0d" },
 	{ "hash comment in value", "[limits]\nmemory = 1G # big\n", 2, "invalid size" },
-	{ "error after good lines", "[sbx]\n; c\n\n[limits]\nmemory = 1G\npids = 10\ncpu = 50%\n"
+	{ "error after good lines", "[sandcap]\n; c\n\n[limits]\nmemory = 1G\npids = 10\ncpu = 50%\n"
 	  "disk = 1G\ntimeout = 1h\n[user:x]\nmemory = 2G\nmemory = 3G\n", 12, "repeated key" },
 	/* Built by the test (NUL bytes, long lines). */
 	{ "NUL byte", NULL, 3, "NUL byte" },
@@ -128,7 +128,7 @@ build_text(const char *name, size_t *ret_len)
 		memcpy(t, s, sizeof(s) - 1);
 		n = sizeof(s) - 1;
 	} else if (strcmp(name, "300-byte value") == 0) {
-		n = (size_t) sprintf(t, "[sbx]\ncgroup_root = /");
+		n = (size_t) sprintf(t, "[sandcap]\ncgroup_root = /");
 		memset(t + n, 'a', 299);
 		n += 299;
 		t[n++] = '\n';
@@ -200,9 +200,9 @@ test_malformed_table(void **state)
 
 static const char good[] =
 	"\xef\xbb\xbf; the example from DESIGN.md, with CRLF on one line\n"
-	"[sbx]\n"
-	"cgroup_root = /sys/fs/cgroup/sbx     ; delegated parent\r\n"
-	"workspace_root = /run/sbx\n"
+	"[sandcap]\n"
+	"cgroup_root = /sys/fs/cgroup/sandcap     ; delegated parent\r\n"
+	"workspace_root = /run/sandcap\n"
 	"allow_groups = developers, builders\n"
 	"allow_users = carol\n"
 	"\n"
@@ -269,8 +269,8 @@ test_good_file(void **state)
 	const char *const *names;
 
 	(void) state;
-	assert_string_equal(policy_cgroup_root(p), "/sys/fs/cgroup/sbx");
-	assert_string_equal(policy_workspace_root(p), "/run/sbx");
+	assert_string_equal(policy_cgroup_root(p), "/sys/fs/cgroup/sandcap");
+	assert_string_equal(policy_workspace_root(p), "/run/sandcap");
 	assert_int_equal(policy_allow_groups(p, &names), 2);
 	assert_string_equal(names[0], "developers");
 	assert_string_equal(names[1], "builders");
@@ -281,19 +281,19 @@ test_good_file(void **state)
 }
 
 /* policy_names_groups: true exactly when a [group:X] section or an allow_groups entry
- * exists (the helper and sbx then skip the NSS group lookup). */
+ * exists (the helper and sandcap then skip the NSS group lookup). */
 static void
 test_names_groups(void **state)
 {
 	static const char *const yes[] = {
-		"[sbx]\nallow_groups = dev\n",
+		"[sandcap]\nallow_groups = dev\n",
 		"[group:dev]\nmemory = 1G\n",
-		"[sbx]\nallow_users = carol\n[group:dev]\nallow = no\n",
+		"[sandcap]\nallow_users = carol\n[group:dev]\nallow = no\n",
 	};
 	static const char *const no[] = {
 		"",
 		"[limits]\nmemory = 1G\n[user:carol]\nmemory = 2G\n",
-		"[sbx]\nallow_users = carol\n",
+		"[sandcap]\nallow_users = carol\n",
 	};
 	struct policy *p;
 
@@ -314,14 +314,14 @@ test_names_groups(void **state)
 }
 
 static void
-test_builtin_sbx_defaults(void **state)
+test_builtin_sandcap_defaults(void **state)
 {
 	struct policy *p = parse_ok("");
 	struct policy_resolved r;
 
 	(void) state;
-	assert_string_equal(policy_cgroup_root(p), "/sys/fs/cgroup/sbx");
-	assert_string_equal(policy_workspace_root(p), "/run/sbx");
+	assert_string_equal(policy_cgroup_root(p), "/sys/fs/cgroup/sandcap");
+	assert_string_equal(policy_workspace_root(p), "/run/sandcap");
 	/* An empty policy: everyone allowed, no ceilings, no defaults. */
 	resolve(p, "anyone", NULL, NULL, &r);
 	assert_true(r.allowed);
@@ -339,12 +339,12 @@ test_builtin_sbx_defaults(void **state)
 static void
 test_failed_parse_keeps_previous(void **state)
 {
-	struct policy *p = parse_ok("[sbx]\ncgroup_root = /a/b\n"), *old = p;
+	struct policy *p = parse_ok("[sandcap]\ncgroup_root = /a/b\n"), *old = p;
 	char err[256];
 	unsigned line = 0;
 
 	(void) state;
-	static const char bad[] = "[sbx]\ncgroup_root = /c/d\n[limits]\nmemory = -1\n";
+	static const char bad[] = "[sandcap]\ncgroup_root = /c/d\n[limits]\nmemory = -1\n";
 	assert_int_equal(policy_parse_string(bad, strlen(bad), "t.ini", &p, &line, err,
 					     sizeof(err)), -EINVAL);
 	assert_ptr_equal(p, old);
@@ -583,7 +583,7 @@ test_read_trusted(void **state)
 	free(text);
 	text = NULL;
 
-	assert_int_equal(policy_read_trusted("/etc/sbx-no-such-file.ini", &text, &len, err,
+	assert_int_equal(policy_read_trusted("/etc/sandcap-no-such-file.ini", &text, &len, err,
 					     sizeof(err)), -ENOENT);
 	assert_null(text);
 	assert_int_equal(policy_read_trusted("/dev/null", &text, &len, err, sizeof(err)), -EPERM);
@@ -624,7 +624,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_malformed_table),
 		cmocka_unit_test(test_good_file),
-		cmocka_unit_test(test_builtin_sbx_defaults),
+		cmocka_unit_test(test_builtin_sandcap_defaults),
 		cmocka_unit_test(test_names_groups),
 		cmocka_unit_test(test_failed_parse_keeps_previous),
 		cmocka_unit_test(test_check_reports_every_error_in_order),

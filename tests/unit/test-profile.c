@@ -13,7 +13,7 @@
 
 #include "profile.h"
 
-static char tmpdir[] = "/tmp/sbx-test-profile.XXXXXX";
+static char tmpdir[] = "/tmp/sandcap-test-profile.XXXXXX";
 
 static void
 write_file(const char *rel, const char *text)
@@ -38,14 +38,14 @@ setup(void **state)
 		return -1;
 	snprintf(d, sizeof(d), "%s/xdg", tmpdir);
 	mkdir(d, 0700);
-	snprintf(d, sizeof(d), "%s/xdg/sbx", tmpdir);
+	snprintf(d, sizeof(d), "%s/xdg/sandcap", tmpdir);
 	mkdir(d, 0700);
 	snprintf(d, sizeof(d), "%s/admin", tmpdir);
 	mkdir(d, 0700);
 	snprintf(d, sizeof(d), "%s/xdg", tmpdir);
 	setenv("XDG_CONFIG_HOME", d, 1);
 	snprintf(d, sizeof(d), "%s/admin", tmpdir);
-	setenv("SBX_PROFILES_DIR", d, 1);
+	setenv("SANDCAP_PROFILES_DIR", d, 1);
 	return 0;
 }
 
@@ -120,7 +120,7 @@ test_load_order_and_words(void **state)
 	struct profile p;
 
 	(void) state;
-	write_file("xdg/sbx/profiles.ini", "[agent]\nmemory = 256M\nrw = /a /b\nfallback = yes\n");
+	write_file("xdg/sandcap/profiles.ini", "[agent]\nmemory = 256M\nrw = /a /b\nfallback = yes\n");
 	write_file("admin/10-site.ini", "[agent]\nmemory = 8G\n[build]\npids = 512\n");
 	write_file("admin/20-other.ini", "[build]\npids = 1\n");
 
@@ -134,7 +134,7 @@ test_load_order_and_words(void **state)
 	assert_string_equal(p.words[4], "--rw");
 	assert_string_equal(p.words[5], "/b");
 	assert_string_equal(p.words[6], "--fallback");
-	assert_non_null(strstr(p.file, "xdg/sbx/profiles.ini"));
+	assert_non_null(strstr(p.file, "xdg/sandcap/profiles.ini"));
 	assert_int_equal(p.line, 1);
 	profile_done(&p);
 
@@ -150,7 +150,7 @@ test_load_order_and_words(void **state)
 	assert_int_equal(profile_load("../etc", &p, err, sizeof(err)), -EINVAL);
 
 	/* a malformed file that is read is an error, not skipped */
-	write_file("xdg/sbx/profiles.ini", "[agent]\nmemory = lots\n");
+	write_file("xdg/sandcap/profiles.ini", "[agent]\nmemory = lots\n");
 	assert_int_equal(profile_load("build", &p, err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "profiles.ini:2: memory = 'lots'"));
 }

@@ -28,7 +28,7 @@ test_ok_and_exit(void **state)
 
 	(void) state;
 	assert_int_equal(v.kind, VERDICT_OK);
-	assert_int_equal(v.sbx_exit, 0);
+	assert_int_equal(v.sc_exit, 0);
 	assert_int_equal(v.exit_code, 0);
 	assert_int_equal(v.signal, 0);
 	assert_int_equal(v.limits_hit, 0);
@@ -36,14 +36,14 @@ test_ok_and_exit(void **state)
 	in.exit_code = 3;
 	v = decide(&in);
 	assert_int_equal(v.kind, VERDICT_EXIT);
-	assert_int_equal(v.sbx_exit, 3);
+	assert_int_equal(v.sc_exit, 3);
 	assert_int_equal(v.exit_code, 3);
 
 	/* The command's own 126/127/124/125 pass through as "exit". */
 	in.exit_code = 127;
 	v = decide(&in);
 	assert_int_equal(v.kind, VERDICT_EXIT);
-	assert_int_equal(v.sbx_exit, 127);
+	assert_int_equal(v.sc_exit, 127);
 }
 
 static void
@@ -54,7 +54,7 @@ test_signal(void **state)
 
 	(void) state;
 	assert_int_equal(v.kind, VERDICT_SIGNAL);
-	assert_int_equal(v.sbx_exit, 128 + SIGSEGV);
+	assert_int_equal(v.sc_exit, 128 + SIGSEGV);
 	assert_int_equal(v.exit_code, -1);
 	assert_int_equal(v.signal, SIGSEGV);
 	assert_int_equal(v.limits_hit, 0);
@@ -68,7 +68,7 @@ test_timeout_wins_whatever_the_end(void **state)
 
 	(void) state;
 	assert_int_equal(v.kind, VERDICT_TIMEOUT);
-	assert_int_equal(v.sbx_exit, 124);
+	assert_int_equal(v.sc_exit, 124);
 	assert_int_equal(v.signal, SIGTERM);
 	assert_int_equal(v.limits_hit, 1u << VERDICT_TIMEOUT);
 
@@ -76,7 +76,7 @@ test_timeout_wins_whatever_the_end(void **state)
 	in = (struct verdict_input) { .exited = true, .exit_code = 0, .timeout_fired = true };
 	v = decide(&in);
 	assert_int_equal(v.kind, VERDICT_TIMEOUT);
-	assert_int_equal(v.sbx_exit, 124);
+	assert_int_equal(v.sc_exit, 124);
 	assert_int_equal(v.exit_code, 0);
 
 	/* Timeout beats a CPU limit that the SIGKILL also satisfies. */
@@ -95,7 +95,7 @@ test_cpu_time(void **state)
 
 	(void) state;
 	assert_int_equal(v.kind, VERDICT_CPU_TIME);
-	assert_int_equal(v.sbx_exit, 128 + SIGXCPU);
+	assert_int_equal(v.sc_exit, 128 + SIGXCPU);
 	assert_int_equal(v.limits_hit, 1u << VERDICT_CPU_TIME);
 
 	/* SIGXCPU ignored: the hard limit's SIGKILL, with the CPU time to prove it. */
@@ -103,7 +103,7 @@ test_cpu_time(void **state)
 				      .main_cpu_ms = 2000 };
 	v = decide(&in);
 	assert_int_equal(v.kind, VERDICT_CPU_TIME);
-	assert_int_equal(v.sbx_exit, 137);
+	assert_int_equal(v.sc_exit, 137);
 
 	/* A SIGKILL without that evidence is just a signal. */
 	in.main_cpu_ms = 1999;
@@ -127,7 +127,7 @@ test_fsize(void **state)
 
 	(void) state;
 	assert_int_equal(v.kind, VERDICT_FSIZE);
-	assert_int_equal(v.sbx_exit, 128 + SIGXFSZ);
+	assert_int_equal(v.sc_exit, 128 + SIGXFSZ);
 	assert_int_equal(v.limits_hit, 1u << VERDICT_FSIZE);
 
 	/* A shell reporting 153 for a child is not evidence: no guessing. */
@@ -144,18 +144,18 @@ test_setup_errors(void **state)
 
 	(void) state;
 	assert_int_equal(v.kind, VERDICT_SETUP_ERROR);
-	assert_int_equal(v.sbx_exit, 127);
+	assert_int_equal(v.sc_exit, 127);
 	assert_int_equal(v.exit_code, -1);
 	assert_int_equal(v.signal, 0);
 
 	in.exec_errno = EACCES;
-	assert_int_equal(decide(&in).sbx_exit, 126);
+	assert_int_equal(decide(&in).sc_exit, 126);
 	in.exec_errno = ENOEXEC;
-	assert_int_equal(decide(&in).sbx_exit, 126);
+	assert_int_equal(decide(&in).sc_exit, 126);
 	in = (struct verdict_input) { .setup = VERDICT_SETUP_FAILED, .exec_errno = EPERM };
 	v = decide(&in);
 	assert_int_equal(v.kind, VERDICT_SETUP_ERROR);
-	assert_int_equal(v.sbx_exit, 125);
+	assert_int_equal(v.sc_exit, 125);
 	/* Set-up failure wins over a timer that fired meanwhile. */
 	in.timeout_fired = true;
 	assert_int_equal(decide(&in).kind, VERDICT_SETUP_ERROR);
@@ -173,7 +173,7 @@ test_memory_needs_leaf_oom(void **state)
 	in.counters.oom = 1;
 	v = decide(&in);
 	assert_int_equal(v.kind, VERDICT_MEMORY);
-	assert_int_equal(v.sbx_exit, 137);
+	assert_int_equal(v.sc_exit, 137);
 	assert_int_equal(v.limits_hit, 1u << VERDICT_MEMORY);
 
 	/* oom_kill without oom in the leaf: a global OOM, not our limit. */
@@ -204,7 +204,7 @@ test_pids_and_disk(void **state)
 	in.counters.pids_max_events = 4;
 	v = decide(&in);
 	assert_int_equal(v.kind, VERDICT_PIDS);
-	assert_int_equal(v.sbx_exit, 1);
+	assert_int_equal(v.sc_exit, 1);
 
 	in = (struct verdict_input) { .exited = true, .exit_code = 1, .disk_limit = 4096 };
 	in.counters.has_disk_used = true;

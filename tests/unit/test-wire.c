@@ -143,7 +143,7 @@ test_msg_roundtrip(void **state)
 
 	(void) state;
 	assert_int_equal(n, WIRE_HDR_SIZE + 8 + 8 + 4 + 5);
-	assert_memory_equal(buf, "SBX1", 4);
+	assert_memory_equal(buf, "SCP1", 4);
 	assert_int_equal(decode_msg(buf, n), 0);
 }
 

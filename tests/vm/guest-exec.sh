@@ -1,16 +1,16 @@
 #!/bin/sh
 # Boot the prepared VM guest (cgroup v2, delegated parent, setcap'd helper, test policy)
-# and run one script there as the unprivileged user sbxtest, from its own cgroup, with the
-# scenario environment (SBX, SBX_HELPER, SCRATCH, ...; see tests/vm/README.md).
+# and run one script there as the unprivileged user sctest, from its own cgroup, with the
+# scenario environment (SANDCAP, SANDCAP_HELPER, SCRATCH, ...; see tests/vm/README.md).
 # The script's output (stdout and stderr) is printed here afterwards; its exit status is
 # ours (125 if the guest did not finish).  `make demo` uses this on hosts without a helper.
 #
 #   tests/vm/guest-exec.sh [--root] [--policy FILE] BUILD SCRIPT
 #
-#   --root          run SCRIPT as root instead (it reaches sbxtest with vm-as-user; the
-#                   user's environment is in /opt/sbx/user.env); make bench uses this
-#   --policy FILE   install FILE as /etc/sbx/sandbox.ini instead of tests/vm/policy.ini
-# SBX_VM_EXEC_TIMEOUT bounds SCRIPT (seconds, default 300).
+#   --root          run SCRIPT as root instead (it reaches sctest with vm-as-user; the
+#                   user's environment is in /opt/sandcap/user.env); make bench uses this
+#   --policy FILE   install FILE as /etc/sandcap/sandbox.ini instead of tests/vm/policy.ini
+# SANDCAP_VM_EXEC_TIMEOUT bounds SCRIPT (seconds, default 300).
 opts=""
 while [ $# -gt 2 ]; do
 	case $1 in

@@ -5,13 +5,13 @@
 #
 # RESULTS_DIR is the hostfs mount of $BUILD/vm-results; run.sh left "config" in it.
 # guest-init.sh mounted read-only views of the source tree and the build directory on
-# /dev/sbx-vm/src and /dev/sbx-vm/build.
+# /dev/sandcap-vm/src and /dev/sandcap-vm/build.
 # Prepares the guest (tmpfs over every place anything writes, cgroup2 with the delegated
 # parent, test users, the setcap'd helper, the policy), then, by VM_MODE:
 #   run    every scenario (or those matching VM_ONLY), TAP into RESULTS_DIR/tap,
 #          one line "PASSED FAILED" into RESULTS_DIR/done
 #   shell  an interactive root shell on the console
-#   exec   RESULTS_DIR/exec-script.sh (copied there by run.sh) as sbxtest (as root with
+#   exec   RESULTS_DIR/exec-script.sh (copied there by run.sh) as sctest (as root with
 #          VM_EXEC_ROOT=1), under RESULTS_DIR/exec-policy.ini if run.sh left one;
 #          output to RESULTS_DIR/exec.out, status to exec.rc
 # See tests/vm/README.md.
@@ -23,15 +23,15 @@ umask 022
 R=$1
 VM_EXEC_ROOT=0 VM_EXEC_TIMEOUT=300
 . "$R/config"           # VM_MODE VM_ONLY VM_KEEP_GOING VM_HOST_SRCDIR VM_HOST_BUILD VM_EXEC_*
-VM_SRCDIR=/dev/sbx-vm/src
-VM_BUILD=/dev/sbx-vm/build
+VM_SRCDIR=/dev/sandcap-vm/src
+VM_BUILD=/dev/sandcap-vm/build
 
 CG=/sys/fs/cgroup
-PARENT=$CG/sbx
-OPT=/opt/sbx
-SBXTEST_UID=4201
-SBXOTHER_UID=4202
-SBXDEV_GID=4203
+PARENT=$CG/sandcap
+OPT=/opt/sandcap
+SCTEST_UID=4201
+SCOTHER_UID=4202
+SCDEV_GID=4203
 CONTROLLERS="+cpu +memory +pids +io"
 DEFAULT_TIMEOUT=60
 
@@ -70,12 +70,12 @@ echo "# vm: setup starts at $(cut -d" " -f1 /proc/uptime) s of guest uptime"
 setup_ok=1
 
 # ---- 1. The host's root is read-only; tmpfs over every place that is written. --------
-setup_check "host / is mounted read-only (writing /etc/sbx-vm-probe fails)" \
-	write_fails /etc/sbx-vm-probe
+setup_check "host / is mounted read-only (writing /etc/sandcap-vm-probe fails)" \
+	write_fails /etc/sandcap-vm-probe
 [ "$setup_ok" -eq 1 ] || finish
 
 for d in /mnt /run /tmp /var/tmp /home /root /opt; do
-	must "tmpfs on $d" mount -t tmpfs -o mode=0755,size=128m "sbx-vm${d}" "$d"
+	must "tmpfs on $d" mount -t tmpfs -o mode=0755,size=128m "sandcap-vm${d}" "$d"
 done
 chmod 1777 /tmp /var/tmp
 HT=/mnt/harness         # the harness's private scratch
@@ -83,29 +83,29 @@ mkdir -m 0700 $HT
 chmod 0700 /root
 must "copy /etc to a tmpfs" cp -a /etc/. /mnt/etc/
 must "bind the copy over /etc" mount --bind /mnt/etc /etc
-mkdir -p /dev/shm && mount -t tmpfs -o mode=1777,size=32m sbx-vm-shm /dev/shm
+mkdir -p /dev/shm && mount -t tmpfs -o mode=1777,size=32m sandcap-vm-shm /dev/shm
 
 # ---- 2. Test users and groups (in the tmpfs copy of /etc). ---------------------------
-rm -rf /etc/sbx
+rm -rf /etc/sandcap
 {
-	echo "sbxtest:x:$SBXTEST_UID:$SBXTEST_UID:sbx VM test user:/home/sbxtest:/bin/sh"
-	echo "sbxother:x:$SBXOTHER_UID:$SBXOTHER_UID:sbx VM second user:/home/sbxother:/bin/sh"
+	echo "sctest:x:$SCTEST_UID:$SCTEST_UID:sandcap VM test user:/home/sctest:/bin/sh"
+	echo "scother:x:$SCOTHER_UID:$SCOTHER_UID:sandcap VM second user:/home/scother:/bin/sh"
 } >> /etc/passwd
 {
-	echo "sbxtest:x:$SBXTEST_UID:"
-	echo "sbxother:x:$SBXOTHER_UID:"
-	echo "sbxdev:x:$SBXDEV_GID:sbxtest"
+	echo "sctest:x:$SCTEST_UID:"
+	echo "scother:x:$SCOTHER_UID:"
+	echo "scdev:x:$SCDEV_GID:sctest"
 } >> /etc/group
-for u in sbxtest sbxother; do
+for u in sctest scother; do
 	must "home of $u" sh -c "mkdir -m 0700 /home/$u && chown $u:$u /home/$u"
 done
-mkdir -m 0755 /run/sbx
+mkdir -m 0755 /run/sandcap
 
 # ---- 3. cgroup2: controllers top-down, the delegated parent, user and harness leaves. --
 must "mount cgroup2" mount -t cgroup2 -o nsdelegate cgroup2 $CG
 must "enable $CONTROLLERS in the root" sh -c "echo '$CONTROLLERS' > $CG/cgroup.subtree_control"
-must "create the harness, scenario, users and sbx cgroups" \
-	mkdir $CG/harness $CG/scenario $CG/users $CG/users/sbxtest $CG/users/sbxother $PARENT
+must "create the harness, scenario, users and sandcap cgroups" \
+	mkdir $CG/harness $CG/scenario $CG/users $CG/users/sctest $CG/users/scother $PARENT
 # The harness and PID 1 live in a leaf: nothing of ours stays in the root.
 must "move the harness into its leaf" sh -c "echo $$ > $CG/harness/cgroup.procs"
 must "move PID 1 into the harness leaf" sh -c "echo 1 > $CG/harness/cgroup.procs"
@@ -115,14 +115,14 @@ must "enable $CONTROLLERS in $PARENT" \
 
 # ---- 4. The freshly built binaries on a tmpfs, with file capabilities. ----------------
 mkdir -p $OPT/bin $OPT/libexec $OPT/tests
-must "copy sbx" cp "$VM_BUILD/sbx" $OPT/bin/sbx
-must "copy sbx-helper" cp "$VM_BUILD/sbx-helper" $OPT/libexec/sbx-helper
+must "copy sandcap" cp "$VM_BUILD/sandcap" $OPT/bin/sandcap
+must "copy sandcap-helper" cp "$VM_BUILD/sandcap-helper" $OPT/libexec/sandcap-helper
 for p in "$VM_BUILD"/tests/probe-* "$VM_BUILD"/tests/hostile-*; do
 	case $p in *.d|*.o|*'*'*) continue ;; esac
 	[ -f "$p" ] && cp "$p" $OPT/tests/
 done
 chmod 0755 $OPT/bin/* $OPT/libexec/* 2>/dev/null
-must "setcap sbx-helper" setcap cap_dac_override,cap_chown,cap_sys_admin=p $OPT/libexec/sbx-helper
+must "setcap sandcap-helper" setcap cap_dac_override,cap_chown,cap_sys_admin=p $OPT/libexec/sandcap-helper
 must "setcap probe-capcg" setcap cap_dac_override,cap_chown=p $OPT/tests/probe-capcg
 
 # vm-as-user USER CMD...: run CMD as USER (and its groups) from the user's own cgroup.
@@ -137,8 +137,8 @@ chmod 0700 $OPT/bin/vm-as-user
 # ---- 5. Harness self-checks: these are the suite's promises, asserted every run. ------
 rw_hostfs=$(awk '$3 == "hostfs" && $4 ~ /(^|,)rw(,|$)/ { print $2 }' /proc/mounts)
 setup_check "the only writable hostfs mount is the results directory ($rw_hostfs)" \
-	[ "$rw_hostfs" = /dev/sbx-vm/results ]
-setup_check "writing to the host's /usr fails" write_fails /usr/sbx-vm-probe
+	[ "$rw_hostfs" = /dev/sandcap-vm/results ]
+setup_check "writing to the host's /usr fails" write_fails /usr/sandcap-vm-probe
 setup_check "/etc /run /tmp /var/tmp /home /root /opt /mnt are tmpfs in the guest" \
 	sh -c 'for d in /etc /run /tmp /var/tmp /home /root /opt /mnt; do
 		[ "$(stat -f -c %T $d)" = tmpfs ] || exit 1; done'
@@ -146,13 +146,13 @@ setup_check "cgroup2 at $CG with cpu memory pids io in $PARENT" \
 	sh -c 'for c in cpu memory pids io; do
 		grep -qw $c '"$PARENT"'/cgroup.subtree_control || exit 1; done'
 setup_check "$PARENT is root:root 0700" [ "$(stat -c '%u:%g %a' $PARENT)" = "0:0 700" ]
-setup_check "test users resolve (sbxtest in sbxdev)" \
-	sh -c '[ "$(id -u sbxtest)" = '$SBXTEST_UID' ] && [ "$(id -u sbxother)" = '$SBXOTHER_UID' ] &&
-		id -Gn sbxtest | grep -qw sbxdev'
-setup_check "sbx-helper carries file capabilities" \
-	sh -c "getcap $OPT/libexec/sbx-helper | grep -q cap_sys_admin"
-setup_check "sbxtest can read the scenarios and the build" \
-	setpriv --reuid=sbxtest --regid=sbxtest --init-groups \
+setup_check "test users resolve (sctest in scdev)" \
+	sh -c '[ "$(id -u sctest)" = '$SCTEST_UID' ] && [ "$(id -u scother)" = '$SCOTHER_UID' ] &&
+		id -Gn sctest | grep -qw scdev'
+setup_check "sandcap-helper carries file capabilities" \
+	sh -c "getcap $OPT/libexec/sandcap-helper | grep -q cap_sys_admin"
+setup_check "sctest can read the scenarios and the build" \
+	setpriv --reuid=sctest --regid=sctest --init-groups \
 		test -r "$VM_SRCDIR/tests/vm/lib.sh" -a -x "$VM_BUILD"
 [ "$setup_ok" -eq 1 ] || { tap not-ok "harness: guest setup failed (see console.log)"; finish; }
 
@@ -161,14 +161,14 @@ install_policy() {      # install_policy SCENARIO_BASENAME
 	ini=$VM_SRCDIR/tests/vm/scenarios/$1.ini
 	[ -f "$ini" ] || ini=$VM_SRCDIR/tests/vm/policy.ini
 	[ "$1" = exec ] && [ -f "$R/exec-policy.ini" ] && ini=$R/exec-policy.ini
-	rm -rf /etc/sbx
-	mkdir -m 0755 /etc/sbx
-	cp "$ini" /etc/sbx/sandbox.ini && chown 0:0 /etc/sbx/sandbox.ini &&
-		chmod 0644 /etc/sbx/sandbox.ini
+	rm -rf /etc/sandcap
+	mkdir -m 0755 /etc/sandcap
+	cp "$ini" /etc/sandcap/sandbox.ini && chown 0:0 /etc/sandcap/sandbox.ini &&
+		chmod 0644 /etc/sandcap/sandbox.ini
 }
 
 test_user_pids() {      # live processes whose real, effective, saved or fs uid is a test user
-	cat /proc/[0-9]*/status 2>/dev/null | awk -v a=$SBXTEST_UID -v b=$SBXOTHER_UID '
+	cat /proc/[0-9]*/status 2>/dev/null | awk -v a=$SCTEST_UID -v b=$SCOTHER_UID '
 		/^Name:/ { z = 0 }
 		/^State:/ && $2 == "Z" { z = 1 }
 		/^Pid:/ { pid = $2 }
@@ -177,19 +177,19 @@ test_user_pids() {      # live processes whose real, effective, saved or fs uid 
 
 leftovers() {           # print one line per leftover; empty output = clean
 	find $PARENT -mindepth 1 -type d 2>/dev/null | sed 's/^/cgroup left: /'
-	awk '$2 == "/run/sbx" || $2 ~ "^/run/sbx/" { print "mount left: " $2 }' /proc/mounts
-	for c in $CG/users/sbxtest $CG/users/sbxother $CG/scenario; do
+	awk '$2 == "/run/sandcap" || $2 ~ "^/run/sandcap/" { print "mount left: " $2 }' /proc/mounts
+	for c in $CG/users/sctest $CG/users/scother $CG/scenario; do
 		# (cgroup files have size 0 in stat: test the content, not -s)
 		p=$(tr '\n' ' ' < $c/cgroup.procs)
 		[ -n "$p" ] && echo "processes left in $c: $p"
 	done
 	p=$(test_user_pids | tr '\n' ' ')
 	[ -n "$p" ] && echo "test-user processes left: $p"
-	ls -A /run/sbx | sed 's/^/workspace left: \/run\/sbx\//'
+	ls -A /run/sandcap | sed 's/^/workspace left: \/run\/sandcap\//'
 }
 
 cleanup() {
-	for c in $(find $PARENT -mindepth 1 -type d) $CG/users/sbxtest $CG/users/sbxother \
+	for c in $(find $PARENT -mindepth 1 -type d) $CG/users/sctest $CG/users/scother \
 		$CG/scenario; do
 		echo 1 > $c/cgroup.kill 2>/dev/null
 	done
@@ -200,10 +200,10 @@ cleanup() {
 		sleep 0.1; i=$((i + 1))
 	done
 	find $PARENT -mindepth 1 -depth -type d -exec rmdir {} + 2>/dev/null
-	awk '$2 == "/run/sbx" || $2 ~ "^/run/sbx/" { print $2 }' /proc/mounts | sort -r |
+	awk '$2 == "/run/sandcap" || $2 ~ "^/run/sandcap/" { print $2 }' /proc/mounts | sort -r |
 		while read -r m; do umount -l "$m"; done
-	rm -rf /run/sbx
-	mkdir -m 0755 /run/sbx
+	rm -rf /run/sandcap
+	mkdir -m 0755 /run/sandcap
 }
 
 settle_leftovers() {    # give exiting processes (a helper tearing down) up to 3 s
@@ -219,8 +219,8 @@ settle_leftovers() {    # give exiting processes (a helper tearing down) up to 3
 scenario_env() {        # the environment every scenario gets (as arguments for env -i)
 	home=$1 user=$2 name=$3
 	echo "PATH=$OPT/bin:/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin HOME=$home USER=$user
-LOGNAME=$user LANG=C.UTF-8 TMPDIR=/tmp SBX=$OPT/bin/sbx SBX_HELPER=$OPT/libexec/sbx-helper
-SBXTEST_UID=$SBXTEST_UID SBXOTHER_UID=$SBXOTHER_UID SBXDEV_GID=$SBXDEV_GID
+LOGNAME=$user LANG=C.UTF-8 TMPDIR=/tmp SANDCAP=$OPT/bin/sandcap SANDCAP_HELPER=$OPT/libexec/sandcap-helper
+SCTEST_UID=$SCTEST_UID SCOTHER_UID=$SCOTHER_UID SCDEV_GID=$SCDEV_GID
 VM_RESULTS=$R/$name SCRATCH=/var/tmp/scratch SRCDIR=$VM_SRCDIR BUILD=$VM_BUILD
 TESTS=$OPT/tests VMLIB=$VM_SRCDIR/tests/vm/lib.sh"
 }
@@ -249,10 +249,10 @@ run_scenario() {        # run_scenario FILE: run, parse the TAP, check leftovers
 			env -i $(scenario_env /root root "$name") sh "$f" > "$log" 2>&1 < /dev/null
 		rc=$? ;;
 	*)
-		prepare_scenario "$name" sbxtest
+		prepare_scenario "$name" sctest
 		# shellcheck disable=SC2046
-		timeout -k 5 "$t" $OPT/bin/vm-as-user sbxtest \
-			env -i $(scenario_env /home/sbxtest sbxtest "$name") sh "$f" \
+		timeout -k 5 "$t" $OPT/bin/vm-as-user sctest \
+			env -i $(scenario_env /home/sctest sctest "$name") sh "$f" \
 			> "$log" 2>&1 < /dev/null
 		rc=$? ;;
 	esac
@@ -301,33 +301,33 @@ run_scenario() {        # run_scenario FILE: run, parse the TAP, check leftovers
 case $VM_MODE in
 shell)
 	install_policy default
-	mkdir -m 0755 /var/tmp/scratch && chown sbxtest:sbxtest /var/tmp/scratch
-	mkdir -m 0755 "$R/shell" && chown sbxtest:sbxtest "$R/shell"
-	scenario_env /home/sbxtest sbxtest shell > $OPT/user.env
+	mkdir -m 0755 /var/tmp/scratch && chown sctest:sctest /var/tmp/scratch
+	mkdir -m 0755 "$R/shell" && chown sctest:sctest "$R/shell"
+	scenario_env /home/sctest sctest shell > $OPT/user.env
 	cat <<EOF
 vm: debug shell (root).  The host's / is read-only; /etc /run /tmp /home /opt are tmpfs.
     A shell as the test user, with the scenario environment:
-        vm-as-user sbxtest env -i \$(cat $OPT/user.env) sh -i
-    sbx: $OPT/bin/sbx  helper: $OPT/libexec/sbx-helper  policy: /etc/sbx/sandbox.ini
+        vm-as-user sctest env -i \$(cat $OPT/user.env) sh -i
+    sandcap: $OPT/bin/sandcap  helper: $OPT/libexec/sandcap-helper  policy: /etc/sandcap/sandbox.ini
     Scenarios: $VM_SRCDIR/tests/vm/scenarios   Results (host, writable): $R
     Exit the shell to power off.
 EOF
-	PATH=$OPT/bin:$PATH SBX_HELPER=$OPT/libexec/sbx-helper HOME=/root \
+	PATH=$OPT/bin:$PATH SANDCAP_HELPER=$OPT/libexec/sandcap-helper HOME=/root \
 		setsid -c /bin/sh -i < /dev/console > /dev/console 2>&1
 	finish ;;
 exec)
 	if [ "$VM_EXEC_ROOT" = 1 ]; then
 		prepare_scenario exec root
-		scenario_env /home/sbxtest sbxtest exec > $OPT/user.env
+		scenario_env /home/sctest sctest exec > $OPT/user.env
 		# shellcheck disable=SC2046
 		timeout -k 5 "$VM_EXEC_TIMEOUT" sh -c 'echo $$ > '$CG'/scenario/cgroup.procs && exec "$@"' \
 			sh env -i $(scenario_env /root root exec) sh "$R/exec-script.sh" \
 			> "$R/exec.out" 2>&1 < /dev/null
 	else
-		prepare_scenario exec sbxtest
+		prepare_scenario exec sctest
 		# shellcheck disable=SC2046
-		timeout -k 5 "$VM_EXEC_TIMEOUT" $OPT/bin/vm-as-user sbxtest \
-			env -i $(scenario_env /home/sbxtest sbxtest exec) sh "$R/exec-script.sh" \
+		timeout -k 5 "$VM_EXEC_TIMEOUT" $OPT/bin/vm-as-user sctest \
+			env -i $(scenario_env /home/sctest sctest exec) sh "$R/exec-script.sh" \
 			> "$R/exec.out" 2>&1 < /dev/null
 	fi
 	echo $? > "$R/exec.rc"

@@ -8,15 +8,15 @@
 # the results directory as a failure.
 #
 # The kernel passes unknown "name=value" boot parameters to init as environment variables:
-#   sbx_src      absolute host path of the source tree
-#   sbx_build    absolute host path of the build directory
-#   sbx_results  absolute host path of BUILD/vm-results (the only writable hostfs mount)
+#   sandcap_src      absolute host path of the source tree
+#   sandcap_build    absolute host path of the build directory
+#   sandcap_results  absolute host path of BUILD/vm-results (the only writable hostfs mount)
 PATH=/usr/sbin:/usr/bin:/sbin:/bin
 export PATH
 
 poweroff_now() {
 	sync
-	umount /dev/sbx-vm/results 2>/dev/null
+	umount /dev/sandcap-vm/results 2>/dev/null
 	echo o > /proc/sysrq-trigger
 	# sysrq power-off is asynchronous; never return to the kernel (PID 1 exiting panics).
 	while :; do sleep 1; done
@@ -28,29 +28,29 @@ mount -t sysfs sysfs /sys
 
 # By construction: the root (the host's /, hostfs) must be read-only.  If the kernel
 # command line lost "ro", stop before anything else can run.
-if (: > /.sbx-vm-write-probe) 2>/dev/null; then
-	rm -f /.sbx-vm-write-probe
+if (: > /.sandcap-vm-write-probe) 2>/dev/null; then
+	rm -f /.sandcap-vm-write-probe
 	echo "vm: FATAL: the host's root is writable in the guest; refusing to run" >&2
 	poweroff_now
 fi
 
-case ${sbx_results:-}:${sbx_src:-}:${sbx_build:-} in
+case ${sandcap_results:-}:${sandcap_src:-}:${sandcap_build:-} in
 /*:/*:/*) ;;
-*) echo "vm: FATAL: sbx_results, sbx_src, sbx_build missing from the kernel command line" >&2
+*) echo "vm: FATAL: sandcap_results, sandcap_src, sandcap_build missing from the kernel command line" >&2
 	poweroff_now ;;
 esac
 
 # Views of the host, mounted before the harness covers /tmp /home /opt... with tmpfs (so a
 # source tree or build directory under one of those stays visible).  They live in /dev,
 # the kernel's devtmpfs: guest memory, and never a place a clone lives.
-#   /dev/sbx-vm/src      the source tree, read-only
-#   /dev/sbx-vm/build    the build directory, read-only
-#   /dev/sbx-vm/results  BUILD/vm-results: the one writable view of the host
-V=/dev/sbx-vm
+#   /dev/sandcap-vm/src      the source tree, read-only
+#   /dev/sandcap-vm/build    the build directory, read-only
+#   /dev/sandcap-vm/results  BUILD/vm-results: the one writable view of the host
+V=/dev/sandcap-vm
 mkdir -p $V/src $V/build $V/results || poweroff_now
-mount -t hostfs -o ro,"$sbx_src" none $V/src || poweroff_now
-mount -t hostfs -o ro,"$sbx_build" none $V/build || poweroff_now
-mount -t hostfs -o "$sbx_results" none $V/results || poweroff_now
+mount -t hostfs -o ro,"$sandcap_src" none $V/src || poweroff_now
+mount -t hostfs -o ro,"$sandcap_build" none $V/build || poweroff_now
+mount -t hostfs -o "$sandcap_results" none $V/results || poweroff_now
 
 sh $V/src/tests/vm/guest-harness.sh $V/results > /dev/console 2>&1 < /dev/console &
 wait

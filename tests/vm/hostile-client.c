@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * hostile-client: a client that does not play by the rules.  It starts sbx-helper itself
- * (socket on fd 3, like sbx) under hostile conditions and speaks raw protocol to it.  Each
+ * hostile-client: a client that does not play by the rules.  It starts sandcap-helper itself
+ * (socket on fd 3, like sandcap) under hostile conditions and speaks raw protocol to it.  Each
  * case starts a fresh helper and prints one line, "ok - DESC" or "not ok - DESC # why",
  * which the VM scenarios turn into TAP.  Usage:  hostile-client GROUP
  *   frames   malformed frames, wrong header fields, fd counts, requests out of order
@@ -9,8 +9,8 @@
  *   exec     the helper exec'd with argc 0, LD_PRELOAD/GCONV_PATH, fds 0-2 closed,
  *            hostile rlimits, signals blocked/ignored, no_new_privs, ptrace, SIGSTOP
  *   escape   a sandboxed process trying to leave its leaf or raise its limits
- * The helper path is $SBX_HELPER.  After every case the workspace dir of the caller
- * ($SBX_WSROOT/<uid>, default /run/sbx) must hold no sandbox; the harness checks the
+ * The helper path is $SC_HELPER.  After every case the workspace dir of the caller
+ * ($SC_WSROOT/<uid>, default /run/sandcap) must hold no sandbox; the harness checks the
  * cgroup parent and the mounts after the scenario.
  */
 #include <endian.h>
@@ -133,7 +133,7 @@ helper_start(struct helper *h, enum cond c)
 	if (h->pid < 0)
 		return -errno;
 	if (h->pid == 0) {
-		char *argv0[] = { NULL }, *argv1[] = { (char *) "sbx-helper", NULL };
+		char *argv0[] = { NULL }, *argv1[] = { (char *) "sandcap-helper", NULL };
 		static char pre[512];
 		char *env_preload[] = { pre, (char *) "GCONV_PATH=/tmp/hostile-gconv", NULL };
 		char *env_none[] = { NULL };
@@ -304,7 +304,7 @@ simple(struct helper *h, uint16_t type)
 static bool
 no_workspace_left(char *why, size_t len)
 {
-	const char *root = getenv("SBX_WSROOT") ? getenv("SBX_WSROOT") : "/run/sbx";
+	const char *root = getenv("SANDCAP_WSROOT") ? getenv("SANDCAP_WSROOT") : "/run/sandcap";
 	char path[256];
 	DIR *d;
 	int n = 0;
@@ -801,7 +801,7 @@ escapee(const char *leaf)
 
 	(void) snprintf(me, sizeof(me), "%d\n", (int) getpid());
 	static const char *const procs[] = { "/sys/fs/cgroup/cgroup.procs",
-		"/sys/fs/cgroup/users/sbxtest/cgroup.procs", "/sys/fs/cgroup/sbx/cgroup.procs",
+		"/sys/fs/cgroup/users/sctest/cgroup.procs", "/sys/fs/cgroup/sandcap/cgroup.procs",
 		"/sys/fs/cgroup/harness/cgroup.procs" };
 	for (size_t i = 0; i < sizeof(procs) / sizeof(procs[0]); i++) {
 		r = try_write(procs[i], me);
@@ -906,9 +906,9 @@ group_escape(void)
 int
 main(int argc, char **argv)
 {
-	helper_path = getenv("SBX_HELPER");
+	helper_path = getenv("SANDCAP_HELPER");
 	if (argc != 2 || helper_path == NULL) {
-		fprintf(stderr, "usage: SBX_HELPER=PATH hostile-client frames|attach|exec|escape\n");
+		fprintf(stderr, "usage: SC_HELPER=PATH hostile-client frames|attach|exec|escape\n");
 		return 64;
 	}
 	(void) signal(SIGPIPE, SIG_IGN);

@@ -71,7 +71,7 @@ done_testing() {
 # run_hostile GROUP: each line of hostile-client is one case with a fresh helper; its exit
 # status is 0 or 1 (a case failed), anything else means it did not run to the end.
 run_hostile() {
-	SBX_HELPER=$SBX_HELPER "$TESTS/hostile-client" "$1" > "$SCRATCH/h.out" 2> "$SCRATCH/h.err"
+	SANDCAP_HELPER=$SANDCAP_HELPER "$TESTS/hostile-client" "$1" > "$SCRATCH/h.out" 2> "$SCRATCH/h.err"
 	hrc=$?
 	while IFS= read -r l; do
 		case $l in

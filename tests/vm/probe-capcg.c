@@ -2,11 +2,11 @@
 /*
  * probe-capcg: a helper-like binary for the VM suite.  Installed in the guest with
  * `setcap cap_dac_override,cap_chown=p`, run by the unprivileged test user, it does what
- * sbx-helper will do to a cgroup: raise CAP_DAC_OVERRIDE from the permitted set, mkdir a
+ * sandcap-helper will do to a cgroup: raise CAP_DAC_OVERRIDE from the permitted set, mkdir a
  * leaf under the root-owned 0700 delegated parent, chown the leaf and every file in it to
  * root (CAP_CHOWN), write memory.max and pids.max and read them back, then rmdir it.
  *
- *   probe-capcg [--no-raise] [PARENT]      (PARENT defaults to /sys/fs/cgroup/sbx)
+ *   probe-capcg [--no-raise] [PARENT]      (PARENT defaults to /sys/fs/cgroup/sandcap)
  *
  * --no-raise does the same without raising any capability (mkdir must then fail).
  * Prints one line per step, "probe-capcg: STEP: ok" or "probe-capcg: STEP: ERRNAME";
@@ -112,7 +112,7 @@ chown_all_to_root(int leaf)
 int
 main(int argc, char **argv)
 {
-	const char *parent = "/sys/fs/cgroup/sbx";
+	const char *parent = "/sys/fs/cgroup/sandcap";
 	_cleanup_close_ int pfd = -EBADF, leaf = -EBADF;
 	char name[64];
 	struct statfs sfs;

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* probe-client: drive sbx-helper through the front-end's client API, step by step, for
+/* probe-client: drive sandcap-helper through the front-end's client API, step by step, for
  * the VM scenarios.  Usage:
  *   probe-client [-m BYTES] [-c PCT] [-p PIDS] [-d BYTES] [-t MS] [-n] [-f LEVEL]
  *                [-a MODE] [-x] [-k] [-s SECONDS] [-P]
@@ -20,7 +20,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* The client is compiled in directly: the Makefile links tests/vm/ probes with libsbx.a
+/* The client is compiled in directly: the Makefile links tests/vm/ probes with libsandcap.a
  * only, and client.c depends on nothing but lib/. */
 #include "../../frontend/client.c"
 #include "../../frontend/cgstats.c"
@@ -54,8 +54,8 @@ print_file(int dirfd, const char *name)
 int
 main(int argc, char **argv)
 {
-	struct sbx_request req = { .net = POLICY_NET_HOST, .fs = POLICY_FS_NONE };
-	struct sbx_session s;
+	struct sc_request req = { .net = POLICY_NET_HOST, .fs = POLICY_FS_NONE };
+	struct sc_session s;
 	char err[CLIENT_ERR_MAX] = "";
 	const char *attach = "child";
 	bool nodestroy = false, kill_first = false, print = false;
@@ -147,7 +147,7 @@ main(int argc, char **argv)
 	if (nodestroy) {
 		printf("exit without destroy\n");
 		fflush(stdout);
-		_exit(0);       /* no client_close(): like a killed sbx, the helper sees EOF */
+		_exit(0);       /* no client_close(): like a killed sandcap, the helper sees EOF */
 	}
 	if (kill_first) {
 		r = client_kill(&s);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* A workload of known shape for `sbx trace` tests (VM scenario 60):
+/* A workload of known shape for `sandcap trace` tests (VM scenario 60):
  *
  *   probe-workload [-m MIB] [-c CHILDREN] [-s MS] [-w MIB] [-f MIB]
  *

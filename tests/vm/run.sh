@@ -9,13 +9,13 @@
 #   --only PATTERN   run only the scenarios whose name contains PATTERN
 #   --keep-going     run every scenario even after one failed (default: stop at the first)
 #   --shell          boot the prepared guest and give an interactive root shell
-#   --exec SCRIPT    run one script as sbxtest in the prepared guest; its output goes to
+#   --exec SCRIPT    run one script as sctest in the prepared guest; its output goes to
 #                    stdout and its exit status is ours (tests/vm/guest-exec.sh uses this)
 #   --policy FILE    with --exec: install FILE as the guest's policy instead of policy.ini
 #   --root           with --exec: run SCRIPT as root (in the scenario leaf, like a *.root.sh
 #                    scenario); it reaches the test user through vm-as-user (bench/)
 #
-# Environment: SBX_VM_MEM (guest memory, default 384M), SBX_VM_TIMEOUT (hard bound of one
+# Environment: SANDCAP_VM_MEM (guest memory, default 384M), SANDCAP_VM_TIMEOUT (hard bound of one
 # boot in seconds; default: 60 + the sum of the scenarios' timeouts + 15 s each).
 # A guest that does not finish in time is killed with its whole process group and counted
 # as a failure.  See tests/vm/README.md.
@@ -69,12 +69,12 @@ fi
 
 uml=$(command -v linux.uml 2>/dev/null) ||
 	fail_setup "linux.uml not found: install Debian's user-mode-linux package (make deps)"
-for f in sbx sbx-helper; do
+for f in sandcap sandcap-helper; do
 	[ -x "$build/$f" ] || fail_setup "$build/$f is missing: run 'make all' first"
 done
 
 # Bound of one boot: boot + setup, plus every selected scenario's own timeout and margin.
-if [ -z "${SBX_VM_TIMEOUT:-}" ]; then
+if [ -z "${SANDCAP_VM_TIMEOUT:-}" ]; then
 	bound=60
 	if [ "$mode" = run ]; then
 		for f in "$srcdir"/tests/vm/scenarios/[0-9]*.sh; do
@@ -84,10 +84,10 @@ if [ -z "${SBX_VM_TIMEOUT:-}" ]; then
 			bound=$((bound + ${t:-60} + 15))
 		done
 	elif [ "$mode" = exec ]; then
-		bound=$((bound + ${SBX_VM_EXEC_TIMEOUT:-300} + 15))
+		bound=$((bound + ${SANDCAP_VM_EXEC_TIMEOUT:-300} + 15))
 	fi
 else
-	bound=$SBX_VM_TIMEOUT
+	bound=$SANDCAP_VM_TIMEOUT
 fi
 
 # One boot at a time per build directory (BUILD/vm-results is shared): wait for the other.
@@ -104,7 +104,7 @@ VM_KEEP_GOING=$keep_going
 VM_HOST_SRCDIR=$srcdir
 VM_HOST_BUILD=$build
 VM_EXEC_ROOT=$exec_root
-VM_EXEC_TIMEOUT=${SBX_VM_EXEC_TIMEOUT:-300}
+VM_EXEC_TIMEOUT=${SANDCAP_VM_EXEC_TIMEOUT:-300}
 EOF
 if [ "$mode" = exec ]; then
 	cp "$exec_script" "$vmres/exec-script.sh" || fail_setup "cannot copy '$exec_script'"
@@ -117,7 +117,7 @@ fi
 # directory, removed afterwards.
 tmpbase=${TMPDIR:-/tmp}
 [ -d /dev/shm ] && [ -w /dev/shm ] && tmpbase=/dev/shm
-tmp=$(mktemp -d "$tmpbase/sbx-vm.XXXXXX") || fail_setup "mktemp in $tmpbase failed"
+tmp=$(mktemp -d "$tmpbase/sandcap-vm.XXXXXX") || fail_setup "mktemp in $tmpbase failed"
 uml_pid="" wd_pid=""
 stop_all() {
 	[ -n "$wd_pid" ] && kill "$wd_pid" 2>/dev/null
@@ -129,8 +129,8 @@ stop_all() {
 trap 'stop_all; exit 130' INT TERM HUP
 trap 'stop_all' EXIT
 
-kcmd="mem=${SBX_VM_MEM:-384M} rootfstype=hostfs rootflags=/ ro quiet
-init=$srcdir/tests/vm/guest-init.sh sbx_src=$srcdir sbx_build=$build sbx_results=$vmres
+kcmd="mem=${SANDCAP_VM_MEM:-384M} rootfstype=hostfs rootflags=/ ro quiet
+init=$srcdir/tests/vm/guest-init.sh sandcap_src=$srcdir sandcap_build=$build sandcap_results=$vmres
 con=null con0=fd:0,fd:1"
 
 start=$(date +%s)

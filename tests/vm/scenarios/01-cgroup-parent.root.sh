@@ -5,7 +5,7 @@
 # vm-timeout: 30
 # shellcheck source=tests/vm/lib.sh
 . "$VMLIB"
-P=/sys/fs/cgroup/sbx
+P=/sys/fs/cgroup/sandcap
 
 is "$(stat -f -c %T /sys/fs/cgroup)" cgroup2fs "/sys/fs/cgroup is cgroup2"
 is "$(stat -c '%U:%G %a' $P)" "root:root 700" "delegated parent is root:root 0700"

@@ -4,12 +4,12 @@
 # vm-timeout: 30
 # shellcheck source=tests/vm/lib.sh
 . "$VMLIB"
-P=/sys/fs/cgroup/sbx
+P=/sys/fs/cgroup/sandcap
 
-is "$(id -u)" "$SBXTEST_UID" "runs as sbxtest"
-like "$(id -Gn)" '(^| )sbxdev( |$)' "sbxtest is in sbxdev"
+is "$(id -u)" "$SCTEST_UID" "runs as sctest"
+like "$(id -Gn)" '(^| )scdev( |$)' "sctest is in scdev"
 is "$(awk '/^CapEff/ { print $2 }' /proc/self/status)" 0000000000000000 "no effective capability"
-is "$(cat /proc/self/cgroup)" "0::/users/sbxtest" "the user's shell runs in users/sbxtest"
+is "$(cat /proc/self/cgroup)" "0::/users/sctest" "the user's shell runs in users/sctest"
 check_fails "cannot list the 0700 parent" ls $P
 check_fails "cannot mkdir under the parent" mkdir $P/mine
 check_fails "cannot write the parent's subtree_control" sh -c "echo -pids > $P/cgroup.subtree_control"
@@ -24,5 +24,5 @@ check_fails "cannot kill the harness through cgroup.kill" \
 	sh -c 'echo 1 > /sys/fs/cgroup/harness/cgroup.kill'
 out=$("$TESTS/probe-capcg" --no-raise 2>&1)
 like "$out" 'mkdir leaf: EACCES' "a helper-like binary that does not raise its caps gets EACCES"
-check_fails "cannot write the host's root (read-only)" sh -c ': > /usr/sbx-vm-user-probe'
+check_fails "cannot write the host's root (read-only)" sh -c ': > /usr/sandcap-vm-user-probe'
 done_testing

@@ -1,7 +1,7 @@
 #!/bin/sh
 # A helper-like binary with file capabilities (cap_dac_override,cap_chown=p), run by the
 # unprivileged user, can create a leaf under the root-owned parent, hand it to root, write
-# its limits and remove it: the kernel facts sbx-helper is built on.
+# its limits and remove it: the kernel facts sandcap-helper is built on.
 # vm-timeout: 30
 # shellcheck source=tests/vm/lib.sh
 . "$VMLIB"
@@ -14,5 +14,5 @@ for s in "mkdir leaf" "chown leaf and its files to root" "write memory.max" \
 	"write pids.max" "rmdir leaf"; do
 	like "$out" "$s: ok" "probe: $s"
 done
-check_fails "the caller still cannot mkdir there itself" mkdir /sys/fs/cgroup/sbx/x
+check_fails "the caller still cannot mkdir there itself" mkdir /sys/fs/cgroup/sandcap/x
 done_testing

@@ -1,10 +1,10 @@
 #!/bin/sh
 # A process that outgrows a 32 MiB cgroup is OOM-killed by the memcg OOM killer, and the
-# kill is visible in memory.events (oom and oom_kill), the evidence sbx's verdict uses.
+# kill is visible in memory.events (oom and oom_kill), the evidence sandcap's verdict uses.
 # vm-timeout: 60
 # shellcheck source=tests/vm/lib.sh
 . "$VMLIB"
-L=/sys/fs/cgroup/sbx/vm-04-oom
+L=/sys/fs/cgroup/sandcap/vm-04-oom
 
 check "leaf created" mkdir $L
 echo 33554432 > $L/memory.max

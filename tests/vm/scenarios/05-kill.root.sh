@@ -4,7 +4,7 @@
 # vm-timeout: 30
 # shellcheck source=tests/vm/lib.sh
 . "$VMLIB"
-L=/sys/fs/cgroup/sbx/vm-05-kill
+L=/sys/fs/cgroup/sandcap/vm-05-kill
 
 check "leaf created" mkdir $L
 echo 32 > $L/pids.max

@@ -1,5 +1,5 @@
 #!/bin/sh
-# sbx-helper driven directly by probe-client: CREATE writes every limit before ATTACH,
+# sandcap-helper driven directly by probe-client: CREATE writes every limit before ATTACH,
 # the leaf and its files belong to root, ATTACH moves our blocked child in, KILL and
 # DESTROY leave nothing behind (the harness checks leftovers after the scenario too).
 # vm-timeout: 60
@@ -11,7 +11,7 @@ out=$("$P" -m $((100 * MB)) -c 50 -p 20 -d $((8 * MB)) -P -a child -k 2>&1); rc=
 printf '%s\n' "$out" | sed 's/^/# /'
 is "$rc" 0 "create/attach/kill/destroy succeeds"
 id=$(printf '%s\n' "$out" | sed -n 's/^id //p')
-like "$id" "^$SBXTEST_UID-[0-9a-f]{16}\$" "the helper names the leaf <uid>-<16 hex>"
+like "$id" "^$SCTEST_UID-[0-9a-f]{16}\$" "the helper names the leaf <uid>-<16 hex>"
 like "$out" "memory.max $((100 * MB))" "memory.max has the requested value"
 like "$out" "memory.swap.max (0|<No such file or directory>)" "memory.swap.max is 0 (or not accounted)"
 like "$out" "memory.oom.group 1" "memory.oom.group is 1"
@@ -35,15 +35,15 @@ i=0
 while [ $i -lt 50 ] && ! grep -q "attach ok" "$SCRATCH/ws.out"; do sleep 0.1; i=$((i + 1)); done
 ws=$(sed -n 's/^ws //p' "$SCRATCH/ws.out")
 id=$(sed -n 's/^id //p' "$SCRATCH/ws.out")
-like "$ws" "^/run/sbx/$SBXTEST_UID/$SBXTEST_UID-" "workspace path is workspace_root/<uid>/<id>"
-is "$(stat -c '%U %a' "$ws")" "sbxtest 700" "workspace root is owned by the caller, mode 0700"
+like "$ws" "^/run/sandcap/$SCTEST_UID/$SCTEST_UID-" "workspace path is workspace_root/<uid>/<id>"
+is "$(stat -c '%U %a' "$ws")" "sctest 700" "workspace root is owned by the caller, mode 0700"
 is "$(stat -f -c %T "$ws")" "tmpfs" "workspace is a tmpfs"
 like "$(awk -v m="$ws" '$2 == m { print $4 }' /proc/mounts)" "nosuid.*nodev|nodev.*nosuid" \
 	"workspace is mounted nosuid,nodev"
 run_rc dd if=/dev/zero of="$ws/big" bs=1M count=8 status=none
 check_fails "writing past the disk limit fails" [ "$rc" -eq 0 ]
-is "$(stat -c '%U %a' "/run/sbx/$SBXTEST_UID")" "root 755" "workspace_root/<uid> is root-owned 0755"
-is "$(stat -c '%U %a' /sys/fs/cgroup/sbx 2>/dev/null || echo denied)" "root 700" \
+is "$(stat -c '%U %a' "/run/sandcap/$SCTEST_UID")" "root 755" "workspace_root/<uid> is root-owned 0755"
+is "$(stat -c '%U %a' /sys/fs/cgroup/sandcap 2>/dev/null || echo denied)" "root 700" \
 	"the delegated parent stays root 0700"
 wait $bg
 is "$?" 0 "the second sandbox tears down cleanly"

@@ -2,10 +2,10 @@
 # The helper killed with SIGKILL: the sandbox stays limited (leaf and limits in place),
 # and the user's next sandbox reclaims the leftovers.  The client killed with SIGKILL:
 # the helper sees EOF and tears everything down.
-# Runs as root to look at the 0700 parent; every probe runs as sbxtest.
+# Runs as root to look at the 0700 parent; every probe runs as sctest.
 # vm-timeout: 90
 . "$VMLIB"
-P="env SBX_HELPER=$SBX_HELPER vm-as-user sbxtest $TESTS/probe-client"
+P="env SANDCAP_HELPER=$SANDCAP_HELPER vm-as-user sctest $TESTS/probe-client"
 MB=1048576
 wait_for() { i=0; while [ $i -lt 100 ] && ! grep -q "$1" "$2"; do sleep 0.1; i=$((i + 1)); done; }
 
@@ -16,15 +16,15 @@ wait_for "attach ok" "$SCRATCH/a"
 hp=$(sed -n 's/^helper //p' "$SCRATCH/a")
 id=$(sed -n 's/^id //p' "$SCRATCH/a")
 ws=$(sed -n 's/^ws //p' "$SCRATCH/a")
-check "the helper can be killed by its user" vm-as-user sbxtest kill -KILL "$hp"
+check "the helper can be killed by its user" vm-as-user sctest kill -KILL "$hp"
 sleep 0.5
-check "the leaf survives the helper" test -d "/sys/fs/cgroup/sbx/$id"
-is "$(cat "/sys/fs/cgroup/sbx/$id/memory.max" 2>&1)" "$((96 * MB))" "its memory limit still holds"
-like "$(cat "/sys/fs/cgroup/sbx/$id/cgroup.procs")" "[0-9]" "its process still runs inside"
+check "the leaf survives the helper" test -d "/sys/fs/cgroup/sandcap/$id"
+is "$(cat "/sys/fs/cgroup/sandcap/$id/memory.max" 2>&1)" "$((96 * MB))" "its memory limit still holds"
+like "$(cat "/sys/fs/cgroup/sandcap/$id/cgroup.procs")" "[0-9]" "its process still runs inside"
 check "its workspace is still mounted" grep -q " $ws " /proc/mounts
 out=$($P -a none 2>&1); rc=$?
 is "$rc" 0 "the next sandbox of the user succeeds"
-check_fails "it reclaimed the dead helper's leaf" test -e "/sys/fs/cgroup/sbx/$id"
+check_fails "it reclaimed the dead helper's leaf" test -e "/sys/fs/cgroup/sandcap/$id"
 check_fails "it reclaimed the dead helper's workspace" grep -q " $ws " /proc/mounts
 wait $a 2>/dev/null
 
@@ -36,8 +36,8 @@ id=$(sed -n 's/^id //p' "$SCRATCH/b")
 hp=$(sed -n 's/^helper //p' "$SCRATCH/b")
 kill -KILL $b
 wait $b 2>/dev/null
-i=0; while [ $i -lt 50 ] && [ -e "/sys/fs/cgroup/sbx/$id" ]; do sleep 0.1; i=$((i + 1)); done
-check_fails "the helper tore the leaf down after the client died" test -e "/sys/fs/cgroup/sbx/$id"
+i=0; while [ $i -lt 50 ] && [ -e "/sys/fs/cgroup/sandcap/$id" ]; do sleep 0.1; i=$((i + 1)); done
+check_fails "the helper tore the leaf down after the client died" test -e "/sys/fs/cgroup/sandcap/$id"
 i=0; while [ $i -lt 50 ] && [ -e "/proc/$hp" ] && ! grep -q "^State:.*Z" "/proc/$hp/status"; do
 	sleep 0.1; i=$((i + 1)); done
 check_fails "the helper has exited" sh -c "[ -e /proc/$hp ] && ! grep -q '^State:.*Z' /proc/$hp/status"
@@ -46,8 +46,8 @@ check_fails "the helper has exited" sh -c "[ -e /proc/$hp ] && ! grep -q '^State
 out=$($P -a child -x 2>&1); rc=$?
 is "$rc" 0 "a client may just exit"
 id=$(printf '%s\n' "$out" | sed -n 's/^id //p')
-i=0; while [ $i -lt 50 ] && [ -e "/sys/fs/cgroup/sbx/$id" ]; do sleep 0.1; i=$((i + 1)); done
-check_fails "EOF tears the sandbox down" test -e "/sys/fs/cgroup/sbx/$id"
+i=0; while [ $i -lt 50 ] && [ -e "/sys/fs/cgroup/sandcap/$id" ]; do sleep 0.1; i=$((i + 1)); done
+check_fails "EOF tears the sandbox down" test -e "/sys/fs/cgroup/sandcap/$id"
 
 # --- SIGTERM to the helper
 $P -a child -s 20 > "$SCRATCH/c" 2>&1 &
@@ -55,9 +55,9 @@ c=$!
 wait_for "attach ok" "$SCRATCH/c"
 id=$(sed -n 's/^id //p' "$SCRATCH/c")
 hp=$(sed -n 's/^helper //p' "$SCRATCH/c")
-vm-as-user sbxtest kill -TERM "$hp"
-i=0; while [ $i -lt 50 ] && [ -e "/sys/fs/cgroup/sbx/$id" ]; do sleep 0.1; i=$((i + 1)); done
-check_fails "SIGTERM to the helper tears the sandbox down" test -e "/sys/fs/cgroup/sbx/$id"
+vm-as-user sctest kill -TERM "$hp"
+i=0; while [ $i -lt 50 ] && [ -e "/sys/fs/cgroup/sandcap/$id" ]; do sleep 0.1; i=$((i + 1)); done
+check_fails "SIGTERM to the helper tears the sandbox down" test -e "/sys/fs/cgroup/sandcap/$id"
 kill -KILL $c 2>/dev/null
 wait $c 2>/dev/null
 done_testing

@@ -1,27 +1,27 @@
 #!/bin/sh
-# Reclaiming leftovers never kills a stranger: a leftover leaf of sbxtest that holds a
+# Reclaiming leftovers never kills a stranger: a leftover leaf of sctest that holds a
 # process of another uid (what an ATTACH that lost a reap race could leave) is left in
-# place, not killed, when sbxtest's next sandbox reclaims; one holding only sbxtest's
+# place, not killed, when sctest's next sandbox reclaims; one holding only sctest's
 # processes is reclaimed.
 # vm-timeout: 60
 . "$VMLIB"
-P=/sys/fs/cgroup/sbx
-stranger=$P/$SBXTEST_UID-00000000deadbeef
-mine=$P/$SBXTEST_UID-00000000cafef00d
+P=/sys/fs/cgroup/sandcap
+stranger=$P/$SCTEST_UID-00000000deadbeef
+mine=$P/$SCTEST_UID-00000000cafef00d
 
 mkdir "$stranger" "$mine"
 sleep 300.2828 & rootpid=$!
 echo "$rootpid" > "$stranger/cgroup.procs"
-vm-as-user sbxtest sleep 300.2929 & userpid=$!
+vm-as-user sctest sleep 300.2929 & userpid=$!
 sleep 0.3
 echo "$userpid" > "$mine/cgroup.procs" 2>/dev/null || \
 	echo "$(pgrep -f 'sleep 300.2929' | head -n 1)" > "$mine/cgroup.procs"
 
-run_rc vm-as-user sbxtest env SBX_HELPER="$SBX_HELPER" "$SBX" run -q -- true
-is "$rc" 0 "sbxtest's next sandbox runs"
+run_rc vm-as-user sctest env SANDCAP_HELPER="$SANDCAP_HELPER" "$SANDCAP" run -q -- true
+is "$rc" 0 "sctest's next sandbox runs"
 check "the root process in the leftover leaf was not killed" kill -0 "$rootpid"
 check "that leaf is left in place for the admin" test -d "$stranger"
-check_fails "the leftover holding only sbxtest's process was reclaimed" test -d "$mine"
+check_fails "the leftover holding only sctest's process was reclaimed" test -d "$mine"
 check_fails "and its process killed" pgrep -f 'sleep 300.2929'
 
 kill "$rootpid"; wait "$rootpid" 2>/dev/null

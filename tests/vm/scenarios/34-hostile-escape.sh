@@ -6,8 +6,8 @@
 run_hostile escape
 # The workspace root and the per-user dir are root-owned: no symlink or dir can be planted
 # where the helper creates and removes things (ids are made by the helper, never sent).
-check_fails "cannot plant a symlink in /run/sbx" ln -s / /run/sbx/$SBXTEST_UID-0000000000000000
-check_fails "cannot plant .locks in /run/sbx" ln -s /etc /run/sbx/.locks-x
-check_fails "cannot create entries in the cgroup parent" mkdir /sys/fs/cgroup/sbx/$SBXTEST_UID-0000000000000000
-check_fails "cannot read the cgroup parent (root 0700)" ls /sys/fs/cgroup/sbx
+check_fails "cannot plant a symlink in /run/sandcap" ln -s / /run/sandcap/$SCTEST_UID-0000000000000000
+check_fails "cannot plant .locks in /run/sandcap" ln -s /etc /run/sandcap/.locks-x
+check_fails "cannot create entries in the cgroup parent" mkdir /sys/fs/cgroup/sandcap/$SCTEST_UID-0000000000000000
+check_fails "cannot read the cgroup parent (root 0700)" ls /sys/fs/cgroup/sandcap
 done_testing

@@ -7,7 +7,7 @@ R=$SCRATCH
 P=$TESTS/probe-net
 
 # Control: without --net none the probe really can open sockets here.
-"$SBX" run -q --no-cgroup --net host -- "$P" > "$R/net-host.out" 2>&1
+"$SANDCAP" run -q --no-cgroup --net host -- "$P" > "$R/net-host.out" 2>&1
 like "$(grep '^socket_tcp4:' "$R/net-host.out")" 'OK$' "net host: TCP socket opens (control)"
 
 # A listener on the guest's loopback, when the guest has one up.
@@ -21,7 +21,7 @@ print(s.getsockname()[1], flush=True); time.sleep(30)' > "$R/port" &
 	port=$(cat "$R/port")
 fi
 
-run_rc "$SBX" run -q --no-cgroup --net none --report "$R/net-none.json" -- \
+run_rc "$SANDCAP" run -q --no-cgroup --net none --report "$R/net-none.json" -- \
 	"$P" ${port:+--port "$port"} --pid $$ > "$R/net-none.out" 2>&1
 is "$rc" 0 "net none without --fs runs (seccomp alone)"
 is "$(json_get "$R/net-none.json" .enforcement.net)" seccomp "report: enforcement.net is seccomp"
@@ -47,14 +47,14 @@ is "$(sed -n 's/^process_vm_readv: //p' "$R/net-none.out")" EPERM "net none: pro
 is "$(sed -n 's/^pidfd_getfd: //p' "$R/net-none.out")" EPERM "net none: pidfd_getfd refused"
 [ -n "${lpid:-}" ] && kill "$lpid" 2>/dev/null
 
-run_rc "$SBX" run -q --no-cgroup --net none -- "$P" x32
+run_rc "$SANDCAP" run -q --no-cgroup --net none -- "$P" x32
 is "$rc" 159 "net none: an x32 system call is killed (SIGSYS)"
 
 # --fs without Landlock: refused unless --fallback, which the report then admits.
-run_rc "$SBX" run -q --no-cgroup --fs ro -- true 2> "$R/fs.err"
+run_rc "$SANDCAP" run -q --no-cgroup --fs ro -- true 2> "$R/fs.err"
 is "$rc" 125 "--fs ro without Landlock and without --fallback: exit 125"
 like "$(cat "$R/fs.err")" 'no Landlock.*--fallback' "the message names the cause and --fallback"
-run_rc "$SBX" run -q --no-cgroup --fs ro --fallback --report "$R/fs.json" -- sh -c 'echo x > "$1"' \
+run_rc "$SANDCAP" run -q --no-cgroup --fs ro --fallback --report "$R/fs.json" -- sh -c 'echo x > "$1"' \
 	sh "$R/written"
 is "$rc" 0 "--fs ro --fallback runs"
 is "$(json_get "$R/fs.json" .enforcement.fs)" "none (no Landlock; --fallback)" \

@@ -1,12 +1,12 @@
 #!/bin/sh
-# sbx run in cgroup mode, the figures behind each limit (issue 5): a memory hog peaks at the
+# sandcap run in cgroup mode, the figures behind each limit (issue 5): a memory hog peaks at the
 # limit, a fork bomb is contained and the guest stays responsive, --cpu 50% throttles,
 # --cpu-time ends two busy processes near the budget, a writer past --disk sees ENOSPC.
 # vm-timeout: 90
 # shellcheck source=tests/vm/lib.sh
 . "$VMLIB"
 R=$SCRATCH
-P=/sys/fs/cgroup/sbx
+P=/sys/fs/cgroup/sandcap
 MiB=1048576
 # le GOT MAX DESC: the integer GOT <= MAX
 le() {
@@ -16,7 +16,7 @@ le() {
 cpu_ms() { echo $(($(json_get "$1" .usage.cpu_user_ms) + $(json_get "$1" .usage.cpu_system_ms))); }
 
 # ---- memory hog: killed by the OOM killer with the peak at the limit ----
-run_rc "$SBX" run -q --memory 48M --timeout 30 --report "$R/mem.json" -- tail /dev/zero
+run_rc "$SANDCAP" run -q --memory 48M --timeout 30 --report "$R/mem.json" -- tail /dev/zero
 is "$rc" 137 "memory hog under --memory 48M: killed (137)"
 is "$(json_get "$R/mem.json" .verdict)" memory "memory hog: verdict memory"
 ge "$(json_get "$R/mem.json" .usage.oom_kills)" 1 "memory hog: oom_kills >= 1"
@@ -26,7 +26,7 @@ le "$peak" $((48 * MiB)) "memory hog: memory_peak ($peak) not above 48M"
 is "$(json_get "$R/mem.json" .limits.memory)" $((48 * MiB)) "memory hog: limits.memory is 48M"
 
 # ---- fork bomb under --pids 32: contained, and the guest stays responsive ----
-run_rc "$SBX" run -q --pids 32 --timeout 3 --grace 0 --report "$R/bomb.json" -- \
+run_rc "$SANDCAP" run -q --pids 32 --timeout 3 --grace 0 --report "$R/bomb.json" -- \
 	sh -c 'b() { b & b & wait; }; b' 2> "$R/bomb.err"      # "Cannot fork": not into the TAP
 ppeak=$(json_get "$R/bomb.json" .usage.pids_peak)
 le "$ppeak" 32 "fork bomb: pids_peak ($ppeak) <= 32"
@@ -35,14 +35,14 @@ like "$(json_get "$R/bomb.json" '[.verdict] + .limits_hit | join(" ")')" '(^| )p
 	"fork bomb: verdict or limits_hit names pids"
 check_fails "fork bomb: its leaf is gone" test -e "$P/$(json_get "$R/bomb.json" .id)"
 t0=$(date +%s%N)
-run_rc "$SBX" run -q -- true
+run_rc "$SANDCAP" run -q -- true
 t1=$(date +%s%N)
-is "$rc" 0 "after the bomb: a fresh sbx run -- true succeeds"
+is "$rc" 0 "after the bomb: a fresh sandcap run -- true succeeds"
 le $(((t1 - t0) / 1000000)) 3000 "after the bomb: it completes within 3 s"
 check "after the bomb: the shell forks normally" sh -c 'for i in 1 2 3 4 5; do /bin/true & done; wait'
 
 # ---- --cpu 50%: a spinner for 2 s of wall time gets about 1 s of CPU and is throttled ----
-run_rc "$SBX" run -q --cpu 50% --timeout 2 --grace 0 --report "$R/cpu50.json" -- \
+run_rc "$SANDCAP" run -q --cpu 50% --timeout 2 --grace 0 --report "$R/cpu50.json" -- \
 	sh -c 'while :; do :; done'
 is "$(json_get "$R/cpu50.json" .verdict)" timeout "--cpu 50% spinner: ended by the 2 s timeout"
 c=$(cpu_ms "$R/cpu50.json")
@@ -52,7 +52,7 @@ ge "$(json_get "$R/cpu50.json" .usage.cpu_throttled_ms)" 1 "--cpu 50% spinner: c
 is "$(json_get "$R/cpu50.json" .limits.cpu_percent)" 50 "limits.cpu_percent is 50"
 
 # ---- --cpu-time 1 over two busy processes: ends near 1 s of total CPU ----
-run_rc "$SBX" run -q --cpu-time 1 --cpu 200% --timeout 30 --report "$R/ct.json" -- \
+run_rc "$SANDCAP" run -q --cpu-time 1 --cpu 200% --timeout 30 --report "$R/ct.json" -- \
 	sh -c 'while :; do :; done & while :; do :; done'
 is "$(json_get "$R/ct.json" .verdict)" cpu-time "--cpu-time 1, two spinners: verdict cpu-time"
 c=$(cpu_ms "$R/ct.json")
@@ -60,7 +60,7 @@ ge "$c" 900 "--cpu-time 1: at least 0.9 s of CPU in the report ($c ms)"
 le "$c" 1500 "--cpu-time 1: at most 1.5 s of CPU in the report ($c ms)"
 
 # ---- writing past --disk: ENOSPC inside, disk_used near the size ----
-run_rc "$SBX" run -q --disk 2M --report "$R/disk.json" -- \
+run_rc "$SANDCAP" run -q --disk 2M --report "$R/disk.json" -- \
 	sh -c 'head -c 4000000 /dev/zero > "$TMPDIR/x"' 2> "$R/disk.err"
 like "$(cat "$R/disk.err")" "No space left on device" "--disk 2M: the writer sees ENOSPC"
 is "$(json_get "$R/disk.json" .verdict)" disk "--disk 2M: verdict disk"

@@ -1,5 +1,5 @@
 #!/bin/sh
-# sbx run by a user the policy denies ([user:sbxtest] allow = no, 38-sbx-run-denied.ini):
+# sandcap run by a user the policy denies ([user:sctest] allow = no, 38-sandcap-run-denied.ini):
 # asking for a cgroup limit gives exit 125, the message names the section, nothing runs;
 # asking for none, the command runs in rlimit mode, outside any leaf.
 # vm-timeout: 30
@@ -7,16 +7,16 @@
 . "$VMLIB"
 R=$SCRATCH
 
-run_rc "$SBX" run --memory 64M -- sh -c "touch $R/ran" 2> "$R/err"
+run_rc "$SANDCAP" run --memory 64M -- sh -c "touch $R/ran" 2> "$R/err"
 is "$rc" 125 "denied user: exit 125"
-like "$(cat "$R/err")" '\[user:sbxtest\] allow = no' "denied user: the message names [user:sbxtest] allow = no"
+like "$(cat "$R/err")" '\[user:sctest\] allow = no' "denied user: the message names [user:sctest] allow = no"
 check_fails "denied user: the command did not run" test -e "$R/ran"
 like "$(cat "$R/err")" 'refused you.*ask the admin' "denied user: told the helper refused, not to install it"
 diag "$(cat "$R/err")"
 # The policy governs the helper, not the user's own processes: asking for no cgroup limit,
-# the command runs in rlimit mode (what the user could do without sbx), never in a leaf.
-run_rc "$SBX" run -q --report "$R/rl.json" -- sh -c "cat /proc/self/cgroup > $R/ran2"
+# the command runs in rlimit mode (what the user could do without sandcap), never in a leaf.
+run_rc "$SANDCAP" run -q --report "$R/rl.json" -- sh -c "cat /proc/self/cgroup > $R/ran2"
 is "$rc" 0 "denied user, no cgroup limit asked: runs"
 is "$(json_get "$R/rl.json" .mode)" rlimit "denied user, no cgroup limit asked: in rlimit mode"
-check_fails "denied user, no cgroup limit asked: not in a leaf of /sbx" grep -q '/sbx/' "$R/ran2"
+check_fails "denied user, no cgroup limit asked: not in a leaf of /sandcap" grep -q '/sandcap/' "$R/ran2"
 done_testing

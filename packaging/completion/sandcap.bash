@@ -1,5 +1,5 @@
-# bash completion for sbx
-_sbx()
+# bash completion for sandcap
+_sandcap()
 {
 	local cur prev words cword
 	_init_completion 2>/dev/null || { cur=${COMP_WORDS[COMP_CWORD]}; prev=${COMP_WORDS[COMP_CWORD-1]}; cword=$COMP_CWORD; words=("${COMP_WORDS[@]}"); }
@@ -27,4 +27,4 @@ _sbx()
 		COMPREPLY=($(compgen -W "check show --user" -- "$cur")) ;;
 	esac
 }
-complete -F _sbx sbx
+complete -F _sandcap sandcap

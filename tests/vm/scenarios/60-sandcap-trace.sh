@@ -1,7 +1,7 @@
 #!/bin/sh
-# sbx trace (issue 10) on a workload of known shape (probe-workload: 100 MiB touched, 10
+# sandcap trace (issue 10) on a workload of known shape (probe-workload: 100 MiB touched, 10
 # children alive at once, 20 MiB + 5 MiB written to the workspace): the figures are within
-# 10% of the truth, the suggested flags make a later sbx run succeed, and each binding flag
+# 10% of the truth, the suggested flags make a later sandcap run succeed, and each binding flag
 # (memory, pids, disk, fsize) made 30% tighter makes it fail on that limit.
 # vm-timeout: 120
 # shellcheck source=tests/vm/lib.sh
@@ -17,10 +17,10 @@ le() {
 within() { ge "$1" $(($2 * 9 / 10)) "$3 (>= 90% of $2)"; le "$1" $(($2 * 11 / 10)) "$3 (<= 110% of $2)"; }
 
 # shellcheck disable=SC2086
-run_rc "$SBX" trace --report "$R/t.json" -- $W > "$R/t.out" 2> "$R/t.err"
-is "$rc" 0 "sbx trace of the workload: exit 0"
+run_rc "$SANDCAP" trace --report "$R/t.json" -- $W > "$R/t.out" 2> "$R/t.err"
+is "$rc" 0 "sandcap trace of the workload: exit 0"
 diag "$(grep -A1 'limits that fit' "$R/t.out" | tail -1)"
-is "$(json_get "$R/t.json" .sbx_trace)" 1 "the trace report is {\"sbx_trace\": 1, ...}"
+is "$(json_get "$R/t.json" .sandcap_trace)" 1 "the trace report is {\"sandcap_trace\": 1, ...}"
 is "$(json_get "$R/t.json" .run.mode)" cgroup "the traced run was in cgroup mode"
 is "$(json_get "$R/t.json" .run.limits.memory)" $((192 * MiB)) "the traced run asked for the memory ceiling (192M)"
 is "$(json_get "$R/t.json" .run.verdict)" ok "the traced run: verdict ok"
@@ -50,14 +50,14 @@ ge "$sd" $((25 * MiB)) "suggested disk ($sd) >= the 25 MiB written"
 ge "$sf" $((20 * MiB)) "suggested fsize ($sf) >= the 20 MiB largest file"
 
 # shellcheck disable=SC2086
-run_rc "$SBX" run -q $flags --report "$R/s.json" -- $W > /dev/null 2> "$R/s.err"
-is "$rc" 0 "sbx run with the suggested flags succeeds"
+run_rc "$SANDCAP" run -q $flags --report "$R/s.json" -- $W > /dev/null 2> "$R/s.err"
+is "$rc" 0 "sandcap run with the suggested flags succeeds"
 [ "$rc" = 0 ] || diag "$(cat "$R/s.err"; json_get "$R/s.json" .message)"
 
 # tighter NAME WORD VERDICT: the suggested flags with --NAME WORD appended (the last wins)
 tighter() {
 	# shellcheck disable=SC2086
-	run_rc "$SBX" run -q $flags "--$1" "$2" --report "$R/$1.json" -- $W > /dev/null 2> "$R/$1.err"
+	run_rc "$SANDCAP" run -q $flags "--$1" "$2" --report "$R/$1.json" -- $W > /dev/null 2> "$R/$1.err"
 	check "--$1 $2 (30% tighter): the run fails (exit $rc)" test "$rc" -ne 0
 	is "$(json_get "$R/$1.json" .verdict)" "$3" "--$1 $2 (30% tighter): verdict $3"
 	diag "$(cat "$R/$1.err")"

@@ -1,16 +1,16 @@
 #!/bin/sh
-# Run as root, acting as sbxtest through sbx run (issue 5): everything of a sandbox goes
+# Run as root, acting as sctest through sandcap run (issue 5): everything of a sandbox goes
 # away — on timeout with a TERM-ignoring process and a double-forked setsid'd grandchild,
-# when sbx itself is SIGKILLed mid-run, and after 20 sandboxes at once; the sandboxed user
+# when sandcap itself is SIGKILLed mid-run, and after 20 sandboxes at once; the sandboxed user
 # cannot raise its leaf's limits or move a process out of the leaf.
 # vm-timeout: 120
 # shellcheck source=tests/vm/lib.sh
 . "$VMLIB"
 R=$SCRATCH
-P=/sys/fs/cgroup/sbx
-W=/run/sbx/$SBXTEST_UID
+P=/sys/fs/cgroup/sandcap
+W=/run/sandcap/$SCTEST_UID
 chmod 0777 "$R"
-as() { u=$1; shift; env SBX_HELPER="$SBX_HELPER" TMPDIR=/tmp vm-as-user "$u" "$@"; }
+as() { u=$1; shift; env SANDCAP_HELPER="$SANDCAP_HELPER" TMPDIR=/tmp vm-as-user "$u" "$@"; }
 # wait_gone PATH: up to 5 s for PATH to disappear
 wait_gone() { i=0; while [ $i -lt 50 ] && [ -e "$1" ]; do sleep 0.1; i=$((i + 1)); done; ! [ -e "$1" ]; }
 wait_file() { i=0; while [ $i -lt 100 ] && ! [ -s "$1" ]; do sleep 0.1; i=$((i + 1)); done; [ -s "$1" ]; }
@@ -19,44 +19,44 @@ no_proc() { i=0; while [ $i -lt 50 ] && pgrep -f "$1" > /dev/null; do sleep 0.1;
 leaves() { find "$P" -mindepth 1 -maxdepth 1 -type d | wc -l; }
 
 # ---- timeout: a TERM-ignoring main process and a double-forked, setsid'd grandchild ----
-as sbxtest "$SBX" run -q --timeout 1 --grace 1 --report "$R/to.json" -- sh -c '
+as sctest "$SANDCAP" run -q --timeout 1 --grace 1 --report "$R/to.json" -- sh -c '
 	echo "$TMPDIR" > '"$R"'/to.ws
 	(setsid sh -c "trap \"\" TERM; exec sleep 100.361" > /dev/null 2>&1 < /dev/null &)
 	trap "" TERM; sleep 50; sleep 50'
 is "$?" 124 "timeout, TERM ignored, grandchild escaped with setsid: exit 124"
 id=$(json_get "$R/to.json" .id)
-like "$id" "^$SBXTEST_UID-" "timeout: the report names the sandbox"
+like "$id" "^$SCTEST_UID-" "timeout: the report names the sandbox"
 is "$(cat "$R/to.ws")" "$W/$id" "timeout: the workspace was $W/<id>"
 check "timeout: the setsid'd grandchild is dead" no_proc "sleep 100.361"
-check_fails "timeout: no sbxtest process left" pgrep -u sbxtest
+check_fails "timeout: no sctest process left" pgrep -u sctest
 check_fails "timeout: the leaf $P/<id> is gone" test -e "$P/$id"
 check_fails "timeout: the workspace $W/<id> is gone" test -e "$W/$id"
 check_fails "timeout: nothing mounted there" grep -q " $W/$id " /proc/mounts
 
-# ---- sbx killed with SIGKILL mid-run: the helper tears everything down ----
+# ---- sandcap killed with SIGKILL mid-run: the helper tears everything down ----
 rm -f "$R/k.ws"
 # not through the function "as": backgrounding a function forks a subshell, and $! would be it
-env SBX_HELPER="$SBX_HELPER" TMPDIR=/tmp vm-as-user sbxtest "$SBX" run -q --timeout 60 -- sh -c '
+env SANDCAP_HELPER="$SANDCAP_HELPER" TMPDIR=/tmp vm-as-user sctest "$SANDCAP" run -q --timeout 60 -- sh -c '
 	(setsid sleep 100.362 > /dev/null 2>&1 < /dev/null &)
 	echo "$TMPDIR" > '"$R"'/k.ws; exec sleep 100.363' &
-sbx_pid=$!             # env, vm-as-user and setpriv exec: this is sbx itself
+sandcap_pid=$!             # env, vm-as-user and setpriv exec: this is sandcap itself
 check "SIGKILL: the sandbox started" wait_file "$R/k.ws"
 ws=$(cat "$R/k.ws")
 id=${ws##*/}
 check "SIGKILL: its leaf exists while it runs" test -d "$P/$id"
-like "$(tr '\0' ' ' < "/proc/$sbx_pid/cmdline")" "^$SBX run" "SIGKILL: the pid we kill is sbx"
-kill -KILL "$sbx_pid"
-wait "$sbx_pid" 2> /dev/null
+like "$(tr '\0' ' ' < "/proc/$sandcap_pid/cmdline")" "^$SANDCAP run" "SIGKILL: the pid we kill is sandcap"
+kill -KILL "$sandcap_pid"
+wait "$sandcap_pid" 2> /dev/null
 check "SIGKILL: the leaf is gone within 5 s" wait_gone "$P/$id"
 check "SIGKILL: the workspace is gone within 5 s" wait_gone "$ws"
 check "SIGKILL: the sandboxed processes are gone" no_proc "sleep 100.36[23]"
-check_fails "SIGKILL: no sbxtest process left (helper included)" pgrep -u sbxtest
+check_fails "SIGKILL: no sctest process left (helper included)" pgrep -u sctest
 
 # ---- 20 sandboxes at once ----
 i=0
 while [ $i -lt 20 ]; do
 	i=$((i + 1))
-	( as sbxtest "$SBX" run -q --report "$R/many$i.json" -- sh -c 'sleep 1; echo done'\
+	( as sctest "$SANDCAP" run -q --report "$R/many$i.json" -- sh -c 'sleep 1; echo done'\
 		> "$R/many$i.out" 2> "$R/many$i.err"; echo $? > "$R/many$i.rc" ) &
 done
 wait
@@ -71,26 +71,26 @@ while [ $i -lt 20 ]; do
 	fi
 	ids="$ids $(json_get "$R/many$i.json" .id)"
 done
-is "$okn" 20 "20 sbx runs at once: all exit 0"
-is "$(echo "$ids" | tr ' ' '\n' | grep -c "^$SBXTEST_UID-")" 20 "20 sbx runs at once: 20 reports in cgroup mode"
-is "$(echo "$ids" | tr ' ' '\n' | grep . | sort -u | wc -l)" 20 "20 sbx runs at once: 20 distinct ids"
+is "$okn" 20 "20 sandcap runs at once: all exit 0"
+is "$(echo "$ids" | tr ' ' '\n' | grep -c "^$SCTEST_UID-")" 20 "20 sandcap runs at once: 20 reports in cgroup mode"
+is "$(echo "$ids" | tr ' ' '\n' | grep . | sort -u | wc -l)" 20 "20 sandcap runs at once: 20 distinct ids"
 sleep 0.5
-is "$(leaves)" 0 "20 sbx runs at once: no leaf left under $P"
-is "$(find "$W" -mindepth 1 -maxdepth 1 | wc -l)" 0 "20 sbx runs at once: no workspace left in $W"
-check_fails "20 sbx runs at once: nothing mounted under /run/sbx" grep -q " /run/sbx/" /proc/mounts
+is "$(leaves)" 0 "20 sandcap runs at once: no leaf left under $P"
+is "$(find "$W" -mindepth 1 -maxdepth 1 | wc -l)" 0 "20 sandcap runs at once: no workspace left in $W"
+check_fails "20 sandcap runs at once: nothing mounted under /run/sandcap" grep -q " /run/sandcap/" /proc/mounts
 
 # ---- from inside a sandbox: the leaf's limits and membership cannot be changed ----
 rm -f "$R/esc.out"
-as sbxtest "$SBX" run -q --memory 40M --timeout 30 -- sh -c '
+as sctest "$SANDCAP" run -q --memory 40M --timeout 30 -- sh -c '
 	L=/sys/fs/cgroup$(cut -d: -f3 /proc/self/cgroup)
 	o='"$R"'/esc.out
 	echo "leaf $L" > $o.tmp
 	echo max > $L/memory.max 2> /dev/null && echo "WROTE memory.max" >> $o.tmp
 	echo 1 > $L/cgroup.kill 2> /dev/null && echo "WROTE cgroup.kill" >> $o.tmp
 	echo $$ > /sys/fs/cgroup/cgroup.procs 2> /dev/null && echo "MOVED to root" >> $o.tmp
-	echo $$ > /sys/fs/cgroup/users/sbxtest/cgroup.procs 2> /dev/null &&
-		echo "MOVED to users/sbxtest" >> $o.tmp
-	echo $$ > /sys/fs/cgroup/sbx/cgroup.procs 2> /dev/null && echo "MOVED to sbx" >> $o.tmp
+	echo $$ > /sys/fs/cgroup/users/sctest/cgroup.procs 2> /dev/null &&
+		echo "MOVED to users/sctest" >> $o.tmp
+	echo $$ > /sys/fs/cgroup/sandcap/cgroup.procs 2> /dev/null && echo "MOVED to sandcap" >> $o.tmp
 	mkdir $L/sub 2> /dev/null && echo "MADE sub" >> $o.tmp
 	echo "after $(cut -d: -f3 /proc/self/cgroup)" >> $o.tmp
 	mv $o.tmp $o; sleep 2' &
@@ -99,7 +99,7 @@ check "escape: the sandbox ran its attempts" wait_file "$R/esc.out"
 L=$(sed -n 's/^leaf //p' "$R/esc.out")
 id=${L##*/}
 check_fails "escape: no write or move succeeded" grep -E '^(WROTE|MOVED|MADE)' "$R/esc.out"
-is "$(sed -n 's/^after //p' "$R/esc.out")" "/sbx/$id" "escape: the shell is still in its leaf"
+is "$(sed -n 's/^after //p' "$R/esc.out")" "/sandcap/$id" "escape: the shell is still in its leaf"
 is "$(cat "$L/memory.max" 2>&1)" $((40 * 1048576)) "escape: memory.max is still 40M"
 wait "$spid"
 is "$?" 0 "escape: the sandbox ends normally"

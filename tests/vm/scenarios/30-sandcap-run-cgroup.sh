@@ -1,35 +1,35 @@
 #!/bin/sh
-# sbx run in cgroup mode (the setcap'd helper, cgroup v2), as the unprivileged user: each
+# sandcap run in cgroup mode (the setcap'd helper, cgroup v2), as the unprivileged user: each
 # cgroup verdict from the leaf's counters, the whole-sandbox CPU budget, the timeout with an
 # escaped TERM-ignoring descendant, and teardown (leaf and workspace gone afterwards).
 # vm-timeout: 90
 # shellcheck source=tests/vm/lib.sh
 . "$VMLIB"
 R=$SCRATCH
-P=/sys/fs/cgroup/sbx
+P=/sys/fs/cgroup/sandcap
 
-run_rc "$SBX" run -q --report "$R/ok.json" -- sh -c 'cat /proc/self/cgroup; echo "T=$TMPDIR"' \
+run_rc "$SANDCAP" run -q --report "$R/ok.json" -- sh -c 'cat /proc/self/cgroup; echo "T=$TMPDIR"' \
 	> "$R/ok.out"
 is "$rc" 0 "a command runs in cgroup mode"
 is "$(json_get "$R/ok.json" .mode)" cgroup "report mode: cgroup"
 id=$(json_get "$R/ok.json" .id)
-like "$(head -1 "$R/ok.out")" "^0::/sbx/$id\$" "the command ran in the leaf named by the report id"
+like "$(head -1 "$R/ok.out")" "^0::/sandcap/$id\$" "the command ran in the leaf named by the report id"
 like "$(sed -n 's/^T=//p' "$R/ok.out")" "/$id\$" "TMPDIR is the sandbox's workspace"
 check_fails "the leaf is gone afterwards" test -e "$P/$id"
 
-run_rc "$SBX" run -q --memory 32M --timeout 30 --report "$R/mem.json" -- tail /dev/zero
+run_rc "$SANDCAP" run -q --memory 32M --timeout 30 --report "$R/mem.json" -- tail /dev/zero
 is "$rc" 137 "memory hog: killed (137)"
 is "$(json_get "$R/mem.json" .verdict)" memory "verdict memory"
 ge "$(json_get "$R/mem.json" .usage.oom_kills)" 1 "oom_kills counted"
 is "$(json_get "$R/mem.json" .enforcement.memory)" cgroup "memory enforced by cgroup"
 
-run_rc "$SBX" run -q --pids 8 --timeout 10 --grace 0 --report "$R/pids.json" -- \
+run_rc "$SANDCAP" run -q --pids 8 --timeout 10 --grace 0 --report "$R/pids.json" -- \
 	sh -c 'i=0; while [ $i -lt 20 ]; do sleep 5 & i=$((i+1)); done; wait'
 is "$(json_get "$R/pids.json" .verdict)" pids "fork storm: verdict pids"
 ge "$(json_get "$R/pids.json" .usage.pids_peak)" 8 "pids_peak reached the limit"
 
 start=$(date +%s)
-run_rc "$SBX" run -q --cpu-time 1 --timeout 30 --report "$R/cpu.json" -- \
+run_rc "$SANDCAP" run -q --cpu-time 1 --timeout 30 --report "$R/cpu.json" -- \
 	sh -c 'while :; do :; done & while :; do :; done'
 took=$(($(date +%s) - start))
 is "$(json_get "$R/cpu.json" .verdict)" cpu-time "busy loops under --cpu-time 1: verdict cpu-time"
@@ -37,10 +37,10 @@ check "the budget is whole-sandbox (${took}s)" test "$took" -le 5
 is "$(json_get "$R/cpu.json" .enforcement.cpu_time)" "cgroup (cpu.stat, whole sandbox)" \
 	"cpu_time enforced from cpu.stat"
 
-run_rc "$SBX" run -q --disk 1M --report "$R/disk.json" -- sh -c 'head -c 4000000 /dev/zero > "$TMPDIR/x"'
+run_rc "$SANDCAP" run -q --disk 1M --report "$R/disk.json" -- sh -c 'head -c 4000000 /dev/zero > "$TMPDIR/x"'
 is "$(json_get "$R/disk.json" .verdict)" disk "filling the workspace: verdict disk"
 
-run_rc "$SBX" run -q --timeout 1 --grace 1 --report "$R/to.json" -- \
+run_rc "$SANDCAP" run -q --timeout 1 --grace 1 --report "$R/to.json" -- \
 	sh -c 'setsid sh -c "trap \"\" TERM; sleep 100.4242" & trap "" TERM; sleep 50'
 is "$rc" 124 "timeout with a TERM-ignoring escapee: 124"
 check_fails "no process left" pgrep -f "sleep 100.4242"
