@@ -1,6 +1,9 @@
 #!/bin/sh
-# `make check`: every suite, each in turn even if an earlier one failed, then one summary.
-# A suite that ran no test counts as a failure, never as a pass.
+# `make check`: every suite, each in turn even if an earlier one failed, then one summary,
+# `check: N passed, N failed, N skipped`.  Each suite writes "NAME PASSED FAILED [SKIPPED]"
+# into BUILD/results/NAME; a skip (a test this host cannot run, reported with its reason)
+# is neither passed nor failed.  A suite that recorded nothing, or passed nothing (ran
+# nothing, or skipped everything), counts as a failure, never as a pass.
 set -u
 build=${1:-build}
 rm -rf "$build/results"; mkdir -p "$build/results"
@@ -10,7 +13,12 @@ run() {
 	echo "=== $name ==="
 	if ! "$@"; then status=1; echo "=== $name: FAILED ==="; fi
 	if [ ! -s "$build/results/$name" ]; then
-		echo "=== $name: recorded no results ==="; echo "$name 0 1" > "$build/results/$name"; status=1
+		echo "=== $name: recorded no results ==="; echo "$name 0 1 0" > "$build/results/$name"; status=1
+	fi
+	read -r _ p fl sk < "$build/results/$name"
+	if [ "${p:-0}" -eq 0 ] && [ "${fl:-0}" -eq 0 ]; then
+		echo "=== $name: passed no test (${sk:-0} skipped): it counts as one failure ==="
+		echo "$name 0 1 ${sk:-0}" > "$build/results/$name"; status=1
 	fi
 }
 run unit        sh tests/run-unit.sh "$build"
@@ -28,11 +36,11 @@ else
 	run lint        sh tools/lint.sh "$build"
 	run sanitize    sh tests/run-sanitize.sh "$build"
 fi
-pass=0 fail=0
+pass=0 fail=0 skip=0
 for f in "$build"/results/*; do
-	read -r _ p fl < "$f"
-	pass=$((pass + p)); fail=$((fail + fl))
-	echo "  $(cat "$f")"
+	read -r n p fl sk < "$f"
+	pass=$((pass + p)); fail=$((fail + fl)); skip=$((skip + ${sk:-0}))
+	echo "  $n: $p passed, $fl failed, ${sk:-0} skipped"
 done
-echo "check: $pass passed, $fail failed"
+echo "check: $pass passed, $fail failed, $skip skipped"
 [ "$status" -eq 0 ] && [ "$fail" -eq 0 ]

@@ -16,6 +16,8 @@ export SANDCAP_HELPER
 n=0 failed=0
 ok() { n=$((n + 1)); echo "ok $n - $*"; }
 notok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $*"; }
+# skip DESC: REASON: a test this host cannot run; counted neither as passed nor as failed.
+skip() { n=$((n + 1)); echo "ok $n - # SKIP $*"; }
 # expect DESC CONDITION...: ok if the command succeeds.
 expect() { d=$1; shift; if "$@"; then ok "$d"; else notok "$d"; fi; }
 # eq DESC WANT GOT

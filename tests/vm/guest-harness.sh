@@ -9,7 +9,7 @@
 # Prepares the guest (tmpfs over every place anything writes, cgroup2 with the delegated
 # parent, test users, the setcap'd helper, the policy), then, by VM_MODE:
 #   run    every scenario (or those matching VM_ONLY), TAP into RESULTS_DIR/tap,
-#          one line "PASSED FAILED" into RESULTS_DIR/done
+#          one line "PASSED FAILED SKIPPED" into RESULTS_DIR/done
 #   shell  an interactive root shell on the console
 #   exec   RESULTS_DIR/exec-script.sh (copied there by run.sh) as sctest (as root with
 #          VM_EXEC_ROOT=1), under RESULTS_DIR/exec-policy.ini if run.sh left one;
@@ -35,7 +35,7 @@ SCDEV_GID=4203
 CONTROLLERS="+cpu +memory +pids +io"
 DEFAULT_TIMEOUT=60
 
-tapn=0 passed=0 failed=0
+tapn=0 passed=0 failed=0 skipped=0
 tap() {                 # tap ok|not-ok DESCRIPTION
 	tapn=$((tapn + 1))
 	if [ "$1" = ok ]; then
@@ -56,8 +56,8 @@ must() {                # must DESCRIPTION CMD... : a setup step; reported only 
 }
 finish() {
 	echo "# vm: finished at $(cut -d" " -f1 /proc/uptime) s"
-	echo "$passed $failed" > "$R/done"
-	echo "vm: guest done: $passed passed, $failed failed"
+	echo "$passed $failed $skipped" > "$R/done"
+	echo "vm: guest done: $passed passed, $failed failed, $skipped skipped"
 	exit 0
 }
 write_fails() {         # the file cannot be created (read-only filesystem)
@@ -264,7 +264,8 @@ run_scenario() {        # run_scenario FILE: run, parse the TAP, check leftovers
 	# One awk pass (forks are slow in UML): renumber the scenario's TAP lines into the
 	# suite's stream, then a last line "@@ OK NOTOK SKIPPED PLAN".
 	awk -v name="$name" -v n=$tapn '
-		/^ok / && /# *[Ss][Kk][Ii][Pp]/ { skip++; print "# skipped: " name ": " $0; next }
+		/^ok / && /# *[Ss][Kk][Ii][Pp]/ { sub(/^ok *[0-9]* *-? */, ""); skip++
+			print "ok " ++n " - " name ": " $0; next }
 		/^ok / { sub(/^ok *[0-9]* *-? */, ""); ok++; print "ok " ++n " - " name ": " $0; next }
 		/^not ok/ { sub(/^not ok *[0-9]* *-? */, ""); nok++
 			print "not ok " ++n " - " name ": " $0; next }
@@ -276,7 +277,8 @@ run_scenario() {        # run_scenario FILE: run, parse the TAP, check leftovers
 	set -- $(sed -n 's/^@@ //p' $HT/parsed)
 	nok=$1 nnot=$2 nskip=$3 plan=$4
 	[ "$plan" = - ] && plan=
-	tapn=$((tapn + nok + nnot)) passed=$((passed + nok)) failed=$((failed + nnot))
+	tapn=$((tapn + nok + nnot + nskip)) passed=$((passed + nok)) failed=$((failed + nnot))
+	skipped=$((skipped + nskip))
 	bad=$nnot
 	if { [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; } && [ "$ms" -ge $((t * 1000)) ]; then
 		tap not-ok "$name: timed out after ${t}s"; bad=$((bad + 1))

@@ -1,7 +1,7 @@
 #!/bin/sh
 # The VM suite: boot user-mode Linux (a real 6.1 kernel with cgroup v2) on the host's
 # read-only root, run the scenarios of tests/vm/scenarios as an unprivileged user, bring
-# the TAP back, and record "vm PASSED FAILED" in BUILD/results/vm.
+# the TAP back, and record "vm PASSED FAILED SKIPPED" in BUILD/results/vm.
 #
 #   tests/vm/run.sh BUILD [--only PATTERN] [--keep-going] [--shell] [--exec SCRIPT]
 #                   [--policy FILE] [--root]
@@ -43,8 +43,8 @@ mkdir -p "$build/results" || die "cannot create $build/results"
 build=$(cd "$build" && pwd -P) || die "cannot enter the build directory"
 vmres=$build/vm-results
 
-record() {              # record PASSED FAILED (only for the scenario run)
-	[ "$mode" = run ] && echo "vm $1 $2" > "$build/results/vm"
+record() {              # record PASSED FAILED [SKIPPED] (only for the scenario run)
+	[ "$mode" = run ] && echo "vm $1 $2 ${3:-0}" > "$build/results/vm"
 	return 0
 }
 fail_setup() {
@@ -175,13 +175,15 @@ if [ "$mode" = exec ]; then
 fi
 
 [ -f "$vmres/tap" ] && cat "$vmres/tap"
-passed=0 failed=0
+passed=0 failed=0 skipped=0
 touch "$vmres/tap"
 if [ -f "$vmres/done" ]; then
-	read -r passed failed < "$vmres/done"
+	read -r passed failed skipped < "$vmres/done"
+	skipped=${skipped:-0}
 else
 	n=$(grep -c '^\(not \)\{0,1\}ok ' "$vmres/tap" 2>/dev/null)
-	passed=$(grep -c '^ok ' "$vmres/tap" 2>/dev/null)
+	skipped=$(grep -ci '^ok [^#]*# *skip' "$vmres/tap" 2>/dev/null)
+	passed=$(( $(grep -c '^ok ' "$vmres/tap" 2>/dev/null) - skipped ))
 	failed=$(( $(grep -c '^not ok ' "$vmres/tap" 2>/dev/null) + 1 ))
 	if [ $timed_out -eq 1 ]; then
 		echo "not ok $((n + 1)) - vm: guest hung: killed after ${bound}s, no results"
@@ -191,6 +193,6 @@ else
 	echo "# last console lines ($vmres/console.log):"
 	tail -n 40 "$vmres/console.log" | sed 's/^/#   /'
 fi
-record "$passed" "$failed"
-echo "vm: $passed passed, $failed failed in ${secs}s (bound ${bound}s); logs in $vmres"
+record "$passed" "$failed" "$skipped"
+echo "vm: $passed passed, $failed failed, $skipped skipped in ${secs}s (bound ${bound}s); logs in $vmres"
 [ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
