@@ -306,7 +306,7 @@ parse_into(struct pctx *c, const char *text)
 {
 	int r;
 
-	/* clang 14 assumes a failed open()'s -errno can be 0, so read_text() "succeeds"
+	/* clang 14 assumes a failed open()'s -errno can be 0, so profile_read_text() "succeeds"
 	 * without setting text: a false positive. */
 	if (strlen(text) > PROFILE_FILE_MAX) /* NOLINT(clang-analyzer-core.NonNullParamChecker) */
 		return perr(c, "file is larger than %d bytes", PROFILE_FILE_MAX), c->error;
@@ -334,8 +334,8 @@ profile_parse_text(const char *text, const char *filename,
 }
 
 /* Read a whole profiles file; -ENOENT if absent.  NUL bytes are an error. */
-static int
-read_text(const char *path, char **ret, char *err, size_t errlen)
+int
+profile_read_text(const char *path, char **ret, char *err, size_t errlen)
 {
 	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 	_cleanup_free_ char *buf = NULL;
@@ -383,8 +383,8 @@ user_file(char *buf, size_t len)
 		buf[0] = '\0';
 }
 
-static const char *
-admin_dir(void)
+const char *
+profile_admin_dir(void)
 {
 	const char *d = getenv("SANDCAP_PROFILES_DIR");
 
@@ -400,8 +400,8 @@ ini_filter(const struct dirent *de)
 }
 
 /* Calls fn for each candidate file in lookup order; stops when fn returns non-zero. */
-static int
-for_each_file(int (*fn)(const char *path, void *userdata), void *userdata)
+int
+profile_for_each_file(int (*fn)(const char *path, void *userdata), void *userdata)
 {
 	char path[PATH_MAX];
 	struct dirent **list = NULL;
@@ -413,10 +413,10 @@ for_each_file(int (*fn)(const char *path, void *userdata), void *userdata)
 		if (r != 0)
 			return r;
 	}
-	n = scandir(admin_dir(), &list, ini_filter, alphasort);
+	n = scandir(profile_admin_dir(), &list, ini_filter, alphasort);
 	for (int i = 0; i < n; i++) {
 		if (r == 0) {
-			snprintf(path, sizeof(path), "%s/%s", admin_dir(), list[i]->d_name);
+			snprintf(path, sizeof(path), "%s/%s", profile_admin_dir(), list[i]->d_name);
 			r = fn(path, userdata);
 		}
 		free(list[i]);
@@ -450,7 +450,7 @@ load_one(const char *path, void *userdata)
 			  .userdata = l, .err = l->err, .errlen = l->errlen };
 	int r;
 
-	r = read_text(path, &text, l->err, l->errlen);
+	r = profile_read_text(path, &text, l->err, l->errlen);
 	if (r == -ENOENT)
 		return 0;
 	if (r < 0)
@@ -486,7 +486,7 @@ profile_load(const char *name, struct profile *ret, char *err, size_t errlen)
 		return -EINVAL;
 	}
 	strlcpy(ret->name, name, sizeof(ret->name));
-	r = for_each_file(load_one, &l);
+	r = profile_for_each_file(load_one, &l);
 	if (r < 0) {
 		profile_done(ret);
 		return r;
@@ -495,80 +495,8 @@ profile_load(const char *name, struct profile *ret, char *err, size_t errlen)
 		profile_done(ret);
 		user_file(uf, sizeof(uf));
 		snprintf(err, errlen, "no profile named '%s' in %s or %s/*.ini (see sandcap profile list)",
-			 name, uf[0] != '\0' ? uf : "~/.config/sandcap/profiles.ini", admin_dir());
+			 name, uf[0] != '\0' ? uf : "~/.config/sandcap/profiles.ini", profile_admin_dir());
 		return -ENOENT;
 	}
 	return 0;
-}
-
-struct list_ctx {
-	const char *file;
-	bool any;
-};
-
-static void
-list_header(const char *section, unsigned line, void *userdata)
-{
-	struct list_ctx *lc = userdata;
-
-	printf("%-20s %s:%u\n", section, lc->file, line);
-	lc->any = true;
-}
-
-static int
-list_one(const char *path, void *userdata)
-{
-	struct list_ctx *lc = userdata;
-	_cleanup_free_ char *text = NULL;
-	char err[PROFILE_ERR_MAX];
-	int r;
-
-	r = read_text(path, &text, err, sizeof(err));
-	if (r == -ENOENT)
-		return 0;
-	if (r == 0) {
-		lc->file = path;
-		r = profile_parse_text(text, path, list_header, lc, err, sizeof(err));
-	}
-	if (r < 0)
-		fprintf(stderr, "sandcap: profile: %s\n", err);
-	return 0;
-}
-
-int
-cmd_profile(int argc, char **argv)
-{
-	struct list_ctx lc = { 0 };
-	char err[PROFILE_ERR_MAX];
-	struct profile p;
-	int r;
-
-	if (argc >= 2 && streq(argv[1], "list") && argc == 2) {
-		printf("%-20s %s\n", "PROFILE", "DEFINED AT (first match wins)");
-		for_each_file(list_one, &lc);
-		return 0;
-	}
-	if (argc == 3 && streq(argv[1], "show")) {
-		r = profile_load(argv[2], &p, err, sizeof(err));
-		if (r < 0) {
-			fprintf(stderr, "sandcap: profile %s: %s\n", argv[2], err);
-			return SC_EXIT_FAILURE;
-		}
-		printf("# [%s] from %s:%u; command-line flags override these\nsandcap run", p.name,
-		       p.file, p.line);
-		for (size_t i = 0; i < p.nwords; i++)
-			printf(" %s", p.words[i]);
-		printf(" -- COMMAND\n");
-		profile_done(&p);
-		return 0;
-	}
-	if (argc == 2 && (streq(argv[1], "--help") || streq(argv[1], "-h"))) {
-		printf("Usage: sandcap profile list\n       sandcap profile show NAME\n\n"
-		       "Profiles are [NAME] sections of $XDG_CONFIG_HOME/sandcap/profiles.ini "
-		       "(~/.config/sandcap/profiles.ini), then of %s/*.ini; the first match wins.\n"
-		       "Use one with sandcap run --profile NAME; see sandcap(1).\n", admin_dir());
-		return 0;
-	}
-	fprintf(stderr, "sandcap: profile: expected 'list' or 'show NAME' (see sandcap profile --help)\n");
-	return SC_EXIT_FAILURE;
 }

@@ -36,5 +36,11 @@ int profile_parse_text(const char *text, const char *filename,
 		       void (*cb)(const char *section, unsigned line, void *userdata),
 		       void *userdata, char *err, size_t errlen);
 
-/* `sandcap profile list` / `sandcap profile show NAME`. */
+/* For `sandcap profile` (cmd-profile.c): read one file whole (-ENOENT if absent), the
+ * admin's directory, and fn for each file in lookup order (stops at fn's nonzero return). */
+int profile_read_text(const char *path, char **ret, char *err, size_t errlen);
+const char *profile_admin_dir(void);
+int profile_for_each_file(int (*fn)(const char *path, void *userdata), void *userdata);
+
+/* `sandcap profile list` / `sandcap profile show NAME` (cmd-profile.c). */
 int cmd_profile(int argc, char **argv);
