@@ -23,6 +23,7 @@
 #include "cgstats.h"
 #include "client.h"
 #include "cmd-run.h"
+#include "env.h"
 #include "commands.h"
 #include "control.h"
 #include "fd-util.h"
@@ -467,6 +468,8 @@ run_main(int argc, char **argv, const struct trace_opts *trace)
 	_cleanup_(session_closep_) struct sc_session sess;
 	_cleanup_(profile_donep_) struct profile prof = {};
 	_cleanup_(freep_argv_) char **pargv = NULL;
+	_cleanup_(freep_argv_) char **envp = NULL;
+	const char *chdir_to = NULL;
 	_cleanup_(run_ctl_closep) struct run_ctl ctl = { .listen_fd = -EBADF };
 	struct policy_resolved pol;
 	bool have_pol = false;
@@ -499,12 +502,20 @@ run_main(int argc, char **argv, const struct trace_opts *trace)
 	rep.id = id;
 	rep.argv = o.argv;
 	rep.message = message;
+	rep.env = environ;
 
 	/* Open the report before anything runs, so a bad path costs nothing. */
 	r = report_sink_open(&sink, o.report_path, o.report_fd, err, sizeof(err));
 	if (r < 0) {
 		fprintf(stderr, "sandcap: %s\n", err[0] != '\0' ? err : strerror(-r));
 		return SC_EXIT_FAILURE;
+	}
+
+	if (env_active(&o.env)) {
+		if (env_build(&o.env, environ, &envp) < 0)
+			return refuse(&sink, &rep, false, "cannot build the environment: %s",
+				      strerror(ENOMEM));
+		rep.env = envp;
 	}
 
 	have_pol = caller_policy(&pol) == 0;
@@ -634,6 +645,17 @@ run_main(int argc, char **argv, const struct trace_opts *trace)
 		n_rl++;
 	}
 
+	chdir_to = o.chdir;
+	if (o.chdir != NULL && streq(o.chdir, "@workspace")) {
+		/* Only the helper's workspace is bounded by --disk; there is none without it. */
+		if (o.iso.workspace == NULL)
+			return refuse(&sink, &rep, false, "--chdir @workspace: there is no workspace "
+				      "in %s mode (it is the helper's tmpfs, cgroup mode only); give "
+				      "--disk and use the sandcap helper, or --chdir a directory",
+				      rep.mode);
+		chdir_to = o.iso.workspace;
+	}
+
 	r = isolate_plan(&o.iso, &plan, err, sizeof(err));
 	if (r < 0)
 		return refuse(&sink, &rep, false, "%s", err);
@@ -652,6 +674,8 @@ run_main(int argc, char **argv, const struct trace_opts *trace)
 		.timeout_ms = o.timeout_ms,
 		.grace_ms = o.grace_ms,
 		.keep_fds = o.keep_fds,
+		.envp = envp,
+		.chdir = chdir_to,
 	};
 	spec.extra_fd = -1;
 	ctl = (struct run_ctl) { .id = rep.id, .mode = rep.mode, .argv = o.argv,
@@ -666,6 +690,7 @@ run_main(int argc, char **argv, const struct trace_opts *trace)
 	}
 	if (cgroup) {
 		spec.tmpdir = o.iso.workspace;
+		rep.tmpdir_set = spec.tmpdir != NULL;
 		spec.exclude_pid = sess.helper_pid;
 		spec.userdata = &sess;
 		spec.attach = cg_attach;

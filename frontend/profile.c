@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "env.h"
 #include "fd-util.h"
 #include "macro.h"
 #include "parse-util.h"
@@ -25,7 +26,8 @@
 #define PROFILE_NAME_MAX  48            /* below inih's silent 49-byte section cut */
 #define PROFILE_LINE_MAX  199           /* inih's INI_MAX_LINE is 200 with the NUL */
 
-enum ptype { P_SIZE, P_DURATION, P_PERCENT, P_COUNT, P_NET, P_FS, P_PATHS, P_BOOL };
+enum ptype { P_SIZE, P_DURATION, P_PERCENT, P_COUNT, P_NET, P_FS, P_PATHS, P_BOOL, P_ENV, P_GLOBS,
+	     P_DIR };
 
 static const struct pkey {
 	const char *name;       /* the `sandcap run` long option */
@@ -43,6 +45,9 @@ static const struct pkey {
 	{ "rw", NULL, P_PATHS },          { "ro", NULL, P_PATHS },
 	{ "fallback", NULL, P_BOOL },     { "no-cgroup", "no_cgroup", P_BOOL },
 	{ "keep-fds", "keep_fds", P_BOOL },
+	{ "env", NULL, P_ENV },           { "env-clear", "env_clear", P_BOOL },
+	{ "env-deny", "env_deny", P_GLOBS },
+	{ "chdir", NULL, P_DIR },
 };
 
 struct pctx {
@@ -219,6 +224,13 @@ check_value(struct pctx *c, const struct pkey *k, const char *v, bool *ret_on)
 			return perr(c, "%s = '%s': expected absolute paths separated by spaces",
 				    k->name, v);
 		break;
+	case P_ENV:
+	case P_GLOBS:
+		break;          /* each word is checked as it is split (phandler) */
+	case P_DIR:
+		if (v[0] != '/' && !streq(v, "@workspace"))
+			return perr(c, "chdir = '%s': expected an absolute path or @workspace", v);
+		break;
 	case P_BOOL:
 		if (streq(v, "yes") || streq(v, "true") || streq(v, "1"))
 			*ret_on = true;
@@ -255,7 +267,7 @@ phandler(void *user, const char *section, const char *name, const char *value)
 	if (k == NULL)
 		return perr(c, "unknown key '%s' in [%s]; known keys: memory cpu pids disk timeout "
 			    "grace cpu-time as fsize nofile stack core nproc net fs rw ro fallback keep-fds "
-			    "no-cgroup", name, section);
+			    "no-cgroup env env-clear env-deny chdir", name, section);
 	if (c->seen & (UINT32_C(1) << idx))
 		return perr(c, "'%s' is set twice in [%s]", k->name, section);
 	c->seen |= UINT32_C(1) << idx;
@@ -263,6 +275,28 @@ phandler(void *user, const char *section, const char *name, const char *value)
 		return perr(c, "'%s' has an empty value", k->name);
 	if (check_value(c, k, value, &on) == 0)
 		return 0;
+	if (k->type == P_ENV || k->type == P_GLOBS) {
+		/* Space-separated words, each an --env / --env-deny argument (so a value of
+		 * --env NAME=VALUE cannot hold a space in a profile). */
+		_cleanup_free_ char *copy = strdup(value);
+		char *save = NULL, opt[16], err[256];
+		bool want = c->want != NULL && streq(section, c->want);
+
+		if (copy == NULL) {
+			c->error = -ENOMEM;
+			return 0;
+		}
+		snprintf(opt, sizeof(opt), "--%s", k->name);
+		for (char *t = strtok_r(copy, " \t", &save); t != NULL; t = strtok_r(NULL, " \t", &save)) {
+			if ((k->type == P_ENV ? env_check_arg(t, err, sizeof(err)) :
+			     env_check_glob(t, err, sizeof(err))) < 0)
+				return perr(c, "%s: %s", k->name, err);
+			if (want && (add_word(c, opt) == 0 || add_word(c, t) == 0))
+				return 0;
+		}
+		c->found |= want;
+		return 1;
+	}
 	if (c->want == NULL || !streq(section, c->want))
 		return 1;
 	c->found = true;
