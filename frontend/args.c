@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -75,7 +76,10 @@ run_args_usage(FILE *f)
 		"  --fs none|ro|strict   --net host|none   --rw PATH   --ro PATH\n"
 		"Output:\n"
 		"  -q, --quiet       no verdict and usage lines on stderr\n"
-		"  --report FILE     write the JSON report to FILE ('-' = stdout)\n"
+		"  --report FILE     write the JSON report to FILE ('-' = stdout); FILE appears\n"
+		"                    whole (written under a temporary name, then renamed)\n"
+		"  --report-fd N     write the JSON report to file descriptor N (3 or more; not\n"
+		"                    passed to the command); also on a refusal (setup-error)\n"
 		"  -h, --help        this text\n"
 		"\n"
 		"DUR: %s.\n"
@@ -108,6 +112,7 @@ enum {
 	OPT_RW,
 	OPT_RO,
 	OPT_REPORT,
+	OPT_REPORT_FD,
 };
 
 static const struct option long_options[] = {
@@ -132,6 +137,7 @@ static const struct option long_options[] = {
 	{ "rw",        required_argument, NULL, OPT_RW },
 	{ "ro",        required_argument, NULL, OPT_RO },
 	{ "report",    required_argument, NULL, OPT_REPORT },
+	{ "report-fd", required_argument, NULL, OPT_REPORT_FD },
 	{ "quiet",     no_argument,       NULL, 'q' },
 	{ "help",      no_argument,       NULL, 'h' },
 	{}
@@ -223,6 +229,7 @@ run_args_parse(int argc, char **argv, struct run_opts *ret)
 {
 	struct run_opts o = {
 		.grace_ms = 5000,
+		.report_fd = -1,
 		.iso = { .fs = POLICY_FS_NONE, .net = POLICY_NET_HOST },
 	};
 	uint64_t v;
@@ -325,6 +332,15 @@ run_args_parse(int argc, char **argv, struct run_opts *ret)
 			}
 			o.report_path = a;
 			break;
+		case OPT_REPORT_FD:
+			/* 0-2 are the command's own stdin, stdout and stderr: never withheld. */
+			r = parse_u64_range(a, 3, INT_MAX, &v);
+			if (r < 0)
+				r = bad_value("--report-fd", "file descriptor", a, r,
+					      "a number from 3 up (--report - writes to stdout)");
+			else
+				o.report_fd = (int) v;
+			break;
 		case 'q':
 			o.quiet = true;
 			break;
@@ -348,6 +364,10 @@ run_args_parse(int argc, char **argv, struct run_opts *ret)
 		}
 		if (r < 0)
 			return -EINVAL;
+	}
+	if (o.report_path != NULL && o.report_fd >= 0) {
+		fprintf(stderr, "sandcap: --report-fd: cannot be combined with --report; give one\n");
+		return -EINVAL;
 	}
 	if (optind >= argc) {
 		fprintf(stderr, "sandcap: run: no command given; usage: sandcap run [OPTIONS] -- COMMAND "

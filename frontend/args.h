@@ -44,6 +44,7 @@ struct run_opts {
 
 	bool quiet;
 	const char *report_path;                /* NULL, "-" (stdout) or a file */
+	int report_fd;                          /* --report-fd N; -1 = none */
 
 	struct isolate_opts iso;
 	bool has_fs, has_net;

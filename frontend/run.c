@@ -8,6 +8,7 @@
 #include <inttypes.h>
 #include <pwd.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/random.h>
@@ -30,14 +31,14 @@
 #include "policy.h"
 #include "profile.h"
 #include "report.h"
+#include "report-sink.h"
 #include "supervise.h"
 #include "verdict.h"
 
 static void
-fclosep_(FILE **f)
+report_sink_closep_(struct report_sink *s)
 {
-	if (*f != NULL && *f != stdout)
-		(void) fclose(*f);
+	report_sink_close(s);
 }
 
 /* "<uid>-<12 hex>", chosen by sandcap in rlimit mode. */
@@ -63,10 +64,10 @@ strip_sandcap_prefix(const char *s)
 
 /* The cgroup limits cannot be enforced as asked (no helper, the policy's refusal
  * (refused), or --no-cgroup): refuse, or with --fallback substitute rlimits and say so.
- * Returns 0 or -EINVAL after printing. */
+ * Returns 0, or -EINVAL with the refusal in ret_msg. */
 static int
 resolve_cgroup_fallback(struct run_opts *o, struct report *rep, const char *reason,
-			bool refused)
+			bool refused, char *ret_msg, size_t msglen)
 {
 	static const char *const names[] = { "--memory", "--cpu", "--pids", "--disk" };
 	const uint64_t vals[] = { o->memory, o->cpu_percent, o->pids, o->disk };
@@ -77,8 +78,8 @@ resolve_cgroup_fallback(struct run_opts *o, struct report *rep, const char *reas
 			continue;
 		any = true;
 		if (!o->fallback) {
-			fprintf(stderr, "sandcap: %s needs the sandcap helper (cgroup v2), which %s: %s; "
-				"%s or pass --fallback to accept %s instead\n", names[i],
+			snprintf(ret_msg, msglen, "%s needs the sandcap helper (cgroup v2), which %s: %s; "
+				"%s or pass --fallback to accept %s instead", names[i],
 				refused ? "refused you" : "is not available", reason,
 				refused ? "ask the admin (sandcap policy show)" :
 				"install it (see sandcap doctor)",
@@ -618,6 +619,10 @@ trace_print(FILE *f, const struct trace_opts *t, const struct report *rep, uint6
 
 /* ---- cgroup mode: the helper session behind the supervisor's hooks ---- */
 
+/* Why the sandbox could not be started, for the setup-error report (sv_run() and its
+ * hooks print their reason; the hooks also leave it here). */
+static char start_error[512];
+
 static int
 cg_attach(int pidfd, void *userdata)
 {
@@ -625,9 +630,12 @@ cg_attach(int pidfd, void *userdata)
 	char err[CLIENT_ERR_MAX] = "";
 	int r = client_attach(s, pidfd, err, sizeof(err));
 
-	if (r < 0)
-		fprintf(stderr, "sandcap: cannot move the sandbox into its cgroup: %s\n",
-			err[0] != '\0' ? err : strerror(-r));
+	if (r < 0) {
+		snprintf(start_error, sizeof(start_error),
+			 "cannot move the sandbox into its cgroup: %s",
+			 err[0] != '\0' ? err : strerror(-r));
+		fprintf(stderr, "sandcap: %s\n", start_error);
+	}
 	return r;
 }
 
@@ -667,23 +675,60 @@ tv_ms(const struct timeval *tv)
 	return (uint64_t) tv->tv_sec * 1000 + (uint64_t) tv->tv_usec / 1000;
 }
 
+/* Deliver what was written to the sink's stream; 0, or -errno after printing why. */
+static int
+deliver(struct report_sink *sink)
+{
+	char err[512] = "";
+	int r = report_sink_commit(sink, err, sizeof(err));
+
+	if (r < 0)
+		fprintf(stderr, "sandcap: %s\n", err);
+	return r;
+}
+
 /* Write the report (if asked) and the summary (unless -q); returns the exit status. */
 static int
-finish(const struct run_opts *o, FILE *report_file, struct report *rep)
+finish(const struct run_opts *o, struct report_sink *sink, struct report *rep)
 {
-	if (report_file != NULL && report_write_json(report_file, rep) < 0)
-		fprintf(stderr, "sandcap: --report: cannot write the report: %s\n", strerror(errno));
+	FILE *f = sink != NULL ? report_sink_stream(sink) : NULL;
+
+	if (f != NULL)
+		(void) report_write_json(f, rep);
 	if (!o->quiet || rep->v.kind == VERDICT_SETUP_ERROR) {
 		if (rep->v.kind == VERDICT_SETUP_ERROR && o->quiet)
 			fprintf(stderr, "sandcap: %s\n", rep->message);
 		else
 			report_write_summary(stderr, rep);
 	}
-	if (report_file != NULL && report_file != stdout && fflush(report_file) != 0) {
-		fprintf(stderr, "sandcap: --report: cannot write the report: %s\n", strerror(errno));
+	if (sink != NULL && deliver(sink) < 0)
 		return SC_EXIT_FAILURE;
-	}
 	return rep->v.sc_exit;
+}
+
+/* A refusal after option parsing (policy, ceilings, helper, isolation): the reason on
+ * stderr (unless already printed) and in a setup-error report.  Returns 125. */
+static int _printf_(4, 5)
+refuse(struct report_sink *sink, struct report *rep, bool printed, const char *fmt, ...)
+{
+	char msg[1024];
+	FILE *f = report_sink_stream(sink);
+	va_list ap;
+
+	va_start(ap, fmt);
+	(void) vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (!printed)
+		fprintf(stderr, "sandcap: %s\n", strip_sandcap_prefix(msg));
+	rep->v = (struct verdict) { .kind = VERDICT_SETUP_ERROR, .exit_code = -1,
+				    .sc_exit = SC_EXIT_FAILURE };
+	rep->message = strip_sandcap_prefix(msg);
+	if (f != NULL) {
+		(void) report_write_json(f, rep);
+		(void) deliver(sink);
+	}
+	rep->message = NULL;
+	return SC_EXIT_FAILURE;
 }
 
 static void
@@ -785,7 +830,7 @@ ctl_closep_(struct run_ctl *c)
 static int
 run_main(int argc, char **argv, const struct trace_opts *trace)
 {
-	_cleanup_(fclosep_) FILE *report_file = NULL;
+	_cleanup_(report_sink_closep_) struct report_sink sink = REPORT_SINK_INIT;
 	_cleanup_(session_closep_) struct sc_session sess;
 	_cleanup_(profile_donep_) struct profile prof = {};
 	_cleanup_(freep_argv_) char **pargv = NULL;
@@ -823,35 +868,18 @@ run_main(int argc, char **argv, const struct trace_opts *trace)
 	rep.message = message;
 
 	/* Open the report before anything runs, so a bad path costs nothing. */
-	if (o.report_path != NULL) {
-		if (streq(o.report_path, "-")) {
-			report_file = stdout;
-		} else {
-			int fd = open(o.report_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC |
-				      O_NOCTTY, 0644);
-
-			if (fd >= 0)
-				report_file = fdopen(fd, "w");
-			if (report_file == NULL) {
-				char esc[256];
-
-				fprintf(stderr, "sandcap: --report: cannot open '%s': %s\n",
-					log_escape(o.report_path, esc, sizeof(esc)), strerror(errno));
-				if (fd >= 0)
-					close(fd);
-				return SC_EXIT_FAILURE;
-			}
-		}
+	r = report_sink_open(&sink, o.report_path, o.report_fd, err, sizeof(err));
+	if (r < 0) {
+		fprintf(stderr, "sandcap: %s\n", err[0] != '\0' ? err : strerror(-r));
+		return SC_EXIT_FAILURE;
 	}
 
 	have_pol = caller_policy(&pol) == 0;
 	if (have_pol) {
 		/* The front-end refuses what the helper would refuse, with the section named. */
 		r = isolate_check_required(&o.iso, &pol, err, sizeof(err));
-		if (r < 0) {
-			fprintf(stderr, "sandcap: %s\n", strip_sandcap_prefix(err));
-			return SC_EXIT_FAILURE;
-		}
+		if (r < 0)
+			return refuse(&sink, &rep, false, "%s", err);
 	}
 
 	/* cgroup mode unless --no-cgroup, when the helper is there and takes us. */
@@ -887,11 +915,10 @@ run_main(int argc, char **argv, const struct trace_opts *trace)
 			}
 
 			r = client_create(&sess, &req, err, sizeof(err));
-			if (r < 0) {
-				fprintf(stderr, "sandcap: the sandcap helper refused the sandbox: %s\n",
-					err[0] != '\0' ? err : strerror(-r));
-				return SC_EXIT_FAILURE;
-			}
+			if (r < 0)
+				return refuse(&sink, &rep, false,
+					      "the sandcap helper refused the sandbox: %s",
+					      err[0] != '\0' ? err : strerror(-r));
 			cgroup = true;
 		}
 	}
@@ -933,9 +960,11 @@ run_main(int argc, char **argv, const struct trace_opts *trace)
 			o.rl[RUN_RL_CPU].set = false;
 		}
 	} else {
-		r = resolve_cgroup_fallback(&o, &rep, err, refused);
+		char why[1024];
+
+		r = resolve_cgroup_fallback(&o, &rep, err, refused, why, sizeof(why));
 		if (r < 0)
-			return SC_EXIT_FAILURE;
+			return refuse(&sink, &rep, false, "%s", why);
 	}
 	if (o.has_timeout) {
 		report_add_limit(&rep, "timeout_ms", o.timeout_ms);
@@ -973,10 +1002,8 @@ run_main(int argc, char **argv, const struct trace_opts *trace)
 	}
 
 	r = isolate_plan(&o.iso, &plan, err, sizeof(err));
-	if (r < 0) {
-		fprintf(stderr, "sandcap: %s\n", strip_sandcap_prefix(err));
-		return SC_EXIT_FAILURE;
-	}
+	if (r < 0)
+		return refuse(&sink, &rep, false, "%s", err);
 	if (o.has_fs || o.iso.n_rw > 0 || o.iso.n_ro > 0)
 		report_add_enforcement(&rep, "fs", "%s", plan.fs_enforcement);
 	if (o.has_net)
@@ -1015,9 +1042,12 @@ run_main(int argc, char **argv, const struct trace_opts *trace)
 			(uint64_t) sysconf(_SC_NPROCESSORS_ONLN) * 100;
 		spec.cpu_used_usec = cg_cpu_used;
 	}
+	start_error[0] = '\0';
 	r = sv_run(&spec, &out);
 	if (r < 0)
-		return SC_EXIT_FAILURE;
+		return refuse(&sink, &rep, true, "%s%s", start_error[0] != '\0' ? start_error :
+			      "cannot start the sandbox: ", start_error[0] != '\0' ? "" :
+			      strerror(-r));
 	if (cgroup) {
 		/* The final counters, before DESTROY closes the leaf. */
 		r = cgstats_read(sess.leaf_fd, sess.ws_fd, &rep.cg);
@@ -1063,13 +1093,19 @@ run_main(int argc, char **argv, const struct trace_opts *trace)
 		struct trace_result tr;
 
 		trace_suggest(trace, &rep, fsize_max, cgroup, &tr);
+		FILE *f = report_sink_stream(&sink);
+
 		r = finish(&o, NULL, &rep);
-		trace_print(stdout, trace, &rep, fsize_max, &tr);
-		if (report_file != NULL)
-			trace_write_json(report_file, trace, &rep, fsize_max, &tr);
+		/* Human output on stderr: stdout belongs to the command (build.sh > build.log). */
+		trace_print(stderr, trace, &rep, fsize_max, &tr);
+		if (f != NULL) {
+			trace_write_json(f, trace, &rep, fsize_max, &tr);
+			if (deliver(&sink) < 0)
+				return SC_EXIT_FAILURE;
+		}
 		return r;
 	}
-	return finish(&o, report_file, &rep);
+	return finish(&o, &sink, &rep);
 }
 
 int
