@@ -127,12 +127,17 @@ def test_bad_option_value_is_refused(sandcap_bin):
     assert b"--timeout" in ei.value.stderr
 
 
-def test_refusal_writes_setup_error_report(sandcap_bin, cli):
+def test_refusal_writes_setup_error_report(sandcap_bin, cli, mode):
+    # A refusal after option parsing: a limit rlimit mode cannot enforce without
+    # --fallback, or (cgroup mode) a request over the policy's ceiling.
     needs(cli, "--report-fd")
+    kw = {"pids": 10} if mode == "rlimit" else {"memory": "1T"}
     with pytest.raises(sandcap.SandcapError) as ei:
-        sandcap.run(["true"], timeout="soon", sandcap=sandcap_bin)
-    assert ei.value.returncode == 125
-    assert ei.value.report is not None and ei.value.report["verdict"] == "setup-error"
+        sandcap.run(["true"], sandcap=sandcap_bin, **kw)
+    e = ei.value
+    assert e.returncode == 125
+    assert e.report is not None and e.report["verdict"] == "setup-error"
+    assert e.report["message"] and e.message == f"sandcap: {e.report['message']}"
 
 
 def test_unenforceable_limit_is_refused_not_weakened(sandcap_bin, mode):
