@@ -90,13 +90,13 @@ FUZZ_BIN     := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 SANDCAP          := $(BUILD)/sandcap
 HELPER       := $(BUILD)/sandcap-helper
 
-.PHONY: deb all help deps demo check check-unit check-integration check-vm check-fuzz fuzz \
+.PHONY: deb all help deps demo check check-unit check-integration check-vm check-python check-fuzz fuzz \
 	format-check tcb-size bench install install-caps uninstall dist clean probes lint
 
 all: $(SANDCAP) $(HELPER) probes
 
 help:
-	@echo "make deps | all | demo | check | check-unit | check-integration | check-vm"
+	@echo "make deps | all | demo | check | check-unit | check-integration | check-vm | check-python"
 	@echo "     fuzz | lint | format-check | tcb-size | bench | install | install-caps | dist"
 	@echo "Variables: SANITIZE=1 PREFIX BINDIR LIBEXECDIR SYSCONFDIR MANDIR DESTDIR CC"
 
@@ -180,6 +180,9 @@ check-integration: all
 
 check-vm: all
 	@sh tests/vm/run.sh $(BUILD)
+
+check-python: all
+	@sh tests/python/run.sh $(BUILD)
 
 # Everything: installs missing deps, builds, runs every suite, prints one summary line.
 check: deps

@@ -29,8 +29,9 @@ if [ "${SANITIZE:-0}" = 1 ]; then
 	# memory does not fit user-mode Linux's address space), lint's hardening check wants
 	# FORTIFY (off with ASan) and the package is built from the plain sources: those
 	# suites, and the plain build's sanitizer pass, run in `make check`.  Not counted.
-	echo "=== package, vm, lint, sanitize: not run in a SANITIZE=1 build; 'make check' runs them ==="
+	echo "=== python, package, vm, lint, sanitize: not run in a SANITIZE=1 build; 'make check' runs them ==="
 else
+	run python      sh tests/python/run.sh "$build"
 	run package     sh tests/package/run.sh "$build"
 	run vm          sh tests/vm/run.sh "$build" --keep-going
 	run lint        sh tools/lint.sh "$build"

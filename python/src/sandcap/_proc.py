@@ -1,0 +1,251 @@
+"""Run ``sandcap run`` and collect its report: the only module here that does I/O.
+
+The report travels on a pipe of its own (``--report-fd N``), never mixed with the
+command's output, and is the only thing read from sandcap: its human-readable lines are
+switched off (``-q``) and never parsed.
+
+The sandbox dies with the call.  If the calling code is interrupted (an exception such as
+KeyboardInterrupt or Celery's SoftTimeLimitExceeded, or asyncio cancellation), sandcap gets
+SIGTERM, which it forwards to the command, then SIGKILL after ``kill_grace`` seconds.  If
+the calling thread or process dies without that (SIGKILL, an engine's hard time limit),
+sandcap gets SIGKILL from the kernel (PR_SET_PDEATHSIG), and sandcap's own teardown takes
+over: the command's main process has the same setting, and in cgroup mode the helper kills
+and removes the whole sandbox when sandcap's end of its socket closes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ctypes
+import os
+import re
+import shutil
+import signal
+import subprocess
+import threading
+from typing import Any, Callable, Dict, FrozenSet, List, Optional, Sequence, Tuple
+
+from . import _options
+from ._result import Result, SandcapError, from_report, parse_report
+
+PR_SET_PDEATHSIG = 1
+_libc: Any
+try:  # resolved now: nothing may be looked up between fork and exec
+    _libc = ctypes.CDLL(None, use_errno=True)
+    _prctl = _libc.prctl
+    _prctl.restype = ctypes.c_int
+except (OSError, AttributeError):  # pragma: no cover - not Linux/glibc
+    _prctl = None
+
+_help_cache: Dict[Tuple[str, int, int], FrozenSet[str]] = {}
+_help_lock = threading.Lock()
+
+
+def find_sandcap(sandcap: Optional[str] = None) -> str:
+    """The sandcap executable: the argument, else ``$SANDCAP``, else ``sandcap`` in PATH."""
+    path = sandcap or os.environ.get("SANDCAP") or shutil.which("sandcap")
+    if not path:
+        raise SandcapError("sandcap: not found in PATH (install sandcap, or pass sandcap= "
+                           "or set SANDCAP to its path)")
+    return path
+
+
+def cli_options(sandcap: Optional[str] = None) -> FrozenSet[str]:
+    """The long options ``sandcap run`` knows (``--memory``, ...), from ``sandcap run
+    --help``; cached per executable.  Used only to pick the report channel and by tests to
+    skip what this sandcap cannot do yet; results never come from human-readable text."""
+    path = find_sandcap(sandcap)
+    try:
+        st = os.stat(path)
+    except OSError as e:
+        raise SandcapError(f"sandcap: {path}: {e.strerror}") from None
+    key = (os.path.realpath(path), st.st_ino, int(st.st_mtime_ns))
+    with _help_lock:
+        if key in _help_cache:
+            return _help_cache[key]
+    try:
+        p = subprocess.run([path, "run", "--help"], stdin=subprocess.DEVNULL,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=30)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        raise SandcapError(f"sandcap: cannot run {path} run --help: {e}") from None
+    text = (p.stdout + p.stderr).decode("utf-8", "replace")
+    opts = frozenset(re.findall(r"(?<![\w-])--[a-z][a-z0-9-]*", text))
+    if "--report" not in opts and "--report-fd" not in opts:
+        raise SandcapError(f"sandcap: {path} run --help lists no --report option: is it "
+                           "sandcap?", stderr=p.stderr)
+    with _help_lock:
+        _help_cache[key] = opts
+    return opts
+
+
+def _pdeathsig_preexec() -> Optional[Callable[[], None]]:
+    if _prctl is None:  # pragma: no cover
+        return None
+    parent = os.getpid()
+    prctl = _prctl
+
+    def preexec() -> None:
+        # Runs in the child between fork and exec: only a libc call and getppid.
+        if prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) != 0:
+            os._exit(125)
+        if os.getppid() != parent:  # the caller died before the line above
+            os._exit(125)
+
+    return preexec
+
+
+class _Prepared:
+    def __init__(self, argv: Sequence[Any], kw: Dict[str, Any]) -> None:
+        self.sandcap = find_sandcap(kw.pop("sandcap", None))
+        self.kill_grace = float(kw.pop("kill_grace", 5.0))
+        opts = cli_options(self.sandcap)
+        self.inv = _options.build(argv, cli_has_env="--env" in opts, **kw)
+        self.report_fd_opt = "--report-fd" in opts
+        self.rfd, self.wfd = os.pipe()  # both O_CLOEXEC; pass_fds opens wfd to sandcap only
+
+    def args(self) -> List[str]:
+        if self.report_fd_opt:
+            rep = f"--report-fd={self.wfd}"
+        else:
+            # An older sandcap: it opens the path itself, before the command starts, and the
+            # command does not inherit the descriptor (sandcap closes all but 0-2).
+            rep = f"--report=/dev/fd/{self.wfd}"
+        return [self.sandcap, "run", "-q", rep, *self.inv.options, "--", *self.inv.command]
+
+    def close(self) -> None:
+        for fd in (self.rfd, self.wfd):
+            if fd >= 0:
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+        self.rfd = self.wfd = -1
+
+    def close_write(self) -> None:
+        if self.wfd >= 0:
+            os.close(self.wfd)
+            self.wfd = -1
+
+    def result(self, report: bytes, returncode: int, out: bytes, err: bytes) -> Result:
+        if not report:
+            msg = err.decode("utf-8", "replace").strip() or f"exit status {returncode}"
+            raise SandcapError(
+                msg if msg.startswith("sandcap") else f"sandcap: {msg}",
+                returncode=returncode, stdout=out, stderr=err)
+        try:
+            rep = parse_report(report)
+        except ValueError as e:
+            raise SandcapError(f"sandcap: unreadable report: {e}", returncode=returncode,
+                               stdout=out, stderr=err) from None
+        return from_report(rep, out, err)
+
+
+def _start_error(p: _Prepared, e: OSError) -> SandcapError:
+    return SandcapError(f"sandcap: cannot start {p.sandcap}: {e.strerror or e}")
+
+
+def _read_all(fd: int, sink: List[bytes]) -> None:
+    while True:
+        b = os.read(fd, 65536)
+        if not b:
+            return
+        sink.append(b)
+
+
+def run(argv: Sequence[Any], **kw: Any) -> Result:
+    """Documented in :func:`sandcap.run` (``sandcap/__init__.py``)."""
+    p = _Prepared(argv, kw)
+    try:
+        try:
+            proc = subprocess.Popen(
+                p.args(),
+                stdin=subprocess.PIPE if p.inv.input is not None else subprocess.DEVNULL,
+                stdout=subprocess.PIPE, stderr=subprocess.PIPE, pass_fds=(p.wfd,),
+                env=p.inv.env, preexec_fn=_pdeathsig_preexec(),
+            )
+        except OSError as e:
+            raise _start_error(p, e) from None
+        p.close_write()
+        chunks: List[bytes] = []
+        reader = threading.Thread(target=_read_all, args=(p.rfd, chunks), daemon=True,
+                                  name="sandcap-report")
+        reader.start()
+        try:
+            out, err = proc.communicate(p.inv.input)
+        except BaseException:
+            _terminate(proc, p.kill_grace)
+            # sandcap is gone, so the pipe reaches EOF; the reader must be done before
+            # its descriptor is closed (never close an fd another thread may be reading).
+            reader.join(p.kill_grace)
+            if reader.is_alive():
+                p.rfd = -1
+            raise
+        reader.join()
+        return p.result(b"".join(chunks), proc.returncode, out, err)
+    finally:
+        p.close()
+
+
+def _terminate(proc: "subprocess.Popen[bytes]", grace: float) -> None:
+    """SIGTERM to sandcap (it forwards it to the command and tears the sandbox down), then
+    SIGKILL after ``grace`` seconds; reaps it."""
+    if proc.poll() is not None:
+        return
+    proc.send_signal(signal.SIGTERM)
+    try:
+        proc.wait(grace)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+    finally:
+        for s in (proc.stdin, proc.stdout, proc.stderr):
+            if s is not None:
+                s.close()
+
+
+async def run_async(argv: Sequence[Any], **kw: Any) -> Result:
+    """Documented in :func:`sandcap.run_async` (``sandcap/__init__.py``)."""
+    loop = asyncio.get_running_loop()
+    p = _Prepared(argv, kw)
+    transport = None
+    try:
+        try:
+            proc = await asyncio.create_subprocess_exec(
+                *p.args(),
+                stdin=subprocess.PIPE if p.inv.input is not None else subprocess.DEVNULL,
+                stdout=subprocess.PIPE, stderr=subprocess.PIPE, pass_fds=(p.wfd,),
+                env=p.inv.env, preexec_fn=_pdeathsig_preexec(),
+            )
+        except OSError as e:
+            raise _start_error(p, e) from None
+        p.close_write()
+        reader = asyncio.StreamReader()
+        transport, _ = await loop.connect_read_pipe(
+            lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(p.rfd, "rb", 0))
+        p.rfd = -1  # owned by the transport now
+        try:
+            (out, err), report = await asyncio.gather(proc.communicate(p.inv.input),
+                                                      reader.read())
+        except BaseException:
+            await _terminate_async(proc, p.kill_grace)
+            raise
+        assert proc.returncode is not None
+        return p.result(report, proc.returncode, out, err)
+    finally:
+        if transport is not None:
+            transport.close()
+        p.close()
+
+
+async def _terminate_async(proc: "asyncio.subprocess.Process", grace: float) -> None:
+    if proc.returncode is not None:
+        return
+    try:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            await asyncio.wait_for(asyncio.shield(proc.wait()), grace)
+        except asyncio.TimeoutError:
+            proc.kill()
+            await proc.wait()
+    except ProcessLookupError:
+        pass
