@@ -14,45 +14,6 @@
 #include "control.h"
 #include "macro.h"
 
-/* Ids of the sockets in our run dir, stale ones (nobody listening) removed. */
-static int
-for_each_sandbox(int (*fn)(const char *id, const char *status, void *ud), void *ud)
-{
-	char dir[PATH_MAX], status[CONTROL_MSG_MAX];
-	struct dirent **list = NULL;
-	int n, r;
-
-	r = control_rundir(dir, sizeof(dir), 0);
-	if (r == -ENOENT)
-		return 0;
-	if (r < 0)
-		return r;
-	n = scandir(dir, &list, NULL, alphasort);
-	if (n < 0)
-		return -errno;
-	for (int i = 0; i < n; i++) {
-		char id[128];
-		size_t l = strlen(list[i]->d_name);
-
-		if (l > 5 && l < sizeof(id) && streq(list[i]->d_name + l - 5, ".sock")) {
-			memcpy(id, list[i]->d_name, l - 5);
-			id[l - 5] = '\0';
-			r = control_request(id, "status", status, sizeof(status));
-			if (r == -ECONNREFUSED) {
-				char p[PATH_MAX + 300];
-
-				snprintf(p, sizeof(p), "%s/%s", dir, list[i]->d_name);
-				(void) unlink(p);       /* its sandcap is gone */
-			} else if (r == 0 && status[0] == '{') {
-				fn(id, status, ud);
-			}
-		}
-		free(list[i]);
-	}
-	free(list);
-	return 0;
-}
-
 /* Minimal extraction of a top-level field from our own status JSON (flat, known format). */
 static void
 jfield(const char *json, const char *key, char *out, size_t outlen)
@@ -133,7 +94,7 @@ cmd_ps(int argc, char **argv)
 	else
 		printf("%-24s %-6s %9s %10s %10s %8s %5s %10s  %s\n", "ID", "MODE", "AGE", "MEM",
 		       "MEMPEAK", "CPU_MS", "PIDS", "DISK", "COMMAND");
-	r = for_each_sandbox(ps_print, &c);
+	r = control_for_each_sandbox(ps_print, &c);
 	if (r < 0) {
 		fprintf(stderr, "sandcap: ps: cannot read the run directory: %s%s\n", strerror(-r),
 			r == -EPERM ? " (it must be yours and not open to others: mode 0700)" : "");

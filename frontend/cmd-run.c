@@ -214,12 +214,16 @@ compose_message(const struct run_opts *o, const struct sv_outcome *out, const st
 
 /* Resolve the installed policy for the calling user.  Used for early refusals (isolation
  * the policy requires) and by `sandcap trace` (the ceilings); the helper always decides again
- * for itself.  -errno when there is no readable, trusted, valid policy. */
+ * for itself.  Returns 0; -ENOENT when there is no policy file (today's behaviour: nothing
+ * to apply) or the caller has no passwd entry; any other -errno when the file exists but
+ * cannot be trusted, read or parsed, with the refusal in msg: the caller must refuse to run,
+ * in every mode, or a typo in the policy would silently drop what it requires (#14
+ * item 10). */
 static int
-caller_policy(struct policy_resolved *ret)
+caller_policy(struct policy_resolved *ret, char *msg, size_t msglen)
 {
 	_cleanup_free_ char *text = NULL, *user = NULL;
-	char err[POLICY_ERR_MAX], *owned[128] = { NULL };
+	char err[POLICY_ERR_MAX] = "", *owned[128] = { NULL };
 	const char *names[128];
 	struct policy_subject subj;
 	struct policy *p = NULL;
@@ -229,19 +233,35 @@ caller_policy(struct policy_resolved *ret)
 	unsigned line = 0;
 	size_t len = 0, ng = 0;
 
+	r = policy_read_trusted(SC_POLICY_PATH, &text, &len, err, sizeof(err));
+	if (r == -ENOENT)
+		return r;
+	if (r < 0) {
+		snprintf(msg, msglen, "the policy %s cannot be used: %s; refusing to run until the "
+			 "admin fixes it (sandcap policy check %s; sandbox.ini(5))", SC_POLICY_PATH,
+			 err[0] != '\0' ? err : strerror(-r), SC_POLICY_PATH);
+		return r == -ENOENT ? -EACCES : r;
+	}
+	r = policy_parse_string(text, len, SC_POLICY_PATH, &p, &line, err, sizeof(err));
+	if (r < 0) {
+		/* err is "FILE:LINE: message". */
+		snprintf(msg, msglen, "the policy %s is invalid (%s); refusing to run until the admin "
+			 "fixes it: sandcap policy check %s lists every error", SC_POLICY_PATH,
+			 err[0] != '\0' ? err : strerror(-r), SC_POLICY_PATH);
+		return r == -ENOENT ? -EINVAL : r;
+	}
 	pw = getpwuid(getuid());
-	if (pw == NULL)
+	if (pw == NULL) {
+		policy_free(p);
 		return -ENOENT;
+	}
 	user = strdup(pw->pw_name);
 	pgid = pw->pw_gid;
-	if (user == NULL)
+	if (user == NULL) {
+		policy_free(p);
+		snprintf(msg, msglen, "cannot resolve the policy: %s", strerror(ENOMEM));
 		return -ENOMEM;
-	r = policy_read_trusted(SC_POLICY_PATH, &text, &len, err, sizeof(err));
-	if (r < 0)
-		return r;
-	r = policy_parse_string(text, len, SC_POLICY_PATH, &p, &line, err, sizeof(err));
-	if (r < 0)
-		return r;
+	}
 	/* As the helper: no NSS group lookup when no group is named (same result, faster). */
 	if (!policy_names_groups(p) || getgrouplist(user, pgid, gids, &ngids) < 0)
 		ngids = 0;
@@ -518,7 +538,13 @@ run_main(int argc, char **argv, const struct trace_opts *trace)
 		rep.env = envp;
 	}
 
-	have_pol = caller_policy(&pol) == 0;
+	r = caller_policy(&pol, err, sizeof(err));
+	if (r < 0 && r != -ENOENT) {
+		/* Even with --no-cgroup or --fallback: an admin's policy that cannot be read as
+		 * written must not fail open (#14 item 10). */
+		return refuse(&sink, &rep, false, "%s", err);
+	}
+	have_pol = r == 0;
 	if (have_pol) {
 		/* The front-end refuses what the helper would refuse, with the section named. */
 		r = isolate_check_required(&o.iso, &pol, err, sizeof(err));
@@ -680,7 +706,7 @@ run_main(int argc, char **argv, const struct trace_opts *trace)
 	spec.extra_fd = -1;
 	ctl = (struct run_ctl) { .id = rep.id, .mode = rep.mode, .argv = o.argv,
 				 .sess = cgroup ? &sess : NULL, .o = &o, .listen_fd = -EBADF };
-	if (control_listen(rep.id, &ctl.listen_fd, err, sizeof(err)) == 0) {
+	if (control_listen(rep.id, &ctl.listen_fd, ctl.path, sizeof(ctl.path)) == 0) {
 		spec.extra_fd = ctl.listen_fd;
 		spec.on_extra = run_ctl_ready;
 		spec.extra_userdata = &ctl;

@@ -26,39 +26,97 @@ dir_is_private(const char *path)
 	       (st.st_mode & 077) == 0;
 }
 
-int
-control_rundir(char *buf, size_t len, int create)
+/* $XDG_RUNTIME_DIR/sandcap when XDG_RUNTIME_DIR is an absolute path to a directory of ours;
+ * -ENOENT when it is not set or not usable. */
+static int
+xdg_rundir(char *buf, size_t len)
 {
 	const char *xdg = getenv("XDG_RUNTIME_DIR");
 	struct stat st;
 
-	if (xdg != NULL && xdg[0] == '/' && stat(xdg, &st) == 0 && S_ISDIR(st.st_mode) &&
-	    st.st_uid == getuid())
-		snprintf(buf, len, "%s/sandcap", xdg);
-	else
-		snprintf(buf, len, "/tmp/sandcap-%u", (unsigned) getuid());
+	if (xdg == NULL || xdg[0] != '/' || stat(xdg, &st) < 0 || !S_ISDIR(st.st_mode) ||
+	    st.st_uid != getuid())
+		return -ENOENT;
+	if ((size_t) snprintf(buf, len, "%s/sandcap", xdg) >= len)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+int
+control_rundir(char *buf, size_t len, int create)
+{
+	struct stat st;
+	int r = xdg_rundir(buf, len);
+
+	if (r < 0)
+		return r;
 	if (create && mkdir(buf, 0700) < 0 && errno != EEXIST)
 		return -errno;
 	if (lstat(buf, &st) < 0)
 		return -errno;
-	/* Someone else's directory (a squatter in /tmp) or one open to others: refuse. */
+	/* One open to others, or not a directory of ours: refuse. */
 	if (!dir_is_private(buf))
 		return -EPERM;
 	return 0;
 }
 
+/* Without XDG_RUNTIME_DIR each run makes its own directory /tmp/sandcap-<uid>.XXXXXX
+ * (mkdtemp: a random name, created 0700 by us, O_EXCL), so no other user can pre-create it:
+ * a fixed /tmp/sandcap-<uid> could be squatted by anyone (#14 item 8).  Is name one of them
+ * (or the fixed name of earlier versions)? */
+static bool
+is_tmp_rundir_name(const char *name)
+{
+	char prefix[64];
+	size_t l;
+
+	l = (size_t) snprintf(prefix, sizeof(prefix), "sandcap-%u", (unsigned) getuid());
+	if (!strneq(name, prefix, l))
+		return false;
+	return name[l] == '\0' || (name[l] == '.' && strlen(name + l + 1) == 6);
+}
+
+/* Call fn for every private directory that may hold our sockets: the XDG one, else each
+ * of ours in /tmp.  Stops at, and returns, fn's first non-zero result. */
 static int
-sock_path(const char *id, struct sockaddr_un *sa, int create)
+for_each_rundir(int (*fn)(const char *dir, void *ud), void *ud)
 {
 	char dir[PATH_MAX];
+	DIR *d;
+	struct dirent *de;
 	int r;
 
+	r = control_rundir(dir, sizeof(dir), 0);
+	if (r == 0)
+		return fn(dir, ud);
+	if (r != -ENOENT || xdg_rundir(dir, sizeof(dir)) == 0)
+		return r == -ENOENT ? 0 : r;
+	d = opendir("/tmp");
+	if (d == NULL)
+		return -errno;
+	r = 0;
+	while (r == 0 && (de = readdir(d)) != NULL) {
+		if (!is_tmp_rundir_name(de->d_name))
+			continue;
+		snprintf(dir, sizeof(dir), "/tmp/%s", de->d_name);
+		/* Someone else's (a squatter) or open to others: not ours to trust. */
+		if (dir_is_private(dir))
+			r = fn(dir, ud);
+	}
+	closedir(d);
+	return r;
+}
+
+static bool
+id_is_valid(const char *id)
+{
 	/* ids are "<uid>-<hex>": never a path */
-	if (id[0] == '\0' || strlen(id) > 64 || strchr(id, '/') != NULL || id[0] == '.')
-		return -EINVAL;
-	r = control_rundir(dir, sizeof(dir), create);
-	if (r < 0)
-		return r;
+	return id[0] != '\0' && strlen(id) <= 64 && strchr(id, '/') == NULL && id[0] != '.';
+}
+
+static int
+make_addr(const char *dir, const char *id, struct sockaddr_un *sa)
+{
 	memset(sa, 0, sizeof(*sa));
 	sa->sun_family = AF_UNIX;
 	if ((size_t) snprintf(sa->sun_path, sizeof(sa->sun_path), "%s/%s.sock", dir, id) >=
@@ -72,20 +130,59 @@ control_listen(const char *id, int *ret_fd, char *ret_path, size_t pathlen)
 {
 	_cleanup_close_ int fd = -EBADF;
 	struct sockaddr_un sa;
+	char dir[PATH_MAX];
+	bool tmp = false;
 	int r;
 
-	r = sock_path(id, &sa, 1);
-	if (r < 0)
+	if (!id_is_valid(id))
+		return -EINVAL;
+	r = control_rundir(dir, sizeof(dir), 1);
+	if (r == -ENOENT) {
+		snprintf(dir, sizeof(dir), "/tmp/sandcap-%u.XXXXXX", (unsigned) getuid());
+		if (mkdtemp(dir) == NULL)
+			return -errno;
+		tmp = true;
+		r = 0;
+	}
+	if (r == 0)
+		r = make_addr(dir, id, &sa);
+	if (r == 0) {
+		fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+		if (fd < 0)
+			r = -errno;
+	}
+	if (r == 0 && !tmp)
+		(void) unlink(sa.sun_path);
+	if (r == 0 && (bind(fd, (struct sockaddr *) &sa, sizeof(sa)) < 0 || listen(fd, 8) < 0))
+		r = -errno;
+	if (r < 0) {
+		if (tmp)
+			(void) rmdir(dir);
 		return r;
-	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (fd < 0)
-		return -errno;
-	(void) unlink(sa.sun_path);
-	if (bind(fd, (struct sockaddr *) &sa, sizeof(sa)) < 0 || listen(fd, 8) < 0)
-		return -errno;
+	}
 	strlcpy(ret_path, sa.sun_path, pathlen);
 	*ret_fd = TAKE_FD(fd);
 	return 0;
+}
+
+void
+control_unlisten(const char *path)
+{
+	char dir[PATH_MAX];
+	char *slash;
+
+	if (path == NULL || path[0] == '\0')
+		return;
+	(void) unlink(path);
+	strlcpy(dir, path, sizeof(dir));
+	slash = strrchr(dir, '/');
+	if (slash == NULL)
+		return;
+	*slash = '\0';
+	/* This run's own directory in /tmp (empty now); never the shared XDG one. */
+	if (strneq(dir, "/tmp/", 5) && strchr(dir + 5, '/') == NULL &&
+	    is_tmp_rundir_name(dir + 5) && strchr(dir + 5, '.') != NULL)
+		(void) rmdir(dir);
 }
 
 int
@@ -133,26 +230,28 @@ control_serve_one(int listen_fd, const struct control_ops *ops)
 	}
 }
 
-int
-control_request(const char *id, const char *req, char *reply, size_t replylen)
+static int
+request_at(const char *path, const char *req, char *reply, size_t replylen)
 {
 	_cleanup_close_ int fd = -EBADF;
 	struct timeval tv = { .tv_sec = 2, .tv_usec = 0 };
-	struct sockaddr_un sa;
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct ucred cred;
+	socklen_t cl = sizeof(cred);
 	ssize_t n;
-	int r;
 
-	if (replylen > 0)
-		reply[0] = '\0';        /* a string even on failure */
-	r = sock_path(id, &sa, 0);
-	if (r < 0)
-		return r;
+	if (strlcpy(sa.sun_path, path, sizeof(sa.sun_path)) >= sizeof(sa.sun_path))
+		return -ENAMETOOLONG;
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
 	(void) setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	(void) setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 	if (connect(fd, (struct sockaddr *) &sa, sizeof(sa)) < 0)
 		return -errno;
+	/* The listener must be ours too (the directory is private; this is the second lock). */
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cl) < 0 || cred.uid != getuid())
+		return -EPERM;
 	if (send(fd, req, strlen(req), MSG_NOSIGNAL) < 0)
 		return -errno;
 	n = recv(fd, reply, replylen - 1, 0);
@@ -162,4 +261,87 @@ control_request(const char *id, const char *req, char *reply, size_t replylen)
 		return -ECONNRESET;
 	reply[n] = '\0';
 	return 0;
+}
+
+struct find_ctx {
+	const char *id;
+	char path[PATH_MAX];
+};
+
+static int
+find_in(const char *dir, void *ud)
+{
+	struct find_ctx *c = ud;
+	struct sockaddr_un sa;
+	struct stat st;
+
+	if (make_addr(dir, c->id, &sa) < 0)
+		return 0;
+	if (lstat(sa.sun_path, &st) < 0 || !S_ISSOCK(st.st_mode))
+		return 0;
+	strlcpy(c->path, sa.sun_path, sizeof(c->path));
+	return 1;
+}
+
+int
+control_request(const char *id, const char *req, char *reply, size_t replylen)
+{
+	struct find_ctx c = { .id = id };
+	int r;
+
+	if (replylen > 0)
+		reply[0] = '\0';        /* a string even on failure */
+	if (!id_is_valid(id))
+		return -EINVAL;
+	r = for_each_rundir(find_in, &c);
+	if (r < 0)
+		return r;
+	if (r == 0)
+		return -ENOENT;
+	return request_at(c.path, req, reply, replylen);
+}
+
+struct scan_ctx {
+	int (*fn)(const char *id, const char *status, void *ud);
+	void *ud;
+};
+
+/* The sandboxes of one run dir; stale sockets (nobody listening) removed. */
+static int
+scan_dir(const char *dir, void *ud)
+{
+	struct scan_ctx *c = ud;
+	char status[CONTROL_MSG_MAX];
+	struct dirent **list = NULL;
+	int n, r;
+
+	n = scandir(dir, &list, NULL, alphasort);
+	if (n < 0)
+		return errno == ENOENT ? 0 : -errno;
+	for (int i = 0; i < n; i++) {
+		char id[128], p[PATH_MAX + 300];
+		size_t l = strlen(list[i]->d_name);
+
+		if (l > 5 && l < sizeof(id) && streq(list[i]->d_name + l - 5, ".sock")) {
+			memcpy(id, list[i]->d_name, l - 5);
+			id[l - 5] = '\0';
+			snprintf(p, sizeof(p), "%s/%s", dir, list[i]->d_name);
+			r = request_at(p, "status", status, sizeof(status));
+			if (r == -ECONNREFUSED)
+				control_unlisten(p);    /* its sandcap is gone */
+			else if (r == 0 && status[0] == '{')
+				c->fn(id, status, c->ud);
+		}
+		free(list[i]);
+	}
+	free(list);
+	return 0;
+}
+
+int
+control_for_each_sandbox(int (*fn)(const char *id, const char *status, void *ud), void *ud)
+{
+	struct scan_ctx c = { fn, ud };
+
+	return for_each_rundir(scan_dir, &c);
 }

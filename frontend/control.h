@@ -3,9 +3,13 @@
  *
  * Each running sandbox's sandcap listens on a SOCK_SEQPACKET socket <rundir>/<id>.sock, where
  * <rundir> is $XDG_RUNTIME_DIR/sandcap when XDG_RUNTIME_DIR is an absolute path to a directory
- * we own, else /tmp/sandcap-<uid>; the directory is ours, mode 0700, checked on every use.
- * Only peers of our own uid (SO_PEERCRED) are answered, so `sandcap ps` and `sandcap kill` never
- * see or touch another user's sandboxes; no privilege is needed (the helper is not asked).
+ * we own, else a directory of this run's own, /tmp/sandcap-<uid>.XXXXXX (mkdtemp: a random
+ * name no other user can pre-create; a fixed shared path could be squatted, #14 item 8),
+ * removed at the end.  Every directory is ours, mode 0700, checked on every use; `sandcap ps`
+ * looks at each such directory of ours in /tmp and skips anyone else's.  Only peers of our
+ * own uid (SO_PEERCRED) are answered, and only listeners of our own uid are asked, so
+ * `sandcap ps` and `sandcap kill` never see or touch another user's sandboxes; no privilege
+ * is needed (the helper is not asked).
  *
  * Requests and replies are single datagrams of text:
  *   "status"      -> one JSON object (see docs/report.md "sandcap ps --json")
@@ -28,12 +32,21 @@ struct control_ops {
 	void *userdata;
 };
 
-/* The per-user directory (created 0700 if missing).  -EPERM if it exists but is not ours or
- * is open to others. */
+/* $XDG_RUNTIME_DIR/sandcap (created 0700 if missing and create is set).  -ENOENT when
+ * XDG_RUNTIME_DIR is unset or not a directory of ours (or, without create, when the
+ * directory does not exist); -EPERM if it exists but is not ours or is open to others. */
 int control_rundir(char *buf, size_t len, int create);
 
-/* Bind and listen on <rundir>/<id>.sock; *ret_path gets the path to unlink at the end. */
+/* Bind and listen on <rundir>/<id>.sock (a new /tmp/sandcap-<uid>.XXXXXX without a usable
+ * XDG_RUNTIME_DIR); *ret_path gets the socket's path, for control_unlisten() at the end. */
 int control_listen(const char *id, int *ret_fd, char *ret_path, size_t pathlen);
+
+/* Call fn(id, status JSON, ud) for each of the caller's running sandboxes (every run dir
+ * of ours); stale sockets (nobody listening) are removed.  Returns 0 or -errno. */
+int control_for_each_sandbox(int (*fn)(const char *id, const char *status, void *ud), void *ud);
+
+/* Remove the socket at path and, if it was in a run's own /tmp directory, that directory. */
+void control_unlisten(const char *path);
 
 /* Accept one connection on listen_fd and serve its requests until it closes or errs.
  * Returns 0; never blocks for long (each connection gets a short receive timeout). */

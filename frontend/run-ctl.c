@@ -120,12 +120,7 @@ void
 run_ctl_closep(struct run_ctl *c)
 {
 	if (c->listen_fd >= 0) {
-		char dir[PATH_MAX], path[PATH_MAX + 80];
-
 		c->listen_fd = safe_close(c->listen_fd);
-		if (control_rundir(dir, sizeof(dir), 0) == 0) {
-			snprintf(path, sizeof(path), "%s/%s.sock", dir, c->id);
-			(void) unlink(path);
-		}
+		control_unlisten(c->path);
 	}
 }

@@ -2,6 +2,8 @@
 /* The control-socket callbacks of `sandcap run` (run-ctl.c): status and kill. */
 #pragma once
 
+#include <limits.h>
+
 #include "args.h"
 #include "client.h"
 #include "supervise.h"
@@ -13,6 +15,7 @@ struct run_ctl {
 	const struct sc_session *sess;         /* NULL in rlimit mode */
 	const struct run_opts *o;
 	int listen_fd;
+	char path[PATH_MAX];                    /* the control socket's, for control_unlisten() */
 	struct sv_state *sv;                    /* while serving */
 };
 

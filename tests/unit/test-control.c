@@ -92,9 +92,9 @@ test_roundtrip(void **state)
 	assert_int_equal(WEXITSTATUS(st), 0);
 	assert_int_equal(last_sig, 15);
 	close(lfd);
-	unlink(path);
-	/* nobody listening any more */
+	/* nobody listening any more (the socket file is still there) */
 	assert_int_not_equal(control_request("1-ab", "status", reply, sizeof(reply)), 0);
+	control_unlisten(path);
 }
 
 static void
@@ -114,12 +114,57 @@ test_bad_ids_and_dirs(void **state)
 	assert_int_equal(control_rundir(dir, sizeof(dir), 0), 0);
 }
 
+/* Without XDG_RUNTIME_DIR: a fresh private /tmp/sandcap-<uid>.XXXXXX per run, found by the
+ * client, removed at the end; a fixed /tmp/sandcap-<uid> that is not ours is never used
+ * (#14 item 8; the other-user case is tests/integration/t-run-hostile.sh). */
+static void
+test_no_xdg(void **state)
+{
+	struct control_ops ops = { fake_status, fake_kill, NULL };
+	char path[4096], dir[4096], want[64], reply[CONTROL_MSG_MAX];
+	struct stat st;
+	int lfd, st2;
+	pid_t pid;
+
+	(void) state;
+	unsetenv("XDG_RUNTIME_DIR");
+	assert_int_equal(control_rundir(dir, sizeof(dir), 1), -ENOENT);
+	assert_int_equal(control_listen("1-cd", &lfd, path, sizeof(path)), 0);
+	snprintf(want, sizeof(want), "/tmp/sandcap-%u.", (unsigned) getuid());
+	assert_true(strncmp(path, want, strlen(want)) == 0);
+	snprintf(dir, sizeof(dir), "%.*s", (int) (strrchr(path, '/') - path), path);
+	assert_int_equal(lstat(dir, &st), 0);
+	assert_true(S_ISDIR(st.st_mode) && (st.st_mode & 0777) == 0700 && st.st_uid == getuid());
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		char r1[CONTROL_MSG_MAX];
+
+		_exit(control_request("1-cd", "status", r1, sizeof(r1)) == 0 &&
+		      strstr(r1, "sleep 5") != NULL ? 0 : 2);
+	}
+	{
+		struct pollfd p = { .fd = lfd, .events = POLLIN };
+
+		assert_int_equal(poll(&p, 1, 5000), 1);
+		assert_int_equal(control_serve_one(lfd, &ops), 0);
+	}
+	assert_int_equal(waitpid(pid, &st2, 0), pid);
+	assert_true(WIFEXITED(st2) && WEXITSTATUS(st2) == 0);
+	close(lfd);
+	control_unlisten(path);
+	assert_int_equal(lstat(dir, &st), -1);
+	assert_int_equal(control_request("1-cd", "status", reply, sizeof(reply)), -ENOENT);
+	setenv("XDG_RUNTIME_DIR", tmpdir, 1);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_roundtrip),
 		cmocka_unit_test(test_bad_ids_and_dirs),
+		cmocka_unit_test(test_no_xdg),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -1,0 +1,145 @@
+#!/bin/sh
+# sandcap run against a hostile sandbox, a hostile other user and a broken policy: the
+# front-end's invariants of issue #14 (SECURITY.md "Invariants of the hostile review").
+#   item 8:  another user pre-creates /tmp/sandcap-<uid>: ps and kill still work
+#   item 10: an existing but invalid, untrusted or unreadable policy refuses every run
+#            and trace (125), in every mode
+# The cases that need another user or a policy at /etc/sandcap/sandbox.ini run as root in a
+# private mount namespace (a tmpfs /tmp, a copy of /etc), so nothing of the host changes;
+# without root or unshare they are reported as SKIP.
+. "$(dirname "$0")/libtest.sh"
+skip() { n=$((n + 1)); echo "ok $n - # SKIP $*"; }
+
+U=65534         # the victim (libtest's test user when run as root)
+as_nobody() { setpriv --reuid=$U --regid=$U --clear-groups -- "$@"; }
+
+can_ns=false
+if [ "$(id -u)" = 0 ] && unshare -m --propagation private true 2>/dev/null; then
+	can_ns=true
+fi
+
+# in_ns SCRIPT: run SCRIPT (sh) as root in a private mount namespace with its own /tmp;
+# SANDCAP and U are exported to it.  Prints what SCRIPT prints.
+in_ns() {
+	SANDCAP=$SANDCAP U=$U unshare -m --propagation private sh -c '
+		mount -t tmpfs -o mode=1777 tmpfs /tmp || { echo "ns-setup-failed"; exit 0; }
+		as_nobody() { setpriv --reuid=$U --regid=$U --clear-groups -- "$@"; }
+		unset XDG_RUNTIME_DIR
+		cd /tmp || exit 1
+		'"$1"
+}
+
+# ---- item 8: a squatted /tmp/sandcap-<uid> -------------------------------------------------
+if $can_ns; then
+	out=$(in_ns '
+		mkdir -m 0777 /tmp/sandcap-$U       # the squatter (here root: any other user)
+		as_nobody "$SANDCAP" run -- sleep 60 2>/tmp/err &
+		pid=$!
+		i=0 id=""
+		while [ $i -lt 200 ]; do
+			id=$(as_nobody "$SANDCAP" ps --json 2>/dev/null | python3 -c "import json,sys
+print(\" \".join(x[\"id\"] for x in json.load(sys.stdin)))" 2>/dev/null)
+			[ -n "$id" ] && break
+			kill -0 $pid 2>/dev/null || break
+			sleep 0.05; i=$((i + 1))
+		done
+		echo "id=$id"
+		as_nobody "$SANDCAP" kill "$id" >/dev/null 2>&1; echo "killrc=$?"
+		wait $pid; echo "runrc=$?"
+		echo "err=$(tr "\n" " " < /tmp/err)"
+		echo "left=$(ls -a /tmp/sandcap-$U | tr "\n" " ")|$(ls -d /tmp/sandcap-$U.* 2>/dev/null)"
+	')
+	id=$(printf '%s\n' "$out" | sed -n 's/^id=//p')
+	case "$id" in
+	$U-*) ok "item 8: with /tmp/sandcap-$U squatted, sandcap ps still lists the sandbox" ;;
+	*) notok "item 8: with /tmp/sandcap-$U squatted, sandcap ps still lists the sandbox ($out)" ;;
+	esac
+	eq "item 8: ... and sandcap kill ID reaches it" 0 "$(printf '%s\n' "$out" | sed -n 's/^killrc=//p')"
+	eq "item 8: ... the killed run ends with 137" 137 "$(printf '%s\n' "$out" | sed -n 's/^runrc=//p')"
+	eq "item 8: ... no warning about the control socket" "" \
+		"$(printf '%s\n' "$out" | sed -n 's/^err=//p' | grep -o 'control socket')"
+	eq "item 8: ... the run's private directory is removed, the squatter's left alone" \
+		". ..|" "$(printf '%s\n' "$out" | sed -n 's/^left=//p' | sed 's/ *|/|/')"
+else
+	skip "item 8: needs root and unshare -m (a private /tmp and another user)"
+fi
+
+# ---- item 10: an existing but unusable policy refuses every run ------------------------------
+# policy_case DESC MODE CONTENT EXPECT: install CONTENT (printf format) as
+# /etc/sandcap/sandbox.ini with MODE in a private copy of /etc, then run each way a user may
+# start a sandbox; EXPECT is "refuse" (all 125, message naming the file and sandcap policy
+# check) or "run" (all 0).
+policy_case() {
+	desc=$1 mode=$2 content=$3 expect=$4
+	out=$(in_ns '
+		mkdir /tmp/etc && cp -a /etc/. /tmp/etc/ 2>/dev/null
+		mkdir -p /tmp/etc/sandcap && chmod 755 /tmp/etc /tmp/etc/sandcap
+		if [ "'"$mode"'" != absent ]; then
+			printf "'"$content"'" > /tmp/etc/sandcap/sandbox.ini
+			chown 0:0 /tmp/etc/sandcap/sandbox.ini
+			chmod '"$mode"' /tmp/etc/sandcap/sandbox.ini
+		fi
+		mount --bind /tmp/etc /etc || { echo "bind-failed"; exit 0; }
+		for how in "run" "run --no-cgroup" "run --fallback --memory 64M" "run -q" \
+			"trace"; do
+			# shellcheck disable=SC2086
+			as_nobody "$SANDCAP" $how -- true > /tmp/o 2> /tmp/e
+			echo "case $how|$?|$(tr "\n" " " < /tmp/e)"
+		done
+	')
+	printf '%s\n' "$out" | grep '^case ' | while IFS='|' read -r how rc err; do
+		how=${how#case }
+		if [ "$expect" = refuse ]; then
+			if [ "$rc" = 125 ] && contains_all "$err" "/etc/sandcap/sandbox.ini" \
+			    "sandcap policy check"; then
+				echo "ok - item 10: $desc: sandcap $how refused (125) naming the file"
+			else
+				echo "not ok - item 10: $desc: sandcap $how refused (125) naming the file (rc=$rc: $err)"
+			fi
+		else
+			if [ "$rc" = 0 ]; then
+				echo "ok - item 10: $desc: sandcap $how runs"
+			else
+				echo "not ok - item 10: $desc: sandcap $how runs (rc=$rc: $err)"
+			fi
+		fi
+	done > "$T/cases"
+	if [ ! -s "$T/cases" ]; then
+		notok "item 10: $desc: the private namespace could not be set up ($out)"
+		return
+	fi
+	while IFS= read -r l; do
+		case "$l" in
+		"ok - "*) ok "${l#ok - }" ;;
+		*) notok "${l#not ok - }" ;;
+		esac
+	done < "$T/cases"
+}
+contains_all() {
+	h=$1; shift
+	for x; do case "$h" in *"$x"*) ;; *) return 1 ;; esac; done
+	return 0
+}
+
+if $can_ns; then
+	policy_case "a bad value (pids = 512x) with net = none required" 0644 \
+		'[limits]\nnet = none\npids = 512x\n' refuse
+	policy_case "an unknown key" 0644 '[limits]\nmemroy = 1G\n' refuse
+	policy_case "a group-writable file" 0664 '[limits]\npids = 512\n' refuse
+	policy_case "a file the user cannot read" 0600 '[limits]\npids = 512\n' refuse
+	policy_case "a valid policy" 0644 '[limits]\npids = 512\n' run
+	policy_case "no policy file" absent '' run
+	# The line of the error is named.
+	out=$(in_ns '
+		mkdir /tmp/etc && cp -a /etc/. /tmp/etc/ 2>/dev/null
+		mkdir -p /tmp/etc/sandcap && chmod 755 /tmp/etc /tmp/etc/sandcap
+		printf "[limits]\nnet = none\npids = 512x\n" > /tmp/etc/sandcap/sandbox.ini
+		chmod 644 /tmp/etc/sandcap/sandbox.ini
+		mount --bind /tmp/etc /etc && as_nobody "$SANDCAP" run -q --net none -- true 2>&1
+	')
+	contains "item 10: the refusal names the line (sandbox.ini:3)" "/etc/sandcap/sandbox.ini:3" "$out"
+else
+	skip "item 10: needs root and unshare -m (a private copy of /etc for the policy)"
+fi
+
+done_testing
