@@ -149,6 +149,7 @@ $(BUILD)/tests/%: tests/integration/%.c $(BUILD)/libsandcap.a
 	@mkdir -p $(@D)
 	$(E) '  CCLD   $@'
 	$(Q)$(CC) $(CFLAGS) $(INC_POLICY) $< -o $@ $(LDFLAGS) $(BUILD)/libsandcap.a $(LIBS_FRONTEND)
+$(BUILD)/tests/hostile-client: tests/vm/hostile-core.inc
 $(BUILD)/tests/%: tests/vm/%.c $(BUILD)/libsandcap.a
 	@mkdir -p $(@D)
 	$(E) '  CCLD   $@'

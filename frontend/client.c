@@ -8,7 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/magic.h>
 #include <sys/socket.h>
+#include <sys/statfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -219,6 +221,17 @@ client_open(struct sc_session *s, char *err, size_t errlen)
 	return 0;
 }
 
+static int
+open_workspace(const char *path)
+{
+	int fd = open(path, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	struct statfs sfs;
+
+	if (fd >= 0 && (fstatfs(fd, &sfs) < 0 || sfs.f_type != TMPFS_MAGIC))
+		fd = safe_close(fd);
+	return fd;
+}
+
 int
 client_create(struct sc_session *s, const struct sc_request *req, char *err, size_t errlen)
 {
@@ -244,7 +257,7 @@ client_create(struct sc_session *s, const struct sc_request *req, char *err, siz
 	r = roundtrip(s, &wr, NULL, 0, rbuf, sizeof(rbuf), rfds, &nrfds, &body, err, errlen);
 	if (r < 0)
 		return r;
-	r = nrfds == 2 ? 0 : -EPROTO;
+	r = nrfds == 1 ? 0 : -EPROTO;
 	if (r == 0)
 		r = wire_get_str(&body, id, sizeof(id));
 	if (r == 0)
@@ -273,7 +286,9 @@ client_create(struct sc_session *s, const struct sc_request *req, char *err, siz
 	memcpy(s->enforcement, enf, sizeof(enf));
 	s->effective = eff;
 	s->leaf_fd = rfds[0];
-	s->ws_fd = rfds[1];
+	/* The helper hands out no workspace descriptor (PROTOCOL.md 3.2): we open the path as
+	 * the user, for its disk usage (fstatfs); only if it is the tmpfs the helper mounted. */
+	s->ws_fd = open_workspace(ws);
 	s->created = true;
 	return 0;
 }

@@ -52,7 +52,9 @@ struct sc_session {
 	char id[CLIENT_ID_MAX];         /* "<uid>-<16 hex>", the leaf cgroup's name */
 	struct sc_request effective;   /* what the helper applied (after CREATE) */
 	int leaf_fd;                    /* O_RDONLY|O_DIRECTORY fd of the leaf cgroup */
-	int ws_fd;                      /* O_PATH|O_DIRECTORY fd of the workspace root */
+	int ws_fd;                      /* O_PATH|O_DIRECTORY fd of the workspace root, opened by
+					 * us from ws_path (the helper hands out none); -EBADF if
+					 * that failed */
 	char ws_path[PATH_MAX];         /* where the workspace is mounted */
 	char enforcement[256];          /* helper's notes, e.g. "swap: not accounted" ("" = none) */
 	uint32_t seq;                   /* next request sequence number */

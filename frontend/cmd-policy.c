@@ -234,6 +234,14 @@ do_show(const char *file, const char *user, char *groups_arg)
 	else
 		printf("%-10s %-12llu %s\n", "sandboxes", (unsigned long long) res.sandboxes,
 		       res.sandboxes_src);
+	/* The per-user level: the sum of all of the user's sandboxes. */
+	for (int t = 0; t < 3; t++) {
+		static const enum policy_limit as[3] = { POLICY_MEMORY, POLICY_CPU, POLICY_PIDS };
+		char c[32];
+
+		policy_format_value(as[t], res.total[t], c, sizeof(c));
+		printf("%-12s %-10s %s\n", policy_total_name(t), c, res.total_src[t]);
+	}
 	printf("\nrequired isolation: net %s (%s), fs %s (%s)\n", policy_net_name(res.net_required),
 	       res.net_required_src, policy_fs_name(res.fs_required), res.fs_required_src);
 	printf("cgroup_root: %s\nworkspace_root: %s\n", policy_cgroup_root(p),

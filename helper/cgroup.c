@@ -20,8 +20,10 @@
 #include <unistd.h>
 
 #include "caps.h"
+#include "fd-util.h"
 #include "cgroup.h"
 #include "macro.h"
+#include "parse-util.h"
 
 void
 cg_name_format(uid_t uid, const uint8_t rnd[8], char *buf, size_t bufsz)
@@ -90,13 +92,43 @@ cg_open_root(const char *root, int *ret_fd)
 	return 0;
 }
 
+/* Hand the cgroup dir behind fd and every interface file in it to root, mode 0755. */
+static int
+cg_take(int fd)
+{
+	DIR *d;
+	int r = 0;
+
+	/* umask 077 made it 0700; the front-end needs search access to read counters.  We
+	 * still own it, so this needs no capability. */
+	if (WITH_CAP(CAP_DAC_OVERRIDE, fchmod(fd, 0755)) < 0)
+		return -errno;
+	/* Hand the dir and every interface file to root before any limit is written, or the
+	 * user could raise its own limits (KERNEL.md 1.4, pitfall 1). */
+	if (WITH_CAP(CAP_CHOWN, fchown(fd, 0, 0)) < 0)
+		return -errno;
+	d = fdopendir(WITH_CAP(CAP_DAC_OVERRIDE, openat(fd, ".", O_RDONLY | O_DIRECTORY |
+							  O_CLOEXEC)));
+	if (d == NULL)
+		return -errno;
+	for (struct dirent *de; (de = readdir(d)) != NULL;) {
+		if (streq(de->d_name, ".") || streq(de->d_name, ".."))
+			continue;
+		if (WITH_CAP(CAP_CHOWN, fchownat(fd, de->d_name, 0, 0, AT_SYMLINK_NOFOLLOW)) < 0) {
+			r = -errno;
+			break;
+		}
+	}
+	(void) closedir(d);
+	return r;
+}
+
 int
 cg_create_at(int parent_fd, const char *name, int *ret_fd)
 {
 	_cleanup_close_ int fd = -EBADF;
 	struct statfs sfs;
-	DIR *d;
-	int r = 0;
+	int r;
 
 	if (!cg_name_parse(name, NULL))
 		return -EINVAL;
@@ -111,28 +143,51 @@ cg_create_at(int parent_fd, const char *name, int *ret_fd)
 		return -errno;
 	if (sfs.f_type != CGROUP2_SUPER_MAGIC)
 		return -EXDEV;
-	/* umask 077 made it 0700; the front-end needs search access to read counters.  We
-	 * still own it, so this needs no capability. */
-	if (fchmod(fd, 0755) < 0)
-		return -errno;
-	/* Hand the dir and every interface file to root before any limit is written, or the
-	 * user could raise its own limits (KERNEL.md 1.4, pitfall 1). */
-	if (WITH_CAP(CAP_CHOWN, fchown(fd, 0, 0)) < 0)
-		return -errno;
-	d = fdopendir(dup(fd));
-	if (d == NULL)
-		return -errno;
-	for (struct dirent *de; (de = readdir(d)) != NULL;) {
-		if (streq(de->d_name, ".") || streq(de->d_name, ".."))
-			continue;
-		if (WITH_CAP(CAP_CHOWN, fchownat(fd, de->d_name, 0, 0, AT_SYMLINK_NOFOLLOW)) < 0) {
-			r = -errno;
-			break;
-		}
-	}
-	(void) closedir(d);
+	r = cg_take(fd);
 	if (r < 0)
 		return r;
+	*ret_fd = TAKE_FD(fd);
+	return 0;
+}
+
+int
+cg_user_level(int root_fd, uid_t uid, int *ret_fd)
+{
+	_cleanup_close_ int fd = -EBADF;
+	char name[16], buf[256];
+	struct statfs sfs;
+	struct stat st;
+	int r;
+
+	(void) snprintf(name, sizeof(name), "%u", (unsigned) uid);
+	/* Made by the helpers of uid only, under their per-user lock (user.c). */
+	if (WITH_CAP(CAP_DAC_OVERRIDE, mkdirat(root_fd, name, 0755)) < 0 && errno != EEXIST)
+		return -errno;
+	fd = WITH_CAP(CAP_DAC_OVERRIDE, openat(root_fd, name,
+			O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+	if (fd < 0)
+		return -errno;
+	if (fstatfs(fd, &sfs) < 0 || fstat(fd, &st) < 0)
+		return -errno;
+	if (sfs.f_type != CGROUP2_SUPER_MAGIC)
+		return -EXDEV;
+	/* New, or left half-made by a helper killed mid-way (the 0700 parent kept the user
+	 * out of it meanwhile): hand it to root. */
+	if (st.st_uid != 0 || st.st_gid != 0 || (st.st_mode & 07777) != 0755) {
+		r = cg_take(fd);
+		if (r < 0)
+			return r;
+	}
+	r = WITH_CAP(CAP_DAC_OVERRIDE, read_full_at(fd, "cgroup.subtree_control", buf,
+						     sizeof(buf), NULL));
+	if (r < 0)
+		return r;
+	if (!word_in_list(buf, "memory") || !word_in_list(buf, "pids") ||
+	    !word_in_list(buf, "cpu")) {
+		r = cg_write_at(fd, "cgroup.subtree_control", "+cpu +memory +pids");
+		if (r < 0)
+			return r;
+	}
 	*ret_fd = TAKE_FD(fd);
 	return 0;
 }

@@ -23,6 +23,9 @@ int cg_open_root(const char *root, int *ret_fd);
 /* mkdir <parent>/<name> (must not exist), hand it and every file in it to 0:0, return an
  * O_RDONLY|O_DIRECTORY fd. */
 int cg_create_at(int parent_fd, const char *name, int *ret_fd);
+/* Open (making it if missing) the per-user level <root>/<uid>: root-owned 0755, with the
+ * cpu, memory and pids controllers enabled for its leaves. */
+int cg_user_level(int root_fd, uid_t uid, int *ret_fd);
 /* Write value to <leaf>/<file> with one write(2). */
 int cg_write_at(int leaf_fd, const char *file, const char *value);
 /* Write "1" to an open cgroup.kill fd (opened early: permission is checked at open). */

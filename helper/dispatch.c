@@ -71,7 +71,7 @@ dispatch(struct session *s, const uint8_t *buf, size_t n, int *fds, size_t nfds,
 	struct wire_hdr h;
 	struct wire_rd rd;
 	struct wire_wr wr;
-	int r, len;
+	int r, r2, len;
 
 	r = wire_parse(buf, n, &h, &rd);
 	if (r < 0)
@@ -104,7 +104,15 @@ dispatch(struct session *s, const uint8_t *buf, size_t n, int *fds, size_t nfds,
 	len = wire_msg_end(&wr);
 	if (len < 0 || body.err < 0)
 		helper_fatal(s, "cannot encode reply to %#x", h.type);
-	if (wire_send(s->sock, out, (size_t) len, s->reply_fds, r == 0 ? s->n_reply_fds : 0) < 0)
+	/* Never wait for the client (#14 item 1): requests are not pipelined, so a reply that
+	 * does not fit means the client let replies pile up.  The session ends with teardown,
+	 * which waits for nothing the client controls. */
+	r2 = wire_send_nowait(s->sock, out, (size_t) len, s->reply_fds,
+			      r == 0 ? s->n_reply_fds : 0);
+	if (r2 == -EAGAIN)
+		helper_fatal(s, "the client does not read its replies (reply to %#x would block)",
+			     h.type);
+	if (r2 < 0)
 		helper_fatal(s, "cannot send reply to %#x", h.type);
 	s->n_reply_fds = 0;
 

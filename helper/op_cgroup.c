@@ -122,9 +122,8 @@ open_cgroup_root(struct session *s, char *msg, size_t msglen)
 					"parent (run sandcap-setup)" : strerror(-r));
 		return -ENOTSUP;
 	}
-	/* Shared for the whole session: see tidy_dirs() in session.c. */
-	if (flock(s->cgroot_fd, LOCK_SH) < 0)
-		return -errno;
+	/* No lock is held on the shared parent: helpers of different users share nothing
+	 * they could wait for (user.c). */
 	/* Without the controllers enabled the limit files do not exist in leaves. */
 	r = WITH_CAP(CAP_DAC_OVERRIDE, read_full_at(s->cgroot_fd, "cgroup.subtree_control", buf,
 						 sizeof(buf), NULL));
@@ -219,6 +218,8 @@ write_limits(struct session *s, char *note, size_t notelen)
 	return r;
 }
 
+static int create_locked(struct session *s, char *msg, size_t msglen);
+
 int
 op_create(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr *body,
 	  char *msg, size_t msglen)
@@ -226,9 +227,7 @@ op_create(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr 
 	static const enum policy_limit order[] = { POLICY_MEMORY, POLICY_CPU, POLICY_PIDS,
 						   POLICY_DISK, POLICY_TIMEOUT };
 	uint64_t req[_POLICY_LIMIT_MAX];
-	char lock[CG_NAME_MAX + 8], note[128] = "", wsnote[128] = "";
 	uint32_t net, fs;
-	unsigned live = 0;
 	int r;
 
 	for (size_t i = 0; i < ELEMENTSOF(order); i++)
@@ -257,6 +256,38 @@ op_create(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr 
 		return -EINVAL;
 	}
 
+	/* Count and create under the per-user lock: two helpers of one user cannot both
+	 * pass the sandboxes ceiling (#14 item 9).  Released before the reply is sent. */
+	r = user_lock(s, msg, msglen);
+	if (r < 0)
+		return r;
+	r = create_locked(s, msg, msglen);
+	user_unlock(s);
+	if (r < 0)
+		return r;
+
+	wire_put_str(body, s->id);
+	for (size_t i = 0; i < ELEMENTSOF(order); i++)
+		wire_put_u64(body, s->eff.v[order[i]]);
+	wire_put_str(body, s->ws_path);
+	wire_put_str(body, s->enforcement);
+	/* The leaf's read-only dirfd only.  No descriptor of the workspace is handed out: one
+	 * held would keep the tmpfs (and the pages charged to it) alive after teardown. */
+	s->reply_fds[0] = s->leaf_fd;
+	s->n_reply_fds = 1;
+	return 0;
+}
+
+static int
+create_locked(struct session *s, char *msg, size_t msglen)
+{
+	char lock[CG_NAME_MAX + 8], note[128] = "", wsnote[128] = "";
+	unsigned live = 0;
+	int r;
+
+	r = user_prepare(s, msg, msglen);
+	if (r < 0)
+		return r;
 	r = reclaim_and_count(s, &live);
 	if (r < 0)
 		return log_error_errno(r, "uid %u: cannot list leaves: %m", (unsigned) s->uid);
@@ -277,7 +308,7 @@ op_create(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr 
 	if (s->lock_fd < 0 || flock(s->lock_fd, LOCK_EX | LOCK_NB) < 0)
 		return log_error_errno(-errno, "lock %s: %m", lock);
 
-	r = cg_create_at(s->cgroot_fd, s->id, &s->leaf_fd);
+	r = cg_create_at(s->ucg_fd, s->id, &s->leaf_fd);
 	if (r < 0)
 		return log_error_errno(r, "uid %u: create cgroup %s: %m", (unsigned) s->uid, s->id);
 	s->leaf_created = true;
@@ -307,16 +338,6 @@ op_create(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr 
 	log_info("uid %u: sandbox %s memory=%" PRIu64 " cpu=%" PRIu64 "%% pids=%" PRIu64
 		 " disk=%" PRIu64, (unsigned) s->uid, s->id, s->eff.v[POLICY_MEMORY],
 		 s->eff.v[POLICY_CPU], s->eff.v[POLICY_PIDS], s->eff.v[POLICY_DISK]);
-
-	wire_put_str(body, s->id);
-	for (size_t i = 0; i < ELEMENTSOF(order); i++)
-		wire_put_u64(body, s->eff.v[order[i]]);
-	wire_put_str(body, s->ws_path);
-	wire_put_str(body, s->enforcement);
-	/* Read-only dirfd and O_PATH fd: nothing privileged is handed out. */
-	s->reply_fds[0] = s->leaf_fd;
-	s->reply_fds[1] = s->ws_fd;
-	s->n_reply_fds = 2;
 	return 0;
 }
 
@@ -373,11 +394,81 @@ in_leaf(int leaf_fd, pid_t pid)
 	return false;
 }
 
+/* Does the /proc status text show no capability at all (permitted, effective, ambient)?  A
+ * process with any (another sandcap-helper, a file-capability program) is not moved. */
+static bool
+no_caps(const char *text)
+{
+	static const char *const keys[] = { "\nCapPrm:", "\nCapEff:", "\nCapAmb:" };
+
+	for (size_t i = 0; i < ELEMENTSOF(keys); i++) {
+		const char *p = strstr(text, keys[i]);
+
+		if (p == NULL)
+			return false;
+		p += strlen(keys[i]);
+		p += strspn(p, " \t");
+		if (strspn(p, "0") != 16 || (p[16] != '\n' && p[16] != '\0'))
+			return false;
+	}
+	return true;
+}
+
+/* The cgroup v2 path of pid ("0::/a/b"), from /proc/<pid>/cgroup. */
+static int
+proc_cgroup(pid_t pid, char *buf, size_t len)
+{
+	char path[40], text[4096];
+	const char *p;
+	int r;
+
+	(void) snprintf(path, sizeof(path), "/proc/%d/cgroup", (int) pid);
+	r = read_full_at(AT_FDCWD, path, text, sizeof(text), NULL);
+	if (r < 0)
+		return r;
+	p = strncmp(text, "0::", 3) == 0 ? text : strstr(text, "\n0::");
+	if (p == NULL)
+		return -ENOENT;
+	p += p[0] == '\n';
+	if (strcspn(p, "\n") >= len)
+		return -ENAMETOOLONG;
+	(void) snprintf(buf, len, "%.*s", (int) strcspn(p, "\n"), p);
+	return 0;
+}
+
+/* Only a process in the caller's own cgroup, which is not a sandbox (#14 item 6): a
+ * process in another sandbox would be moved out of it and survive its teardown.  Leaves are
+ * named "<uid>-<16 hex>" and users cannot make sub-cgroups in them, so a last component of
+ * that form means "inside a sandbox". */
+static int
+attach_source_ok(struct session *s, pid_t pid, char *msg, size_t msglen)
+{
+	char mine[1024], theirs[1024];
+	const char *last;
+
+	if (proc_cgroup(s->peer_pid, mine, sizeof(mine)) < 0 ||
+	    proc_cgroup(pid, theirs, sizeof(theirs)) < 0) {
+		snprintf(msg, msglen, "cannot read the cgroup of pid %d or of sandcap", (int) pid);
+		return -ESRCH;
+	}
+	if (!streq(mine, theirs)) {
+		snprintf(msg, msglen, "pid %d is not in sandcap's own cgroup", (int) pid);
+		return -EPERM;
+	}
+	last = strrchr(theirs, '/');
+	if (last != NULL && cg_name_parse(last + 1, NULL)) {
+		snprintf(msg, msglen, "pid %d already runs in a sandbox (%s)", (int) pid, last + 1);
+		return -EPERM;
+	}
+	return 0;
+}
+
+static int attach_locked(struct session *s, int pidfd, pid_t pid, char *msg, size_t msglen);
+
 int
 op_attach(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr *body,
 	  char *msg, size_t msglen)
 {
-	_cleanup_close_ int procs = -EBADF;
 	char path[64], text[4096];
 	long long v[4];
 	pid_t pid;
@@ -429,6 +520,33 @@ op_attach(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr 
 		snprintf(msg, msglen, "pid %d does not run with only your uid and gid", (int) pid);
 		return -EPERM;
 	}
+	/* Never the helper itself (it would kill itself at teardown, leaving leaf, mount and
+	 * lock), nor any process holding capabilities (another helper). */
+	if (pid == getpid() || !no_caps(text)) {
+		snprintf(msg, msglen, "pid %d is %s", (int) pid, pid == getpid() ?
+			 "sandcap-helper itself" : "a process with capabilities");
+		return -EPERM;
+	}
+	/* Checked and moved under the per-user lock: the only other writers that could move a
+	 * process of this uid into a sandbox are this uid's helpers, which take it too. */
+	r = user_lock(s, msg, msglen);
+	if (r < 0)
+		return r;
+	r = attach_locked(s, fds[0], pid, msg, msglen);
+	user_unlock(s);
+	return r;
+}
+
+static int
+attach_locked(struct session *s, int pidfd, pid_t pid, char *msg, size_t msglen)
+{
+	_cleanup_close_ int procs = -EBADF;
+	char path[64];
+	int r;
+
+	r = attach_source_ok(s, pid, msg, msglen);
+	if (r < 0)
+		return r;
 
 	/* DAC override must be effective at open: migration permission is checked with the
 	 * opener's credentials (5.16, 1756d7994ad8).  The fd can move any pid: closed at
@@ -446,7 +564,7 @@ op_attach(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr 
 	}
 	/* Still unreaped now, so the number was never recycled: the write hit our process.
 	 * Otherwise a stranger may sit in the leaf: never kill it (KERNEL.md 2, step 6). */
-	if (pidfd_signal0(fds[0]) < 0) {
+	if (pidfd_signal0(pidfd) < 0) {
 		s->poisoned = true;
 		log_warning("uid %u: pid %d was reaped during ATTACH to %s", (unsigned) s->uid,
 			    (int) pid, s->id);
@@ -454,7 +572,7 @@ op_attach(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr 
 		return -ESRCH;
 	}
 	/* An exiting task is skipped without error: check it really is in the leaf. */
-	if (!in_leaf(s->leaf_fd, pid) || pidfd_signal0(fds[0]) < 0) {
+	if (!in_leaf(s->leaf_fd, pid) || pidfd_signal0(pidfd) < 0) {
 		snprintf(msg, msglen, "pid %d did not end up in the sandbox (exiting?)", (int) pid);
 		return -ESRCH;
 	}

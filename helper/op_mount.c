@@ -24,80 +24,15 @@
 #include "caps.h"
 #include "log.h"
 #include "macro.h"
+#include "rootdir.h"
 #include "session.h"
-
-/* Is the directory behind fd empty? */
-static int
-dir_is_empty(int fd)
-{
-	DIR *d = fdopendir(WITH_CAP(CAP_DAC_OVERRIDE, openat(fd, ".",
-			   O_RDONLY | O_DIRECTORY | O_CLOEXEC)));
-	int n = 0;
-
-	if (d == NULL)
-		return -errno;
-	for (struct dirent *de; (de = readdir(d)) != NULL;)
-		n += !streq(de->d_name, ".") && !streq(de->d_name, "..");
-	(void) closedir(d);
-	return n == 0;
-}
-
-/* Open <parent>/<name>, creating it if missing; either way it must be a directory owned by
- * 0:0 with exactly mode.  mkdirat makes a directory ours (fsuid = the user) for a moment,
- * so a new one is made under a temporary name, given its mode, chowned to root, checked
- * empty (anything the user put there in that window makes us refuse), and only then
- * renamed into place (RENAME_NOREPLACE).  Concurrent helpers thus only ever see <name>
- * finished; the loser of a race removes its copy and uses the winner's. */
-static int
-dir_root_owned(int parent_fd, const char *name, mode_t mode, int *ret_fd)
-{
-	_cleanup_close_ int fd = -EBADF;
-	struct stat st;
-	char tmp[CG_NAME_MAX + 32];
-
-	fd = WITH_CAP(CAP_DAC_OVERRIDE, openat(parent_fd, name,
-			O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-	if (fd < 0 && errno == ENOENT) {
-		int r = 0;
-
-		(void) snprintf(tmp, sizeof(tmp), ".new-%s.%d", name, (int) getpid());
-		if (WITH_CAP(CAP_DAC_OVERRIDE, mkdirat(parent_fd, tmp, 0700)) < 0)
-			return -errno;
-		fd = WITH_CAP(CAP_DAC_OVERRIDE, openat(parent_fd, tmp,
-				O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-		if (fd < 0 || fstat(fd, &st) < 0 || (st.st_uid != 0 && fchmod(fd, mode) < 0) ||
-		    WITH_CAP(CAP_CHOWN, fchown(fd, 0, 0)) < 0)
-			r = -errno;
-		if (r == 0 && dir_is_empty(fd) != 1)
-			r = -EPERM;
-		if (r == 0 && WITH_CAP(CAP_DAC_OVERRIDE, renameat2(parent_fd, tmp, parent_fd, name,
-								   RENAME_NOREPLACE)) < 0)
-			r = -errno;
-		if (r < 0) {
-			(void) WITH_CAP(CAP_DAC_OVERRIDE, unlinkat(parent_fd, tmp, AT_REMOVEDIR));
-			if (r != -EEXIST)
-				return r;
-			fd = safe_close(fd);    /* lost the race: use the winner's */
-			fd = WITH_CAP(CAP_DAC_OVERRIDE, openat(parent_fd, name,
-					O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-		}
-	}
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0)
-		return -errno;
-	if (st.st_uid != 0 || st.st_gid != 0 || (st.st_mode & 07777) != mode)
-		return -EPERM;
-	*ret_fd = TAKE_FD(fd);
-	return 0;
-}
+#include "ws_clean.h"
 
 int
 ws_prepare_dirs(struct session *s, char *msg, size_t msglen)
 {
 	const char *root = policy_workspace_root(s->policy);
 	_cleanup_close_ int fd = -EBADF;
-	char uidname[16];
 	struct stat st;
 	int r;
 
@@ -115,14 +50,12 @@ ws_prepare_dirs(struct session *s, char *msg, size_t msglen)
 			 "by group or other (chown root:root, chmod 0755)", root);
 		return -ENOTSUP;
 	}
-	r = dir_root_owned(fd, ".locks", 0700, &s->lockdir_fd);
-	if (r == 0) {
-		(void) snprintf(uidname, sizeof(uidname), "%u", (unsigned) s->uid);
-		r = dir_root_owned(fd, uidname, 0755, &s->uiddir_fd);
-	}
+	/* Temporaries of .locks itself whose helper died (rootdir.c). */
+	(void) sweep_temporaries(fd, ".new-locks-", true);
+	r = dir_root_owned(fd, ".locks", 0700, -EBADF, s->uid, &s->lockdir_fd);
 	if (r < 0) {
-		snprintf(msg, msglen, "cannot prepare %s/.locks and %s/%u (root-owned dirs): %s",
-			 root, root, (unsigned) s->uid, strerror(-r));
+		snprintf(msg, msglen, "cannot prepare %s/.locks (root-owned 0700): %s", root,
+			 strerror(-r));
 		return -ENOTSUP;
 	}
 	s->wsroot_fd = TAKE_FD(fd);
@@ -145,10 +78,9 @@ ws_mount(struct session *s, char *msg, size_t msglen)
 	int r;
 
 	/* The mount point: made by us in the root-owned <uid> dir, so the user cannot swap
-	 * it; handed to root 0700 and checked empty before the tmpfs covers it (mkdirat makes
-	 * it the user's for a moment: anything they put there makes us refuse). */
+	 * it; made in .locks and handed to root 0700 before it appears (rootdir.c). */
 	s->ws_dir_created = true;
-	r = dir_root_owned(s->uiddir_fd, s->id, 0700, &dirfd);
+	r = dir_root_owned(s->uiddir_fd, s->id, 0700, s->lockdir_fd, s->uid, &dirfd);
 	if (r < 0)
 		return log_error_errno(r, "workspace mount point %s: %m", s->id);
 
@@ -200,10 +132,32 @@ ws_mount(struct session *s, char *msg, size_t msglen)
 }
 
 int
-ws_unmount(int uiddir_fd, const char *id)
+ws_teardown(int uiddir_fd, const char *id, int ws_fd)
 {
+	_cleanup_close_ int root = -EBADF;
 	char path[64];
+	struct stat st, pst;
 	int r = 0;
+
+	if (uiddir_fd < 0)
+		return -EBADF;
+	/* The mount's root: from our own fd, or (a leftover) by name in the root-owned
+	 * <uid> dir; only if it is a mount on that name (a different st_dev). */
+	if (ws_fd >= 0)
+		root = WITH_CAP(CAP_DAC_OVERRIDE, openat(ws_fd, ".",
+				O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+	else
+		root = WITH_CAP(CAP_DAC_OVERRIDE, openat(uiddir_fd, id,
+				O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+	if (root < 0 && errno == ENOENT)
+		return 0;
+	if (root >= 0 && fstat(root, &st) == 0 && fstat(uiddir_fd, &pst) == 0 &&
+	    st.st_dev != pst.st_dev) {
+		r = ws_empty_and_shrink(root);
+		if (r < 0)
+			return log_warning_errno(r, "workspace %s not emptied: %m", id);
+	}
+	root = safe_close(root);
 
 	/* Through our own dirfd, so a changed workspace_root path cannot redirect us;
 	 * UMOUNT_NOFOLLOW because the last component sits in a dir only root can write. */
@@ -224,9 +178,11 @@ reclaim_one(struct session *s, const char *name)
 	char lock[CG_NAME_MAX + 8];
 	int r;
 
-	r = cg_destroy_at(s->cgroot_fd, name, s->uid);
+	/* The workspace first: if something outside holds data in it, the leaf (and its
+	 * limits) stays and keeps counting against the user's sandboxes. */
+	r = ws_teardown(s->uiddir_fd, name, -EBADF);
 	if (r == 0)
-		r = ws_unmount(s->uiddir_fd, name);
+		r = cg_destroy_at(s->ucg_fd, name, s->uid);
 	(void) snprintf(lock, sizeof(lock), "%s.lock", name);
 	if (r == 0 && WITH_CAP(CAP_DAC_OVERRIDE, unlinkat(s->lockdir_fd, lock, 0)) < 0 &&
 	    errno != ENOENT)
@@ -244,7 +200,7 @@ reclaim_and_count(struct session *s, unsigned *ret_live)
 	unsigned live = 0;
 	DIR *d;
 
-	d = fdopendir(WITH_CAP(CAP_DAC_OVERRIDE, openat(s->cgroot_fd, ".",
+	d = fdopendir(WITH_CAP(CAP_DAC_OVERRIDE, openat(s->ucg_fd, ".",
 			O_RDONLY | O_DIRECTORY | O_CLOEXEC)));
 	if (d == NULL)
 		return -errno;

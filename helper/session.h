@@ -28,7 +28,9 @@ struct session {
 	int cgroot_fd;                  /* delegated parent */
 	int wsroot_fd;                  /* workspace_root */
 	int lockdir_fd;                 /* workspace_root/.locks, root 0700 */
-	int uiddir_fd;                  /* workspace_root/<uid>, root 0755 */
+	int uiddir_fd;                  /* workspace_root/<uid>, root 0755 (from CREATE on) */
+	int ucg_fd;                     /* cgroup_root/<uid>: the per-user level (ditto) */
+	int ulock_fd;                   /* .locks/user-<uid>.lock (user.c) */
 
 	char id[CG_NAME_MAX];           /* "" until CREATE picked a name */
 	int lock_fd;                    /* flock'ed <id>.lock: "a live helper owns <id>" */
@@ -36,7 +38,8 @@ struct session {
 	bool leaf_created, ws_dir_created, ws_mounted;
 	bool attached;
 	bool poisoned;                  /* ATTACH may have moved a stranger: never kill */
-	int ws_fd;                      /* O_PATH fd of the workspace root (tmpfs) */
+	int ws_fd;                      /* O_PATH fd of the workspace root (tmpfs); never
+					 * handed out */
 	char ws_path[POLICY_PATH_MAX + 2 * CG_NAME_MAX];
 	struct { uint64_t v[_POLICY_LIMIT_MAX]; } eff;
 	char enforcement[256];
@@ -95,5 +98,24 @@ _Noreturn void helper_fatal(struct session *s, const char *fmt, ...)
 int ws_prepare_dirs(struct session *s, char *msg, size_t msglen);
 int ws_mount(struct session *s, char *msg, size_t msglen);
 int ws_unmount(int uiddir_fd, const char *id);
-/* Reclaim leftovers of s->uid whose helper is gone; count live sandboxes. */
+/* Empty, shrink and detach the workspace <uiddir>/<id> (mount root fd ws_fd, or -EBADF to
+ * open it by name); remove the mount point.  -EBUSY when something outside still holds
+ * data in it: it is then left mounted (and counted) for a later reclaim. */
+int ws_teardown(int uiddir_fd, const char *id, int ws_fd);
+/* Reclaim leftovers of s->uid whose helper is gone; count live sandboxes.  Under the
+ * per-user lock. */
 int reclaim_and_count(struct session *s, unsigned *ret_live);
+
+/* user.c: the per-user lock and level. */
+#define USER_LOCK_MS 2000
+/* flock(fd, op | LOCK_NB) until it succeeds or timeout_ms passed (-ETIMEDOUT). */
+int flock_bounded(int fd, int op, int timeout_ms);
+/* Take the per-user lock (bounded; -EAGAIN with msg when another helper of the uid holds
+ * it too long).  Never held across client I/O. */
+int user_lock(struct session *s, char *msg, size_t msglen);
+void user_unlock(struct session *s);
+/* Under the lock: workspace_root/<uid>, cgroup_root/<uid> with the policy's totals, and
+ * the sweep of this uid's stale temporaries. */
+int user_prepare(struct session *s, char *msg, size_t msglen);
+/* After teardown: remove the per-user dirs if they are empty (takes the lock). */
+void user_tidy(struct session *s);

@@ -57,6 +57,9 @@ enum key {
 	K_DISK,
 	K_TIMEOUT,
 	K_SANDBOXES,
+	K_TOTAL_MEMORY,         /* the sum of a user's sandboxes (the per-user cgroup level) */
+	K_TOTAL_CPU,
+	K_TOTAL_PIDS,
 	K_NET,
 	K_FS,
 	K_ALLOW,
@@ -69,7 +72,9 @@ enum key {
 
 static const char *const key_names[_K_MAX] = {
 	[K_MEMORY] = "memory", [K_CPU] = "cpu", [K_PIDS] = "pids", [K_DISK] = "disk",
-	[K_TIMEOUT] = "timeout", [K_SANDBOXES] = "sandboxes", [K_NET] = "net", [K_FS] = "fs",
+	[K_TIMEOUT] = "timeout", [K_SANDBOXES] = "sandboxes",
+	[K_TOTAL_MEMORY] = "total_memory", [K_TOTAL_CPU] = "total_cpu",
+	[K_TOTAL_PIDS] = "total_pids", [K_NET] = "net", [K_FS] = "fs",
 	[K_ALLOW] = "allow", [K_CGROUP_ROOT] = "cgroup_root",
 	[K_WORKSPACE_ROOT] = "workspace_root", [K_ALLOW_GROUPS] = "allow_groups",
 	[K_ALLOW_USERS] = "allow_users",
@@ -77,7 +82,8 @@ static const char *const key_names[_K_MAX] = {
 
 #define KM(k) (1u << (k))
 #define LIMIT_KEYS (KM(K_MEMORY) | KM(K_CPU) | KM(K_PIDS) | KM(K_DISK) | KM(K_TIMEOUT) | \
-		    KM(K_SANDBOXES) | KM(K_NET) | KM(K_FS))
+		    KM(K_SANDBOXES) | KM(K_TOTAL_MEMORY) | KM(K_TOTAL_CPU) | KM(K_TOTAL_PIDS) | \
+		    KM(K_NET) | KM(K_FS))
 
 /* Which keys each kind of section accepts. */
 static const unsigned section_keys[] = {
@@ -93,10 +99,13 @@ static const unsigned section_keys[] = {
 static const char *const section_key_list[] = {
 	[SEC_NONE] = "",
 	[SEC_SANDCAP] = "cgroup_root, workspace_root, allow_groups, allow_users",
-	[SEC_LIMITS] = "memory, cpu, pids, disk, timeout, sandboxes, net, fs",
+	[SEC_LIMITS] = "memory, cpu, pids, disk, timeout, sandboxes, total_memory, total_cpu, "
+		       "total_pids, net, fs",
 	[SEC_DEFAULTS] = "memory, cpu, pids, disk, timeout",
-	[SEC_GROUP] = "memory, cpu, pids, disk, timeout, sandboxes, net, fs, allow",
-	[SEC_USER] = "memory, cpu, pids, disk, timeout, sandboxes, net, fs, allow",
+	[SEC_GROUP] = "memory, cpu, pids, disk, timeout, sandboxes, total_memory, total_cpu, "
+		      "total_pids, net, fs, allow",
+	[SEC_USER] = "memory, cpu, pids, disk, timeout, sandboxes, total_memory, total_cpu, "
+		     "total_pids, net, fs, allow",
 };
 
 /* The settings of one section ([limits], [defaults], [group:X] or [user:X]). */
@@ -104,6 +113,7 @@ struct settings {
 	unsigned set;                   /* KM() of the keys present */
 	uint64_t v[_POLICY_LIMIT_MAX];
 	uint64_t sandboxes;
+	uint64_t total[3];              /* K_TOTAL_MEMORY, K_TOTAL_CPU, K_TOTAL_PIDS */
 	enum policy_net net;
 	enum policy_fs fs;
 	bool allow;
@@ -647,6 +657,7 @@ parse_limit_value(struct parse_ctx *c, unsigned lineno, enum key k, const char *
 	switch (k) {
 	case K_MEMORY:
 	case K_DISK:
+	case K_TOTAL_MEMORY:
 		r = parse_size(v, &x);
 		if (r == -EINVAL) {
 			add_error(c, lineno, "%s: invalid size '%s': expected %s", kn, ESC(v),
@@ -660,21 +671,23 @@ parse_limit_value(struct parse_ctx *c, unsigned lineno, enum key k, const char *
 		}
 		break;
 	case K_CPU:
+	case K_TOTAL_CPU:
 		r = parse_percent(v, &x);
 		if (r == -EINVAL) {
-			add_error(c, lineno, "cpu: invalid percentage '%s': expected %s", ESC(v),
+			add_error(c, lineno, "%s: invalid percentage '%s': expected %s", kn, ESC(v),
 				  parse_percent_forms);
 			return r;
 		}
 		if (r < 0 || x > CPU_MAX) {
-			add_error(c, lineno, "cpu: '%s' is out of range (1%%..%d%%)", ESC(v),
+			add_error(c, lineno, "%s: '%s' is out of range (1%%..%d%%)", kn, ESC(v),
 				  CPU_MAX);
 			return -ERANGE;
 		}
 		break;
 	case K_PIDS:
+	case K_TOTAL_PIDS:
 	case K_SANDBOXES: {
-		uint64_t max = k == K_PIDS ? PIDS_MAX : SANDBOXES_MAX;
+		uint64_t max = k == K_SANDBOXES ? SANDBOXES_MAX : PIDS_MAX;
 
 		r = parse_u64_range(v, 0, max, &x);
 		if (r == -EINVAL) {
@@ -752,6 +765,8 @@ parse_limit_value(struct parse_ctx *c, unsigned lineno, enum key k, const char *
 	}
 	if (k == K_SANDBOXES)
 		s->sandboxes = x;
+	else if (k == K_TOTAL_MEMORY || k == K_TOTAL_CPU || k == K_TOTAL_PIDS)
+		s->total[k - K_TOTAL_MEMORY] = x;
 	else
 		s->v[k] = x;
 	return 0;
@@ -848,6 +863,9 @@ handler(void *user, const char *section, const char *name, const char *value)
 	case K_DISK:
 	case K_TIMEOUT:
 	case K_SANDBOXES:
+	case K_TOTAL_MEMORY:
+	case K_TOTAL_CPU:
+	case K_TOTAL_PIDS:
 	case K_NET:
 	case K_FS:
 	case K_ALLOW:
@@ -1074,6 +1092,12 @@ policy_limit_name(enum policy_limit l)
 }
 
 const char *
+policy_total_name(int t)
+{
+	return t >= 0 && t < 3 ? key_names[K_TOTAL_MEMORY + t] : "unknown";
+}
+
+const char *
 policy_net_name(enum policy_net n)
 {
 	return n == POLICY_NET_NONE ? "none" : "host";
@@ -1270,6 +1294,29 @@ policy_resolve(const struct policy *p, const struct policy_subject *subj,
 		} else {
 			ret->sandboxes = UINT64_MAX;
 			SRC(ret->sandboxes_src, "built-in");
+		}
+	}
+
+	/* Totals per user: [user:X], else the most generous group, else [limits]. */
+	for (int t = 0; t < 3; t++) {
+		const struct entry *best = NULL;
+		unsigned km = KM(K_TOTAL_MEMORY + t);
+
+		FOREACH_GROUP(g, p, subj)
+			if ((g->s.set & km) && (best == NULL || g->s.total[t] > best->s.total[t]))
+				best = g;
+		if (u != NULL && (u->s.set & km)) {
+			ret->total[t] = u->s.total[t];
+			SRC(ret->total_src[t], "[user:%s]", u->name);
+		} else if (best != NULL) {
+			ret->total[t] = best->s.total[t];
+			SRC(ret->total_src[t], "[group:%s]", best->name);
+		} else if (p->limits.set & km) {
+			ret->total[t] = p->limits.total[t];
+			SRC(ret->total_src[t], "[limits]");
+		} else {
+			ret->total[t] = UINT64_MAX;
+			SRC(ret->total_src[t], "built-in");
 		}
 	}
 

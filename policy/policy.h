@@ -84,6 +84,11 @@ struct policy_resolved {
 	uint64_t sandboxes;                     /* concurrent sandboxes per user */
 	char sandboxes_src[POLICY_NAME_MAX + 16];
 
+	/* The sum of all of a user's sandboxes (the per-user cgroup level): total_memory
+	 * (bytes), total_cpu (percent of one CPU), total_pids.  UINT64_MAX = none. */
+	uint64_t total[3];
+	char total_src[3][POLICY_NAME_MAX + 16];
+
 	enum policy_net net_required;
 	enum policy_fs fs_required;
 	char net_required_src[POLICY_SRC_MAX];  /* section that set it, or "built-in" */
@@ -100,6 +105,10 @@ void policy_resolve(const struct policy *p, const struct policy_subject *subj,
  * value 0 means "not requested" and is always allowed. */
 int policy_check_request(const struct policy_resolved *r, enum policy_limit l, uint64_t value,
 			 char *errbuf, size_t errlen);
+
+enum { POLICY_TOTAL_MEMORY, POLICY_TOTAL_CPU, POLICY_TOTAL_PIDS };
+/* "total_memory", "total_cpu", "total_pids" */
+const char *policy_total_name(int t);
 
 /* "memory", "cpu", ... */
 const char *policy_limit_name(enum policy_limit l);

@@ -83,6 +83,13 @@ static const struct bad bad_files[] = {
 	{ "pids too big", "[limits]\npids = 4194305\n", 2, "out of range (1..4194304)" },
 	{ "pids signed", "[limits]\npids = +5\n", 2, "invalid number" },
 	{ "sandboxes 0", "[limits]\nsandboxes = 0\n", 2, "0 is not allowed" },
+	{ "total_memory in defaults", "[defaults]\ntotal_memory = 1G\n", 2,
+	  "unknown key 'total_memory'" },
+	{ "total_memory 0", "[limits]\ntotal_memory = 0\n", 2, "0 is not allowed" },
+	{ "total_memory bad", "[limits]\ntotal_memory = 2X\n", 2, "total_memory: invalid size" },
+	{ "total_cpu bad", "[user:a]\ntotal_cpu = lots\n", 2, "total_cpu: invalid percentage" },
+	{ "total_pids too big", "[group:g]\ntotal_pids = 4194305\n", 2, "out of range" },
+	{ "total_pids twice", "[limits]\ntotal_pids = 5\ntotal_pids = 6\n", 3, "repeated key" },
 	{ "sandboxes 1025", "[limits]\nsandboxes = 1025\n", 2, "out of range (1..1024)" },
 	{ "timeout 0", "[defaults]\ntimeout = 0\n", 2, "timeout: 0 is not allowed" },
 	{ "timeout unit", "[limits]\ntimeout = 5d\n", 2, "invalid duration" },
@@ -413,6 +420,35 @@ test_units(void **state)
 
 /* ---- resolution --------------------------------------------------------------------- */
 
+/* The per-user totals: [user:X], else the most generous group, else [limits], else none. */
+static void
+test_totals(void **state)
+{
+	struct policy *p = parse_ok("[limits]\ntotal_memory = 4G\ntotal_pids = 500\n"
+				    "[group:big]\ntotal_memory = 16G\ntotal_cpu = 800%\n"
+				    "[group:small]\ntotal_memory = 8G\n"
+				    "[user:alice]\ntotal_memory = 1G\n");
+	struct policy_resolved r;
+
+	(void) state;
+	resolve(p, "bob", NULL, NULL, &r);
+	assert_true(r.total[POLICY_TOTAL_MEMORY] == 4 * GiB);
+	assert_string_equal(r.total_src[POLICY_TOTAL_MEMORY], "[limits]");
+	assert_true(r.total[POLICY_TOTAL_CPU] == UINT64_MAX);
+	assert_string_equal(r.total_src[POLICY_TOTAL_CPU], "built-in");
+	assert_true(r.total[POLICY_TOTAL_PIDS] == 500);
+	resolve(p, "bob", "small", "big", &r);
+	assert_true(r.total[POLICY_TOTAL_MEMORY] == 16 * GiB);
+	assert_string_equal(r.total_src[POLICY_TOTAL_MEMORY], "[group:big]");
+	assert_true(r.total[POLICY_TOTAL_CPU] == 800);
+	resolve(p, "alice", "big", NULL, &r);
+	assert_true(r.total[POLICY_TOTAL_MEMORY] == GiB);
+	assert_string_equal(r.total_src[POLICY_TOTAL_MEMORY], "[user:alice]");
+	assert_true(r.total[POLICY_TOTAL_CPU] == 800);
+	assert_string_equal(policy_total_name(POLICY_TOTAL_PIDS), "total_pids");
+	policy_free(p);
+}
+
 static void
 test_user_in_two_groups(void **state)
 {
@@ -635,6 +671,7 @@ main(void)
 		cmocka_unit_test(test_long_names_in_sources),
 		cmocka_unit_test(test_denials),
 		cmocka_unit_test(test_check_request),
+		cmocka_unit_test(test_totals),
 		cmocka_unit_test(test_read_trusted),
 		cmocka_unit_test(test_format_value),
 	};

@@ -185,7 +185,10 @@ leftovers() {           # print one line per leftover; empty output = clean
 	done
 	p=$(test_user_pids | tr '\n' ' ')
 	[ -n "$p" ] && echo "test-user processes left: $p"
-	ls -A /run/sandcap | sed 's/^/workspace left: \/run\/sandcap\//'
+	# .locks stays (root 0700, made once): only the per-user lock files may be in it.
+	ls -A /run/sandcap | grep -vx '.locks' | sed 's/^/workspace left: \/run\/sandcap\//'
+	ls -A /run/sandcap/.locks 2>/dev/null | grep -v '^user-[0-9]*\.lock$' |
+		sed 's/^/workspace left: \/run\/sandcap\/.locks\//'
 }
 
 cleanup() {

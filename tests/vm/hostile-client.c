@@ -9,6 +9,7 @@
  *   exec     the helper exec'd with argc 0, LD_PRELOAD/GCONV_PATH, fds 0-2 closed,
  *            hostile rlimits, signals blocked/ignored, no_new_privs, ptrace, SIGSTOP
  *   escape   a sandboxed process trying to leave its leaf or raise its limits
+ *   flood, attach2, workspace, tmprace N, cap N: issue #14 (hostile-core.inc)
  * The helper path is $SC_HELPER.  After every case the workspace dir of the caller
  * ($SC_WSROOT/<uid>, default /run/sandcap) must hold no sandbox; the harness checks the
  * cgroup parent and the mounts after the scenario.
@@ -492,7 +493,7 @@ attach_refused(const char *desc, int fd)
 		return;
 	}
 	if (helper_start(&h, C_NONE) < 0 || hello(&h) != 0 || create(&h, rfds, &nr) != 0 ||
-	    nr != 2) {
+	    nr != 1) {
 		result(false, desc, "setup failed");
 		(void) helper_wait(&h);
 		close(fd);
@@ -903,10 +904,22 @@ group_escape(void)
 	       "torn down after the escape attempts", "destroy %d exit %d %s", r, st, why);
 }
 
+#include "hostile-core.inc"
+
 int
 main(int argc, char **argv)
 {
 	helper_path = getenv("SANDCAP_HELPER");
+	if (argc == 3 && helper_path != NULL && strcmp(argv[1], "cap") == 0) {
+		(void) signal(SIGPIPE, SIG_IGN);
+		group_cap(atoi(argv[2]));
+		return 0;
+	}
+	if (argc == 3 && helper_path != NULL && strcmp(argv[1], "tmprace") == 0) {
+		(void) signal(SIGPIPE, SIG_IGN);
+		group_tmprace(atoi(argv[2]));
+		return nfail == 0 ? 0 : 1;
+	}
 	if (argc != 2 || helper_path == NULL) {
 		fprintf(stderr, "usage: SC_HELPER=PATH hostile-client frames|attach|exec|escape\n");
 		return 64;
@@ -920,6 +933,12 @@ main(int argc, char **argv)
 		group_exec();
 	else if (strcmp(argv[1], "escape") == 0)
 		group_escape();
+	else if (strcmp(argv[1], "flood") == 0)
+		group_flood();
+	else if (strcmp(argv[1], "attach2") == 0)
+		group_attach2();
+	else if (strcmp(argv[1], "workspace") == 0)
+		group_workspace();
 	else
 		return 64;
 	return nfail == 0 ? 0 : 1;

@@ -18,13 +18,13 @@ id=$(sed -n 's/^id //p' "$SCRATCH/a")
 ws=$(sed -n 's/^ws //p' "$SCRATCH/a")
 check "the helper can be killed by its user" vm-as-user sctest kill -KILL "$hp"
 sleep 0.5
-check "the leaf survives the helper" test -d "/sys/fs/cgroup/sandcap/$id"
-is "$(cat "/sys/fs/cgroup/sandcap/$id/memory.max" 2>&1)" "$((96 * MB))" "its memory limit still holds"
-like "$(cat "/sys/fs/cgroup/sandcap/$id/cgroup.procs")" "[0-9]" "its process still runs inside"
+check "the leaf survives the helper" test -d "/sys/fs/cgroup/sandcap/$SCTEST_UID/$id"
+is "$(cat "/sys/fs/cgroup/sandcap/$SCTEST_UID/$id/memory.max" 2>&1)" "$((96 * MB))" "its memory limit still holds"
+like "$(cat "/sys/fs/cgroup/sandcap/$SCTEST_UID/$id/cgroup.procs")" "[0-9]" "its process still runs inside"
 check "its workspace is still mounted" grep -q " $ws " /proc/mounts
 out=$($P -a none 2>&1); rc=$?
 is "$rc" 0 "the next sandbox of the user succeeds"
-check_fails "it reclaimed the dead helper's leaf" test -e "/sys/fs/cgroup/sandcap/$id"
+check_fails "it reclaimed the dead helper's leaf" test -e "/sys/fs/cgroup/sandcap/$SCTEST_UID/$id"
 check_fails "it reclaimed the dead helper's workspace" grep -q " $ws " /proc/mounts
 wait $a 2>/dev/null
 
@@ -36,8 +36,8 @@ id=$(sed -n 's/^id //p' "$SCRATCH/b")
 hp=$(sed -n 's/^helper //p' "$SCRATCH/b")
 kill -KILL $b
 wait $b 2>/dev/null
-i=0; while [ $i -lt 50 ] && [ -e "/sys/fs/cgroup/sandcap/$id" ]; do sleep 0.1; i=$((i + 1)); done
-check_fails "the helper tore the leaf down after the client died" test -e "/sys/fs/cgroup/sandcap/$id"
+i=0; while [ $i -lt 50 ] && [ -e "/sys/fs/cgroup/sandcap/$SCTEST_UID/$id" ]; do sleep 0.1; i=$((i + 1)); done
+check_fails "the helper tore the leaf down after the client died" test -e "/sys/fs/cgroup/sandcap/$SCTEST_UID/$id"
 i=0; while [ $i -lt 50 ] && [ -e "/proc/$hp" ] && ! grep -q "^State:.*Z" "/proc/$hp/status"; do
 	sleep 0.1; i=$((i + 1)); done
 check_fails "the helper has exited" sh -c "[ -e /proc/$hp ] && ! grep -q '^State:.*Z' /proc/$hp/status"
@@ -46,8 +46,8 @@ check_fails "the helper has exited" sh -c "[ -e /proc/$hp ] && ! grep -q '^State
 out=$($P -a child -x 2>&1); rc=$?
 is "$rc" 0 "a client may just exit"
 id=$(printf '%s\n' "$out" | sed -n 's/^id //p')
-i=0; while [ $i -lt 50 ] && [ -e "/sys/fs/cgroup/sandcap/$id" ]; do sleep 0.1; i=$((i + 1)); done
-check_fails "EOF tears the sandbox down" test -e "/sys/fs/cgroup/sandcap/$id"
+i=0; while [ $i -lt 50 ] && [ -e "/sys/fs/cgroup/sandcap/$SCTEST_UID/$id" ]; do sleep 0.1; i=$((i + 1)); done
+check_fails "EOF tears the sandbox down" test -e "/sys/fs/cgroup/sandcap/$SCTEST_UID/$id"
 
 # --- SIGTERM to the helper
 $P -a child -s 20 > "$SCRATCH/c" 2>&1 &
@@ -56,8 +56,8 @@ wait_for "attach ok" "$SCRATCH/c"
 id=$(sed -n 's/^id //p' "$SCRATCH/c")
 hp=$(sed -n 's/^helper //p' "$SCRATCH/c")
 vm-as-user sctest kill -TERM "$hp"
-i=0; while [ $i -lt 50 ] && [ -e "/sys/fs/cgroup/sandcap/$id" ]; do sleep 0.1; i=$((i + 1)); done
-check_fails "SIGTERM to the helper tears the sandbox down" test -e "/sys/fs/cgroup/sandcap/$id"
+i=0; while [ $i -lt 50 ] && [ -e "/sys/fs/cgroup/sandcap/$SCTEST_UID/$id" ]; do sleep 0.1; i=$((i + 1)); done
+check_fails "SIGTERM to the helper tears the sandbox down" test -e "/sys/fs/cgroup/sandcap/$SCTEST_UID/$id"
 kill -KILL $c 2>/dev/null
 wait $c 2>/dev/null
 done_testing

@@ -12,7 +12,7 @@ as sctest "$P" -a child -s 6 > "$SCRATCH/a" 2>&1 &
 a=$!
 wait_for "attach ok" "$SCRATCH/a"
 id=$(sed -n 's/^id //p' "$SCRATCH/a")
-L=/sys/fs/cgroup/sandcap/$id
+L=/sys/fs/cgroup/sandcap/$SCTEST_UID/$id
 is "$(stat -c %U "$L") $(stat -c %U "$L/memory.max") $(stat -c %U "$L/cgroup.procs")" \
 	"root root root" "the leaf and its files are owned by root"
 pid=$(head -n 1 "$L/cgroup.procs")

@@ -13,15 +13,15 @@ wait_for "attach ok" "$SCRATCH/o"
 id=$(sed -n 's/^id //p' "$SCRATCH/o")
 is "$(sed -n 's/^timeout //p' "$SCRATCH/o")" 1000 "the helper accepted a 1 s timeout"
 sleep 5
-is "$(sed -n 's/^populated //p' "/sys/fs/cgroup/sandcap/$id/cgroup.events")" 1 \
+is "$(sed -n 's/^populated //p' "/sys/fs/cgroup/sandcap/$SCTEST_UID/$id/cgroup.events")" 1 \
 	"5 s in (past the timeout, within the backstop) the sandbox still runs"
 i=0
-while [ $i -lt 150 ] && [ "$(sed -n 's/^populated //p' "/sys/fs/cgroup/sandcap/$id/cgroup.events")" = 1 ]; do
+while [ $i -lt 150 ] && [ "$(sed -n 's/^populated //p' "/sys/fs/cgroup/sandcap/$SCTEST_UID/$id/cgroup.events")" = 1 ]; do
 	sleep 0.1; i=$((i + 1))
 done
-is "$(sed -n 's/^populated //p' "/sys/fs/cgroup/sandcap/$id/cgroup.events" 2>/dev/null)" 0 \
+is "$(sed -n 's/^populated //p' "/sys/fs/cgroup/sandcap/$SCTEST_UID/$id/cgroup.events" 2>/dev/null)" 0 \
 	"the helper killed it about 10 s after its timeout (client still connected)"
 check "the client is still connected at that point" kill -0 "$pid"
 wait "$pid"
-check_fails "the leaf is gone once the client ends" test -e "/sys/fs/cgroup/sandcap/$id"
+check_fails "the leaf is gone once the client ends" test -e "/sys/fs/cgroup/sandcap/$SCTEST_UID/$id"
 done_testing

@@ -6,9 +6,10 @@
 # vm-timeout: 60
 . "$VMLIB"
 P=/sys/fs/cgroup/sandcap
-stranger=$P/$SCTEST_UID-00000000deadbeef
-mine=$P/$SCTEST_UID-00000000cafef00d
+stranger=$P/$SCTEST_UID/$SCTEST_UID-00000000deadbeef
+mine=$P/$SCTEST_UID/$SCTEST_UID-00000000cafef00d
 
+mkdir -p "$P/$SCTEST_UID"
 mkdir "$stranger" "$mine"
 sleep 300.2828 & rootpid=$!
 echo "$rootpid" > "$stranger/cgroup.procs"
@@ -25,5 +26,5 @@ check_fails "the leftover holding only sctest's process was reclaimed" test -d "
 check_fails "and its process killed" pgrep -f 'sleep 300.2929'
 
 kill "$rootpid"; wait "$rootpid" 2>/dev/null
-rmdir "$stranger"
+rmdir "$stranger" "$P/$SCTEST_UID"
 done_testing

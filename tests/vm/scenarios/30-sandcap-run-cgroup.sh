@@ -15,7 +15,7 @@ is "$(json_get "$R/ok.json" .mode)" cgroup "report mode: cgroup"
 id=$(json_get "$R/ok.json" .id)
 like "$(head -1 "$R/ok.out")" "^0::/sandcap/$id\$" "the command ran in the leaf named by the report id"
 like "$(sed -n 's/^T=//p' "$R/ok.out")" "/$id\$" "TMPDIR is the sandbox's workspace"
-check_fails "the leaf is gone afterwards" test -e "$P/$id"
+check_fails "the leaf is gone afterwards" test -e "$P/$SCTEST_UID/$id"
 
 run_rc "$SANDCAP" run -q --memory 32M --timeout 30 --report "$R/mem.json" -- tail /dev/zero
 is "$rc" 137 "memory hog: killed (137)"
@@ -45,6 +45,6 @@ run_rc "$SANDCAP" run -q --timeout 1 --grace 1 --report "$R/to.json" -- \
 is "$rc" 124 "timeout with a TERM-ignoring escapee: 124"
 check_fails "no process left" pgrep -f "sleep 100.4242"
 id=$(json_get "$R/to.json" .id)
-check_fails "its leaf is gone" test -e "$P/$id"
+check_fails "its leaf is gone" test -e "$P/$SCTEST_UID/$id"
 
 done_testing

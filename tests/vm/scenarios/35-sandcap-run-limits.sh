@@ -33,7 +33,7 @@ le "$ppeak" 32 "fork bomb: pids_peak ($ppeak) <= 32"
 ge "$ppeak" 30 "fork bomb: pids_peak ($ppeak) reached the limit"
 like "$(json_get "$R/bomb.json" '[.verdict] + .limits_hit | join(" ")')" '(^| )pids( |$)' \
 	"fork bomb: verdict or limits_hit names pids"
-check_fails "fork bomb: its leaf is gone" test -e "$P/$(json_get "$R/bomb.json" .id)"
+check_fails "fork bomb: its leaf is gone" test -e "$P/$SCTEST_UID/$(json_get "$R/bomb.json" .id)"
 t0=$(date +%s%N)
 run_rc "$SANDCAP" run -q -- true
 t1=$(date +%s%N)

@@ -16,7 +16,7 @@ wait_gone() { i=0; while [ $i -lt 50 ] && [ -e "$1" ]; do sleep 0.1; i=$((i + 1)
 wait_file() { i=0; while [ $i -lt 100 ] && ! [ -s "$1" ]; do sleep 0.1; i=$((i + 1)); done; [ -s "$1" ]; }
 no_proc() { i=0; while [ $i -lt 50 ] && pgrep -f "$1" > /dev/null; do sleep 0.1; i=$((i + 1)); done
 	! pgrep -f "$1" > /dev/null; }
-leaves() { find "$P" -mindepth 1 -maxdepth 1 -type d | wc -l; }
+leaves() { find "$P" -mindepth 2 -maxdepth 2 -type d | wc -l; }
 
 # ---- timeout: a TERM-ignoring main process and a double-forked, setsid'd grandchild ----
 as sctest "$SANDCAP" run -q --timeout 1 --grace 1 --report "$R/to.json" -- sh -c '
@@ -29,7 +29,7 @@ like "$id" "^$SCTEST_UID-" "timeout: the report names the sandbox"
 is "$(cat "$R/to.ws")" "$W/$id" "timeout: the workspace was $W/<id>"
 check "timeout: the setsid'd grandchild is dead" no_proc "sleep 100.361"
 check_fails "timeout: no sctest process left" pgrep -u sctest
-check_fails "timeout: the leaf $P/<id> is gone" test -e "$P/$id"
+check_fails "timeout: the leaf $P/<id> is gone" test -e "$P/$SCTEST_UID/$id"
 check_fails "timeout: the workspace $W/<id> is gone" test -e "$W/$id"
 check_fails "timeout: nothing mounted there" grep -q " $W/$id " /proc/mounts
 
@@ -43,11 +43,11 @@ sandcap_pid=$!             # env, vm-as-user and setpriv exec: this is sandcap i
 check "SIGKILL: the sandbox started" wait_file "$R/k.ws"
 ws=$(cat "$R/k.ws")
 id=${ws##*/}
-check "SIGKILL: its leaf exists while it runs" test -d "$P/$id"
+check "SIGKILL: its leaf exists while it runs" test -d "$P/$SCTEST_UID/$id"
 like "$(tr '\0' ' ' < "/proc/$sandcap_pid/cmdline")" "^$SANDCAP run" "SIGKILL: the pid we kill is sandcap"
 kill -KILL "$sandcap_pid"
 wait "$sandcap_pid" 2> /dev/null
-check "SIGKILL: the leaf is gone within 5 s" wait_gone "$P/$id"
+check "SIGKILL: the leaf is gone within 5 s" wait_gone "$P/$SCTEST_UID/$id"
 check "SIGKILL: the workspace is gone within 5 s" wait_gone "$ws"
 check "SIGKILL: the sandboxed processes are gone" no_proc "sleep 100.36[23]"
 check_fails "SIGKILL: no sctest process left (helper included)" pgrep -u sctest

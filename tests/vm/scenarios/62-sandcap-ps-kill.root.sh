@@ -43,7 +43,7 @@ check_fails "sctest: sandcap ps does not show scother's sandbox" sh -c "printf '
 is "$(u scother "$SANDCAP" ps --json | jq -r '[.[].id] | join(" ")')" "$ido" "scother: sandcap ps shows only its own"
 
 # scother against sctest's sandbox
-pa=$(head -n 1 "$P/$ida/cgroup.procs")
+pa=$(head -n 1 "$P/$SCTEST_UID/$ida/cgroup.procs")
 like "$pa" '^[0-9]+$' "sctest's sandboxed process is in its leaf"
 check_fails "scother cannot signal it (kill -TERM)" u scother kill -TERM "$pa"
 check_fails "scother cannot signal it (kill -0)" u scother kill -0 "$pa"
@@ -58,7 +58,7 @@ check_fails "scother cannot connect to sctest's control socket" \
 	u scother python3 -c "import socket,sys; s=socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET); s.connect(sys.argv[1])" \
 	"$sock"
 check "sctest's sandbox is still alive" kill -0 "$pa"
-check "its leaf is still there" test -d "$P/$ida"
+check "its leaf is still there" test -d "$P/$SCTEST_UID/$ida"
 
 # sandcap kill by the owner
 run_rc u sctest "$SANDCAP" kill "$ida"
@@ -67,10 +67,10 @@ wait "$a"
 is "$?" 137 "the killed sandbox's sandcap ends with 137"
 is "$(json_get "$R/a.json" .signal)" 9 "its report: killed by signal 9"
 check_fails "its process is gone" kill -0 "$pa"
-check "its leaf is gone" wait_gone "$P/$ida"
+check "its leaf is gone" wait_gone "$P/$SCTEST_UID/$ida"
 check "its workspace is gone" wait_gone "$(cat "$R/a.ws")"
 is "$(u sctest "$SANDCAP" ps --json | jq -r '[.[].id] | join(" ")')" "$idb" "sandcap ps now shows only the other one"
-check "the other sandbox still runs" test -d "$P/$idb"
+check "the other sandbox still runs" test -d "$P/$SCTEST_UID/$idb"
 run_rc u sctest "$SANDCAP" kill "$ida"
 check "sandcap kill of an ended sandbox fails (exit $rc)" test "$rc" -ne 0 -a "$rc" -ne 125
 

@@ -1,0 +1,176 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Contract: the root-owned directories the helper makes in workspace_root (.locks, <uid>,
+ * the mount points <uid>/<id>).  The helper runs with the user's fsuid, so mkdir(2) makes a
+ * directory the user owns until we chown it.  To leave the user no window on it (chmod,
+ * symlinks, ACLs, files inside), a directory is made under an unpredictable name
+ * (getrandom) inside the staging dir .locks (root 0700: the user cannot even look up a
+ * name in it), given its mode, chowned to root and checked, and only then renamed into
+ * place (RENAME_NOREPLACE).  .locks itself has no staging dir: it is made the same way in
+ * workspace_root, where a window exists; it is closed by checking mode and ACLs after root
+ * owns it (when the user can no longer change them; a mismatch means we take it back and
+ * redo it) and by emptying (without following) anything planted; the packages create .locks at boot (tmpfiles.d), so this path only
+ * runs on hosts without it.  Stale temporaries (a helper killed mid-way) are removed:
+ * .new-<uid>-* in .locks by the next helper of that uid under its per-user lock, and
+ * .new-locks-* in workspace_root when older than a minute.
+ * Capabilities: CAP_DAC_OVERRIDE (root-owned parents), CAP_CHOWN.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "caps.h"
+#include "macro.h"
+#include "rootdir.h"
+#include "ws_clean.h"
+
+#define STALE_S 60
+
+static int
+tmp_name(char *buf, size_t len, const char *prefix)
+{
+	uint8_t rnd[8];
+
+	if (getrandom(rnd, sizeof(rnd), 0) != sizeof(rnd))
+		return -EIO;
+	(void) snprintf(buf, len, ".new-%s-%02x%02x%02x%02x%02x%02x%02x%02x", prefix, rnd[0],
+			rnd[1], rnd[2], rnd[3], rnd[4], rnd[5], rnd[6], rnd[7]);
+	return 0;
+}
+
+static bool
+has_acl(int fd)
+{
+	return fgetxattr(fd, "system.posix_acl_access", NULL, 0) >= 0 ||
+	       fgetxattr(fd, "system.posix_acl_default", NULL, 0) >= 0;
+}
+
+/* Make <where>/<tmp>: root-owned, mode, no ACL, empty.  Returns an fd, or -errno (the
+ * temporary is then removed or, if that fails, left root-owned for the stale sweep).
+ * Mode and ACLs are set while we own it (changing them afterwards would need CAP_FOWNER),
+ * then root takes it, then everything is checked on the root-owned directory, which the
+ * user can no longer change: a user who raced us (only possible for .locks itself) makes
+ * us hand it back and do it again, a few times at most. */
+static int
+make_tmp(int where_fd, const char *tmp, mode_t mode, uid_t uid)
+{
+	_cleanup_close_ int fd = -EBADF;
+	struct stat st;
+	int r = -EPERM;
+
+	if (WITH_CAP(CAP_DAC_OVERRIDE, mkdirat(where_fd, tmp, 0700)) < 0)
+		return -errno;
+	fd = WITH_CAP(CAP_DAC_OVERRIDE, openat(where_fd, tmp,
+			O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+	if (fd < 0)
+		return -errno;
+	for (int i = 0; i < 8 && r == -EPERM; i++) {
+		if (i > 0 && WITH_CAP(CAP_CHOWN, fchown(fd, uid, (gid_t) -1)) < 0)
+			break;
+		(void) fremovexattr(fd, "system.posix_acl_access");
+		(void) fremovexattr(fd, "system.posix_acl_default");
+		if (fchmod(fd, mode) < 0 || WITH_CAP(CAP_CHOWN, fchown(fd, 0, 0)) < 0 ||
+		    fstat(fd, &st) < 0) {
+			r = -errno;
+			break;
+		}
+		if (st.st_uid == 0 && st.st_gid == 0 && (st.st_mode & 07777) == mode &&
+		    !has_acl(fd))
+			r = 0;
+	}
+	/* Anything planted while it was the user's goes (never followed). */
+	if (r == 0 && dir_entries(fd) != 0)
+		r = tree_empty(fd) < 0 ? -EPERM : 0;
+	if (r < 0) {
+		fd = safe_close(fd);
+		(void) tree_remove_at(where_fd, tmp);
+		return r;
+	}
+	return TAKE_FD(fd);
+}
+
+int
+dir_root_owned(int parent_fd, const char *name, mode_t mode, int stage_fd, uid_t uid,
+	       int *ret_fd)
+{
+	_cleanup_close_ int fd = -EBADF;
+	struct stat st;
+	char tmp[64], prefix[24];
+	int where = stage_fd >= 0 ? stage_fd : parent_fd, r;
+
+	fd = WITH_CAP(CAP_DAC_OVERRIDE, openat(parent_fd, name,
+			O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+	if (fd < 0 && errno == ENOENT) {
+		if (stage_fd >= 0)
+			(void) snprintf(prefix, sizeof(prefix), "%u", (unsigned) uid);
+		else
+			(void) snprintf(prefix, sizeof(prefix), "locks");
+		r = tmp_name(tmp, sizeof(tmp), prefix);
+		if (r < 0)
+			return r;
+		fd = make_tmp(where, tmp, mode, uid);
+		if (fd < 0)
+			return fd;
+		if (WITH_CAP(CAP_DAC_OVERRIDE, renameat2(where, tmp, parent_fd, name,
+							 RENAME_NOREPLACE)) < 0) {
+			r = -errno;
+			(void) WITH_CAP(CAP_DAC_OVERRIDE, unlinkat(where, tmp, AT_REMOVEDIR));
+			if (r != -EEXIST)
+				return r;
+			fd = safe_close(fd);    /* lost the race: use the winner's */
+			fd = WITH_CAP(CAP_DAC_OVERRIDE, openat(parent_fd, name,
+					O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+		}
+	}
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (st.st_uid != 0 || st.st_gid != 0 || (st.st_mode & 07777) != mode)
+		return -EPERM;
+	*ret_fd = TAKE_FD(fd);
+	return 0;
+}
+
+static bool
+has_prefix(const char *s, const char *p)
+{
+	return strncmp(s, p, strlen(p)) == 0;
+}
+
+int
+sweep_temporaries(int dir_fd, const char *prefix, bool only_old)
+{
+	time_t now = time(NULL);
+	int n = 0;
+	DIR *d;
+
+	d = fdopendir(WITH_CAP(CAP_DAC_OVERRIDE, openat(dir_fd, ".",
+			O_RDONLY | O_DIRECTORY | O_CLOEXEC)));
+	if (d == NULL)
+		return -errno;
+	for (struct dirent *de; (de = readdir(d)) != NULL;) {
+		struct stat st;
+
+		if (!has_prefix(de->d_name, prefix))
+			continue;
+		if (only_old && (fstatat(dir_fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+				 st.st_ctime > now - STALE_S))
+			continue;
+		/* A directory the user still owns: take it first, so it cannot be refilled
+		 * through a new path while we empty it. */
+		(void) WITH_CAP(CAP_CHOWN, fchownat(dir_fd, de->d_name, 0, 0, AT_SYMLINK_NOFOLLOW));
+		if (WITH_CAP(CAP_DAC_OVERRIDE, unlinkat(dir_fd, de->d_name, 0)) == 0 ||
+		    tree_remove_at(dir_fd, de->d_name) == 0)
+			n++;
+	}
+	(void) closedir(d);
+	return n;
+}

@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: MIT */
+/* Root-owned directories made without a window for the user (rootdir.c). */
+#pragma once
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+/* Open <parent>/<name>, creating it if missing; either way it must be a directory owned by
+ * 0:0 with exactly mode.  A new one is made as .new-<uid>-<random> in stage_fd (the root
+ * 0700 .locks) and renamed into place; stage_fd < 0 (only for .locks itself) makes it as
+ * .new-locks-<random> in parent, closing that window as rootdir.c explains. */
+int dir_root_owned(int parent_fd, const char *name, mode_t mode, int stage_fd, uid_t uid,
+		   int *ret_fd);
+/* Remove every entry of dir_fd whose name starts with prefix (only those whose ctime is
+ * over a minute old if only_old), without following anything.  Returns how many. */
+int sweep_temporaries(int dir_fd, const char *prefix, bool only_old);

@@ -1,0 +1,209 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Contract: emptying a directory tree the user controls (a workspace tmpfs, or a temporary
+ * directory a user may have planted things in) without following anything in it, and
+ * shrinking a workspace tmpfs so that a descriptor held from outside cannot refill it.
+ * Trusts nothing below the dirfd it is given: every step is relative to a dirfd, every open
+ * is openat2() with RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS |
+ * RESOLVE_NO_XDEV and O_NOFOLLOW, removal is unlinkat() on the parent's dirfd, so a symlink,
+ * a mount or a rename planted by the user can only make us fail, never act elsewhere.
+ * Regular files are truncated before they are unlinked: a descriptor held from outside
+ * would otherwise keep their pages (charged to the sandbox's cgroup, then to its parent).
+ * Capabilities: CAP_DAC_OVERRIDE (the user may chmod 000 what is theirs); CAP_SYS_ADMIN for
+ * fspick()/fsconfig() of the workspace's own superblock.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/magic.h>
+#include <linux/openat2.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "caps.h"
+#include "macro.h"
+#include "ws_clean.h"
+
+#define DEPTH_MAX   32          /* deeper dirs are moved up to the top and done later */
+#define PASSES_MAX  64          /* whole-tree passes before we give up (user racing us) */
+
+static int
+open_beneath(int dirfd, const char *name, int flags)
+{
+	struct open_how how = {
+		.flags = (uint64_t) (flags | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY),
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS |
+			   RESOLVE_NO_XDEV,
+	};
+
+	return (int) WITH_CAP(CAP_DAC_OVERRIDE, syscall(SYS_openat2, dirfd, name, &how,
+							 sizeof(how)));
+}
+
+/* Truncate <dirfd>/<name> if it is a regular file.  O_NONBLOCK: a FIFO must not block
+ * us; nodev on the mount: a device node cannot be opened. */
+static void
+truncate_at(int dirfd, const char *name)
+{
+	_cleanup_close_ int fd = open_beneath(dirfd, name, O_WRONLY | O_NONBLOCK);
+	struct stat st;
+
+	if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+		(void) !ftruncate(fd, 0);     /* best effort: ws_shrink() finds what stays */
+}
+
+/* Empty the directory behind dirfd.  Directories deeper than DEPTH_MAX are renamed to
+ * <topfd>/.sc-deep-<n> (same filesystem) and left for the next pass.  Returns the number
+ * of entries that could not be removed. */
+static unsigned
+empty_at(int topfd, int dirfd, unsigned depth, unsigned *moved)
+{
+	unsigned left = 0;
+	DIR *d;
+
+	d = fdopendir(open_beneath(dirfd, ".", O_RDONLY | O_DIRECTORY));
+	if (d == NULL)
+		return 1;
+	for (struct dirent *de; (de = readdir(d)) != NULL;) {
+		const char *n = de->d_name;
+		_cleanup_close_ int sub = -EBADF;
+
+		if (streq(n, ".") || streq(n, ".."))
+			continue;
+		/* Truncated first: a held fd or another link would keep its pages. */
+		if (de->d_type != DT_DIR)
+			truncate_at(dirfd, n);
+		if (WITH_CAP(CAP_DAC_OVERRIDE, unlinkat(dirfd, n, 0)) == 0 || errno == ENOENT)
+			continue;
+		if (errno != EISDIR && errno != EPERM) {
+			left++;
+			continue;
+		}
+		if (WITH_CAP(CAP_DAC_OVERRIDE, unlinkat(dirfd, n, AT_REMOVEDIR)) == 0)
+			continue;
+		if (depth >= DEPTH_MAX) {
+			char to[32];
+
+			(void) snprintf(to, sizeof(to), ".sc-deep-%u", (*moved)++);
+			if (WITH_CAP(CAP_DAC_OVERRIDE, renameat(dirfd, n, topfd, to)) < 0)
+				left++;
+			continue;
+		}
+		sub = open_beneath(dirfd, n, O_RDONLY | O_DIRECTORY);
+		if (sub < 0) {
+			left++;
+			continue;
+		}
+		left += empty_at(topfd, sub, depth + 1, moved);
+		if (WITH_CAP(CAP_DAC_OVERRIDE, unlinkat(dirfd, n, AT_REMOVEDIR)) < 0 &&
+		    errno != ENOENT)
+			left++;
+	}
+	(void) closedir(d);
+	return left;
+}
+
+int
+tree_empty(int dirfd)
+{
+	unsigned moved = 0;
+
+	for (int pass = 0; pass < PASSES_MAX; pass++) {
+		if (empty_at(dirfd, dirfd, 0, &moved) == 0 && dir_entries(dirfd) == 0)
+			return 0;
+	}
+	return -ENOTEMPTY;
+}
+
+int
+dir_entries(int dirfd)
+{
+	DIR *d = fdopendir(open_beneath(dirfd, ".", O_RDONLY | O_DIRECTORY));
+	int n = 0;
+
+	if (d == NULL)
+		return -errno;
+	for (struct dirent *de; (de = readdir(d)) != NULL;)
+		n += !streq(de->d_name, ".") && !streq(de->d_name, "..");
+	(void) closedir(d);
+	return n;
+}
+
+int
+tree_remove_at(int parent_fd, const char *name)
+{
+	_cleanup_close_ int fd = -EBADF;
+	int r;
+
+	if (WITH_CAP(CAP_DAC_OVERRIDE, unlinkat(parent_fd, name, AT_REMOVEDIR)) == 0 ||
+	    errno == ENOENT)
+		return 0;
+	if (errno != ENOTEMPTY && errno != EEXIST && errno != EACCES && errno != EPERM)
+		return -errno;
+	fd = open_beneath(parent_fd, name, O_RDONLY | O_DIRECTORY);
+	if (fd < 0)
+		return -errno;
+	r = tree_empty(fd);
+	if (r < 0)
+		return r;
+	if (WITH_CAP(CAP_DAC_OVERRIDE, unlinkat(parent_fd, name, AT_REMOVEDIR)) < 0 &&
+	    errno != ENOENT)
+		return -errno;
+	return 0;
+}
+
+static int
+fs_set(int fsfd, const char *key, const char *value)
+{
+	return WITH_CAP(CAP_SYS_ADMIN, fsconfig(fsfd, FSCONFIG_SET_STRING, key, value, 0)) < 0 ?
+	       -errno : 0;
+}
+
+int
+ws_shrink(int rootfd)
+{
+	_cleanup_close_ int fsfd = -EBADF;
+	char page[32];
+	struct statfs sfs;
+	int r;
+
+	if (fstatfs(rootfd, &sfs) < 0)
+		return -errno;
+	if (sfs.f_type != TMPFS_MAGIC)
+		return -EXDEV;
+	/* fspick() wants the root of a mount: rootfd is the workspace's own root. */
+	fsfd = WITH_CAP(CAP_SYS_ADMIN, fspick(rootfd, "", FSPICK_EMPTY_PATH | FSPICK_CLOEXEC |
+					      FSPICK_NO_AUTOMOUNT | FSPICK_SYMLINK_NOFOLLOW));
+	if (fsfd < 0)
+		return -errno;
+	(void) snprintf(page, sizeof(page), "%ld", sysconf(_SC_PAGESIZE));
+	/* tmpfs refuses (EINVAL) a size below the blocks in use or an inode count below the
+	 * inodes in use: an unlinked file still held open from outside shows up here. */
+	r = fs_set(fsfd, "size", page);
+	if (r == 0)
+		r = fs_set(fsfd, "nr_inodes", "1");
+	if (r == 0 && WITH_CAP(CAP_SYS_ADMIN, fsconfig(fsfd, FSCONFIG_CMD_RECONFIGURE, NULL, NULL,
+						       0)) < 0)
+		r = -errno;
+	return r == -EINVAL ? -EBUSY : r;
+}
+
+int
+ws_empty_and_shrink(int rootfd)
+{
+	int r = -EBUSY;
+
+	/* The user may write through a held descriptor while we empty: empty, then shrink,
+	 * which fails while anything is still stored; a few rounds, then give up. */
+	for (int i = 0; i < 4 && r == -EBUSY; i++) {
+		r = tree_empty(rootfd);
+		if (r == 0 || r == -ENOTEMPTY)
+			r = ws_shrink(rootfd);
+	}
+	return r;
+}

@@ -1,0 +1,30 @@
+#!/bin/sh
+# #14 item 7: a racer watching workspace_root with inotify makes every new directory 0777,
+# plants a subdir and a symlink in it, while sctest's sessions run, starting from a host
+# without .locks (the helper makes it).  Afterwards no directory under workspace_root is
+# world-writable, no temporary (.new-*) is left, .locks is root 0700.
+# vm-timeout: 120
+. "$VMLIB"
+W=/run/sandcap
+rm -rf "$W/.locks"
+env SANDCAP_HELPER="$SANDCAP_HELPER" vm-as-user sctest "$TESTS/hostile-client" tmprace 20 \
+	> "$SCRATCH/race.out" 2> "$SCRATCH/race.err"
+while IFS= read -r l; do
+	case $l in
+	"ok - "*) ok "${l#ok - }" ;;
+	"not ok - "*) d=${l#not ok - }; fail "${d%% # *}" "${d#* # }" ;;
+	"#"*) echo "$l" ;;
+	esac
+done < "$SCRATCH/race.out"
+diag "$(tail -n 1 "$SCRATCH/race.err")"
+is "$(find "$W" -perm -0002 \! -type l | tr '\n' ' ')" "" "no world-writable entry under $W"
+is "$(find "$W" -name '.new-*' | tr '\n' ' ')" "" "no temporary left under $W"
+is "$(stat -c '%U:%G %a' "$W/.locks")" "root:root 700" ".locks is root:root 0700"
+is "$(find "$W" -mindepth 1 -maxdepth 1 \! -name .locks | tr '\n' ' ')" "" "nothing but .locks left in $W"
+# A stale temporary (a helper killed mid-way) is swept by the next helper of that uid.
+mkdir -m 0777 "$W/.locks/.new-$SCTEST_UID-00000000deadbeef"
+mkdir "$W/.locks/.new-$SCTEST_UID-00000000deadbeef/planted"
+run_rc vm-as-user sctest env SANDCAP_HELPER="$SANDCAP_HELPER" "$SANDCAP" run -q -- true
+is "$rc" 0 "the next run of the user succeeds"
+check_fails "it removed the stale temporary" test -e "$W/.locks/.new-$SCTEST_UID-00000000deadbeef"
+done_testing

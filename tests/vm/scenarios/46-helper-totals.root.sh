@@ -1,0 +1,48 @@
+#!/bin/sh
+# #14 item 5: leaves live at <cgroup_root>/<uid>/<id>; the per-user level is root-owned and
+# carries the policy's totals (46-helper-totals.ini: total_memory 100M, total_pids 48,
+# total_cpu 150%).  Two sandboxes of sctest that each stay under their own 96M cannot
+# together use more than 100M; the level is removed when the user's last sandbox ends.
+# vm-timeout: 90
+. "$VMLIB"
+P=/sys/fs/cgroup/sandcap
+U=$P/$SCTEST_UID
+MiB=1048576
+as() { u=$1; shift; env SANDCAP_HELPER="$SANDCAP_HELPER" vm-as-user "$u" "$@"; }
+wait_file() { i=0; while [ $i -lt 150 ] && ! [ -e "$1" ]; do sleep 0.1; i=$((i + 1)); done; [ -e "$1" ]; }
+chmod 0777 "$SCRATCH"
+
+as sctest "$SANDCAP" run -q --timeout 30 -- sh -c "touch $SCRATCH/a.up; while [ ! -e $SCRATCH/a.stop ]; do sleep 0.1; done" &
+a=$!
+wait_file "$SCRATCH/a.up"
+is "$(stat -c '%U %a' "$U")" "root 755" "the per-user level $U is root-owned 0755"
+is "$(stat -c %U "$U/memory.max") $(stat -c %U "$U/cgroup.procs")" "root root" "its files are root's"
+is "$(cat "$U/memory.max")" $((100 * MiB)) "memory.max of the level is total_memory"
+is "$(cat "$U/pids.max")" 48 "pids.max of the level is total_pids"
+is "$(cat "$U/cpu.max")" "150000 100000" "cpu.max of the level is total_cpu"
+is "$(find "$U" -mindepth 1 -maxdepth 1 -type d | wc -l)" 1 "the leaf sits under the level"
+check_fails "sctest cannot raise its total" as sctest sh -c "echo max > $U/memory.max"
+touch "$SCRATCH/a.stop"; wait "$a"
+
+# Two hogs of 70 MiB each, both within their own 96M: together over the 100M total.
+for x in b c; do
+	as sctest "$SANDCAP" run -q --timeout 40 --report "$SCRATCH/$x.json" -- sh -c \
+		"touch $SCRATCH/$x.up; $TESTS/probe-workload -m 70 -c 1 -s 8000" > /dev/null 2>&1 &
+	eval "p$x=\$!"
+done
+wait_file "$SCRATCH/b.up"; wait_file "$SCRATCH/c.up"
+peak=0
+for i in $(seq 1 60); do
+	[ -e "$U/memory.peak" ] && v=$(cat "$U/memory.peak" 2>/dev/null) && [ -n "$v" ] && peak=$v
+	kill -0 "$pb" 2>/dev/null || kill -0 "$pc" 2>/dev/null || break
+	sleep 0.2
+done
+wait "$pb"; rb=$?
+wait "$pc"; rc2=$?
+diag "exits $rb $rc2; verdicts $(json_get "$SCRATCH/b.json" .verdict) $(json_get "$SCRATCH/c.json" .verdict); level memory.peak $peak"
+if [ "$rb" -ne 0 ] || [ "$rc2" -ne 0 ]; then ok "two 70 MiB sandboxes cannot both complete under total_memory 100M"
+else fail "two 70 MiB sandboxes cannot both complete under total_memory 100M" "both exited 0"; fi
+if [ "$peak" -le $((100 * MiB)) ]; then ok "the level's memory.peak stayed within 100M ($peak)"
+else fail "the level's memory.peak stayed within 100M" "$peak"; fi
+check_fails "the per-user level is removed after the user's last sandbox" test -e "$U"
+done_testing
