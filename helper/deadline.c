@@ -160,7 +160,7 @@ deadline_reap_expired(void)
 	for (struct dirent *de; (de = readdir(d)) != NULL;) {
 		struct deadline_record rec;
 		char text[DEADLINE_TEXT_MAX];
-		size_t len;
+		size_t len = 0;
 		int r;
 
 		if (!deadline_name_is_valid(de->d_name))

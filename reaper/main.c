@@ -79,7 +79,7 @@ static int
 procs_all_uid(int leaf, uid_t uid)
 {
 	char buf[16384], path[40], st[4096];
-	size_t len;
+	size_t len = 0;
 	int r;
 
 	r = read_full_at(leaf, "cgroup.procs", buf, sizeof(buf), &len);
@@ -153,7 +153,10 @@ remove_leftovers(const struct deadline_record *rec, const char *name)
 		log_warning("sandbox %s: cannot unmount %s: %m", name, rec->workspace);
 	if (rmdir(rec->workspace) < 0 && errno != ENOENT)
 		log_warning("sandbox %s: cannot remove %s: %m", name, rec->workspace);
-	if (rmdir(rec->cgroup) < 0 && errno != ENOENT)
+	/* rmdir can see EBUSY for a moment after "populated 0" (dying tasks): retry, ~1 s. */
+	for (int i = 0; rmdir(rec->cgroup) < 0 && errno == EBUSY && i < 10; i++)
+		(void) poll(NULL, 0, 100);
+	if (access(rec->cgroup, F_OK) == 0)
 		log_warning("sandbox %s: cannot remove %s: %m", name, rec->cgroup);
 	else if (lfd >= 0 && unlink(rec->lock) < 0 && errno != ENOENT)
 		log_warning("sandbox %s: cannot remove %s: %m", name, rec->lock);
@@ -220,16 +223,16 @@ scan(int dfd)
 	for (struct dirent *de; (de = readdir(d)) != NULL;) {
 		struct deadline_record rec;
 		char text[DEADLINE_TEXT_MAX];
-		size_t len;
+		size_t len = 0;
 
 		if (!deadline_name_is_valid(de->d_name))
 			continue;       /* ".new-*" being written, "." and ".." */
 		if (read_full_at(dfd, de->d_name, text, sizeof(text), &len) < 0)
 			continue;
 		if (deadline_parse(text, len, &rec) < 0) {
-			log_warning("%s/%s: not a deadline record; removed", SC_DEADLINE_DIR,
-				    de->d_name);
-			(void) unlinkat(dfd, de->d_name, 0);
+			/* Kept: a newer helper's format, for the newer reaper after a restart. */
+			log_warning("%s/%s: not a deadline record this reaper understands; "
+				    "left alone", SC_DEADLINE_DIR, de->d_name);
 			continue;
 		}
 		if (rec.boottime_ms > now) {
@@ -285,7 +288,7 @@ static int
 systemd_setup(void)
 {
 	char own[1024], dir[PATH_MAX];
-	size_t len;
+	size_t len = 0;
 	pid_t pid;
 	int r, status;
 
