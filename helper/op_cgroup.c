@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "caps.h"
+#include "deadline.h"
 #include "fd-util.h"
 #include "cgroup.h"
 #include "log.h"
@@ -256,6 +257,7 @@ op_create(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr 
 		return -EINVAL;
 	}
 
+	deadline_reap_expired();        /* anyone's: a stopped helper enforces nothing */
 	/* Count and create under the per-user lock: two helpers of one user cannot both
 	 * pass the sandboxes ceiling (#14 item 9).  Released before the reply is sent. */
 	r = user_lock(s, msg, msglen);
@@ -331,6 +333,13 @@ create_locked(struct session *s, char *msg, size_t msglen)
 	r = ws_mount(s, wsnote, sizeof(wsnote));
 	if (r < 0) {
 		snprintf(msg, msglen, "cannot mount the workspace: %s", strerror(-r));
+		return r;
+	}
+	/* For sandcap-reaper and other users' helpers: the user can stop us, not them. */
+	r = deadline_record(s);
+	if (r < 0) {
+		snprintf(msg, msglen, "cannot record the sandbox's deadline in %s: %s",
+			 SC_DEADLINE_DIR, strerror(-r));
 		return r;
 	}
 	(void) snprintf(s->enforcement, sizeof(s->enforcement), "%s%s%s", note,
@@ -566,6 +575,7 @@ attach_locked(struct session *s, int pidfd, pid_t pid, char *msg, size_t msglen)
 	 * Otherwise a stranger may sit in the leaf: never kill it (KERNEL.md 2, step 6). */
 	if (pidfd_signal0(pidfd) < 0) {
 		s->poisoned = true;
+		deadline_forget(s);     /* a stranger may sit in the leaf: nobody kills it */
 		log_warning("uid %u: pid %d was reaped during ATTACH to %s", (unsigned) s->uid,
 			    (int) pid, s->id);
 		snprintf(msg, msglen, "the process was reaped during ATTACH");
