@@ -68,12 +68,12 @@ override LDFLAGS := $(OPT_LD) $(HARDEN_LD) $(LDFLAGS)
 # each other.
 INC_LIB      := -Ilib
 INC_POLICY   := -Ilib -Ipolicy
-INC_FRONTEND := -Ilib -Ipolicy -Ifrontend
+INC_FRONTEND := -Ilib -Ipolicy -Ifrontend -Ifrontend/net
 INC_HELPER   := -Ilib -Ipolicy -Ihelper
 
 LIB_SRC      := $(wildcard lib/*.c)
 POLICY_SRC   := $(wildcard policy/*.c)
-FRONTEND_SRC := $(wildcard frontend/*.c)
+FRONTEND_SRC := $(wildcard frontend/*.c frontend/net/*.c)
 HELPER_SRC   := $(wildcard helper/*.c)
 UNIT_SRC     := $(wildcard tests/unit/test-*.c)
 PROBE_SRC    := $(wildcard tests/integration/probe-*.c tests/vm/probe-*.c tests/vm/hostile-*.c)

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "allow.h"
 #include "isolate.h"
 
 /* Resource limits applied with setrlimit() in the child. */
@@ -47,6 +48,8 @@ struct run_opts {
 
 	struct isolate_opts iso;
 	bool has_fs, has_net;
+	struct allow_list allow;                /* --allow: what the --net proxy may reach */
+	bool has_allow, has_unix;
 
 	char **argv;                            /* the command, NULL-terminated */
 	int argc;
