@@ -110,9 +110,14 @@ take(struct builder *b)
 static int
 finish(struct builder *b)
 {
+	bool any = b->n_accept > 0;
+
 	clause(b);                                      /* deny: */
 	emit(b, BPF_ALU64 | BPF_MOV | BPF_K, BPF_REG_0, 0, 0, 0);
 	emit(b, BPF_JMP | BPF_EXIT, 0, 0, 0, 0);
+	/* The verifier refuses unreachable instructions: no clause, no accept block. */
+	if (!any)
+		return b->err < 0 ? b->err : (int) b->n;
 	if (b->err == 0)
 		patch(b, b->accept, &b->n_accept);      /* accept: */
 	emit(b, BPF_ALU64 | BPF_MOV | BPF_K, BPF_REG_0, 0, 0, 1);

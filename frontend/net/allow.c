@@ -176,12 +176,14 @@ allow_parse_rule(const char *s, struct allow_rule *ret, char *err, size_t errlen
 	struct allow_rule r = { 0 };
 	char host[ALLOW_NAME_MAX + 8];
 	const char *port = NULL, *slash;
+	bool bracketed;
 	size_t hlen;
 	char ptext[8] = "";
 
 	if (s == NULL || s[0] == '\0')
 		return fail(err, errlen, "empty rule: expected HOST[:PORT]");
-	if (s[0] == '[') {                      /* [v6addr[/prefix]][:port] */
+	bracketed = s[0] == '[';
+	if (bracketed) {                        /* [v6addr[/prefix]][:port] */
 		const char *end = strchr(s, ']');
 
 		if (end == NULL)
@@ -238,6 +240,8 @@ allow_parse_rule(const char *s, struct allow_rule *ret, char *err, size_t errlen
 		if (allow_parse_host(host, slash != NULL ? (size_t) (slash - host) : strlen(host),
 				     &h, err, errlen) < 0)
 			return -EINVAL;
+		if (bracketed && (!h.is_addr || h.family != AF_INET6))
+			return fail(err, errlen, "brackets hold an IPv6 address");
 		if (h.is_addr) {
 			unsigned max = h.family == AF_INET ? 32 : 128;
 

@@ -121,9 +121,11 @@ number(const char *s, uint64_t max, uint64_t *ret)
 	if (*s == '\0' || strlen(s) > 20)
 		return -EINVAL;
 	for (; *s; s++) {
-		if (*s < '0' || *s > '9' || v > (UINT64_MAX - 9) / 10)
+		uint64_t d = (uint64_t) (*s - '0');
+
+		if (*s < '0' || *s > '9' || v > (UINT64_MAX - d) / 10)
 			return -EINVAL;
-		v = v * 10 + (uint64_t) (*s - '0');
+		v = v * 10 + d;
 	}
 	if (v > max)
 		return -EINVAL;
@@ -141,7 +143,13 @@ net_record_parse(const char *line, size_t len, struct net_conn *ret)
 
 	if (len > 0 && end[-1] == '\n')
 		end--;
+	size_t tabs = 0;
+
 	if (memchr(line, '\0', (size_t) (end - line)) != NULL)
+		return -EINVAL;
+	for (const char *q = line; q < end; q++)
+		tabs += *q == '\t';
+	if (tabs != 6)          /* seven fields, exactly */
 		return -EINVAL;
 	if (field(&p, end, d, sizeof(d)) < 0 || field(&p, end, c.host, sizeof(c.host)) < 0 ||
 	    field(&p, end, port, sizeof(port)) < 0 ||
