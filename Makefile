@@ -84,13 +84,13 @@ override LDFLAGS := $(OPT_LD) $(HARDEN_LD) $(LDFLAGS)
 # each other.
 INC_LIB      := -Ilib
 INC_POLICY   := -Ilib -Ipolicy
-INC_FRONTEND := -Ilib -Ipolicy -Ifrontend
+INC_FRONTEND := -Ilib -Ipolicy -Ifrontend -Ifrontend/net
 INC_HELPER   := -Ilib -Ipolicy -Ihelper
 INC_REAPER   := -Ilib
 
 LIB_SRC      := $(wildcard lib/*.c)
 POLICY_SRC   := $(wildcard policy/*.c)
-FRONTEND_SRC := $(wildcard frontend/*.c)
+FRONTEND_SRC := $(wildcard frontend/*.c frontend/net/*.c)
 HELPER_SRC   := $(wildcard helper/*.c)
 REAPER_SRC   := $(wildcard reaper/*.c)
 UNIT_SRC     := $(wildcard tests/unit/test-*.c)

@@ -77,7 +77,13 @@ run_args_usage(FILE *f)
 		"                    enforced as asked (memory->RLIMIT_AS, pids->RLIMIT_NPROC,\n"
 		"                    disk->RLIMIT_FSIZE, cpu->not enforced)\n"
 		"Isolation:\n"
-		"  --fs none|ro|strict   --net host|none   --rw PATH   --ro PATH\n"
+		"  --fs none|ro|strict   --rw PATH   --ro PATH\n"
+		"  --net host|proxy|loopback|none\n"
+		"                    loopback: 127.0.0.0/8 and ::1 only (cgroup mode); proxy: only\n"
+		"                    sandcap's HTTP/SOCKS5 proxy, which reaches what --allow lists\n"
+		"  --allow HOST[:PORT]  (repeatable; implies --net proxy) a name, *.suffix, address\n"
+		"                    or CIDR; PORT a number or *; no port = 80 and 443\n"
+		"  --unix host|none  new AF_UNIX sockets with --net other than host (default none)\n"
 		"Environment and directory:\n"
 		"  --env-clear       start from nothing but PATH HOME USER LOGNAME SHELL TERM LANG\n"
 		"                    LC_* TZ TMPDIR\n"
@@ -121,6 +127,8 @@ enum {
 	OPT_FALLBACK,
 	OPT_FS,
 	OPT_NET,
+	OPT_ALLOW,
+	OPT_UNIX,
 	OPT_RW,
 	OPT_RO,
 	OPT_REPORT,
@@ -150,6 +158,8 @@ static const struct option long_options[] = {
 	{ "fallback",  no_argument,       NULL, OPT_FALLBACK },
 	{ "fs",        required_argument, NULL, OPT_FS },
 	{ "net",       required_argument, NULL, OPT_NET },
+	{ "allow",     required_argument, NULL, OPT_ALLOW },
+	{ "unix",      required_argument, NULL, OPT_UNIX },
 	{ "rw",        required_argument, NULL, OPT_RW },
 	{ "ro",        required_argument, NULL, OPT_RO },
 	{ "report",    required_argument, NULL, OPT_REPORT },
@@ -336,8 +346,36 @@ run_args_parse(int argc, char **argv, struct run_opts *ret)
 		case OPT_NET:
 			r = isolate_parse_net(a, &o.iso.net);
 			if (r < 0)
-				r = bad_value("--net", "value", a, r, "host or none");
+				r = bad_value("--net", "value", a, r, "host, proxy, loopback or none");
 			o.has_net = r == 0;
+			break;
+		case OPT_ALLOW: {
+			struct allow_rule rule;
+			char e[160];
+
+			r = allow_parse_rule(a, &rule, e, sizeof(e));
+			if (r < 0) {
+				char esc[128];
+
+				fprintf(stderr, "sandcap: --allow: invalid rule '%s': %s\n",
+					log_escape(a, esc, sizeof(esc)), e);
+				break;
+			}
+			r = allow_add(&o.allow, &rule);
+			if (r < 0)
+				fprintf(stderr, "sandcap: --allow: more than %d rules\n",
+					ALLOW_RULES_MAX);
+			o.has_allow = r == 0;
+			break;
+		}
+		case OPT_UNIX:
+			if (a != NULL && streq(a, "host"))
+				o.iso.unix_host = true;
+			else if (a != NULL && streq(a, "none"))
+				o.iso.unix_host = false;
+			else
+				r = bad_value("--unix", "value", a, -EINVAL, "host or none");
+			o.has_unix = r == 0;
 			break;
 		case OPT_RW:
 			r = add_path("--rw", a, o.iso.rw, &o.iso.n_rw);
@@ -423,6 +461,20 @@ run_args_parse(int argc, char **argv, struct run_opts *ret)
 	}
 	if (argv[optind][0] == '\0') {
 		fprintf(stderr, "sandcap: run: the command name is empty\n");
+		return -EINVAL;
+	}
+	if (o.has_allow && !o.has_net) {
+		o.iso.net = POLICY_NET_PROXY;   /* --allow implies --net proxy */
+		o.has_net = true;
+	}
+	if (o.has_allow && o.iso.net != POLICY_NET_PROXY) {
+		fprintf(stderr, "sandcap: --allow: only with --net proxy (not --net %s)\n",
+			policy_net_name(o.iso.net));
+		return -EINVAL;
+	}
+	if (o.has_unix && !o.iso.unix_host && o.iso.net == POLICY_NET_HOST) {
+		fprintf(stderr, "sandcap: --unix none: only with --net proxy, loopback or none "
+			"(--net host leaves every socket family open)\n");
 		return -EINVAL;
 	}
 	o.argv = argv + optind;

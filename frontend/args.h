@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "allow.h"
 #include "env.h"
 #include "isolate.h"
 
@@ -49,6 +50,8 @@ struct run_opts {
 
 	struct isolate_opts iso;
 	bool has_fs, has_net;
+	struct allow_list allow;                /* --allow: what the --net proxy may reach */
+	bool has_allow, has_unix;
 
 	struct env_opts env;                    /* --env-clear, --env, --env-deny */
 	const char *chdir;                      /* --chdir DIR or "@workspace"; NULL = stay */

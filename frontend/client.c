@@ -237,7 +237,7 @@ client_create(struct sc_session *s, const struct sc_request *req, char *err, siz
 {
 	uint8_t buf[WIRE_MSG_MAX], rbuf[WIRE_MSG_MAX + 1];
 	int rfds[WIRE_FDS_MAX];
-	struct sc_request eff = { .net = req->net, .fs = req->fs };
+	struct sc_request eff = { .net = req->net, .fs = req->fs, .proxy_port = req->proxy_port };
 	char id[CLIENT_ID_MAX], ws[PATH_MAX], enf[sizeof(s->enforcement)];
 	struct wire_wr wr;
 	struct wire_rd body;
@@ -254,6 +254,7 @@ client_create(struct sc_session *s, const struct sc_request *req, char *err, siz
 	wire_put_u64(&wr, req->timeout_ms);
 	wire_put_u32(&wr, (uint32_t) req->net);
 	wire_put_u32(&wr, (uint32_t) req->fs);
+	wire_put_u32(&wr, req->net == POLICY_NET_PROXY ? req->proxy_port : 0);
 	r = roundtrip(s, &wr, NULL, 0, rbuf, sizeof(rbuf), rfds, &nrfds, &body, err, errlen);
 	if (r < 0)
 		return r;

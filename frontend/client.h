@@ -44,6 +44,7 @@ struct sc_request {
 	uint64_t timeout_ms;    /* checked against the ceiling; enforced by sandcap, not the helper */
 	enum policy_net net;    /* isolation sandcap will apply; checked against net_required */
 	enum policy_fs fs;      /* checked against fs_required */
+	uint16_t proxy_port;    /* --net proxy: sandcap's proxy on 127.0.0.1; else 0 */
 };
 
 struct sc_session {

@@ -30,6 +30,7 @@
 #include "isolate.h"
 #include "json.h"
 #include "log.h"
+#include "net-run.h"
 #include "macro.h"
 #include "parse-util.h"
 #include "policy.h"
@@ -504,6 +505,7 @@ run_main(int argc, char **argv, const struct trace_opts *trace)
 	struct sv_outcome out = {};
 	struct verdict_input in = {};
 	struct report rep = { .version = SC_VERSION, .mode = "rlimit" };
+	static struct net_proxy proxy;
 	char id[64], err[512] = "", message[512] = "";
 	size_t n_rl = 0;
 	int r;
@@ -552,6 +554,12 @@ run_main(int argc, char **argv, const struct trace_opts *trace)
 			return refuse(&sink, &rep, false, "%s", err);
 	}
 
+	/* --net proxy: the proxy runs (outside the sandbox) before the helper hears its port. */
+	if (net_run_prepare(&o, &proxy, err, sizeof(err)) < 0) {
+		fprintf(stderr, "sandcap: %s\n", strip_sandcap_prefix(err));
+		return SC_EXIT_FAILURE;
+	}
+
 	/* cgroup mode unless --no-cgroup, when the helper is there and takes us. */
 	if (o.no_cgroup) {
 		snprintf(err, sizeof(err), "--no-cgroup was given");
@@ -570,7 +578,7 @@ run_main(int argc, char **argv, const struct trace_opts *trace)
 			struct sc_request req = {
 				.memory = o.memory, .cpu_percent = o.cpu_percent, .pids = o.pids,
 				.disk = o.disk, .timeout_ms = o.has_timeout ? o.timeout_ms : 0,
-				.net = o.iso.net, .fs = o.iso.fs,
+				.net = o.iso.net, .fs = o.iso.fs, .proxy_port = o.iso.proxy_port,
 			};
 
 			/* sandcap trace: as generous as the policy allows, for what was not given. */
@@ -597,6 +605,7 @@ run_main(int argc, char **argv, const struct trace_opts *trace)
 
 		rep.mode = "cgroup";
 		rep.id = sess.id;
+		o.iso.cgroup_bpf = o.iso.net != POLICY_NET_HOST;       /* the helper attached them */
 		o.iso.workspace = sess.ws_path[0] != '\0' ? sess.ws_path : NULL;
 		o.memory = e->memory;   /* as applied, for the messages */
 		if (e->memory > 0) {
@@ -689,6 +698,10 @@ run_main(int argc, char **argv, const struct trace_opts *trace)
 		report_add_enforcement(&rep, "fs", "%s", plan.fs_enforcement);
 	if (o.has_net)
 		report_add_enforcement(&rep, "net", "%s", plan.net_enforcement);
+	if (net_run_environment(&o, &proxy) < 0) {
+		fprintf(stderr, "sandcap: --net proxy: cannot set the proxy variables\n");
+		return SC_EXIT_FAILURE;
+	}
 
 	struct sv_spec spec = {
 		.argv = o.argv,
@@ -748,6 +761,8 @@ run_main(int argc, char **argv, const struct trace_opts *trace)
 		in.disk_limit = sess.effective.disk;
 		in.cpu_budget_fired = out.cpu_budget_fired;
 	}
+
+	net_run_report(&o, plan.net_enforcement, &proxy, &rep);
 
 	in.setup = out.setup == SV_SETUP_EXEC ? VERDICT_SETUP_EXEC :
 		   out.setup == SV_SETUP_FAILED ? VERDICT_SETUP_FAILED : VERDICT_SETUP_NONE;

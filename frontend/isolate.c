@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/ptrace.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -58,6 +59,13 @@
 /* The ABI 6 layout of struct landlock_ruleset_attr.  The kernel accepts a larger struct
  * than it knows as long as the extra bytes are zero, and the fields it does not know are
  * only set when the probed ABI has them. */
+/* <linux/landlock.h> of older distributions lacks the network rule (ABI 4). */
+#define SC_LANDLOCK_RULE_NET_PORT 2
+struct sc_net_port_attr {
+	uint64_t allowed_access;
+	uint64_t port;
+} __attribute__((packed));
+
 struct sc_ruleset_attr {
 	uint64_t handled_access_fs;
 	uint64_t handled_access_net;
@@ -98,15 +106,7 @@ isolate_parse_fs(const char *s, enum policy_fs *ret)
 int
 isolate_parse_net(const char *s, enum policy_net *ret)
 {
-	if (s == NULL)
-		return -EINVAL;
-	if (streq(s, "host"))
-		*ret = POLICY_NET_HOST;
-	else if (streq(s, "none"))
-		*ret = POLICY_NET_NONE;
-	else
-		return -EINVAL;
-	return 0;
+	return policy_net_parse(s, ret);
 }
 
 int
@@ -297,9 +297,9 @@ isolate_plan_on(const struct isolate_opts *o, int abi, bool seccomp, struct isol
 	}
 
 	/* Network. */
-	if (o->net == POLICY_NET_HOST)
+	if (o->net == POLICY_NET_HOST) {
 		set_str(p.net_enforcement, sizeof(p.net_enforcement), "none");
-	else {
+	} else if (o->net == POLICY_NET_NONE && !o->cgroup_bpf) {
 		p.landlock_net = abi >= 4;
 		p.landlock_scope = abi >= 6;
 		if (seccomp) {
@@ -320,11 +320,48 @@ isolate_plan_on(const struct isolate_opts *o, int abi, bool seccomp, struct isol
 		else
 			set_str(p.net_enforcement, sizeof(p.net_enforcement),
 				"none (no seccomp; --fallback)");
+	} else {
+		/* none (cgroup mode), loopback, proxy: the families, types and protocols
+		 * BPF cannot see (AF_UNIX, AF_NETLINK, AF_PACKET, AF_ALG, AF_VSOCK...) and
+		 * io_uring need seccomp; no --fallback here. */
+		const char *mode = policy_net_name(o->net);
+
+		p.landlock_scope = abi >= 6;
+		if (!seccomp) {
+			set_str(err, errlen, "sandcap: --net %s: this kernel has no seccomp filters "
+				"(needs CONFIG_SECCOMP_FILTER), which must refuse the socket families "
+				"other than IPv4 and IPv6; use --net host", mode);
+			return -EOPNOTSUPP;
+		}
+		p.seccomp = true;
+		if (o->cgroup_bpf) {
+			/* Landlock's port rule too where there is one: no address check, but
+			 * a second, independent layer for TCP. */
+			p.landlock_net = o->net != POLICY_NET_LOOPBACK && abi >= 4;
+			set_str(p.net_enforcement, sizeof(p.net_enforcement), "cgroup-bpf + seccomp%s",
+				p.landlock_net ? " + landlock" : "");
+		} else if (o->net == POLICY_NET_LOOPBACK) {
+			set_str(err, errlen, "sandcap: --net loopback: needs cgroup mode (the sandcap "
+				"helper with cap_bpf and cap_net_admin, see 'sandcap doctor'): without "
+				"it nothing can limit connections to loopback addresses; use --net "
+				"proxy --allow 127.0.0.1:PORT, or --net none");
+			return -EOPNOTSUPP;
+		} else if (abi >= 4) {
+			p.landlock_net = true;
+			set_str(p.net_enforcement, sizeof(p.net_enforcement),
+				"landlock ABI %d + seccomp", abi);
+		} else {
+			set_str(err, errlen, "sandcap: --net proxy: rlimit mode needs Landlock ABI 4 "
+				"(Linux 6.7) to limit TCP connections to the proxy's port, and this "
+				"kernel has %s; use cgroup mode (the sandcap helper) or --net none",
+				abi > 0 ? "an older ABI" : "no Landlock");
+			return -EOPNOTSUPP;
+		}
 	}
 
 	/* The terminal-injection guard (TIOCSTI) rides on seccomp whenever anything is
 	 * isolated; without seccomp it is simply absent (and documented). */
-	if (!p.seccomp && seccomp && (p.landlock_fs || o->net == POLICY_NET_NONE))
+	if (!p.seccomp && seccomp && (p.landlock_fs || o->net != POLICY_NET_HOST))
 		p.seccomp = true;
 
 	*ret = p;
@@ -334,7 +371,7 @@ isolate_plan_on(const struct isolate_opts *o, int abi, bool seccomp, struct isol
 int
 isolate_plan(const struct isolate_opts *o, struct isolate_plan *ret, char *err, size_t errlen)
 {
-	bool need_seccomp = o->fs != POLICY_FS_NONE || o->net == POLICY_NET_NONE;
+	bool need_seccomp = o->fs != POLICY_FS_NONE || o->net != POLICY_NET_HOST;
 
 	return isolate_plan_on(o, isolate_landlock_abi(),
 			       need_seccomp && isolate_seccomp_available(), ret, err, errlen);
@@ -363,8 +400,9 @@ isolate_check_required_on(const struct isolate_opts *o, const struct policy_reso
 		return -EPERM;
 	}
 	if (o->fallback && r->net_required > POLICY_NET_HOST && !seccomp) {
-		set_str(err, errlen, "sandcap: --fallback: the policy requires --net none for you and "
-			"this kernel has no seccomp filters to enforce it");
+		set_str(err, errlen, "sandcap: --fallback: the policy requires --net %s for you and "
+			"this kernel has no seccomp filters to enforce it",
+			policy_net_name(r->net_required));
 		return -EPERM;
 	}
 	return 0;
@@ -424,7 +462,7 @@ landlock_apply(const struct isolate_opts *o, const struct isolate_plan *plan, ch
 			return r;
 		}
 	}
-	if (plan->landlock_net)         /* no port rules: all TCP bind and connect refused */
+	if (plan->landlock_net)         /* all TCP bind and connect refused, but the proxy */
 		attr.handled_access_net = LANDLOCK_ACCESS_NET_BIND_TCP |
 					  LANDLOCK_ACCESS_NET_CONNECT_TCP;
 	if (plan->landlock_scope)
@@ -477,6 +515,20 @@ landlock_apply(const struct isolate_opts *o, const struct isolate_plan *plan, ch
 		}
 	}
 
+	/* --net proxy: TCP connect to the proxy's port (Landlock cannot name the address:
+	 * in rlimit mode the same port on other hosts is reachable too; docs/isolation.md). */
+	if (plan->landlock_net && o->net == POLICY_NET_PROXY && o->proxy_port != 0) {
+		struct sc_net_port_attr np = { .allowed_access = LANDLOCK_ACCESS_NET_CONNECT_TCP,
+					       .port = o->proxy_port };
+
+		if (syscall(SYS_landlock_add_rule, ruleset, SC_LANDLOCK_RULE_NET_PORT, &np, 0) < 0) {
+			r = -errno;
+			set_str(err, errlen, "sandcap: Landlock: cannot allow the proxy's port %u: %s",
+				(unsigned) o->proxy_port, strerror(-r));
+			return r;
+		}
+	}
+
 	if (syscall(SYS_landlock_restrict_self, ruleset, 0) < 0) {
 		r = -errno;
 		set_str(err, errlen, "sandcap: Landlock: cannot restrict the sandbox: %s%s",
@@ -511,13 +563,57 @@ deny(scmp_filter_ctx ctx, int err, const char *name, unsigned n, const struct sc
 })
 #define DENY0(ctx, err, name) deny((ctx), (err), (name), 0, NULL)
 
+/* --net loopback|proxy: socket() only for AF_UNIX, AF_INET and AF_INET6; for the inet
+ * families only stream (and, with udp, datagram) sockets of protocol 0, TCP (or UDP).  The
+ * cgroup BPF program checks the resolved protocol again in cgroup mode; in rlimit mode
+ * this is what keeps UDP, raw, SCTP and MPTCP out.  Every comparison is 64-bit: junk in
+ * the high bits of an argument makes it larger than any allowed value, hence refused. */
+static int
+deny_inet_only(scmp_filter_ctx ctx, bool udp)
+{
+	static const int other_families[] = { AF_UNSPEC, 3, 4, 5, 6, 7, 8, 9 };
+	static const int bad_types[] = { SOCK_RAW, SOCK_RDM, SOCK_SEQPACKET, SOCK_DCCP,
+					 SOCK_PACKET, 0, 7, 8, 9, 11, 12, 13, 14, 15 };
+	const int families[] = { AF_INET, AF_INET6 };
+	unsigned max_proto = udp ? IPPROTO_UDP : IPPROTO_TCP;
+	int r;
+
+	/* AF_UNIX = 1, AF_INET = 2, AF_INET6 = 10: refuse the others below 10 one by one,
+	 * and everything above 10. */
+	r = DENY(ctx, EAFNOSUPPORT, "socket", SCMP_A0(SCMP_CMP_GT, AF_INET6));
+	for (size_t i = 0; r == 0 && i < ELEMENTSOF(other_families); i++)
+		r = DENY(ctx, EAFNOSUPPORT, "socket", SCMP_A0(SCMP_CMP_EQ, other_families[i]));
+	for (size_t f = 0; r == 0 && f < ELEMENTSOF(families); f++) {
+		for (size_t i = 0; r == 0 && i < ELEMENTSOF(bad_types); i++)
+			r = DENY(ctx, EPROTONOSUPPORT, "socket",
+				 SCMP_A0(SCMP_CMP_EQ, families[f]),
+				 SCMP_A1(SCMP_CMP_MASKED_EQ, 0xf, bad_types[i]));
+		if (r == 0 && !udp)
+			r = DENY(ctx, EPROTONOSUPPORT, "socket", SCMP_A0(SCMP_CMP_EQ, families[f]),
+				 SCMP_A1(SCMP_CMP_MASKED_EQ, 0xf, SOCK_DGRAM));
+		if (r == 0)
+			r = DENY(ctx, EPROTONOSUPPORT, "socket", SCMP_A0(SCMP_CMP_EQ, families[f]),
+				 SCMP_A2(SCMP_CMP_GT, max_proto));
+		for (unsigned pr = 1; r == 0 && pr < max_proto; pr++)
+			if (pr != IPPROTO_TCP)
+				r = DENY(ctx, EPROTONOSUPPORT, "socket",
+					 SCMP_A0(SCMP_CMP_EQ, families[f]),
+					 SCMP_A2(SCMP_CMP_EQ, pr));
+	}
+	return r;
+}
+
 static int
 seccomp_apply(const struct isolate_opts *o, const struct isolate_plan *plan, char *err,
 	      size_t errlen)
 {
 	_cleanup_(seccomp_freep) scmp_filter_ctx ctx = NULL;
-	bool fs_policy = plan->landlock_fs;
 	bool net_none = o->net == POLICY_NET_NONE;
+	bool net_inet = o->net == POLICY_NET_LOOPBACK || o->net == POLICY_NET_PROXY;
+	/* New AF_UNIX sockets: refused with any --net but host unless --unix host (the
+	 * systemd --user, D-Bus, docker.sock escapes: connect() to a socket file is not a
+	 * Landlock right before ABI 9, and abstract sockets have no path at all). */
+	bool unix_closed = o->net != POLICY_NET_HOST && !o->unix_host;
 	bool landlock_domain = plan->landlock_fs || plan->landlock_net || plan->landlock_scope;
 	int r = 0;
 
@@ -544,20 +640,22 @@ seccomp_apply(const struct isolate_opts *o, const struct isolate_plan *plan, cha
 	if (r < 0)
 		goto fail;
 
-	if (net_none) {
-		/* Every socket family but AF_UNIX.  The comparison is 64-bit, so a domain with
-		 * junk in the high bits is "!= AF_UNIX" and refused: the safe direction. */
-		r = DENY(ctx, EAFNOSUPPORT, "socket", SCMP_A0(SCMP_CMP_NE, AF_UNIX));
-		if (r == 0 && fs_policy)
-			/* Pathname UNIX sockets: connect() to one is not a Landlock right before
-			 * ABI 9, so with a filesystem policy on, refuse new AF_UNIX sockets
-			 * altogether.  socketpair() stays, stream and seqpacket only: a datagram
-			 * pair could still sendto()/connect() a socket file. */
+	if (net_none || net_inet) {
+		if (net_none)
+			/* Every socket family but AF_UNIX.  The comparison is 64-bit, so a
+			 * domain with junk in the high bits is "!= AF_UNIX" and refused: the
+			 * safe direction. */
+			r = DENY(ctx, EAFNOSUPPORT, "socket", SCMP_A0(SCMP_CMP_NE, AF_UNIX));
+		else
+			r = deny_inet_only(ctx, o->net == POLICY_NET_LOOPBACK);
+		if (r == 0 && unix_closed)
+			/* socketpair() stays, stream and seqpacket only: a datagram pair could
+			 * still sendto()/connect() a socket file. */
 			r = DENY(ctx, EPERM, "socket", SCMP_A0(SCMP_CMP_EQ, AF_UNIX));
-		if (r == 0 && fs_policy)
+		if (r == 0 && unix_closed)
 			r = DENY(ctx, EPERM, "socketpair", SCMP_A1(SCMP_CMP_MASKED_EQ, 0xf,
 								   SOCK_DGRAM));
-		if (r == 0 && fs_policy)
+		if (r == 0 && unix_closed)
 			r = DENY(ctx, EPERM, "socketpair", SCMP_A1(SCMP_CMP_MASKED_EQ, 0xf,
 								   SOCK_RAW));
 		/* socketcall(2) multiplexes every socket call through a pointer seccomp cannot

@@ -21,6 +21,9 @@ struct isolate_opts {
 	size_t n_ro;
 	const char *workspace;                  /* writable when fs != none; may be NULL */
 	bool fallback;                          /* --fallback: accept weaker substitutes */
+	bool unix_host;                         /* --unix host: keep socket(AF_UNIX) */
+	uint16_t proxy_port;                    /* --net proxy: the proxy's port on 127.0.0.1 */
+	bool cgroup_bpf;                        /* the helper attached the --net BPF programs */
 };
 
 /* What will enforce each part, decided in the parent before fork (for the report). */

@@ -213,7 +213,7 @@ check_value(struct pctx *c, const struct pkey *k, const char *v, bool *ret_on)
 		break;
 	case P_NET:
 		if (!streq(v, "host") && !streq(v, "none"))
-			return perr(c, "net = '%s': expected host or none", v);
+			return perr(c, "net = '%s': expected host, proxy, loopback or none", v);
 		break;
 	case P_FS:
 		if (!streq(v, "none") && !streq(v, "ro") && !streq(v, "strict"))

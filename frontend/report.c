@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -68,6 +69,57 @@ write_env_names(struct json *j, const struct report *r)
 	json_array_end(j);
 }
 
+static void
+write_network(struct json *j, const struct report_network *n)
+{
+	const struct net_proxy *p = n->proxy;
+
+	json_key(j, "network");
+	json_object_begin(j);
+	json_key(j, "mode");
+	json_string(j, n->mode);
+	json_key(j, "enforcement");
+	json_string(j, n->enforcement);
+	if (n->allow != NULL) {
+		json_key(j, "allow");
+		json_array_begin(j);
+		for (size_t i = 0; i < n->allow->n; i++)
+			json_string(j, n->allow->rule[i].text);
+		json_array_end(j);
+	}
+	if (p != NULL) {
+		json_key(j, "connections");
+		json_array_begin(j);
+		for (size_t i = 0; i < p->n_conn; i++) {
+			const struct net_conn *c = &p->conn[i];
+
+			json_object_begin(j);
+			json_key(j, "host");
+			json_string(j, c->host);
+			json_key(j, "port");
+			json_uint(j, c->port);
+			json_key(j, "address");
+			if (c->address[0] != '\0')
+				json_string(j, c->address);
+			else
+				json_null(j);
+			json_key(j, "decision");
+			json_string(j, c->denied ? "denied" : "allowed");
+			json_key(j, "reason");
+			json_string(j, c->reason);
+			json_key(j, "bytes_out");
+			json_uint(j, c->bytes_out);
+			json_key(j, "bytes_in");
+			json_uint(j, c->bytes_in);
+			json_object_end(j);
+		}
+		json_array_end(j);
+		json_key(j, "connections_omitted");
+		json_uint(j, p->omitted);
+	}
+	json_object_end(j);
+}
+
 int
 report_write_json(FILE *f, const struct report *r)
 {
@@ -117,6 +169,8 @@ report_write_json(FILE *f, const struct report *r)
 		json_string(&j, r->enforcement[i].value);
 	}
 	json_object_end(&j);
+	if (r->net.mode != NULL)
+		write_network(&j, &r->net);
 	json_key(&j, "usage");
 	json_object_begin(&j);
 	json_key(&j, "wall_ms");
@@ -150,4 +204,11 @@ report_write_summary(FILE *f, const struct report *r)
 	fprintf(f, "sandcap: usage: wall %.2fs, cpu %.2fs user %.2fs sys, peak rss %s\n",
 		(double) r->wall_ms / 1000.0, (double) r->cpu_user_ms / 1000.0,
 		(double) r->cpu_system_ms / 1000.0, rss);
+	if (r->net.proxy != NULL) {
+		const struct net_proxy *p = r->net.proxy;
+		uint64_t total = p->n_conn + p->omitted;
+
+		fprintf(f, "sandcap: network: %" PRIu64 " connection%s through the proxy, %" PRIu64
+			" denied\n", total, total == 1 ? "" : "s", p->denied);
+	}
 }

@@ -7,9 +7,18 @@
 #include <stdio.h>
 
 #include "cgstats.h"
+#include "proxy.h"
 #include "verdict.h"
 
 #define REPORT_ITEMS_MAX 24
+
+/* The report's network object (docs/report.md); mode NULL = no object. */
+struct report_network {
+	const char *mode;                       /* "none", "loopback", "proxy", "host" */
+	char enforcement[96];                   /* "cgroup-bpf + seccomp", ... */
+	const struct allow_list *allow;         /* proxy: the normalised rules */
+	const struct net_proxy *proxy;          /* proxy: the connection records */
+};
 
 struct report {
 	const char *version;
@@ -33,6 +42,7 @@ struct report {
 	 * written.  tmpdir_set: sandcap set TMPDIR (listed if env lacks it). */
 	char *const *env;
 	bool tmpdir_set;
+	struct report_network net;
 };
 
 /* Append to the limits / enforcement maps (silently ignored past REPORT_ITEMS_MAX, which

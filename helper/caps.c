@@ -6,6 +6,7 @@
  */
 #include <cap-ng.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -17,15 +18,28 @@
 static const struct {
 	unsigned cap;
 	const char *name;
+	bool optional;          /* without it only --net host works in cgroup mode */
 } helper_caps[] = {
 	/* open the 0700 delegated parent, mkdir/rmdir leaves, write limits, cgroup.kill and
 	 * cgroup.procs (open-time credentials), the root-owned workspace and lock dirs */
-	{ CAP_DAC_OVERRIDE, "cap_dac_override" },
+	{ CAP_DAC_OVERRIDE, "cap_dac_override", false },
 	/* hand each new leaf and its files, and the helper's own dirs, to root */
-	{ CAP_CHOWN,        "cap_chown" },
+	{ CAP_CHOWN,        "cap_chown",        false },
 	/* fsopen/fsmount/move_mount/umount2 of the per-sandbox tmpfs */
-	{ CAP_SYS_ADMIN,    "cap_sys_admin" },
+	{ CAP_SYS_ADMIN,    "cap_sys_admin",    false },
+	/* bpf(2) BPF_PROG_LOAD of the cgroup socket programs of --net (op_net.c) */
+	{ CAP_BPF,          "cap_bpf",       true },
+	/* bpf(2) BPF_PROG_LOAD and BPF_PROG_ATTACH of those programs to the leaf */
+	{ CAP_NET_ADMIN,    "cap_net_admin", true },
 };
+
+static bool have_net;   /* both optional capabilities are permitted */
+
+bool
+caps_have_net(void)
+{
+	return have_net;
+}
 
 int
 caps_init(char *missing, size_t len)
@@ -37,8 +51,12 @@ caps_init(char *missing, size_t len)
 		missing[0] = '\0';
 	if (capng_get_caps_process() < 0)
 		return -EPERM;
+	have_net = true;
 	for (size_t i = 0; i < ELEMENTSOF(helper_caps); i++)
-		if (capng_have_capability(CAPNG_PERMITTED, helper_caps[i].cap) != 1) {
+		if (helper_caps[i].optional) {
+			if (capng_have_capability(CAPNG_PERMITTED, helper_caps[i].cap) != 1)
+				have_net = false;
+		} else if (capng_have_capability(CAPNG_PERMITTED, helper_caps[i].cap) != 1) {
 			int n = snprintf(missing + off, len - off, " %s", helper_caps[i].name);
 
 			if (n > 0 && (size_t) n < len - off)
@@ -49,7 +67,8 @@ caps_init(char *missing, size_t len)
 		return r;
 	capng_clear(CAPNG_SELECT_CAPS);
 	for (size_t i = 0; i < ELEMENTSOF(helper_caps); i++)
-		if (capng_update(CAPNG_ADD, CAPNG_PERMITTED, helper_caps[i].cap) < 0)
+		if ((!helper_caps[i].optional || have_net) &&
+		    capng_update(CAPNG_ADD, CAPNG_PERMITTED, helper_caps[i].cap) < 0)
 			return -EINVAL;
 	/* SELECT_CAPS only: touching the bounding set needs CAP_SETPCAP. */
 	return capng_apply(CAPNG_SELECT_CAPS) < 0 ? -EPERM : 0;

@@ -11,6 +11,10 @@
  * -EPERM with the names of the missing capabilities in missing (" cap_chown ..."). */
 int caps_init(char *missing, size_t len);
 
+/* Are cap_bpf and cap_net_admin permitted (after caps_init)?  Optional: without them the
+ * helper serves --net host only. */
+bool caps_have_net(void);
+
 /* Make cap effective for the next syscall; pair with caps_lower().  -EPERM on failure. */
 int caps_raise(unsigned cap);
 void caps_lower(unsigned cap);

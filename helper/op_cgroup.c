@@ -27,6 +27,7 @@
 #include "cgroup.h"
 #include "log.h"
 #include "macro.h"
+#include "op_net.h"
 #include "parse-util.h"
 #include "session.h"
 
@@ -219,7 +220,8 @@ write_limits(struct session *s, char *note, size_t notelen)
 	return r;
 }
 
-static int create_locked(struct session *s, char *msg, size_t msglen);
+static int create_locked(struct session *s, uint32_t net, uint16_t proxy_port, char *msg,
+			 size_t msglen);
 
 int
 op_create(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr *body,
@@ -228,21 +230,26 @@ op_create(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr 
 	static const enum policy_limit order[] = { POLICY_MEMORY, POLICY_CPU, POLICY_PIDS,
 						   POLICY_DISK, POLICY_TIMEOUT };
 	uint64_t req[_POLICY_LIMIT_MAX];
-	uint32_t net, fs;
+	uint32_t net, fs, proxy_port;
 	int r;
 
 	for (size_t i = 0; i < ELEMENTSOF(order); i++)
 		if (wire_get_u64(rd, &req[order[i]]) < 0)
 			return -EBADMSG;
-	if (wire_get_u32(rd, &net) < 0 || wire_get_u32(rd, &fs) < 0 || wire_get_end(rd) < 0)
+	if (wire_get_u32(rd, &net) < 0 || wire_get_u32(rd, &fs) < 0 ||
+	    wire_get_u32(rd, &proxy_port) < 0 || wire_get_end(rd) < 0)
 		return -EBADMSG;
-	if (net > POLICY_NET_NONE || fs > POLICY_FS_STRICT)
+	if (net_check_request(net, proxy_port) < 0 || fs > POLICY_FS_STRICT)
 		return -EBADMSG;
-	/* The isolation itself is applied by sandcap in the child; the helper only refuses a
-	 * session that says it will apply less than the policy requires. */
-	if (net < s->res.net_required || fs < s->res.fs_required) {
+	/* --fs is applied by sandcap in the child; --net other than host is enforced here, by
+	 * the BPF programs net_attach() puts on the leaf.  Refuse less than the policy says. */
+	if (net < s->res.net_required) {
+		snprintf(msg, msglen, "the policy requires --net %s (or stricter) for you",
+			 policy_net_name(s->res.net_required));
+		return -EPERM;
+	}
+	if (fs < s->res.fs_required) {
 		snprintf(msg, msglen, "the policy requires %s for you",
-			 net < s->res.net_required ? "--net none" :
 			 s->res.fs_required == POLICY_FS_STRICT ? "--fs strict" : "--fs ro");
 		return -EPERM;
 	}
@@ -263,7 +270,7 @@ op_create(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr 
 	r = user_lock(s, msg, msglen);
 	if (r < 0)
 		return r;
-	r = create_locked(s, msg, msglen);
+	r = create_locked(s, net, (uint16_t) proxy_port, msg, msglen);
 	user_unlock(s);
 	if (r < 0)
 		return r;
@@ -281,7 +288,8 @@ op_create(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr 
 }
 
 static int
-create_locked(struct session *s, char *msg, size_t msglen)
+create_locked(struct session *s, uint32_t net, uint16_t proxy_port, char *msg,
+	      size_t msglen)
 {
 	char lock[CG_NAME_MAX + 8], note[128] = "", wsnote[128] = "";
 	unsigned live = 0;
@@ -322,6 +330,9 @@ create_locked(struct session *s, char *msg, size_t msglen)
 			 : "");
 		return r == -ENOENT ? -ENOTSUP : r;
 	}
+	r = net_attach(s, net, proxy_port, msg, msglen);   /* before any ATTACH */
+	if (r < 0)
+		return r;
 	/* Opened now, while we can: permission is checked at open. */
 	s->kill_fd = WITH_CAP(CAP_DAC_OVERRIDE, openat(s->leaf_fd, "cgroup.kill",
 			O_WRONLY | O_NOFOLLOW | O_CLOEXEC));

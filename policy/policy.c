@@ -716,13 +716,9 @@ parse_limit_value(struct parse_ctx *c, unsigned lineno, enum key k, const char *
 		}
 		break;
 	case K_NET:
-		if (streq(v, "host"))
-			s->net = POLICY_NET_HOST;
-		else if (streq(v, "none"))
-			s->net = POLICY_NET_NONE;
-		else {
-			add_error(c, lineno, "net: invalid value '%s': expected host or none",
-				  ESC(v));
+		if (policy_net_parse(v, &s->net) < 0) {
+			add_error(c, lineno, "net: invalid value '%s': expected host, proxy, "
+				  "loopback or none", ESC(v));
 			return -EINVAL;
 		}
 		return 0;
@@ -1100,7 +1096,31 @@ policy_total_name(int t)
 const char *
 policy_net_name(enum policy_net n)
 {
-	return n == POLICY_NET_NONE ? "none" : "host";
+	switch (n) {
+	case POLICY_NET_NONE:
+		return "none";
+	case POLICY_NET_LOOPBACK:
+		return "loopback";
+	case POLICY_NET_PROXY:
+		return "proxy";
+	case POLICY_NET_HOST:
+	default:
+		return "host";
+	}
+}
+
+int
+policy_net_parse(const char *v, enum policy_net *ret)
+{
+	static const enum policy_net all[] = { POLICY_NET_HOST, POLICY_NET_PROXY,
+					       POLICY_NET_LOOPBACK, POLICY_NET_NONE };
+
+	for (size_t i = 0; v != NULL && i < ELEMENTSOF(all); i++)
+		if (streq(v, policy_net_name(all[i]))) {
+			*ret = all[i];
+			return 0;
+		}
+	return -EINVAL;
 }
 
 const char *

@@ -32,7 +32,15 @@ enum policy_limit {
 
 /* Isolation a policy may force (issue: Landlock/seccomp).  Ordered: a larger value is
  * stricter, so "request >= required" is the test. */
-enum policy_net { POLICY_NET_HOST = 0, POLICY_NET_NONE = 1 };
+/* Ordered from the least to the most strict: a requirement is met by itself or anything
+ * stricter.  proxy is below loopback: its allow-list is the caller's, and may name any
+ * loopback port.  These are also the wire values of CREATE's net (PROTOCOL.md 3.2). */
+enum policy_net {
+	POLICY_NET_HOST = 0,
+	POLICY_NET_PROXY = 1,
+	POLICY_NET_LOOPBACK = 2,
+	POLICY_NET_NONE = 3,
+};
 enum policy_fs { POLICY_FS_NONE = 0, POLICY_FS_RO = 1, POLICY_FS_STRICT = 2 };
 
 struct policy;          /* opaque; only policy.c knows its layout */
@@ -117,6 +125,8 @@ const char *policy_limit_name(enum policy_limit l);
 
 /* "host"/"none"; "none"/"ro"/"strict". */
 const char *policy_net_name(enum policy_net n);
+/* "host", "proxy", "loopback", "none"; -EINVAL otherwise. */
+int policy_net_parse(const char *v, enum policy_net *ret);
 const char *policy_fs_name(enum policy_fs f);
 
 /* A value of limit l as people read it: "2 GiB", "200%", "64", "30s"; UINT64_MAX gives

@@ -85,7 +85,7 @@ op_create(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr 
 	  char *msg, size_t msglen)
 {
 	uint64_t req[5];
-	uint32_t net, fs;
+	uint32_t net, fs, port;
 
 	n_handled++;
 	if (!(s->permitted & B_CREATE))
@@ -93,9 +93,10 @@ op_create(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr 
 	for (size_t i = 0; i < ELEMENTSOF(req); i++)
 		if (wire_get_u64(rd, &req[i]) < 0)
 			return -EBADMSG;
-	if (wire_get_u32(rd, &net) < 0 || wire_get_u32(rd, &fs) < 0 || wire_get_end(rd) < 0)
+	if (wire_get_u32(rd, &net) < 0 || wire_get_u32(rd, &fs) < 0 ||
+	    wire_get_u32(rd, &port) < 0 || wire_get_end(rd) < 0)
 		return -EBADMSG;
-	if (net > POLICY_NET_NONE || fs > POLICY_FS_STRICT)
+	if (net > POLICY_NET_NONE || fs > POLICY_FS_STRICT || port > 65535)
 		return -EBADMSG;
 	if (req[0] == 1) {      /* some refusal, so that the refusal path is covered too */
 		snprintf(msg, msglen, "memory %llu is below the floor", (unsigned long long) req[0]);

@@ -62,13 +62,25 @@ test_parse_net(void **state)
 	assert_int_equal(net, POLICY_NET_HOST);
 	assert_int_equal(isolate_parse_net("none", &net), 0);
 	assert_int_equal(net, POLICY_NET_NONE);
-	const char *bad[] = { "", "NONE", "off", "host ", "loopback", "no" };
+	assert_int_equal(isolate_parse_net("loopback", &net), 0);
+	assert_int_equal(net, POLICY_NET_LOOPBACK);
+	assert_int_equal(isolate_parse_net("proxy", &net), 0);
+	assert_int_equal(net, POLICY_NET_PROXY);
+	net = POLICY_NET_NONE;
+	const char *bad[] = { "", "NONE", "off", "host ", "Loopback", "lo", "no", "proxy\n" };
 	for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
 		assert_int_equal(isolate_parse_net(bad[i], &net), -EINVAL);
 		assert_int_equal(net, POLICY_NET_NONE);
 	}
+	assert_int_equal(isolate_parse_net(NULL, &net), -EINVAL);
 	assert_string_equal(policy_net_name(POLICY_NET_HOST), "host");
 	assert_string_equal(policy_net_name(POLICY_NET_NONE), "none");
+	assert_string_equal(policy_net_name(POLICY_NET_LOOPBACK), "loopback");
+	assert_string_equal(policy_net_name(POLICY_NET_PROXY), "proxy");
+	/* Strictness order: a requirement is met by itself or anything stricter. */
+	assert_true(POLICY_NET_HOST < POLICY_NET_PROXY);
+	assert_true(POLICY_NET_PROXY < POLICY_NET_LOOPBACK);
+	assert_true(POLICY_NET_LOOPBACK < POLICY_NET_NONE);
 }
 
 static void

@@ -72,7 +72,7 @@ static const struct {
 	{ "[a]\ncpu = 0%\n", 2, "cpu = '0%'" },
 	{ "[a]\npids = 0\n", 2, "pids = '0'" },
 	{ "[a]\ntimeout = 5x\n", 2, "timeout = '5x'" },
-	{ "[a]\nnet = internet\n", 2, "expected host or none" },
+	{ "[a]\nnet = internet\n", 2, "expected host, proxy, loopback or none" },
 	{ "[a]\nfs = rw\n", 2, "expected none, ro or strict" },
 	{ "[a]\nrw = relative/path\n", 2, "absolute paths" },
 	{ "[a]\nfallback = maybe\n", 2, "expected yes or no" },

@@ -83,6 +83,12 @@ mkdir -m 0700 $HT
 chmod 0700 /root
 must "copy /etc to a tmpfs" cp -a /etc/. /mnt/etc/
 must "bind the copy over /etc" mount --bind /mnt/etc /etc
+# The guest has no network device but lo: nothing it sends can leave it.  The --net
+# scenarios need lo up, IPv6 where the module loads, and names in (the guest's) /etc/hosts.
+ip link set lo up 2>/dev/null || ifconfig lo up 2>/dev/null
+_m=/usr/lib/uml/modules/$(uname -r)/kernel
+[ -f $_m/net/ipv6/ipv6.ko ] && { insmod $_m/lib/crc-ccitt.ko 2>/dev/null; insmod $_m/net/ipv6/ipv6.ko 2>/dev/null; }
+printf '127.0.0.1 allowed.sandcap.test other.sandcap.test\n::1 v6.sandcap.test\n' >> /etc/hosts
 mkdir -p /dev/shm && mount -t tmpfs -o mode=1777,size=32m sandcap-vm-shm /dev/shm
 
 # ---- 2. Test users and groups (in the tmpfs copy of /etc). ---------------------------
@@ -123,7 +129,8 @@ for p in "$VM_BUILD"/tests/probe-* "$VM_BUILD"/tests/hostile-*; do
 	[ -f "$p" ] && cp "$p" $OPT/tests/
 done
 chmod 0755 $OPT/bin/* $OPT/libexec/* 2>/dev/null
-must "setcap sandcap-helper" setcap cap_dac_override,cap_chown,cap_sys_admin=p $OPT/libexec/sandcap-helper
+must "setcap sandcap-helper" setcap cap_dac_override,cap_chown,cap_sys_admin,cap_net_admin,cap_bpf=p \
+	$OPT/libexec/sandcap-helper
 must "setcap probe-capcg" setcap cap_dac_override,cap_chown=p $OPT/tests/probe-capcg
 
 # vm-as-user USER CMD...: run CMD as USER (and its groups) from the user's own cgroup.

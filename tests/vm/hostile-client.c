@@ -290,7 +290,7 @@ hello(struct helper *h)
 static int
 create(struct helper *h, int *rfds, size_t *nrfds)
 {
-	uint8_t body[5 * 8 + 2 * 4] = { 0 };   /* all defaults, net host, fs none */
+	uint8_t body[5 * 8 + 3 * 4] = { 0 };   /* all defaults, net host, fs none, no port */
 
 	return request(h, WIRE_REQ_CREATE, body, sizeof(body), NULL, 0, rfds, nrfds, NULL, 0);
 }
@@ -371,7 +371,7 @@ out_of_order(const char *desc, int setup, uint16_t type, size_t nfds)
 	int rfds[2] = { -1, -1 }, r = 0, st, fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	int fds[2] = { fd, fd };
 	size_t nr = 0;
-	uint8_t buf[WIRE_MSG_MAX], body[48] = { 0 };
+	uint8_t buf[WIRE_MSG_MAX], body[52] = { 0 };
 	uint32_t v = htobe32(WIRE_VERSION);
 	char why[256] = "";
 	int len;
@@ -456,12 +456,20 @@ group_frames(void)
 	memset(body, 0xff, sizeof(body));
 	len = frame(buf, WIRE_REQ_CREATE, 2, body, sizeof(body));
 	bad_frame("CREATE body too long (64 bytes)", 1, buf, (size_t) len, NULL, 0);
-	len = frame(buf, WIRE_REQ_CREATE, 2, body, 47);
+	len = frame(buf, WIRE_REQ_CREATE, 2, body, 51);
 	bad_frame("CREATE body one byte short", 1, buf, (size_t) len, NULL, 0);
 	memset(body, 0, sizeof(body));
 	body[43] = 9;           /* net = 9 */
-	len = frame(buf, WIRE_REQ_CREATE, 2, body, 48);
+	len = frame(buf, WIRE_REQ_CREATE, 2, body, 52);
 	bad_frame("CREATE with an out-of-range net level", 1, buf, (size_t) len, NULL, 0);
+	memset(body, 0, sizeof(body));
+	body[50] = 0x1f;        /* net host with a proxy port */
+	len = frame(buf, WIRE_REQ_CREATE, 2, body, 52);
+	bad_frame("CREATE with a proxy port but not --net proxy", 1, buf, (size_t) len, NULL, 0);
+	memset(body, 0, sizeof(body));
+	body[43] = 1;           /* net proxy without a port */
+	len = frame(buf, WIRE_REQ_CREATE, 2, body, 52);
+	bad_frame("CREATE with --net proxy but no port", 1, buf, (size_t) len, NULL, 0);
 	len = frame(buf, WIRE_REQ_HELLO, 1, &v, 2);
 	bad_frame("HELLO with a 2-byte version", 0, buf, (size_t) len, NULL, 0);
 	close(fd);

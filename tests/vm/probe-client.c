@@ -2,12 +2,15 @@
 /* probe-client: drive sandcap-helper through the front-end's client API, step by step, for
  * the VM scenarios.  Usage:
  *   probe-client [-m BYTES] [-c PCT] [-p PIDS] [-d BYTES] [-t MS] [-n] [-f LEVEL]
- *                [-a MODE] [-x] [-k] [-s SECONDS] [-P]
+ *                [-a MODE] [-x] [-k] [-s SECONDS] [-P] [-N NET] [-o PORT] [-- CMD ARG...]
  *   -a child|self|parent|pid:N   what to ATTACH (default child: a blocked child of ours)
  *   -x   do not DESTROY: just exit after the steps (the helper must tear down on EOF)
  *   -k   KILL before DESTROY
  *   -s N sleep N seconds after ATTACH (while the child runs `sleep` in the sandbox)
  *   -P   print the leaf's limit files (memory.max, ...) via the leaf dirfd
+ *   -N host|proxy|loopback|none: the net mode asked for; -o the proxy port (wire value)
+ *   -- CMD: the attached child execs CMD (no seccomp, no Landlock: only what the helper
+ *        enforces applies) and we wait for it before DESTROY; prints "status N"
  * Prints one "key value" line per fact (id, ws, memory, ..., attach, destroy); on a
  * refusal prints "error <step> <errno> <message>" and exits 2.  Exit 0 on success. */
 #include <errno.h>
@@ -62,7 +65,7 @@ main(int argc, char **argv)
 	int sleep_s = 0, opt, r, go[2], pidfd = -1;
 	pid_t child = 0;
 
-	while ((opt = getopt(argc, argv, "m:c:p:d:t:nf:a:xks:P")) != -1) {
+	while ((opt = getopt(argc, argv, "m:c:p:d:t:nf:a:xks:PN:o:")) != -1) {
 		switch (opt) {
 		case 'm': req.memory = strtoull(optarg, NULL, 10); break;
 		case 'c': req.cpu_percent = strtoull(optarg, NULL, 10); break;
@@ -76,6 +79,11 @@ main(int argc, char **argv)
 		case 'k': kill_first = true; break;
 		case 's': sleep_s = atoi(optarg); break;
 		case 'P': print = true; break;
+		case 'N':
+			if (policy_net_parse(optarg, &req.net) < 0)
+				return 64;
+			break;
+		case 'o': req.proxy_port = (uint16_t) atoi(optarg); break;
 		default: return 64;
 		}
 	}
@@ -116,7 +124,10 @@ main(int argc, char **argv)
 				close(go[1]);
 				if (read(go[0], &c, 1) != 1)
 					_exit(3);
-				execlp("sleep", "sleep", secs, (char *) NULL);
+				if (optind < argc)
+					execvp(argv[optind], argv + optind);
+				else
+					execlp("sleep", "sleep", secs, (char *) NULL);
 				_exit(127);
 			}
 			pidfd = (int) syscall(SYS_pidfd_open, child, 0);
@@ -142,6 +153,13 @@ main(int argc, char **argv)
 			(void) !write(go[1], "x", 1);
 	}
 	fflush(stdout);
+	if (child > 0 && optind < argc) {
+		int st = 0;
+
+		(void) waitpid(child, &st, 0);
+		printf("status %d\n", WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+		child = 0;
+	}
 	if (sleep_s > 0)
 		sleep((unsigned) sleep_s);
 	if (nodestroy) {

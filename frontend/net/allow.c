@@ -1,0 +1,453 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * --allow rules and the decisions of the egress proxy.  Pure.
+ *
+ * Failing open is the bug class to avoid here (an empty list that allowed everything, a
+ * NUL byte that ended a name early for one check and not for the resolver), so: every
+ * input is given as (pointer, length), a NUL anywhere is an error, names are normalised
+ * once and only the normalised form is compared or resolved, an empty list allows
+ * nothing, and address literals never match name rules (nor names CIDR rules).
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "allow.h"
+#include "macro.h"
+
+static int
+fail(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (errlen > 0) {
+		va_start(ap, fmt);
+		(void) vsnprintf(err, errlen, fmt, ap);
+		va_end(ap);
+	}
+	return -EINVAL;
+}
+
+static bool
+is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+int
+allow_normalise_name(const char *in, size_t len, char *out, size_t outlen, char *err,
+		     size_t errlen)
+{
+	char buf[ALLOW_NAME_MAX + 1];
+	size_t label = 0, last = 0;
+	bool numeric = true;
+
+	if (len > 0 && in[len - 1] == '.')
+		len--;                  /* one trailing dot: the root */
+	if (len == 0)
+		return fail(err, errlen, "empty host name");
+	if (len > ALLOW_NAME_MAX)
+		return fail(err, errlen, "host name longer than %d bytes", ALLOW_NAME_MAX);
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char) in[i];
+
+		if (c == '\0')
+			return fail(err, errlen, "NUL byte in host name");
+		if (c >= 0x80)
+			return fail(err, errlen, "non-ASCII host name (write IDNs as xn--)");
+		if (c < 0x20 || c == 0x7f)
+			return fail(err, errlen, "control character in host name");
+		if (c >= 'A' && c <= 'Z')
+			c = (unsigned char) (c - 'A' + 'a');
+		if (c == '.') {
+			if (label == 0)
+				return fail(err, errlen, "empty label in host name");
+			label = 0;
+			last = i + 1;
+			numeric = true;
+		} else if ((c >= 'a' && c <= 'z') || is_digit((char) c) || c == '-' || c == '_') {
+			if (++label > 63)
+				return fail(err, errlen, "label longer than 63 bytes in host name");
+			numeric = numeric && is_digit((char) c);
+		} else {
+			return fail(err, errlen, "invalid character '%c' in host name", c);
+		}
+		buf[i] = (char) c;
+	}
+	if (label == 0)
+		return fail(err, errlen, "empty label in host name");
+	/* "1.2.3", "10", "0x7f" end in a label resolvers may read as a number. */
+	if (numeric || (len - last > 1 && buf[last] == '0' && buf[last + 1] == 'x'))
+		return fail(err, errlen, "host name ends in a numeric label (ambiguous with an "
+			    "address)");
+	if (len + 1 > outlen)
+		return fail(err, errlen, "host name too long");
+	memcpy(out, buf, len);
+	out[len] = '\0';
+	return 0;
+}
+
+int
+allow_parse_host(const char *in, size_t len, struct allow_host *ret, char *err, size_t errlen)
+{
+	struct allow_host h = { 0 };
+	char tmp[INET6_ADDRSTRLEN + 2];
+	bool bracket = len >= 2 && in[0] == '[' && in[len - 1] == ']';
+
+	if (memchr(in, '\0', len) != NULL)
+		return fail(err, errlen, "NUL byte in host");
+	if (bracket) {
+		in++;
+		len -= 2;
+	}
+	if (len < sizeof(tmp)) {
+		memcpy(tmp, in, len);
+		tmp[len] = '\0';
+		if (!bracket && inet_pton(AF_INET, tmp, h.addr) == 1) {
+			h.family = AF_INET;
+			h.is_addr = true;
+		} else if (inet_pton(AF_INET6, tmp, h.addr) == 1) {
+			h.family = AF_INET6;
+			h.is_addr = true;
+		}
+	}
+	if (h.is_addr) {
+		(void) inet_ntop(h.family, h.addr, h.name, sizeof(h.name));
+		*ret = h;
+		return 0;
+	}
+	if (bracket)
+		return fail(err, errlen, "invalid IPv6 address in brackets");
+	if (len > 0 && (is_digit(in[0]) || in[0] == '.')) {
+		struct in_addr a;
+
+		/* inet_aton's legacy forms (127.1, 0x7f000001, 017700000001) */
+		if (len < sizeof(tmp) && inet_aton(tmp, &a) == 1)
+			return fail(err, errlen, "ambiguous numeric host (write addresses as "
+				    "a.b.c.d)");
+	}
+	if (allow_normalise_name(in, len, h.name, sizeof(h.name), err, errlen) < 0)
+		return -EINVAL;
+	*ret = h;
+	return 0;
+}
+
+static int
+parse_port(const char *s, struct allow_rule *r, char *err, size_t errlen)
+{
+	unsigned long v = 0;
+
+	if (streq(s, "*")) {
+		r->ports = ALLOW_PORTS_ANY;
+		return 0;
+	}
+	if (s[0] == '\0' || strlen(s) > 5)
+		return fail(err, errlen, "invalid port '%s': expected 1-65535 or *", s);
+	for (const char *p = s; *p; p++) {
+		if (!is_digit(*p))
+			return fail(err, errlen, "invalid port '%s': expected 1-65535 or *", s);
+		v = v * 10 + (unsigned long) (*p - '0');
+	}
+	if (v == 0 || v > 65535)
+		return fail(err, errlen, "invalid port '%s': expected 1-65535 or *", s);
+	r->ports = ALLOW_PORTS_ONE;
+	r->port = (uint16_t) v;
+	return 0;
+}
+
+static void
+mask_prefix(uint8_t *a, size_t bytes, unsigned prefix)
+{
+	for (size_t i = 0; i < bytes; i++) {
+		unsigned bits = prefix > i * 8 ? prefix - (unsigned) i * 8 : 0;
+
+		if (bits < 8)
+			a[i] &= (uint8_t) (0xff00u >> bits);
+	}
+}
+
+int
+allow_parse_rule(const char *s, struct allow_rule *ret, char *err, size_t errlen)
+{
+	struct allow_rule r = { 0 };
+	char host[ALLOW_NAME_MAX + 8];
+	const char *port = NULL, *slash;
+	bool bracketed;
+	size_t hlen;
+	char ptext[8] = "";
+
+	if (s == NULL || s[0] == '\0')
+		return fail(err, errlen, "empty rule: expected HOST[:PORT]");
+	bracketed = s[0] == '[';
+	if (bracketed) {                        /* [v6addr[/prefix]][:port] */
+		const char *end = strchr(s, ']');
+
+		if (end == NULL)
+			return fail(err, errlen, "'[' without ']'");
+		hlen = (size_t) (end - s - 1);
+		if (hlen >= sizeof(host))
+			return fail(err, errlen, "address too long");
+		memcpy(host, s + 1, hlen);
+		host[hlen] = '\0';
+		if (end[1] == ':')
+			port = end + 2;
+		else if (end[1] != '\0')
+			return fail(err, errlen, "junk after ']'");
+	} else {
+		const char *colon = strchr(s, ':');
+
+		/* More than one ':' without brackets: an IPv6 address (or CIDR), no port. */
+		if (colon != NULL && strchr(colon + 1, ':') == NULL) {
+			port = colon + 1;
+			hlen = (size_t) (colon - s);
+		} else {
+			hlen = strlen(s);
+		}
+		if (hlen >= sizeof(host))
+			return fail(err, errlen, "host longer than %d bytes", ALLOW_NAME_MAX);
+		memcpy(host, s, hlen);
+		host[hlen] = '\0';
+	}
+	if (port != NULL && parse_port(port, &r, err, errlen) < 0)
+		return -EINVAL;
+
+	slash = strchr(host, '/');
+	if (strneq(host, "*.", 2)) {
+		r.kind = ALLOW_SUFFIX;
+		if (allow_normalise_name(host + 2, strlen(host + 2), r.name, sizeof(r.name), err,
+					 errlen) < 0)
+			return -EINVAL;
+	} else {
+		struct allow_host h;
+		unsigned long prefix = 0;
+
+		if (slash != NULL) {
+			const char *p = slash + 1;
+
+			if (*p == '\0' || strlen(p) > 3)
+				return fail(err, errlen, "invalid prefix length '%s'", p);
+			for (; *p; p++) {
+				if (!is_digit(*p))
+					return fail(err, errlen, "invalid prefix length '%s'",
+						    slash + 1);
+				prefix = prefix * 10 + (unsigned long) (*p - '0');
+			}
+		}
+		if (allow_parse_host(host, slash != NULL ? (size_t) (slash - host) : strlen(host),
+				     &h, err, errlen) < 0)
+			return -EINVAL;
+		if (bracketed && (!h.is_addr || h.family != AF_INET6))
+			return fail(err, errlen, "brackets hold an IPv6 address");
+		if (h.is_addr) {
+			unsigned max = h.family == AF_INET ? 32 : 128;
+
+			if (slash == NULL)
+				prefix = max;
+			if (prefix > max)
+				return fail(err, errlen, "prefix length %lu is over %u", prefix, max);
+			r.kind = ALLOW_CIDR;
+			r.family = h.family;
+			memcpy(r.addr, h.addr, sizeof(r.addr));
+			r.prefix = (unsigned) prefix;
+			mask_prefix(r.addr, h.family == AF_INET ? 4 : 16, r.prefix);
+		} else {
+			if (slash != NULL)
+				return fail(err, errlen, "a prefix length needs an address");
+			r.kind = ALLOW_EXACT;
+			memcpy(r.name, h.name, sizeof(r.name));
+		}
+	}
+
+	if (r.ports == ALLOW_PORTS_ANY)
+		(void) snprintf(ptext, sizeof(ptext), ":*");
+	else if (r.ports == ALLOW_PORTS_ONE)
+		(void) snprintf(ptext, sizeof(ptext), ":%u", (unsigned) r.port);
+	if (r.kind == ALLOW_CIDR) {
+		char a[INET6_ADDRSTRLEN];
+		bool v6 = r.family == AF_INET6;
+		unsigned max = v6 ? 128 : 32;
+		char pfx[8] = "";
+
+		(void) inet_ntop(r.family, r.addr, a, sizeof(a));
+		if (r.prefix != max)
+			(void) snprintf(pfx, sizeof(pfx), "/%u", r.prefix);
+		(void) snprintf(r.text, sizeof(r.text), "%s%s%s%s%s", v6 && ptext[0] ? "[" : "", a,
+				pfx, v6 && ptext[0] ? "]" : "", ptext);
+	} else {
+		(void) snprintf(r.text, sizeof(r.text), "%s%s%s",
+				r.kind == ALLOW_SUFFIX ? "*." : "", r.name, ptext);
+	}
+	*ret = r;
+	return 0;
+}
+
+int
+allow_add(struct allow_list *l, const struct allow_rule *r)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (streq(l->rule[i].text, r->text))
+			return 0;
+	if (l->n >= ALLOW_RULES_MAX)
+		return -E2BIG;
+	l->rule[l->n++] = *r;
+	return 0;
+}
+
+static bool
+port_ok(const struct allow_rule *r, uint16_t port)
+{
+	switch (r->ports) {
+	case ALLOW_PORTS_ANY:
+		return port != 0;
+	case ALLOW_PORTS_ONE:
+		return port == r->port;
+	case ALLOW_PORTS_WEB:
+	default:
+		return port == 80 || port == 443;
+	}
+}
+
+static bool
+in_cidr(const struct allow_rule *r, int family, const uint8_t *addr)
+{
+	uint8_t a[16];
+
+	if (r->kind != ALLOW_CIDR || r->family != family)
+		return false;
+	memcpy(a, addr, family == AF_INET ? 4 : 16);
+	mask_prefix(a, family == AF_INET ? 4 : 16, r->prefix);
+	return memcmp(a, r->addr, family == AF_INET ? 4 : 16) == 0;
+}
+
+const struct allow_rule *
+allow_host_ok(const struct allow_list *l, const struct allow_host *h, uint16_t port)
+{
+	size_t nlen = strlen(h->name);
+
+	for (size_t i = 0; i < l->n; i++) {
+		const struct allow_rule *r = &l->rule[i];
+
+		if (!port_ok(r, port))
+			continue;
+		if (h->is_addr) {
+			if (in_cidr(r, h->family, h->addr))
+				return r;
+			continue;
+		}
+		if (r->kind == ALLOW_EXACT && streq(r->name, h->name))
+			return r;
+		if (r->kind == ALLOW_SUFFIX) {
+			size_t slen = strlen(r->name);
+
+			/* "x.example.com" matches *.example.com; "example.com" and
+			 * "badexample.com" do not. */
+			if (nlen > slen + 1 && h->name[nlen - slen - 1] == '.' &&
+			    streq(h->name + nlen - slen, r->name))
+				return r;
+		}
+	}
+	return NULL;
+}
+
+static bool
+v4_special(const uint8_t *a, const char **why)
+{
+	static const struct {
+		uint8_t net[4];
+		unsigned prefix;
+		const char *why;
+	} nets[] = {
+		{ { 0, 0, 0, 0 }, 8, "unspecified" },
+		{ { 10, 0, 0, 0 }, 8, "private" },
+		{ { 100, 64, 0, 0 }, 10, "shared (CGNAT)" },
+		{ { 127, 0, 0, 0 }, 8, "loopback" },
+		{ { 169, 254, 0, 0 }, 16, "link-local" },
+		{ { 172, 16, 0, 0 }, 12, "private" },
+		{ { 192, 0, 0, 0 }, 24, "IETF protocol" },
+		{ { 192, 0, 2, 0 }, 24, "documentation" },
+		{ { 192, 168, 0, 0 }, 16, "private" },
+		{ { 198, 18, 0, 0 }, 15, "benchmarking" },
+		{ { 198, 51, 100, 0 }, 24, "documentation" },
+		{ { 203, 0, 113, 0 }, 24, "documentation" },
+		{ { 224, 0, 0, 0 }, 4, "multicast" },
+		{ { 240, 0, 0, 0 }, 4, "reserved or broadcast" },
+	};
+
+	for (size_t i = 0; i < ELEMENTSOF(nets); i++) {
+		uint8_t m[4];
+
+		memcpy(m, a, 4);
+		mask_prefix(m, 4, nets[i].prefix);
+		if (memcmp(m, nets[i].net, 4) == 0) {
+			*why = nets[i].why;
+			return true;
+		}
+	}
+	return false;
+}
+
+bool
+allow_addr_special(int family, const uint8_t *a, const char **reason)
+{
+	static const uint8_t zero[16], mapped[12] = { [10] = 0xff, [11] = 0xff },
+			     nat64[12] = { 0x00, 0x64, 0xff, 0x9b };
+	const char *dummy;
+
+	if (reason == NULL)
+		reason = &dummy;
+	if (family == AF_INET)
+		return v4_special(a, reason);
+	if (family != AF_INET6) {
+		*reason = "not an internet address";
+		return true;
+	}
+	/* An IPv4 address inside IPv6 (mapped, compatible, NAT64): judge the IPv4 one. */
+	if (memcmp(a, mapped, 12) == 0 || memcmp(a, nat64, 12) == 0 ||
+	    (memcmp(a, zero, 12) == 0 && (a[12] | a[13] | a[14]) != 0))
+		return v4_special(a + 12, reason);
+	if (memcmp(a, zero, 15) == 0 && (a[15] == 0 || a[15] == 1)) {
+		*reason = a[15] == 1 ? "loopback" : "unspecified";
+		return true;
+	}
+	if ((a[0] & 0xfe) == 0xfc) {
+		*reason = "private (ULA)";
+		return true;
+	}
+	if (a[0] == 0xfe && (a[1] & 0xc0) == 0x80) {
+		*reason = "link-local";
+		return true;
+	}
+	if (a[0] == 0xfe && (a[1] & 0xc0) == 0xc0) {
+		*reason = "site-local";
+		return true;
+	}
+	if (a[0] == 0xff) {
+		*reason = "multicast";
+		return true;
+	}
+	if (a[0] == 0x20 && a[1] == 0x01 && a[2] == 0x0d && a[3] == 0xb8) {
+		*reason = "documentation";
+		return true;
+	}
+	return false;
+}
+
+bool
+allow_addr_ok(const struct allow_list *l, int family, const uint8_t *addr, uint16_t port,
+	      const char **reason)
+{
+	const char *why = NULL;
+
+	if (!allow_addr_special(family, addr, &why))
+		return true;
+	for (size_t i = 0; i < l->n; i++)
+		if (port_ok(&l->rule[i], port) && in_cidr(&l->rule[i], family, addr))
+			return true;
+	if (reason != NULL)
+		*reason = why;
+	return false;
+}

@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: MIT */
+/* `sandcap run --net ...`: the steps run.c takes for the network (net-run.c). */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "args.h"
+#include "proxy.h"
+#include "report.h"
+
+/* Before CREATE: start the proxy for --net proxy and set o->iso.proxy_port.  0 or -errno
+ * with the message in err. */
+int net_run_prepare(struct run_opts *o, struct net_proxy *p, char *err, size_t errlen);
+
+/* After the isolation plan: the proxy variables for the command (--net proxy only). */
+int net_run_environment(const struct run_opts *o, const struct net_proxy *p);
+
+/* After the sandbox ended: stop the proxy, fill rep->net (mode != host or --net given). */
+void net_run_report(const struct run_opts *o, const char *enforcement, struct net_proxy *p,
+		    struct report *rep);

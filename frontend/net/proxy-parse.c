@@ -1,0 +1,293 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Parsers of the egress proxy (frontend/net/proxy.c does the I/O).  Pure, bounded, and
+ * strict: lines end in CRLF, no obsolete line folding, no NUL or control bytes in the
+ * head, one request per connection.  Whatever follows a head is the client's payload and
+ * is relayed to the host that was decided on, never read as a second request (a
+ * "CONNECT smuggling" attempt reaches the allowed host as bytes, nothing else).
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "macro.h"
+#include "proxy-parse.h"
+
+static int
+refuse(int *status, int code, char *err, size_t errlen, int r, const char *fmt, ...)
+{
+	va_list ap;
+
+	*status = code;
+	if (errlen > 0) {
+		va_start(ap, fmt);
+		(void) vsnprintf(err, errlen, fmt, ap);
+		va_end(ap);
+	}
+	return r;
+}
+
+static const uint8_t *
+find_crlfcrlf(const uint8_t *buf, size_t n)
+{
+	for (size_t i = 0; i + 3 < n; i++)
+		if (buf[i] == '\r' && buf[i + 1] == '\n' && buf[i + 2] == '\r' && buf[i + 3] == '\n')
+			return buf + i;
+	return NULL;
+}
+
+int
+proxy_split_authority(const char *s, size_t len, uint16_t default_port, char *host,
+		      size_t hostcap, size_t *ret_host_len, uint16_t *ret_port)
+{
+	const char *h = s, *colon = NULL;
+	size_t hl;
+	unsigned long port = 0;
+
+	if (len == 0 || memchr(s, '\0', len) != NULL)
+		return -EINVAL;
+	if (s[0] == '[') {
+		const char *end = memchr(s, ']', len);
+
+		if (end == NULL)
+			return -EINVAL;
+		h = s + 1;
+		hl = (size_t) (end - h);
+		if ((size_t) (end + 1 - s) < len) {
+			if (end[1] != ':')
+				return -EINVAL;
+			colon = end + 1;
+		}
+	} else {
+		colon = memchr(s, ':', len);
+		hl = colon != NULL ? (size_t) (colon - s) : len;
+		if (colon != NULL && memchr(colon + 1, ':', len - (size_t) (colon + 1 - s)))
+			return -EINVAL;         /* an IPv6 literal needs brackets */
+	}
+	if (colon != NULL) {
+		size_t pl = len - (size_t) (colon + 1 - s);
+
+		if (pl == 0 || pl > 5)
+			return -EINVAL;
+		for (size_t i = 0; i < pl; i++) {
+			if (colon[1 + i] < '0' || colon[1 + i] > '9')
+				return -EINVAL;
+			port = port * 10 + (unsigned long) (colon[1 + i] - '0');
+		}
+	} else {
+		port = default_port;
+	}
+	if (port == 0 || port > 65535 || hl == 0 || hl >= hostcap)
+		return -EINVAL;
+	memcpy(host, h, hl);
+	host[hl] = '\0';
+	*ret_host_len = hl;
+	*ret_port = (uint16_t) port;
+	return 0;
+}
+
+/* Hop-by-hop and proxy headers the origin server must not see. */
+static bool
+drop_header(const char *line, size_t len)
+{
+	static const char *const names[] = { "proxy-connection", "proxy-authorization",
+					     "proxy-authenticate", "connection", "keep-alive" };
+	const char *colon = memchr(line, ':', len);
+	size_t nl;
+
+	if (colon == NULL)
+		return false;
+	nl = (size_t) (colon - line);
+	for (size_t i = 0; i < ELEMENTSOF(names); i++)
+		if (nl == strlen(names[i]) && strncasecmp(line, names[i], nl) == 0)
+			return true;
+	return false;
+}
+
+static void
+fwd_put(struct proxy_req *r, const void *p, size_t n, bool *overflow)
+{
+	if (r->fwd_len + n > sizeof(r->fwd)) {
+		*overflow = true;
+		return;
+	}
+	memcpy(r->fwd + r->fwd_len, p, n);
+	r->fwd_len += n;
+}
+
+int
+proxy_parse_http(const uint8_t *buf, size_t n, struct proxy_req *ret, int *ret_status,
+		 char *err, size_t errlen)
+{
+	const uint8_t *end = find_crlfcrlf(buf, n > PROXY_HEAD_MAX ? PROXY_HEAD_MAX : n);
+	const char *p = (const char *) buf, *line_end, *sp1, *sp2, *target;
+	size_t head_len, line_len, tlen;
+	bool overflow = false;
+	struct proxy_req r;
+
+	if (end == NULL) {
+		if (n >= PROXY_HEAD_MAX)
+			return refuse(ret_status, 431, err, errlen, -E2BIG,
+				      "request head over %d bytes", PROXY_HEAD_MAX);
+		/* Refuse garbage early rather than wait for a blank line that never comes. */
+		for (size_t i = 0; i < n; i++)
+			if (buf[i] == '\0' || (buf[i] == '\n' && (i == 0 || buf[i - 1] != '\r')))
+				return refuse(ret_status, 400, err, errlen, -EINVAL,
+					      "NUL byte or bare LF in the request head");
+		return 0;
+	}
+	head_len = (size_t) (end - buf) + 4;
+	for (size_t i = 0; i < head_len; i++) {
+		uint8_t c = buf[i];
+
+		if (c == '\0' || c == 0x7f || (c < 0x20 && c != '\r' && c != '\n' && c != '\t'))
+			return refuse(ret_status, 400, err, errlen, -EINVAL,
+				      "NUL or control byte in the request head");
+		if (c == '\n' && (i == 0 || buf[i - 1] != '\r'))
+			return refuse(ret_status, 400, err, errlen, -EINVAL, "bare LF in the head");
+		if (c == '\r' && buf[i + 1] != '\n')
+			return refuse(ret_status, 400, err, errlen, -EINVAL, "bare CR in the head");
+	}
+
+	memset(&r, 0, offsetof(struct proxy_req, fwd));
+	r.fwd_len = 0;
+	line_end = memchr(p, '\r', head_len);
+	line_len = (size_t) (line_end - p);
+	sp1 = memchr(p, ' ', line_len);
+	sp2 = sp1 != NULL ? memchr(sp1 + 1, ' ', line_len - (size_t) (sp1 + 1 - p)) : NULL;
+	if (sp1 == NULL || sp2 == NULL || sp1 == p || sp2 == sp1 + 1 ||
+	    memchr(sp2 + 1, ' ', (size_t) (line_end - sp2 - 1)) != NULL)
+		return refuse(ret_status, 400, err, errlen, -EINVAL, "malformed request line");
+	if ((size_t) (line_end - sp2 - 1) != 8 || !strneq(sp2 + 1, "HTTP/1.", 7) ||
+	    (sp2[8] != '0' && sp2[8] != '1'))
+		return refuse(ret_status, 400, err, errlen, -EINVAL, "not HTTP/1.0 or HTTP/1.1");
+	target = sp1 + 1;
+	tlen = (size_t) (sp2 - target);
+
+	if ((size_t) (sp1 - p) == 7 && strneq(p, "CONNECT", 7)) {
+		r.kind = PROXY_HTTP_CONNECT;
+		if (proxy_split_authority(target, tlen, 0, r.host, sizeof(r.host), &r.host_len,
+					  &r.port) < 0)
+			return refuse(ret_status, 400, err, errlen, -EINVAL,
+				      "CONNECT needs host:port");
+	} else {
+		const char *auth, *path;
+		size_t alen;
+
+		if (tlen >= 8 && strncasecmp(target, "https://", 8) == 0)
+			return refuse(ret_status, 501, err, errlen, -ENOTSUP,
+				      "https:// through a forward proxy: use CONNECT");
+		if (tlen < 7 || strncasecmp(target, "http://", 7) != 0)
+			return refuse(ret_status, 400, err, errlen, -EINVAL,
+				      "expected an absolute http:// URI or CONNECT");
+		auth = target + 7;
+		path = memchr(auth, '/', tlen - 7);
+		alen = path != NULL ? (size_t) (path - auth) : tlen - 7;
+		/* userinfo@ or a query/fragment in the authority: refuse, do not guess. */
+		if (memchr(auth, '@', alen) || memchr(auth, '?', alen) || memchr(auth, '#', alen))
+			return refuse(ret_status, 400, err, errlen, -EINVAL,
+				      "unsupported authority in the URI");
+		r.kind = PROXY_HTTP_FORWARD;
+		if (proxy_split_authority(auth, alen, 80, r.host, sizeof(r.host), &r.host_len,
+					  &r.port) < 0)
+			return refuse(ret_status, 400, err, errlen, -EINVAL,
+				      "invalid host in the URI");
+		/* Request line in origin-form. */
+		fwd_put(&r, p, (size_t) (sp1 - p) + 1, &overflow);
+		if (path != NULL)
+			fwd_put(&r, path, (size_t) (sp2 - path), &overflow);
+		else
+			fwd_put(&r, "/", 1, &overflow);
+		fwd_put(&r, sp2, (size_t) (line_end - sp2) + 2, &overflow);
+		/* Headers, minus hop-by-hop and proxy ones. */
+		for (const char *h = line_end + 2; h < (const char *) end + 2;) {
+			const char *e = memchr(h, '\r', (size_t) ((const char *) end + 2 - h));
+			size_t hl = (size_t) (e - h);
+
+			if (hl > 0 && (h[0] == ' ' || h[0] == '\t'))
+				return refuse(ret_status, 400, err, errlen, -EINVAL,
+					      "obsolete header line folding");
+			if (hl > 0 && memchr(h, ':', hl) == NULL)
+				return refuse(ret_status, 400, err, errlen, -EINVAL,
+					      "header line without ':'");
+			if (hl > 0 && !drop_header(h, hl))
+				fwd_put(&r, h, hl + 2, &overflow);
+			h = e + 2;
+		}
+		fwd_put(&r, "Connection: close\r\n\r\n", 21, &overflow);
+		if (overflow)
+			return refuse(ret_status, 431, err, errlen, -E2BIG, "request head too long");
+	}
+	*ret = r;
+	return (int) head_len;
+}
+
+int
+proxy_parse_socks5_greeting(const uint8_t *buf, size_t n)
+{
+	if (n < 2)
+		return n >= 1 && buf[0] != 5 ? -EINVAL : 0;
+	if (buf[0] != 5 || buf[1] == 0)
+		return -EINVAL;
+	if (n < 2u + buf[1])
+		return 0;
+	return memchr(buf + 2, 0, buf[1]) != NULL ? 2 + buf[1] : -EPERM;
+}
+
+int
+proxy_parse_socks5_request(const uint8_t *buf, size_t n, struct proxy_req *ret,
+			   uint8_t *ret_rep)
+{
+	struct proxy_req r;
+	size_t need;
+
+	*ret_rep = 1;
+	if (n < 5)
+		return n >= 1 && buf[0] != 5 ? -EINVAL : 0;
+	if (buf[0] != 5 || buf[2] != 0)
+		return -EINVAL;
+	if (buf[1] != 1) {                      /* only CONNECT: no BIND, no UDP ASSOCIATE */
+		*ret_rep = 7;
+		return -ENOTSUP;
+	}
+	switch (buf[3]) {
+	case 1:
+		need = 4 + 4 + 2;
+		break;
+	case 3:
+		need = 4 + 1 + (size_t) buf[4] + 2;
+		if (buf[4] == 0)
+			return -EINVAL;
+		break;
+	case 4:
+		need = 4 + 16 + 2;
+		break;
+	default:
+		*ret_rep = 8;
+		return -ENOTSUP;
+	}
+	if (n < need)
+		return 0;
+	memset(&r, 0, offsetof(struct proxy_req, fwd));
+	r.fwd_len = 0;
+	r.kind = PROXY_SOCKS5;
+	if (buf[3] == 3) {
+		/* A NUL here would end the name early for C string code: refuse, whatever
+		 * comes after it.  The allow-list normalises the name again. */
+		if (memchr(buf + 5, '\0', buf[4]) != NULL)
+			return -EINVAL;
+		memcpy(r.host, buf + 5, buf[4]);
+		r.host_len = buf[4];
+	} else {
+		(void) inet_ntop(buf[3] == 1 ? AF_INET : AF_INET6, buf + 4, r.host, sizeof(r.host));
+		r.host_len = strlen(r.host);
+	}
+	r.port = (uint16_t) (buf[need - 2] << 8 | buf[need - 1]);
+	if (r.port == 0)
+		return -EINVAL;
+	*ret = r;
+	return (int) need;
+}

@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Contract: --net none|loopback|proxy in cgroup mode, enforced by the kernel.  Trusts the
+ * mode only after op_create() checked it against the policy's net requirement, and the
+ * proxy port only as a number (any port of 127.0.0.1 is what the caller could reach
+ * through its own proxy anyway).  The programs are built by lib/netbpf.c from constants,
+ * never from client bytes, and attached to the leaf the helper created before any process
+ * is in it; the leaf is root-owned and the sandbox holds neither CAP_NET_ADMIN (to detach)
+ * nor write access to any cgroup.procs (to leave).  Attach flags 0: nothing below the
+ * leaf can add or override programs.  The programs die with the leaf.
+ * Capabilities: CAP_BPF and CAP_NET_ADMIN, both effective around bpf(2) only (loading a
+ * cgroup socket program needs both; attaching needs CAP_NET_ADMIN).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "caps.h"
+#include "log.h"
+#include "macro.h"
+#include "netbpf.h"
+#include "op_net.h"
+
+int
+net_check_request(uint32_t net, uint32_t proxy_port)
+{
+	if (net > POLICY_NET_NONE)
+		return -EBADMSG;
+	/* A port only with proxy, and then a real one. */
+	if ((net == POLICY_NET_PROXY) != (proxy_port != 0) || proxy_port > 65535)
+		return -EBADMSG;
+	return 0;
+}
+
+static long
+sys_bpf(int cmd, union bpf_attr *attr)
+{
+	return syscall(SYS_bpf, cmd, attr, sizeof(*attr));
+}
+
+/* bpf(2) with CAP_BPF and CAP_NET_ADMIN effective for this one call. */
+static long
+bpf_privileged(int cmd, union bpf_attr *attr)
+{
+	long r;
+
+	if (caps_raise(CAP_BPF) < 0)
+		return -EPERM;
+	if (caps_raise(CAP_NET_ADMIN) < 0) {
+		caps_lower(CAP_BPF);
+		return -EPERM;
+	}
+	r = sys_bpf(cmd, attr);
+	if (r < 0)
+		r = -errno;
+	caps_lower(CAP_NET_ADMIN);
+	caps_lower(CAP_BPF);
+	return r;
+}
+
+int
+net_attach(struct session *s, uint32_t net, uint16_t proxy_port, char *msg, size_t msglen)
+{
+	enum netbpf_mode mode;
+
+	switch (net) {
+	case POLICY_NET_HOST:
+		return 0;
+	case POLICY_NET_NONE:
+		mode = NETBPF_NONE;
+		break;
+	case POLICY_NET_LOOPBACK:
+		mode = NETBPF_LOOPBACK;
+		break;
+	case POLICY_NET_PROXY:
+		mode = NETBPF_PROXY;
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (!caps_have_net()) {
+		snprintf(msg, msglen, "--net %s: the helper lacks cap_bpf and cap_net_admin, which "
+			 "enforce it in cgroup mode (as root: setcap cap_dac_override,cap_chown,"
+			 "cap_sys_admin,cap_net_admin,cap_bpf=p %s)", policy_net_name(net),
+			 SC_HELPER_PATH);
+		return -ENOTSUP;
+	}
+
+	for (enum netbpf_prog p = 0; p < _NETBPF_PROG_MAX; p++) {
+		const struct netbpf_info *info = &netbpf_progs[p];
+		struct bpf_insn insns[NETBPF_INSNS_MAX];
+		_cleanup_close_ int fd = -EBADF;
+		static char vlog[2048];
+		union bpf_attr a;
+		long r;
+		int n;
+
+		n = netbpf_build(p, mode, proxy_port, insns, ELEMENTSOF(insns));
+		if (n < 0)
+			return n;
+		memset(&a, 0, sizeof(a));
+		a.prog_type = info->prog_type;
+		a.expected_attach_type = info->attach_type;
+		a.insns = (uintptr_t) insns;
+		a.insn_cnt = (uint32_t) n;
+		a.license = (uintptr_t) "GPL";  /* no helper is called; any string would do */
+		vlog[0] = '\0';
+		a.log_buf = (uintptr_t) vlog;
+		a.log_size = sizeof(vlog);
+		a.log_level = 1;
+		r = bpf_privileged(BPF_PROG_LOAD, &a);
+		if (r < 0) {
+			log_error("uid %u: BPF_PROG_LOAD %s: %s; verifier: %.400s",
+				  (unsigned) s->uid, info->name, strerror((int) -r), vlog);
+			snprintf(msg, msglen, "--net %s: the kernel refused the %s program: %s "
+				 "(needs CONFIG_CGROUP_BPF; see sandcap doctor)",
+				 policy_net_name(net), info->name, strerror((int) -r));
+			return -ENOTSUP;
+		}
+		fd = (int) r;
+
+		memset(&a, 0, sizeof(a));
+		a.target_fd = (uint32_t) s->leaf_fd;
+		a.attach_bpf_fd = (uint32_t) fd;
+		a.attach_type = info->attach_type;
+		a.attach_flags = 0;
+		r = bpf_privileged(BPF_PROG_ATTACH, &a);
+		if (r < 0) {
+			snprintf(msg, msglen, "--net %s: cannot attach the %s program to cgroup %s: "
+				 "%s", policy_net_name(net), info->name, s->id, strerror((int) -r));
+			return -ENOTSUP;
+		}
+	}
+	log_info("uid %u: %s: --net %s enforced by %d cgroup BPF programs%s", (unsigned) s->uid,
+		 s->id, policy_net_name(net), (int) _NETBPF_PROG_MAX,
+		 net == POLICY_NET_PROXY ? " (proxy port given)" : "");
+	return 0;
+}
