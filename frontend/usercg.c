@@ -542,6 +542,41 @@ usercg_destroy(struct usercg *u, char *err, size_t errlen)
 	return r;
 }
 
+int
+usercg_probe(char *info, size_t len)
+{
+	_cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+	_cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
+	_cleanup_free_ char *version = NULL;
+	char mounts[CGPROTECT_MAX][PATH_MAX], mnt[PATH_MAX], path[PATH_MAX + 128], ctl[256] = "";
+	size_t n;
+	int r;
+
+	r = bus_connect(&bus, info, len);
+	if (r < 0)
+		return r;
+	r = sd_bus_get_property_string(bus, "org.freedesktop.systemd1", "/org/freedesktop/systemd1",
+				       "org.freedesktop.systemd1.Manager", "Version", &e, &version);
+	if (r < 0) {
+		set_err(info, len, "your systemd user manager does not answer: %s",
+			e.message != NULL ? e.message : strerror(-r));
+		return r;
+	}
+	if (cgprotect_mounts(mounts, ELEMENTSOF(mounts), &n, mnt, sizeof(mnt)) == 0 &&
+	    mnt[0] != '\0') {
+		(void) snprintf(path, sizeof(path), "%s/user.slice/user-%u.slice/user@%u.service",
+				mnt, (unsigned) getuid(), (unsigned) getuid());
+		char f[PATH_MAX + 160];
+
+		(void) snprintf(f, sizeof(f), "%s/cgroup.controllers", path);
+		(void) read_full_at(AT_FDCWD, f, ctl, sizeof(ctl), NULL);
+		ctl[strcspn(ctl, "\n")] = '\0';
+	}
+	set_err(info, len, "systemd %s user manager; controllers: %s", version,
+		ctl[0] != '\0' ? ctl : "unknown");
+	return 0;
+}
+
 void
 usercg_close(struct usercg *u)
 {

@@ -52,6 +52,11 @@ void usercg_kill(void *userdata);
  * is collected by the user manager once this process exits.  Read the counters first. */
 int usercg_destroy(struct usercg *u, char *err, size_t errlen);
 
+/* For sandcap doctor: is the caller's user manager reachable, and what does it delegate?
+ * 0 with e.g. "systemd 252 user manager; controllers: memory pids" in info, or -errno with
+ * the reason (as usercg_open would give it). */
+int usercg_probe(char *info, size_t len);
+
 /* Close every fd (idempotent). */
 void usercg_close(struct usercg *u);
 
