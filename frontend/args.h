@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "env.h"
 #include "isolate.h"
 
 /* Resource limits applied with setrlimit() in the child. */
@@ -44,9 +45,13 @@ struct run_opts {
 
 	bool quiet;
 	const char *report_path;                /* NULL, "-" (stdout) or a file */
+	int report_fd;                          /* --report-fd N; -1 = none */
 
 	struct isolate_opts iso;
 	bool has_fs, has_net;
+
+	struct env_opts env;                    /* --env-clear, --env, --env-deny */
+	const char *chdir;                      /* --chdir DIR or "@workspace"; NULL = stay */
 
 	char **argv;                            /* the command, NULL-terminated */
 	int argc;

@@ -41,7 +41,3 @@ int control_serve_one(int listen_fd, const struct control_ops *ops);
 
 /* Client side: send one request to <rundir>/<id>.sock and read the reply. */
 int control_request(const char *id, const char *req, char *reply, size_t replylen);
-
-/* `sandcap ps [--json]` and `sandcap kill [--signal SIG] ID`. */
-int cmd_ps(int argc, char **argv);
-int cmd_kill(int argc, char **argv);

@@ -28,6 +28,11 @@ struct report {
 	uint64_t max_rss;                       /* bytes */
 	bool has_max_rss;
 	struct cg_usage cg;                     /* cgroup mode; has_* false otherwise */
+
+	/* The command's environment ("NAME=VALUE", NULL-terminated): only the names are
+	 * written.  tmpdir_set: sandcap set TMPDIR (listed if env lacks it). */
+	char *const *env;
+	bool tmpdir_set;
 };
 
 /* Append to the limits / enforcement maps (silently ignored past REPORT_ITEMS_MAX, which

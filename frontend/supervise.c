@@ -128,6 +128,9 @@ child_run(const struct sv_spec *spec, pid_t parent, int go_fd, int msg_fd, int t
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		child_fail(msg_fd, CHILD_STAGE_SETUP, errno, "cannot set no_new_privs: %s",
 			   strerror(errno));
+	if (spec->chdir != NULL && chdir(spec->chdir) < 0)
+		child_fail(msg_fd, CHILD_STAGE_SETUP, errno, "--chdir: cannot enter '%s': %s",
+			   spec->chdir, strerror(errno));
 	if (spec->iso != NULL) {
 		r = isolate_apply(spec->iso, spec->plan, err, sizeof(err));
 		if (r < 0)
@@ -135,6 +138,11 @@ child_run(const struct sv_spec *spec, pid_t parent, int go_fd, int msg_fd, int t
 				   strneq(err, "sandcap: ", 5) ? err + 5 : err);
 	}
 
+	if (spec->envp != NULL)
+		environ = spec->envp;   /* env.c built it; setenv() below copies as needed */
+	if (spec->chdir != NULL && spec->chdir[0] == '/' && getenv("PWD") != NULL &&
+	    setenv("PWD", spec->chdir, 1) < 0)  /* else it names where sandcap was started */
+		child_fail(msg_fd, CHILD_STAGE_SETUP, errno, "cannot set PWD: %s", strerror(errno));
 	if (spec->tmpdir != NULL && setenv("TMPDIR", spec->tmpdir, 1) < 0)
 		child_fail(msg_fd, CHILD_STAGE_SETUP, errno, "cannot set TMPDIR: %s",
 			   strerror(errno));

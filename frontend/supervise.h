@@ -38,6 +38,8 @@ struct sv_spec {
 	uint64_t grace_ms;
 	const char *tmpdir;                     /* set TMPDIR in the child (NULL: leave) */
 	bool keep_fds;                          /* else fds >= 3 are closed at exec */
+	char **envp;                            /* the command's environment (NULL: ours) */
+	const char *chdir;                      /* start the command there (NULL: stay) */
 
 	/* cgroup mode (all NULL/0 in rlimit mode). */
 	pid_t exclude_pid;                      /* the helper: our child, not the sandbox's */

@@ -19,7 +19,7 @@ within() { ge "$1" $(($2 * 9 / 10)) "$3 (>= 90% of $2)"; le "$1" $(($2 * 11 / 10
 # shellcheck disable=SC2086
 run_rc "$SANDCAP" trace --report "$R/t.json" -- $W > "$R/t.out" 2> "$R/t.err"
 is "$rc" 0 "sandcap trace of the workload: exit 0"
-diag "$(grep -A1 'limits that fit' "$R/t.out" | tail -1)"
+diag "$(grep -A1 "limits that fit" "$R/t.err" | tail -1)"
 is "$(json_get "$R/t.json" .sandcap_trace)" 1 "the trace report is {\"sandcap_trace\": 1, ...}"
 is "$(json_get "$R/t.json" .run.mode)" cgroup "the traced run was in cgroup mode"
 is "$(json_get "$R/t.json" .run.limits.memory)" $((192 * MiB)) "the traced run asked for the memory ceiling (192M)"

@@ -1,0 +1,78 @@
+#!/bin/sh
+# The report channel (issue 16): --report-fd N, setup-error reports for refusals after
+# option parsing, report files that appear whole (temporary name + rename), and sandcap
+# trace's human output on stderr.
+. "$(dirname "$0")/libtest.sh"
+
+# --report-fd: the JSON goes to fd 5; the command never sees fd 5, not even with --keep-fds.
+as_user "$SANDCAP" run -q --report-fd 5 -- sh -c 'ls /proc/self/fd' 5> "$T/fd.json" > "$T/fds" 2>&1
+eq "--report-fd: exit 0" 0 "$?"
+eq "--report-fd: the report arrives on the fd" ok "$(json "$T/fd.json" '["verdict"]')"
+expect "--report-fd: fd 5 is not passed to the command" sh -c "! grep -qx 5 '$T/fds'"
+as_user "$SANDCAP" run -q --keep-fds --report-fd 5 -- sh -c 'ls /proc/self/fd' 5> "$T/fd2.json" > "$T/fds2" 2>&1
+expect "--report-fd with --keep-fds: fd 5 is still withheld" sh -c "! grep -qx 5 '$T/fds2'"
+eq "--report-fd with --keep-fds: report written" ok "$(json "$T/fd2.json" '["verdict"]')"
+# ... and it is a pipe a parent reads (how the Python package drives sandcap).
+out=$(as_user "$SANDCAP" run -q --report-fd 3 -- sh -c 'echo job-$((40 + 2))' 3>&1 >/dev/null)
+contains "--report-fd 3 into a pipe: the report" '"verdict": "ok"' "$out"
+case "$out" in *job-42*) notok "--report-fd 3: the command's stdout stays out of the pipe" ;;
+*) ok "--report-fd 3: the command's stdout stays out of the pipe" ;; esac
+
+# Bad descriptors and combinations are refused before anything runs.
+for bad in "--report-fd 2" "--report-fd 0" "--report-fd x" "--report-fd 77" \
+	"--report-fd 5 --report $T/x.json"; do
+	eval "set -- $bad"
+	sandcap_run "$@" -- true 5>/dev/null
+	if [ "$rc" = 125 ] && grep -q -- "^sandcap: --report-fd: " "$T/err"; then
+		ok "refuses $bad (125, names --report-fd)"
+	else
+		notok "refuses $bad (rc $rc, stderr: $(cat "$T/err"))"
+	fi
+done
+sandcap_run --report-fd 5 -- true 5< /dev/null
+eq "--report-fd on a read-only fd: 125" 125 "$rc"
+contains "... says it is open for reading only" "reading only" "$(cat "$T/err")"
+
+# A refusal after option parsing writes a setup-error report saying why (no helper here:
+# --memory without --fallback is refused).
+sandcap_run --memory 64M --report "$T/refused.json" -- true
+eq "refusal: exit 125" 125 "$rc"
+eq "refusal: report verdict setup-error" setup-error "$(json "$T/refused.json" '["verdict"]')"
+eq "refusal: sandcap_exit 125" 125 "$(json "$T/refused.json" '["sandcap_exit"]')"
+contains "refusal: the report's message says why" "--memory needs the sandcap helper" \
+	"$(json "$T/refused.json" '["message"]')"
+contains "refusal: stderr says the same" "--memory needs the sandcap helper" "$(cat "$T/err")"
+as_user "$SANDCAP" run -q --memory 64M --report-fd 4 -- true 4> "$T/refused-fd.json" 2>/dev/null
+eq "refusal through --report-fd: setup-error" setup-error "$(json "$T/refused-fd.json" '["verdict"]')"
+sandcap_run -q --memory 64M --report - -- true
+eq "refusal with --report -: setup-error on stdout" setup-error "$(json "$T/out" '["verdict"]')"
+
+# Report files appear whole: an old report is replaced by rename (never truncated first),
+# and no temporary file is left beside it.
+mkdir "$T/rd"; chmod 777 "$T/rd"
+echo '{"old": 1}' > "$T/rd/r.json"; chmod 666 "$T/rd/r.json"
+ino0=$(stat -c %i "$T/rd/r.json")
+sandcap_run -q --report "$T/rd/r.json" -- true
+eq "report file: verdict ok" ok "$(json "$T/rd/r.json" '["verdict"]')"
+expect "report file: a new inode (renamed into place, not rewritten)" \
+	test "$(stat -c %i "$T/rd/r.json")" != "$ino0"
+eq "report file: nothing else in its directory" "r.json" "$(ls -A "$T/rd")"
+# sandcap killed while the command runs: no empty or partial report under the name.
+rm -f "$T/rd/r.json"
+(as_user_exec "$SANDCAP" run -q --report "$T/rd/k.json" -- sh -c "touch $T/started; exec sleep 100.3517") &
+sp=$!
+LIBTEST_PIDS="$sp"
+i=0; while [ $i -lt 100 ] && [ ! -e "$T/started" ]; do sleep 0.1; i=$((i + 1)); done
+expect "killed sandcap: the command had started" test -e "$T/started"
+kill -9 "$sp"; wait "$sp" 2>/dev/null
+expect "killed sandcap: no file under the report's name" test ! -e "$T/rd/k.json"
+i=0; while [ $i -lt 50 ] && ! gone "sleep 100.3517"; do sleep 0.1; i=$((i + 1)); done
+
+# sandcap trace: human output on stderr, so the command's stdout stays clean.
+as_user "$SANDCAP" trace -- sh -c 'echo build-output' > "$T/trace.out" 2> "$T/trace.err"
+eq "trace: stdout is the command's alone" "build-output" "$(cat "$T/trace.out")"
+contains "trace: the summary is on stderr" "limits that fit it" "$(cat "$T/trace.err")"
+as_user "$SANDCAP" trace --report-fd 3 -- true 3> "$T/trace.json" 2>/dev/null
+eq "trace --report-fd: the trace JSON" 1 "$(json "$T/trace.json" '["sandcap_trace"]')"
+
+done_testing
