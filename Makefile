@@ -53,7 +53,7 @@ OPT_LD :=
 endif
 
 PKGS_HELPER   := libcap-ng inih libbsd-overlay
-PKGS_FRONTEND := libcap-ng inih libbsd-overlay libseccomp
+PKGS_FRONTEND := libcap-ng inih libbsd-overlay libseccomp libsystemd
 PKG_CFLAGS    := $(shell $(PKG_CONFIG) --cflags $(PKGS_FRONTEND) 2>/dev/null)
 LIBS_HELPER   := $(shell $(PKG_CONFIG) --libs $(PKGS_HELPER) 2>/dev/null)
 LIBS_FRONTEND := $(shell $(PKG_CONFIG) --libs $(PKGS_FRONTEND) 2>/dev/null)
@@ -174,6 +174,12 @@ $(BUILD)/tests/test-%: tests/unit/test-%.c $(BUILD)/libfrontend.a $(BUILD)/libhe
 		$(LIBS_FRONTEND) $(LIBS_TEST)
 
 # Small C programs the integration and VM suites run (probes, the hostile client).
+# probe-cgprotect exercises a front-end module directly.
+$(BUILD)/tests/probe-cgprotect: tests/integration/probe-cgprotect.c $(BUILD)/libfrontend.a $(BUILD)/libsandcap.a
+	@mkdir -p $(@D)
+	$(E) '  CCLD   $@'
+	$(Q)$(CC) $(CFLAGS) $(INC_FRONTEND) $< -o $@ $(LDFLAGS) $(BUILD)/libfrontend.a \
+		$(BUILD)/libsandcap.a $(LIBS_FRONTEND)
 $(BUILD)/tests/%: tests/integration/%.c $(BUILD)/libsandcap.a
 	@mkdir -p $(@D)
 	$(E) '  CCLD   $@'

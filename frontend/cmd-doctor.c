@@ -24,6 +24,7 @@
 #include "macro.h"
 #include "parse-util.h"
 #include "policy.h"
+#include "usercg.h"
 
 #define CGROUP_MNT "/sys/fs/cgroup"
 #define DOCTOR_GROUPS_MAX 256
@@ -294,6 +295,20 @@ check_workspace_root(struct doctor *d, const char *wsroot)
 	report(d, "ok", what, NULL);
 }
 
+/* user-cgroup mode: what sandcap run uses when the checks above fail. */
+static bool
+check_user_cgroup(struct doctor *d)
+{
+	char info[512], what[600];
+	int r = usercg_probe(info, sizeof(info));
+
+	snprintf(what, sizeof(what), "user-cgroup mode: %s", info);
+	report(d, r == 0 ? "ok" : "info", what, r == 0 ? NULL :
+	       "not needed with the helper; otherwise log in through PAM/logind (ssh, a desktop) "
+	       "or ask for 'loginctl enable-linger'");
+	return r == 0;
+}
+
 static void
 check_landlock(struct doctor *d)
 {
@@ -374,6 +389,7 @@ cmd_doctor(int argc, char **argv)
 	struct doctor d = { 0 };
 	unsigned line = 0;
 	size_t len = 0;
+	bool user_cgroup;
 	int r;
 
 	if (argc > 1 && (streq(argv[1], "--help") || streq(argv[1], "-h"))) {
@@ -413,12 +429,13 @@ cmd_doctor(int argc, char **argv)
 	check_workspace_root(&d, p != NULL ? policy_workspace_root(p) : NULL);
 	check_landlock(&d);
 	policy_free(p);
+	user_cgroup = check_user_cgroup(&d);
 
 	if (d.fails == 0)
 		printf("sandcap doctor: cgroup mode should work here (%u warning%s)\n", d.warns,
 		       d.warns == 1 ? "" : "s");
 	else
-		printf("sandcap doctor: %u problem%s; until fixed, sandcap run works in rlimit mode "
-		       "(--no-cgroup)\n", d.fails, d.fails == 1 ? "" : "s");
+		printf("sandcap doctor: %u problem%s; until fixed, sandcap run works in %s mode\n",
+		       d.fails, d.fails == 1 ? "" : "s", user_cgroup ? "user-cgroup" : "rlimit");
 	return d.fails == 0 ? 0 : 1;
 }

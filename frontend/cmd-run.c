@@ -36,6 +36,7 @@
 #include "policy.h"
 #include "profile.h"
 #include "report.h"
+#include "run-usercg.h"
 #include "report-sink.h"
 #include "run-ctl.h"
 #include "supervise.h"
@@ -408,6 +409,63 @@ session_closep_(struct sc_session *s)
 	client_close(s);
 }
 
+static int
+ucg_cpu_used(void *userdata, uint64_t *ret)
+{
+	struct usercg *u = userdata;
+	struct cg_usage c;
+	int r = cgstats_read(u->leaf_fd, -EBADF, &c);
+
+	if (r < 0)
+		return r;
+	if (!c.has_cpu_stat)
+		return -ENODATA;
+	*ret = c.cpu_usage_usec;
+	return 0;
+}
+
+static void
+usercg_closep_(struct usercg *u)
+{
+	usercg_close(u);
+}
+
+/* No usable helper: try user-cgroup mode.  Returns 1 when it runs, 0 when it is not
+ * available (why_not gets the reason appended), -1 when the run must be refused (why_not
+ * then holds the refusal). */
+static int
+try_user_cgroup(struct run_opts *o, struct report *rep, const struct policy_resolved *pol,
+		const char *id, struct usercg *u, char *why_not, size_t len)
+{
+	char why[512] = "", helper_why[512];
+	int r;
+
+	(void) snprintf(helper_why, sizeof(helper_why), "%s", why_not);
+	r = run_usercg_setup(o, rep, pol, id, u, why, sizeof(why));
+	if (r == -EPERM || r == -EINVAL) {
+		(void) snprintf(why_not, len, "%s", why);
+		return -1;
+	}
+	if (r < 0) {
+		(void) snprintf(why_not, len, "%s; user-cgroup mode: %s", helper_why, why);
+		return 0;
+	}
+	report_add_enforcement(rep, "helper", "not used: %s", helper_why);
+	if (o->disk > 0) {      /* --fallback: RLIMIT_FSIZE for --disk, as in rlimit mode */
+		struct run_opts keep = *o;
+
+		o->memory = o->cpu_percent = o->pids = 0;
+		r = resolve_cgroup_fallback(o, rep, "user-cgroup mode has no workspace", false,
+					    why_not, len);
+		o->memory = keep.memory;
+		o->cpu_percent = keep.cpu_percent;
+		o->pids = keep.pids;
+		if (r < 0)
+			return -1;
+	}
+	return 1;
+}
+
 static uint64_t
 tv_ms(const struct timeval *tv)
 {
@@ -487,6 +545,7 @@ run_main(int argc, char **argv, const struct trace_opts *trace)
 {
 	_cleanup_(report_sink_closep_) struct report_sink sink = REPORT_SINK_INIT;
 	_cleanup_(session_closep_) struct sc_session sess;
+	_cleanup_(usercg_closep_) struct usercg ucg;
 	_cleanup_(profile_donep_) struct profile prof = {};
 	_cleanup_(freep_argv_) char **pargv = NULL;
 	_cleanup_(freep_argv_) char **envp = NULL;
@@ -496,7 +555,7 @@ run_main(int argc, char **argv, const struct trace_opts *trace)
 	bool have_pol = false;
 	uint64_t fsize_max = 0;
 	int pargc = 0;
-	bool cgroup = false, refused = false;
+	bool cgroup = false, refused = false, ucgroup = false;
 
 	uint64_t cpu_budget_ms = 0;
 	struct run_opts o;
@@ -511,6 +570,7 @@ run_main(int argc, char **argv, const struct trace_opts *trace)
 	int r;
 
 	client_init(&sess);
+	usercg_init(&ucg);
 	if (expand_profile(argc, argv, &prof, &pargc, &pargv) < 0)
 		return SC_EXIT_FAILURE;
 	if (pargv != NULL) {
@@ -600,6 +660,19 @@ run_main(int argc, char **argv, const struct trace_opts *trace)
 			cgroup = true;
 		}
 	}
+	if (!cgroup && !o.no_cgroup) {
+		r = try_user_cgroup(&o, &rep, have_pol ? &pol : NULL, rep.id, &ucg, err,
+				    sizeof(err));
+		if (r < 0)
+			return refuse(&sink, &rep, false, "%s", err);
+		ucgroup = r > 0;
+		if (ucgroup && o.rl[RUN_RL_CPU].set) {
+			report_add_limit(&rep, "cpu_time_ms", o.rl[RUN_RL_CPU].value);
+			report_add_enforcement(&rep, "cpu_time", "user-cgroup (cpu.stat, whole sandbox)");
+			cpu_budget_ms = o.rl[RUN_RL_CPU].value;
+			o.rl[RUN_RL_CPU].set = false;
+		}
+	}
 	if (cgroup) {
 		const struct sc_request *e = &sess.effective;
 
@@ -638,7 +711,7 @@ run_main(int argc, char **argv, const struct trace_opts *trace)
 			cpu_budget_ms = o.rl[RUN_RL_CPU].value;
 			o.rl[RUN_RL_CPU].set = false;
 		}
-	} else {
+	} else if (!ucgroup) {
 		char why[1024];
 
 		r = resolve_cgroup_fallback(&o, &rep, err, refused, why, sizeof(why));
@@ -694,6 +767,8 @@ run_main(int argc, char **argv, const struct trace_opts *trace)
 	r = isolate_plan(&o.iso, &plan, err, sizeof(err));
 	if (r < 0)
 		return refuse(&sink, &rep, false, "%s", err);
+	if (ucgroup)
+		run_usercg_protect(&rep, &plan);
 	if (o.has_fs || o.iso.n_rw > 0 || o.iso.n_ro > 0)
 		report_add_enforcement(&rep, "fs", "%s", plan.fs_enforcement);
 	if (o.has_net)
@@ -739,12 +814,32 @@ run_main(int argc, char **argv, const struct trace_opts *trace)
 			(uint64_t) sysconf(_SC_NPROCESSORS_ONLN) * 100;
 		spec.cpu_used_usec = cg_cpu_used;
 	}
+	if (ucgroup) {
+		spec.userdata = &ucg;
+		spec.attach = usercg_attach;
+		spec.kill_all = usercg_kill;
+		spec.cpu_budget_ms = cpu_budget_ms;
+		spec.cpu_rate_percent = ucg.effective.cpu_percent > 0 ? ucg.effective.cpu_percent :
+			(uint64_t) sysconf(_SC_NPROCESSORS_ONLN) * 100;
+		spec.cpu_used_usec = ucg_cpu_used;
+	}
 	start_error[0] = '\0';
 	r = sv_run(&spec, &out);
 	if (r < 0)
 		return refuse(&sink, &rep, true, "%s%s", start_error[0] != '\0' ? start_error :
 			      "cannot start the sandbox: ", start_error[0] != '\0' ? "" :
 			      strerror(-r));
+	if (ucgroup) {
+		r = cgstats_read(ucg.leaf_fd, -EBADF, &rep.cg);
+		if (r < 0)
+			fprintf(stderr, "sandcap: warning: cannot read the sandbox's counters: %s\n",
+				strerror(-r));
+		r = usercg_destroy(&ucg, err, sizeof(err));
+		if (r < 0)
+			fprintf(stderr, "sandcap: warning: teardown incomplete: %s\n", err);
+		in.counters = rep.cg;
+		in.cpu_budget_fired = out.cpu_budget_fired;
+	}
 	if (cgroup) {
 		/* The final counters, before DESTROY closes the leaf. */
 		r = cgstats_read(sess.leaf_fd, sess.ws_fd, &rep.cg);
@@ -791,7 +886,7 @@ run_main(int argc, char **argv, const struct trace_opts *trace)
 	if (trace->on) {
 		struct trace_result tr;
 
-		trace_suggest(trace, &rep, fsize_max, cgroup, &tr);
+		trace_suggest(trace, &rep, fsize_max, cgroup || ucgroup, &tr);
 		FILE *f = report_sink_stream(&sink);
 
 		r = finish(&o, NULL, &rep);

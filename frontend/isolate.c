@@ -29,29 +29,8 @@
 #include "isolate.h"
 #include "macro.h"
 
-/* Debian 12's linux-libc-dev knows Landlock ABI 2; newer rights are defined here with the
- * kernel's values (include/uapi/linux/landlock.h), used only when the probed ABI has them. */
-#ifndef LANDLOCK_ACCESS_FS_REFER
-#define LANDLOCK_ACCESS_FS_REFER                (1ULL << 13)
-#endif
-#ifndef LANDLOCK_ACCESS_FS_TRUNCATE
-#define LANDLOCK_ACCESS_FS_TRUNCATE             (1ULL << 14)
-#endif
-#ifndef LANDLOCK_ACCESS_FS_IOCTL_DEV
-#define LANDLOCK_ACCESS_FS_IOCTL_DEV            (1ULL << 15)
-#endif
-#ifndef LANDLOCK_ACCESS_NET_BIND_TCP
-#define LANDLOCK_ACCESS_NET_BIND_TCP            (1ULL << 0)
-#endif
-#ifndef LANDLOCK_ACCESS_NET_CONNECT_TCP
-#define LANDLOCK_ACCESS_NET_CONNECT_TCP         (1ULL << 1)
-#endif
-#ifndef LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET
-#define LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET     (1ULL << 0)
-#endif
-#ifndef LANDLOCK_SCOPE_SIGNAL
-#define LANDLOCK_SCOPE_SIGNAL                   (1ULL << 1)
-#endif
+#include "landlock-compat.h"
+
 #ifndef SECCOMP_GET_ACTION_AVAIL
 #define SECCOMP_GET_ACTION_AVAIL                2
 #endif
@@ -723,6 +702,17 @@ isolate_apply(const struct isolate_opts *o, const struct isolate_plan *plan, cha
 	r = landlock_apply(o, plan, err, errlen);
 	if (r < 0)
 		return r;
+	if (plan->n_cg_protect > 0) {
+		char why[256];
+
+		r = cgprotect_apply(plan->landlock_abi, "/", plan->cg_protect, plan->n_cg_protect,
+				    why, sizeof(why));
+		if (r < 0) {
+			set_str(err, errlen, "sandcap: keeping the cgroup filesystem unwritable: %s",
+				why);
+			return r;
+		}
+	}
 	if (plan->seccomp)
 		return seccomp_apply(o, plan, err, errlen);
 	return 0;

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cgprotect.h"
 #include "policy.h"
 
 #define ISOLATE_PATHS_MAX 64
@@ -37,6 +38,10 @@ struct isolate_plan {
 	bool landlock_scope;                    /* scope abstract UNIX sockets, signals (ABI >= 6) */
 	bool seccomp;                           /* install the seccomp filter */
 	char cwd[PATH_MAX];                     /* the parent's cwd: base of relative --rw/--ro */
+	/* user-cgroup mode: the cgroup mounts a second Landlock layer keeps unwritable
+	 * (cgprotect.h); set by the caller after isolate_plan(), 0 = no such layer. */
+	char cg_protect[CGPROTECT_MAX][PATH_MAX];
+	size_t n_cg_protect;
 };
 
 /* "none", "ro", "strict" / "host", "none"; -EINVAL otherwise. */

@@ -4,7 +4,7 @@
 set -eu
 
 PKGS="make gcc pkg-config libcap-ng-dev libinih-dev libbsd-dev libseccomp-dev libcmocka-dev
-libcap2-bin util-linux user-mode-linux clang python3 procps iproute2 jq
+libsystemd-dev libcap2-bin util-linux user-mode-linux clang python3 procps iproute2 jq
 dpkg-dev debhelper lintian fakeroot cppcheck clang-tidy rpm strace
 python3-pytest python3-pip python3-distributed python3-celery python3-kombu"
 

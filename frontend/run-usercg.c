@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: MIT */
+/* `sandcap run` in user-cgroup mode: the admin's policy applied by the front-end, the scope
+ * and leaf of usercg.c, and what goes into the report. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "isolate.h"
+#include "macro.h"
+#include "run-usercg.h"
+
+/* Effective value of one limit under the policy: the request; else the default capped at
+ * the ceiling; else the ceiling (not asking never means unlimited where a ceiling exists).
+ * The helper's op_cgroup.c applies the same rule. */
+static uint64_t
+effective(const struct policy_resolved *pol, enum policy_limit l, uint64_t req)
+{
+	uint64_t ceil = pol->ceiling[l], v = req;
+
+	if (v == 0)
+		v = pol->dflt[l];
+	if (v == 0 || v > ceil)
+		v = req != 0 ? req : ceil;
+	return v == UINT64_MAX ? 0 : v;
+}
+
+/* The policy, applied by sandcap itself (no helper checks it in this mode). */
+static int
+apply_policy(struct run_opts *o, const struct policy_resolved *pol, char *err, size_t errlen)
+{
+	uint64_t *v[] = { &o->memory, &o->cpu_percent, &o->pids, &o->disk, &o->timeout_ms };
+	const enum policy_limit l[] = { POLICY_MEMORY, POLICY_CPU, POLICY_PIDS, POLICY_DISK,
+					POLICY_TIMEOUT };
+
+	if (!pol->allowed) {
+		(void) snprintf(err, errlen, "the policy does not allow you to run sandboxes: %s",
+				pol->deny_reason);
+		return -EPERM;
+	}
+	if (!o->has_timeout)
+		o->timeout_ms = 0;
+	for (size_t i = 0; i < ELEMENTSOF(v); i++) {
+		int r = policy_check_request(pol, l[i], *v[i], err, errlen);
+
+		if (r < 0)
+			return r;
+	}
+	for (size_t i = 0; i < ELEMENTSOF(v); i++) {
+		if (l[i] == POLICY_DISK && *v[i] == 0)
+			continue;       /* no workspace in this mode: a disk default is not applied */
+		*v[i] = effective(pol, l[i], *v[i]);
+	}
+	if (o->timeout_ms > 0)
+		o->has_timeout = true;
+	return 0;
+}
+
+int
+run_usercg_setup(struct run_opts *o, struct report *rep, const struct policy_resolved *pol,
+		 const char *id, struct usercg *u, char *err, size_t errlen)
+{
+	struct sc_request req;
+	uint64_t backstop = 0;
+	int r;
+
+	if (pol != NULL) {
+		r = apply_policy(o, pol, err, errlen);
+		if (r < 0)
+			return r;
+	}
+	if (o->disk > 0 && !o->fallback) {
+		(void) snprintf(err, errlen, "--disk needs the sandcap helper (a size-limited tmpfs "
+				"workspace), which user-cgroup mode has not; pass --fallback to accept "
+				"RLIMIT_FSIZE (per file) instead, or ask the admin to install the helper");
+		return -EINVAL;
+	}
+	req = (struct sc_request) { .memory = o->memory, .cpu_percent = o->cpu_percent,
+				    .pids = o->pids };
+	if (o->has_timeout)     /* the user manager kills the scope if sandcap does not */
+		backstop = o->timeout_ms + o->grace_ms + 10000;
+	r = usercg_open(u, id, backstop, err, errlen);
+	if (r == 0)
+		r = usercg_create(u, &req, err, errlen);
+	if (r < 0)
+		return r == -EINVAL ? -EIO : r;
+
+	rep->mode = "user-cgroup";
+	if (u->effective.memory > 0) {
+		report_add_limit(rep, "memory", u->effective.memory);
+		report_add_enforcement(rep, "memory", "user-cgroup");
+	}
+	if (u->effective.cpu_percent > 0) {
+		report_add_limit(rep, "cpu_percent", u->effective.cpu_percent);
+		report_add_enforcement(rep, "cpu", "user-cgroup");
+	}
+	if (u->effective.pids > 0) {
+		report_add_limit(rep, "pids", u->effective.pids);
+		report_add_enforcement(rep, "pids", "user-cgroup");
+	}
+	if (u->enforcement[0] != '\0')
+		report_add_enforcement(rep, "user_cgroup_notes", "%s", u->enforcement);
+	if (backstop > 0)
+		report_add_enforcement(rep, "timeout_backstop", "systemd user manager "
+				       "(RuntimeMaxSec of %s)", u->unit);
+
+	return 0;
+}
+
+void
+run_usercg_protect(struct report *rep, struct isolate_plan *plan)
+{
+	size_t n = 0;
+
+	/* The user owns the scope: without a Landlock layer over the cgroup filesystem, the
+	 * sandbox could raise its own limits. */
+	if (plan->landlock_abi >= 1 &&
+	    cgprotect_mounts(plan->cg_protect, CGPROTECT_MAX, &n, NULL, 0) == 0 && n > 0) {
+		plan->n_cg_protect = n;
+		report_add_enforcement(rep, "cgroup_files", "landlock (ABI %d): the sandbox cannot "
+				       "write the cgroup filesystem", plan->landlock_abi);
+	} else {
+		report_add_enforcement(rep, "cgroup_files", "not protected (no Landlock): the limits "
+				       "bind runaway code, not hostile code, which can write its own "
+				       "cgroup's limits");
+	}
+}

@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: MIT */
+/* `sandcap run` in user-cgroup mode (usercg.h), between option parsing and the supervisor. */
+#pragma once
+
+#include <stddef.h>
+
+#include "args.h"
+#include "isolate.h"
+#include "policy.h"
+#include "report.h"
+#include "usercg.h"
+
+/* Apply the admin's policy (pol may be NULL: no policy file) to o, as the helper would:
+ * refusal of a denied user, ceilings, defaults.  Then open the scope and write the limits,
+ * and record mode, limits and enforcement in rep.  Returns 0; -EPERM/-EINVAL when the run
+ * must be refused (err says why: exit 125); other -errno when this mode is not available
+ * here (err says why: the caller goes on to rlimit mode). */
+int run_usercg_setup(struct run_opts *o, struct report *rep, const struct policy_resolved *pol,
+		     const char *id, struct usercg *u, char *err, size_t errlen);
+
+/* After isolate_plan(): add the Landlock layer that keeps the cgroup filesystem unwritable
+ * where the kernel has Landlock, and say in rep what protects (or does not protect) the
+ * sandbox's own cgroup files. */
+void run_usercg_protect(struct report *rep, struct isolate_plan *plan);
