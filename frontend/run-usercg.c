@@ -33,9 +33,11 @@ apply_policy(struct run_opts *o, const struct policy_resolved *pol, char *err, s
 					POLICY_TIMEOUT };
 
 	if (!pol->allowed) {
-		(void) snprintf(err, errlen, "the policy does not allow you to run sandboxes: %s",
+		/* Not a refusal of the run: this mode is not open to the user, as the helper
+		 * is not (rlimit mode then, with cgroup-only limits refused). */
+		(void) snprintf(err, errlen, "the policy does not allow you cgroup limits: %s",
 				pol->deny_reason);
-		return -EPERM;
+		return -EACCES;
 	}
 	if (!o->has_timeout)
 		o->timeout_ms = 0;
