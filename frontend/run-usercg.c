@@ -33,9 +33,11 @@ apply_policy(struct run_opts *o, const struct policy_resolved *pol, char *err, s
 					POLICY_TIMEOUT };
 
 	if (!pol->allowed) {
-		(void) snprintf(err, errlen, "the policy does not allow you to run sandboxes: %s",
+		/* Not a refusal of the run: this mode is not open to the user, as the helper
+		 * is not (rlimit mode then, with cgroup-only limits refused). */
+		(void) snprintf(err, errlen, "the policy does not allow you cgroup limits: %s",
 				pol->deny_reason);
-		return -EPERM;
+		return -EACCES;
 	}
 	if (!o->has_timeout)
 		o->timeout_ms = 0;
@@ -59,30 +61,33 @@ int
 run_usercg_setup(struct run_opts *o, struct report *rep, const struct policy_resolved *pol,
 		 const char *id, struct usercg *u, char *err, size_t errlen)
 {
+	struct run_opts eff = *o;       /* committed to *o only when this mode runs */
 	struct sc_request req;
 	uint64_t backstop = 0;
 	int r;
 
 	if (pol != NULL) {
-		r = apply_policy(o, pol, err, errlen);
+		r = apply_policy(&eff, pol, err, errlen);
 		if (r < 0)
 			return r;
 	}
-	if (o->disk > 0 && !o->fallback) {
+	req = (struct sc_request) { .memory = eff.memory, .cpu_percent = eff.cpu_percent,
+				    .pids = eff.pids };
+	if (eff.has_timeout)    /* the user manager kills the scope if sandcap does not */
+		backstop = eff.timeout_ms + eff.grace_ms + 10000;
+	r = usercg_open(u, id, backstop, err, errlen);
+	if (r == 0)
+		r = usercg_create(u, &req, err, errlen);
+	if (r < 0)
+		return r == -EINVAL || r == -EPERM ? -EIO : r;
+	/* Only now a refusal: this mode would run, but cannot give what was asked. */
+	if (eff.disk > 0 && !eff.fallback) {
 		(void) snprintf(err, errlen, "--disk needs the sandcap helper (a size-limited tmpfs "
 				"workspace), which user-cgroup mode has not; pass --fallback to accept "
 				"RLIMIT_FSIZE (per file) instead, or ask the admin to install the helper");
 		return -EINVAL;
 	}
-	req = (struct sc_request) { .memory = o->memory, .cpu_percent = o->cpu_percent,
-				    .pids = o->pids };
-	if (o->has_timeout)     /* the user manager kills the scope if sandcap does not */
-		backstop = o->timeout_ms + o->grace_ms + 10000;
-	r = usercg_open(u, id, backstop, err, errlen);
-	if (r == 0)
-		r = usercg_create(u, &req, err, errlen);
-	if (r < 0)
-		return r == -EINVAL ? -EIO : r;
+	*o = eff;
 
 	rep->mode = "user-cgroup";
 	if (u->effective.memory > 0) {

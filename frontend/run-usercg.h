@@ -13,8 +13,9 @@
 /* Apply the admin's policy (pol may be NULL: no policy file) to o, as the helper would:
  * refusal of a denied user, ceilings, defaults.  Then open the scope and write the limits,
  * and record mode, limits and enforcement in rep.  Returns 0; -EPERM/-EINVAL when the run
- * must be refused (err says why: exit 125); other -errno when this mode is not available
- * here (err says why: the caller goes on to rlimit mode). */
+ * must be refused (over a ceiling; err says why: exit 125); other -errno when this mode is
+ * not available here or to this user (-EACCES: the policy does not allow the user; err
+ * says why: the caller goes on to rlimit mode). */
 int run_usercg_setup(struct run_opts *o, struct report *rep, const struct policy_resolved *pol,
 		     const char *id, struct usercg *u, char *err, size_t errlen);
 

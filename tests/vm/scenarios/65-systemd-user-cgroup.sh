@@ -1,0 +1,84 @@
+#!/bin/sh
+# user-cgroup mode (#18), in the systemd guest before the package is installed: no helper,
+# a user with a real login (logind session, user@.service) gets cgroup limits from their
+# own systemd user manager: every cgroup verdict, nothing left in their subtree, the policy's
+# ceilings applied by the front-end, doctor names the mode; this kernel has no Landlock, so
+# the report must say the limits bind runaway code, not hostile code.
+# vm-timeout: 500
+. "$VMLIB"
+. "$SRCDIR/tests/vm/sysd-lib.sh"
+S=$BUILD/sandcap
+MiB=1048576
+chmod 0777 "$SCRATCH"
+R=$SCRATCH
+# u ARGS...: sandcap ARGS as sctest through a real login, with no helper to be found
+u() { vm-login sctest env SANDCAP_HELPER=/nonexistent/sandcap-helper "$S" "$@"; }
+UCG=/sys/fs/cgroup/user.slice/user-$SCTEST_UID.slice/user@$SCTEST_UID.service
+leftovers() { find "$UCG" -depth -type d -name 'sandcap-*' 2> /dev/null; }
+no_leftovers() { [ -z "$(leftovers)" ]; }
+le() {
+	case $1 in ''|*[!0-9]*) fail "$3" "got '$1', not an integer"; return 0 ;; esac
+	if [ "$1" -le "$2" ]; then ok "$3"; else fail "$3" "got $1, want <= $2"; fi
+}
+
+run_rc u run -q --report "$R/true.json" -- true
+is "$rc" 0 "sandcap run -- true as a logged-in user without a helper"
+is "$(json_get "$R/true.json" .mode)" user-cgroup "the report's mode is user-cgroup"
+like "$(json_get "$R/true.json" .enforcement.helper)" "not used: .*not installed" \
+	"enforcement.helper says why the helper was not used"
+like "$(json_get "$R/true.json" .enforcement.cgroup_files)" "not protected \(no Landlock\).*runaway" \
+	"no Landlock here: the report says the limits bind runaway code, not hostile code"
+check "the scope is gone after the run" wait_for 10 no_leftovers
+
+run_rc u run -q --memory 48M --timeout 30 --report "$R/mem.json" -- tail /dev/zero
+is "$(json_get "$R/mem.json" .verdict)" memory "memory hog under --memory 48M: verdict memory"
+is "$(json_get "$R/mem.json" .enforcement.memory)" user-cgroup "enforcement.memory is user-cgroup"
+peak=$(json_get "$R/mem.json" .usage.memory_peak)
+le "$peak" $((48 * MiB)) "memory hog: memory_peak ($peak) not above 48M"
+ge "$(json_get "$R/mem.json" .usage.oom_kills)" 1 "memory hog: oom_kills >= 1"
+
+run_rc u run -q --pids 16 --timeout 3 --grace 0 --report "$R/bomb.json" -- \
+	sh -c 'b() { b & b & wait; }; b' 2> "$R/bomb.err"
+le "$(json_get "$R/bomb.json" .usage.pids_peak)" 16 "fork bomb under --pids 16: pids_peak <= 16"
+like "$(json_get "$R/bomb.json" '[.verdict] + .limits_hit | join(" ")')" '(^| )pids( |$)' \
+	"fork bomb: verdict or limits_hit names pids"
+
+run_rc u run -q --cpu 50% --timeout 2 --grace 0 --report "$R/cpu.json" -- sh -c 'while :; do :; done'
+c=$(($(json_get "$R/cpu.json" .usage.cpu_user_ms) + $(json_get "$R/cpu.json" .usage.cpu_system_ms)))
+le "$c" 1100 "--cpu 50% spinner for 2 s: at most 1.1 s of CPU ($c ms)"
+ge "$(json_get "$R/cpu.json" .usage.cpu_throttled_ms)" 1 "--cpu 50%: cpu_throttled_ms > 0"
+
+run_rc u run -q --cpu-time 1 --timeout 30 --report "$R/ct.json" -- \
+	sh -c 'while :; do :; done & while :; do :; done'
+is "$(json_get "$R/ct.json" .verdict)" cpu-time "--cpu-time 1 over two spinners: verdict cpu-time (whole sandbox)"
+
+run_rc u run -q --timeout 2 --grace 0 --report "$R/to.json" -- sh -c 'setsid sleep 1000.61 & sleep 1000.62'
+is "$(json_get "$R/to.json" .verdict)" timeout "--timeout 2 with a setsid'd escapee: verdict timeout"
+check_fails "the setsid'd escapee is gone" pgrep -f 'sleep 1000.61'
+
+# SIGKILL of sandcap: the scope's RuntimeMaxSec (timeout + grace + 10 s) still ends it.
+vm-login sctest env SANDCAP_HELPER=/nonexistent "$S" run -q --timeout 3 --grace 0 -- \
+	sh -c 'sleep 1000.63' > /dev/null 2>&1 &
+check "the sandbox of the SIGKILL case runs" wait_for 60 pgrep -f 'sleep 1000.63'
+pkill -KILL -u sctest -x sandcap
+check "after SIGKILL of sandcap the user manager ends the sandbox by its backstop" \
+	wait_for 60 sh -c '! pgrep -f "sleep 1000.63"'
+check "nothing of any run is left in sctest's subtree" wait_for 20 no_leftovers
+
+# The policy applies in this mode too, by the front-end: a ceiling refuses, allow = no
+# leaves rlimit mode.
+mkdir -p /etc/sandcap
+printf '[limits]\nmemory = 64M\n' > /etc/sandcap/sandbox.ini
+chmod 0644 /etc/sandcap/sandbox.ini
+run_rc u run -q --memory 128M -- true
+is "$rc" 125 "--memory 128M over the policy's 64M ceiling: refused (125)"
+run_rc u run -q --report "$R/dflt.json" -- true
+is "$(json_get "$R/dflt.json" .limits.memory)" $((64 * MiB)) "not asking: the ceiling applies (64M)"
+printf '[sandcap]\nallow_users = root\n' > /etc/sandcap/sandbox.ini
+run_rc u run -q --report "$R/deny.json" -- true
+is "$(json_get "$R/deny.json" .mode)" rlimit "a user the policy does not allow: rlimit mode, not user-cgroup"
+rm -rf /etc/sandcap
+
+out=$(u doctor 2>&1)
+like "$out" "until fixed, sandcap run works in user-cgroup mode" "sandcap doctor names user-cgroup mode"
+done_testing
