@@ -190,10 +190,12 @@ compose_message(const struct run_opts *o, const struct sv_outcome *out, const st
 			snprintf(buf, bufsz, "%s", strip_sandcap_prefix(out->setup_msg));
 		break;
 	case VERDICT_MEMORY:
+		/* Not "N processes": memory.events oom_kill counts kill events, and with
+		 * memory.oom.group (set by the helper) the chosen victim counts twice, so
+		 * one killed process reads 2 (docs/report.md, usage.oom_kills). */
 		format_size(o->memory, b, sizeof(b));
-		snprintf(buf, bufsz, "memory limit hit: the OOM killer ended %llu process%s%s%s%s",
-			 (unsigned long long) cg->oom_kill, cg->oom_kill == 1 ? "" : "es",
-			 o->memory > 0 ? " (limit " : "", o->memory > 0 ? b : "",
+		snprintf(buf, bufsz, "memory limit hit%s%s%s: the kernel's OOM killer ended the "
+			 "sandbox", o->memory > 0 ? " (limit " : "", o->memory > 0 ? b : "",
 			 o->memory > 0 ? ")" : "");
 		break;
 	case VERDICT_PIDS:

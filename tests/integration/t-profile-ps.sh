@@ -57,18 +57,20 @@ contains "a malformed user file: FILE:LINE" "$U/home/.config/sandcap/profiles.in
 
 # ---- sandcap ps / sandcap kill ----
 nsock() { find "$U/run/sandcap" -name '*.sock' 2> /dev/null | wc -l; }
-wait_sock() { i=0; while [ $i -lt 50 ] && [ "$(nsock)" -lt "$1" ]; do
+wait_sock() { i=0; while [ $i -lt 600 ] && [ "$(nsock)" -lt "$1" ]; do
 	sleep 0.1; i=$((i + 1)); done; }
-(ue_exec "$SANDCAP" run -q --timeout 30 --report "$T/a.json" -- sleep 100.4711) & a=$!
-(ue_exec "$SANDCAP" run -q --timeout 30 --report "$T/b.json" -- sh -c 'trap "exit 3" TERM; sleep 100.4712 & wait') & b=$!
+# They run until the test kills them (or its exit trap does): no fixed window that a busy
+# machine could outlast before the checks are done.
+(ue_exec "$SANDCAP" run -q --timeout 900 --report "$T/a.json" -- sleep 1000.4711) & a=$!
+(ue_exec "$SANDCAP" run -q --timeout 900 --report "$T/b.json" -- sh -c 'trap "exit 3" TERM; sleep 1000.4712 & wait') & b=$!
 LIBTEST_PIDS="$a $b"
 wait_sock 2
 ue "$SANDCAP" ps --json > "$T/ps.json"
 eq "sandcap ps --json: two sandboxes" 2 "$(json "$T/ps.json" '.__len__()')"
 eq "sandcap ps --json: both in rlimit mode" '["rlimit", "rlimit"]' "$(json "$T/ps.json" '.__class__([e["mode"] for e in d])')"
 ps_out=$(ue "$SANDCAP" ps)
-contains "sandcap ps: shows the first command" "sleep 100.4711" "$ps_out"
-contains "sandcap ps: shows the second command" "sleep 100.4712" "$ps_out"
+contains "sandcap ps: shows the first command" "sleep 1000.4711" "$ps_out"
+contains "sandcap ps: shows the second command" "sleep 1000.4712" "$ps_out"
 ida=$(python3 -c 'import json,sys; print([e["id"] for e in json.load(open(sys.argv[1])) if "4711" in e["command_line"]][0])' "$T/ps.json")
 idb=$(python3 -c 'import json,sys; print([e["id"] for e in json.load(open(sys.argv[1])) if "4712" in e["command_line"]][0])' "$T/ps.json")
 if [ "$(id -u)" = 0 ]; then
@@ -77,7 +79,7 @@ if [ "$(id -u)" = 0 ]; then
 	eq "another user: sandcap ps shows none of them" "[]" "$(other "$SANDCAP" ps --json 2>&1)"
 	other "$SANDCAP" kill "$ida" > /dev/null 2>&1
 	expect "another user: sandcap kill fails" test $? -ne 0
-	pa=$(pgrep -x -f "sleep 100.4711")
+	pa=$(pgrep -x -f "sleep 1000.4711")
 	expect "another user: cannot signal the sandboxed process ($pa)" \
 		sh -c "! setpriv --reuid=65533 --regid=65533 --clear-groups -- kill -KILL $pa 2> /dev/null"
 	expect "the sandbox is still running" kill -0 "$pa"
@@ -91,13 +93,13 @@ ue "$SANDCAP" kill "$ida" > "$T/out" 2> "$T/err"
 eq "sandcap kill ID: exit 0" 0 "$?"
 wait "$a"
 eq "the killed sandbox's sandcap ends with 137" 137 "$?"
-expect "its process is gone" gone "sleep 100.4711"
+expect "its process is gone" gone "sleep 1000.4711"
 eq "sandcap ps now lists only the other" "$idb" "$(ue "$SANDCAP" ps --json | python3 -c 'import json,sys; print(" ".join(e["id"] for e in json.load(sys.stdin)))')"
 ue "$SANDCAP" kill --signal TERM "$idb"
 eq "sandcap kill --signal TERM ID: exit 0" 0 "$?"
 wait "$b"
 eq "a TERM-handling sandbox exits with its status (3)" 3 "$?"
-expect "its children are gone" gone "sleep 100.4712"
+expect "its children are gone" gone "sleep 1000.4712"
 # shellcheck disable=SC2034 # read by libtest's cleanup
 LIBTEST_PIDS=""
 ue "$SANDCAP" kill "$ida" > "$T/out" 2> "$T/err"

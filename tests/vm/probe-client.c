@@ -6,7 +6,9 @@
  *   -a child|self|parent|pid:N   what to ATTACH (default child: a blocked child of ours)
  *   -x   do not DESTROY: just exit after the steps (the helper must tear down on EOF)
  *   -k   KILL before DESTROY
- *   -s N sleep N seconds after ATTACH (while the child runs `sleep` in the sandbox)
+ *   -s N sleep N seconds after ATTACH (while the child runs `sleep` in the sandbox);
+ *        SIGUSR1 ends the sleep early (a scenario that is done looking, on a busy machine
+ *        where no fixed N is both long enough and short enough)
  *   -P   print the leaf's limit files (memory.max, ...) via the leaf dirfd
  *   -N host|proxy|loopback|none: the net mode asked for; -o the proxy port (wire value)
  *   -- CMD: the attached child execs CMD (no seccomp, no Landlock: only what the helper
@@ -54,6 +56,12 @@ print_file(int dirfd, const char *name)
 	printf("%s %s\n", name, buf);
 }
 
+static void
+on_usr1(int sig)
+{
+	(void) sig;     /* only to interrupt sleep() */
+}
+
 int
 main(int argc, char **argv)
 {
@@ -92,6 +100,11 @@ main(int argc, char **argv)
 	if (r < 0)
 		return fail("open", r, err);
 	printf("helper %d\n", (int) s.helper_pid);
+	{
+		struct sigaction sa = { .sa_handler = on_usr1 };
+
+		(void) sigaction(SIGUSR1, &sa, NULL);
+	}
 	r = client_create(&s, &req, err, sizeof(err));
 	if (r < 0)
 		return fail("create", r, err);
@@ -161,7 +174,7 @@ main(int argc, char **argv)
 		child = 0;
 	}
 	if (sleep_s > 0)
-		sleep((unsigned) sleep_s);
+		sleep((unsigned) sleep_s);      /* SIGUSR1 (handled, set before ATTACH) ends it */
 	if (nodestroy) {
 		printf("exit without destroy\n");
 		fflush(stdout);

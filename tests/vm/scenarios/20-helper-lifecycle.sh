@@ -29,10 +29,12 @@ like "$out" "pids 64" "pids defaults to [defaults] pids"
 like "$out" "disk $((16 * MB))" "disk defaults to [defaults] disk"
 
 # The workspace: a tmpfs owned by the caller, mode 0700, nosuid,nodev, size-limited.
-"$P" -d $((4 * MB)) -a child -s 2 > "$SCRATCH/ws.out" 2>&1 &
+# The sandbox lives until we are done looking (SIGUSR1 ends probe-client's sleep), not for
+# a fixed time a busy machine could outlast.
+"$P" -d $((4 * MB)) -a child -s 40 > "$SCRATCH/ws.out" 2>&1 &
 bg=$!
 i=0
-while [ $i -lt 50 ] && ! grep -q "attach ok" "$SCRATCH/ws.out"; do sleep 0.1; i=$((i + 1)); done
+while [ $i -lt 300 ] && ! grep -q "attach ok" "$SCRATCH/ws.out"; do sleep 0.1; i=$((i + 1)); done
 ws=$(sed -n 's/^ws //p' "$SCRATCH/ws.out")
 id=$(sed -n 's/^id //p' "$SCRATCH/ws.out")
 like "$ws" "^/run/sandcap/$SCTEST_UID/$SCTEST_UID-" "workspace path is workspace_root/<uid>/<id>"
@@ -45,6 +47,7 @@ check_fails "writing past the disk limit fails" [ "$rc" -eq 0 ]
 is "$(stat -c '%U %a' "/run/sandcap/$SCTEST_UID")" "root 755" "workspace_root/<uid> is root-owned 0755"
 is "$(stat -c '%U %a' /sys/fs/cgroup/sandcap 2>/dev/null || echo denied)" "root 700" \
 	"the delegated parent stays root 0700"
+kill -USR1 $bg
 wait $bg
 is "$?" 0 "the second sandbox tears down cleanly"
 check_fails "its workspace is gone" test -e "$ws"

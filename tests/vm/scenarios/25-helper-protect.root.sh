@@ -2,13 +2,16 @@
 # Run as root, acting as the two test users: sctest cannot raise its leaf's limits or
 # move processes out of it; scother cannot attach to, kill or destroy sctest's sandbox
 # (requests name no objects, so the only ways are ATTACH of a foreign pid and the files).
-# vm-timeout: 60
+# vm-timeout: 120
 . "$VMLIB"
 P=$TESTS/probe-client
 as() { u=$1; shift; env SANDCAP_HELPER="$SANDCAP_HELPER" vm-as-user "$u" "$@"; }
-wait_for() { i=0; while [ $i -lt 100 ] && ! grep -q "$1" "$2"; do sleep 0.1; i=$((i + 1)); done; }
+wait_for() { i=0; while [ $i -lt 300 ] && ! grep -q "$1" "$2"; do sleep 0.1; i=$((i + 1)); done; }
 
-as sctest "$P" -a child -s 6 > "$SCRATCH/a" 2>&1 &
+# The sandbox lives until every check ran (SIGUSR1 ends probe-client's sleep): with a fixed
+# few seconds a busy machine ended it first, and the refusals then passed on a leaf that
+# was already gone.
+as sctest "$P" -a child -s 100 > "$SCRATCH/a" 2>&1 &
 a=$!
 wait_for "attach ok" "$SCRATCH/a"
 id=$(sed -n 's/^id //p' "$SCRATCH/a")
@@ -28,6 +31,7 @@ check_fails "scother cannot rmdir the leaf" as scother rmdir "$L"
 out=$(as scother "$P" -a "pid:$pid" 2>&1)
 like "$out" "^error attach 1 " "scother cannot ATTACH sctest's process to its own sandbox"
 check "sctest's process is still alive in its leaf" grep -qx "$pid" "$L/cgroup.procs"
+kill -USR1 $a
 wait $a
 is "$?" 0 "sctest's sandbox ends cleanly"
 done_testing

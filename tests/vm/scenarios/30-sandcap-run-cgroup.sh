@@ -2,7 +2,7 @@
 # sandcap run in cgroup mode (the setcap'd helper, cgroup v2), as the unprivileged user: each
 # cgroup verdict from the leaf's counters, the whole-sandbox CPU budget, the timeout with an
 # escaped TERM-ignoring descendant, and teardown (leaf and workspace gone afterwards).
-# vm-timeout: 90
+# vm-timeout: 180
 # shellcheck source=tests/vm/lib.sh
 . "$VMLIB"
 R=$SCRATCH
@@ -17,7 +17,9 @@ like "$(head -1 "$R/ok.out")" "^0::/sandcap/$id\$" "the command ran in the leaf 
 like "$(sed -n 's/^T=//p' "$R/ok.out")" "/$id\$" "TMPDIR is the sandbox's workspace"
 check_fails "the leaf is gone afterwards" test -e "$P/$SCTEST_UID/$id"
 
-run_rc "$SANDCAP" run -q --memory 32M --timeout 30 --report "$R/mem.json" -- tail /dev/zero
+# The --timeout is a backstop only: in a busy guest, where page faults are slow, the hog
+# may need tens of seconds to reach 32M; the memory limit must decide, not a race.
+run_rc "$SANDCAP" run -q --memory 32M --timeout 120 --report "$R/mem.json" -- tail /dev/zero
 is "$rc" 137 "memory hog: killed (137)"
 is "$(json_get "$R/mem.json" .verdict)" memory "verdict memory"
 ge "$(json_get "$R/mem.json" .usage.oom_kills)" 1 "oom_kills counted"
@@ -28,12 +30,13 @@ run_rc "$SANDCAP" run -q --pids 8 --timeout 10 --grace 0 --report "$R/pids.json"
 is "$(json_get "$R/pids.json" .verdict)" pids "fork storm: verdict pids"
 ge "$(json_get "$R/pids.json" .usage.pids_peak)" 8 "pids_peak reached the limit"
 
-start=$(date +%s)
-run_rc "$SANDCAP" run -q --cpu-time 1 --timeout 30 --report "$R/cpu.json" -- \
+run_rc "$SANDCAP" run -q --cpu-time 1 --timeout 120 --report "$R/cpu.json" -- \
 	sh -c 'while :; do :; done & while :; do :; done'
-took=$(($(date +%s) - start))
 is "$(json_get "$R/cpu.json" .verdict)" cpu-time "busy loops under --cpu-time 1: verdict cpu-time"
-check "the budget is whole-sandbox (${took}s)" test "$took" -le 5
+# Whole-sandbox: the two loops together stop near 1 s of CPU (evidence from cpu.stat, not
+# the wall clock, which a busy machine stretches).
+c=$(($(json_get "$R/cpu.json" .usage.cpu_user_ms) + $(json_get "$R/cpu.json" .usage.cpu_system_ms)))
+check "the budget is whole-sandbox (${c} ms of CPU for both loops, <= 1500)" test "$c" -le 1500
 is "$(json_get "$R/cpu.json" .enforcement.cpu_time)" "cgroup (cpu.stat, whole sandbox)" \
 	"cpu_time enforced from cpu.stat"
 

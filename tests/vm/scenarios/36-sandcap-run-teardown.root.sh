@@ -3,7 +3,7 @@
 # away — on timeout with a TERM-ignoring process and a double-forked setsid'd grandchild,
 # when sandcap itself is SIGKILLed mid-run, and after 20 sandboxes at once; the sandboxed user
 # cannot raise its leaf's limits or move a process out of the leaf.
-# vm-timeout: 120
+# vm-timeout: 240
 # shellcheck source=tests/vm/lib.sh
 . "$VMLIB"
 R=$SCRATCH

@@ -3,7 +3,7 @@
 # the package suite (tests/package/run.sh), setcap the helper on the guest's tmpfs, set
 # the host up with the packaged sandcap-setup (both its plain and its --systemd path), and run
 # a sandbox as the unprivileged user through the packaged binaries.
-# vm-timeout: 120
+# vm-timeout: 180
 . "$VMLIB"
 
 deb=$(ls "$BUILD"/deb/sandcap_*.deb 2>/dev/null | head -n 1)

@@ -3,7 +3,11 @@
 # children alive at once, 20 MiB + 5 MiB written to the workspace): the figures are within
 # 10% of the truth, the suggested flags make a later sandcap run succeed, and each binding flag
 # (memory, pids, disk, fsize) made 30% tighter makes it fail on that limit.
-# vm-timeout: 120
+# The suggested --timeout and --cpu-time come from this run's wall and CPU time, which a
+# busy 2-core machine can stretch by more than any headroom: they are checked against the
+# measured times (the headroom is there), and the later runs go without them, so that no
+# assertion depends on whether a timer or the limit under test fires first.
+# vm-timeout: 480
 # shellcheck source=tests/vm/lib.sh
 . "$VMLIB"
 R=$SCRATCH
@@ -36,12 +40,21 @@ within "$(json_get "$R/t.json" .used.largest_file)" $((20 * MiB)) "used.largest_
 is "$(json_get "$R/t.json" .run.usage.memory_peak)" "$(json_get "$R/t.json" .used.memory_peak)" \
 	"used.memory_peak is the run's memory.peak"
 
+wall=$(json_get "$R/t.json" .used.wall_ms)
+cpu=$(json_get "$R/t.json" .used.cpu_ms)
+ge "$(json_get "$R/t.json" .suggested.timeout_ms)" $((wall * 125 / 100)) \
+	"suggested timeout >= 125% of the traced wall time ($wall ms)"
+ge "$(json_get "$R/t.json" .suggested.cpu_time_ms)" $((cpu * 125 / 100)) \
+	"suggested CPU time >= 125% of the traced CPU time ($cpu ms)"
 sm=$(json_get "$R/t.json" .suggested.memory)
 sp=$(json_get "$R/t.json" .suggested.pids)
 sd=$(json_get "$R/t.json" .suggested.disk)
 sf=$(json_get "$R/t.json" .suggested.fsize)
 flags=$(json_get "$R/t.json" .suggested.flags)
 like "$flags" "--memory [0-9]+[KMG] --pids $sp " "suggested.flags carry the suggested memory and pids"
+like "$flags" "--cpu-time [0-9]+m?s --timeout [0-9]+m?s " "suggested.flags carry a CPU time and a timeout"
+# The later runs: the suggested size and count limits, no timers (see the header).
+flags=$(printf '%s\n' "$flags" | sed 's/--cpu-time [^ ]* //; s/--timeout [^ ]* //')
 # 25% headroom, rounded up to whole MiB: between the truth and the truth + 35%
 ge "$sm" $((125 * MiB)) "suggested memory ($sm) >= the workload's 125 MiB"
 le "$sm" $((125 * MiB * 135 / 100)) "suggested memory ($sm) <= 135% of 125 MiB"
@@ -60,6 +73,12 @@ tighter() {
 	run_rc "$SANDCAP" run -q $flags "--$1" "$2" --report "$R/$1.json" -- $W > /dev/null 2> "$R/$1.err"
 	check "--$1 $2 (30% tighter): the run fails (exit $rc)" test "$rc" -ne 0
 	is "$(json_get "$R/$1.json" .verdict)" "$3" "--$1 $2 (30% tighter): verdict $3"
+	lh=$(json_get "$R/$1.json" .limits_hit | tr -d ' \n')
+	case $3:$lh in
+	exit:*) ;;
+	*\"$3\"*) ok "--$1 $2 (30% tighter): limits_hit names $3 ($lh)" ;;
+	*) fail "--$1 $2 (30% tighter): limits_hit names $3" "got $lh" ;;
+	esac
 	diag "$(cat "$R/$1.err")"
 }
 tighter memory "$((sm * 7 / 10 / 1024))K" memory

@@ -3,7 +3,7 @@
 # the documented order ($XDG_CONFIG_HOME/sandcap/profiles.ini, else ~/.config/sandcap/profiles.ini;
 # then /etc/sandcap/profiles.d/*.ini in name order, or $SANDCAP_PROFILES_DIR), first match wins as
 # a whole, command-line flags override the profile, errors name the file and line.
-# vm-timeout: 60
+# vm-timeout: 150
 # shellcheck source=tests/vm/lib.sh
 . "$VMLIB"
 R=$SCRATCH
