@@ -203,6 +203,31 @@ compose_message(const struct run_opts *o, const struct sv_outcome *out, const st
 		format_size(cg->disk_used, b, sizeof(b));
 		snprintf(buf, bufsz, "the workspace is full (%s used)", b);
 		break;
+	case VERDICT_KILLED: {
+		const char *rs = sigabbrev_np(out->end_request.signal);
+		char how[128];
+
+		if (v->signal > 0)
+			snprintf(how, sizeof(how), "was killed by signal %d (SIG%s)", v->signal,
+				 sig != NULL ? sig : "?");
+		else
+			snprintf(how, sizeof(how), "exited with status %d", v->exit_code);
+		if (out->end_request.by_control)
+			snprintf(buf, bufsz, "ended by 'sandcap kill' (SIG%s, from pid %d, uid %u): "
+				 "the command %s", rs != NULL ? rs : "?", (int) out->end_request.pid,
+				 (unsigned) out->end_request.uid, how);
+		else if (out->end_request.pid == 0)
+			snprintf(buf, bufsz, "ended by SIG%s from the kernel (e.g. the terminal hung "
+				 "up), forwarded by sandcap: the command %s", rs != NULL ? rs : "?", how);
+		else
+			snprintf(buf, bufsz, "ended by SIG%s sent to sandcap by pid %d (uid %u) and "
+				 "forwarded: the command %s", rs != NULL ? rs : "?",
+				 (int) out->end_request.pid, (unsigned) out->end_request.uid, how);
+		break;
+	}
+	case VERDICT_OUTPUT:
+		snprintf(buf, bufsz, "output limit passed: killed");
+		break;
 	case _VERDICT_MAX:
 		snprintf(buf, bufsz, "%s limit hit", verdict_name(v->kind));
 		break;
@@ -731,6 +756,14 @@ run_main(int argc, char **argv, const struct trace_opts *trace)
 	in.signaled = out.signaled;
 	in.signal = out.signal;
 	in.timeout_fired = out.timeout_fired;
+	in.end_requested = out.end_request.requested;
+	if (out.end_request.requested) {
+		rep.killed_by.set = true;
+		rep.killed_by.by = out.end_request.by_control ? "sandcap kill" : "signal";
+		rep.killed_by.signal = out.end_request.signal;
+		rep.killed_by.pid = out.end_request.pid;
+		rep.killed_by.uid = out.end_request.uid;
+	}
 	if (o.rl[RUN_RL_CPU].set) {
 		in.cpu_limit_ms = (o.rl[RUN_RL_CPU].value + 999) / 1000 * 1000;
 		in.main_cpu_ms = tv_ms(&out.main_ru.ru_utime) + tv_ms(&out.main_ru.ru_stime);

@@ -364,6 +364,33 @@ sv_signal(struct sv_state *sv, int sig)
 	signal_sandbox(sv, sig);
 }
 
+/* Signals that ask the sandbox to end (the forwarded ones and SIGKILL). */
+static bool
+is_end_signal(int sig)
+{
+	return sig == SIGKILL || sig == SIGTERM || sig == SIGINT || sig == SIGHUP ||
+	       sig == SIGQUIT;
+}
+
+static void
+note_end_request(struct sv_state *st, int sig, bool by_control, pid_t pid, uid_t uid)
+{
+	if (st->main_reaped || !is_end_signal(sig) || st->out->end_request.requested)
+		return;
+	st->out->end_request.requested = true;
+	st->out->end_request.by_control = by_control;
+	st->out->end_request.signal = sig;
+	st->out->end_request.pid = pid;
+	st->out->end_request.uid = uid;
+}
+
+void
+sv_request_signal(struct sv_state *sv, int sig, bool by_control, pid_t pid, uid_t uid)
+{
+	note_end_request(sv, sig, by_control, pid, uid);
+	signal_sandbox(sv, sig);
+}
+
 uint64_t
 sv_age_ms(const struct sv_state *sv)
 {
@@ -694,8 +721,12 @@ sv_run(const struct sv_spec *spec, struct sv_outcome *ret)
 				while (read(sigfd, &si, sizeof(si)) == (ssize_t) sizeof(si)) {
 					if (si.ssi_signo == SIGCHLD)
 						reap(&st, &no_children);
-					else if (!st.main_reaped)
+					else if (!st.main_reaped) {
+						note_end_request(&st, (int) si.ssi_signo, false,
+								 (pid_t) si.ssi_pid,
+								 (uid_t) si.ssi_uid);
 						(void) kill(-st.pid, (int) si.ssi_signo);
+					}
 				}
 			}
 		}
