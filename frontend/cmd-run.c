@@ -782,15 +782,21 @@ run_main(int argc, char **argv, const struct trace_opts *trace)
 	rep.has_max_rss = true;
 	if (trace->on) {
 		struct trace_result tr;
-
-		trace_suggest(trace, &rep, fsize_max, cgroup, &tr);
+		struct trace_figs figs;
 		FILE *f = report_sink_stream(&sink);
 
+		trace_figs_from_report(&rep, fsize_max, &figs);
+		trace_acc_add(trace->acc, &figs);
+		/* --runs N: more to go while every run so far went well. */
+		if (trace->acc->runs < trace->runs && rep.v.kind == VERDICT_OK)
+			return finish(&o, NULL, &rep);
+		trace->acc->done = true;
+		trace_suggest(trace->headroom_percent, &trace->acc->max, &tr);
 		r = finish(&o, NULL, &rep);
 		/* Human output on stderr: stdout belongs to the command (build.sh > build.log). */
-		trace_print(stderr, trace, &rep, fsize_max, &tr);
+		trace_print(stderr, trace, &rep, trace->acc, &tr);
 		if (f != NULL) {
-			trace_write_json(f, trace, &rep, fsize_max, &tr);
+			trace_write_json(f, trace, &rep, trace->acc, &tr);
 			if (deliver(&sink) < 0)
 				return SC_EXIT_FAILURE;
 		}
