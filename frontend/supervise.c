@@ -572,6 +572,8 @@ sv_run(const struct sv_spec *spec, struct sv_outcome *ret)
 			    msg_w = -EBADF;
 	struct sv_outcome out = {};
 	struct sv_state st = { .spec = spec, .out = &out, .tty_fd = -EBADF };
+	struct termios tios;
+	bool have_tios = false;
 	sigset_t block, fwd;
 	bool no_children;
 	int fds[2], r;
@@ -611,9 +613,13 @@ sv_run(const struct sv_spec *spec, struct sv_outcome *ret)
 	msg_r = fds[0];
 	msg_w = fds[1];
 
-	/* Hand the terminal to the sandbox only if we are its foreground job. */
-	if (isatty(STDIN_FILENO) && tcgetpgrp(STDIN_FILENO) == getpgrp())
+	/* Hand the terminal to the sandbox only if we are its foreground job, and keep its
+	 * settings: a command killed in raw or no-echo mode (a timeout, sandcap kill) cannot
+	 * restore them itself. */
+	if (isatty(STDIN_FILENO) && tcgetpgrp(STDIN_FILENO) == getpgrp()) {
 		st.tty_fd = STDIN_FILENO;
+		have_tios = tcgetattr(st.tty_fd, &tios) == 0;
+	}
 
 	pid = fork();
 	if (pid < 0)
@@ -767,9 +773,13 @@ sv_run(const struct sv_spec *spec, struct sv_outcome *ret)
 	}
 	(void) getrusage(RUSAGE_CHILDREN, &out.tree_ru);
 
-	/* Give the terminal back to sandcap's group if the sandbox still holds it. */
+	/* Give the terminal back to sandcap's group if the sandbox still holds it, with the
+	 * settings it had when the sandbox got it (SIGTTOU is blocked, so this works even if
+	 * the sandbox's group kept the foreground). */
 	if (st.tty_fd >= 0 && tcgetpgrp(st.tty_fd) == st.pid)
 		(void) tcsetpgrp(st.tty_fd, getpgrp());
+	if (st.tty_fd >= 0 && have_tios)
+		(void) tcsetattr(st.tty_fd, TCSADRAIN, &tios);
 
 	*ret = out;
 	return 0;
