@@ -24,6 +24,7 @@
 #include "client.h"
 #include "cmd-run.h"
 #include "env.h"
+#include "output.h"
 #include "commands.h"
 #include "control.h"
 #include "fd-util.h"
@@ -226,7 +227,10 @@ compose_message(const struct run_opts *o, const struct sv_outcome *out, const st
 		break;
 	}
 	case VERDICT_OUTPUT:
-		snprintf(buf, bufsz, "output limit passed: killed");
+		format_size(o->output_limit, b, sizeof(b));
+		snprintf(buf, bufsz, "output limit reached: %llu bytes of stdout and stderr passed "
+			 "(limit %s), then the sandbox was ended", (unsigned long long) out->output_bytes,
+			 b);
 		break;
 	case _VERDICT_MAX:
 		snprintf(buf, bufsz, "%s limit hit", verdict_name(v->kind));
@@ -494,6 +498,8 @@ run_main(int argc, char **argv, const struct trace_opts *trace)
 	_cleanup_(profile_donep_) struct profile prof = {};
 	_cleanup_(freep_argv_) char **pargv = NULL;
 	_cleanup_(freep_argv_) char **envp = NULL;
+	_cleanup_(output_relay_close) struct output_relay relay = { .child_fd = { -1, -1 },
+		.s = { { .in = -1, .out = -1 }, { .in = -1, .out = -1 } } };
 	const char *chdir_to = NULL;
 	_cleanup_(run_ctl_closep) struct run_ctl ctl = { .listen_fd = -EBADF };
 	struct policy_resolved pol;
@@ -681,6 +687,13 @@ run_main(int argc, char **argv, const struct trace_opts *trace)
 		chdir_to = o.iso.workspace;
 	}
 
+	if (o.output_limit > 0) {
+		r = output_relay_open(&relay, o.output_limit, err, sizeof(err));
+		if (r < 0)
+			return refuse(&sink, &rep, false, "%s", err);
+		report_add_limit(&rep, "output", o.output_limit);
+	}
+
 	r = isolate_plan(&o.iso, &plan, err, sizeof(err));
 	if (r < 0)
 		return refuse(&sink, &rep, false, "%s", err);
@@ -700,6 +713,7 @@ run_main(int argc, char **argv, const struct trace_opts *trace)
 		.grace_ms = o.grace_ms,
 		.keep_fds = o.keep_fds,
 		.envp = envp,
+		.relay = o.output_limit > 0 ? &relay : NULL,
 		.chdir = chdir_to,
 	};
 	spec.extra_fd = -1;
@@ -756,6 +770,14 @@ run_main(int argc, char **argv, const struct trace_opts *trace)
 	in.signaled = out.signaled;
 	in.signal = out.signal;
 	in.timeout_fired = out.timeout_fired;
+	in.output_limit_hit = out.output_limit_hit;
+	if (o.output_limit > 0) {
+		rep.has_output_bytes = true;
+		rep.output_bytes = out.output_bytes;
+		report_add_enforcement(&rep, "output", "sandcap (stdout: %s, stderr: %s)",
+				       relay.s[0].no_splice ? "read/write" : "splice",
+				       relay.s[1].no_splice ? "read/write" : "splice");
+	}
 	in.end_requested = out.end_request.requested;
 	if (out.end_request.requested) {
 		rep.killed_by.set = true;

@@ -107,6 +107,10 @@ child_run(const struct sv_spec *spec, pid_t parent, int go_fd, int msg_fd, int t
 	if (getppid() != parent)
 		_exit(SC_EXIT_FAILURE);
 
+	/* --output-limit: stdout and stderr are the relay's pipes. */
+	if (spec->relay != NULL && output_relay_child(spec->relay) < 0)
+		_exit(SC_EXIT_FAILURE);
+
 	/* Wait until sandcap says go (in cgroup mode: after the helper attached us). */
 	do
 		n = read(go_fd, &c, 1);
@@ -631,6 +635,8 @@ sv_run(const struct sv_spec *spec, struct sv_outcome *ret)
 	}
 	go_r = safe_close(go_r);
 	msg_w = safe_close(msg_w);
+	if (spec->relay != NULL)
+		output_relay_parent(spec->relay);
 	st.pid = pid;
 	(void) setpgid(pid, pid);       /* also done by the child; whichever is first */
 
@@ -656,7 +662,8 @@ sv_run(const struct sv_spec *spec, struct sv_outcome *ret)
 	st.epfd = epfd;
 	if (epoll_add(epfd, pidfd) < 0 || epoll_add(epfd, sigfd) < 0 || epoll_add(epfd, tfd) < 0 ||
 	    epoll_add(epfd, gfd) < 0 || epoll_add(epfd, cfd) < 0 || epoll_add(epfd, msg_r) < 0 ||
-	    (spec->extra_fd >= 0 && spec->on_extra != NULL && epoll_add(epfd, spec->extra_fd) < 0)) {
+	    (spec->extra_fd >= 0 && spec->on_extra != NULL && epoll_add(epfd, spec->extra_fd) < 0) ||
+	    (spec->relay != NULL && output_relay_watch(spec->relay, epfd) < 0)) {
 		r = log_error_errno(-errno, "epoll: %m");
 		(void) kill(pid, SIGKILL);
 		(void) waitpid(pid, NULL, 0);
@@ -710,6 +717,11 @@ sv_run(const struct sv_spec *spec, struct sv_outcome *ret)
 					out.grace_expired = true;
 					signal_sandbox(&st, SIGKILL);
 				} else if (arm_timer(gfd, spec->grace_ms) < 0) {
+					signal_sandbox(&st, SIGKILL);
+				}
+			} else if (spec->relay != NULL && output_relay_owns(spec->relay, fd)) {
+				if (output_relay_event(spec->relay, fd, evs[i].events) > 0) {
+					out.output_limit_hit = true;
 					signal_sandbox(&st, SIGKILL);
 				}
 			} else if (fd == spec->extra_fd && spec->on_extra != NULL) {
@@ -772,6 +784,14 @@ sv_run(const struct sv_spec *spec, struct sv_outcome *ret)
 		drain(sigfd);
 	}
 	(void) getrusage(RUSAGE_CHILDREN, &out.tree_ru);
+
+	/* What the sandbox wrote before it ended, within the cap; an output that takes
+	 * nothing for 5 s is given up on (the report says how much was passed). */
+	if (spec->relay != NULL) {
+		output_relay_drain(spec->relay, 5000);
+		out.output_limit_hit |= spec->relay->cap_passed;
+		out.output_bytes = spec->relay->passed;
+	}
 
 	/* Give the terminal back to sandcap's group if the sandbox still holds it, with the
 	 * settings it had when the sandbox got it (SIGTTOU is blocked, so this works even if

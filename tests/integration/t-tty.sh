@@ -38,4 +38,9 @@ eq "a command that turned echo off and exited: echo restored" "echo 0" \
 eq "a command killed by the timeout with echo off: echo restored" "echo 124" \
 	"$(on_pty "$SANDCAP" run -q --timeout 1 --grace 0 -- sh -c 'stty -echo; exec sleep 100.7713')"
 expect "its process is gone" gone "sleep 100.7713"
+# --output-limit to a terminal (splice where the kernel's tty takes it, else read/write).
+eq "--output-limit on a terminal: exit 0" "echo 0" \
+	"$(on_pty "$SANDCAP" run -q --output-limit 1M --report "$T/tty.json" -- echo hi)"
+contains "... relayed by sandcap" "sandcap (stdout: " "$(json "$T/tty.json" '["enforcement"]["output"]')"
+eq "... 3 bytes passed" 3 "$(json "$T/tty.json" '["usage"]["output_bytes"]')"
 done_testing

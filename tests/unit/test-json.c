@@ -215,7 +215,7 @@ test_report_shape(void **state)
 		"\"enforcement\": {\"timeout\": \"sandcap\"}, "
 		"\"usage\": {\"wall_ms\": 1003, \"cpu_user_ms\": 1, \"cpu_system_ms\": 2, "
 		"\"max_rss\": 1048576, \"memory_peak\": null, \"pids_peak\": null, "
-		"\"disk_used\": null, \"oom_kills\": null, \"cpu_throttled_ms\": null}, "
+		"\"disk_used\": null, \"oom_kills\": null, \"cpu_throttled_ms\": null, \"output_bytes\": null}, "
 		"\"env\": [\"PATH\", \"SECRET\", \"TMPDIR\"], \"killed_by\": null}\n");
 	free(buf);
 }
