@@ -798,8 +798,8 @@ sv_run(const struct sv_spec *spec, struct sv_outcome *ret)
 	 * the sandbox's group kept the foreground). */
 	if (st.tty_fd >= 0 && tcgetpgrp(st.tty_fd) == st.pid)
 		(void) tcsetpgrp(st.tty_fd, getpgrp());
-	if (st.tty_fd >= 0 && have_tios)
-		(void) tcsetattr(st.tty_fd, TCSADRAIN, &tios);
+	if (st.tty_fd >= 0 && have_tios && tcgetpgrp(st.tty_fd) == getpgrp())
+		(void) tcsetattr(st.tty_fd, TCSADRAIN, &tios);  /* not another job's terminal */
 
 	*ret = out;
 	return 0;
