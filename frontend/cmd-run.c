@@ -490,6 +490,56 @@ profile_donep_(struct profile *p)
 	profile_done(p);
 }
 
+/* Ask the helper for a sandbox, unless --no-cgroup.  Returns 1 (cgroup mode), 0 (rlimit
+ * mode; why in err, *ret_refused if the policy said no), or -errno when the helper refused
+ * this sandbox (the reason in err).  pol: the caller's policy, if readable. */
+static int
+open_helper(const struct run_opts *o, const struct trace_opts *trace,
+	    const struct policy_resolved *pol, struct sc_session *sess, bool *ret_refused,
+	    char *err, size_t errlen)
+{
+	int r;
+
+	if (o->no_cgroup) {
+		snprintf(err, errlen, "--no-cgroup was given");
+	} else {
+		r = client_open(sess, err, errlen);
+		*ret_refused = r == -EPERM;          /* the helper ran: the policy said no */
+		/* Installed but unusable, and nothing cgroup-only asked for: rlimit mode, said
+		 * aloud (the policy's default limits do not apply).  A missing helper is the
+		 * normal state of a host without sandcap's helper: no warning. */
+		if (r < 0 && r != -ENOENT && !o->quiet && o->memory == 0 && o->cpu_percent == 0 &&
+		    o->pids == 0 && o->disk == 0)
+			fprintf(stderr, "sandcap: warning: not using the sandcap helper (%s); running in "
+				"rlimit mode (sandcap doctor tells more; --no-cgroup or -q silences this)\n",
+				err[0] != '\0' ? err : strerror(-r));
+		if (r == 0) {
+			struct sc_request req = {
+				.memory = o->memory, .cpu_percent = o->cpu_percent, .pids = o->pids,
+				.disk = o->disk, .timeout_ms = o->has_timeout ? o->timeout_ms : 0,
+				.net = o->iso.net, .fs = o->iso.fs,
+			};
+
+			/* sandcap trace: as generous as the policy allows, for what was not given. */
+			if (trace->on && pol != NULL && pol->allowed) {
+				uint64_t *f[] = { &req.memory, &req.cpu_percent, &req.pids, &req.disk };
+				const enum policy_limit l[] = { POLICY_MEMORY, POLICY_CPU, POLICY_PIDS,
+								POLICY_DISK };
+
+				for (size_t i = 0; i < ELEMENTSOF(f); i++)
+					if (*f[i] == 0 && pol->ceiling[l[i]] != UINT64_MAX)
+						*f[i] = pol->ceiling[l[i]];
+			}
+
+			r = client_create(sess, &req, err, errlen);
+			if (r < 0)
+				return r;
+			return 1;
+		}
+	}
+	return 0;
+}
+
 /* cgroup mode: the limits as the helper applied them, into o and the report.  Returns the
  * whole-sandbox CPU budget (ms; 0 = none), which replaces RLIMIT_CPU. */
 static uint64_t
@@ -695,45 +745,11 @@ run_main(int argc, char **argv, const struct trace_opts *trace)
 	}
 
 	/* cgroup mode unless --no-cgroup, when the helper is there and takes us. */
-	if (o.no_cgroup) {
-		snprintf(err, sizeof(err), "--no-cgroup was given");
-	} else {
-		r = client_open(&sess, err, sizeof(err));
-		refused = r == -EPERM;          /* the helper ran: the policy said no */
-		/* Installed but unusable, and nothing cgroup-only asked for: rlimit mode, said
-		 * aloud (the policy's default limits do not apply).  A missing helper is the
-		 * normal state of a host without sandcap's helper: no warning. */
-		if (r < 0 && r != -ENOENT && !o.quiet && o.memory == 0 && o.cpu_percent == 0 &&
-		    o.pids == 0 && o.disk == 0)
-			fprintf(stderr, "sandcap: warning: not using the sandcap helper (%s); running in "
-				"rlimit mode (sandcap doctor tells more; --no-cgroup or -q silences this)\n",
-				err[0] != '\0' ? err : strerror(-r));
-		if (r == 0) {
-			struct sc_request req = {
-				.memory = o.memory, .cpu_percent = o.cpu_percent, .pids = o.pids,
-				.disk = o.disk, .timeout_ms = o.has_timeout ? o.timeout_ms : 0,
-				.net = o.iso.net, .fs = o.iso.fs,
-			};
-
-			/* sandcap trace: as generous as the policy allows, for what was not given. */
-			if (trace->on && have_pol && pol.allowed) {
-				uint64_t *f[] = { &req.memory, &req.cpu_percent, &req.pids, &req.disk };
-				const enum policy_limit l[] = { POLICY_MEMORY, POLICY_CPU, POLICY_PIDS,
-								POLICY_DISK };
-
-				for (size_t i = 0; i < ELEMENTSOF(f); i++)
-					if (*f[i] == 0 && pol.ceiling[l[i]] != UINT64_MAX)
-						*f[i] = pol.ceiling[l[i]];
-			}
-
-			r = client_create(&sess, &req, err, sizeof(err));
-			if (r < 0)
-				return refuse(&sink, &rep, false,
-					      "the sandcap helper refused the sandbox: %s",
-					      err[0] != '\0' ? err : strerror(-r));
-			cgroup = true;
-		}
-	}
+	r = open_helper(&o, trace, have_pol ? &pol : NULL, &sess, &refused, err, sizeof(err));
+	if (r < 0)
+		return refuse(&sink, &rep, false, "the sandcap helper refused the sandbox: %s",
+			      err[0] != '\0' ? err : strerror(-r));
+	cgroup = r > 0;
 	if (cgroup) {
 		cpu_budget_ms = use_cgroup(&o, &rep, &sess);
 	} else {
