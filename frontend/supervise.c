@@ -568,6 +568,68 @@ epoll_add(int epfd, int fd)
 	return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev) < 0 ? -errno : 0;
 }
 
+/* The main process has ended (or supervision failed): let the rest use what is left of a
+ * timeout's grace, kill and reap everything until ECHILD, give the terminal back as it
+ * was (tios: its settings before; NULL if unknown) and pass on what output is left. */
+static void
+end_sandbox(struct sv_state *st, int gfd, const struct termios *tios)
+{
+	struct sv_outcome *out = st->out;
+	bool no_children;
+
+	read_child_msg(st);
+
+	/* Timed out and the main process ended within the grace period: give the others the
+	 * rest of it (they got SIGTERM), ending early when nothing is left. */
+	while (out->timeout_fired && !out->grace_expired) {
+		struct pollfd p[2] = { { .fd = st->sigfd, .events = POLLIN },
+				       { .fd = gfd, .events = POLLIN } };
+
+		reap(st, &no_children);
+		if (no_children)
+			break;
+		if (poll(p, 2, -1) < 0 && errno != EINTR)
+			break;
+		drain(st->sigfd);
+		if (p[1].revents & POLLIN)
+			out->grace_expired = true;
+	}
+
+	/* The main process is gone: kill and reap everything left, until ECHILD.  Each round
+	 * kills what reparented to us since the last; SIGCHLD wakes us, never a timer. */
+	for (;;) {
+		struct pollfd p = { .fd = st->sigfd, .events = POLLIN };
+
+		reap(st, &no_children);
+		if (no_children)
+			break;
+		(void) sv_signal_descendants(SIGKILL);
+		reap(st, &no_children);
+		if (no_children)
+			break;
+		if (poll(&p, 1, -1) < 0 && errno != EINTR)
+			break;
+		drain(st->sigfd);
+	}
+	(void) getrusage(RUSAGE_CHILDREN, &out->tree_ru);
+
+	/* What the sandbox wrote before it ended, within the cap; an output that takes
+	 * nothing for 5 s is given up on (the report says how much was passed). */
+	if (st->spec->relay != NULL) {
+		output_relay_drain(st->spec->relay, 5000);
+		out->output_limit_hit |= st->spec->relay->cap_passed;
+		out->output_bytes = st->spec->relay->passed;
+	}
+
+	/* Give the terminal back to sandcap's group if the sandbox still holds it, with the
+	 * settings it had when the sandbox got it (SIGTTOU is blocked, so this works even if
+	 * the sandbox's group kept the foreground). */
+	if (st->tty_fd >= 0 && tcgetpgrp(st->tty_fd) == st->pid)
+		(void) tcsetpgrp(st->tty_fd, getpgrp());
+	if (st->tty_fd >= 0 && tios != NULL && tcgetpgrp(st->tty_fd) == getpgrp())
+		(void) tcsetattr(st->tty_fd, TCSADRAIN, tios);  /* not another job's terminal */
+}
+
 int
 sv_run(const struct sv_spec *spec, struct sv_outcome *ret)
 {
@@ -749,58 +811,7 @@ sv_run(const struct sv_spec *spec, struct sv_outcome *ret)
 			}
 		}
 	}
-	read_child_msg(&st);
-
-	/* Timed out and the main process ended within the grace period: give the others the
-	 * rest of it (they got SIGTERM), ending early when nothing is left. */
-	while (out.timeout_fired && !out.grace_expired) {
-		struct pollfd p[2] = { { .fd = sigfd, .events = POLLIN },
-				       { .fd = gfd, .events = POLLIN } };
-
-		reap(&st, &no_children);
-		if (no_children)
-			break;
-		if (poll(p, 2, -1) < 0 && errno != EINTR)
-			break;
-		drain(sigfd);
-		if (p[1].revents & POLLIN)
-			out.grace_expired = true;
-	}
-
-	/* The main process is gone: kill and reap everything left, until ECHILD.  Each round
-	 * kills what reparented to us since the last; SIGCHLD wakes us, never a timer. */
-	for (;;) {
-		struct pollfd p = { .fd = sigfd, .events = POLLIN };
-
-		reap(&st, &no_children);
-		if (no_children)
-			break;
-		(void) sv_signal_descendants(SIGKILL);
-		reap(&st, &no_children);
-		if (no_children)
-			break;
-		if (poll(&p, 1, -1) < 0 && errno != EINTR)
-			break;
-		drain(sigfd);
-	}
-	(void) getrusage(RUSAGE_CHILDREN, &out.tree_ru);
-
-	/* What the sandbox wrote before it ended, within the cap; an output that takes
-	 * nothing for 5 s is given up on (the report says how much was passed). */
-	if (spec->relay != NULL) {
-		output_relay_drain(spec->relay, 5000);
-		out.output_limit_hit |= spec->relay->cap_passed;
-		out.output_bytes = spec->relay->passed;
-	}
-
-	/* Give the terminal back to sandcap's group if the sandbox still holds it, with the
-	 * settings it had when the sandbox got it (SIGTTOU is blocked, so this works even if
-	 * the sandbox's group kept the foreground). */
-	if (st.tty_fd >= 0 && tcgetpgrp(st.tty_fd) == st.pid)
-		(void) tcsetpgrp(st.tty_fd, getpgrp());
-	if (st.tty_fd >= 0 && have_tios && tcgetpgrp(st.tty_fd) == getpgrp())
-		(void) tcsetattr(st.tty_fd, TCSADRAIN, &tios);  /* not another job's terminal */
-
+	end_sandbox(&st, gfd, have_tios ? &tios : NULL);
 	*ret = out;
 	return 0;
 }
