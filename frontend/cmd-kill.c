@@ -31,7 +31,8 @@ parse_signal(const char *s)
 		if (strcasecmp(s, sigs[i].name) == 0)
 			return sigs[i].sig;
 	n = strtol(s, &end, 10);
-	if (s[0] >= '0' && s[0] <= '9' && *end == '\0' && n > 0 && n < NSIG)
+	/* 0 as kill(1): signal nothing, only tell whether the sandbox runs (exit 0 or 1). */
+	if (s[0] >= '0' && s[0] <= '9' && *end == '\0' && n >= 0 && n < NSIG)
 		return (int) n;
 	return -EINVAL;
 }
@@ -54,7 +55,9 @@ cmd_kill(int argc, char **argv)
 		} else if (streq(argv[i], "--help") || streq(argv[i], "-h")) {
 			printf("Usage: sandcap kill [--signal SIG] ID\n\nSignal every process of one of your "
 			       "sandboxes (default KILL, which ends it; its sandcap then tears down the "
-			       "cgroup and the workspace and writes its report).  IDs come from sandcap ps.\n");
+			       "cgroup and the workspace and writes its report, verdict killed, naming you).  "
+			       "--signal 0 signals nothing: exit 0 if the sandbox runs, 1 if not.  "
+			       "IDs come from sandcap ps.\n");
 			return 0;
 		} else if (id == NULL && argv[i][0] != '-') {
 			id = argv[i];

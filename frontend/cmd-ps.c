@@ -13,6 +13,7 @@
 #include "commands.h"
 #include "control.h"
 #include "macro.h"
+#include "parse-util.h"
 
 /* Minimal extraction of a top-level field from our own status JSON (flat, known format). */
 static void
@@ -45,11 +46,35 @@ struct ps_ctx {
 	unsigned n;
 };
 
+/* A status field for people: "-" when it was not measured (null), sizes as "12.5 MiB",
+ * CPU milliseconds as seconds. */
+static void
+human(const char *raw, bool size, char *out, size_t outlen)
+{
+	char *end;
+	unsigned long long v;
+
+	if (raw[0] == '\0' || streq(raw, "null")) {
+		snprintf(out, outlen, "-");
+		return;
+	}
+	errno = 0;
+	v = strtoull(raw, &end, 10);
+	if (errno != 0 || *end != '\0' || raw[0] == '-') {
+		snprintf(out, outlen, "?");
+		return;
+	}
+	if (size)
+		format_size(v, out, outlen);
+	else
+		snprintf(out, outlen, "%.2fs", (double) v / 1000.0);
+}
+
 static int
 ps_print(const char *id, const char *status, void *ud)
 {
 	struct ps_ctx *c = ud;
-	char cmd[256], age[32], mem[32], peak[32], cpu[32], pids[32], disk[32], mode[16];
+	char cmd[256], age[32], mem[32], peak[32], cpu[32], pids[32], disk[32], mode[16], raw[32];
 
 	c->n++;
 	if (c->json) {
@@ -59,11 +84,17 @@ ps_print(const char *id, const char *status, void *ud)
 	}
 	jfield(status, "command_line", cmd, sizeof(cmd));
 	jfield(status, "age_ms", age, sizeof(age));
-	jfield(status, "memory_current", mem, sizeof(mem));
-	jfield(status, "memory_peak", peak, sizeof(peak));
-	jfield(status, "cpu_ms", cpu, sizeof(cpu));
+	jfield(status, "memory_current", raw, sizeof(raw));
+	human(raw, true, mem, sizeof(mem));
+	jfield(status, "memory_peak", raw, sizeof(raw));
+	human(raw, true, peak, sizeof(peak));
+	jfield(status, "cpu_ms", raw, sizeof(raw));
+	human(raw, false, cpu, sizeof(cpu));
 	jfield(status, "pids_current", pids, sizeof(pids));
-	jfield(status, "disk_used", disk, sizeof(disk));
+	if (streq(pids, "null") || pids[0] == '\0')
+		snprintf(pids, sizeof(pids), "-");
+	jfield(status, "disk_used", raw, sizeof(raw));
+	human(raw, true, disk, sizeof(disk));
 	jfield(status, "mode", mode, sizeof(mode));
 	printf("%-24s %-6s %8.1fs %10s %10s %8s %5s %10s  %s\n", id, mode, atof(age) / 1000.0,
 	       mem, peak, cpu, pids, disk, cmd);
@@ -81,8 +112,9 @@ cmd_ps(int argc, char **argv)
 			c.json = true;
 		} else if (streq(argv[i], "--help") || streq(argv[i], "-h")) {
 			printf("Usage: sandcap ps [--json]\n\nList your running sandboxes: id, mode, age, "
-			       "memory (current, peak; bytes), CPU (ms), pids, workspace bytes, "
-			       "command.  Other users' sandboxes are never shown.\n");
+			       "memory (current, peak), CPU time, pids, workspace used, command; "
+			       "'-' where it is not measured (rlimit mode has no cgroup to read).  "
+			       "--json gives the raw figures (bytes, ms, null).  Other users' sandboxes are never shown.\n");
 			return 0;
 		} else {
 			fprintf(stderr, "sandcap: ps: unknown option '%s' (see sandcap ps --help)\n", argv[i]);
@@ -93,7 +125,7 @@ cmd_ps(int argc, char **argv)
 		printf("[");
 	else
 		printf("%-24s %-6s %9s %10s %10s %8s %5s %10s  %s\n", "ID", "MODE", "AGE", "MEM",
-		       "MEMPEAK", "CPU_MS", "PIDS", "DISK", "COMMAND");
+		       "MEMPEAK", "CPU", "PIDS", "DISK", "COMMAND");
 	r = control_for_each_sandbox(ps_print, &c);
 	if (r < 0) {
 		fprintf(stderr, "sandcap: ps: cannot read the run directory: %s%s\n", strerror(-r),

@@ -216,9 +216,9 @@ control_serve_one(int listen_fd, const struct control_ops *ops)
 			char *end;
 			long sig = strtol(req + 5, &end, 10);
 
-			if (*end != '\0' || sig <= 0 || sig >= NSIG)
+			if (*end != '\0' || end == req + 5 || sig < 0 || sig >= NSIG)
 				snprintf(reply, sizeof(reply), "error: bad signal");
-			else if ((r = ops->kill(ops->userdata, (int) sig)) < 0)
+			else if ((r = ops->kill(ops->userdata, (int) sig, cred.pid, cred.uid)) < 0)
 				snprintf(reply, sizeof(reply), "error: %s", strerror(-r));
 			else
 				snprintf(reply, sizeof(reply), "ok");

@@ -13,13 +13,14 @@
  *
  * Requests and replies are single datagrams of text:
  *   "status"      -> one JSON object (see docs/report.md "sandcap ps --json")
- *   "kill <SIG>"  -> "ok" or "error: <reason>"; the running sandcap signals every process of the
+ *   "kill <SIG>"  -> "ok" or "error: <reason>" (SIG 0: is it running?); the running sandcap signals every process of the
  *                    sandbox (SIGKILL: cgroup.kill through the helper) and then ends as usual,
  *                    tearing down the cgroup and the workspace. */
 #pragma once
 
 #include <limits.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #define CONTROL_MSG_MAX 4096
 
@@ -27,8 +28,9 @@
 struct control_ops {
 	/* Write the status JSON object into buf (NUL-terminated). */
 	int (*status)(void *userdata, char *buf, size_t len);
-	/* Signal the whole sandbox. */
-	int (*kill)(void *userdata, int sig);
+	/* Signal the whole sandbox (sig 0: only check that it runs); pid and uid are the
+	 * requester's (SO_PEERCRED). */
+	int (*kill)(void *userdata, int sig, pid_t pid, uid_t uid);
 	void *userdata;
 };
 

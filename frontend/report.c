@@ -185,8 +185,24 @@ report_write_json(FILE *f, const struct report *r)
 	key_opt_uint(&j, "disk_used", c->has_disk_used, c->disk_used);
 	key_opt_uint(&j, "oom_kills", c->has_memory_events, c->oom_kill);
 	key_opt_uint(&j, "cpu_throttled_ms", c->has_cpu_throttled, c->cpu_throttled_usec / 1000);
+	key_opt_uint(&j, "output_bytes", r->has_output_bytes, r->output_bytes);
 	json_object_end(&j);
 	write_env_names(&j, r);
+	json_key(&j, "killed_by");
+	if (r->killed_by.set) {
+		json_object_begin(&j);
+		json_key(&j, "by");
+		json_string(&j, r->killed_by.by);
+		json_key(&j, "signal");
+		json_uint(&j, (uint64_t) r->killed_by.signal);
+		json_key(&j, "pid");
+		json_uint(&j, (uint64_t) r->killed_by.pid);
+		json_key(&j, "uid");
+		json_uint(&j, (uint64_t) r->killed_by.uid);
+		json_object_end(&j);
+	} else {
+		json_null(&j);
+	}
 	json_object_end(&j);
 	(void) fputc('\n', f);
 	return json_finish(&j);

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "cgstats.h"
 #include "proxy.h"
@@ -36,6 +37,8 @@ struct report {
 	uint64_t wall_ms, cpu_user_ms, cpu_system_ms;
 	uint64_t max_rss;                       /* bytes */
 	bool has_max_rss;
+	uint64_t output_bytes;                  /* --output-limit: bytes passed on */
+	bool has_output_bytes;
 	struct cg_usage cg;                     /* cgroup mode; has_* false otherwise */
 
 	/* The command's environment ("NAME=VALUE", NULL-terminated): only the names are
@@ -43,6 +46,15 @@ struct report {
 	char *const *env;
 	bool tmpdir_set;
 	struct report_network net;
+
+	/* Who asked the sandbox to end (verdict killed, or a limit verdict that won). */
+	struct {
+		bool set;
+		const char *by;                 /* "sandcap kill" or "signal" */
+		int signal;
+		pid_t pid;                      /* 0: the kernel */
+		uid_t uid;
+	} killed_by;
 };
 
 /* Append to the limits / enforcement maps (silently ignored past REPORT_ITEMS_MAX, which

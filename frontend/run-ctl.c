@@ -92,13 +92,15 @@ ctl_status(void *userdata, char *buf, size_t len)
 }
 
 static int
-ctl_kill(void *userdata, int sig)
+ctl_kill(void *userdata, int sig, pid_t pid, uid_t uid)
 {
 	struct run_ctl *c = userdata;
 
 	if (c->sv == NULL)
 		return -ESRCH;
-	sv_signal(c->sv, sig);
+	if (sig == 0)
+		return 0;       /* `sandcap kill --signal 0`: it runs */
+	sv_request_signal(c->sv, sig, true, pid, uid);
 	if (sig == SIGSTOP || sig == SIGTSTP)
 		return 0;
 	sv_signal(c->sv, SIGCONT);      /* a stopped sandbox must see it */
