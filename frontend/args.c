@@ -65,6 +65,10 @@ run_args_usage(FILE *f)
 		"  --nofile N        open files             --nproc N      processes of your uid\n"
 		"cgroup limits (need the sandcap helper and cgroup v2):\n"
 		"  --memory SIZE  --cpu PERCENT  --pids N  --disk SIZE\n"
+		"                    --disk bounds the workspace only (a tmpfs of SIZE at\n"
+		"                    $TMPDIR): files written anywhere else (the current\n"
+		"                    directory, --rw paths, $HOME) are not counted; use\n"
+		"                    --chdir @workspace, --fs strict or --fsize as well\n"
 		"  --no-cgroup       never use the helper (rlimit mode)\n"
 		"  --keep-fds        pass open file descriptors other than 0-2 to the command\n"
 		"                    (by default they are closed: an inherited socket would\n"
@@ -74,6 +78,14 @@ run_args_usage(FILE *f)
 		"                    disk->RLIMIT_FSIZE, cpu->not enforced)\n"
 		"Isolation:\n"
 		"  --fs none|ro|strict   --net host|none   --rw PATH   --ro PATH\n"
+		"Environment and directory:\n"
+		"  --env-clear       start from nothing but PATH HOME USER LOGNAME SHELL TERM LANG\n"
+		"                    LC_* TZ TMPDIR\n"
+		"  --env NAME        pass NAME through (even if --env-deny matches it)\n"
+		"  --env NAME=VALUE  set NAME\n"
+		"  --env-deny GLOB   drop the variables matching GLOB, e.g. '*TOKEN*'\n"
+		"  --chdir DIR       start the command in DIR; @workspace: in the workspace\n"
+		"                    (cgroup mode), where --disk bounds what it writes\n"
 		"Output:\n"
 		"  -q, --quiet       no verdict and usage lines on stderr\n"
 		"  --report FILE     write the JSON report to FILE ('-' = stdout); FILE appears\n"
@@ -113,6 +125,10 @@ enum {
 	OPT_RO,
 	OPT_REPORT,
 	OPT_REPORT_FD,
+	OPT_ENV,
+	OPT_ENV_CLEAR,
+	OPT_ENV_DENY,
+	OPT_CHDIR,
 };
 
 static const struct option long_options[] = {
@@ -138,6 +154,10 @@ static const struct option long_options[] = {
 	{ "ro",        required_argument, NULL, OPT_RO },
 	{ "report",    required_argument, NULL, OPT_REPORT },
 	{ "report-fd", required_argument, NULL, OPT_REPORT_FD },
+	{ "env",       required_argument, NULL, OPT_ENV },
+	{ "env-clear", no_argument,       NULL, OPT_ENV_CLEAR },
+	{ "env-deny",  required_argument, NULL, OPT_ENV_DENY },
+	{ "chdir",     required_argument, NULL, OPT_CHDIR },
 	{ "quiet",     no_argument,       NULL, 'q' },
 	{ "help",      no_argument,       NULL, 'h' },
 	{}
@@ -340,6 +360,33 @@ run_args_parse(int argc, char **argv, struct run_opts *ret)
 					      "a number from 3 up (--report - writes to stdout)");
 			else
 				o.report_fd = (int) v;
+			break;
+		case OPT_ENV:
+		case OPT_ENV_DENY: {
+			char err[256];
+
+			r = c == OPT_ENV ? env_add(&o.env, a, err, sizeof(err)) :
+					   env_add_deny(&o.env, a, err, sizeof(err));
+			if (r < 0)
+				fprintf(stderr, "sandcap: %s\n", err);
+			break;
+		}
+		case OPT_ENV_CLEAR:
+			o.env.clear = true;
+			break;
+		case OPT_CHDIR:
+			if (a[0] == '\0') {
+				fprintf(stderr, "sandcap: --chdir: empty directory name (a path, or "
+					"@workspace)\n");
+				r = -EINVAL;
+			} else if (a[0] == '@' && !streq(a, "@workspace")) {
+				char esc[64];
+
+				fprintf(stderr, "sandcap: --chdir: unknown place '%s': expected a "
+					"directory or @workspace\n", log_escape(a, esc, sizeof(esc)));
+				r = -EINVAL;
+			}
+			o.chdir = a;
 			break;
 		case 'q':
 			o.quiet = true;

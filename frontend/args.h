@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "env.h"
 #include "isolate.h"
 
 /* Resource limits applied with setrlimit() in the child. */
@@ -48,6 +49,9 @@ struct run_opts {
 
 	struct isolate_opts iso;
 	bool has_fs, has_net;
+
+	struct env_opts env;                    /* --env-clear, --env, --env-deny */
+	const char *chdir;                      /* --chdir DIR or "@workspace"; NULL = stay */
 
 	char **argv;                            /* the command, NULL-terminated */
 	int argc;

@@ -8,8 +8,10 @@
 #define SC_EXIT_NOEXEC    126     /* command found but not executable */
 #define SC_EXIT_NOTFOUND  127     /* command not found */
 
-int cmd_run(int argc, char **argv);       /* frontend/run.c */
-int cmd_trace(int argc, char **argv);     /* frontend/run.c */
+int cmd_run(int argc, char **argv);       /* frontend/cmd-run.c */
+int cmd_trace(int argc, char **argv);     /* frontend/cmd-trace.c */
 int cmd_policy(int argc, char **argv);    /* frontend/cmd-policy.c */
 int cmd_doctor(int argc, char **argv);    /* frontend/cmd-doctor.c */
-int cmd_profile(int argc, char **argv);   /* frontend/profile.c */
+int cmd_profile(int argc, char **argv);   /* frontend/cmd-profile.c */
+int cmd_ps(int argc, char **argv);        /* frontend/cmd-ps.c */
+int cmd_kill(int argc, char **argv);      /* frontend/cmd-kill.c */

@@ -9,13 +9,14 @@
  *
  * Requests and replies are single datagrams of text:
  *   "status"      -> one JSON object (see docs/report.md "sandcap ps --json")
- *   "kill <SIG>"  -> "ok" or "error: <reason>"; the running sandcap signals every process of the
+ *   "kill <SIG>"  -> "ok" or "error: <reason>" (SIG 0: is it running?); the running sandcap signals every process of the
  *                    sandbox (SIGKILL: cgroup.kill through the helper) and then ends as usual,
  *                    tearing down the cgroup and the workspace. */
 #pragma once
 
 #include <limits.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #define CONTROL_MSG_MAX 4096
 
@@ -23,8 +24,9 @@
 struct control_ops {
 	/* Write the status JSON object into buf (NUL-terminated). */
 	int (*status)(void *userdata, char *buf, size_t len);
-	/* Signal the whole sandbox. */
-	int (*kill)(void *userdata, int sig);
+	/* Signal the whole sandbox (sig 0: only check that it runs); pid and uid are the
+	 * requester's (SO_PEERCRED). */
+	int (*kill)(void *userdata, int sig, pid_t pid, uid_t uid);
 	void *userdata;
 };
 
@@ -41,7 +43,3 @@ int control_serve_one(int listen_fd, const struct control_ops *ops);
 
 /* Client side: send one request to <rundir>/<id>.sock and read the reply. */
 int control_request(const char *id, const char *req, char *reply, size_t replylen);
-
-/* `sandcap ps [--json]` and `sandcap kill [--signal SIG] ID`. */
-int cmd_ps(int argc, char **argv);
-int cmd_kill(int argc, char **argv);

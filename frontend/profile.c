@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "env.h"
 #include "fd-util.h"
 #include "macro.h"
 #include "parse-util.h"
@@ -25,7 +26,8 @@
 #define PROFILE_NAME_MAX  48            /* below inih's silent 49-byte section cut */
 #define PROFILE_LINE_MAX  199           /* inih's INI_MAX_LINE is 200 with the NUL */
 
-enum ptype { P_SIZE, P_DURATION, P_PERCENT, P_COUNT, P_NET, P_FS, P_PATHS, P_BOOL };
+enum ptype { P_SIZE, P_DURATION, P_PERCENT, P_COUNT, P_NET, P_FS, P_PATHS, P_BOOL, P_ENV, P_GLOBS,
+	     P_DIR };
 
 static const struct pkey {
 	const char *name;       /* the `sandcap run` long option */
@@ -43,6 +45,9 @@ static const struct pkey {
 	{ "rw", NULL, P_PATHS },          { "ro", NULL, P_PATHS },
 	{ "fallback", NULL, P_BOOL },     { "no-cgroup", "no_cgroup", P_BOOL },
 	{ "keep-fds", "keep_fds", P_BOOL },
+	{ "env", NULL, P_ENV },           { "env-clear", "env_clear", P_BOOL },
+	{ "env-deny", "env_deny", P_GLOBS },
+	{ "chdir", NULL, P_DIR },
 };
 
 struct pctx {
@@ -219,6 +224,13 @@ check_value(struct pctx *c, const struct pkey *k, const char *v, bool *ret_on)
 			return perr(c, "%s = '%s': expected absolute paths separated by spaces",
 				    k->name, v);
 		break;
+	case P_ENV:
+	case P_GLOBS:
+		break;          /* each word is checked as it is split (phandler) */
+	case P_DIR:
+		if (v[0] != '/' && !streq(v, "@workspace"))
+			return perr(c, "chdir = '%s': expected an absolute path or @workspace", v);
+		break;
 	case P_BOOL:
 		if (streq(v, "yes") || streq(v, "true") || streq(v, "1"))
 			*ret_on = true;
@@ -255,7 +267,7 @@ phandler(void *user, const char *section, const char *name, const char *value)
 	if (k == NULL)
 		return perr(c, "unknown key '%s' in [%s]; known keys: memory cpu pids disk timeout "
 			    "grace cpu-time as fsize nofile stack core nproc net fs rw ro fallback keep-fds "
-			    "no-cgroup", name, section);
+			    "no-cgroup env env-clear env-deny chdir", name, section);
 	if (c->seen & (UINT32_C(1) << idx))
 		return perr(c, "'%s' is set twice in [%s]", k->name, section);
 	c->seen |= UINT32_C(1) << idx;
@@ -263,6 +275,28 @@ phandler(void *user, const char *section, const char *name, const char *value)
 		return perr(c, "'%s' has an empty value", k->name);
 	if (check_value(c, k, value, &on) == 0)
 		return 0;
+	if (k->type == P_ENV || k->type == P_GLOBS) {
+		/* Space-separated words, each an --env / --env-deny argument (so a value of
+		 * --env NAME=VALUE cannot hold a space in a profile). */
+		_cleanup_free_ char *copy = strdup(value);
+		char *save = NULL, opt[16], err[256];
+		bool want = c->want != NULL && streq(section, c->want);
+
+		if (copy == NULL) {
+			c->error = -ENOMEM;
+			return 0;
+		}
+		snprintf(opt, sizeof(opt), "--%s", k->name);
+		for (char *t = strtok_r(copy, " \t", &save); t != NULL; t = strtok_r(NULL, " \t", &save)) {
+			if ((k->type == P_ENV ? env_check_arg(t, err, sizeof(err)) :
+			     env_check_glob(t, err, sizeof(err))) < 0)
+				return perr(c, "%s: %s", k->name, err);
+			if (want && (add_word(c, opt) == 0 || add_word(c, t) == 0))
+				return 0;
+		}
+		c->found |= want;
+		return 1;
+	}
 	if (c->want == NULL || !streq(section, c->want))
 		return 1;
 	c->found = true;
@@ -306,7 +340,7 @@ parse_into(struct pctx *c, const char *text)
 {
 	int r;
 
-	/* clang 14 assumes a failed open()'s -errno can be 0, so read_text() "succeeds"
+	/* clang 14 assumes a failed open()'s -errno can be 0, so profile_read_text() "succeeds"
 	 * without setting text: a false positive. */
 	if (strlen(text) > PROFILE_FILE_MAX) /* NOLINT(clang-analyzer-core.NonNullParamChecker) */
 		return perr(c, "file is larger than %d bytes", PROFILE_FILE_MAX), c->error;
@@ -334,8 +368,8 @@ profile_parse_text(const char *text, const char *filename,
 }
 
 /* Read a whole profiles file; -ENOENT if absent.  NUL bytes are an error. */
-static int
-read_text(const char *path, char **ret, char *err, size_t errlen)
+int
+profile_read_text(const char *path, char **ret, char *err, size_t errlen)
 {
 	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 	_cleanup_free_ char *buf = NULL;
@@ -383,8 +417,8 @@ user_file(char *buf, size_t len)
 		buf[0] = '\0';
 }
 
-static const char *
-admin_dir(void)
+const char *
+profile_admin_dir(void)
 {
 	const char *d = getenv("SANDCAP_PROFILES_DIR");
 
@@ -400,8 +434,8 @@ ini_filter(const struct dirent *de)
 }
 
 /* Calls fn for each candidate file in lookup order; stops when fn returns non-zero. */
-static int
-for_each_file(int (*fn)(const char *path, void *userdata), void *userdata)
+int
+profile_for_each_file(int (*fn)(const char *path, void *userdata), void *userdata)
 {
 	char path[PATH_MAX];
 	struct dirent **list = NULL;
@@ -413,10 +447,10 @@ for_each_file(int (*fn)(const char *path, void *userdata), void *userdata)
 		if (r != 0)
 			return r;
 	}
-	n = scandir(admin_dir(), &list, ini_filter, alphasort);
+	n = scandir(profile_admin_dir(), &list, ini_filter, alphasort);
 	for (int i = 0; i < n; i++) {
 		if (r == 0) {
-			snprintf(path, sizeof(path), "%s/%s", admin_dir(), list[i]->d_name);
+			snprintf(path, sizeof(path), "%s/%s", profile_admin_dir(), list[i]->d_name);
 			r = fn(path, userdata);
 		}
 		free(list[i]);
@@ -450,7 +484,7 @@ load_one(const char *path, void *userdata)
 			  .userdata = l, .err = l->err, .errlen = l->errlen };
 	int r;
 
-	r = read_text(path, &text, l->err, l->errlen);
+	r = profile_read_text(path, &text, l->err, l->errlen);
 	if (r == -ENOENT)
 		return 0;
 	if (r < 0)
@@ -486,7 +520,7 @@ profile_load(const char *name, struct profile *ret, char *err, size_t errlen)
 		return -EINVAL;
 	}
 	strlcpy(ret->name, name, sizeof(ret->name));
-	r = for_each_file(load_one, &l);
+	r = profile_for_each_file(load_one, &l);
 	if (r < 0) {
 		profile_done(ret);
 		return r;
@@ -495,80 +529,8 @@ profile_load(const char *name, struct profile *ret, char *err, size_t errlen)
 		profile_done(ret);
 		user_file(uf, sizeof(uf));
 		snprintf(err, errlen, "no profile named '%s' in %s or %s/*.ini (see sandcap profile list)",
-			 name, uf[0] != '\0' ? uf : "~/.config/sandcap/profiles.ini", admin_dir());
+			 name, uf[0] != '\0' ? uf : "~/.config/sandcap/profiles.ini", profile_admin_dir());
 		return -ENOENT;
 	}
 	return 0;
-}
-
-struct list_ctx {
-	const char *file;
-	bool any;
-};
-
-static void
-list_header(const char *section, unsigned line, void *userdata)
-{
-	struct list_ctx *lc = userdata;
-
-	printf("%-20s %s:%u\n", section, lc->file, line);
-	lc->any = true;
-}
-
-static int
-list_one(const char *path, void *userdata)
-{
-	struct list_ctx *lc = userdata;
-	_cleanup_free_ char *text = NULL;
-	char err[PROFILE_ERR_MAX];
-	int r;
-
-	r = read_text(path, &text, err, sizeof(err));
-	if (r == -ENOENT)
-		return 0;
-	if (r == 0) {
-		lc->file = path;
-		r = profile_parse_text(text, path, list_header, lc, err, sizeof(err));
-	}
-	if (r < 0)
-		fprintf(stderr, "sandcap: profile: %s\n", err);
-	return 0;
-}
-
-int
-cmd_profile(int argc, char **argv)
-{
-	struct list_ctx lc = { 0 };
-	char err[PROFILE_ERR_MAX];
-	struct profile p;
-	int r;
-
-	if (argc >= 2 && streq(argv[1], "list") && argc == 2) {
-		printf("%-20s %s\n", "PROFILE", "DEFINED AT (first match wins)");
-		for_each_file(list_one, &lc);
-		return 0;
-	}
-	if (argc == 3 && streq(argv[1], "show")) {
-		r = profile_load(argv[2], &p, err, sizeof(err));
-		if (r < 0) {
-			fprintf(stderr, "sandcap: profile %s: %s\n", argv[2], err);
-			return SC_EXIT_FAILURE;
-		}
-		printf("# [%s] from %s:%u; command-line flags override these\nsandcap run", p.name,
-		       p.file, p.line);
-		for (size_t i = 0; i < p.nwords; i++)
-			printf(" %s", p.words[i]);
-		printf(" -- COMMAND\n");
-		profile_done(&p);
-		return 0;
-	}
-	if (argc == 2 && (streq(argv[1], "--help") || streq(argv[1], "-h"))) {
-		printf("Usage: sandcap profile list\n       sandcap profile show NAME\n\n"
-		       "Profiles are [NAME] sections of $XDG_CONFIG_HOME/sandcap/profiles.ini "
-		       "(~/.config/sandcap/profiles.ini), then of %s/*.ini; the first match wins.\n"
-		       "Use one with sandcap run --profile NAME; see sandcap(1).\n", admin_dir());
-		return 0;
-	}
-	fprintf(stderr, "sandcap: profile: expected 'list' or 'show NAME' (see sandcap profile --help)\n");
-	return SC_EXIT_FAILURE;
 }

@@ -6,7 +6,8 @@
  *   2. SC_PROFILES_DIR/ *.ini in name order (default /etc/sandcap/profiles.d), the admin's.
  * A profile section [NAME] holds keys named like the long options of `sandcap run` (memory,
  * cpu, pids, disk, timeout, grace, cpu-time, as, fsize, nofile, stack, core, nproc, net, fs,
- * rw, ro, fallback, no-cgroup).  Values are validated here, with FILE:LINE in every error;
+ * rw, ro, fallback, no-cgroup, keep-fds, env, env-clear, env-deny, chdir; env and env-deny
+ * take space-separated words).  Values are validated here, with FILE:LINE in every error;
  * the profile becomes option words placed before the command line's own, so flags given on
  * the command line override it.  A profile never raises a ceiling: the helper still decides. */
 #pragma once
@@ -36,5 +37,11 @@ int profile_parse_text(const char *text, const char *filename,
 		       void (*cb)(const char *section, unsigned line, void *userdata),
 		       void *userdata, char *err, size_t errlen);
 
-/* `sandcap profile list` / `sandcap profile show NAME`. */
+/* For `sandcap profile` (cmd-profile.c): read one file whole (-ENOENT if absent), the
+ * admin's directory, and fn for each file in lookup order (stops at fn's nonzero return). */
+int profile_read_text(const char *path, char **ret, char *err, size_t errlen);
+const char *profile_admin_dir(void);
+int profile_for_each_file(int (*fn)(const char *path, void *userdata), void *userdata);
+
+/* `sandcap profile list` / `sandcap profile show NAME` (cmd-profile.c). */
 int cmd_profile(int argc, char **argv);

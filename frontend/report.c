@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "json.h"
+#include "macro.h"
 #include "parse-util.h"
 #include "report.h"
 
@@ -41,6 +42,30 @@ key_opt_uint(struct json *j, const char *key, bool has, uint64_t v)
 		json_uint(j, v);
 	else
 		json_null(j);
+}
+
+/* "env": the names of the variables the command got, never their values. */
+static void
+write_env_names(struct json *j, const struct report *r)
+{
+	char name[256];
+	bool tmpdir = false;
+
+	json_key(j, "env");
+	json_array_begin(j);
+	for (char *const *e = r->env; e != NULL && *e != NULL; e++) {
+		size_t n = strcspn(*e, "=");
+
+		if (n >= sizeof(name))
+			n = sizeof(name) - 1;
+		memcpy(name, *e, n);
+		name[n] = '\0';
+		tmpdir |= streq(name, "TMPDIR");
+		json_string(j, name);
+	}
+	if (r->tmpdir_set && !tmpdir)
+		json_string(j, "TMPDIR");
+	json_array_end(j);
 }
 
 int
@@ -107,6 +132,22 @@ report_write_json(FILE *f, const struct report *r)
 	key_opt_uint(&j, "oom_kills", c->has_memory_events, c->oom_kill);
 	key_opt_uint(&j, "cpu_throttled_ms", c->has_cpu_throttled, c->cpu_throttled_usec / 1000);
 	json_object_end(&j);
+	write_env_names(&j, r);
+	json_key(&j, "killed_by");
+	if (r->killed_by.set) {
+		json_object_begin(&j);
+		json_key(&j, "by");
+		json_string(&j, r->killed_by.by);
+		json_key(&j, "signal");
+		json_uint(&j, (uint64_t) r->killed_by.signal);
+		json_key(&j, "pid");
+		json_uint(&j, (uint64_t) r->killed_by.pid);
+		json_key(&j, "uid");
+		json_uint(&j, (uint64_t) r->killed_by.uid);
+		json_object_end(&j);
+	} else {
+		json_null(&j);
+	}
 	json_object_end(&j);
 	(void) fputc('\n', f);
 	return json_finish(&j);

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "cgstats.h"
 #include "verdict.h"
@@ -28,6 +29,20 @@ struct report {
 	uint64_t max_rss;                       /* bytes */
 	bool has_max_rss;
 	struct cg_usage cg;                     /* cgroup mode; has_* false otherwise */
+
+	/* The command's environment ("NAME=VALUE", NULL-terminated): only the names are
+	 * written.  tmpdir_set: sandcap set TMPDIR (listed if env lacks it). */
+	char *const *env;
+	bool tmpdir_set;
+
+	/* Who asked the sandbox to end (verdict killed, or a limit verdict that won). */
+	struct {
+		bool set;
+		const char *by;                 /* "sandcap kill" or "signal" */
+		int signal;
+		pid_t pid;                      /* 0: the kernel */
+		uid_t uid;
+	} killed_by;
 };
 
 /* Append to the limits / enforcement maps (silently ignored past REPORT_ITEMS_MAX, which

@@ -128,6 +128,9 @@ child_run(const struct sv_spec *spec, pid_t parent, int go_fd, int msg_fd, int t
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		child_fail(msg_fd, CHILD_STAGE_SETUP, errno, "cannot set no_new_privs: %s",
 			   strerror(errno));
+	if (spec->chdir != NULL && chdir(spec->chdir) < 0)
+		child_fail(msg_fd, CHILD_STAGE_SETUP, errno, "--chdir: cannot enter '%s': %s",
+			   spec->chdir, strerror(errno));
 	if (spec->iso != NULL) {
 		r = isolate_apply(spec->iso, spec->plan, err, sizeof(err));
 		if (r < 0)
@@ -135,6 +138,11 @@ child_run(const struct sv_spec *spec, pid_t parent, int go_fd, int msg_fd, int t
 				   strneq(err, "sandcap: ", 5) ? err + 5 : err);
 	}
 
+	if (spec->envp != NULL)
+		environ = spec->envp;   /* env.c built it; setenv() below copies as needed */
+	if (spec->chdir != NULL && spec->chdir[0] == '/' && getenv("PWD") != NULL &&
+	    setenv("PWD", spec->chdir, 1) < 0)  /* else it names where sandcap was started */
+		child_fail(msg_fd, CHILD_STAGE_SETUP, errno, "cannot set PWD: %s", strerror(errno));
 	if (spec->tmpdir != NULL && setenv("TMPDIR", spec->tmpdir, 1) < 0)
 		child_fail(msg_fd, CHILD_STAGE_SETUP, errno, "cannot set TMPDIR: %s",
 			   strerror(errno));
@@ -353,6 +361,33 @@ signal_sandbox(struct sv_state *st, int sig)
 void
 sv_signal(struct sv_state *sv, int sig)
 {
+	signal_sandbox(sv, sig);
+}
+
+/* Signals that ask the sandbox to end (the forwarded ones and SIGKILL). */
+static bool
+is_end_signal(int sig)
+{
+	return sig == SIGKILL || sig == SIGTERM || sig == SIGINT || sig == SIGHUP ||
+	       sig == SIGQUIT;
+}
+
+static void
+note_end_request(struct sv_state *st, int sig, bool by_control, pid_t pid, uid_t uid)
+{
+	if (st->main_reaped || !is_end_signal(sig) || st->out->end_request.requested)
+		return;
+	st->out->end_request.requested = true;
+	st->out->end_request.by_control = by_control;
+	st->out->end_request.signal = sig;
+	st->out->end_request.pid = pid;
+	st->out->end_request.uid = uid;
+}
+
+void
+sv_request_signal(struct sv_state *sv, int sig, bool by_control, pid_t pid, uid_t uid)
+{
+	note_end_request(sv, sig, by_control, pid, uid);
 	signal_sandbox(sv, sig);
 }
 
@@ -686,8 +721,12 @@ sv_run(const struct sv_spec *spec, struct sv_outcome *ret)
 				while (read(sigfd, &si, sizeof(si)) == (ssize_t) sizeof(si)) {
 					if (si.ssi_signo == SIGCHLD)
 						reap(&st, &no_children);
-					else if (!st.main_reaped)
+					else if (!st.main_reaped) {
+						note_end_request(&st, (int) si.ssi_signo, false,
+								 (pid_t) si.ssi_pid,
+								 (uid_t) si.ssi_uid);
 						(void) kill(-st.pid, (int) si.ssi_signo);
+					}
 				}
 			}
 		}

@@ -38,6 +38,8 @@ struct sv_spec {
 	uint64_t grace_ms;
 	const char *tmpdir;                     /* set TMPDIR in the child (NULL: leave) */
 	bool keep_fds;                          /* else fds >= 3 are closed at exec */
+	char **envp;                            /* the command's environment (NULL: ours) */
+	const char *chdir;                      /* start the command there (NULL: stay) */
 
 	/* cgroup mode (all NULL/0 in rlimit mode). */
 	pid_t exclude_pid;                      /* the helper: our child, not the sandbox's */
@@ -81,6 +83,15 @@ struct sv_outcome {
 	bool timeout_fired;
 	bool cpu_budget_fired;          /* cgroup mode: the CPU budget was spent */
 	bool grace_expired;             /* SIGKILL was needed after the grace period */
+	/* The first request to end the sandbox from outside (KILL, TERM, INT, HUP or QUIT): by
+	 * `sandcap kill` (by_control) or a signal sent to sandcap and forwarded. */
+	struct {
+		bool requested;
+		bool by_control;
+		int signal;
+		pid_t pid;              /* the requester (0: the kernel, e.g. a terminal hangup) */
+		uid_t uid;
+	} end_request;
 	uint64_t wall_ms;               /* release of the child to the main process's end */
 	struct rusage main_ru;          /* the main process alone */
 	struct rusage tree_ru;          /* every reaped descendant (RUSAGE_CHILDREN) */
@@ -93,6 +104,10 @@ int sv_run(const struct sv_spec *spec, struct sv_outcome *ret);
 /* Signal the whole sandbox as sandcap itself does (SIGKILL also through kill_all, i.e.
  * cgroup.kill in cgroup mode).  For on_extra callbacks. */
 void sv_signal(struct sv_state *sv, int sig);
+
+/* A request from outside to signal the whole sandbox (`sandcap kill`: by_control), recorded
+ * in the outcome when it asks the sandbox to end, then delivered as sv_signal(). */
+void sv_request_signal(struct sv_state *sv, int sig, bool by_control, pid_t pid, uid_t uid);
 
 /* Milliseconds since the child was released. */
 uint64_t sv_age_ms(const struct sv_state *sv);

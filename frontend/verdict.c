@@ -17,6 +17,8 @@ static const char *const verdict_names[_VERDICT_MAX] = {
 	[VERDICT_FSIZE]       = "fsize",
 	[VERDICT_DISK]        = "disk",
 	[VERDICT_SETUP_ERROR] = "setup-error",
+	[VERDICT_KILLED]      = "killed",
+	[VERDICT_OUTPUT]      = "output",
 };
 
 const char *
@@ -60,6 +62,8 @@ verdict_decide(const struct verdict_input *in, struct verdict *ret)
 	/* Evidence, each on its own; the verdict then picks the most specific one. */
 	if (in->timeout_fired)
 		v.limits_hit |= HIT(VERDICT_TIMEOUT);
+	if (in->output_limit_hit)
+		v.limits_hit |= HIT(VERDICT_OUTPUT);
 	if (in->cpu_budget_fired ||
 	    (in->signaled && in->signal == SIGXCPU) ||
 	    (in->signaled && in->signal == SIGKILL && in->cpu_limit_ms > 0 &&
@@ -80,6 +84,9 @@ verdict_decide(const struct verdict_input *in, struct verdict *ret)
 		/* Whatever the command died of after our SIGTERM, the timer decided. */
 		v.kind = VERDICT_TIMEOUT;
 		v.sc_exit = SC_EXIT_TIMEOUT;
+	} else if (v.limits_hit & HIT(VERDICT_OUTPUT)) {
+		/* sandcap ended it (SIGKILL) for its output; the exit status stays 128+9. */
+		v.kind = VERDICT_OUTPUT;
 	} else if (v.limits_hit & HIT(VERDICT_CPU_TIME)) {
 		v.kind = VERDICT_CPU_TIME;
 	} else if (failed && (v.limits_hit & HIT(VERDICT_MEMORY))) {
@@ -90,6 +97,9 @@ verdict_decide(const struct verdict_input *in, struct verdict *ret)
 		v.kind = VERDICT_DISK;
 	} else if (failed && (v.limits_hit & HIT(VERDICT_PIDS))) {
 		v.kind = VERDICT_PIDS;
+	} else if (in->end_requested) {
+		/* Not a limit: someone asked it to end (not in limits_hit). */
+		v.kind = VERDICT_KILLED;
 	} else if (in->signaled) {
 		v.kind = VERDICT_SIGNAL;
 	} else if (in->exit_code != 0) {

@@ -20,6 +20,8 @@ enum verdict_kind {
 	VERDICT_FSIZE,
 	VERDICT_DISK,
 	VERDICT_SETUP_ERROR,
+	VERDICT_KILLED,                 /* ended at a request from outside (sandcap kill, a signal) */
+	VERDICT_OUTPUT,                 /* --output-limit passed: sandcap ended it */
 	_VERDICT_MAX,
 };
 
@@ -41,6 +43,9 @@ struct verdict_input {
 
 	bool timeout_fired;             /* the wall-clock timer fired (SIGTERM was sent) */
 	bool cpu_budget_fired;          /* cgroup mode: the whole-sandbox CPU budget timer */
+	bool output_limit_hit;          /* --output-limit was passed; sandcap killed the sandbox */
+	bool end_requested;             /* KILL/TERM/INT/HUP/QUIT from outside (sandcap kill or a
+					 * signal to sandcap) before the main process ended */
 
 	/* rlimit mode: RLIMIT_CPU hard limit is soft + 1 s, reached -> SIGKILL.  A SIGKILL with
 	 * the main process's CPU time at or over cpu_limit_ms counts as cpu-time. */
@@ -63,5 +68,5 @@ struct verdict {
 void verdict_decide(const struct verdict_input *in, struct verdict *ret);
 
 /* "ok", "exit", "signal", "timeout", "cpu-time", "memory", "pids", "fsize", "disk",
- * "setup-error". */
+ * "setup-error", "killed", "output". */
 const char *verdict_name(enum verdict_kind k);

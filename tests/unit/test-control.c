@@ -39,6 +39,8 @@ teardown(void **state)
 }
 
 static int last_sig;
+static pid_t last_pid;
+static uid_t last_uid;
 
 static int
 fake_status(void *ud, char *buf, size_t len)
@@ -49,9 +51,11 @@ fake_status(void *ud, char *buf, size_t len)
 }
 
 static int
-fake_kill(void *ud, int sig)
+fake_kill(void *ud, int sig, pid_t pid, uid_t uid)
 {
 	(void) ud;
+	last_pid = pid;
+	last_uid = uid;
 	last_sig = sig;
 	return 0;
 }
@@ -91,6 +95,8 @@ test_roundtrip(void **state)
 	assert_true(WIFEXITED(st));
 	assert_int_equal(WEXITSTATUS(st), 0);
 	assert_int_equal(last_sig, 15);
+	assert_int_equal(last_pid, pid);        /* the requester, from SO_PEERCRED */
+	assert_int_equal(last_uid, getuid());
 	close(lfd);
 	unlink(path);
 	/* nobody listening any more */

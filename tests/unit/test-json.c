@@ -180,7 +180,10 @@ static void
 test_report_shape(void **state)
 {
 	char *argv[] = { "sh", "-c", "echo \"hi\"\n\x01\xff", NULL };
+	char *envv[] = { "PATH=/bin", "SECRET=value-never-written", NULL };
 	struct report r = {
+		.env = envv,
+		.tmpdir_set = true,
 		.version = "0.1.0",
 		.mode = "rlimit",
 		.id = "1000-0123456789ab",
@@ -212,7 +215,8 @@ test_report_shape(void **state)
 		"\"enforcement\": {\"timeout\": \"sandcap\"}, "
 		"\"usage\": {\"wall_ms\": 1003, \"cpu_user_ms\": 1, \"cpu_system_ms\": 2, "
 		"\"max_rss\": 1048576, \"memory_peak\": null, \"pids_peak\": null, "
-		"\"disk_used\": null, \"oom_kills\": null, \"cpu_throttled_ms\": null}}\n");
+		"\"disk_used\": null, \"oom_kills\": null, \"cpu_throttled_ms\": null}, "
+		"\"env\": [\"PATH\", \"SECRET\", \"TMPDIR\"], \"killed_by\": null}\n");
 	free(buf);
 }
 

@@ -215,12 +215,65 @@ test_pids_and_disk(void **state)
 }
 
 static void
+test_killed_at_a_request(void **state)
+{
+	struct verdict_input in = { .signaled = true, .signal = SIGKILL, .end_requested = true };
+	struct verdict v = decide(&in);
+
+	(void) state;
+	assert_int_equal(v.kind, VERDICT_KILLED);
+	assert_int_equal(v.sc_exit, 128 + SIGKILL);
+	assert_int_equal(v.limits_hit, 0);              /* not a limit */
+	/* a TERM handler that exits 3: still killed, with the command's status */
+	in = (struct verdict_input) { .exited = true, .exit_code = 3, .end_requested = true };
+	v = decide(&in);
+	assert_int_equal(v.kind, VERDICT_KILLED);
+	assert_int_equal(v.sc_exit, 3);
+	assert_int_equal(v.exit_code, 3);
+	/* without a request the same end is a plain signal */
+	in = (struct verdict_input) { .signaled = true, .signal = SIGKILL };
+	assert_int_equal(decide(&in).kind, VERDICT_SIGNAL);
+	/* a limit with evidence wins over the request */
+	in = (struct verdict_input) { .signaled = true, .signal = SIGTERM, .end_requested = true,
+				      .timeout_fired = true };
+	assert_int_equal(decide(&in).kind, VERDICT_TIMEOUT);
+	in = (struct verdict_input) { .signaled = true, .signal = SIGXFSZ, .end_requested = true };
+	assert_int_equal(decide(&in).kind, VERDICT_FSIZE);
+}
+
+static void
+test_output_limit(void **state)
+{
+	struct verdict_input in = { .signaled = true, .signal = SIGKILL, .output_limit_hit = true };
+	struct verdict v = decide(&in);
+
+	(void) state;
+	assert_int_equal(v.kind, VERDICT_OUTPUT);
+	assert_int_equal(v.sc_exit, 128 + SIGKILL);
+	assert_int_equal(v.limits_hit, 1u << VERDICT_OUTPUT);
+	/* the cap fired first and the process exited on its own meanwhile: still output */
+	in = (struct verdict_input) { .exited = true, .exit_code = 0, .output_limit_hit = true };
+	assert_int_equal(decide(&in).kind, VERDICT_OUTPUT);
+	/* the timer wins as for every limit; output stays in limits_hit */
+	in.timeout_fired = true;
+	v = decide(&in);
+	assert_int_equal(v.kind, VERDICT_TIMEOUT);
+	assert_true(v.limits_hit & (1u << VERDICT_OUTPUT));
+	/* over a request to end */
+	in = (struct verdict_input) { .signaled = true, .signal = SIGKILL, .output_limit_hit = true,
+				      .end_requested = true };
+	assert_int_equal(decide(&in).kind, VERDICT_OUTPUT);
+}
+
+static void
 test_names(void **state)
 {
 	(void) state;
 	assert_string_equal(verdict_name(VERDICT_OK), "ok");
 	assert_string_equal(verdict_name(VERDICT_CPU_TIME), "cpu-time");
 	assert_string_equal(verdict_name(VERDICT_SETUP_ERROR), "setup-error");
+	assert_string_equal(verdict_name(VERDICT_KILLED), "killed");
+	assert_string_equal(verdict_name(VERDICT_OUTPUT), "output");
 	assert_string_equal(verdict_name(_VERDICT_MAX), "unknown");
 	for (int k = 0; k < _VERDICT_MAX; k++)
 		assert_string_not_equal(verdict_name((enum verdict_kind) k), "unknown");
@@ -238,6 +291,8 @@ main(void)
 		cmocka_unit_test(test_setup_errors),
 		cmocka_unit_test(test_memory_needs_leaf_oom),
 		cmocka_unit_test(test_pids_and_disk),
+		cmocka_unit_test(test_killed_at_a_request),
+		cmocka_unit_test(test_output_limit),
 		cmocka_unit_test(test_names),
 	};
 

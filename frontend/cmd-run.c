@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* `sandcap run`: parse, decide how each limit is enforced, run the sandbox (supervise.c), decide
- * the verdict (verdict.c) and report it (report.c).  DESIGN.md "The flow of one sandcap run". */
+ * the verdict (verdict.c) and report it (report.c).  DESIGN.md "The flow of one sandcap run".
+ * `sandcap trace` is the same run with trace_opts.on (cmd-trace.c); the control socket's
+ * callbacks are in run-ctl.c. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -20,6 +22,8 @@
 #include "args.h"
 #include "cgstats.h"
 #include "client.h"
+#include "cmd-run.h"
+#include "env.h"
 #include "commands.h"
 #include "control.h"
 #include "fd-util.h"
@@ -32,7 +36,9 @@
 #include "profile.h"
 #include "report.h"
 #include "report-sink.h"
+#include "run-ctl.h"
 #include "supervise.h"
+#include "trace.h"
 #include "verdict.h"
 
 static void
@@ -197,6 +203,31 @@ compose_message(const struct run_opts *o, const struct sv_outcome *out, const st
 		format_size(cg->disk_used, b, sizeof(b));
 		snprintf(buf, bufsz, "the workspace is full (%s used)", b);
 		break;
+	case VERDICT_KILLED: {
+		const char *rs = sigabbrev_np(out->end_request.signal);
+		char how[128];
+
+		if (v->signal > 0)
+			snprintf(how, sizeof(how), "was killed by signal %d (SIG%s)", v->signal,
+				 sig != NULL ? sig : "?");
+		else
+			snprintf(how, sizeof(how), "exited with status %d", v->exit_code);
+		if (out->end_request.by_control)
+			snprintf(buf, bufsz, "ended by 'sandcap kill' (SIG%s, from pid %d, uid %u): "
+				 "the command %s", rs != NULL ? rs : "?", (int) out->end_request.pid,
+				 (unsigned) out->end_request.uid, how);
+		else if (out->end_request.pid == 0)
+			snprintf(buf, bufsz, "ended by SIG%s from the kernel (e.g. the terminal hung "
+				 "up), forwarded by sandcap: the command %s", rs != NULL ? rs : "?", how);
+		else
+			snprintf(buf, bufsz, "ended by SIG%s sent to sandcap by pid %d (uid %u) and "
+				 "forwarded: the command %s", rs != NULL ? rs : "?",
+				 (int) out->end_request.pid, (unsigned) out->end_request.uid, how);
+		break;
+	}
+	case VERDICT_OUTPUT:
+		snprintf(buf, bufsz, "output limit passed: killed");
+		break;
 	case _VERDICT_MAX:
 		snprintf(buf, bufsz, "%s limit hit", verdict_name(v->kind));
 		break;
@@ -258,8 +289,8 @@ caller_policy(struct policy_resolved *ret)
 /* ---- --profile NAME: its settings become option words before the command line's ---- */
 
 /* Options of `sandcap run` that take no value; every other option word takes one. */
-static bool
-is_flag(const char *w)
+bool
+run_option_is_flag(const char *w)
 {
 	static const char *const flags[] = { "--no-cgroup", "--fallback", "--keep-fds", "-q",
 					     "--quiet", "-h", "--help" };
@@ -301,7 +332,7 @@ expand_profile(int argc, char **argv, struct profile *prof, int *ret_argc, char 
 			at = i;
 			width = 2;
 			i++;
-		} else if (!is_flag(w) && strchr(w, '=') == NULL) {
+		} else if (!run_option_is_flag(w) && strchr(w, '=') == NULL) {
 			i++;            /* skip the option's value */
 		}
 	}
@@ -327,294 +358,6 @@ expand_profile(int argc, char **argv, struct profile *prof, int *ret_argc, char 
 	*ret_argc = n;
 	*ret_argv = nv;
 	return 0;
-}
-
-/* ---- the control socket: `sandcap ps` and `sandcap kill` ---- */
-
-struct run_ctl {
-	const char *id;
-	const char *mode;
-	char *const *argv;
-	const struct sc_session *sess;         /* NULL in rlimit mode */
-	const struct run_opts *o;
-	int listen_fd;
-	struct sv_state *sv;                    /* while serving */
-};
-
-static int
-read_u64_at(int dirfd, const char *name, uint64_t *ret)
-{
-	char buf[64];
-	int r;
-
-	if (dirfd < 0)
-		return -EBADF;
-	r = read_full_at(dirfd, name, buf, sizeof(buf), NULL);
-	if (r < 0)
-		return r;
-	buf[strcspn(buf, "\n")] = '\0';
-	return parse_u64_range(buf, 0, UINT64_MAX, ret);
-}
-
-static int
-ctl_status(void *userdata, char *buf, size_t len)
-{
-	struct run_ctl *c = userdata;
-	struct cg_usage u = {};
-	struct json j;
-	uint64_t v = 0;
-	FILE *f = fmemopen(buf, len, "w");
-	char line[1024] = "";
-	size_t used = 0;
-
-	if (f == NULL)
-		return -errno;
-	for (char *const *a = c->argv; *a != NULL && used + 2 < sizeof(line); a++)
-		used += (size_t) snprintf(line + used, sizeof(line) - used, "%s%s",
-					  a == c->argv ? "" : " ", *a);
-	if (c->sess != NULL)
-		(void) cgstats_read(c->sess->leaf_fd, c->sess->ws_fd, &u);
-	json_init(&j, f);
-	json_object_begin(&j);
-	json_key(&j, "id"); json_string(&j, c->id);
-	json_key(&j, "mode"); json_string(&j, c->mode);
-	json_key(&j, "sandcap_pid"); json_uint(&j, (uint64_t) getpid());
-	json_key(&j, "command_line"); json_string(&j, line);
-	json_key(&j, "age_ms"); json_uint(&j, c->sv != NULL ? sv_age_ms(c->sv) : 0);
-	json_key(&j, "limits");
-	json_object_begin(&j);
-	if (c->sess != NULL) {
-		json_key(&j, "memory"); json_uint(&j, c->sess->effective.memory);
-		json_key(&j, "cpu_percent"); json_uint(&j, c->sess->effective.cpu_percent);
-		json_key(&j, "pids"); json_uint(&j, c->sess->effective.pids);
-		json_key(&j, "disk"); json_uint(&j, c->sess->effective.disk);
-	}
-	if (c->o->has_timeout) {
-		json_key(&j, "timeout_ms"); json_uint(&j, c->o->timeout_ms);
-	}
-	json_object_end(&j);
-	json_key(&j, "memory_current");
-	if (c->sess != NULL && read_u64_at(c->sess->leaf_fd, "memory.current", &v) == 0)
-		json_uint(&j, v);
-	else
-		json_null(&j);
-	json_key(&j, "memory_peak");
-	if (u.has_memory_peak) json_uint(&j, u.memory_peak); else json_null(&j);
-	json_key(&j, "cpu_ms");
-	if (u.has_cpu_stat) json_uint(&j, u.cpu_usage_usec / 1000); else json_null(&j);
-	json_key(&j, "pids_current");
-	if (c->sess != NULL && read_u64_at(c->sess->leaf_fd, "pids.current", &v) == 0)
-		json_uint(&j, v);
-	else
-		json_null(&j);
-	json_key(&j, "disk_used");
-	if (u.has_disk_used) json_uint(&j, u.disk_used); else json_null(&j);
-	json_object_end(&j);
-	if (json_finish(&j) < 0 || fclose(f) != 0)
-		return -ENOSPC;
-	return 0;
-}
-
-static int
-ctl_kill(void *userdata, int sig)
-{
-	struct run_ctl *c = userdata;
-
-	if (c->sv == NULL)
-		return -ESRCH;
-	sv_signal(c->sv, sig);
-	if (sig == SIGSTOP || sig == SIGTSTP)
-		return 0;
-	sv_signal(c->sv, SIGCONT);      /* a stopped sandbox must see it */
-	return 0;
-}
-
-static void
-ctl_ready(void *userdata, struct sv_state *sv)
-{
-	struct run_ctl *c = userdata;
-	struct control_ops ops = { ctl_status, ctl_kill, c };
-
-	c->sv = sv;
-	(void) control_serve_one(c->listen_fd, &ops);
-}
-
-/* ---- sandcap trace: what the run used, and the limits that would fit it ---- */
-
-struct trace_opts {
-	bool on;
-	uint64_t headroom_percent;
-};
-
-/* The largest regular file under dirfd (the workspace), depth-limited. */
-static void
-largest_file(int dir_fd, unsigned depth, uint64_t *max)
-{
-	_cleanup_close_ int fd = openat(dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	DIR *d;
-	struct dirent *de;
-
-	if (fd < 0 || depth > 32)
-		return;
-	d = fdopendir(fd);
-	if (d == NULL)
-		return;
-	fd = -EBADF;    /* owned by d */
-	while ((de = readdir(d)) != NULL) {
-		struct stat st;
-
-		if (streq(de->d_name, ".") || streq(de->d_name, ".."))
-			continue;
-		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-			continue;
-		if (S_ISREG(st.st_mode) && (uint64_t) st.st_size > *max)
-			*max = (uint64_t) st.st_size;
-		else if (S_ISDIR(st.st_mode)) {
-			_cleanup_close_ int sub = openat(dirfd(d), de->d_name,
-							 O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-
-			if (sub >= 0)
-				largest_file(sub, depth + 1, max);
-		}
-	}
-	closedir(d);
-}
-
-static uint64_t
-with_headroom(uint64_t v, uint64_t percent, uint64_t round_to, uint64_t min)
-{
-	unsigned __int128 x = (unsigned __int128) v * (100 + percent);
-	uint64_t r = (uint64_t) ((x + 99) / 100);
-
-	if (round_to > 1)
-		r = (r + round_to - 1) / round_to * round_to;
-	return r < min ? min : r;
-}
-
-static void
-size_word(uint64_t v, char *buf, size_t len)
-{
-	if (v % (UINT64_C(1) << 30) == 0)
-		snprintf(buf, len, "%lluG", (unsigned long long) (v >> 30));
-	else if (v % (UINT64_C(1) << 20) == 0)
-		snprintf(buf, len, "%lluM", (unsigned long long) (v >> 20));
-	else
-		snprintf(buf, len, "%lluK", (unsigned long long) ((v + 1023) >> 10));
-}
-
-static void
-dur_word(uint64_t ms, char *buf, size_t len)
-{
-	if (ms % 1000 == 0)
-		snprintf(buf, len, "%llus", (unsigned long long) (ms / 1000));
-	else
-		snprintf(buf, len, "%llums", (unsigned long long) ms);
-}
-
-struct trace_result {
-	bool has_memory, has_pids, has_disk, has_fsize;
-	uint64_t memory, pids, cpu_ms, wall_ms, disk, fsize;
-	char flags[512];
-};
-
-static void
-trace_suggest(const struct trace_opts *t, const struct report *rep, uint64_t fsize_max,
-	      bool cgroup, struct trace_result *tr)
-{
-	uint64_t h = t->headroom_percent;
-	char w[32];
-	size_t n = 0;
-
-	memset(tr, 0, sizeof(*tr));
-	tr->cpu_ms = rep->cpu_user_ms + rep->cpu_system_ms;
-	tr->wall_ms = rep->wall_ms;
-	if (cgroup && rep->cg.has_memory_peak) {
-		tr->has_memory = true;
-		tr->memory = with_headroom(rep->cg.memory_peak, h, UINT64_C(1) << 20, 1 << 20);
-		size_word(tr->memory, w, sizeof(w));
-		n += (size_t) snprintf(tr->flags + n, sizeof(tr->flags) - n, "--memory %s ", w);
-	}
-	if (cgroup && rep->cg.has_pids_peak) {
-		tr->has_pids = true;
-		tr->pids = with_headroom(rep->cg.pids_peak, h, 1, 1);
-		if (tr->pids <= rep->cg.pids_peak)
-			tr->pids = rep->cg.pids_peak + 1;
-		n += (size_t) snprintf(tr->flags + n, sizeof(tr->flags) - n, "--pids %llu ",
-				       (unsigned long long) tr->pids);
-	}
-	dur_word(with_headroom(tr->cpu_ms, h, 100, 100), w, sizeof(w));
-	n += (size_t) snprintf(tr->flags + n, sizeof(tr->flags) - n, "--cpu-time %s ", w);
-	dur_word(with_headroom(tr->wall_ms, h, 100, 1000), w, sizeof(w));
-	n += (size_t) snprintf(tr->flags + n, sizeof(tr->flags) - n, "--timeout %s ", w);
-	if (cgroup && rep->cg.has_disk_used) {
-		tr->has_disk = true;
-		tr->disk = with_headroom(rep->cg.disk_used, h, UINT64_C(1) << 20, 1 << 20);
-		size_word(tr->disk, w, sizeof(w));
-		n += (size_t) snprintf(tr->flags + n, sizeof(tr->flags) - n, "--disk %s ", w);
-	}
-	if (cgroup && rep->cg.has_disk_used) {
-		tr->has_fsize = true;
-		tr->fsize = with_headroom(fsize_max, h, UINT64_C(1) << 20, 1 << 20);
-		size_word(tr->fsize, w, sizeof(w));
-		n += (size_t) snprintf(tr->flags + n, sizeof(tr->flags) - n, "--fsize %s ", w);
-	}
-	if (n > 0)
-		tr->flags[n - 1] = '\0';
-}
-
-static void
-trace_print(FILE *f, const struct trace_opts *t, const struct report *rep, uint64_t fsize_max,
-	    const struct trace_result *tr)
-{
-	char a[32];
-
-	fprintf(f, "sandcap trace: what the command used (mode: %s)\n", rep->mode);
-	if (rep->cg.has_memory_peak) {
-		format_size(rep->cg.memory_peak, a, sizeof(a));
-		fprintf(f, "  peak memory       %s (memory.peak: anonymous, page cache, tmpfs)\n", a);
-	} else {
-		format_size(rep->max_rss, a, sizeof(a));
-		fprintf(f, "  peak memory       not measured without a cgroup; largest RSS %s\n", a);
-	}
-	if (rep->cg.has_pids_peak)
-		fprintf(f, "  peak pids         %llu (pids.peak: processes and threads)\n",
-			(unsigned long long) rep->cg.pids_peak);
-	else
-		fprintf(f, "  peak pids         not measured without a cgroup\n");
-	fprintf(f, "  CPU time          %llu ms (%llu user + %llu system)\n",
-		(unsigned long long) rep->cpu_user_ms + (unsigned long long) rep->cpu_system_ms,
-		(unsigned long long) rep->cpu_user_ms, (unsigned long long) rep->cpu_system_ms);
-	fprintf(f, "  wall time         %llu ms\n", (unsigned long long) rep->wall_ms);
-	if (rep->cg.has_disk_used) {
-		format_size(rep->cg.disk_used, a, sizeof(a));
-		fprintf(f, "  workspace         %s at the end\n", a);
-		format_size(fsize_max, a, sizeof(a));
-		fprintf(f, "  largest file      %s (in the workspace)\n", a);
-	} else {
-		fprintf(f, "  workspace         none (no helper)\n");
-	}
-	fprintf(f, "  open files peak   not measured (would need polling)\n");
-	fprintf(f, "\nlimits that fit it, with %llu%% headroom:\n  sandcap run %s -- ...\n",
-		(unsigned long long) t->headroom_percent, tr->flags);
-	fprintf(f, "\nas a profile (~/.config/sandcap/profiles.ini):\n  [traced]\n");
-	if (tr->has_memory) {
-		size_word(tr->memory, a, sizeof(a));
-		fprintf(f, "  memory = %s\n", a);
-	}
-	if (tr->has_pids)
-		fprintf(f, "  pids = %llu\n", (unsigned long long) tr->pids);
-	dur_word(with_headroom(tr->cpu_ms, t->headroom_percent, 100, 100), a, sizeof(a));
-	fprintf(f, "  cpu-time = %s\n", a);
-	dur_word(with_headroom(tr->wall_ms, t->headroom_percent, 100, 1000), a, sizeof(a));
-	fprintf(f, "  timeout = %s\n", a);
-	if (tr->has_disk) {
-		size_word(tr->disk, a, sizeof(a));
-		fprintf(f, "  disk = %s\n", a);
-	}
-	if (tr->has_fsize) {
-		size_word(tr->fsize, a, sizeof(a));
-		fprintf(f, "  fsize = %s\n", a);
-	}
 }
 
 /* ---- cgroup mode: the helper session behind the supervisor's hooks ---- */
@@ -732,76 +475,6 @@ refuse(struct report_sink *sink, struct report *rep, bool printed, const char *f
 }
 
 static void
-trace_write_json(FILE *f, const struct trace_opts *t, const struct report *rep,
-		 uint64_t fsize_max, const struct trace_result *tr)
-{
-	struct json j;
-
-	fprintf(f, "{\"sandcap_trace\": 1, \"headroom_percent\": %llu, \"run\": ",
-		(unsigned long long) t->headroom_percent);
-	(void) report_write_json(f, rep);
-	fprintf(f, ", \"used\": ");
-	json_init(&j, f);
-	json_object_begin(&j);
-	json_key(&j, "memory_peak");
-	if (rep->cg.has_memory_peak)
-		json_uint(&j, rep->cg.memory_peak);
-	else
-		json_null(&j);
-	json_key(&j, "pids_peak");
-	if (rep->cg.has_pids_peak)
-		json_uint(&j, rep->cg.pids_peak);
-	else
-		json_null(&j);
-	json_key(&j, "cpu_ms");
-	json_uint(&j, tr->cpu_ms);
-	json_key(&j, "wall_ms");
-	json_uint(&j, tr->wall_ms);
-	json_key(&j, "disk_used");
-	if (rep->cg.has_disk_used)
-		json_uint(&j, rep->cg.disk_used);
-	else
-		json_null(&j);
-	json_key(&j, "largest_file");
-	if (rep->cg.has_disk_used)
-		json_uint(&j, fsize_max);
-	else
-		json_null(&j);
-	json_key(&j, "open_files_peak");
-	json_null(&j);
-	json_object_end(&j);
-	(void) json_finish(&j);
-	fprintf(f, ", \"suggested\": ");
-	json_init(&j, f);
-	json_object_begin(&j);
-	if (tr->has_memory) {
-		json_key(&j, "memory");
-		json_uint(&j, tr->memory);
-	}
-	if (tr->has_pids) {
-		json_key(&j, "pids");
-		json_uint(&j, tr->pids);
-	}
-	json_key(&j, "cpu_time_ms");
-	json_uint(&j, with_headroom(tr->cpu_ms, t->headroom_percent, 100, 100));
-	json_key(&j, "timeout_ms");
-	json_uint(&j, with_headroom(tr->wall_ms, t->headroom_percent, 100, 1000));
-	if (tr->has_disk) {
-		json_key(&j, "disk");
-		json_uint(&j, tr->disk);
-	}
-	if (tr->has_fsize) {
-		json_key(&j, "fsize");
-		json_uint(&j, tr->fsize);
-	}
-	json_key(&j, "flags");
-	json_string(&j, tr->flags);
-	json_object_end(&j);
-	(void) json_finish(&j);
-	fprintf(f, "}\n");
-}
-
-static void
 freep_argv_(char ***p)
 {
 	free(*p);
@@ -813,28 +486,16 @@ profile_donep_(struct profile *p)
 	profile_done(p);
 }
 
-static void
-ctl_closep_(struct run_ctl *c)
-{
-	if (c->listen_fd >= 0) {
-		char dir[PATH_MAX], path[PATH_MAX + 80];
-
-		c->listen_fd = safe_close(c->listen_fd);
-		if (control_rundir(dir, sizeof(dir), 0) == 0) {
-			snprintf(path, sizeof(path), "%s/%s.sock", dir, c->id);
-			(void) unlink(path);
-		}
-	}
-}
-
-static int
+int
 run_main(int argc, char **argv, const struct trace_opts *trace)
 {
 	_cleanup_(report_sink_closep_) struct report_sink sink = REPORT_SINK_INIT;
 	_cleanup_(session_closep_) struct sc_session sess;
 	_cleanup_(profile_donep_) struct profile prof = {};
 	_cleanup_(freep_argv_) char **pargv = NULL;
-	_cleanup_(ctl_closep_) struct run_ctl ctl = { .listen_fd = -EBADF };
+	_cleanup_(freep_argv_) char **envp = NULL;
+	const char *chdir_to = NULL;
+	_cleanup_(run_ctl_closep) struct run_ctl ctl = { .listen_fd = -EBADF };
 	struct policy_resolved pol;
 	bool have_pol = false;
 	uint64_t fsize_max = 0;
@@ -866,12 +527,20 @@ run_main(int argc, char **argv, const struct trace_opts *trace)
 	rep.id = id;
 	rep.argv = o.argv;
 	rep.message = message;
+	rep.env = environ;
 
 	/* Open the report before anything runs, so a bad path costs nothing. */
 	r = report_sink_open(&sink, o.report_path, o.report_fd, err, sizeof(err));
 	if (r < 0) {
 		fprintf(stderr, "sandcap: %s\n", err[0] != '\0' ? err : strerror(-r));
 		return SC_EXIT_FAILURE;
+	}
+
+	if (env_active(&o.env)) {
+		if (env_build(&o.env, environ, &envp) < 0)
+			return refuse(&sink, &rep, false, "cannot build the environment: %s",
+				      strerror(ENOMEM));
+		rep.env = envp;
 	}
 
 	have_pol = caller_policy(&pol) == 0;
@@ -1001,6 +670,17 @@ run_main(int argc, char **argv, const struct trace_opts *trace)
 		n_rl++;
 	}
 
+	chdir_to = o.chdir;
+	if (o.chdir != NULL && streq(o.chdir, "@workspace")) {
+		/* Only the helper's workspace is bounded by --disk; there is none without it. */
+		if (o.iso.workspace == NULL)
+			return refuse(&sink, &rep, false, "--chdir @workspace: there is no workspace "
+				      "in %s mode (it is the helper's tmpfs, cgroup mode only); give "
+				      "--disk and use the sandcap helper, or --chdir a directory",
+				      rep.mode);
+		chdir_to = o.iso.workspace;
+	}
+
 	r = isolate_plan(&o.iso, &plan, err, sizeof(err));
 	if (r < 0)
 		return refuse(&sink, &rep, false, "%s", err);
@@ -1019,13 +699,15 @@ run_main(int argc, char **argv, const struct trace_opts *trace)
 		.timeout_ms = o.timeout_ms,
 		.grace_ms = o.grace_ms,
 		.keep_fds = o.keep_fds,
+		.envp = envp,
+		.chdir = chdir_to,
 	};
 	spec.extra_fd = -1;
 	ctl = (struct run_ctl) { .id = rep.id, .mode = rep.mode, .argv = o.argv,
 				 .sess = cgroup ? &sess : NULL, .o = &o, .listen_fd = -EBADF };
 	if (control_listen(rep.id, &ctl.listen_fd, err, sizeof(err)) == 0) {
 		spec.extra_fd = ctl.listen_fd;
-		spec.on_extra = ctl_ready;
+		spec.on_extra = run_ctl_ready;
 		spec.extra_userdata = &ctl;
 	} else if (!o.quiet) {
 		fprintf(stderr, "sandcap: warning: no control socket (sandcap ps and sandcap kill will not see "
@@ -1033,6 +715,7 @@ run_main(int argc, char **argv, const struct trace_opts *trace)
 	}
 	if (cgroup) {
 		spec.tmpdir = o.iso.workspace;
+		rep.tmpdir_set = spec.tmpdir != NULL;
 		spec.exclude_pid = sess.helper_pid;
 		spec.userdata = &sess;
 		spec.attach = cg_attach;
@@ -1055,7 +738,7 @@ run_main(int argc, char **argv, const struct trace_opts *trace)
 			fprintf(stderr, "sandcap: warning: cannot read the sandbox's counters: %s\n",
 				strerror(-r));
 		if (trace->on && sess.ws_fd >= 0)
-			largest_file(sess.ws_fd, 0, &fsize_max);
+			trace_largest_file(sess.ws_fd, 0, &fsize_max);
 		r = client_destroy(&sess, err, sizeof(err));
 		if (r < 0)
 			fprintf(stderr, "sandcap: warning: teardown incomplete: %s\n",
@@ -1073,6 +756,14 @@ run_main(int argc, char **argv, const struct trace_opts *trace)
 	in.signaled = out.signaled;
 	in.signal = out.signal;
 	in.timeout_fired = out.timeout_fired;
+	in.end_requested = out.end_request.requested;
+	if (out.end_request.requested) {
+		rep.killed_by.set = true;
+		rep.killed_by.by = out.end_request.by_control ? "sandcap kill" : "signal";
+		rep.killed_by.signal = out.end_request.signal;
+		rep.killed_by.pid = out.end_request.pid;
+		rep.killed_by.uid = out.end_request.uid;
+	}
 	if (o.rl[RUN_RL_CPU].set) {
 		in.cpu_limit_ms = (o.rl[RUN_RL_CPU].value + 999) / 1000 * 1000;
 		in.main_cpu_ms = tv_ms(&out.main_ru.ru_utime) + tv_ms(&out.main_ru.ru_stime);
@@ -1115,56 +806,3 @@ cmd_run(int argc, char **argv)
 
 	return run_main(argc, argv, &t);
 }
-
-/* sandcap trace [--headroom N%] [sandcap run options] -- COMMAND: run it under the caller's
- * ceilings (or the limits given), then print what it used and the flags that fit it. */
-int
-cmd_trace(int argc, char **argv)
-{
-	struct trace_opts t = { .on = true, .headroom_percent = 25 };
-	_cleanup_free_ char **nv = calloc((size_t) argc + 1, sizeof(char *));
-	int n = 0;
-
-	if (nv == NULL)
-		return SC_EXIT_FAILURE;
-	nv[n++] = argv[0];
-	for (int i = 1; i < argc; i++) {
-		const char *v = NULL;
-
-		if (streq(argv[i], "--") || argv[i][0] != '-') {
-			/* the command and its arguments: passed on untouched */
-			for (; i < argc; i++)
-				nv[n++] = argv[i];
-			break;
-		}
-		if (streq(argv[i], "--help") || streq(argv[i], "-h")) {
-			printf("Usage: sandcap trace [--headroom PERCENT] [sandcap run OPTIONS] -- COMMAND "
-			       "[ARG...]\n\nRun COMMAND under your ceilings from the policy (or the "
-			       "limits given), then print what it used (peak memory and pids, CPU and "
-			       "wall time, workspace bytes, largest file) and the sandcap run flags and "
-			       "profile that fit it with PERCENT headroom (default 25%%).  --report FILE "
-			       "writes the same as JSON.  See sandcap(1).\n");
-			return 0;
-		}
-		if (streq(argv[i], "--headroom") && i + 1 < argc)
-			v = argv[++i];
-		else if (strneq(argv[i], "--headroom=", 11))
-			v = argv[i] + 11;
-		if (v != NULL) {
-			if (parse_percent(v, &t.headroom_percent) < 0 || t.headroom_percent > 1000) {
-				fprintf(stderr, "sandcap: --headroom: invalid percentage '%s': expected a "
-					"whole percentage from 0%% to 1000%%, e.g. 25%%\n", v);
-				return SC_EXIT_FAILURE;
-			}
-			continue;
-		}
-		nv[n++] = argv[i];
-		/* an option's value (--memory 1G) goes with it, even if it does not start with - */
-		/* NOLINTNEXTLINE(clang-analyzer-core.NonNullParamChecker): argv[i], i < argc */
-		if (!is_flag(argv[i]) && strchr(argv[i], '=') == NULL && i + 1 < argc)
-			nv[n++] = argv[++i];
-	}
-	nv[n] = NULL;
-	return run_main(n, nv, &t);
-}
-

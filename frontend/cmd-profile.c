@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: MIT */
+/* `sandcap profile list` / `sandcap profile show NAME` (profiles themselves: profile.c). */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "commands.h"
+#include "macro.h"
+#include "profile.h"
+
+struct list_ctx {
+	const char *file;
+	bool any;
+};
+
+static void
+list_header(const char *section, unsigned line, void *userdata)
+{
+	struct list_ctx *lc = userdata;
+
+	printf("%-20s %s:%u\n", section, lc->file, line);
+	lc->any = true;
+}
+
+static int
+list_one(const char *path, void *userdata)
+{
+	struct list_ctx *lc = userdata;
+	_cleanup_free_ char *text = NULL;
+	char err[PROFILE_ERR_MAX];
+	int r;
+
+	r = profile_read_text(path, &text, err, sizeof(err));
+	if (r == -ENOENT)
+		return 0;
+	if (r == 0) {
+		lc->file = path;
+		r = profile_parse_text(text, path, list_header, lc, err, sizeof(err));
+	}
+	if (r < 0)
+		fprintf(stderr, "sandcap: profile: %s\n", err);
+	return 0;
+}
+
+int
+cmd_profile(int argc, char **argv)
+{
+	struct list_ctx lc = { 0 };
+	char err[PROFILE_ERR_MAX];
+	struct profile p;
+	int r;
+
+	if (argc >= 2 && streq(argv[1], "list") && argc == 2) {
+		printf("%-20s %s\n", "PROFILE", "DEFINED AT (first match wins)");
+		profile_for_each_file(list_one, &lc);
+		return 0;
+	}
+	if (argc == 3 && streq(argv[1], "show")) {
+		r = profile_load(argv[2], &p, err, sizeof(err));
+		if (r < 0) {
+			fprintf(stderr, "sandcap: profile %s: %s\n", argv[2], err);
+			return SC_EXIT_FAILURE;
+		}
+		printf("# [%s] from %s:%u; command-line flags override these\nsandcap run", p.name,
+		       p.file, p.line);
+		for (size_t i = 0; i < p.nwords; i++)
+			printf(" %s", p.words[i]);
+		printf(" -- COMMAND\n");
+		profile_done(&p);
+		return 0;
+	}
+	if (argc == 2 && (streq(argv[1], "--help") || streq(argv[1], "-h"))) {
+		printf("Usage: sandcap profile list\n       sandcap profile show NAME\n\n"
+		       "Profiles are [NAME] sections of $XDG_CONFIG_HOME/sandcap/profiles.ini "
+		       "(~/.config/sandcap/profiles.ini), then of %s/*.ini; the first match wins.\n"
+		       "Use one with sandcap run --profile NAME; see sandcap(1).\n", profile_admin_dir());
+		return 0;
+	}
+	fprintf(stderr, "sandcap: profile: expected 'list' or 'show NAME' (see sandcap profile --help)\n");
+	return SC_EXIT_FAILURE;
+}

@@ -1,0 +1,177 @@
+/* SPDX-License-Identifier: MIT */
+/* `sandcap ps [--json]`: the caller's running sandboxes, asked through their control sockets
+ * (control.h). */
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "control.h"
+#include "macro.h"
+#include "parse-util.h"
+
+/* Ids of the sockets in our run dir, stale ones (nobody listening) removed. */
+static int
+for_each_sandbox(int (*fn)(const char *id, const char *status, void *ud), void *ud)
+{
+	char dir[PATH_MAX], status[CONTROL_MSG_MAX];
+	struct dirent **list = NULL;
+	int n, r;
+
+	r = control_rundir(dir, sizeof(dir), 0);
+	if (r == -ENOENT)
+		return 0;
+	if (r < 0)
+		return r;
+	n = scandir(dir, &list, NULL, alphasort);
+	if (n < 0)
+		return -errno;
+	for (int i = 0; i < n; i++) {
+		char id[128];
+		size_t l = strlen(list[i]->d_name);
+
+		if (l > 5 && l < sizeof(id) && streq(list[i]->d_name + l - 5, ".sock")) {
+			memcpy(id, list[i]->d_name, l - 5);
+			id[l - 5] = '\0';
+			r = control_request(id, "status", status, sizeof(status));
+			if (r == -ECONNREFUSED) {
+				char p[PATH_MAX + 300];
+
+				snprintf(p, sizeof(p), "%s/%s", dir, list[i]->d_name);
+				(void) unlink(p);       /* its sandcap is gone */
+			} else if (r == 0 && status[0] == '{') {
+				fn(id, status, ud);
+			}
+		}
+		free(list[i]);
+	}
+	free(list);
+	return 0;
+}
+
+/* Minimal extraction of a top-level field from our own status JSON (flat, known format). */
+static void
+jfield(const char *json, const char *key, char *out, size_t outlen)
+{
+	char pat[64];
+	const char *p, *e;
+
+	snprintf(pat, sizeof(pat), "\"%s\":", key);
+	p = strstr(json, pat);
+	out[0] = '\0';
+	if (p == NULL)
+		return;
+	p += strlen(pat);
+	while (*p == ' ')
+		p++;
+	if (*p == '"') {
+		p++;
+		for (e = p; *e != '\0' && !(*e == '"' && e[-1] != '\\'); e++)
+			;
+	} else {
+		for (e = p; *e != '\0' && *e != ',' && *e != '}'; e++)
+			;
+	}
+	snprintf(out, outlen, "%.*s", (int) (e - p), p);
+}
+
+struct ps_ctx {
+	bool json, first;
+	unsigned n;
+};
+
+/* A status field for people: "-" when it was not measured (null), sizes as "12.5 MiB",
+ * CPU milliseconds as seconds. */
+static void
+human(const char *raw, bool size, char *out, size_t outlen)
+{
+	char *end;
+	unsigned long long v;
+
+	if (raw[0] == '\0' || streq(raw, "null")) {
+		snprintf(out, outlen, "-");
+		return;
+	}
+	errno = 0;
+	v = strtoull(raw, &end, 10);
+	if (errno != 0 || *end != '\0' || raw[0] == '-') {
+		snprintf(out, outlen, "?");
+		return;
+	}
+	if (size)
+		format_size(v, out, outlen);
+	else
+		snprintf(out, outlen, "%.2fs", (double) v / 1000.0);
+}
+
+static int
+ps_print(const char *id, const char *status, void *ud)
+{
+	struct ps_ctx *c = ud;
+	char cmd[256], age[32], mem[32], peak[32], cpu[32], pids[32], disk[32], mode[16], raw[32];
+
+	c->n++;
+	if (c->json) {
+		printf("%s%s", c->first ? "" : ",\n", status);
+		c->first = false;
+		return 0;
+	}
+	jfield(status, "command_line", cmd, sizeof(cmd));
+	jfield(status, "age_ms", age, sizeof(age));
+	jfield(status, "memory_current", raw, sizeof(raw));
+	human(raw, true, mem, sizeof(mem));
+	jfield(status, "memory_peak", raw, sizeof(raw));
+	human(raw, true, peak, sizeof(peak));
+	jfield(status, "cpu_ms", raw, sizeof(raw));
+	human(raw, false, cpu, sizeof(cpu));
+	jfield(status, "pids_current", pids, sizeof(pids));
+	if (streq(pids, "null") || pids[0] == '\0')
+		snprintf(pids, sizeof(pids), "-");
+	jfield(status, "disk_used", raw, sizeof(raw));
+	human(raw, true, disk, sizeof(disk));
+	jfield(status, "mode", mode, sizeof(mode));
+	printf("%-24s %-6s %8.1fs %10s %10s %8s %5s %10s  %s\n", id, mode, atof(age) / 1000.0,
+	       mem, peak, cpu, pids, disk, cmd);
+	return 0;
+}
+
+int
+cmd_ps(int argc, char **argv)
+{
+	struct ps_ctx c = { .first = true };
+	int r;
+
+	for (int i = 1; i < argc; i++) {
+		if (streq(argv[i], "--json")) {
+			c.json = true;
+		} else if (streq(argv[i], "--help") || streq(argv[i], "-h")) {
+			printf("Usage: sandcap ps [--json]\n\nList your running sandboxes: id, mode, age, "
+			       "memory (current, peak), CPU time, pids, workspace used, command; "
+			       "'-' where it is not measured (rlimit mode has no cgroup to read).  "
+			       "--json gives the raw figures (bytes, ms, null).  Other users' sandboxes are never shown.\n");
+			return 0;
+		} else {
+			fprintf(stderr, "sandcap: ps: unknown option '%s' (see sandcap ps --help)\n", argv[i]);
+			return SC_EXIT_FAILURE;
+		}
+	}
+	if (c.json)
+		printf("[");
+	else
+		printf("%-24s %-6s %9s %10s %10s %8s %5s %10s  %s\n", "ID", "MODE", "AGE", "MEM",
+		       "MEMPEAK", "CPU", "PIDS", "DISK", "COMMAND");
+	r = for_each_sandbox(ps_print, &c);
+	if (r < 0) {
+		fprintf(stderr, "sandcap: ps: cannot read the run directory: %s%s\n", strerror(-r),
+			r == -EPERM ? " (it must be yours and not open to others: mode 0700)" : "");
+		return SC_EXIT_FAILURE;
+	}
+	if (c.json)
+		printf("]\n");
+	return 0;
+}

@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: MIT */
+/* The run shared by `sandcap run` (cmd-run.c) and `sandcap trace` (cmd-trace.c). */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* sandcap trace's settings; .on = false for sandcap run. */
+struct trace_opts {
+	bool on;
+	uint64_t headroom_percent;
+};
+
+/* Parse argv (argv[0] "run"), run the sandbox, report; returns sandcap's exit status. */
+int run_main(int argc, char **argv, const struct trace_opts *trace);
+
+/* Options of `sandcap run` that take no value; every other option word takes one. */
+bool run_option_is_flag(const char *w);

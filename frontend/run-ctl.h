@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: MIT */
+/* The control-socket callbacks of `sandcap run` (run-ctl.c): status and kill. */
+#pragma once
+
+#include "args.h"
+#include "client.h"
+#include "supervise.h"
+
+struct run_ctl {
+	const char *id;
+	const char *mode;
+	char *const *argv;
+	const struct sc_session *sess;         /* NULL in rlimit mode */
+	const struct run_opts *o;
+	int listen_fd;
+	struct sv_state *sv;                    /* while serving */
+};
+
+/* sv_spec.on_extra: serve one connection on c->listen_fd. */
+void run_ctl_ready(void *userdata, struct sv_state *sv);
+
+/* Cleanup: close the listening socket and remove its name. */
+void run_ctl_closep(struct run_ctl *c);

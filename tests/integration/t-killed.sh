@@ -1,0 +1,63 @@
+#!/bin/sh
+# Verdict killed with who asked (issue 16): sandcap kill (uid and pid of the requester), a
+# signal sent to sandcap from outside (forwarded); sandcap kill --signal 0; sandcap ps with
+# human sizes and '-' for what rlimit mode does not measure.
+. "$(dirname "$0")/libtest.sh"
+
+U=$T/k; mkdir -p "$U/run"; chmod 700 "$U/run"
+[ "$(id -u)" = 0 ] && chown 65534:65534 "$U/run"
+ue() { as_user env XDG_RUNTIME_DIR="$U/run" "$@"; }
+ue_exec() { as_user_exec env XDG_RUNTIME_DIR="$U/run" "$@"; }
+nsock() { find "$U/run/sandcap" -name '*.sock' 2> /dev/null | wc -l; }
+wait_sock() { i=0; while [ $i -lt 100 ] && [ "$(nsock)" -lt "$1" ]; do sleep 0.1; i=$((i + 1)); done; }
+one_id() { ue "$SANDCAP" ps --json | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["id"])'; }
+
+# sandcap kill: verdict killed, naming the requester.
+(ue_exec "$SANDCAP" run -q --timeout 60 --report "$T/k1.json" -- sleep 100.5611) & a=$!
+LIBTEST_PIDS="$a"
+wait_sock 1
+id=$(one_id)
+ps_out=$(ue "$SANDCAP" ps)
+case "$ps_out" in *null*) notok "sandcap ps: no 'null' in the table" ;; *) ok "sandcap ps: no 'null' in the table" ;; esac
+line=$(printf '%s\n' "$ps_out" | grep "sleep 100.5611")
+eq "sandcap ps: '-' for memory, peak, CPU, pids and disk in rlimit mode" "- - - - -" \
+	"$(printf '%s\n' "$line" | awk '{ print $4, $5, $6, $7, $8 }')"
+ue "$SANDCAP" kill --signal 0 "$id"
+eq "sandcap kill --signal 0 of a running sandbox: exit 0" 0 "$?"
+expect "... and it still runs" kill -0 "$a"
+ue sh -c 'echo $$ > "$1"; exec "$2" kill "$3"' sh "$T/kpid" "$SANDCAP" "$id"
+eq "sandcap kill: exit 0" 0 "$?"
+wait "$a"
+eq "the killed sandbox: 137" 137 "$?"
+eq "verdict killed" killed "$(json "$T/k1.json" '["verdict"]')"
+eq "killed_by.by" "sandcap kill" "$(json "$T/k1.json" '["killed_by"]["by"]')"
+eq "killed_by.signal" 9 "$(json "$T/k1.json" '["killed_by"]["signal"]')"
+eq "killed_by.pid is the sandcap kill process" "$(cat "$T/kpid")" "$(json "$T/k1.json" '["killed_by"]["pid"]')"
+eq "killed_by.uid is the requester's" "$(as_user id -u)" "$(json "$T/k1.json" '["killed_by"]["uid"]')"
+eq "killed is not a limit: limits_hit empty" "[]" "$(json "$T/k1.json" '["limits_hit"]')"
+contains "the message names sandcap kill and the pid" "'sandcap kill' (SIGKILL, from pid $(cat "$T/kpid")" \
+	"$(json "$T/k1.json" '["message"]')"
+ue "$SANDCAP" kill --signal 0 "$id" 2> /dev/null
+eq "sandcap kill --signal 0 of an ended sandbox: exit 1" 1 "$?"
+
+# A signal sent to sandcap from outside: forwarded, verdict killed, the sender named.
+(ue_exec "$SANDCAP" run -q --timeout 60 --report "$T/k2.json" -- sh -c 'trap "exit 3" TERM; sleep 100.5612 & wait') & b=$!
+LIBTEST_PIDS="$b"
+wait_sock 1
+sh -c 'echo $$ > "$1"; exec kill -TERM "$2"' sh "$T/spid" "$b"
+wait "$b"
+eq "a TERM-handling command: sandcap exits with its status (3)" 3 "$?"
+eq "verdict killed" killed "$(json "$T/k2.json" '["verdict"]')"
+eq "killed_by.by" signal "$(json "$T/k2.json" '["killed_by"]["by"]')"
+eq "killed_by.signal" 15 "$(json "$T/k2.json" '["killed_by"]["signal"]')"
+eq "killed_by.pid is the sender" "$(cat "$T/spid")" "$(json "$T/k2.json" '["killed_by"]["pid"]')"
+eq "exit_code 3 reported" 3 "$(json "$T/k2.json" '["exit_code"]')"
+LIBTEST_PIDS=""
+i=0; while [ $i -lt 50 ] && ! gone "sleep 100.5612"; do sleep 0.1; i=$((i + 1)); done
+expect "its children are gone" gone "sleep 100.5612"
+
+# Nothing from outside: no killed_by.
+sandcap_run -q --report "$T/k3.json" -- sh -c 'kill -TERM $$'
+eq "a command that signals itself: verdict signal" signal "$(json "$T/k3.json" '["verdict"]')"
+eq "... killed_by null" null "$(json "$T/k3.json" '["killed_by"]')"
+done_testing
