@@ -88,6 +88,9 @@ run_args_usage(FILE *f)
 		"                    (cgroup mode), where --disk bounds what it writes\n"
 		"Output:\n"
 		"  -q, --quiet       no verdict and usage lines on stderr\n"
+		"  --output-limit SIZE  stdout and stderr pass through sandcap, counted together;\n"
+		"                    past SIZE bytes the sandbox is ended (verdict output).  The\n"
+		"                    command then writes to pipes, not to your terminal\n"
 		"  --report FILE     write the JSON report to FILE ('-' = stdout); FILE appears\n"
 		"                    whole (written under a temporary name, then renamed)\n"
 		"  --report-fd N     write the JSON report to file descriptor N (3 or more; not\n"
@@ -129,6 +132,7 @@ enum {
 	OPT_ENV_CLEAR,
 	OPT_ENV_DENY,
 	OPT_CHDIR,
+	OPT_OUTPUT_LIMIT,
 };
 
 static const struct option long_options[] = {
@@ -158,6 +162,7 @@ static const struct option long_options[] = {
 	{ "env-clear", no_argument,       NULL, OPT_ENV_CLEAR },
 	{ "env-deny",  required_argument, NULL, OPT_ENV_DENY },
 	{ "chdir",     required_argument, NULL, OPT_CHDIR },
+	{ "output-limit", required_argument, NULL, OPT_OUTPUT_LIMIT },
 	{ "quiet",     no_argument,       NULL, 'q' },
 	{ "help",      no_argument,       NULL, 'h' },
 	{}
@@ -371,6 +376,11 @@ run_args_parse(int argc, char **argv, struct run_opts *ret)
 				fprintf(stderr, "sandcap: %s\n", err);
 			break;
 		}
+		case OPT_OUTPUT_LIMIT:
+			r = get_size("--output-limit", a, &o.output_limit);
+			if (r == 0 && o.output_limit == 0)
+				r = bad_value("--output-limit", "size", a, -ERANGE, "more than 0");
+			break;
 		case OPT_ENV_CLEAR:
 			o.env.clear = true;
 			break;

@@ -52,6 +52,7 @@ struct run_opts {
 
 	struct env_opts env;                    /* --env-clear, --env, --env-deny */
 	const char *chdir;                      /* --chdir DIR or "@workspace"; NULL = stay */
+	uint64_t output_limit;                  /* --output-limit SIZE; 0 = not interposed */
 
 	char **argv;                            /* the command, NULL-terminated */
 	int argc;

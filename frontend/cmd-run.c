@@ -24,6 +24,7 @@
 #include "client.h"
 #include "cmd-run.h"
 #include "env.h"
+#include "output.h"
 #include "commands.h"
 #include "control.h"
 #include "fd-util.h"
@@ -226,7 +227,10 @@ compose_message(const struct run_opts *o, const struct sv_outcome *out, const st
 		break;
 	}
 	case VERDICT_OUTPUT:
-		snprintf(buf, bufsz, "output limit passed: killed");
+		format_size(o->output_limit, b, sizeof(b));
+		snprintf(buf, bufsz, "output limit reached: %llu bytes of stdout and stderr passed "
+			 "(limit %s), then the sandbox was ended", (unsigned long long) out->output_bytes,
+			 b);
 		break;
 	case _VERDICT_MAX:
 		snprintf(buf, bufsz, "%s limit hit", verdict_name(v->kind));
@@ -486,6 +490,193 @@ profile_donep_(struct profile *p)
 	profile_done(p);
 }
 
+/* Ask the helper for a sandbox, unless --no-cgroup.  Returns 1 (cgroup mode), 0 (rlimit
+ * mode; why in err, *ret_refused if the policy said no), or -errno when the helper refused
+ * this sandbox (the reason in err).  pol: the caller's policy, if readable. */
+static int
+open_helper(const struct run_opts *o, const struct trace_opts *trace,
+	    const struct policy_resolved *pol, struct sc_session *sess, bool *ret_refused,
+	    char *err, size_t errlen)
+{
+	int r;
+
+	if (o->no_cgroup) {
+		snprintf(err, errlen, "--no-cgroup was given");
+	} else {
+		r = client_open(sess, err, errlen);
+		*ret_refused = r == -EPERM;          /* the helper ran: the policy said no */
+		/* Installed but unusable, and nothing cgroup-only asked for: rlimit mode, said
+		 * aloud (the policy's default limits do not apply).  A missing helper is the
+		 * normal state of a host without sandcap's helper: no warning. */
+		if (r < 0 && r != -ENOENT && !o->quiet && o->memory == 0 && o->cpu_percent == 0 &&
+		    o->pids == 0 && o->disk == 0)
+			fprintf(stderr, "sandcap: warning: not using the sandcap helper (%s); running in "
+				"rlimit mode (sandcap doctor tells more; --no-cgroup or -q silences this)\n",
+				err[0] != '\0' ? err : strerror(-r));
+		if (r == 0) {
+			struct sc_request req = {
+				.memory = o->memory, .cpu_percent = o->cpu_percent, .pids = o->pids,
+				.disk = o->disk, .timeout_ms = o->has_timeout ? o->timeout_ms : 0,
+				.net = o->iso.net, .fs = o->iso.fs,
+			};
+
+			/* sandcap trace: as generous as the policy allows, for what was not given. */
+			if (trace->on && pol != NULL && pol->allowed) {
+				uint64_t *f[] = { &req.memory, &req.cpu_percent, &req.pids, &req.disk };
+				const enum policy_limit l[] = { POLICY_MEMORY, POLICY_CPU, POLICY_PIDS,
+								POLICY_DISK };
+
+				for (size_t i = 0; i < ELEMENTSOF(f); i++)
+					if (*f[i] == 0 && pol->ceiling[l[i]] != UINT64_MAX)
+						*f[i] = pol->ceiling[l[i]];
+			}
+
+			r = client_create(sess, &req, err, errlen);
+			if (r < 0)
+				return r;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* cgroup mode: the limits as the helper applied them, into o and the report.  Returns the
+ * whole-sandbox CPU budget (ms; 0 = none), which replaces RLIMIT_CPU. */
+static uint64_t
+use_cgroup(struct run_opts *o, struct report *rep, const struct sc_session *sess)
+{
+	uint64_t budget = 0;
+	const struct sc_request *e = &sess->effective;
+
+	rep->mode = "cgroup";
+	rep->id = sess->id;
+	o->iso.workspace = sess->ws_path[0] != '\0' ? sess->ws_path : NULL;
+	o->memory = e->memory;   /* as applied, for the messages */
+	if (e->memory > 0) {
+		report_add_limit(rep, "memory", e->memory);
+		report_add_enforcement(rep, "memory", "cgroup");
+	}
+	if (e->cpu_percent > 0) {
+		report_add_limit(rep, "cpu_percent", e->cpu_percent);
+		report_add_enforcement(rep, "cpu", "cgroup");
+	}
+	if (e->pids > 0) {
+		report_add_limit(rep, "pids", e->pids);
+		report_add_enforcement(rep, "pids", "cgroup");
+	}
+	if (e->disk > 0) {
+		report_add_limit(rep, "disk", e->disk);
+		report_add_enforcement(rep, "disk", "tmpfs");
+	}
+	if (e->timeout_ms > 0 && !o->has_timeout) {
+		/* The policy's default timeout: sandcap enforces it like --timeout. */
+		o->has_timeout = true;
+		o->timeout_ms = e->timeout_ms;
+	}
+	if (sess->enforcement[0] != '\0')
+		report_add_enforcement(rep, "helper_notes", "%s", sess->enforcement);
+	if (o->rl[RUN_RL_CPU].set) {
+		/* A whole-sandbox budget from cpu.stat instead of RLIMIT_CPU. */
+		report_add_limit(rep, "cpu_time_ms", o->rl[RUN_RL_CPU].value);
+		report_add_enforcement(rep, "cpu_time", "cgroup (cpu.stat, whole sandbox)");
+		budget = o->rl[RUN_RL_CPU].value;
+		o->rl[RUN_RL_CPU].set = false;
+	}
+	return budget;
+}
+
+/* The timeout and the rlimits into the report, and the rlimits the child sets into rl
+ * (at most _RUN_RL_MAX); returns how many. */
+static size_t
+plan_rlimits(const struct run_opts *o, struct report *rep, struct sv_rlimit *rl)
+{
+	size_t n_rl = 0;
+
+	if (o->has_timeout) {
+		report_add_limit(rep, "timeout_ms", o->timeout_ms);
+		report_add_limit(rep, "grace_ms", o->grace_ms);
+		report_add_enforcement(rep, "timeout", "sandcap");
+	}
+	for (enum run_rlimit l = 0; l < _RUN_RL_MAX; l++) {
+		uint64_t v = o->rl[l].value;
+
+		if (!o->rl[l].set)
+			continue;
+		if (!streq(o->rl[l].source, run_rlimit_option(l)))
+			continue;       /* a --fallback substitute: reported under its own name */
+		report_add_limit(rep, run_rlimit_key(l), v);
+		report_add_enforcement(rep, l == RUN_RL_CPU ? "cpu_time" : run_rlimit_key(l),
+				       "rlimit");
+	}
+	for (enum run_rlimit l = 0; l < _RUN_RL_MAX; l++) {
+		uint64_t v = o->rl[l].value;
+
+		if (!o->rl[l].set)
+			continue;
+		rl[n_rl].resource = run_rlimit_resource(l);
+		rl[n_rl].option = o->rl[l].source;
+		if (l == RUN_RL_CPU) {
+			/* Whole seconds, rounded up; SIGXCPU at the soft limit, SIGKILL one
+			 * second later if the command ignores it. */
+			rl[n_rl].soft = (rlim_t) ((v + 999) / 1000);
+			rl[n_rl].hard = rl[n_rl].soft + 1;
+		} else {
+			rl[n_rl].soft = rl[n_rl].hard = v >= (uint64_t) RLIM_INFINITY ?
+				RLIM_INFINITY : (rlim_t) v;
+		}
+		n_rl++;
+	}
+	return n_rl;
+}
+
+/* The verdict from the evidence (in: the cgroup's part, already filled), its message,
+ * and the usage figures, into rep. */
+static void
+decide(const struct run_opts *o, const struct sv_outcome *out, const struct output_relay *relay,
+       struct verdict_input *in, struct report *rep, char *message, size_t msglen)
+{
+	in->setup = out->setup == SV_SETUP_EXEC ? VERDICT_SETUP_EXEC :
+		   out->setup == SV_SETUP_FAILED ? VERDICT_SETUP_FAILED : VERDICT_SETUP_NONE;
+	in->exec_errno = out->setup_errno;
+	in->exited = out->exited;
+	in->exit_code = out->exit_code;
+	in->signaled = out->signaled;
+	in->signal = out->signal;
+	in->timeout_fired = out->timeout_fired;
+	in->output_limit_hit = out->output_limit_hit;
+	if (o->output_limit > 0) {
+		rep->has_output_bytes = true;
+		rep->output_bytes = out->output_bytes;
+		report_add_enforcement(rep, "output", "sandcap (stdout: %s, stderr: %s)",
+				       relay->s[0].no_splice ? "read/write" : "splice",
+				       relay->s[1].no_splice ? "read/write" : "splice");
+	}
+	in->end_requested = out->end_request.requested;
+	if (out->end_request.requested) {
+		rep->killed_by.set = true;
+		rep->killed_by.by = out->end_request.by_control ? "sandcap kill" : "signal";
+		rep->killed_by.signal = out->end_request.signal;
+		rep->killed_by.pid = out->end_request.pid;
+		rep->killed_by.uid = out->end_request.uid;
+	}
+	if (o->rl[RUN_RL_CPU].set) {
+		in->cpu_limit_ms = (o->rl[RUN_RL_CPU].value + 999) / 1000 * 1000;
+		in->main_cpu_ms = tv_ms(&out->main_ru.ru_utime) + tv_ms(&out->main_ru.ru_stime);
+	}
+	verdict_decide(in, &rep->v);
+	compose_message(o, out, &rep->v, &rep->cg, message, msglen);
+
+	rep->wall_ms = out->wall_ms;
+	rep->cpu_user_ms = tv_ms(&out->tree_ru.ru_utime);
+	rep->cpu_system_ms = tv_ms(&out->tree_ru.ru_stime);
+	if (rep->cg.has_cpu_stat) {
+		rep->cpu_user_ms = rep->cg.cpu_user_usec / 1000;
+		rep->cpu_system_ms = rep->cg.cpu_system_usec / 1000;
+	}
+	rep->max_rss = (uint64_t) out->tree_ru.ru_maxrss * 1024;
+	rep->has_max_rss = true;
+}
+
 int
 run_main(int argc, char **argv, const struct trace_opts *trace)
 {
@@ -494,6 +685,8 @@ run_main(int argc, char **argv, const struct trace_opts *trace)
 	_cleanup_(profile_donep_) struct profile prof = {};
 	_cleanup_(freep_argv_) char **pargv = NULL;
 	_cleanup_(freep_argv_) char **envp = NULL;
+	_cleanup_(output_relay_close) struct output_relay relay = { .child_fd = { -1, -1 },
+		.s = { { .in = -1, .out = -1 }, { .in = -1, .out = -1 } } };
 	const char *chdir_to = NULL;
 	_cleanup_(run_ctl_closep) struct run_ctl ctl = { .listen_fd = -EBADF };
 	struct policy_resolved pol;
@@ -552,82 +745,13 @@ run_main(int argc, char **argv, const struct trace_opts *trace)
 	}
 
 	/* cgroup mode unless --no-cgroup, when the helper is there and takes us. */
-	if (o.no_cgroup) {
-		snprintf(err, sizeof(err), "--no-cgroup was given");
-	} else {
-		r = client_open(&sess, err, sizeof(err));
-		refused = r == -EPERM;          /* the helper ran: the policy said no */
-		/* Installed but unusable, and nothing cgroup-only asked for: rlimit mode, said
-		 * aloud (the policy's default limits do not apply).  A missing helper is the
-		 * normal state of a host without sandcap's helper: no warning. */
-		if (r < 0 && r != -ENOENT && !o.quiet && o.memory == 0 && o.cpu_percent == 0 &&
-		    o.pids == 0 && o.disk == 0)
-			fprintf(stderr, "sandcap: warning: not using the sandcap helper (%s); running in "
-				"rlimit mode (sandcap doctor tells more; --no-cgroup or -q silences this)\n",
-				err[0] != '\0' ? err : strerror(-r));
-		if (r == 0) {
-			struct sc_request req = {
-				.memory = o.memory, .cpu_percent = o.cpu_percent, .pids = o.pids,
-				.disk = o.disk, .timeout_ms = o.has_timeout ? o.timeout_ms : 0,
-				.net = o.iso.net, .fs = o.iso.fs,
-			};
-
-			/* sandcap trace: as generous as the policy allows, for what was not given. */
-			if (trace->on && have_pol && pol.allowed) {
-				uint64_t *f[] = { &req.memory, &req.cpu_percent, &req.pids, &req.disk };
-				const enum policy_limit l[] = { POLICY_MEMORY, POLICY_CPU, POLICY_PIDS,
-								POLICY_DISK };
-
-				for (size_t i = 0; i < ELEMENTSOF(f); i++)
-					if (*f[i] == 0 && pol.ceiling[l[i]] != UINT64_MAX)
-						*f[i] = pol.ceiling[l[i]];
-			}
-
-			r = client_create(&sess, &req, err, sizeof(err));
-			if (r < 0)
-				return refuse(&sink, &rep, false,
-					      "the sandcap helper refused the sandbox: %s",
-					      err[0] != '\0' ? err : strerror(-r));
-			cgroup = true;
-		}
-	}
+	r = open_helper(&o, trace, have_pol ? &pol : NULL, &sess, &refused, err, sizeof(err));
+	if (r < 0)
+		return refuse(&sink, &rep, false, "the sandcap helper refused the sandbox: %s",
+			      err[0] != '\0' ? err : strerror(-r));
+	cgroup = r > 0;
 	if (cgroup) {
-		const struct sc_request *e = &sess.effective;
-
-		rep.mode = "cgroup";
-		rep.id = sess.id;
-		o.iso.workspace = sess.ws_path[0] != '\0' ? sess.ws_path : NULL;
-		o.memory = e->memory;   /* as applied, for the messages */
-		if (e->memory > 0) {
-			report_add_limit(&rep, "memory", e->memory);
-			report_add_enforcement(&rep, "memory", "cgroup");
-		}
-		if (e->cpu_percent > 0) {
-			report_add_limit(&rep, "cpu_percent", e->cpu_percent);
-			report_add_enforcement(&rep, "cpu", "cgroup");
-		}
-		if (e->pids > 0) {
-			report_add_limit(&rep, "pids", e->pids);
-			report_add_enforcement(&rep, "pids", "cgroup");
-		}
-		if (e->disk > 0) {
-			report_add_limit(&rep, "disk", e->disk);
-			report_add_enforcement(&rep, "disk", "tmpfs");
-		}
-		if (e->timeout_ms > 0 && !o.has_timeout) {
-			/* The policy's default timeout: sandcap enforces it like --timeout. */
-			o.has_timeout = true;
-			o.timeout_ms = e->timeout_ms;
-		}
-		if (sess.enforcement[0] != '\0')
-			report_add_enforcement(&rep, "helper_notes", "%s", sess.enforcement);
-		if (o.rl[RUN_RL_CPU].set) {
-			/* A whole-sandbox budget from cpu.stat instead of RLIMIT_CPU. */
-			report_add_limit(&rep, "cpu_time_ms", o.rl[RUN_RL_CPU].value);
-			report_add_enforcement(&rep, "cpu_time", "cgroup (cpu.stat, whole sandbox)");
-			cpu_budget_ms = o.rl[RUN_RL_CPU].value;
-			o.rl[RUN_RL_CPU].set = false;
-		}
+		cpu_budget_ms = use_cgroup(&o, &rep, &sess);
 	} else {
 		char why[1024];
 
@@ -635,40 +759,7 @@ run_main(int argc, char **argv, const struct trace_opts *trace)
 		if (r < 0)
 			return refuse(&sink, &rep, false, "%s", why);
 	}
-	if (o.has_timeout) {
-		report_add_limit(&rep, "timeout_ms", o.timeout_ms);
-		report_add_limit(&rep, "grace_ms", o.grace_ms);
-		report_add_enforcement(&rep, "timeout", "sandcap");
-	}
-	for (enum run_rlimit l = 0; l < _RUN_RL_MAX; l++) {
-		uint64_t v = o.rl[l].value;
-
-		if (!o.rl[l].set)
-			continue;
-		if (!streq(o.rl[l].source, run_rlimit_option(l)))
-			continue;       /* a --fallback substitute: reported under its own name */
-		report_add_limit(&rep, run_rlimit_key(l), v);
-		report_add_enforcement(&rep, l == RUN_RL_CPU ? "cpu_time" : run_rlimit_key(l),
-				       "rlimit");
-	}
-	for (enum run_rlimit l = 0; l < _RUN_RL_MAX; l++) {
-		uint64_t v = o.rl[l].value;
-
-		if (!o.rl[l].set)
-			continue;
-		rl[n_rl].resource = run_rlimit_resource(l);
-		rl[n_rl].option = o.rl[l].source;
-		if (l == RUN_RL_CPU) {
-			/* Whole seconds, rounded up; SIGXCPU at the soft limit, SIGKILL one
-			 * second later if the command ignores it. */
-			rl[n_rl].soft = (rlim_t) ((v + 999) / 1000);
-			rl[n_rl].hard = rl[n_rl].soft + 1;
-		} else {
-			rl[n_rl].soft = rl[n_rl].hard = v >= (uint64_t) RLIM_INFINITY ?
-				RLIM_INFINITY : (rlim_t) v;
-		}
-		n_rl++;
-	}
+	n_rl = plan_rlimits(&o, &rep, rl);
 
 	chdir_to = o.chdir;
 	if (o.chdir != NULL && streq(o.chdir, "@workspace")) {
@@ -679,6 +770,13 @@ run_main(int argc, char **argv, const struct trace_opts *trace)
 				      "--disk and use the sandcap helper, or --chdir a directory",
 				      rep.mode);
 		chdir_to = o.iso.workspace;
+	}
+
+	if (o.output_limit > 0) {
+		r = output_relay_open(&relay, o.output_limit, err, sizeof(err));
+		if (r < 0)
+			return refuse(&sink, &rep, false, "%s", err);
+		report_add_limit(&rep, "output", o.output_limit);
 	}
 
 	r = isolate_plan(&o.iso, &plan, err, sizeof(err));
@@ -700,6 +798,7 @@ run_main(int argc, char **argv, const struct trace_opts *trace)
 		.grace_ms = o.grace_ms,
 		.keep_fds = o.keep_fds,
 		.envp = envp,
+		.relay = o.output_limit > 0 ? &relay : NULL,
 		.chdir = chdir_to,
 	};
 	spec.extra_fd = -1;
@@ -748,49 +847,24 @@ run_main(int argc, char **argv, const struct trace_opts *trace)
 		in.cpu_budget_fired = out.cpu_budget_fired;
 	}
 
-	in.setup = out.setup == SV_SETUP_EXEC ? VERDICT_SETUP_EXEC :
-		   out.setup == SV_SETUP_FAILED ? VERDICT_SETUP_FAILED : VERDICT_SETUP_NONE;
-	in.exec_errno = out.setup_errno;
-	in.exited = out.exited;
-	in.exit_code = out.exit_code;
-	in.signaled = out.signaled;
-	in.signal = out.signal;
-	in.timeout_fired = out.timeout_fired;
-	in.end_requested = out.end_request.requested;
-	if (out.end_request.requested) {
-		rep.killed_by.set = true;
-		rep.killed_by.by = out.end_request.by_control ? "sandcap kill" : "signal";
-		rep.killed_by.signal = out.end_request.signal;
-		rep.killed_by.pid = out.end_request.pid;
-		rep.killed_by.uid = out.end_request.uid;
-	}
-	if (o.rl[RUN_RL_CPU].set) {
-		in.cpu_limit_ms = (o.rl[RUN_RL_CPU].value + 999) / 1000 * 1000;
-		in.main_cpu_ms = tv_ms(&out.main_ru.ru_utime) + tv_ms(&out.main_ru.ru_stime);
-	}
-	verdict_decide(&in, &rep.v);
-	compose_message(&o, &out, &rep.v, &rep.cg, message, sizeof(message));
-
-	rep.wall_ms = out.wall_ms;
-	rep.cpu_user_ms = tv_ms(&out.tree_ru.ru_utime);
-	rep.cpu_system_ms = tv_ms(&out.tree_ru.ru_stime);
-	if (rep.cg.has_cpu_stat) {
-		rep.cpu_user_ms = rep.cg.cpu_user_usec / 1000;
-		rep.cpu_system_ms = rep.cg.cpu_system_usec / 1000;
-	}
-	rep.max_rss = (uint64_t) out.tree_ru.ru_maxrss * 1024;
-	rep.has_max_rss = true;
+	decide(&o, &out, &relay, &in, &rep, message, sizeof(message));
 	if (trace->on) {
 		struct trace_result tr;
-
-		trace_suggest(trace, &rep, fsize_max, cgroup, &tr);
+		struct trace_figs figs;
 		FILE *f = report_sink_stream(&sink);
 
+		trace_figs_from_report(&rep, fsize_max, &figs);
+		trace_acc_add(trace->acc, &figs);
+		/* --runs N: more to go while every run so far went well. */
+		if (trace->acc->runs < trace->runs && rep.v.kind == VERDICT_OK)
+			return finish(&o, NULL, &rep);
+		trace->acc->done = true;
+		trace_suggest(trace->headroom_percent, &trace->acc->max, &tr);
 		r = finish(&o, NULL, &rep);
 		/* Human output on stderr: stdout belongs to the command (build.sh > build.log). */
-		trace_print(stderr, trace, &rep, fsize_max, &tr);
+		trace_print(stderr, trace, &rep, trace->acc, &tr);
 		if (f != NULL) {
-			trace_write_json(f, trace, &rep, fsize_max, &tr);
+			trace_write_json(f, trace, &rep, trace->acc, &tr);
 			if (deliver(&sink) < 0)
 				return SC_EXIT_FAILURE;
 		}

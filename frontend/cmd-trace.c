@@ -50,40 +50,75 @@ trace_largest_file(int dir_fd, unsigned depth, uint64_t *max)
 	closedir(d);
 }
 
-void
-trace_print(FILE *f, const struct trace_opts *t, const struct report *rep, uint64_t fsize_max,
-	    const struct trace_result *tr)
+/* "12.5 MiB" or, over several runs that differ, "12.5 MiB (runs: 10.1 MiB to 12.5 MiB)". */
+static void
+size_spread(const struct trace_acc *acc, uint64_t max, uint64_t min, char *buf, size_t len)
 {
-	char a[32];
+	char a[32], b[32];
 
-	fprintf(f, "sandcap trace: what the command used (mode: %s)\n", rep->mode);
-	if (rep->cg.has_memory_peak) {
-		format_size(rep->cg.memory_peak, a, sizeof(a));
+	format_size(max, a, sizeof(a));
+	if (acc->runs < 2 || min == max) {
+		snprintf(buf, len, "%s", a);
+		return;
+	}
+	format_size(min, b, sizeof(b));
+	snprintf(buf, len, "%s (runs: %s to %s)", a, b, a);
+}
+
+static void
+num_spread(const struct trace_acc *acc, uint64_t max, uint64_t min, const char *unit, char *buf,
+	   size_t len)
+{
+	if (acc->runs < 2 || min == max)
+		snprintf(buf, len, "%llu%s", (unsigned long long) max, unit);
+	else
+		snprintf(buf, len, "%llu%s (runs: %llu%s to %llu%s)", (unsigned long long) max, unit,
+			 (unsigned long long) min, unit, (unsigned long long) max, unit);
+}
+
+void
+trace_print(FILE *f, const struct trace_opts *t, const struct report *rep,
+	    const struct trace_acc *acc, const struct trace_result *tr)
+{
+	const struct trace_figs *mx = &acc->max, *mn = &acc->min;
+	char a[96];
+
+	fprintf(f, "sandcap trace: what the command used (mode: %s", rep->mode);
+	if (acc->runs > 1)
+		fprintf(f, "; the largest of %u runs", acc->runs);
+	fprintf(f, ")\n");
+	if (mx->has_memory) {
+		size_spread(acc, mx->memory_peak, mn->memory_peak, a, sizeof(a));
 		fprintf(f, "  peak memory       %s (memory.peak: anonymous, page cache, tmpfs)\n", a);
 	} else {
-		format_size(rep->max_rss, a, sizeof(a));
+		size_spread(acc, mx->max_rss, mn->max_rss, a, sizeof(a));
 		fprintf(f, "  peak memory       not measured without a cgroup; largest RSS %s\n", a);
 	}
-	if (rep->cg.has_pids_peak)
-		fprintf(f, "  peak pids         %llu (pids.peak: processes and threads)\n",
-			(unsigned long long) rep->cg.pids_peak);
-	else
+	if (mx->has_pids) {
+		num_spread(acc, mx->pids_peak, mn->pids_peak, "", a, sizeof(a));
+		fprintf(f, "  peak pids         %s (pids.peak: processes and threads)\n", a);
+	} else {
 		fprintf(f, "  peak pids         not measured without a cgroup\n");
-	fprintf(f, "  CPU time          %llu ms (%llu user + %llu system)\n",
-		(unsigned long long) rep->cpu_user_ms + (unsigned long long) rep->cpu_system_ms,
-		(unsigned long long) rep->cpu_user_ms, (unsigned long long) rep->cpu_system_ms);
-	fprintf(f, "  wall time         %llu ms\n", (unsigned long long) rep->wall_ms);
-	if (rep->cg.has_disk_used) {
-		format_size(rep->cg.disk_used, a, sizeof(a));
+	}
+	num_spread(acc, mx->cpu_ms, mn->cpu_ms, " ms", a, sizeof(a));
+	fprintf(f, "  CPU time          %s (user + system, the whole tree)\n", a);
+	num_spread(acc, mx->wall_ms, mn->wall_ms, " ms", a, sizeof(a));
+	fprintf(f, "  wall time         %s\n", a);
+	if (mx->has_disk) {
+		size_spread(acc, mx->disk_used, mn->disk_used, a, sizeof(a));
 		fprintf(f, "  workspace         %s at the end\n", a);
-		format_size(fsize_max, a, sizeof(a));
-		fprintf(f, "  largest file      %s (in the workspace)\n", a);
+		size_spread(acc, mx->largest_file, mn->largest_file, a, sizeof(a));
+		fprintf(f, "  largest file      %s (in the workspace; files elsewhere are not seen, "
+			"so no --fsize is suggested)\n", a);
 	} else {
 		fprintf(f, "  workspace         none (no helper)\n");
 	}
 	fprintf(f, "  open files peak   not measured (would need polling)\n");
-	fprintf(f, "\nlimits that fit it, with %llu%% headroom:\n  sandcap run %s -- ...\n",
-		(unsigned long long) t->headroom_percent, tr->flags);
+	fprintf(f, "\nlimits that fit it, with %llu%% headroom (timeout at least %ds and %dx the "
+		"wall time, CPU time at least %ds and %dx; memory, pids and disk only where "
+		"measured):\n  sandcap run %s -- ...\n",
+		(unsigned long long) t->headroom_percent, TRACE_TIMEOUT_FLOOR_MS / 1000,
+		TRACE_TIMEOUT_FACTOR, TRACE_CPU_FLOOR_MS / 1000, TRACE_CPU_FACTOR, tr->flags);
 	fprintf(f, "\nas a profile (~/.config/sandcap/profiles.ini):\n  [traced]\n");
 	if (tr->has_memory) {
 		trace_size_word(tr->memory, a, sizeof(a));
@@ -91,61 +126,57 @@ trace_print(FILE *f, const struct trace_opts *t, const struct report *rep, uint6
 	}
 	if (tr->has_pids)
 		fprintf(f, "  pids = %llu\n", (unsigned long long) tr->pids);
-	trace_dur_word(trace_with_headroom(tr->cpu_ms, t->headroom_percent, 100, 100), a, sizeof(a));
+	trace_dur_word(tr->cpu_time_ms, a, sizeof(a));
 	fprintf(f, "  cpu-time = %s\n", a);
-	trace_dur_word(trace_with_headroom(tr->wall_ms, t->headroom_percent, 100, 1000), a, sizeof(a));
+	trace_dur_word(tr->timeout_ms, a, sizeof(a));
 	fprintf(f, "  timeout = %s\n", a);
 	if (tr->has_disk) {
 		trace_size_word(tr->disk, a, sizeof(a));
 		fprintf(f, "  disk = %s\n", a);
 	}
-	if (tr->has_fsize) {
-		trace_size_word(tr->fsize, a, sizeof(a));
-		fprintf(f, "  fsize = %s\n", a);
-	}
 }
 
+static void
+key_figure(struct json *j, const char *key, bool has, uint64_t v)
+{
+	json_key(j, key);
+	if (has)
+		json_uint(j, v);
+	else
+		json_null(j);
+}
 
-void
-trace_write_json(FILE *f, const struct trace_opts *t, const struct report *rep,
-		 uint64_t fsize_max, const struct trace_result *tr)
+static void
+write_figs(FILE *f, const char *key, const struct trace_figs *fg)
 {
 	struct json j;
 
-	fprintf(f, "{\"sandcap_trace\": 1, \"headroom_percent\": %llu, \"run\": ",
-		(unsigned long long) t->headroom_percent);
-	(void) report_write_json(f, rep);
-	fprintf(f, ", \"used\": ");
+	fprintf(f, ", \"%s\": ", key);
 	json_init(&j, f);
 	json_object_begin(&j);
-	json_key(&j, "memory_peak");
-	if (rep->cg.has_memory_peak)
-		json_uint(&j, rep->cg.memory_peak);
-	else
-		json_null(&j);
-	json_key(&j, "pids_peak");
-	if (rep->cg.has_pids_peak)
-		json_uint(&j, rep->cg.pids_peak);
-	else
-		json_null(&j);
-	json_key(&j, "cpu_ms");
-	json_uint(&j, tr->cpu_ms);
-	json_key(&j, "wall_ms");
-	json_uint(&j, tr->wall_ms);
-	json_key(&j, "disk_used");
-	if (rep->cg.has_disk_used)
-		json_uint(&j, rep->cg.disk_used);
-	else
-		json_null(&j);
-	json_key(&j, "largest_file");
-	if (rep->cg.has_disk_used)
-		json_uint(&j, fsize_max);
-	else
-		json_null(&j);
+	key_figure(&j, "memory_peak", fg->has_memory, fg->memory_peak);
+	key_figure(&j, "pids_peak", fg->has_pids, fg->pids_peak);
+	key_figure(&j, "cpu_ms", true, fg->cpu_ms);
+	key_figure(&j, "wall_ms", true, fg->wall_ms);
+	key_figure(&j, "disk_used", fg->has_disk, fg->disk_used);
+	key_figure(&j, "largest_file", fg->has_disk, fg->largest_file);
 	json_key(&j, "open_files_peak");
 	json_null(&j);
 	json_object_end(&j);
 	(void) json_finish(&j);
+}
+
+void
+trace_write_json(FILE *f, const struct trace_opts *t, const struct report *rep,
+		 const struct trace_acc *acc, const struct trace_result *tr)
+{
+	struct json j;
+
+	fprintf(f, "{\"sandcap_trace\": 1, \"headroom_percent\": %llu, \"runs\": %u, \"run\": ",
+		(unsigned long long) t->headroom_percent, acc->runs);
+	(void) report_write_json(f, rep);
+	write_figs(f, "used", &acc->max);
+	write_figs(f, "used_min", &acc->min);
 	fprintf(f, ", \"suggested\": ");
 	json_init(&j, f);
 	json_object_begin(&j);
@@ -158,16 +189,12 @@ trace_write_json(FILE *f, const struct trace_opts *t, const struct report *rep,
 		json_uint(&j, tr->pids);
 	}
 	json_key(&j, "cpu_time_ms");
-	json_uint(&j, trace_with_headroom(tr->cpu_ms, t->headroom_percent, 100, 100));
+	json_uint(&j, tr->cpu_time_ms);
 	json_key(&j, "timeout_ms");
-	json_uint(&j, trace_with_headroom(tr->wall_ms, t->headroom_percent, 100, 1000));
+	json_uint(&j, tr->timeout_ms);
 	if (tr->has_disk) {
 		json_key(&j, "disk");
 		json_uint(&j, tr->disk);
-	}
-	if (tr->has_fsize) {
-		json_key(&j, "fsize");
-		json_uint(&j, tr->fsize);
 	}
 	json_key(&j, "flags");
 	json_string(&j, tr->flags);
@@ -176,15 +203,15 @@ trace_write_json(FILE *f, const struct trace_opts *t, const struct report *rep,
 	fprintf(f, "}\n");
 }
 
-
 /* sandcap trace [--headroom N%] [sandcap run options] -- COMMAND: run it under the caller's
  * ceilings (or the limits given), then print what it used and the flags that fit it. */
 int
 cmd_trace(int argc, char **argv)
 {
-	struct trace_opts t = { .on = true, .headroom_percent = 25 };
+	struct trace_acc acc = {};
+	struct trace_opts t = { .on = true, .headroom_percent = 25, .runs = 1, .acc = &acc };
 	_cleanup_free_ char **nv = calloc((size_t) argc + 1, sizeof(char *));
-	int n = 0;
+	int n = 0, r;
 
 	if (nv == NULL)
 		return SC_EXIT_FAILURE;
@@ -199,18 +226,35 @@ cmd_trace(int argc, char **argv)
 			break;
 		}
 		if (streq(argv[i], "--help") || streq(argv[i], "-h")) {
-			printf("Usage: sandcap trace [--headroom PERCENT] [sandcap run OPTIONS] -- COMMAND "
-			       "[ARG...]\n\nRun COMMAND under your ceilings from the policy (or the "
-			       "limits given), then print what it used (peak memory and pids, CPU and "
-			       "wall time, workspace bytes, largest file) and the sandcap run flags and "
-			       "profile that fit it with PERCENT headroom (default 25%%).  --report FILE "
-			       "writes the same as JSON.  See sandcap(1).\n");
+			printf("Usage: sandcap trace [--headroom PERCENT] [--runs N] [sandcap run OPTIONS] "
+			       "-- COMMAND [ARG...]\n\nRun COMMAND under your ceilings from the policy "
+			       "(or the limits given), then print on stderr what it used (peak memory and "
+			       "pids, CPU and wall time, workspace bytes, largest file) and the sandcap "
+			       "run flags and profile that fit it with PERCENT headroom (default 25%%), "
+			       "suggesting a limit only where the measurement covers all it applies to "
+			       "(never --fsize), with floors for short runs (timeout >= 2s and 3x the "
+			       "wall time, CPU time >= 1s and 2x).  --runs N runs it N times (stopping "
+			       "at a failed run) and takes the largest figures, showing the spread.  "
+			       "--report FILE or --report-fd N writes the same as JSON.  See "
+			       "sandcap(1).\n");
 			return 0;
 		}
 		if (streq(argv[i], "--headroom") && i + 1 < argc)
 			v = argv[++i];
 		else if (strneq(argv[i], "--headroom=", 11))
 			v = argv[i] + 11;
+		if (streq(argv[i], "--runs") || strneq(argv[i], "--runs=", 7)) {
+			uint64_t runs;
+
+			v = argv[i][6] == '=' ? argv[i] + 7 : i + 1 < argc ? argv[++i] : "";
+			if (parse_u64_range(v, 1, TRACE_RUNS_MAX, &runs) < 0) {
+				fprintf(stderr, "sandcap: --runs: invalid number '%s': expected a whole "
+					"number from 1 to %d\n", v, TRACE_RUNS_MAX);
+				return SC_EXIT_FAILURE;
+			}
+			t.runs = (unsigned) runs;
+			continue;
+		}
 		if (v != NULL) {
 			if (parse_percent(v, &t.headroom_percent) < 0 || t.headroom_percent > 1000) {
 				fprintf(stderr, "sandcap: --headroom: invalid percentage '%s': expected a "
@@ -226,5 +270,14 @@ cmd_trace(int argc, char **argv)
 			nv[n++] = argv[++i];
 	}
 	nv[n] = NULL;
-	return run_main(n, nv, &t);
+	/* Each run is a whole sandcap run; run_main() sets acc.done when it has printed the
+	 * summary (the last run, or one that did not end ok).  A refusal measures nothing. */
+	do {
+		unsigned before = acc.runs;
+
+		r = run_main(n, nv, &t);
+		if (acc.runs == before)
+			break;
+	} while (!acc.done);
+	return r;
 }

@@ -28,6 +28,8 @@ struct report {
 	uint64_t wall_ms, cpu_user_ms, cpu_system_ms;
 	uint64_t max_rss;                       /* bytes */
 	bool has_max_rss;
+	uint64_t output_bytes;                  /* --output-limit: bytes passed on */
+	bool has_output_bytes;
 	struct cg_usage cg;                     /* cgroup mode; has_* false otherwise */
 
 	/* The command's environment ("NAME=VALUE", NULL-terminated): only the names are

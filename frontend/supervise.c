@@ -107,6 +107,10 @@ child_run(const struct sv_spec *spec, pid_t parent, int go_fd, int msg_fd, int t
 	if (getppid() != parent)
 		_exit(SC_EXIT_FAILURE);
 
+	/* --output-limit: stdout and stderr are the relay's pipes. */
+	if (spec->relay != NULL && output_relay_child(spec->relay) < 0)
+		_exit(SC_EXIT_FAILURE);
+
 	/* Wait until sandcap says go (in cgroup mode: after the helper attached us). */
 	do
 		n = read(go_fd, &c, 1);
@@ -564,6 +568,68 @@ epoll_add(int epfd, int fd)
 	return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev) < 0 ? -errno : 0;
 }
 
+/* The main process has ended (or supervision failed): let the rest use what is left of a
+ * timeout's grace, kill and reap everything until ECHILD, give the terminal back as it
+ * was (tios: its settings before; NULL if unknown) and pass on what output is left. */
+static void
+end_sandbox(struct sv_state *st, int gfd, const struct termios *tios)
+{
+	struct sv_outcome *out = st->out;
+	bool no_children;
+
+	read_child_msg(st);
+
+	/* Timed out and the main process ended within the grace period: give the others the
+	 * rest of it (they got SIGTERM), ending early when nothing is left. */
+	while (out->timeout_fired && !out->grace_expired) {
+		struct pollfd p[2] = { { .fd = st->sigfd, .events = POLLIN },
+				       { .fd = gfd, .events = POLLIN } };
+
+		reap(st, &no_children);
+		if (no_children)
+			break;
+		if (poll(p, 2, -1) < 0 && errno != EINTR)
+			break;
+		drain(st->sigfd);
+		if (p[1].revents & POLLIN)
+			out->grace_expired = true;
+	}
+
+	/* The main process is gone: kill and reap everything left, until ECHILD.  Each round
+	 * kills what reparented to us since the last; SIGCHLD wakes us, never a timer. */
+	for (;;) {
+		struct pollfd p = { .fd = st->sigfd, .events = POLLIN };
+
+		reap(st, &no_children);
+		if (no_children)
+			break;
+		(void) sv_signal_descendants(SIGKILL);
+		reap(st, &no_children);
+		if (no_children)
+			break;
+		if (poll(&p, 1, -1) < 0 && errno != EINTR)
+			break;
+		drain(st->sigfd);
+	}
+	(void) getrusage(RUSAGE_CHILDREN, &out->tree_ru);
+
+	/* What the sandbox wrote before it ended, within the cap; an output that takes
+	 * nothing for 5 s is given up on (the report says how much was passed). */
+	if (st->spec->relay != NULL) {
+		output_relay_drain(st->spec->relay, 5000);
+		out->output_limit_hit |= st->spec->relay->cap_passed;
+		out->output_bytes = st->spec->relay->passed;
+	}
+
+	/* Give the terminal back to sandcap's group if the sandbox still holds it, with the
+	 * settings it had when the sandbox got it (SIGTTOU is blocked, so this works even if
+	 * the sandbox's group kept the foreground). */
+	if (st->tty_fd >= 0 && tcgetpgrp(st->tty_fd) == st->pid)
+		(void) tcsetpgrp(st->tty_fd, getpgrp());
+	if (st->tty_fd >= 0 && tios != NULL && tcgetpgrp(st->tty_fd) == getpgrp())
+		(void) tcsetattr(st->tty_fd, TCSADRAIN, tios);  /* not another job's terminal */
+}
+
 int
 sv_run(const struct sv_spec *spec, struct sv_outcome *ret)
 {
@@ -572,6 +638,8 @@ sv_run(const struct sv_spec *spec, struct sv_outcome *ret)
 			    msg_w = -EBADF;
 	struct sv_outcome out = {};
 	struct sv_state st = { .spec = spec, .out = &out, .tty_fd = -EBADF };
+	struct termios tios;
+	bool have_tios = false;
 	sigset_t block, fwd;
 	bool no_children;
 	int fds[2], r;
@@ -611,9 +679,13 @@ sv_run(const struct sv_spec *spec, struct sv_outcome *ret)
 	msg_r = fds[0];
 	msg_w = fds[1];
 
-	/* Hand the terminal to the sandbox only if we are its foreground job. */
-	if (isatty(STDIN_FILENO) && tcgetpgrp(STDIN_FILENO) == getpgrp())
+	/* Hand the terminal to the sandbox only if we are its foreground job, and keep its
+	 * settings: a command killed in raw or no-echo mode (a timeout, sandcap kill) cannot
+	 * restore them itself. */
+	if (isatty(STDIN_FILENO) && tcgetpgrp(STDIN_FILENO) == getpgrp()) {
 		st.tty_fd = STDIN_FILENO;
+		have_tios = tcgetattr(st.tty_fd, &tios) == 0;
+	}
 
 	pid = fork();
 	if (pid < 0)
@@ -625,6 +697,8 @@ sv_run(const struct sv_spec *spec, struct sv_outcome *ret)
 	}
 	go_r = safe_close(go_r);
 	msg_w = safe_close(msg_w);
+	if (spec->relay != NULL)
+		output_relay_parent(spec->relay);
 	st.pid = pid;
 	(void) setpgid(pid, pid);       /* also done by the child; whichever is first */
 
@@ -650,7 +724,8 @@ sv_run(const struct sv_spec *spec, struct sv_outcome *ret)
 	st.epfd = epfd;
 	if (epoll_add(epfd, pidfd) < 0 || epoll_add(epfd, sigfd) < 0 || epoll_add(epfd, tfd) < 0 ||
 	    epoll_add(epfd, gfd) < 0 || epoll_add(epfd, cfd) < 0 || epoll_add(epfd, msg_r) < 0 ||
-	    (spec->extra_fd >= 0 && spec->on_extra != NULL && epoll_add(epfd, spec->extra_fd) < 0)) {
+	    (spec->extra_fd >= 0 && spec->on_extra != NULL && epoll_add(epfd, spec->extra_fd) < 0) ||
+	    (spec->relay != NULL && output_relay_watch(spec->relay, epfd) < 0)) {
 		r = log_error_errno(-errno, "epoll: %m");
 		(void) kill(pid, SIGKILL);
 		(void) waitpid(pid, NULL, 0);
@@ -706,6 +781,11 @@ sv_run(const struct sv_spec *spec, struct sv_outcome *ret)
 				} else if (arm_timer(gfd, spec->grace_ms) < 0) {
 					signal_sandbox(&st, SIGKILL);
 				}
+			} else if (spec->relay != NULL && output_relay_owns(spec->relay, fd)) {
+				if (output_relay_event(spec->relay, fd, evs[i].events) > 0) {
+					out.output_limit_hit = true;
+					signal_sandbox(&st, SIGKILL);
+				}
 			} else if (fd == spec->extra_fd && spec->on_extra != NULL) {
 				spec->on_extra(spec->extra_userdata, &st);
 			} else if (fd == cfd) {
@@ -731,46 +811,7 @@ sv_run(const struct sv_spec *spec, struct sv_outcome *ret)
 			}
 		}
 	}
-	read_child_msg(&st);
-
-	/* Timed out and the main process ended within the grace period: give the others the
-	 * rest of it (they got SIGTERM), ending early when nothing is left. */
-	while (out.timeout_fired && !out.grace_expired) {
-		struct pollfd p[2] = { { .fd = sigfd, .events = POLLIN },
-				       { .fd = gfd, .events = POLLIN } };
-
-		reap(&st, &no_children);
-		if (no_children)
-			break;
-		if (poll(p, 2, -1) < 0 && errno != EINTR)
-			break;
-		drain(sigfd);
-		if (p[1].revents & POLLIN)
-			out.grace_expired = true;
-	}
-
-	/* The main process is gone: kill and reap everything left, until ECHILD.  Each round
-	 * kills what reparented to us since the last; SIGCHLD wakes us, never a timer. */
-	for (;;) {
-		struct pollfd p = { .fd = sigfd, .events = POLLIN };
-
-		reap(&st, &no_children);
-		if (no_children)
-			break;
-		(void) sv_signal_descendants(SIGKILL);
-		reap(&st, &no_children);
-		if (no_children)
-			break;
-		if (poll(&p, 1, -1) < 0 && errno != EINTR)
-			break;
-		drain(sigfd);
-	}
-	(void) getrusage(RUSAGE_CHILDREN, &out.tree_ru);
-
-	/* Give the terminal back to sandcap's group if the sandbox still holds it. */
-	if (st.tty_fd >= 0 && tcgetpgrp(st.tty_fd) == st.pid)
-		(void) tcsetpgrp(st.tty_fd, getpgrp());
-
+	end_sandbox(&st, gfd, have_tios ? &tios : NULL);
 	*ret = out;
 	return 0;
 }

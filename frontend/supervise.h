@@ -18,6 +18,7 @@
 #include <sys/types.h>
 
 #include "isolate.h"
+#include "output.h"
 
 struct sv_rlimit {
 	int resource;           /* RLIMIT_* */
@@ -39,6 +40,7 @@ struct sv_spec {
 	const char *tmpdir;                     /* set TMPDIR in the child (NULL: leave) */
 	bool keep_fds;                          /* else fds >= 3 are closed at exec */
 	char **envp;                            /* the command's environment (NULL: ours) */
+	struct output_relay *relay;             /* --output-limit (output.h); NULL: none */
 	const char *chdir;                      /* start the command there (NULL: stay) */
 
 	/* cgroup mode (all NULL/0 in rlimit mode). */
@@ -83,6 +85,8 @@ struct sv_outcome {
 	bool timeout_fired;
 	bool cpu_budget_fired;          /* cgroup mode: the CPU budget was spent */
 	bool grace_expired;             /* SIGKILL was needed after the grace period */
+	bool output_limit_hit;          /* --output-limit passed: sandcap ended the sandbox */
+	uint64_t output_bytes;          /* --output-limit: bytes passed on (stdout + stderr) */
 	/* The first request to end the sandbox from outside (KILL, TERM, INT, HUP or QUIT): by
 	 * `sandcap kill` (by_control) or a signal sent to sandcap and forwarded. */
 	struct {

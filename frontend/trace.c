@@ -37,45 +37,90 @@ trace_dur_word(uint64_t ms, char *buf, size_t len)
 }
 
 void
-trace_suggest(const struct trace_opts *t, const struct report *rep, uint64_t fsize_max,
-	      bool cgroup, struct trace_result *tr)
+trace_figs_from_report(const struct report *rep, uint64_t largest_file, struct trace_figs *ret)
 {
-	uint64_t h = t->headroom_percent;
+	*ret = (struct trace_figs) {
+		.has_memory = rep->cg.has_memory_peak,
+		.has_pids = rep->cg.has_pids_peak,
+		.has_disk = rep->cg.has_disk_used,
+		.memory_peak = rep->cg.memory_peak,
+		.pids_peak = rep->cg.pids_peak,
+		.disk_used = rep->cg.disk_used,
+		.largest_file = rep->cg.has_disk_used ? largest_file : 0,
+		.cpu_ms = rep->cpu_user_ms + rep->cpu_system_ms,
+		.wall_ms = rep->wall_ms,
+		.max_rss = rep->has_max_rss ? rep->max_rss : 0,
+	};
+}
+
+#define FOLD(field) acc->max.field = first || f->field > acc->max.field ? f->field : \
+	acc->max.field; acc->min.field = first || f->field < acc->min.field ? f->field : acc->min.field
+
+void
+trace_acc_add(struct trace_acc *acc, const struct trace_figs *f)
+{
+	bool first = acc->runs == 0;
+
+	FOLD(memory_peak);
+	FOLD(pids_peak);
+	FOLD(disk_used);
+	FOLD(largest_file);
+	FOLD(cpu_ms);
+	FOLD(wall_ms);
+	FOLD(max_rss);
+	/* measured only if measured in every run */
+	acc->max.has_memory = acc->min.has_memory = f->has_memory && (first || acc->max.has_memory);
+	acc->max.has_pids = acc->min.has_pids = f->has_pids && (first || acc->max.has_pids);
+	acc->max.has_disk = acc->min.has_disk = f->has_disk && (first || acc->max.has_disk);
+	acc->runs++;
+}
+
+static uint64_t
+max3(uint64_t a, uint64_t b, uint64_t c)
+{
+	uint64_t m = a > b ? a : b;
+
+	return m > c ? m : c;
+}
+
+void
+trace_suggest(uint64_t h, const struct trace_figs *f, struct trace_result *tr)
+{
 	char w[32];
 	size_t n = 0;
 
 	memset(tr, 0, sizeof(*tr));
-	tr->cpu_ms = rep->cpu_user_ms + rep->cpu_system_ms;
-	tr->wall_ms = rep->wall_ms;
-	if (cgroup && rep->cg.has_memory_peak) {
+	if (f->has_memory) {
 		tr->has_memory = true;
-		tr->memory = trace_with_headroom(rep->cg.memory_peak, h, UINT64_C(1) << 20, 1 << 20);
+		tr->memory = trace_with_headroom(f->memory_peak, h, UINT64_C(1) << 20, 1 << 20);
 		trace_size_word(tr->memory, w, sizeof(w));
 		n += (size_t) snprintf(tr->flags + n, sizeof(tr->flags) - n, "--memory %s ", w);
 	}
-	if (cgroup && rep->cg.has_pids_peak) {
+	if (f->has_pids) {
 		tr->has_pids = true;
-		tr->pids = trace_with_headroom(rep->cg.pids_peak, h, 1, 1);
-		if (tr->pids <= rep->cg.pids_peak)
-			tr->pids = rep->cg.pids_peak + 1;
+		tr->pids = trace_with_headroom(f->pids_peak, h, 1, 1);
+		if (tr->pids <= f->pids_peak)
+			tr->pids = f->pids_peak + 1;
 		n += (size_t) snprintf(tr->flags + n, sizeof(tr->flags) - n, "--pids %llu ",
 				       (unsigned long long) tr->pids);
 	}
-	trace_dur_word(trace_with_headroom(tr->cpu_ms, h, 100, 100), w, sizeof(w));
+	/* Short runs vary most (a cold cache, a busy machine): the measured figure with
+	 * headroom, but never under FACTOR times the figure nor under the floor. */
+	tr->cpu_time_ms = max3(trace_with_headroom(f->cpu_ms, h, 100, 0),
+			       trace_with_headroom(f->cpu_ms * TRACE_CPU_FACTOR, 0, 100, 0),
+			       TRACE_CPU_FLOOR_MS);
+	trace_dur_word(tr->cpu_time_ms, w, sizeof(w));
 	n += (size_t) snprintf(tr->flags + n, sizeof(tr->flags) - n, "--cpu-time %s ", w);
-	trace_dur_word(trace_with_headroom(tr->wall_ms, h, 100, 1000), w, sizeof(w));
+	tr->timeout_ms = max3(trace_with_headroom(f->wall_ms, h, 100, 0),
+			      trace_with_headroom(f->wall_ms * TRACE_TIMEOUT_FACTOR, 0, 100, 0),
+			      TRACE_TIMEOUT_FLOOR_MS);
+	trace_dur_word(tr->timeout_ms, w, sizeof(w));
 	n += (size_t) snprintf(tr->flags + n, sizeof(tr->flags) - n, "--timeout %s ", w);
-	if (cgroup && rep->cg.has_disk_used) {
+	if (f->has_disk) {
 		tr->has_disk = true;
-		tr->disk = trace_with_headroom(rep->cg.disk_used, h, UINT64_C(1) << 20, 1 << 20);
+		tr->disk = trace_with_headroom(f->disk_used, h, UINT64_C(1) << 20, 1 << 20);
 		trace_size_word(tr->disk, w, sizeof(w));
 		n += (size_t) snprintf(tr->flags + n, sizeof(tr->flags) - n, "--disk %s ", w);
-	}
-	if (cgroup && rep->cg.has_disk_used) {
-		tr->has_fsize = true;
-		tr->fsize = trace_with_headroom(fsize_max, h, UINT64_C(1) << 20, 1 << 20);
-		trace_size_word(tr->fsize, w, sizeof(w));
-		n += (size_t) snprintf(tr->flags + n, sizeof(tr->flags) - n, "--fsize %s ", w);
 	}
 	if (n > 0)
 		tr->flags[n - 1] = '\0';

@@ -19,10 +19,12 @@ _sandcap()
 		--fs) COMPREPLY=($(compgen -W "none ro strict" -- "$cur")); return ;;
 		--net) COMPREPLY=($(compgen -W "host none" -- "$cur")); return ;;
 		--rw|--ro|--report) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+		--chdir) COMPREPLY=($(compgen -d -- "$cur") @workspace); return ;;
 		esac
 		COMPREPLY=($(compgen -W "--memory --cpu --pids --disk --timeout --grace --as --cpu-time
 			--fsize --nofile --stack --core --nproc --fs --net --rw --ro --no-cgroup --fallback
-			--report --quiet --profile --headroom --help" -- "$cur")) ;;
+			--report --report-fd --quiet --profile --headroom --runs --env --env-clear --env-deny
+			--chdir --output-limit --keep-fds --help" -- "$cur")) ;;
 	policy)
 		COMPREPLY=($(compgen -W "check show --user" -- "$cur")) ;;
 	esac

@@ -1,0 +1,58 @@
+#!/bin/sh
+# --output-limit (issue 16): stdout and stderr pass through sandcap counted together; past
+# the cap the sandbox ends with verdict output and the report says how many bytes passed;
+# a consumer that does not read never stalls the supervisor; without the option nothing is
+# interposed.
+. "$(dirname "$0")/libtest.sh"
+
+sandcap_run -q --output-limit 1K --report "$T/o1.json" -- sh -c 'head -c 3000 /dev/zero | tr "\0" a; sleep 100.8811'
+eq "5 KiB into a 1 KiB cap: verdict output" output "$(json "$T/o1.json" '["verdict"]')"
+eq "... 137 (ended by sandcap)" 137 "$rc"
+eq "... exactly 1024 bytes reached stdout" 1024 "$(wc -c < "$T/out" | tr -d ' ')"
+eq "... the report says 1024 bytes passed" 1024 "$(json "$T/o1.json" '["usage"]["output_bytes"]')"
+eq "... output is in limits_hit" '["output"]' "$(json "$T/o1.json" '["limits_hit"]')"
+eq "... limits.output" 1024 "$(json "$T/o1.json" '["limits"]["output"]')"
+contains "... the message names the bytes and the limit" "1024 bytes of stdout and stderr passed (limit 1 KiB)" \
+	"$(json "$T/o1.json" '["message"]')"
+i=0; while [ $i -lt 50 ] && ! gone "sleep 100.8811"; do sleep 0.1; i=$((i + 1)); done
+expect "... nothing of the sandbox is left" gone "sleep 100.8811"
+
+# stdout and stderr count together.
+sandcap_run -q --output-limit 10 --report "$T/o2.json" -- sh -c 'printf 12345; printf 67890 >&2; printf X >&2; sleep 100.8812'
+eq "5 + 6 bytes over stdout and stderr under a 10-byte cap: output" output "$(json "$T/o2.json" '["verdict"]')"
+eq "... 10 bytes passed in all" 10 "$(json "$T/o2.json" '["usage"]["output_bytes"]')"
+eq "... stdout got its 5" 12345 "$(cat "$T/out")"
+i=0; while [ $i -lt 50 ] && ! gone "sleep 100.8812"; do sleep 0.1; i=$((i + 1)); done
+
+# Exactly the cap is not over it.
+sandcap_run -q --output-limit 10 --report "$T/o3.json" -- printf 0123456789
+eq "exactly 10 bytes under a 10-byte cap: ok" ok "$(json "$T/o3.json" '["verdict"]')"
+eq "... exit 0" 0 "$rc"
+eq "... all of it passed" 0123456789 "$(cat "$T/out")"
+contains "... enforcement names the relay" "sandcap (stdout: " "$(json "$T/o3.json" '["enforcement"]["output"]')"
+
+# To a regular file, splice is used.
+eq "... splice to a regular file" "sandcap (stdout: splice, stderr: splice)" \
+	"$(json "$T/o3.json" '["enforcement"]["output"]')"
+
+# A consumer that reads nothing: the timeout still fires on time (the relay never blocks).
+(as_user "$SANDCAP" run -q --output-limit 1G --timeout 1 --report "$T/o4.json" -- sh -c 'exec yes') |
+	sleep 4
+eq "a stalled reader: the timeout still ends it" timeout "$(json "$T/o4.json" '["verdict"]')"
+# A reader that goes away: the command gets SIGPIPE as without the relay; sandcap reports.
+(as_user "$SANDCAP" run -q --output-limit 1G --report "$T/o5.json" -- sh -c 'exec yes') | head -c 10 > /dev/null
+eq "a reader that exits: the command dies of SIGPIPE (13)" 13 "$(json "$T/o5.json" '["signal"]')"
+
+# Without the option nothing is interposed: the command writes to sandcap's own stdout.
+sandcap_run -q --report "$T/o6.json" -- sh -c 'readlink /proc/self/fd/1'
+eq "no --output-limit: fd 1 is sandcap's own" "$T/out" "$(cat "$T/out")"
+eq "... output_bytes null" null "$(json "$T/o6.json" '["usage"]["output_bytes"]')"
+sandcap_run -q --output-limit 1M -- sh -c 'readlink /proc/self/fd/1'
+contains "with --output-limit: fd 1 is a pipe" "pipe:" "$(cat "$T/out")"
+
+for bad in 0 12Q -1; do
+	sandcap_run --output-limit "$bad" -- true
+	if [ "$rc" = 125 ] && grep -q "^sandcap: --output-limit: " "$T/err"; then ok "--output-limit $bad refused"
+	else notok "--output-limit $bad refused (rc $rc: $(cat "$T/err"))"; fi
+done
+done_testing

@@ -1,0 +1,33 @@
+#!/bin/sh
+# sandcap trace on the host (rlimit mode; cgroup mode: tests/vm/scenarios/60-sandcap-trace.sh):
+# floors for short runs, --runs N (the largest figure, the spread, stop at a failed run),
+# never a --fsize suggestion.
+. "$(dirname "$0")/libtest.sh"
+
+as_user "$SANDCAP" trace -q --runs 3 --report-fd 3 -- sh -c 'echo $$ >> "$0"' "$T/pids" \
+	3> "$T/t.json" > /dev/null 2> "$T/t.err"
+eq "trace --runs 3: exit 0" 0 "$?"
+eq "trace --runs 3: the command ran 3 times" 3 "$(wc -l < "$T/pids" | tr -d ' ')"
+eq "the report says runs 3" 3 "$(json "$T/t.json" '["runs"]')"
+eq "a short run: the timeout suggested is the 2 s floor" 2000 "$(json "$T/t.json" '["suggested"]["timeout_ms"]')"
+eq "a short run: the CPU time suggested is the 1 s floor" 1000 "$(json "$T/t.json" '["suggested"]["cpu_time_ms"]')"
+eq "used is the largest, used_min the smallest" true \
+	"$(json "$T/t.json" '["used"]["wall_ms"] >= d["used_min"]["wall_ms"]')"
+eq "no fsize suggested" false "$(json "$T/t.json" '.__contains__("fsize") or "fsize" in d["suggested"]')"
+contains "the summary names the number of runs" "the largest of 3 runs" "$(cat "$T/t.err")"
+case $(json "$T/t.json" '["suggested"]["flags"]') in *--fsize*) notok "flags without --fsize" ;;
+*) ok "flags without --fsize" ;; esac
+
+as_user "$SANDCAP" trace -q --runs 3 --report "$T/t2.json" -- sh -c 'echo $$ >> "$0"; exit 3' "$T/pids2" \
+	> /dev/null 2>&1
+eq "trace --runs 3 of a failing command: its status" 3 "$?"
+eq "... stops after the failed run" 1 "$(wc -l < "$T/pids2" | tr -d ' ')"
+eq "... and reports 1 run" 1 "$(json "$T/t2.json" '["runs"]')"
+
+for bad in 0 101 x -1; do
+	as_user "$SANDCAP" trace --runs "$bad" -- true > /dev/null 2> "$T/err"
+	rc=$?
+	if [ "$rc" = 125 ] && grep -q "^sandcap: --runs: " "$T/err"; then ok "--runs $bad refused"
+	else notok "--runs $bad refused (rc $rc: $(cat "$T/err"))"; fi
+done
+done_testing

@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: MIT */
+/* frontend/output.c: the output cap's accounting, and a relay round trip through real pipes
+ * (no privilege, no kernel feature beyond pipes and splice). */
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "output.h"
+
+static void
+test_allowance(void **state)
+{
+	(void) state;
+	assert_int_equal(output_allowance(100, 0, 4096), 100);
+	assert_int_equal(output_allowance(100, 60, 10), 10);
+	assert_int_equal(output_allowance(100, 95, 10), 5);
+	assert_int_equal(output_allowance(100, 100, 10), 0);
+	assert_int_equal(output_allowance(100, 150, 10), 0);   /* never negative */
+	assert_int_equal(output_allowance(UINT64_MAX, 0, 65536), 65536);
+}
+
+static void
+test_cap_passed_only_with_more_waiting(void **state)
+{
+	(void) state;
+	assert_false(output_cap_passed(100, 99, 5));    /* room left: pass 1 more first */
+	assert_false(output_cap_passed(100, 100, 0));   /* exactly the limit, nothing more */
+	assert_true(output_cap_passed(100, 100, 1));    /* one byte over */
+	assert_true(output_cap_passed(100, 200, 1));
+}
+
+/* The relay between two pipes of our own, as sandcap's stdout: at most limit bytes go
+ * through, and the cap is passed only when more was written. */
+static void
+relay_once(uint64_t limit, size_t write_n, uint64_t want_passed, bool want_cap, bool no_splice)
+{
+	struct output_relay r;
+	char err[256], buf[4096], data[4096];
+	int sink[2], saved = dup(STDOUT_FILENO), epfd = epoll_create1(EPOLL_CLOEXEC), capped = 0;
+	ssize_t got = 0, n;
+
+	assert_true(saved >= 0 && epfd >= 0);
+	assert_int_equal(pipe2(sink, O_CLOEXEC), 0);
+	assert_int_equal(dup2(sink[1], STDOUT_FILENO), STDOUT_FILENO);  /* our "stdout" */
+	assert_int_equal(output_relay_open(&r, limit, err, sizeof(err)), 0);
+	assert_int_equal(dup2(saved, STDOUT_FILENO), STDOUT_FILENO);
+	close(saved);
+	close(sink[1]);
+	assert_int_equal(output_relay_watch(&r, epfd), 0);
+	r.s[0].no_splice = no_splice;   /* as on an output without splice_write */
+	memset(data, 'x', sizeof(data));
+	assert_int_equal(write(r.child_fd[0], data, write_n), (ssize_t) write_n);
+	output_relay_parent(&r);        /* the writer is done: EOF after the data */
+	for (int i = 0; i < 100 && r.s[0].in >= 0; i++) {
+		struct epoll_event ev[4];
+		int k = epoll_wait(epfd, ev, 4, 1000);
+
+		for (int j = 0; j < k; j++)
+			if (output_relay_owns(&r, ev[j].data.fd))
+				capped |= output_relay_event(&r, ev[j].data.fd, ev[j].events);
+	}
+	output_relay_drain(&r, 1000);
+	while ((n = read(sink[0], buf, sizeof(buf))) > 0)
+		got += n;
+	assert_int_equal(got, (ssize_t) want_passed);
+	assert_int_equal(r.passed, want_passed);
+	assert_int_equal(r.cap_passed, want_cap);
+	assert_int_equal(capped != 0, want_cap);
+	close(sink[0]);
+	close(epfd);
+}
+
+static void
+test_relay_under_at_and_over(void **state)
+{
+	(void) state;
+	for (int rw = 0; rw < 2; rw++) {
+		relay_once(100, 50, 50, false, rw);
+		relay_once(100, 100, 100, false, rw);
+		relay_once(100, 101, 100, true, rw);
+		relay_once(10, 4000, 10, true, rw);
+	}
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_allowance),
+		cmocka_unit_test(test_cap_passed_only_with_more_waiting),
+		cmocka_unit_test(test_relay_under_at_and_over),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
