@@ -12,19 +12,58 @@ overrides the worker concurrency (default: the policy's sandboxes ceiling).
 import os
 
 from celery import Celery
+from kombu.transport import filesystem
+from kombu.utils.encoding import bytes_to_str
+from kombu.utils.json import loads
 
 import sandcap.celery
+
+
+class ClaimingChannel(filesystem.Channel):
+    """kombu's filesystem channel, safe with several consumers.
+
+    kombu 5.2's _get moves a message file out of the queue folder, ignores a failed move
+    (another worker took it first) and then reads the file from the processed folder
+    anyway; when the other worker has already removed it, that raises ChannelError, which
+    Celery does not count as a connection error: the worker process exits.  Here a message
+    is claimed by one atomic rename into this process's own name, and a message another
+    consumer claimed first is simply skipped.
+    """
+
+    def _get(self, queue):
+        queue_find = "." + queue + ".msg"
+        claim_dir = self.processed_folder
+        for filename in sorted(os.listdir(self.data_folder_in)):
+            if queue_find not in filename:
+                continue
+            claimed = os.path.join(claim_dir, f"{os.getpid()}-{filename}")
+            try:
+                os.rename(os.path.join(self.data_folder_in, filename), claimed)
+            except FileNotFoundError:
+                continue  # another consumer has it
+            with open(claimed, "rb") as f:
+                filesystem.lock(f, filesystem.LOCK_SH)  # the writer holds LOCK_EX
+                payload = f.read()
+            os.remove(claimed)
+            return loads(bytes_to_str(payload))
+        raise filesystem.Empty()
+
+
+class ClaimingTransport(filesystem.Transport):
+    Channel = ClaimingChannel
+
 
 DATA = os.path.abspath(os.environ.get("SANDCAP_CELERY_DIR", "celery-data"))
 for sub in ("queue", "processed", "results"):
     os.makedirs(os.path.join(DATA, sub), exist_ok=True)
 
 app = Celery("sandcap_tasks", broker="filesystem://", backend=f"file://{DATA}/results")
+app.conf.broker_transport = ClaimingTransport
 app.conf.broker_transport_options = {
     "data_folder_in": f"{DATA}/queue",
     "data_folder_out": f"{DATA}/queue",
     "processed_folder": f"{DATA}/processed",
-    "store_processed": False,
+    "store_processed": False,  # ClaimingChannel claims into processed_folder, then removes
     "polling_interval": 0.1,
 }
 app.conf.worker_hijack_root_logger = False

@@ -104,6 +104,7 @@ def test_24_tool_calls(workers, mode):
         pending = [tasks.tool_call.delay(argv, opts) for _, argv, opts in calls]
         results = [p.get(timeout=120) for p in pending]
         took = time.monotonic() - t0
+        print(f"\n24 tool calls: {took:.1f} s")
     finally:
         lsn.close()
     assert all("error" not in r for r in results), results

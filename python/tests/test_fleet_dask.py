@@ -59,6 +59,7 @@ def test_24_tool_calls(cluster, mode):
     futures = [sandcap.dask.submit(client, argv, **opts) for _, argv, opts in calls]
     results = client.gather(futures, errors="raise")
     took = time.monotonic() - t0
+    print(f"\n24 tool calls: {took:.1f} s")
 
     reports = [r.report for r in results]
     fleet_calls.check([k for k, _, _ in calls], reports, mode)

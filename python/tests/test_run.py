@@ -189,7 +189,11 @@ def test_net_none(sandcap_bin):
             "except OSError as e:\n"
             "    print(e.errno); sys.exit(3)\n")
     try:
-        assert sandcap.run([PY, "-c", prog], sandcap=sandcap_bin).ok  # reachable without
+        ctl = sandcap.run([PY, "-c", prog], sandcap=sandcap_bin)  # the control, without
+        if ctl.exit_code == 3:
+            pytest.skip(f"127.0.0.1 is not reachable here even without --net none (errno "
+                        f"{ctl.stdout.decode().strip()}: loopback down?)")
+        assert ctl.ok, ctl
         r = sandcap.run([PY, "-c", prog], net="none", sandcap=sandcap_bin)
         assert (r.verdict, r.exit_code) == ("exit", 3)
         assert "net" in r.enforcement
@@ -317,8 +321,10 @@ def test_cancel_ends_the_sandbox(sandcap_bin):
         with pytest.raises(asyncio.CancelledError):
             await t
     asyncio.run(main())
-    # sandcap was waited for, and it reaps the whole sandbox before it exits.
-    assert procs_with(mark) == []
+    # sandcap was waited for, and it reaps the whole sandbox before it exits (unless it
+    # needed the SIGKILL after kill_grace on a loaded machine: then PDEATHSIG ends the
+    # command a moment later; a bound, not a timing target).
+    wait_until(lambda: procs_with(mark) == [], "the sandbox to end", 10)
 
 
 class Interrupted(Exception):
@@ -344,7 +350,7 @@ def test_interrupted_call_ends_the_sandbox(sandcap_bin):
     finally:
         signal.signal(signal.SIGUSR1, old)
         w.join(5)
-    assert procs_with(mark) == []
+    wait_until(lambda: procs_with(mark) == [], "the sandbox to end", 10)
 
 
 def test_sandbox_dies_with_a_killed_caller(sandcap_bin, tmp_path):

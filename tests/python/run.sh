@@ -36,12 +36,14 @@ if [ "$(id -u)" = 0 ]; then
 fi
 
 # HOME and TMPDIR in the scratch directory: engines write configuration and spill files.
-as_user env HOME="$scratch" TMPDIR="$scratch" PYTHONDONTWRITEBYTECODE=1 \
+# pytest's output also goes to BUILD/python-tests.log (the failures' details).
+{ as_user env HOME="$scratch" TMPDIR="$scratch" PYTHONDONTWRITEBYTECODE=1 \
 	SANDCAP="$build/sandcap" SRCDIR="$srcdir" \
 	SANDCAP_HELPER=/nonexistent/sandcap-helper-disabled-by-tests-python \
-	"$py" -m pytest -p no:cacheprovider -rs --junitxml="$scratch/junit.xml" \
-	-o junit_family=xunit2 "$srcdir/python/tests" "$@"
-rc=$?
+	"$py" -m pytest -p no:cacheprovider -rfEs --junitxml="$scratch/junit.xml" \
+	-o junit_family=xunit2 "$srcdir/python/tests" "$@" 2>&1
+  echo $? > "$scratch/rc"; } | tee "$build/python-tests.log"
+rc=$(cat "$scratch/rc" 2>/dev/null || echo 1)
 [ -s "$scratch/junit.xml" ] || fail_run "pytest wrote no results (exit $rc)"
 set -- $("$py" - "$scratch/junit.xml" <<'PY'
 import sys, xml.etree.ElementTree as ET
