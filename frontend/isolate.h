@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "policy.h"
+#include "protect.h"
 
 #define ISOLATE_PATHS_MAX 64
 
@@ -34,6 +35,10 @@ struct isolate_plan {
 	bool landlock_scope;                    /* scope abstract UNIX sockets, signals (ABI >= 6) */
 	bool seccomp;                           /* install the seccomp filter */
 	char cwd[PATH_MAX];                     /* the parent's cwd: base of relative --rw/--ro */
+	/* The sandbox cannot touch its supervisors (protect.h, #14 item 3), on every run. */
+	bool landlock_signal;                   /* Landlock SCOPE_SIGNAL (ABI >= 6) */
+	char protect_enforcement[64];           /* "seccomp+landlock (ABI 7)", "seccomp", ... */
+	struct protect_pids protect;            /* filled by the caller before the fork */
 };
 
 /* "none", "ro", "strict" / "host", "none"; -EINVAL otherwise. */

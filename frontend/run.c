@@ -10,6 +10,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -24,11 +25,13 @@
 #include "fd-util.h"
 #include "isolate.h"
 #include "json.h"
+#include "keeper.h"
 #include "log.h"
 #include "macro.h"
 #include "parse-util.h"
 #include "policy.h"
 #include "profile.h"
+#include "protect.h"
 #include "report.h"
 #include "supervise.h"
 #include "verdict.h"
@@ -656,9 +659,10 @@ static void
 cg_kill(void *userdata)
 {
 	struct sc_session *s = userdata;
+	char err[CLIENT_ERR_MAX] = "";
 
-	if (s->attached)
-		(void) client_kill(s);
+	if (s->attached && !s->dead && client_kill(s, err, sizeof(err)) == -ETIMEDOUT)
+		fprintf(stderr, "sandcap: warning: %s; sandcap kills the processes it can see\n", err);
 }
 
 static int
@@ -815,6 +819,7 @@ run_main(int argc, char **argv, const struct trace_opts *trace)
 	uint64_t cpu_budget_ms = 0;
 	struct run_opts o;
 	struct isolate_plan plan = {};
+	struct keeper_info keeper = { .keeper_pidfd = -EBADF };
 	struct sv_rlimit rl[_RUN_RL_MAX];
 	struct sv_outcome out = {};
 	struct verdict_input in = {};
@@ -1004,6 +1009,33 @@ run_main(int argc, char **argv, const struct trace_opts *trace)
 		report_add_enforcement(&rep, "fs", "%s", plan.fs_enforcement);
 	if (o.has_net)
 		report_add_enforcement(&rep, "net", "%s", plan.net_enforcement);
+	if (!plan.seccomp && !plan.landlock_signal && (o.has_timeout || cpu_budget_ms > 0) &&
+	    !o.fallback) {
+		fprintf(stderr, "sandcap: --timeout/--cpu-time: this kernel has neither seccomp filters "
+			"nor Landlock ABI 6, so the sandbox could stop sandcap and outlive the limit; "
+			"pass --fallback to run so anyway\n");
+		return SC_EXIT_FAILURE;
+	}
+
+	/* The supervisors (sandcap, its helper, the keeper) are off limits to the sandbox
+	 * (protect.h, #14 item 3); not dumpable, so no /proc/PID/mem or ptrace without
+	 * CAP_SYS_PTRACE.  In rlimit mode a keeper holds the tree if sandcap is killed
+	 * (keeper.h, #14 item 11); in cgroup mode the helper does. */
+	(void) prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+	if (!cgroup) {
+		r = keeper_start(&keeper);
+		if (r < 0) {
+			fprintf(stderr, "sandcap: cannot start the keeper process: %s\n", strerror(-r));
+			return SC_EXIT_FAILURE;
+		}
+		protect_add(&plan.protect, keeper.keeper);
+		plan.protect.pgid = keeper.home_pgrp;
+	} else {
+		protect_add(&plan.protect, sess.helper_pid);
+		plan.protect.pgid = getpgrp();
+	}
+	protect_add(&plan.protect, getpid());
+	report_add_enforcement(&rep, "supervisor", "%s", plan.protect_enforcement);
 
 	struct sv_spec spec = {
 		.argv = o.argv,
@@ -1017,6 +1049,8 @@ run_main(int argc, char **argv, const struct trace_opts *trace)
 		.keep_fds = o.keep_fds,
 	};
 	spec.extra_fd = -1;
+	spec.keeper_pidfd = cgroup ? -1 : keeper.keeper_pidfd;
+	spec.home_pgrp = cgroup ? 0 : keeper.home_pgrp;
 	ctl = (struct run_ctl) { .id = rep.id, .mode = rep.mode, .argv = o.argv,
 				 .sess = cgroup ? &sess : NULL, .o = &o, .listen_fd = -EBADF };
 	if (control_listen(rep.id, &ctl.listen_fd, ctl.path, sizeof(ctl.path)) == 0) {

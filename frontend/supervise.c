@@ -386,19 +386,27 @@ read_child_msg(struct sv_state *st)
 
 /* The main process stopped for job control (^Z on its terminal, or a forwarded SIGTSTP):
  * stop sandcap as well, so the shell sees the job stopped; when continued, give the terminal
- * back to the sandbox (if we have the foreground) and continue it. */
+ * back to the sandbox (if we have the foreground) and continue it.  Only with a terminal:
+ * without one there is no job control to follow, and a sandbox that stops its own main
+ * process must not stop its supervisor (and with it --timeout) while the rest runs on.
+ * The whole sandbox is stopped first, so nothing of it runs while sandcap is stopped. */
 static void
 job_stopped(struct sv_state *st, int stopsig)
 {
+	pid_t home = st->spec->home_pgrp > 0 ? st->spec->home_pgrp : getpgrp();
+
 	if (stopsig != SIGTSTP && stopsig != SIGTTIN && stopsig != SIGTTOU)
 		return;         /* SIGSTOP from someone else: leave sandcap running, timers too */
-	if (st->tty_fd >= 0 && tcgetpgrp(st->tty_fd) == st->pid)
-		(void) tcsetpgrp(st->tty_fd, getpgrp());
+	if (st->tty_fd < 0)
+		return;
+	signal_sandbox(st, SIGSTOP);
+	if (tcgetpgrp(st->tty_fd) == st->pid)
+		(void) tcsetpgrp(st->tty_fd, home);
 	(void) kill(getpid(), SIGSTOP);
 	/* continued */
-	if (st->tty_fd >= 0 && tcgetpgrp(st->tty_fd) == getpgrp())
+	if (tcgetpgrp(st->tty_fd) == home)
 		(void) tcsetpgrp(st->tty_fd, st->pid);
-	(void) kill(-st->pid, SIGCONT);
+	signal_sandbox(st, SIGCONT);
 }
 
 /* Children of sandcap other than the helper (zombies included). */
@@ -577,7 +585,8 @@ sv_run(const struct sv_spec *spec, struct sv_outcome *ret)
 	msg_w = fds[1];
 
 	/* Hand the terminal to the sandbox only if we are its foreground job. */
-	if (isatty(STDIN_FILENO) && tcgetpgrp(STDIN_FILENO) == getpgrp())
+	if (isatty(STDIN_FILENO) &&
+	    tcgetpgrp(STDIN_FILENO) == (spec->home_pgrp > 0 ? spec->home_pgrp : getpgrp()))
 		st.tty_fd = STDIN_FILENO;
 
 	pid = fork();
@@ -615,7 +624,8 @@ sv_run(const struct sv_spec *spec, struct sv_outcome *ret)
 	st.epfd = epfd;
 	if (epoll_add(epfd, pidfd) < 0 || epoll_add(epfd, sigfd) < 0 || epoll_add(epfd, tfd) < 0 ||
 	    epoll_add(epfd, gfd) < 0 || epoll_add(epfd, cfd) < 0 || epoll_add(epfd, msg_r) < 0 ||
-	    (spec->extra_fd >= 0 && spec->on_extra != NULL && epoll_add(epfd, spec->extra_fd) < 0)) {
+	    (spec->extra_fd >= 0 && spec->on_extra != NULL && epoll_add(epfd, spec->extra_fd) < 0) ||
+	    (spec->keeper_pidfd >= 0 && epoll_add(epfd, spec->keeper_pidfd) < 0)) {
 		r = log_error_errno(-errno, "epoll: %m");
 		(void) kill(pid, SIGKILL);
 		(void) waitpid(pid, NULL, 0);
@@ -671,6 +681,11 @@ sv_run(const struct sv_spec *spec, struct sv_outcome *ret)
 				} else if (arm_timer(gfd, spec->grace_ms) < 0) {
 					signal_sandbox(&st, SIGKILL);
 				}
+			} else if (spec->keeper_pidfd >= 0 && fd == spec->keeper_pidfd) {
+				/* The keeper was killed (keeper.h): so is the sandbox. */
+				(void) epoll_ctl(epfd, EPOLL_CTL_DEL, fd, NULL);
+				out.keeper_died = true;
+				signal_sandbox(&st, SIGKILL);
 			} else if (fd == spec->extra_fd && spec->on_extra != NULL) {
 				spec->on_extra(spec->extra_userdata, &st);
 			} else if (fd == cfd) {
@@ -730,7 +745,7 @@ sv_run(const struct sv_spec *spec, struct sv_outcome *ret)
 
 	/* Give the terminal back to sandcap's group if the sandbox still holds it. */
 	if (st.tty_fd >= 0 && tcgetpgrp(st.tty_fd) == st.pid)
-		(void) tcsetpgrp(st.tty_fd, getpgrp());
+		(void) tcsetpgrp(st.tty_fd, spec->home_pgrp > 0 ? spec->home_pgrp : getpgrp());
 
 	*ret = out;
 	return 0;

@@ -59,8 +59,9 @@ contains "a malformed user file: FILE:LINE" "$U/home/.config/sandcap/profiles.in
 nsock() { find "$U/run/sandcap" -name '*.sock' 2> /dev/null | wc -l; }
 wait_sock() { i=0; while [ $i -lt 50 ] && [ "$(nsock)" -lt "$1" ]; do
 	sleep 0.1; i=$((i + 1)); done; }
-(ue_exec "$SANDCAP" run -q --timeout 30 --report "$T/a.json" -- sleep 100.4711) & a=$!
-(ue_exec "$SANDCAP" run -q --timeout 30 --report "$T/b.json" -- sh -c 'trap "exit 3" TERM; sleep 100.4712 & wait') & b=$!
+# (a timeout only as a safety net: on a loaded machine this section can take over 30 s)
+(ue_exec "$SANDCAP" run -q --timeout 300 --report "$T/a.json" -- sleep 100.4711) & a=$!
+(ue_exec "$SANDCAP" run -q --timeout 300 --report "$T/b.json" -- sh -c 'trap "exit 3" TERM; sleep 100.4712 & wait') & b=$!
 LIBTEST_PIDS="$a $b"
 wait_sock 2
 ue "$SANDCAP" ps --json > "$T/ps.json"
