@@ -187,6 +187,15 @@ spawn_helper(struct sc_session *s, const char *path, char *err, size_t errlen)
 		char *const argv[] = { (char *) "sandcap-helper", NULL };
 		int e;
 
+		/* The helper's own stderr would repeat, at length and whatever -q says, the
+		 * refusal it also sends in its reply, which sandcap reports once (#14 item 13);
+		 * it logs to syslog otherwise. */
+		int devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
+
+		if (devnull >= 0) {
+			(void) dup2(devnull, STDERR_FILENO);
+			(void) close(devnull);
+		}
 		/* fd 3 must be the socket; dup2 clears FD_CLOEXEC on the copy. */
 		if (p1 == 3)
 			e = fcntl(3, F_SETFD, 0) < 0 ? errno : 0;

@@ -62,6 +62,10 @@ struct sc_session {
 	bool dead;                      /* a round trip timed out: the helper was killed */
 };
 
+/* The helper kills a sandbox this long after its timeout if it still runs (helper/main.c
+ * BACKSTOP_MS, docs/PROTOCOL.md); sandcap keeps its grace period below it. */
+#define CLIENT_HELPER_BACKSTOP_MS       10000
+
 /* Deadlines of one round trip (#14 item 3); a helper that misses one is killed. */
 #define CLIENT_DEADLINE_MS              5000
 #define CLIENT_DESTROY_DEADLINE_MS      15000

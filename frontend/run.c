@@ -158,6 +158,17 @@ compose_message(const struct run_opts *o, const struct sv_outcome *out, const st
 			format_duration_ms(o->grace_ms, g, sizeof(g));
 			snprintf(buf, bufsz, "killed after %s (limit %s): SIGTERM, then SIGKILL "
 				 "after the %s grace", a, b, g);
+		} else if (out->signaled && out->signal != SIGTERM) {
+			/* Not our SIGKILL (the grace had not expired): say what ended it. */
+			char g[32];
+
+			format_duration_ms(o->grace_ms, g, sizeof(g));
+			snprintf(buf, bufsz, "stopped after %s (limit %s): SIGTERM, then killed by "
+				 "SIG%s before the %s grace was over", a, b, sig != NULL ? sig : "?",
+				 g);
+		} else if (out->exited) {
+			snprintf(buf, bufsz, "stopped after %s (limit %s): exited with status %d "
+				 "after SIGTERM", a, b, out->exit_code);
 		} else {
 			snprintf(buf, bufsz, "stopped after %s (limit %s): ended on SIGTERM", a, b);
 		}
@@ -893,9 +904,17 @@ run_main(int argc, char **argv, const struct trace_opts *trace)
 		 * normal state of a host without sandcap's helper: no warning. */
 		if (r < 0 && r != -ENOENT && !o.quiet && o.memory == 0 && o.cpu_percent == 0 &&
 		    o.pids == 0 && o.disk == 0)
-			fprintf(stderr, "sandcap: warning: not using the sandcap helper (%s); running in "
-				"rlimit mode (sandcap doctor tells more; --no-cgroup or -q silences this)\n",
-				err[0] != '\0' ? err : strerror(-r));
+			/* One short line (#14 item 13): the reason up to its details, which
+			 * sandcap doctor prints in full with the fix. */
+		{
+			const char *why = err[0] != '\0' ? err : strerror(-r);
+			int n = (int) strcspn(why, ";(");
+
+			while (n > 0 && why[n - 1] == ' ')
+				n--;
+			fprintf(stderr, "sandcap: warning: rlimit mode, the helper is unusable: %.*s "
+				"(see sandcap doctor)\n", n, why);
+		}
 		if (r == 0) {
 			struct sc_request req = {
 				.memory = o.memory, .cpu_percent = o.cpu_percent, .pids = o.pids,
@@ -950,6 +969,19 @@ run_main(int argc, char **argv, const struct trace_opts *trace)
 			/* The policy's default timeout: sandcap enforces it like --timeout. */
 			o.has_timeout = true;
 			o.timeout_ms = e->timeout_ms;
+		}
+		if (o.has_timeout && o.grace_ms >= CLIENT_HELPER_BACKSTOP_MS) {
+			/* The helper kills the cgroup 10 s after the timeout: a longer grace
+			 * would be cut short by it and reported as if honoured.  sandcap kills
+			 * itself one second before, and says so (#14 item 13). */
+			char g[32], b[32];
+
+			format_duration_ms(o.grace_ms, g, sizeof(g));
+			o.grace_ms = CLIENT_HELPER_BACKSTOP_MS - 1000;
+			format_duration_ms(o.grace_ms, b, sizeof(b));
+			if (!o.quiet)
+				fprintf(stderr, "sandcap: warning: --grace %s: in cgroup mode the helper kills "
+					"the sandbox 10s after its timeout; the grace period is %s\n", g, b);
 		}
 		if (sess.enforcement[0] != '\0')
 			report_add_enforcement(&rep, "helper_notes", "%s", sess.enforcement);

@@ -7,6 +7,8 @@
 #   item 3:  the sandbox cannot signal, stop, pidfd-open, prlimit or F_SETOWN sandcap or its
 #            keeper (kill -STOP $PPID, kill -9 -1, ...), and --timeout still fires
 #   item 11: SIGKILL of sandcap (or of its supervisor) leaves no process of the sandbox
+#   item 13: a helper that refuses is reported once, in one short line, silenced by -q; a
+#            timeout whose SIGTERM was followed by someone else's SIGKILL says so
 # (Without Landlock ABI 6 the seccomp rules alone are tested in the VM suite, whose kernel
 # has no Landlock: tests/vm/scenarios/35-hostile-supervisor.sh.)
 # The cases that need another user or a policy at /etc/sandcap/sandbox.ini run as root in a
@@ -146,6 +148,25 @@ if $can_ns; then
 else
 	skip "item 10: needs root and unshare -m (a private copy of /etc for the policy)"
 fi
+
+# ---- item 13: truthful, short messages ----------------------------------------------------
+# The helper of the build has no file capabilities: it refuses at HELLO.
+if [ -x "$BUILD/sandcap-helper" ]; then
+	as_user env SANDCAP_HELPER="$BUILD/sandcap-helper" "$SANDCAP" run -- true > "$T/out" 2> "$T/err"
+	eq "item 13: an unusable helper: the run goes on (rlimit mode)" 0 "$?"
+	eq "item 13: ... its refusal is reported once" 1 "$(grep -c 'capabilit' "$T/err")"
+	l=$(grep 'capabilit' "$T/err" | head -n 1)
+	if [ "${#l}" -le 160 ]; then ok "item 13: ... in one short line (${#l} characters)"
+	else notok "item 13: ... in one short line (${#l} characters: $l)"; fi
+	as_user env SANDCAP_HELPER="$BUILD/sandcap-helper" "$SANDCAP" run -q -- true > "$T/out" 2> "$T/err"
+	eq "item 13: ... and -q silences it" "" "$(cat "$T/err")"
+else
+	skip "item 13: no $BUILD/sandcap-helper"
+fi
+sandcap_run --timeout 1 --grace 30 -- sh -c 'trap "kill -KILL \$\$" TERM; sleep 100 & wait'
+eq "item 13: SIGTERM, then SIGKILL from elsewhere: exit 124" 124 "$rc"
+contains "item 13: ... the message says SIGKILL ended it before the grace was over" \
+	"then killed by SIGKILL before the 30s grace was over" "$(cat "$T/err")"
 
 # ---- item 3: the sandbox cannot touch its supervisors --------------------------------------
 # Each attack runs inside the sandbox; PPID is sandcap (the supervisor), its parent the keeper.
