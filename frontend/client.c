@@ -112,8 +112,11 @@ roundtrip(struct sc_session *s, struct wire_wr *wr, const int *fds, size_t nfds,
 	}
 	if (s->sock < 0)
 		return -EINVAL;
-	/* DESTROY waits for the leaf to empty and unmounts: more room, still bounded. */
-	ms = type == WIRE_REQ_DESTROY ? CLIENT_DESTROY_DEADLINE_MS : CLIENT_DEADLINE_MS;
+	/* HELLO and CREATE include the helper's start, the policy, its locks and the mount;
+	 * DESTROY waits for the leaf to empty and unmounts: more room, still bounded. */
+	ms = type == WIRE_REQ_DESTROY ? CLIENT_DESTROY_DEADLINE_MS :
+	     type == WIRE_REQ_HELLO || type == WIRE_REQ_CREATE ? CLIENT_SETUP_DEADLINE_MS :
+	     CLIENT_DEADLINE_MS;
 	set_deadline(s->sock, ms);
 	r = wire_send(s->sock, wr->buf, (size_t) n, fds, nfds);
 	if (r == -EAGAIN || r == -EWOULDBLOCK) {

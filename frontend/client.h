@@ -18,8 +18,8 @@
  *                  user not allowed, over a ceiling, too many sandboxes)
  *     -ENOTSUP     no usable cgroup v2 / delegated parent / policy (client_open, create)
  *     -EPROTO      the helper broke the protocol or died
- *     -ETIMEDOUT   the helper did not answer within its deadline (CLIENT_DEADLINE_MS,
- *                  CLIENT_DESTROY_DEADLINE_MS): it was killed and s->dead is set
+ *     -ETIMEDOUT   the helper did not answer within its deadline (CLIENT_*_DEADLINE_MS):
+ *                  it was killed and s->dead is set
  * Not async-signal-safe; single-threaded use.  No function calls exit(). */
 #pragma once
 
@@ -67,7 +67,8 @@ struct sc_session {
 #define CLIENT_HELPER_BACKSTOP_MS       10000
 
 /* Deadlines of one round trip (#14 item 3); a helper that misses one is killed. */
-#define CLIENT_DEADLINE_MS              5000
+#define CLIENT_DEADLINE_MS              5000    /* ATTACH, KILL */
+#define CLIENT_SETUP_DEADLINE_MS        10000   /* HELLO, CREATE */
 #define CLIENT_DESTROY_DEADLINE_MS      15000
 
 /* Initialise s to the closed state (all fds -EBADF).  Call before anything else. */

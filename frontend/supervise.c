@@ -343,11 +343,13 @@ struct sv_state {
 static void
 signal_sandbox(struct sv_state *st, int sig)
 {
-	if (sig == SIGKILL && st->spec->kill_all != NULL)
-		st->spec->kill_all(st->spec->userdata);
 	if (!st->main_reaped)
 		(void) kill(-st->pid, sig);
 	(void) sv_signal_descendants(sig);
+	/* cgroup.kill last: a helper that does not answer costs a round trip's deadline,
+	 * and must not delay sandcap's own kills. */
+	if (sig == SIGKILL && st->spec->kill_all != NULL)
+		st->spec->kill_all(st->spec->userdata);
 }
 
 void

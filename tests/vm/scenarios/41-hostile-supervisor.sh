@@ -5,7 +5,7 @@
 # with EPERM and --timeout still fires.  A helper that stops answering (stopped by its own
 # user) no longer hangs sandcap: the round trip's deadline ends it.  SIGKILL of sandcap in
 # rlimit mode leaves no process of the sandbox (#14 item 11).
-# vm-timeout: 150
+# vm-timeout: 200
 . "$VMLIB"
 R=$SCRATCH
 P=/sys/fs/cgroup/sandcap
