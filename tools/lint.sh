@@ -9,7 +9,7 @@ cd "$top" || exit 1
 mkdir -p "$build/results" "$build/lint"
 pass=0 fail=0
 SRC=$(ls lib/*.c policy/*.c frontend/*.c helper/*.c)
-DEFS="-D_GNU_SOURCE -DSANDCAP_VERSION=\"0\" -DSANDCAP_HELPER_PATH=\"/x\" -DSANDCAP_POLICY_PATH=\"/x\" -DSANDCAP_PROFILES_DIR=\"/x\""
+DEFS="-D_GNU_SOURCE -DSC_VERSION=\"0\" -DSC_HELPER_PATH=\"/x\" -DSC_POLICY_PATH=\"/x\" -DSC_PROFILES_DIR=\"/x\""
 PKGF=$(pkg-config --cflags libcap-ng inih libbsd-overlay libseccomp)
 
 inc_for() {
