@@ -63,14 +63,41 @@ client_close(struct sc_session *s)
 	(void) reap_helper(s);
 }
 
+/* Every round trip has a deadline (#14 item 3): a helper that does not answer in time
+ * (stopped, stuck, or flooded) must not hang sandcap, which would then enforce nothing.  It
+ * is treated as dead: killed, so it cannot act later on a stale request, and reaped.  What
+ * it held (leaf, workspace) is left to the reaper and to the next run's reclaim. */
+static void
+helper_dead(struct sc_session *s, uint16_t type, unsigned ms, char *err, size_t errlen)
+{
+	if (s->helper_pid > 0)
+		(void) kill(s->helper_pid, SIGKILL);
+	s->sock = safe_close(s->sock);
+	(void) reap_helper(s);
+	s->dead = true;
+	seterr(err, errlen, "sandcap-helper did not answer request %#x within %u ms: treated as "
+	       "dead (killed)", type, ms);
+}
+
+static void
+set_deadline(int sock, unsigned ms)
+{
+	struct timeval tv = { .tv_sec = ms / 1000, .tv_usec = (ms % 1000) * 1000 };
+
+	(void) setsockopt(sock, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	(void) setsockopt(sock, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+}
+
 /* One round trip.  Sends the request with nfds fds; receives the reply, checks that it
  * answers this request, and leaves the body (after status and reason) in *ret_body.
- * Returns -status for a refusal (reason in err), -EPROTO for a broken helper. */
+ * Returns -status for a refusal (reason in err), -EPROTO for a broken helper, -ETIMEDOUT
+ * when the helper did not answer in time (it is then killed: s->dead). */
 static int
 roundtrip(struct sc_session *s, struct wire_wr *wr, const int *fds, size_t nfds,
 	  uint8_t *rbuf, size_t rbufsz, int *rfds, size_t *ret_nrfds, struct wire_rd *ret_body,
 	  char *err, size_t errlen)
 {
+	unsigned ms;
 	struct wire_hdr h;
 	struct wire_rd rd;
 	uint16_t type = (uint16_t) ((wr->buf[6] << 8) | wr->buf[7]);   /* after magic, version */
@@ -85,13 +112,29 @@ roundtrip(struct sc_session *s, struct wire_wr *wr, const int *fds, size_t nfds,
 		seterr(err, errlen, "cannot encode request: %s", strerror(-n));
 		return n;
 	}
+	if (s->sock < 0)
+		return -EINVAL;
+	/* HELLO and CREATE include the helper's start, the policy, its locks and the mount;
+	 * DESTROY waits for the leaf to empty and unmounts: more room, still bounded. */
+	ms = type == WIRE_REQ_DESTROY ? CLIENT_DESTROY_DEADLINE_MS :
+	     type == WIRE_REQ_HELLO || type == WIRE_REQ_CREATE ? CLIENT_SETUP_DEADLINE_MS :
+	     CLIENT_DEADLINE_MS;
+	set_deadline(s->sock, ms);
 	r = wire_send(s->sock, wr->buf, (size_t) n, fds, nfds);
+	if (r == -EAGAIN || r == -EWOULDBLOCK) {
+		helper_dead(s, type, ms, err, errlen);
+		return -ETIMEDOUT;
+	}
 	if (r < 0) {
 		seterr(err, errlen, "cannot talk to sandcap-helper: %s", strerror(-r));
 		return -EPROTO;
 	}
 	s->seq++;
 	n = wire_recv(s->sock, rbuf, rbufsz, rfds, &nrfds);
+	if (n == -EAGAIN || n == -EWOULDBLOCK) {
+		helper_dead(s, type, ms, err, errlen);
+		return -ETIMEDOUT;
+	}
 	if (n <= 0) {
 		seterr(err, errlen, n == 0 ? "sandcap-helper exited without replying"
 					   : "cannot read sandcap-helper's reply: %s", strerror(-n));
@@ -149,6 +192,15 @@ spawn_helper(struct sc_session *s, const char *path, char *err, size_t errlen)
 		char *const argv[] = { (char *) "sandcap-helper", NULL };
 		int e;
 
+		/* The helper's own stderr would repeat, at length and whatever -q says, the
+		 * refusal it also sends in its reply, which sandcap reports once (#14 item 13);
+		 * it logs to syslog otherwise. */
+		int devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
+
+		if (devnull >= 0) {
+			(void) dup2(devnull, STDERR_FILENO);
+			(void) close(devnull);
+		}
 		/* fd 3 must be the socket; dup2 clears FD_CLOEXEC on the copy. */
 		if (p1 == 3)
 			e = fcntl(3, F_SETFD, 0) < 0 ? errno : 0;
@@ -331,9 +383,9 @@ client_attach(struct sc_session *s, int pidfd, char *err, size_t errlen)
 }
 
 int
-client_kill(struct sc_session *s)
+client_kill(struct sc_session *s, char *err, size_t errlen)
 {
-	return simple_request(s, WIRE_REQ_KILL, NULL, 0, NULL, 0);
+	return simple_request(s, WIRE_REQ_KILL, NULL, 0, err, errlen);
 }
 
 int
@@ -344,6 +396,11 @@ client_destroy(struct sc_session *s, char *err, size_t errlen)
 	/* Our fds would keep the workspace mount and the leaf's inodes referenced. */
 	s->leaf_fd = safe_close(s->leaf_fd);
 	s->ws_fd = safe_close(s->ws_fd);
+	if (s->dead) {
+		seterr(err, errlen, "sandcap-helper stopped answering and was treated as dead: its "
+		       "cgroup and workspace are left for the reaper and the next run's reclaim");
+		return -ETIMEDOUT;
+	}
 	r = simple_request(s, WIRE_REQ_DESTROY, NULL, 0, err, errlen);
 	s->sock = safe_close(s->sock);
 	status = reap_helper(s);

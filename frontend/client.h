@@ -18,6 +18,8 @@
  *                  user not allowed, over a ceiling, too many sandboxes)
  *     -ENOTSUP     no usable cgroup v2 / delegated parent / policy (client_open, create)
  *     -EPROTO      the helper broke the protocol or died
+ *     -ETIMEDOUT   the helper did not answer within its deadline (CLIENT_*_DEADLINE_MS):
+ *                  it was killed and s->dead is set
  * Not async-signal-safe; single-threaded use.  No function calls exit(). */
 #pragma once
 
@@ -60,7 +62,17 @@ struct sc_session {
 	char enforcement[256];          /* helper's notes, e.g. "swap: not accounted" ("" = none) */
 	uint32_t seq;                   /* next request sequence number */
 	bool created, attached;
+	bool dead;                      /* a round trip timed out: the helper was killed */
 };
+
+/* The helper kills a sandbox this long after its timeout if it still runs (helper/main.c
+ * BACKSTOP_MS, docs/PROTOCOL.md); sandcap keeps its grace period below it. */
+#define CLIENT_HELPER_BACKSTOP_MS       10000
+
+/* Deadlines of one round trip (#14 item 3); a helper that misses one is killed. */
+#define CLIENT_DEADLINE_MS              5000    /* ATTACH, KILL */
+#define CLIENT_SETUP_DEADLINE_MS        10000   /* HELLO, CREATE */
+#define CLIENT_DESTROY_DEADLINE_MS      15000
 
 /* Initialise s to the closed state (all fds -EBADF).  Call before anything else. */
 void client_init(struct sc_session *s);
@@ -87,7 +99,7 @@ int client_attach(struct sc_session *s, int pidfd, char *err, size_t errlen);
 
 /* KILL: SIGKILL every process in the leaf (cgroup.kill).  Returns once the helper has
  * written cgroup.kill, not when the processes are gone. */
-int client_kill(struct sc_session *s);
+int client_kill(struct sc_session *s, char *err, size_t errlen);
 
 /* DESTROY: the helper kills what is left, waits for the leaf to empty, removes the cgroup,
  * unmounts and removes the workspace, replies and exits; we reap it.  Read the counters

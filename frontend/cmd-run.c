@@ -13,6 +13,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -30,12 +31,14 @@
 #include "fd-util.h"
 #include "isolate.h"
 #include "json.h"
+#include "keeper.h"
 #include "log.h"
 #include "net-run.h"
 #include "macro.h"
 #include "parse-util.h"
 #include "policy.h"
 #include "profile.h"
+#include "protect.h"
 #include "report.h"
 #include "run-usercg.h"
 #include "report-sink.h"
@@ -165,6 +168,17 @@ compose_message(const struct run_opts *o, const struct sv_outcome *out, const st
 			format_duration_ms(o->grace_ms, g, sizeof(g));
 			snprintf(buf, bufsz, "killed after %s (limit %s): SIGTERM, then SIGKILL "
 				 "after the %s grace", a, b, g);
+		} else if (out->signaled && out->signal != SIGTERM) {
+			/* Not our SIGKILL (the grace had not expired): say what ended it. */
+			char g[32];
+
+			format_duration_ms(o->grace_ms, g, sizeof(g));
+			snprintf(buf, bufsz, "stopped after %s (limit %s): SIGTERM, then killed by "
+				 "SIG%s before the %s grace was over", a, b, sig != NULL ? sig : "?",
+				 g);
+		} else if (out->exited) {
+			snprintf(buf, bufsz, "stopped after %s (limit %s): exited with status %d "
+				 "after SIGTERM", a, b, out->exit_code);
 		} else {
 			snprintf(buf, bufsz, "stopped after %s (limit %s): ended on SIGTERM", a, b);
 		}
@@ -414,9 +428,10 @@ static void
 cg_kill(void *userdata)
 {
 	struct sc_session *s = userdata;
+	char err[CLIENT_ERR_MAX] = "";
 
-	if (s->attached)
-		(void) client_kill(s);
+	if (s->attached && !s->dead && client_kill(s, err, sizeof(err)) == -ETIMEDOUT)
+		fprintf(stderr, "sandcap: warning: %s; sandcap kills the processes it can see\n", err);
 }
 
 static int
@@ -591,9 +606,17 @@ open_helper(const struct run_opts *o, const struct trace_opts *trace,
 		 * normal state of a host without sandcap's helper: no warning. */
 		if (r < 0 && r != -ENOENT && !o->quiet && o->memory == 0 && o->cpu_percent == 0 &&
 		    o->pids == 0 && o->disk == 0)
-			fprintf(stderr, "sandcap: warning: not using the sandcap helper (%s); running in "
-				"rlimit mode (sandcap doctor tells more; --no-cgroup or -q silences this)\n",
-				err[0] != '\0' ? err : strerror(-r));
+			/* One short line (#14 item 13): the reason up to its details, which
+			 * sandcap doctor prints in full with the fix. */
+		{
+			const char *why = err[0] != '\0' ? err : strerror(-r);
+			int n = (int) strcspn(why, ";(");
+
+			while (n > 0 && why[n - 1] == ' ')
+				n--;
+			fprintf(stderr, "sandcap: warning: the helper is unusable: %.*s "
+				"(see sandcap doctor)\n", n, why);
+		}
 		if (r == 0) {
 			struct sc_request req = {
 				.memory = o->memory, .cpu_percent = o->cpu_percent, .pids = o->pids,
@@ -654,6 +677,19 @@ use_cgroup(struct run_opts *o, struct report *rep, const struct sc_session *sess
 		/* The policy's default timeout: sandcap enforces it like --timeout. */
 		o->has_timeout = true;
 		o->timeout_ms = e->timeout_ms;
+	}
+	if (o->has_timeout && o->grace_ms >= CLIENT_HELPER_BACKSTOP_MS) {
+		/* The helper kills the cgroup 10 s after the timeout: a longer grace would be
+		 * cut short by it and reported as if honoured.  sandcap kills itself one second
+		 * before, and says so (#14 item 13). */
+		char g[32], b[32];
+
+		format_duration_ms(o->grace_ms, g, sizeof(g));
+		o->grace_ms = CLIENT_HELPER_BACKSTOP_MS - 1000;
+		format_duration_ms(o->grace_ms, b, sizeof(b));
+		if (!o->quiet)
+			fprintf(stderr, "sandcap: warning: --grace %s: in cgroup mode the helper kills "
+				"the sandbox 10s after its timeout; the grace period is %s\n", g, b);
 	}
 	if (sess->enforcement[0] != '\0')
 		report_add_enforcement(rep, "helper_notes", "%s", sess->enforcement);
@@ -781,6 +817,7 @@ run_main(int argc, char **argv, const struct trace_opts *trace)
 	uint64_t cpu_budget_ms = 0;
 	struct run_opts o;
 	struct isolate_plan plan = {};
+	struct keeper_info keeper = { .keeper_pidfd = -EBADF };
 	struct sv_rlimit rl[_RUN_RL_MAX];
 	struct sv_outcome out = {};
 	struct verdict_input in = {};
@@ -902,6 +939,30 @@ run_main(int argc, char **argv, const struct trace_opts *trace)
 		fprintf(stderr, "sandcap: --net proxy: cannot set the proxy variables\n");
 		return SC_EXIT_FAILURE;
 	}
+	if (!plan.seccomp && !plan.landlock_signal && (o.has_timeout || cpu_budget_ms > 0) &&
+	    !o.fallback)
+		return refuse(&sink, &rep, false, "--timeout/--cpu-time: this kernel has neither "
+			      "seccomp filters nor Landlock ABI 6, so the sandbox could stop sandcap "
+			      "and outlive the limit; pass --fallback to run so anyway");
+
+	/* The supervisors (sandcap, its helper, the keeper) are off limits to the sandbox
+	 * (protect.h, #14 item 3); not dumpable, so no /proc/PID/mem or ptrace without
+	 * CAP_SYS_PTRACE.  Without the helper a keeper holds the tree if sandcap is killed
+	 * (keeper.h, #14 item 11); in cgroup mode the helper does. */
+	(void) prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+	if (!cgroup) {
+		r = keeper_start(&keeper);
+		if (r < 0)
+			return refuse(&sink, &rep, false, "cannot start the keeper process: %s",
+				      strerror(-r));
+		protect_add(&plan.protect, keeper.keeper);
+		plan.protect.pgid = keeper.home_pgrp;
+	} else {
+		protect_add(&plan.protect, sess.helper_pid);
+		plan.protect.pgid = getpgrp();
+	}
+	protect_add(&plan.protect, getpid());
+	report_add_enforcement(&rep, "supervisor", "%s", plan.protect_enforcement);
 
 	struct sv_spec spec = {
 		.argv = o.argv,
@@ -918,6 +979,8 @@ run_main(int argc, char **argv, const struct trace_opts *trace)
 		.chdir = chdir_to,
 	};
 	spec.extra_fd = -1;
+	spec.keeper_pidfd = cgroup ? -1 : keeper.keeper_pidfd;
+	spec.home_pgrp = cgroup ? 0 : keeper.home_pgrp;
 	ctl = (struct run_ctl) { .id = rep.id, .mode = rep.mode, .argv = o.argv,
 				 .sess = cgroup ? &sess : NULL, .o = &o, .listen_fd = -EBADF };
 	if (control_listen(rep.id, &ctl.listen_fd, ctl.path, sizeof(ctl.path)) == 0) {

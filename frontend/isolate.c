@@ -338,10 +338,23 @@ isolate_plan_on(const struct isolate_opts *o, int abi, bool seccomp, struct isol
 		}
 	}
 
-	/* The terminal-injection guard (TIOCSTI) rides on seccomp whenever anything is
-	 * isolated; without seccomp it is simply absent (and documented). */
-	if (!p.seccomp && seccomp && (p.landlock_fs || o->net != POLICY_NET_HOST))
+	/* The supervisors' protection (protect.h) is on every run: seccomp rules wherever
+	 * seccomp filters work, and Landlock signal scoping wherever the kernel has it.  The
+	 * terminal-injection guard (TIOCSTI) rides on the same filter. */
+	p.landlock_signal = abi >= 6;
+	if (seccomp)
 		p.seccomp = true;
+	if (seccomp && p.landlock_signal)
+		set_str(p.protect_enforcement, sizeof(p.protect_enforcement),
+			"seccomp+landlock (ABI %d)", abi);
+	else if (seccomp)
+		set_str(p.protect_enforcement, sizeof(p.protect_enforcement), "seccomp");
+	else if (p.landlock_signal)
+		set_str(p.protect_enforcement, sizeof(p.protect_enforcement),
+			"landlock (ABI %d; signals only, no seccomp)", abi);
+	else
+		set_str(p.protect_enforcement, sizeof(p.protect_enforcement),
+			"none (no seccomp, no Landlock ABI 6)");
 
 	*ret = p;
 	return 0;
@@ -350,10 +363,9 @@ isolate_plan_on(const struct isolate_opts *o, int abi, bool seccomp, struct isol
 int
 isolate_plan(const struct isolate_opts *o, struct isolate_plan *ret, char *err, size_t errlen)
 {
-	bool need_seccomp = o->fs != POLICY_FS_NONE || o->net != POLICY_NET_HOST;
-
-	return isolate_plan_on(o, isolate_landlock_abi(),
-			       need_seccomp && isolate_seccomp_available(), ret, err, errlen);
+	/* seccomp on every run: the supervisors' protection needs it (protect.h). */
+	return isolate_plan_on(o, isolate_landlock_abi(), isolate_seccomp_available(), ret, err,
+			       errlen);
 }
 
 int
@@ -446,6 +458,9 @@ landlock_apply(const struct isolate_opts *o, const struct isolate_plan *plan, ch
 					  LANDLOCK_ACCESS_NET_CONNECT_TCP;
 	if (plan->landlock_scope)
 		attr.scoped = LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET | LANDLOCK_SCOPE_SIGNAL;
+	/* Every run: no signal from the sandbox reaches sandcap, its helper or its keeper. */
+	if (plan->landlock_signal)
+		attr.scoped |= LANDLOCK_SCOPE_SIGNAL;
 	if (attr.handled_access_fs == 0 && attr.handled_access_net == 0 && attr.scoped == 0)
 		return 0;
 
@@ -593,7 +608,8 @@ seccomp_apply(const struct isolate_opts *o, const struct isolate_plan *plan, cha
 	 * systemd --user, D-Bus, docker.sock escapes: connect() to a socket file is not a
 	 * Landlock right before ABI 9, and abstract sockets have no path at all). */
 	bool unix_closed = o->net != POLICY_NET_HOST && !o->unix_host;
-	bool landlock_domain = plan->landlock_fs || plan->landlock_net || plan->landlock_scope;
+	bool landlock_domain = plan->landlock_fs || plan->landlock_net || plan->landlock_scope ||
+			       plan->landlock_signal;
 	int r = 0;
 
 	ctx = seccomp_init(SCMP_ACT_ALLOW);
@@ -680,6 +696,11 @@ seccomp_apply(const struct isolate_opts *o, const struct isolate_plan *plan, cha
 		if (r < 0)
 			goto fail;
 	}
+
+	/* The supervisors (protect.h, #14 item 3): on every run. */
+	r = protect_seccomp_rules(ctx, &plan->protect, plan->landlock_signal);
+	if (r < 0)
+		goto fail;
 
 	r = seccomp_load(ctx);
 	if (r < 0)

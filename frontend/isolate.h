@@ -10,6 +10,7 @@
 
 #include "cgprotect.h"
 #include "policy.h"
+#include "protect.h"
 
 #define ISOLATE_PATHS_MAX 64
 
@@ -42,6 +43,10 @@ struct isolate_plan {
 	 * (cgprotect.h); set by the caller after isolate_plan(), 0 = no such layer. */
 	char cg_protect[CGPROTECT_MAX][PATH_MAX];
 	size_t n_cg_protect;
+	/* The sandbox cannot touch its supervisors (protect.h, #14 item 3), on every run. */
+	bool landlock_signal;                   /* Landlock SCOPE_SIGNAL (ABI >= 6) */
+	char protect_enforcement[64];           /* "seccomp+landlock (ABI 7)", "seccomp", ... */
+	struct protect_pids protect;            /* filled by the caller before the fork */
 };
 
 /* "none", "ro", "strict" / "host", "none"; -EINVAL otherwise. */

@@ -355,11 +355,13 @@ struct sv_state {
 static void
 signal_sandbox(struct sv_state *st, int sig)
 {
-	if (sig == SIGKILL && st->spec->kill_all != NULL)
-		st->spec->kill_all(st->spec->userdata);
 	if (!st->main_reaped)
 		(void) kill(-st->pid, sig);
 	(void) sv_signal_descendants(sig);
+	/* cgroup.kill last: a helper that does not answer costs a round trip's deadline,
+	 * and must not delay sandcap's own kills. */
+	if (sig == SIGKILL && st->spec->kill_all != NULL)
+		st->spec->kill_all(st->spec->userdata);
 }
 
 void
@@ -425,19 +427,27 @@ read_child_msg(struct sv_state *st)
 
 /* The main process stopped for job control (^Z on its terminal, or a forwarded SIGTSTP):
  * stop sandcap as well, so the shell sees the job stopped; when continued, give the terminal
- * back to the sandbox (if we have the foreground) and continue it. */
+ * back to the sandbox (if we have the foreground) and continue it.  Only with a terminal:
+ * without one there is no job control to follow, and a sandbox that stops its own main
+ * process must not stop its supervisor (and with it --timeout) while the rest runs on.
+ * The whole sandbox is stopped first, so nothing of it runs while sandcap is stopped. */
 static void
 job_stopped(struct sv_state *st, int stopsig)
 {
+	pid_t home = st->spec->home_pgrp > 0 ? st->spec->home_pgrp : getpgrp();
+
 	if (stopsig != SIGTSTP && stopsig != SIGTTIN && stopsig != SIGTTOU)
 		return;         /* SIGSTOP from someone else: leave sandcap running, timers too */
-	if (st->tty_fd >= 0 && tcgetpgrp(st->tty_fd) == st->pid)
-		(void) tcsetpgrp(st->tty_fd, getpgrp());
+	if (st->tty_fd < 0)
+		return;
+	signal_sandbox(st, SIGSTOP);
+	if (tcgetpgrp(st->tty_fd) == st->pid)
+		(void) tcsetpgrp(st->tty_fd, home);
 	(void) kill(getpid(), SIGSTOP);
 	/* continued */
-	if (st->tty_fd >= 0 && tcgetpgrp(st->tty_fd) == getpgrp())
+	if (tcgetpgrp(st->tty_fd) == home)
 		(void) tcsetpgrp(st->tty_fd, st->pid);
-	(void) kill(-st->pid, SIGCONT);
+	signal_sandbox(st, SIGCONT);
 }
 
 /* Children of sandcap other than the helper (zombies included). */
@@ -624,9 +634,11 @@ end_sandbox(struct sv_state *st, int gfd, const struct termios *tios)
 	/* Give the terminal back to sandcap's group if the sandbox still holds it, with the
 	 * settings it had when the sandbox got it (SIGTTOU is blocked, so this works even if
 	 * the sandbox's group kept the foreground). */
+	pid_t home = st->spec->home_pgrp > 0 ? st->spec->home_pgrp : getpgrp();
+
 	if (st->tty_fd >= 0 && tcgetpgrp(st->tty_fd) == st->pid)
-		(void) tcsetpgrp(st->tty_fd, getpgrp());
-	if (st->tty_fd >= 0 && tios != NULL && tcgetpgrp(st->tty_fd) == getpgrp())
+		(void) tcsetpgrp(st->tty_fd, home);
+	if (st->tty_fd >= 0 && tios != NULL && tcgetpgrp(st->tty_fd) == home)
 		(void) tcsetattr(st->tty_fd, TCSADRAIN, tios);  /* not another job's terminal */
 }
 
@@ -682,7 +694,8 @@ sv_run(const struct sv_spec *spec, struct sv_outcome *ret)
 	/* Hand the terminal to the sandbox only if we are its foreground job, and keep its
 	 * settings: a command killed in raw or no-echo mode (a timeout, sandcap kill) cannot
 	 * restore them itself. */
-	if (isatty(STDIN_FILENO) && tcgetpgrp(STDIN_FILENO) == getpgrp()) {
+	if (isatty(STDIN_FILENO) &&
+	    tcgetpgrp(STDIN_FILENO) == (spec->home_pgrp > 0 ? spec->home_pgrp : getpgrp())) {
 		st.tty_fd = STDIN_FILENO;
 		have_tios = tcgetattr(st.tty_fd, &tios) == 0;
 	}
@@ -725,7 +738,8 @@ sv_run(const struct sv_spec *spec, struct sv_outcome *ret)
 	if (epoll_add(epfd, pidfd) < 0 || epoll_add(epfd, sigfd) < 0 || epoll_add(epfd, tfd) < 0 ||
 	    epoll_add(epfd, gfd) < 0 || epoll_add(epfd, cfd) < 0 || epoll_add(epfd, msg_r) < 0 ||
 	    (spec->extra_fd >= 0 && spec->on_extra != NULL && epoll_add(epfd, spec->extra_fd) < 0) ||
-	    (spec->relay != NULL && output_relay_watch(spec->relay, epfd) < 0)) {
+	    (spec->relay != NULL && output_relay_watch(spec->relay, epfd) < 0) ||
+	    (spec->keeper_pidfd >= 0 && epoll_add(epfd, spec->keeper_pidfd) < 0)) {
 		r = log_error_errno(-errno, "epoll: %m");
 		(void) kill(pid, SIGKILL);
 		(void) waitpid(pid, NULL, 0);
@@ -786,6 +800,11 @@ sv_run(const struct sv_spec *spec, struct sv_outcome *ret)
 					out.output_limit_hit = true;
 					signal_sandbox(&st, SIGKILL);
 				}
+			} else if (spec->keeper_pidfd >= 0 && fd == spec->keeper_pidfd) {
+				/* The keeper was killed (keeper.h): so is the sandbox. */
+				(void) epoll_ctl(epfd, EPOLL_CTL_DEL, fd, NULL);
+				out.keeper_died = true;
+				signal_sandbox(&st, SIGKILL);
 			} else if (fd == spec->extra_fd && spec->on_extra != NULL) {
 				spec->on_extra(spec->extra_userdata, &st);
 			} else if (fd == cfd) {

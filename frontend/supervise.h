@@ -58,6 +58,12 @@ struct sv_spec {
 	uint64_t cpu_rate_percent;
 	int (*cpu_used_usec)(void *userdata, uint64_t *ret);
 
+	/* rlimit mode's keeper (keeper.h): its pidfd (-1: none), readable when it died, which
+	 * kills the whole sandbox; and the caller's process group, to which the terminal is
+	 * given back (0: our own). */
+	int keeper_pidfd;
+	pid_t home_pgrp;
+
 	/* One more fd to watch (the control socket of `sandcap ps`/`sandcap kill`; -1 for none): when
 	 * it is readable, on_extra() is called with the supervisor, which it may pass to
 	 * sv_signal() to signal the whole sandbox. */
@@ -96,6 +102,7 @@ struct sv_outcome {
 		pid_t pid;              /* the requester (0: the kernel, e.g. a terminal hangup) */
 		uid_t uid;
 	} end_request;
+	bool keeper_died;               /* the keeper was killed: the sandbox was killed */
 	uint64_t wall_ms;               /* release of the child to the main process's end */
 	struct rusage main_ru;          /* the main process alone */
 	struct rusage tree_ru;          /* every reaped descendant (RUSAGE_CHILDREN) */

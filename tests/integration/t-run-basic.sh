@@ -86,7 +86,9 @@ assert d["command"] == ["sh", "-c", "echo out; exit 5"], d["command"]
 assert d["verdict"] == "exit" and d["exit_code"] == 5 and d["signal"] is None
 assert d["sandcap_exit"] == 5 and d["limits_hit"] == []
 assert d["limits"] == {"nofile": 100, "core": 0}, d["limits"]
+sup = d["enforcement"].pop("supervisor", None)
 assert d["enforcement"] == {"nofile": "rlimit", "core": "rlimit"}, d["enforcement"]
+assert sup is not None and sup.startswith("seccomp"), sup     # what keeps the sandbox off sandcap
 u = d["usage"]
 for k in ("wall_ms", "cpu_user_ms", "cpu_system_ms", "max_rss"):
     assert isinstance(u[k], int) and u[k] >= 0, k

@@ -4,6 +4,13 @@
 #   item 8:  another user pre-creates /tmp/sandcap-<uid>: ps and kill still work
 #   item 10: an existing but invalid, untrusted or unreadable policy refuses every run
 #            and trace (125), in every mode
+#   item 3:  the sandbox cannot signal, stop, pidfd-open, prlimit or F_SETOWN sandcap or its
+#            keeper (kill -STOP $PPID, kill -9 -1, ...), and --timeout still fires
+#   item 11: SIGKILL of sandcap (or of its supervisor) leaves no process of the sandbox
+#   item 13: a helper that refuses is reported once, in one short line, silenced by -q; a
+#            timeout whose SIGTERM was followed by someone else's SIGKILL says so
+# (Without Landlock ABI 6 the seccomp rules alone are tested in the VM suite, whose kernel
+# has no Landlock: tests/vm/scenarios/35-hostile-supervisor.sh.)
 # The cases that need another user or a policy at /etc/sandcap/sandbox.ini run as root in a
 # private mount namespace (a tmpfs /tmp, a copy of /etc), so nothing of the host changes;
 # without root or unshare they are reported as SKIP.
@@ -141,5 +148,128 @@ if $can_ns; then
 else
 	skip "item 10: needs root and unshare -m (a private copy of /etc for the policy)"
 fi
+
+# ---- item 13: truthful, short messages ----------------------------------------------------
+# The helper of the build has no file capabilities: it refuses at HELLO.
+if [ -x "$BUILD/sandcap-helper" ]; then
+	as_user env SANDCAP_HELPER="$BUILD/sandcap-helper" "$SANDCAP" run -- true > "$T/out" 2> "$T/err"
+	eq "item 13: an unusable helper: the run goes on (rlimit mode)" 0 "$?"
+	eq "item 13: ... its refusal is reported once" 1 "$(grep -c 'capabilit' "$T/err")"
+	l=$(grep 'capabilit' "$T/err" | head -n 1)
+	if [ "${#l}" -le 160 ]; then ok "item 13: ... in one short line (${#l} characters)"
+	else notok "item 13: ... in one short line (${#l} characters: $l)"; fi
+	as_user env SANDCAP_HELPER="$BUILD/sandcap-helper" "$SANDCAP" run -q -- true > "$T/out" 2> "$T/err"
+	eq "item 13: ... and -q silences it" "" "$(cat "$T/err")"
+else
+	skip "item 13: no $BUILD/sandcap-helper"
+fi
+sandcap_run --timeout 1 --grace 30 -- sh -c 'trap "kill -KILL \$\$" TERM; sleep 100 & wait'
+eq "item 13: SIGTERM, then SIGKILL from elsewhere: exit 124" 124 "$rc"
+contains "item 13: ... the message says SIGKILL ended it before the grace was over" \
+	"then killed by SIGKILL before the 30s grace was over" "$(cat "$T/err")"
+
+# ---- item 3: the sandbox cannot touch its supervisors --------------------------------------
+# Each attack runs inside the sandbox; PPID is sandcap (the supervisor), its parent the keeper.
+# The attacks include kill -1: when root, they run as a uid of their own that nothing else on
+# this (shared) machine uses, so that a sandcap that fails to block them harms nothing else.
+# Not root: skipped (kill -1 would hit every process of the user running the tests).
+if [ "$(id -u)" != 0 ]; then
+	skip "items 3 and 11: need root (the attacks run as a uid of their own)"
+	done_testing
+fi
+A=$((70000 + $$ % 20000))
+attacker() { setpriv --reuid=$A --regid=$A --clear-groups -- "$@"; }
+attacker_exec() { exec setpriv --reuid=$A --regid=$A --clear-groups -- "$@"; }
+attack_run() {
+	attacker "$SANDCAP" run "$@" > "$T/out" 2> "$T/err"
+	rc=$?
+}
+attack_run -q -- sh -c '
+	K=$(cut -d" " -f4 /proc/$PPID/stat)
+	kill -STOP $PPID 2>/dev/null; echo "stop-sandcap $?"
+	kill -STOP $K 2>/dev/null; echo "stop-keeper $?"
+	kill -9 $PPID 2>/dev/null; echo "kill-sandcap $?"
+	kill -9 $K 2>/dev/null; echo "kill-keeper $?"
+	kill -9 -$(cut -d" " -f5 /proc/$K/stat) 2>/dev/null; echo "kill-group $?"
+	kill -9 -1 2>/dev/null; echo "kill-all $?"
+	P=$PPID K=$K python3 -c "
+import errno, fcntl, os, resource, signal
+for name in (\"P\", \"K\"):
+    pid = int(os.environ[name])
+    try:
+        os.pidfd_open(pid); print(\"pidfd-%s ok\" % name)
+    except OSError as e: print(\"pidfd-%s %s\" % (name, errno.errorcode[e.errno]))
+    try:
+        resource.prlimit(pid, resource.RLIMIT_CPU, (1, 1)); print(\"prlimit-%s ok\" % name)
+    except OSError as e: print(\"prlimit-%s %s\" % (name, errno.errorcode[e.errno]))
+    r, w = os.pipe()
+    try:
+        fcntl.fcntl(r, fcntl.F_SETOWN, pid); print(\"setown-%s ok\" % name)
+    except OSError as e: print(\"setown-%s %s\" % (name, errno.errorcode[e.errno]))
+    try:
+        open(\"/proc/%d/mem\" % pid, \"rb\"); print(\"mem-%s ok\" % name)
+    except OSError as e: print(\"mem-%s %s\" % (name, errno.errorcode[e.errno]))
+"
+	sleep 0.1 & kill -TERM $!; echo "own-child $?"
+'
+eq "item 3: the attacks' run ends normally" 0 "$rc"
+o=$(tr '\n' ' ' < "$T/out")
+for a in stop-sandcap stop-keeper kill-sandcap kill-keeper kill-group kill-all; do
+	contains "item 3: $a from inside fails" "$a 1" "$o"
+done
+for who in P K; do
+	contains "item 3: pidfd_open of the supervisor ($who) fails with EPERM" "pidfd-$who EPERM" "$o"
+	contains "item 3: prlimit of the supervisor ($who) fails with EPERM" "prlimit-$who EPERM" "$o"
+	contains "item 3: F_SETOWN to the supervisor ($who) fails with EPERM" "setown-$who EPERM" "$o"
+	contains "item 3: /proc/PID/mem of the supervisor ($who) cannot be opened" "mem-$who EACCES" "$o"
+done
+contains "item 3: the sandbox still signals its own processes" "own-child 0" "$o"
+
+# --timeout still fires after every attack (an outer timeout turns a hang into 137).
+attacker timeout -s KILL 100 "$SANDCAP" run -q --timeout 2 --grace 0 -- sh -c '
+	K=$(cut -d" " -f4 /proc/$PPID/stat)
+	kill -STOP $PPID $K; kill -9 $PPID $K; kill -STOP -1; sleep 100' 2>/dev/null
+eq "item 3: after kill -STOP/-9 of sandcap and its keeper from inside, --timeout fires (124)" \
+	124 "$?"
+attacker timeout -s KILL 100 "$SANDCAP" run -q --timeout 2 --grace 0 -- \
+	sh -c 'sleep 100 & kill -TSTP $$' 2>/dev/null
+eq "item 3: a main process that stops itself (SIGTSTP, no terminal) does not stop sandcap: --timeout fires (124)" \
+	124 "$?"
+
+# ---- item 11: SIGKILL of sandcap leaves nothing behind ---------------------------------------
+# m N: a marker command line unique to this run
+mark=$$
+gone_all() { ! pgrep -f "sleep 1000.$mark" >/dev/null; }
+# wait_for COND: poll up to 20 s (a deadline, not a timing target)
+wait_for() { i=0; while [ $i -lt 400 ]; do "$@" && return 0; sleep 0.05; i=$((i + 1)); done; return 1; }
+three_up() { [ "$(pgrep -f "sleep 1000.$mark" | wc -l)" -ge 3 ]; }
+kill_leftovers() { for p in $(pgrep -f "sleep 1000.$mark"); do kill -9 "$p" 2>/dev/null; done; }
+for victim in sandcap supervisor; do
+	(attacker_exec "$SANDCAP" run -q -- sh -c "setsid sleep 1000.${mark}1 & (sleep 1000.${mark}2 &); sleep 1000.${mark}3" 2>"$T/k11") &
+	pid=$!
+	LIBTEST_PIDS="$LIBTEST_PIDS $pid"
+	if ! wait_for three_up; then
+		notok "item 11 ($victim): the sandbox's three processes did not start"
+		kill -9 "$pid" 2>/dev/null; kill_leftovers; continue
+	fi
+	if [ "$victim" = sandcap ]; then
+		target=$pid
+	else
+		target=$(pgrep -P "$pid" | head -n 1)
+	fi
+	kill -9 "$target"
+	wait "$pid" 2>/dev/null
+	krc=$?
+	if wait_for gone_all; then
+		ok "item 11: kill -9 of the $victim: setsid'd, double-forked and main processes are gone"
+	else
+		notok "item 11: kill -9 of the $victim: setsid'd, double-forked and main processes are gone ($(pgrep -af "sleep 1000.$mark" | tr '\n' ' '))"
+		kill_leftovers
+	fi
+	if [ "$victim" = supervisor ]; then
+		eq "item 11: ... sandcap then exits 137" 137 "$krc"
+		contains "item 11: ... and says why" "the supervisor (pid $target) was killed by SIGKILL" "$(cat "$T/k11")"
+	fi
+done
 
 done_testing

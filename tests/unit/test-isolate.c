@@ -269,12 +269,20 @@ test_plan_fs(void **state)
 	assert_string_equal(p.fs_enforcement, "none (no Landlock; --fallback)");
 	assert_false(p.landlock_fs);
 
-	/* Nothing asked: nothing applied. */
+	/* Nothing asked: no isolation, but the supervisors' protection (#14 item 3). */
 	struct isolate_opts none = { 0 };
 	assert_int_equal(isolate_plan_on(&none, 7, true, &p, err, sizeof(err)), 0);
 	assert_string_equal(p.fs_enforcement, "none");
 	assert_string_equal(p.net_enforcement, "none");
-	assert_false(p.seccomp || p.landlock_fs || p.landlock_net || p.landlock_scope);
+	assert_false(p.landlock_fs || p.landlock_net || p.landlock_scope);
+	assert_true(p.seccomp && p.landlock_signal);
+	assert_string_equal(p.protect_enforcement, "seccomp+landlock (ABI 7)");
+	assert_int_equal(isolate_plan_on(&none, 5, true, &p, err, sizeof(err)), 0);
+	assert_false(p.landlock_signal);
+	assert_string_equal(p.protect_enforcement, "seccomp");
+	assert_int_equal(isolate_plan_on(&none, 0, false, &p, err, sizeof(err)), 0);
+	assert_false(p.seccomp || p.landlock_signal);
+	assert_string_equal(p.protect_enforcement, "none (no seccomp, no Landlock ABI 6)");
 }
 
 static void

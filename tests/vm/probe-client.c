@@ -181,7 +181,7 @@ main(int argc, char **argv)
 		_exit(0);       /* no client_close(): like a killed sandcap, the helper sees EOF */
 	}
 	if (kill_first) {
-		r = client_kill(&s);
+		r = client_kill(&s, NULL, 0);
 		if (r < 0)
 			return fail("kill", r, "KILL refused");
 		printf("kill ok\n");
