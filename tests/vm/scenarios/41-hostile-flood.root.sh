@@ -3,7 +3,8 @@
 # its helper ends the session with teardown instead of blocking in a send.  While sctest
 # runs that attack in a loop (and keeps one of its helpers stopped with SIGSTOP), scother's
 # `sandcap run -- true` completes and is not refused; the delay of each run is printed.
-# vm-timeout: 150
+# vm-timeout: 300
+# shellcheck source=tests/vm/lib.sh
 . "$VMLIB"
 as() { u=$1; shift; env SANDCAP_HELPER="$SANDCAP_HELPER" vm-as-user "$u" "$@"; }
 ms() { date +%s%3N; }
