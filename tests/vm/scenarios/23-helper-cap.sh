@@ -1,14 +1,14 @@
 #!/bin/sh
 # The per-user cap on concurrent sandboxes (sandboxes = 2 in 23-helper-cap.ini): a third
 # is refused naming the ceiling; a second user is counted separately.
-# vm-timeout: 60
+# vm-timeout: 120
 . "$VMLIB"
 P=$TESTS/probe-client
 wait_for() { i=0; while [ $i -lt 100 ] && ! grep -q "$1" "$2"; do sleep 0.1; i=$((i + 1)); done; }
 
-"$P" -a child -s 4 > "$SCRATCH/a" 2>&1 &
+"$P" -a child -s 12 > "$SCRATCH/a" 2>&1 &
 a=$!
-"$P" -a child -s 4 > "$SCRATCH/b" 2>&1 &
+"$P" -a child -s 12 > "$SCRATCH/b" 2>&1 &
 b=$!
 wait_for "attach ok" "$SCRATCH/a"
 wait_for "attach ok" "$SCRATCH/b"
