@@ -2,13 +2,13 @@
 # Run as root, acting as the two test users: sctest cannot raise its leaf's limits or
 # move processes out of it; scother cannot attach to, kill or destroy sctest's sandbox
 # (requests name no objects, so the only ways are ATTACH of a foreign pid and the files).
-# vm-timeout: 60
+# vm-timeout: 120
 . "$VMLIB"
 P=$TESTS/probe-client
 as() { u=$1; shift; env SANDCAP_HELPER="$SANDCAP_HELPER" vm-as-user "$u" "$@"; }
 wait_for() { i=0; while [ $i -lt 100 ] && ! grep -q "$1" "$2"; do sleep 0.1; i=$((i + 1)); done; }
 
-as sctest "$P" -a child -s 6 > "$SCRATCH/a" 2>&1 &
+as sctest "$P" -a child -s 30 > "$SCRATCH/a" 2>&1 &
 a=$!
 wait_for "attach ok" "$SCRATCH/a"
 id=$(sed -n 's/^id //p' "$SCRATCH/a")
