@@ -47,7 +47,7 @@ leftovers() {           # how many leaves, mounts, workspaces, processes of scte
 	while [ $i -lt 30 ]; do
 		n=$(( $(find $P -mindepth 1 -type d | wc -l) +
 			$(awk '$2 ~ "^/run/sandcap/" { n++ } END { print n + 0 }' /proc/mounts) +
-			$(find /run/sandcap -mindepth 1 -maxdepth 1 | wc -l) +
+			$(find /run/sandcap -mindepth 1 -maxdepth 1 \! -name .locks | wc -l) +
 			$(pgrep -u sctest | wc -l) ))
 		[ "$n" -eq 0 ] && break
 		sleep 0.1; i=$((i + 1))
@@ -160,7 +160,7 @@ done
 for p in $(pgrep -u sctest -x sandcap | head -n 5); do
 	v=$(private_kib "$p"); [ "${v:-0}" -gt $smax ] && smax=$v
 done
-nleaves=$(find $P -mindepth 1 -maxdepth 1 -type d | wc -l)
+nleaves=$(find $P -mindepth 2 -maxdepth 2 -type d | wc -l)     # <cgroup_root>/<uid>/<id>
 # Open the write end and close it: EOF for every reader.  Again while sandboxes remain (a
 # late one that opens after the close would wait for the next writer).
 while kill -0 $spawner 2>/dev/null; do timeout 2 sh -c ": > $W/gate" 2>/dev/null; done

@@ -6,7 +6,7 @@
  * user's totals.  Everything that counts or creates a user's sandboxes, moves a process
  * into one, or removes the per-user dirs holds this lock; no client I/O ever happens while
  * it is held (the handlers return before the reply is sent), and waiting for it is bounded
- * (USER_LOCK_MS, then a refusal).  Only helpers of the same uid take it, so a user who stops
+ * (USER_LOCK_MS, then a refusal; 1 s for the optional tidying at teardown).  Only helpers of the same uid take it, so a user who stops
  * their own helper while it holds it delays nobody but themselves.  No lock is shared
  * between users.  Capabilities: CAP_DAC_OVERRIDE (root-owned dirs and control files),
  * CAP_CHOWN (the per-user cgroup level is handed to root like a leaf).
@@ -54,8 +54,8 @@ flock_bounded(int fd, int op, int timeout_ms)
 	}
 }
 
-int
-user_lock(struct session *s, char *msg, size_t msglen)
+static int
+user_lock_within(struct session *s, int timeout_ms, char *msg, size_t msglen)
 {
 	char name[32];
 	int r;
@@ -70,16 +70,22 @@ user_lock(struct session *s, char *msg, size_t msglen)
 			return r;
 		}
 	}
-	r = flock_bounded(s->ulock_fd, LOCK_EX, USER_LOCK_MS);
+	r = flock_bounded(s->ulock_fd, LOCK_EX, timeout_ms);
 	if (r == -ETIMEDOUT) {
 		snprintf(msg, msglen, "another sandcap-helper of uid %u has held the per-user lock "
-			 "for over %d ms (stopped?); resume or kill it and try again",
-			 (unsigned) s->uid, USER_LOCK_MS);
+			 "for over %d s (stopped?); resume or kill it and try again",
+			 (unsigned) s->uid, timeout_ms / 1000);
 		return -EAGAIN;
 	}
 	if (r < 0)
 		snprintf(msg, msglen, "per-user lock: %s", strerror(-r));
 	return r;
+}
+
+int
+user_lock(struct session *s, char *msg, size_t msglen)
+{
+	return user_lock_within(s, USER_LOCK_MS, msg, msglen);
 }
 
 void
@@ -163,8 +169,9 @@ user_tidy(struct session *s)
 
 	if (s->lockdir_fd < 0 || s->wsroot_fd < 0 || s->cgroot_fd < 0)
 		return;
-	if (user_lock(s, msg, sizeof(msg)) < 0)
-		return;         /* leave them: the next helper of this uid removes them */
+	/* Optional tidying: a short wait, then leave them for the next helper of this uid. */
+	if (user_lock_within(s, 1000, msg, sizeof(msg)) < 0)
+		return;
 	(void) snprintf(uidname, sizeof(uidname), "%u", (unsigned) s->uid);
 	s->uiddir_fd = safe_close(s->uiddir_fd);
 	s->ucg_fd = safe_close(s->ucg_fd);

@@ -180,12 +180,15 @@ cpu = 200%
 pids = 256
 disk = 4G
 sandboxes = 4
+total_memory = 6G
+total_pids = 2000
 [defaults]
 memory = 512M
 timeout = 10m
 [group:builders]
 memory = 8G
 cpu = 400%
+total_memory = 16G
 [group:testers]
 memory = 4G
 pids = 1024
@@ -211,6 +214,9 @@ expect_row pids "pids 1024 [group:testers] 1024 [group:testers] (the ceiling)"
 expect_row disk "disk 4 GiB [limits] 4 GiB [limits] (the ceiling)"
 expect_row timeout "timeout 300s [group:testers] 300s [defaults] (capped by [group:testers])"
 expect_row sandboxes "sandboxes 6 [group:testers]"
+expect_row total_memory "total_memory 16 GiB [group:builders]"
+expect_row total_cpu "total_cpu none built-in"
+expect_row total_pids "total_pids 2000 [limits]"
 
 out=$("$SANDCAP" policy show --user mallory --groups developers "$f" 2>/dev/null)
 if printf '%s\n' "$out" | grep -qF 'allowed: no (denied by [user:mallory] allow = no)'; then

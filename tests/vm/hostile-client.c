@@ -825,6 +825,21 @@ escapee(const char *leaf)
 		printf("# escape: write %s: %s\n", files[i], r == 0 ? "SUCCEEDED" : strerror(-r));
 		escapes += r == 0;
 	}
+	/* The per-user level above the leaf carries the user's totals (#14 item 5). */
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		(void) snprintf(path, sizeof(path), "%s/../%s", leaf, files[i]);
+		r = try_write(path, strcmp(files[i], "cpu.max") == 0 ? "max 100000" :
+				    strcmp(files[i], "cgroup.subtree_control") == 0 ? "+io" :
+				    strcmp(files[i], "cgroup.kill") == 0 ? "0" : "max");
+		printf("# escape: write the per-user level's %s: %s\n", files[i],
+		       r == 0 ? "SUCCEEDED" : strerror(-r));
+		escapes += r == 0;
+	}
+	(void) snprintf(path, sizeof(path), "%s/../cgroup.procs", leaf);
+	r = try_write(path, me);
+	printf("# escape: write the per-user level's cgroup.procs: %s\n",
+	       r == 0 ? "SUCCEEDED" : strerror(-r));
+	escapes += r == 0;
 	(void) snprintf(path, sizeof(path), "%s/sub", leaf);
 	r = mkdir(path, 0755) < 0 ? -errno : 0;
 	printf("# escape: mkdir a sub-cgroup: %s\n", r == 0 ? "SUCCEEDED" : strerror(-r));

@@ -1,7 +1,7 @@
 #!/bin/sh
 # The per-user cap on concurrent sandboxes (sandboxes = 2 in 23-helper-cap.ini): a third
 # is refused naming the ceiling; a second user is counted separately.
-# vm-timeout: 60
+# vm-timeout: 120
 . "$VMLIB"
 P=$TESTS/probe-client
 wait_for() { i=0; while [ $i -lt 300 ] && ! grep -q "$1" "$2"; do sleep 0.1; i=$((i + 1)); done; }

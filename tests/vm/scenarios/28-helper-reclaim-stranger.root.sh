@@ -14,7 +14,8 @@ mkdir "$stranger" "$mine"
 sleep 300.2828 & rootpid=$!
 echo "$rootpid" > "$stranger/cgroup.procs"
 vm-as-user sctest sleep 300.2929 & userpid=$!
-sleep 0.3
+# Only once vm-as-user has moved itself to users/sctest and exec'd sleep (slow in UML).
+i=0; while [ $i -lt 100 ] && [ "$(cat /proc/$userpid/comm 2>/dev/null)" != sleep ]; do sleep 0.1; i=$((i + 1)); done
 echo "$userpid" > "$mine/cgroup.procs" 2>/dev/null || \
 	echo "$(pgrep -f 'sleep 300.2929' | head -n 1)" > "$mine/cgroup.procs"
 

@@ -2,7 +2,8 @@
 # #14 item 4: the helper hands out no workspace descriptor, and teardown empties and shrinks
 # the workspace before detaching it: descriptors held from outside cannot store more than a
 # page afterwards, and what the sandbox wrote is no longer charged to any cgroup.
-# vm-timeout: 90
+# vm-timeout: 180
+# shellcheck source=tests/vm/lib.sh
 . "$VMLIB"
 P=/sys/fs/cgroup/sandcap
 MiB=1048576

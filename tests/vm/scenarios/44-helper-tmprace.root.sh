@@ -3,11 +3,12 @@
 # plants a subdir and a symlink in it, while sctest's sessions run, starting from a host
 # without .locks (the helper makes it).  Afterwards no directory under workspace_root is
 # world-writable, no temporary (.new-*) is left, .locks is root 0700.
-# vm-timeout: 120
+# vm-timeout: 300
+# shellcheck source=tests/vm/lib.sh
 . "$VMLIB"
 W=/run/sandcap
 rm -rf "$W/.locks"
-env SANDCAP_HELPER="$SANDCAP_HELPER" vm-as-user sctest "$TESTS/hostile-client" tmprace 20 \
+env SANDCAP_HELPER="$SANDCAP_HELPER" vm-as-user sctest "$TESTS/hostile-client" tmprace 10 \
 	> "$SCRATCH/race.out" 2> "$SCRATCH/race.err"
 while IFS= read -r l; do
 	case $l in

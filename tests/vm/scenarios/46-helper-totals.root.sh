@@ -3,7 +3,8 @@
 # carries the policy's totals (46-helper-totals.ini: total_memory 100M, total_pids 48,
 # total_cpu 150%).  Two sandboxes of sctest that each stay under their own 96M cannot
 # together use more than 100M; the level is removed when the user's last sandbox ends.
-# vm-timeout: 90
+# vm-timeout: 180
+# shellcheck source=tests/vm/lib.sh
 . "$VMLIB"
 P=/sys/fs/cgroup/sandcap
 U=$P/$SCTEST_UID
@@ -25,11 +26,12 @@ check_fails "sctest cannot raise its total" as sctest sh -c "echo max > $U/memor
 touch "$SCRATCH/a.stop"; wait "$a"
 
 # Two hogs of 70 MiB each, both within their own 96M: together over the 100M total.
-for x in b c; do
-	as sctest "$SANDCAP" run -q --timeout 40 --report "$SCRATCH/$x.json" -- sh -c \
-		"touch $SCRATCH/$x.up; $TESTS/probe-workload -m 70 -c 1 -s 8000" > /dev/null 2>&1 &
-	eval "p$x=\$!"
-done
+hog() {
+	as sctest "$SANDCAP" run -q --timeout 60 --report "$SCRATCH/$1.json" -- sh -c \
+		"touch $SCRATCH/$1.up; $TESTS/probe-workload -m 70 -c 1 -s 15000" > /dev/null 2>&1
+}
+hog b & pb=$!
+hog c & pc=$!
 wait_file "$SCRATCH/b.up"; wait_file "$SCRATCH/c.up"
 peak=0
 for i in $(seq 1 60); do
