@@ -5,7 +5,7 @@
 # of its recorded deadline, and removes it when the helper is gone.  Without a reaper, the
 # next helper of another user kills it.  The reaper makes no wake-up while idle.
 # Runs as root (to run the reaper and watch leaves); clients are sctest and scother.
-# vm-timeout: 400
+# vm-timeout: 500
 . "$VMLIB"
 REAPER=$(dirname "$SANDCAP_HELPER")/sandcap-reaper
 DL=/run/sandcap-deadlines
