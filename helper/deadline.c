@@ -108,13 +108,19 @@ deadline_record(struct session *s)
 }
 
 void
-deadline_forget(struct session *s)
+deadline_forget_id(const char *id)
 {
 	_cleanup_close_ int dfd = -EBADF;
 
-	if (s->id[0] == '\0' || open_dir(false, &dfd) < 0)
+	if (!deadline_name_is_valid(id) || open_dir(false, &dfd) < 0)
 		return;
-	(void) WITH_CAP(CAP_DAC_OVERRIDE, unlinkat(dfd, s->id, 0));
+	(void) WITH_CAP(CAP_DAC_OVERRIDE, unlinkat(dfd, id, 0));
+}
+
+void
+deadline_forget(struct session *s)
+{
+	deadline_forget_id(s->id);
 }
 
 /* cgroup.kill the leaf rec names, if it still is one of ours named name. */

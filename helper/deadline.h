@@ -10,6 +10,8 @@ struct session;
 int deadline_record(struct session *s);
 /* Remove s's record, if any (teardown, or a leaf that must never be killed). */
 void deadline_forget(struct session *s);
+/* Remove the record of sandbox id, if any (a reclaimed leftover). */
+void deadline_forget_id(const char *id);
 /* Kill (cgroup.kill) every sandbox of any user whose recorded deadline has passed and
  * remove its record.  Never waits: removal is left to the owner's helper or the reaper. */
 void deadline_reap_expired(void);

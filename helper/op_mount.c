@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "caps.h"
+#include "deadline.h"
 #include "log.h"
 #include "macro.h"
 #include "rootdir.h"
@@ -190,6 +191,7 @@ reclaim_one(struct session *s, const char *name)
 	if (r < 0)
 		return log_warning_errno(r, "uid %u: cannot reclaim leftover %s: %m",
 					 (unsigned) s->uid, name);
+	deadline_forget_id(name);       /* or stale records pile up until their deadlines */
 	log_info("uid %u: reclaimed leftover sandbox %s", (unsigned) s->uid, name);
 	return 0;
 }

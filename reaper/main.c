@@ -11,8 +11,8 @@
  * Contract: reads only SC_DEADLINE_DIR (root:root 0700; records are written by
  * sandcap-helper, see lib/deadline-record.h) and trusts a record as the helper wrote it.
  * The leaf a record names is checked before anything is done to it: cgroup2, root-owned,
- * named like the record, and every process in it runs with only the uid of the name (a
- * leaf whose ATTACH lost a reap race may hold a stranger: never killed, as in the helper).
+ * named like the record, and every process in it has the real uid of the name (a leaf
+ * whose ATTACH lost a reap race may hold a stranger: never killed, as in the helper).
  * Deadlines are CLOCK_BOOTTIME.  Idle means asleep: epoll on inotify (IN_MOVED_TO, a
  * record written) and a timerfd armed for the earliest deadline only, so with no sandbox
  * that has a deadline the reaper makes no wake-up at all.  An expired sandbox is killed
@@ -74,39 +74,49 @@ open_beneath_nolinks(const char *path, int flags)
 	return fd < 0 ? -errno : fd;
 }
 
-/* Does every process in the leaf run with only uid (real, effective, saved, fs)? */
+/* Does every process in the leaf have the real uid uid?  -EPERM when one does not: a leaf
+ * whose ATTACH lost a reap race may hold a stranger, never to be killed.  Only the real uid
+ * is compared: a process of the user that executed a set-uid program keeps it, and must
+ * not shield the sandbox from its deadline. */
 static int
-procs_all_uid(int leaf, uid_t uid)
+procs_real_uid(int leaf, uid_t uid)
 {
-	char buf[16384], path[40], st[4096];
-	size_t len = 0;
-	int r;
+	int fd = openat(leaf, "cgroup.procs", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	FILE *f = fd < 0 ? NULL : fdopen(fd, "re");
+	char path[40], st[4096];
+	long pid;
+	int r = 0;
 
-	r = read_full_at(leaf, "cgroup.procs", buf, sizeof(buf), &len);
-	if (r < 0)
+	if (f == NULL) {
+		r = neg_errno();
+		(void) safe_close(fd);
 		return r;
-	for (char *p = buf, *e; *p != '\0'; p = e + (*e != '\0')) {
-		unsigned long long u[4];
+	}
+	/* Streamed: a sandbox with any number of processes is vetted whole. */
+	while (r == 0 && fscanf(f, "%ld", &pid) == 1) {
+		unsigned long long ruid;
 		const char *line;
-		long pid = strtol(p, &e, 10);
 
-		if (e == p || pid <= 0)
-			return -EBADMSG;
 		(void) snprintf(path, sizeof(path), "/proc/%ld/status", pid);
 		r = read_full_at(AT_FDCWD, path, st, sizeof(st), NULL);
-		if (r == -ENOENT)
-			continue;       /* gone meanwhile */
-		if (r < 0 && r != -EFBIG)
-			return r;
+		if (r == -ENOENT || r == -ESRCH) {
+			r = 0;          /* gone meanwhile */
+			continue;
+		}
+		if (r == -EFBIG)
+			r = 0;          /* Uid: is in the first 4 KiB */
+		if (r < 0)
+			break;
 		line = strstr(st, "\nUid:");
-		if (line == NULL || sscanf(line, "\nUid: %llu %llu %llu %llu", &u[0], &u[1], &u[2],
-					   &u[3]) != 4)
-			return -EBADMSG;
-		for (int i = 0; i < 4; i++)
-			if (u[i] != (unsigned long long) uid)
-				return -EPERM;
+		if (line == NULL || sscanf(line, "\nUid: %llu", &ruid) != 1)
+			r = -EBADMSG;
+		else if (ruid != (unsigned long long) uid)
+			r = -EPERM;
 	}
-	return 0;
+	if (r == 0 && ferror(f))
+		r = -EIO;
+	(void) fclose(f);
+	return r;
 }
 
 /* Wait for "populated 0" (POLLPRI on cgroup.events, re-read after arming), bounded. */
@@ -191,12 +201,14 @@ reap(const struct deadline_record *rec, const char *name, uint64_t now)
 			    rec->cgroup);
 		return 0;
 	}
-	r = procs_all_uid(leaf, (uid_t) uid);
-	if (r < 0) {
-		log_warning_errno(r, "sandbox %s: not every process in it runs as uid %lu (%m); "
-				  "not killed", name, uid);
+	r = procs_real_uid(leaf, (uid_t) uid);
+	if (r == -EPERM) {
+		log_warning("sandbox %s: holds a process of another user (ATTACH race?); not "
+			    "killed, left for the admin", name);
 		return 0;
 	}
+	if (r < 0)                      /* retried in a second */
+		return log_warning_errno(r, "sandbox %s: cannot vet its processes: %m", name);
 	kfd = openat(leaf, "cgroup.kill", O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (kfd < 0 || write(kfd, "1", 1) != 1)
 		return log_warning_errno(neg_errno(), "sandbox %s: cgroup.kill: %m", name);

@@ -5,7 +5,7 @@
 # of its recorded deadline, and removes it when the helper is gone.  Without a reaper, the
 # next helper of another user kills it.  The reaper makes no wake-up while idle.
 # Runs as root (to run the reaper and watch leaves); clients are sctest and scother.
-# vm-timeout: 400
+# vm-timeout: 500
 . "$VMLIB"
 REAPER=$(dirname "$SANDCAP_HELPER")/sandcap-reaper
 DL=/run/sandcap-deadlines
@@ -85,4 +85,14 @@ check_fails "and removed C's record" test -e "$DL/$id_C"
 kill -KILL "$client_C"; kill -CONT "$helper_C"
 i=0; while [ $i -lt 100 ] && [ -e "$CGP/$id_C" ]; do sleep 0.1; i=$((i + 1)); done
 check_fails "C's helper, resumed, tore its sandbox down" test -e "$CGP/$id_C"
+
+# ---- D: a leftover reclaimed by its user's next helper takes its record with it. ------
+start sctest D
+check "D's deadline is recorded" test -e "$DL/$id_D"
+check "sctest kills D's helper and client" vm-as-user sctest kill -KILL "$helper_D" "$client_D"
+env SANDCAP_HELPER="$SANDCAP_HELPER" vm-as-user sctest "$TESTS/probe-client" -a child \
+	> "$SCRATCH/E" 2>&1
+like "$(cat "$SCRATCH/E")" "attach ok" "sctest's next sandbox runs"
+check_fails "it reclaimed the leftover D" test -e "$CGP/$id_D"
+check_fails "and removed D's record (no stale records pile up)" test -e "$DL/$id_D"
 done_testing
