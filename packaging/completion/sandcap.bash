@@ -17,11 +17,13 @@ _sandcap()
 	run|trace)
 		case $prev in
 		--fs) COMPREPLY=($(compgen -W "none ro strict" -- "$cur")); return ;;
-		--net) COMPREPLY=($(compgen -W "host none" -- "$cur")); return ;;
+		--net) COMPREPLY=($(compgen -W "host proxy loopback none" -- "$cur")); return ;;
+		--unix) COMPREPLY=($(compgen -W "host none" -- "$cur")); return ;;
+		--allow) return ;;
 		--rw|--ro|--report) COMPREPLY=($(compgen -f -- "$cur")); return ;;
 		esac
 		COMPREPLY=($(compgen -W "--memory --cpu --pids --disk --timeout --grace --as --cpu-time
-			--fsize --nofile --stack --core --nproc --fs --net --rw --ro --no-cgroup --fallback
+			--fsize --nofile --stack --core --nproc --fs --net --allow --unix --rw --ro --no-cgroup --fallback
 			--report --quiet --profile --headroom --help" -- "$cur")) ;;
 	policy)
 		COMPREPLY=($(compgen -W "check show --user" -- "$cur")) ;;
