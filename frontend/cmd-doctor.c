@@ -34,6 +34,10 @@ struct doctor {
 	bool quiet_ok;
 };
 
+
+/* The helper's file capabilities, as packaging sets them (SECURITY.md). */
+#define SC_HELPER_CAPS "cap_dac_override,cap_chown,cap_sys_admin,cap_net_admin,cap_bpf=p"
+
 static void
 report(struct doctor *d, const char *status, const char *what, const char *fix)
 {
@@ -216,8 +220,8 @@ check_helper(struct doctor *d)
 	capng_clear(CAPNG_SELECT_BOTH);
 	if (capng_get_caps_fd(fd) < 0) {
 		snprintf(what, sizeof(what), "helper %s has no file capabilities", path);
-		snprintf(fix, sizeof(fix), "as root: setcap cap_dac_override,cap_chown,cap_sys_admin=p "
-			 "%s (or make install-caps)", path);
+		snprintf(fix, sizeof(fix), "as root: setcap %s %s (or make install-caps)",
+			 SC_HELPER_CAPS, path);
 		report(d, "FAIL", what, fix);
 		return;
 	}
@@ -228,14 +232,24 @@ check_helper(struct doctor *d)
 		}
 	if (missing[0] != '\0') {
 		snprintf(what, sizeof(what), "helper %s lacks permitted capabilities:%s", path, missing);
-		snprintf(fix, sizeof(fix), "as root: setcap cap_dac_override,cap_chown,cap_sys_admin=p "
-			 "%s", path);
+		snprintf(fix, sizeof(fix), "as root: setcap %s %s", SC_HELPER_CAPS, path);
 		report(d, "FAIL", what, fix);
 		return;
 	}
 	snprintf(what, sizeof(what), "helper %s has cap_dac_override,cap_chown,cap_sys_admin=p",
 		 path);
 	report(d, "ok", what, NULL);
+	/* Optional: without them the helper serves --net host only. */
+	if (!capng_have_capability(CAPNG_PERMITTED, CAP_BPF) ||
+	    !capng_have_capability(CAPNG_PERMITTED, CAP_NET_ADMIN)) {
+		snprintf(what, sizeof(what), "helper %s lacks cap_bpf and cap_net_admin: --net none, "
+			 "loopback and proxy cannot be enforced in cgroup mode (they load and attach "
+			 "the cgroup BPF programs)", path);
+		snprintf(fix, sizeof(fix), "as root: setcap %s %s", SC_HELPER_CAPS, path);
+		report(d, "warn", what, fix);
+	} else {
+		report(d, "ok", "helper has cap_bpf and cap_net_admin (--net in cgroup mode)", NULL);
+	}
 }
 
 static void

@@ -16,21 +16,21 @@
 /* One line per capability, each naming the operations that need it.  Adding a line is a
  * security-review item. */
 static const struct {
-	unsigned cap;
 	const char *name;
+	unsigned cap;
 	bool optional;          /* without it only --net host works in cgroup mode */
 } helper_caps[] = {
 	/* open the 0700 delegated parent, mkdir/rmdir leaves, write limits, cgroup.kill and
 	 * cgroup.procs (open-time credentials), the root-owned workspace and lock dirs */
-	{ CAP_DAC_OVERRIDE, "cap_dac_override", false },
+	{ "cap_dac_override", CAP_DAC_OVERRIDE, false },
 	/* hand each new leaf and its files, and the helper's own dirs, to root */
-	{ CAP_CHOWN,        "cap_chown",        false },
+	{ "cap_chown", CAP_CHOWN, false },
 	/* fsopen/fsmount/move_mount/umount2 of the per-sandbox tmpfs */
-	{ CAP_SYS_ADMIN,    "cap_sys_admin",    false },
+	{ "cap_sys_admin", CAP_SYS_ADMIN, false },
 	/* bpf(2) BPF_PROG_LOAD of the cgroup socket programs of --net (op_net.c) */
-	{ CAP_BPF,          "cap_bpf",       true },
+	{ "cap_bpf", CAP_BPF, true },
 	/* bpf(2) BPF_PROG_LOAD and BPF_PROG_ATTACH of those programs to the leaf */
-	{ CAP_NET_ADMIN,    "cap_net_admin", true },
+	{ "cap_net_admin", CAP_NET_ADMIN, true },
 };
 
 static bool have_net;   /* both optional capabilities are permitted */

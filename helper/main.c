@@ -129,7 +129,8 @@ check_privilege(struct session *s)
 		snprintf(s->refusal_msg, sizeof(s->refusal_msg),
 			 "missing permitted capabilities:%s (under ptrace, on a nosuid mount, or "
 			 "not installed with them); the admin can fix it with: setcap "
-			 "cap_dac_override,cap_chown,cap_sys_admin=p %s", missing, SC_HELPER_PATH);
+			 "cap_dac_override,cap_chown,cap_sys_admin,cap_net_admin,cap_bpf=p %s", missing,
+			 SC_HELPER_PATH);
 	}
 	if (s->refusal != 0)
 		(void) fprintf(stderr, "sandcap-helper: %s\n", s->refusal_msg);

@@ -2,7 +2,7 @@
 # make install-caps: give the helper exactly its capabilities, permitted set only.
 set -eu
 helper=$1
-CAPS=cap_dac_override,cap_chown,cap_sys_admin=p
+CAPS=cap_dac_override,cap_chown,cap_sys_admin,cap_net_admin,cap_bpf=p
 [ -f "$helper" ] || { echo "install-caps: $helper not found; run 'make install' first" >&2; exit 1; }
 [ "$(id -u)" -eq 0 ] || { echo "install-caps: must run as root" >&2; exit 1; }
 command -v setcap >/dev/null 2>&1 || { echo "install-caps: setcap not found; apt-get install libcap2-bin" >&2; exit 1; }
@@ -16,6 +16,6 @@ if ! err=$(setcap "$CAPS" "$helper" 2>&1); then
 fi
 got=$(getcap "$helper" | sed 's/^[^ ]* //')
 case "$got" in
-*cap_chown,cap_dac_override,cap_sys_admin=p*) echo "install-caps: $helper: $got" ;;
+*cap_chown,cap_dac_override,cap_net_admin,cap_sys_admin,cap_bpf=p*) echo "install-caps: $helper: $got" ;;
 *) echo "install-caps: capabilities did not stick on $helper (got '$got')" >&2; exit 1 ;;
 esac

@@ -10,7 +10,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1
 mkdir -p "$build/results" "$build/lint"
 pass=0 fail=0 skipped=0
-SRC=$(ls lib/*.c policy/*.c frontend/*.c helper/*.c reaper/*.c)
+SRC=$(ls lib/*.c policy/*.c frontend/*.c frontend/net/*.c helper/*.c reaper/*.c)
 DEFS="-D_GNU_SOURCE -DSC_VERSION=\"0\" -DSC_HELPER_PATH=\"/x\" -DSC_POLICY_PATH=\"/x\" -DSC_PROFILES_DIR=\"/x\"
 	-DSC_DEADLINE_DIR=\"/x/y\" -DSC_SETUP_PATH=\"/x\""
 PKGF=$(pkg-config --cflags libcap-ng inih libbsd-overlay libseccomp)
@@ -19,7 +19,7 @@ inc_for() {
 	case "$1" in
 	lib/*) echo "-Ilib" ;;
 	policy/*) echo "-Ilib -Ipolicy" ;;
-	frontend/*) echo "-Ilib -Ipolicy -Ifrontend" ;;
+	frontend/*) echo "-Ilib -Ipolicy -Ifrontend -Ifrontend/net" ;;
 	helper/*) echo "-Ilib -Ipolicy -Ihelper" ;;
 	reaper/*) echo "-Ilib" ;;
 	esac
@@ -46,7 +46,7 @@ log="$build/lint/cppcheck.log"
 if have cppcheck; then
 	# shellcheck disable=SC2086
 	cppcheck --quiet --error-exitcode=1 --enable=warning,performance --inline-suppr \
-		--std=c11 --library=posix -D_GNU_SOURCE -Ilib -Ipolicy -Ifrontend -Ihelper \
+		--std=c11 --library=posix -D_GNU_SOURCE -Ilib -Ipolicy -Ifrontend -Ifrontend/net -Ihelper \
 		--suppress=missingIncludeSystem --suppress=unknownMacro \
 		--suppress=resourceLeak --suppress=memleak \
 		$SRC >"$log" 2>&1

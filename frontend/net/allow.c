@@ -222,7 +222,7 @@ allow_parse_rule(const char *s, struct allow_rule *ret, char *err, size_t errlen
 					 errlen) < 0)
 			return -EINVAL;
 	} else {
-		struct allow_host h;
+		struct allow_host h = { .is_addr = false };
 		unsigned long prefix = 0;
 
 		if (slash != NULL) {

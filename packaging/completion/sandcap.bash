@@ -17,12 +17,14 @@ _sandcap()
 	run|trace)
 		case $prev in
 		--fs) COMPREPLY=($(compgen -W "none ro strict" -- "$cur")); return ;;
-		--net) COMPREPLY=($(compgen -W "host none" -- "$cur")); return ;;
+		--net) COMPREPLY=($(compgen -W "host proxy loopback none" -- "$cur")); return ;;
+		--unix) COMPREPLY=($(compgen -W "host none" -- "$cur")); return ;;
+		--allow) return ;;
 		--rw|--ro|--report) COMPREPLY=($(compgen -f -- "$cur")); return ;;
 		--chdir) COMPREPLY=($(compgen -d -- "$cur") @workspace); return ;;
 		esac
 		COMPREPLY=($(compgen -W "--memory --cpu --pids --disk --timeout --grace --as --cpu-time
-			--fsize --nofile --stack --core --nproc --fs --net --rw --ro --no-cgroup --fallback
+			--fsize --nofile --stack --core --nproc --fs --net --allow --unix --rw --ro --no-cgroup --fallback
 			--report --report-fd --quiet --profile --headroom --runs --env --env-clear --env-deny
 			--chdir --output-limit --keep-fds --help" -- "$cur")) ;;
 	policy)

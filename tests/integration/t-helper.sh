@@ -18,7 +18,7 @@ contains "missing helper: named, with the fix" "is not installed" "$out"
 if [ "$(id -u)" = 0 ]; then
 	out=$(SANDCAP_HELPER=$H setpriv --reuid 65534 --regid 65534 --clear-groups "$P" -a none 2>&1)
 	contains "no capabilities: refused at HELLO with EPERM" "error open 1 missing permitted capabilities" "$out"
-	contains "no capabilities: names the setcap fix" "setcap cap_dac_override,cap_chown,cap_sys_admin=p" "$out"
+	contains "no capabilities: names the setcap fix" "setcap cap_dac_override,cap_chown,cap_sys_admin,cap_net_admin,cap_bpf=p" "$out"
 	# Said once, in the reply: a helper spawned by sandcap writes nothing to stderr
 	# (sandcap reports the refusal itself, one line, silenced by -q: #14 item 13).
 	case "$out" in

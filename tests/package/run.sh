@@ -71,7 +71,7 @@ done
 check "no setuid or setgid file in the package" "! grep -Eq '^-..[sS]|^-.....[sS]' '$tmp/contents'"
 check "/etc/sandcap/sandbox.ini is a conffile" "grep -qx /etc/sandcap/sandbox.ini '$tmp/ctl/conffiles'"
 check "postinst runs setcap with exactly the helper's caps on the helper's path" \
-	"grep -q 'CAPS=cap_dac_override,cap_chown,cap_sys_admin=p' '$tmp/ctl/postinst' && \
+	"grep -q 'CAPS=cap_dac_override,cap_chown,cap_sys_admin,cap_net_admin,cap_bpf=p' '$tmp/ctl/postinst' && \
 	 grep -q 'HELPER=/usr/libexec/sandcap/sandcap-helper' '$tmp/ctl/postinst' && \
 	 grep -q 'setcap \"\$CAPS\" \"\$HELPER\"' '$tmp/ctl/postinst'"
 check "postinst respects dpkg-statoverride" "grep -q 'dpkg-statoverride --list' '$tmp/ctl/postinst'"
@@ -187,7 +187,7 @@ if command -v rpmbuild >/dev/null 2>&1; then
 	fi
 	rpm=$(find "$rt/RPMS" -name 'sandcap-*.rpm' 2>/dev/null | head -n 1)
 	check "the RPM gives the helper exactly its caps (%caps)" \
-		"[ -n '$rpm' ] && rpm -qp --filecaps '$rpm' 2>/dev/null | grep -q '^/usr/libexec/sandcap/sandcap-helper[[:space:]]*cap_chown,cap_dac_override,cap_sys_admin=p\$'"
+		"[ -n '$rpm' ] && rpm -qp --filecaps '$rpm' 2>/dev/null | grep -q '^/usr/libexec/sandcap/sandcap-helper[[:space:]]*cap_chown,cap_dac_override,cap_net_admin,cap_sys_admin,cap_bpf=p\$'"
 	check "the RPM marks the policy %config(noreplace)" \
 		"[ -n '$rpm' ] && rpm -qpc '$rpm' 2>/dev/null | grep -qx /etc/sandcap/sandbox.ini"
 	check "the RPM's scriptlets are plain shell (no unexpanded %systemd_* macros)" \

@@ -3,7 +3,7 @@
 # probe-client, which applies no seccomp and no Landlock of its own, as a hostile client
 # would) and inside `sandcap run` (with the front-end's seccomp for the other families).
 # Destinations outside loopback are documentation addresses; the guest has no device but lo.
-# vm-timeout: 240
+# vm-timeout: 480
 # shellcheck source=tests/vm/lib.sh
 . "$VMLIB"
 R=$SCRATCH

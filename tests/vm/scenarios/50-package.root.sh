@@ -17,8 +17,8 @@ check "the .deb extracts" dpkg-deb -x "$deb" "$root"
 helper=$root/usr/libexec/sandcap/sandcap-helper
 # What postinst does (without dpkg-statoverride): owner, mode, then the capabilities.
 chown root:root "$helper"; chmod 0755 "$helper"
-check "postinst's setcap works on the helper" setcap cap_dac_override,cap_chown,cap_sys_admin=p "$helper"
-like "$(getcap "$helper")" "cap_chown,cap_dac_override,cap_sys_admin=p" "the helper has exactly its caps"
+check "postinst's setcap works on the helper" setcap cap_dac_override,cap_chown,cap_sys_admin,cap_net_admin,cap_bpf=p "$helper"
+like "$(getcap "$helper")" "cap_chown,cap_dac_override,cap_net_admin,cap_sys_admin,cap_bpf=p" "the helper has exactly its caps"
 
 # --- sandcap-setup for hosts without systemd
 cg=/sys/fs/cgroup/sandcappkg

@@ -1,0 +1,38 @@
+#!/bin/sh
+# --net proxy in cgroup mode: sandcap's proxy outside the sandbox, the helper's programs
+# pinning 127.0.0.1:PORT, real clients (curl over HTTP and socks5h) through it, names from
+# the guest's /etc/hosts (allowed.sandcap.test -> 127.0.0.1), and the report.
+# vm-timeout: 300
+# shellcheck source=tests/vm/lib.sh
+. "$VMLIB"
+R=$SCRATCH
+
+python3 "$SRCDIR/tests/vm/net-server.py" 250 > "$R/srv" 2>&1 &
+srv=$!
+i=0; while ! grep -q '^ready' "$R/srv" && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+T=$(sed -n 's/^tcp //p' "$R/srv"); O=$(sed -n 's/^other //p' "$R/srv")
+check "loopback servers are up (tcp $T, other $O)" test -n "$T" -a -n "$O"
+v() { sed -n "s/^$1: //p" "$2"; }
+
+run_rc "$SANDCAP" run --allow "allowed.sandcap.test:$T" --allow "127.0.0.1:$T" \
+	--allow "other.sandcap.test:*" --report "$R/px.json" -- sh -c '
+P=${HTTP_PROXY##*:}
+echo "curl: $(curl -sS http://allowed.sandcap.test:'"$T"'/c 2>&1)"
+echo "socks: $(curl -sS -x socks5h://127.0.0.1:$P http://allowed.sandcap.test:'"$T"'/s 2>&1)"
+echo "rebind: $(curl -sS -o /dev/null -w "%{http_code}" http://other.sandcap.test:'"$O"'/r 2>&1)"
+echo "direct: $(curl -sS --noproxy "*" http://127.0.0.1:'"$T"'/d 2>&1 | head -c 80)"
+' > "$R/px.out" 2> "$R/px.err"
+is "$rc" 0 "sandcap run --allow in cgroup mode: exit 0"
+is "$(v curl "$R/px.out")" "hello /c" "curl through the proxy to a name from /etc/hosts (with an address rule)"
+is "$(v socks "$R/px.out")" "hello /s" "curl through socks5h"
+is "$(v rebind "$R/px.out")" 403 "a name resolving to loopback without an address rule: 403"
+like "$(v direct "$R/px.out")" "Failed to connect|Permission denied|Couldn't connect" \
+	"a direct connection bypassing the proxy is refused (BPF)"
+is "$(json_get "$R/px.json" .mode)" cgroup "report: cgroup mode"
+is "$(json_get "$R/px.json" .network.enforcement)" "cgroup-bpf + seccomp" "report: network.enforcement"
+is "$(json_get "$R/px.json" .network.connections_omitted)" 0 "report: nothing omitted"
+like "$(cat "$R/px.err")" "network: 3 connections through the proxy, 1 denied" "summary line"
+cp "$R"/px.* "$VM_RESULTS/" 2>/dev/null
+kill "$srv" 2>/dev/null
+wait "$srv" 2>/dev/null
+done_testing
