@@ -5,7 +5,10 @@ set -eu
 
 PKGS="make gcc pkg-config libcap-ng-dev libinih-dev libbsd-dev libseccomp-dev libcmocka-dev
 libcap2-bin util-linux user-mode-linux clang python3 procps iproute2 jq
-dpkg-dev debhelper lintian fakeroot cppcheck clang-tidy rpm strace"
+dpkg-dev debhelper lintian fakeroot cppcheck clang-tidy rpm strace
+systemd dbus libpam-systemd kmod e2fsprogs adduser"
+# (the last line: the VM suite's systemd guest boots the host's own systemd, D-Bus and
+#  logind, loads overlay.ko with insmod and makes its ext4 layer with mkfs.ext4)
 
 # `make bench` also measures the peers sandcap is compared with.
 [ "${1:-}" = bench ] && PKGS="$PKGS bubblewrap firejail"
