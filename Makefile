@@ -32,6 +32,9 @@ endif
 
 HELPER_PATH  ?= $(LIBEXECDIR)/sandcap/sandcap-helper
 POLICY_PATH  ?= $(SYSCONFDIR)/sandcap/sandbox.ini
+RUNSTATEDIR  ?= /run
+DEADLINE_DIR ?= $(RUNSTATEDIR)/sandcap-deadlines
+SETUP_PATH   ?= $(LIBEXECDIR)/sandcap/sandcap-setup
 
 WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2 \
 	-Wswitch-enum -Wvla -Wnull-dereference -Wno-unused-parameter -Wno-format-truncation \
@@ -58,7 +61,20 @@ LIBS_TEST     := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null)
 
 DEFS := -DSC_VERSION='"$(VERSION)"' -DSC_HELPER_PATH='"$(HELPER_PATH)"' \
 	-DSC_POLICY_PATH='"$(POLICY_PATH)"' -D_GNU_SOURCE \
-	-DSC_PROFILES_DIR='"$(SYSCONFDIR)/sandcap/profiles.d"'
+	-DSC_PROFILES_DIR='"$(SYSCONFDIR)/sandcap/profiles.d"' \
+	-DSC_DEADLINE_DIR='"$(DEADLINE_DIR)"' -DSC_SETUP_PATH='"$(SETUP_PATH)"'
+
+# The paths compiled into the programs, recorded in $(BUILD)/paths.stamp: every object depends
+# on it, and it is rewritten only when they change, so `make install PREFIX=/usr` after a
+# plain `make` rebuilds with the paths it installs to instead of installing a front-end
+# that looks for its helper elsewhere.
+PATHS_STAMP := $(BUILD)/paths.stamp
+PATHS_TEXT  := helper=$(HELPER_PATH) policy=$(POLICY_PATH) sysconf=$(SYSCONFDIR) \
+	deadlines=$(DEADLINE_DIR) setup=$(SETUP_PATH)
+ifeq ($(filter clean help deps,$(MAKECMDGOALS)),)
+$(shell mkdir -p $(BUILD) && { [ "$$(cat $(PATHS_STAMP) 2>/dev/null)" = '$(PATHS_TEXT)' ] || \
+	printf '%s\n' '$(PATHS_TEXT)' > $(PATHS_STAMP); })
+endif
 
 BASE_CFLAGS := -std=gnu11 $(OPT) $(WARN) $(HARDEN) $(DEFS) $(PKG_CFLAGS) -MMD -MP
 override CFLAGS := $(BASE_CFLAGS) $(CFLAGS)
@@ -70,11 +86,13 @@ INC_LIB      := -Ilib
 INC_POLICY   := -Ilib -Ipolicy
 INC_FRONTEND := -Ilib -Ipolicy -Ifrontend
 INC_HELPER   := -Ilib -Ipolicy -Ihelper
+INC_REAPER   := -Ilib
 
 LIB_SRC      := $(wildcard lib/*.c)
 POLICY_SRC   := $(wildcard policy/*.c)
 FRONTEND_SRC := $(wildcard frontend/*.c)
 HELPER_SRC   := $(wildcard helper/*.c)
+REAPER_SRC   := $(wildcard reaper/*.c)
 UNIT_SRC     := $(wildcard tests/unit/test-*.c)
 PROBE_SRC    := $(wildcard tests/integration/probe-*.c tests/vm/probe-*.c tests/vm/hostile-*.c)
 FUZZ_SRC     := $(wildcard tests/fuzz/fuzz-*.c)
@@ -83,17 +101,19 @@ LIB_OBJ      := $(LIB_SRC:%.c=$(BUILD)/%.o)
 POLICY_OBJ   := $(POLICY_SRC:%.c=$(BUILD)/%.o)
 FRONTEND_OBJ := $(FRONTEND_SRC:%.c=$(BUILD)/%.o)
 HELPER_OBJ   := $(HELPER_SRC:%.c=$(BUILD)/%.o)
+REAPER_OBJ   := $(REAPER_SRC:%.c=$(BUILD)/%.o)
 UNIT_BIN     := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 PROBE_BIN    := $(foreach p,$(PROBE_SRC),$(BUILD)/tests/$(notdir $(p:.c=)))
 FUZZ_BIN     := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 
 SANDCAP          := $(BUILD)/sandcap
 HELPER       := $(BUILD)/sandcap-helper
+REAPER       := $(BUILD)/sandcap-reaper
 
 .PHONY: deb all help deps demo check check-unit check-integration check-vm check-fuzz fuzz \
 	format-check tcb-size bench install install-caps uninstall dist clean probes lint
 
-all: $(SANDCAP) $(HELPER) probes
+all: $(SANDCAP) $(HELPER) $(REAPER) probes
 
 help:
 	@echo "make deps | all | demo | check | check-unit | check-integration | check-vm"
@@ -103,22 +123,27 @@ help:
 deps:
 	@sh tools/deps.sh
 
-$(BUILD)/lib/%.o: lib/%.c
+$(BUILD)/lib/%.o: lib/%.c $(PATHS_STAMP)
 	@mkdir -p $(@D)
 	$(E) '  CC     $<'
 	$(Q)$(CC) $(CFLAGS) $(INC_LIB) -c $< -o $@
-$(BUILD)/policy/%.o: policy/%.c
+$(BUILD)/policy/%.o: policy/%.c $(PATHS_STAMP)
 	@mkdir -p $(@D)
 	$(E) '  CC     $<'
 	$(Q)$(CC) $(CFLAGS) $(INC_POLICY) -c $< -o $@
-$(BUILD)/frontend/%.o: frontend/%.c
+$(BUILD)/frontend/%.o: frontend/%.c $(PATHS_STAMP)
 	@mkdir -p $(@D)
 	$(E) '  CC     $<'
 	$(Q)$(CC) $(CFLAGS) $(INC_FRONTEND) -c $< -o $@
-$(BUILD)/helper/%.o: helper/%.c
+$(BUILD)/helper/%.o: helper/%.c $(PATHS_STAMP)
 	@mkdir -p $(@D)
 	$(E) '  CC     $<'
 	$(Q)$(CC) $(CFLAGS) $(INC_HELPER) -c $< -o $@
+
+$(BUILD)/reaper/%.o: reaper/%.c $(PATHS_STAMP)
+	@mkdir -p $(@D)
+	$(E) '  CC     $<'
+	$(Q)$(CC) $(CFLAGS) $(INC_REAPER) -c $< -o $@
 
 $(BUILD)/libsandcap.a: $(LIB_OBJ) $(POLICY_OBJ)
 	@rm -f $@
@@ -134,6 +159,10 @@ $(SANDCAP): $(BUILD)/frontend/main.o $(BUILD)/libfrontend.a $(BUILD)/libsandcap.
 	$(E) '  LD     $@'
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_FRONTEND)
 $(HELPER): $(BUILD)/helper/main.o $(BUILD)/libhelper.a $(BUILD)/libsandcap.a
+	$(E) '  LD     $@'
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_HELPER)
+
+$(REAPER): $(REAPER_OBJ) $(BUILD)/libsandcap.a
 	$(E) '  LD     $@'
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_HELPER)
 
@@ -207,24 +236,25 @@ format-check:
 		$(wildcard lib/*.h policy/*.h frontend/*.h helper/*.h)
 
 # Installs files only: never runs chown or setcap (packages and `make install-caps` do).
-install: $(SANDCAP) $(HELPER)
+MAN_PAGES := $(wildcard docs/man/*.[158])
+SUBST := sed -e 's|@LIBEXECDIR@|$(LIBEXECDIR)|g' -e 's|@DEADLINE_DIR@|$(DEADLINE_DIR)|g'
+install: $(SANDCAP) $(HELPER) $(REAPER)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBEXECDIR)/sandcap $(DESTDIR)$(SYSCONFDIR)/sandcap \
 		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man8 \
 		$(DESTDIR)$(DOCDIR) $(DESTDIR)$(SYSTEMDUNITDIR) $(DESTDIR)$(TMPFILESDIR) \
 		$(DESTDIR)$(BASHCOMPDIR)
 	install -m 0755 $(SANDCAP) $(DESTDIR)$(BINDIR)/sandcap
 	install -m 0755 $(HELPER) $(DESTDIR)$(LIBEXECDIR)/sandcap/sandcap-helper
-	sed -e 's|@LIBEXECDIR@|$(LIBEXECDIR)|g' packaging/sandcap-setup.in > $(DESTDIR)$(LIBEXECDIR)/sandcap/sandcap-setup
+	install -m 0755 $(REAPER) $(DESTDIR)$(LIBEXECDIR)/sandcap/sandcap-reaper
+	$(SUBST) packaging/sandcap-setup.in > $(DESTDIR)$(LIBEXECDIR)/sandcap/sandcap-setup
 	chmod 0755 $(DESTDIR)$(LIBEXECDIR)/sandcap/sandcap-setup
 	install -m 0644 sandbox.ini.example $(DESTDIR)$(DOCDIR)/sandbox.ini.example
-	@# Never overwrite an admin's policy.
+	@# The live policy allows the group sandcap; never overwrite an admin's policy.
 	[ -e $(DESTDIR)$(SYSCONFDIR)/sandcap/sandbox.ini ] || \
-		install -m 0644 sandbox.ini.example $(DESTDIR)$(SYSCONFDIR)/sandcap/sandbox.ini
-	for m in docs/man/*.1; do [ -e "$$m" ] && install -m 0644 $$m $(DESTDIR)$(MANDIR)/man1/; done; true
-	for m in docs/man/*.5; do [ -e "$$m" ] && install -m 0644 $$m $(DESTDIR)$(MANDIR)/man5/; done; true
-	for m in docs/man/*.8; do [ -e "$$m" ] && install -m 0644 $$m $(DESTDIR)$(MANDIR)/man8/; done; true
-	sed -e 's|@LIBEXECDIR@|$(LIBEXECDIR)|g' packaging/systemd/sandcap.service.in \
-		> $(DESTDIR)$(SYSTEMDUNITDIR)/sandcap.service
+		install -m 0644 packaging/sandbox.ini $(DESTDIR)$(SYSCONFDIR)/sandcap/sandbox.ini
+	for m in $(MAN_PAGES); do \
+		install -m 0644 $$m $(DESTDIR)$(MANDIR)/man$${m##*.}/ || exit 1; done
+	$(SUBST) packaging/systemd/sandcap.service.in > $(DESTDIR)$(SYSTEMDUNITDIR)/sandcap.service
 	install -m 0644 packaging/systemd/sandcap.slice $(DESTDIR)$(SYSTEMDUNITDIR)/sandcap.slice
 	install -m 0644 packaging/tmpfiles.d/sandcap.conf $(DESTDIR)$(TMPFILESDIR)/sandcap.conf
 	install -m 0644 packaging/completion/sandcap.bash $(DESTDIR)$(BASHCOMPDIR)/sandcap
@@ -234,16 +264,21 @@ install: $(SANDCAP) $(HELPER)
 install-caps:
 	@sh packaging/install-caps.sh $(DESTDIR)$(LIBEXECDIR)/sandcap/sandcap-helper
 
+# Removes everything install put, except the live policy (the admin's configuration:
+# remove /etc/sandcap/sandbox.ini yourself).
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/sandcap $(DESTDIR)$(LIBEXECDIR)/sandcap/sandcap-helper \
+		$(DESTDIR)$(LIBEXECDIR)/sandcap/sandcap-reaper \
 		$(DESTDIR)$(LIBEXECDIR)/sandcap/sandcap-setup $(DESTDIR)$(SYSTEMDUNITDIR)/sandcap.service \
 		$(DESTDIR)$(SYSTEMDUNITDIR)/sandcap.slice $(DESTDIR)$(TMPFILESDIR)/sandcap.conf \
 		$(DESTDIR)$(BASHCOMPDIR)/sandcap $(DESTDIR)$(DOCDIR)/sandbox.ini.example
+	for m in $(notdir $(MAN_PAGES)); do rm -f $(DESTDIR)$(MANDIR)/man$${m##*.}/$$m; done
 	-rmdir $(DESTDIR)$(LIBEXECDIR)/sandcap $(DESTDIR)$(DOCDIR)
 
-# Debian package: copies the tree into $(BUILD)/deb and runs dpkg-buildpackage there.
+# Debian package: a clean export of the tree (git archive: tracked files only, with their
+# uncommitted changes) in $(BUILD)/deb, built there by dpkg-buildpackage.
 deb:
-	@sh packaging/build-deb.sh $(BUILD) $(VERSION)
+	@env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL sh packaging/build-deb.sh $(BUILD) $(VERSION)
 
 dist:
 	@mkdir -p $(BUILD)

@@ -7,6 +7,7 @@
 #include <getopt.h>
 #include <limits.h>
 #include <linux/magic.h>
+#include <grp.h>
 #include <pwd.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -18,12 +19,14 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "doctor-access.h"
 #include "fd-util.h"
 #include "macro.h"
 #include "parse-util.h"
 #include "policy.h"
 
 #define CGROUP_MNT "/sys/fs/cgroup"
+#define DOCTOR_GROUPS_MAX 256
 
 struct doctor {
 	unsigned fails, warns;
@@ -140,6 +143,39 @@ check_parent(struct doctor *d, const char *root)
 	report(d, "ok", what, NULL);
 }
 
+/* The admin restricted the helper to a group (dpkg-statoverride root:GROUP 0750) and this
+ * session cannot run it: not a member, or a member since after this login. */
+static void
+helper_not_executable(struct doctor *d, const char *path, const struct stat *st)
+{
+	char what[PATH_MAX + 256], fix[512];
+	struct group *gr = getgrgid(st->st_gid);
+	struct passwd *pw = getpwuid(getuid());
+	const char *g = gr != NULL ? gr->gr_name : "?";
+	bool member = false;
+
+	if (pw != NULL && gr != NULL) {
+		gid_t gids[DOCTOR_GROUPS_MAX];
+		int n = DOCTOR_GROUPS_MAX;
+
+		if (getgrouplist(pw->pw_name, pw->pw_gid, gids, &n) >= 0)
+			for (int i = 0; i < n; i++)
+				member = member || gids[i] == st->st_gid;
+	}
+	snprintf(what, sizeof(what), "helper %s (mode %04o, group %s): you may not run it%s", path,
+		 (unsigned) (st->st_mode & 07777), g, member ? ": you are in group " : "");
+	if (member) {
+		strlcat(what, g, sizeof(what));
+		strlcat(what, " since after this login session started", sizeof(what));
+		snprintf(fix, sizeof(fix), "log out and back in (or run 'newgrp %s' in this shell)",
+			 g);
+	} else {
+		snprintf(fix, sizeof(fix), "as root: adduser %s %s; then log out and back in",
+			 pw != NULL ? pw->pw_name : "USER", g);
+	}
+	report(d, "FAIL", what, fix);
+}
+
 static void
 check_helper(struct doctor *d)
 {
@@ -159,18 +195,16 @@ check_helper(struct doctor *d)
 
 	if (path == NULL || path[0] == '\0')
 		path = SC_HELPER_PATH;
+	if (access(path, X_OK) < 0 && errno == EACCES && stat(path, &st) == 0) {
+		helper_not_executable(d, path, &st);
+		return;
+	}
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0 || fstat(fd, &st) < 0) {
 		snprintf(what, sizeof(what), "helper %s: %s", path, strerror(errno));
 		report(d, "FAIL", what, "install sandcap (make install && make install-caps, or the "
 		       "sandcap package); SC_HELPER=PATH points sandcap at another copy");
 		return;
-	}
-	if (!(st.st_mode & S_IXOTH) && st.st_uid != getuid()) {
-		snprintf(what, sizeof(what), "helper %s is mode %04o: you may not be allowed to run it "
-			 "(the admin may restrict it to a group)", path,
-			 (unsigned) (st.st_mode & 07777));
-		report(d, "warn", what, "ask the admin to add you to the helper's group");
 	}
 	if (fstatvfs(fd, &svfs) == 0 && (svfs.f_flag & ST_NOSUID)) {
 		snprintf(what, sizeof(what), "helper %s is on a nosuid mount: the kernel ignores its "
@@ -275,6 +309,62 @@ check_landlock(struct doctor *d)
 	report(d, "ok", what, NULL);
 }
 
+/* gids -> names (static storage: doctor runs once). */
+static size_t
+group_names(const gid_t *gids, int n, char names[][64], const char **ret)
+{
+	size_t k = 0;
+
+	for (int i = 0; i < n && k < DOCTOR_GROUPS_MAX; i++) {
+		struct group *gr = getgrgid(gids[i]);
+
+		if (gr == NULL || strlen(gr->gr_name) >= 64)
+			continue;
+		strcpy(names[k], gr->gr_name);
+		ret[k] = names[k];
+		k++;
+	}
+	return k;
+}
+
+/* Does the policy allow the caller (by the group database, as the helper decides), and
+ * does this login session already carry the group that does? */
+static void
+check_access(struct doctor *d, const struct policy *p)
+{
+	static char dbn[DOCTOR_GROUPS_MAX][64], sessn[DOCTOR_GROUPS_MAX][64];
+	static const char *db[DOCTOR_GROUPS_MAX], *sess[DOCTOR_GROUPS_MAX];
+	gid_t dbg[DOCTOR_GROUPS_MAX], sessg[DOCTOR_GROUPS_MAX + 1];
+	char what[POLICY_ERR_MAX + 256], fix[512];
+	struct passwd *pw = getpwuid(getuid());
+	int ndb = DOCTOR_GROUPS_MAX, nsess;
+	size_t kdb, ksess;
+
+	if (pw == NULL) {
+		report(d, "FAIL", "your uid has no user name: the policy cannot allow it",
+		       "add the account to the password database (or NSS)");
+		return;
+	}
+	if (getgrouplist(pw->pw_name, pw->pw_gid, dbg, &ndb) < 0)
+		ndb = DOCTOR_GROUPS_MAX;
+	nsess = getgroups(DOCTOR_GROUPS_MAX, sessg);
+	if (nsess < 0)
+		nsess = 0;
+	sessg[nsess++] = getgid();
+	kdb = group_names(dbg, ndb, dbn, db);
+	ksess = group_names(sessg, nsess, sessn, sess);
+	switch (doctor_access_check(p, pw->pw_name, db, kdb, sess, ksess, what, sizeof(what),
+				    fix, sizeof(fix))) {
+	case DOCTOR_ACCESS_OK:
+		report(d, "ok", what, NULL);
+		break;
+	case DOCTOR_ACCESS_DENIED:
+	case DOCTOR_ACCESS_RELOGIN:
+		report(d, "FAIL", what, fix);
+		break;
+	}
+}
+
 int
 cmd_doctor(int argc, char **argv)
 {
@@ -289,7 +379,8 @@ cmd_doctor(int argc, char **argv)
 	if (argc > 1 && (streq(argv[1], "--help") || streq(argv[1], "-h"))) {
 		printf("Usage: sandcap doctor\n\nCheck, in order, what sandcap's cgroup mode needs on this "
 		       "host: cgroup v2, the delegated parent and its controllers, the helper and its "
-		       "capabilities, no_new_privs, the policy file and its trust checks, the "
+		       "capabilities, no_new_privs, the policy file and its trust checks, whether the "
+		       "policy lets you (and this login session) run sandboxes, the "
 		       "workspace root, Landlock.  Prints the fix for each problem.\n"
 		       "Exit status: 0 all good, 1 something is missing.\n");
 		return 0;
@@ -317,6 +408,7 @@ cmd_doctor(int argc, char **argv)
 	} else {
 		snprintf(what, sizeof(what), "policy %s: trusted and valid", SC_POLICY_PATH);
 		report(&d, "ok", what, NULL);
+		check_access(&d, p);
 	}
 	check_workspace_root(&d, p != NULL ? policy_workspace_root(p) : NULL);
 	check_landlock(&d);

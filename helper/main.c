@@ -28,6 +28,7 @@
 
 #include "caps.h"
 #include "cgroup.h"
+#include "deadline-record.h"
 #include "log.h"
 #include "macro.h"
 #include "session.h"
@@ -39,7 +40,7 @@
 /* The sandbox's timeout is sandcap's to enforce (with its grace period); the helper kills the
  * cgroup BACKSTOP_MS after it, so a client that does not enforce it (a user speaking the
  * protocol by hand) cannot outlive the policy's timeout by more than that. */
-#define BACKSTOP_MS (10 * 1000)
+#define BACKSTOP_MS DEADLINE_BACKSTOP_MS   /* the reaper uses the same */
 
 static uint64_t
 mono_ms(void)

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "caps.h"
+#include "deadline.h"
 #include "fd-util.h"
 #include "cgroup.h"
 #include "log.h"
@@ -257,6 +258,7 @@ op_create(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr 
 		return -EINVAL;
 	}
 
+	deadline_reap_expired();        /* anyone's: a stopped helper enforces nothing */
 	r = reclaim_and_count(s, &live);
 	if (r < 0)
 		return log_error_errno(r, "uid %u: cannot list leaves: %m", (unsigned) s->uid);
@@ -300,6 +302,13 @@ op_create(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr 
 	r = ws_mount(s, wsnote, sizeof(wsnote));
 	if (r < 0) {
 		snprintf(msg, msglen, "cannot mount the workspace: %s", strerror(-r));
+		return r;
+	}
+	/* For sandcap-reaper and other users' helpers: the user can stop us, not them. */
+	r = deadline_record(s);
+	if (r < 0) {
+		snprintf(msg, msglen, "cannot record the sandbox's deadline in %s: %s",
+			 SC_DEADLINE_DIR, strerror(-r));
 		return r;
 	}
 	(void) snprintf(s->enforcement, sizeof(s->enforcement), "%s%s%s", note,
@@ -448,6 +457,7 @@ op_attach(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr 
 	 * Otherwise a stranger may sit in the leaf: never kill it (KERNEL.md 2, step 6). */
 	if (pidfd_signal0(fds[0]) < 0) {
 		s->poisoned = true;
+		deadline_forget(s);     /* a stranger may sit in the leaf: nobody kills it */
 		log_warning("uid %u: pid %d was reaped during ATTACH to %s", (unsigned) s->uid,
 			    (int) pid, s->id);
 		snprintf(msg, msglen, "the process was reaped during ATTACH");

@@ -48,7 +48,7 @@ dir_is_empty(int fd)
  * empty (anything the user put there in that window makes us refuse), and only then
  * renamed into place (RENAME_NOREPLACE).  Concurrent helpers thus only ever see <name>
  * finished; the loser of a race removes its copy and uses the winner's. */
-static int
+int
 dir_root_owned(int parent_fd, const char *name, mode_t mode, int *ret_fd)
 {
 	_cleanup_close_ int fd = -EBADF;

@@ -18,6 +18,7 @@
 #include <fcntl.h>
 
 #include "caps.h"
+#include "deadline.h"
 #include "log.h"
 #include "macro.h"
 #include "session.h"
@@ -94,8 +95,10 @@ session_teardown(struct session *s, char *msg, size_t msglen)
 		r = cg_remove_at(s->cgroot_fd, s->id);
 		if (r < 0)
 			snprintf(msg, msglen, "cannot remove cgroup %s: %s", s->id, strerror(-r));
-		else
+		else {
 			s->leaf_created = false;
+			deadline_forget(s);
+		}
 	}
 	if (s->lock_fd >= 0 && r == 0) {
 		(void) snprintf(lock, sizeof(lock), "%s.lock", s->id);

@@ -92,6 +92,9 @@ _Noreturn void helper_fatal(struct session *s, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 /* op_mount.c */
+/* Open <parent>/<name>, making it root-owned with exactly mode if missing (no window in
+ * which the user owns it under that name). */
+int dir_root_owned(int parent_fd, const char *name, mode_t mode, int *ret_fd);
 int ws_prepare_dirs(struct session *s, char *msg, size_t msglen);
 int ws_mount(struct session *s, char *msg, size_t msglen);
 int ws_unmount(int uiddir_fd, const char *id);

@@ -8,8 +8,10 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1
 mkdir -p "$build/results" "$build/lint"
 pass=0 fail=0
-SRC=$(ls lib/*.c policy/*.c frontend/*.c helper/*.c)
-DEFS="-D_GNU_SOURCE -DSANDCAP_VERSION=\"0\" -DSANDCAP_HELPER_PATH=\"/x\" -DSANDCAP_POLICY_PATH=\"/x\" -DSANDCAP_PROFILES_DIR=\"/x\""
+SRC=$(ls lib/*.c policy/*.c frontend/*.c helper/*.c reaper/*.c)
+DEFS="-D_GNU_SOURCE -DSANDCAP_VERSION=\"0\" -DSANDCAP_HELPER_PATH=\"/x\" -DSANDCAP_POLICY_PATH=\"/x\" -DSANDCAP_PROFILES_DIR=\"/x\"
+	-DSC_VERSION=\"0\" -DSC_HELPER_PATH=\"/x\" -DSC_POLICY_PATH=\"/x\" -DSC_PROFILES_DIR=\"/x\"
+	-DSC_DEADLINE_DIR=\"/x/y\" -DSC_SETUP_PATH=\"/x\""
 PKGF=$(pkg-config --cflags libcap-ng inih libbsd-overlay libseccomp)
 
 inc_for() {
@@ -18,6 +20,7 @@ inc_for() {
 	policy/*) echo "-Ilib -Ipolicy" ;;
 	frontend/*) echo "-Ilib -Ipolicy -Ifrontend" ;;
 	helper/*) echo "-Ilib -Ipolicy -Ihelper" ;;
+	reaper/*) echo "-Ilib" ;;
 	esac
 }
 
@@ -56,7 +59,7 @@ result clang-tidy $rc "$log"
 # 4. hardening of the built binaries (readelf: PIE, full RELRO, BIND_NOW, NX stack,
 #    stack protector and fortified calls present)
 log="$build/lint/hardening.log"; : >"$log"; rc=0
-for b in "$build/sandcap" "$build/sandcap-helper"; do
+for b in "$build/sandcap" "$build/sandcap-helper" "$build/sandcap-reaper"; do
 	if [ ! -x "$b" ]; then echo "$b: not built" >>"$log"; rc=1; continue; fi
 	h=$(readelf -h "$b"); d=$(readelf -d "$b"); l=$(readelf -lW "$b"); s=$(readelf -sW --dyn-syms "$b")
 	echo "$h" | grep -q 'Type:.*DYN' || { echo "$b: not PIE" >>"$log"; rc=1; }

@@ -13,13 +13,26 @@ notok() { n=$((n + 1)); fail=$((fail + 1)); echo "not ok $n - $1"; }
 check() { if eval "$2"; then ok "$1"; else notok "$1"; fi; }
 
 version=$(sed -n 's/^VERSION *:= *//p' Makefile)
-if make --no-print-directory deb BUILD="$build" >"$build/package.log" 2>&1; then
-	ok "dpkg-buildpackage -us -uc -b builds the package"
+tmp=$(mktemp -d)
+probe=untracked-package-probe.txt       # an untracked file lying in the checkout
+trap 'rm -rf "$tmp"; rm -f "$top/$probe"' EXIT
+[ -e "$probe" ] || echo "must not be packaged" > "$probe"
+# Built with a BUILD other than the default (make BUILD=x deb used to fail), from a clean
+# export; the .deb is then copied to $build/deb, where the VM scenarios look for it.
+pb=$build/pkgtree
+rm -rf "$build/deb"
+if make --no-print-directory deb BUILD="$pb" >"$build/package.log" 2>&1; then
+	ok "make BUILD=$pb deb builds the package (dpkg-buildpackage -us -uc -b)"
 else
-	notok "dpkg-buildpackage -us -uc -b builds the package"; tail -30 "$build/package.log"
+	notok "make BUILD=$pb deb builds the package (dpkg-buildpackage -us -uc -b)"
+	tail -30 "$build/package.log"
 fi
-deb=$(ls "$build"/deb/sandcap_"$version"-*_*.deb 2>/dev/null | head -1)
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+mkdir -p "$build/deb" && cp "$pb"/deb/*.deb "$build/deb/" 2>/dev/null
+rm -f "$probe"
+src="$pb/deb/sandcap-$version"
+check "the package is built from a clean export: tracked files only, no untracked $probe" \
+	"[ -f '$src/README.md' ] && [ -f '$src/reaper/main.c' ] && [ ! -e '$src/$probe' ]"
+deb=$(ls "$build"/deb/sandcap_"$version"_*.deb 2>/dev/null | head -1)
 if [ -n "$deb" ] && dpkg-deb -c "$deb" >"$tmp/contents" && dpkg-deb -e "$deb" "$tmp/ctl"; then
 	ok "the package's contents and control files can be read"
 else
@@ -32,11 +45,16 @@ check "sandcap in /usr/bin, 0755 root:root" "has -rwxr-xr-x usr/bin/sandcap"
 check "the helper in /usr/libexec/sandcap, 0755 root:root, not setuid" \
 	"has -rwxr-xr-x usr/libexec/sandcap/sandcap-helper"
 check "sandcap-setup in /usr/libexec/sandcap" "has -rwxr-xr-x usr/libexec/sandcap/sandcap-setup"
+check "sandcap-reaper in /usr/libexec/sandcap, 0755, not setuid" \
+	"has -rwxr-xr-x usr/libexec/sandcap/sandcap-reaper"
+check "the example policy is documentation only (/usr/share/doc/sandcap)" \
+	"grep -Eq ' \\./usr/share/doc/sandcap/sandbox\\.ini\\.example(\\.gz)?\$' '$tmp/contents'"
 check "the policy at /etc/sandcap/sandbox.ini, 0644" "has -rw-r--r-- etc/sandcap/sandbox.ini"
 check "the systemd unit and slice" \
 	"has -rw-r--r-- lib/systemd/system/sandcap.service && has -rw-r--r-- lib/systemd/system/sandcap.slice"
 check "the tmpfiles.d entry" "has -rw-r--r-- usr/lib/tmpfiles.d/sandcap.conf"
-for m in man1/sandcap.1.gz man5/sandbox.ini.5.gz man8/sandcap-helper.8.gz; do
+for m in man1/sandcap.1.gz man5/sandbox.ini.5.gz man8/sandcap-helper.8.gz \
+	man8/sandcap-setup.8.gz; do
 	check "man page $m" "has -rw-r--r-- usr/share/man/$m"
 done
 check "no setuid or setgid file in the package" "! grep -Eq '^-..[sS]|^-.....[sS]' '$tmp/contents'"
@@ -46,6 +64,14 @@ check "postinst runs setcap with exactly the helper's caps on the helper's path"
 	 grep -q 'HELPER=/usr/libexec/sandcap/sandcap-helper' '$tmp/ctl/postinst' && \
 	 grep -q 'setcap \"\$CAPS\" \"\$HELPER\"' '$tmp/ctl/postinst'"
 check "postinst respects dpkg-statoverride" "grep -q 'dpkg-statoverride --list' '$tmp/ctl/postinst'"
+check "postinst creates the system group sandcap (Depends: adduser)" \
+	"grep -q 'addgroup --system --quiet sandcap' '$tmp/ctl/postinst' && \
+	 grep -q '^Depends:.*adduser' '$tmp/ctl/control'"
+check "an upgrade neither stops nor restarts sandcap.service (running sandboxes stay)" \
+	"! grep -q 'deb-systemd-invoke restart\\|_dh_action=restart' '$tmp/ctl/postinst' && \
+	 grep -B1 'deb-systemd-invoke stop' '$tmp/ctl/prerm' | grep -q '\"\\\$1\" = remove'"
+check "removing the package kills the running sandboxes (prerm remove: systemctl kill)" \
+	"grep -q 'systemctl kill --signal=SIGKILL sandcap.service' '$tmp/ctl/prerm'"
 check "postinst enables the unit (dh_installsystemd)" \
 	"grep -q \"deb-systemd-helper enable 'sandcap.service'\" '$tmp/ctl/postinst'"
 
@@ -53,14 +79,77 @@ check "postinst enables the unit (dh_installsystemd)" \
 mkdir -p "$tmp/x" && dpkg-deb -x "$deb" "$tmp/x"
 check "sandcap looks for the helper at /usr/libexec/sandcap/sandcap-helper" \
 	"grep -aq /usr/libexec/sandcap/sandcap-helper '$tmp/x/usr/bin/sandcap'"
-check "the unit runs the packaged sandcap-setup" \
-	"grep -q '^ExecStart=/usr/libexec/sandcap/sandcap-setup --systemd' '$tmp/x/lib/systemd/system/sandcap.service'"
+check "the unit's long-lived main process is the packaged reaper (Type=notify)" \
+	"grep -q '^ExecStart=/usr/libexec/sandcap/sandcap-reaper --systemd\$' '$tmp/x/lib/systemd/system/sandcap.service' && \
+	 grep -q '^Type=notify\$' '$tmp/x/lib/systemd/system/sandcap.service'"
+check "a stop or restart of the unit kills only the reaper, not the sandboxes (KillMode=process)" \
+	"grep -q '^KillMode=process\$' '$tmp/x/lib/systemd/system/sandcap.service'"
+check "the reaper runs the packaged sandcap-setup" \
+	"grep -aq /usr/libexec/sandcap/sandcap-setup '$tmp/x/usr/libexec/sandcap/sandcap-reaper'"
+check "tmpfiles.d makes the root-only deadline directory" \
+	"grep -q '^d /run/sandcap-deadlines 0700 root root' '$tmp/x/usr/lib/tmpfiles.d/sandcap.conf'"
 check "the packaged policy names the unit's delegated parent" \
 	"grep -q '^cgroup_root = /sys/fs/cgroup/sandcap.slice/sandcap.service/sandboxes' '$tmp/x/etc/sandcap/sandbox.ini'"
 check "the unit delegates the controllers the helper needs" \
 	"grep -q '^Delegate=cpu memory pids io' '$tmp/x/lib/systemd/system/sandcap.service'"
 check "the packaged policy passes sandcap policy check" \
 	"'$tmp/x/usr/bin/sandcap' policy check --no-trust '$tmp/x/etc/sandcap/sandbox.ini' >/dev/null"
+check "the live policy allows exactly the group sandcap (no fictional accounts)" \
+	"[ \"\$(grep -E '^(allow_groups|allow_users|\\[user:|\\[group:)' '$tmp/x/etc/sandcap/sandbox.ini')\" = 'allow_groups = sandcap' ]"
+
+# A source package from a clean export, as in a clean clone: 3.0 (native), no revision.
+ex="$tmp/srcpkg/sandcap-$version"
+mkdir -p "$ex"
+tree=$(git stash create 2>/dev/null || true)
+git archive --format=tar "${tree:-HEAD}" | tar -x -C "$ex"
+if (cd "$ex" && cp -r packaging/debian debian && env -u MAKEFLAGS -u MAKELEVEL \
+	dpkg-buildpackage -S -us -uc -d >"$tmp/srcpkg/log" 2>&1); then
+	ok "cp -r packaging/debian debian && dpkg-buildpackage -S -us -uc -d builds the source package"
+else
+	notok "cp -r packaging/debian debian && dpkg-buildpackage -S -us -uc -d builds the source package"
+	tail -15 "$tmp/srcpkg/log"
+fi
+check "the source package is sandcap_$version.dsc (native: no Debian revision)" \
+	"[ -f '$tmp/srcpkg/sandcap_$version.dsc' ] && grep -q '^Format: 3.0 (native)' '$tmp/srcpkg/sandcap_$version.dsc'"
+
+# A source install: built with the defaults, then installed with other paths.  install
+# must rebuild, so that sandcap looks for the helper where install put it.
+sb="$tmp/srcbuild" inst="$tmp/inst"
+if make --no-print-directory BUILD="$sb" "$sb/sandcap" >"$tmp/src.log" 2>&1 &&
+	grep -aq /usr/local/libexec/sandcap/sandcap-helper "$sb/sandcap" &&
+	make --no-print-directory BUILD="$sb" DESTDIR="$inst" PREFIX=/usr LIBEXECDIR=/usr/libexec \
+		install >>"$tmp/src.log" 2>&1; then
+	ok "make, then make install PREFIX=/usr LIBEXECDIR=/usr/libexec DESTDIR=..."
+else
+	notok "make, then make install PREFIX=/usr LIBEXECDIR=/usr/libexec DESTDIR=..."
+	tail -15 "$tmp/src.log"
+fi
+check "the installed sandcap looks for the helper where install put it (/usr/libexec)" \
+	"[ -x '$inst/usr/libexec/sandcap/sandcap-helper' ] && \
+	 grep -aq /usr/libexec/sandcap/sandcap-helper '$inst/usr/bin/sandcap' && \
+	 ! grep -aq /usr/local/libexec '$inst/usr/bin/sandcap'"
+check "make install puts the live policy allowing group sandcap and every man page" \
+	"grep -qx 'allow_groups = sandcap' '$inst/etc/sandcap/sandbox.ini' && \
+	 [ -f '$inst/usr/share/man/man8/sandcap-setup.8' ] && [ -f '$inst/usr/share/man/man1/sandcap.1' ]"
+make --no-print-directory BUILD="$sb" DESTDIR="$inst" PREFIX=/usr LIBEXECDIR=/usr/libexec \
+	uninstall >>"$tmp/src.log" 2>&1
+check "make uninstall removes everything install put but the admin's policy" \
+	"[ \"\$(cd '$inst' && find . ! -type d)\" = ./etc/sandcap/sandbox.ini ]"
+
+# Man pages: one date for all; every sandcap page a page refers to exists.
+dates=$(sed -n 's/^\.TH [^ ]* [0-9] "\([^"]*\)".*/\1/p' docs/man/* | sort -u)
+check "every man page has the same date ($dates)" "[ \$(printf '%s\\n' \"$dates\" | wc -l) -eq 1 ]"
+missing=""
+for r in $(grep -hoE '\.BR (sandcap|sandbox)[-a-z.\\]* \([158]\)' docs/man/* | sed 's/^\.BR //; s/\\//g; s/ //g' | sort -u); do
+	name=${r%%(*}; sec=${r#*(}; sec=${sec%)}
+	[ -f "docs/man/$name.$sec" ] || missing="$missing $r"
+done
+check "every sandcap man page referred to exists (missing:${missing:- none})" "[ -z '$missing' ]"
+
+# README: the admin quick start says how to give a user access.
+check "README's admin quick start adds a user to group sandcap and says to log in again" \
+	"sed -n '/^### Admin quick start/,/^### /p' README.md | grep -q 'adduser alice sandcap' && \
+	 sed -n '/^### Admin quick start/,/^### /p' README.md | grep -qi 'log out and back in'"
 
 if command -v lintian >/dev/null 2>&1; then
 	lintian --no-tag-display-limit "$deb" >"$tmp/lintian" 2>&1
@@ -79,9 +168,8 @@ if command -v rpmbuild >/dev/null 2>&1; then
 	rt="$tmp/rpm"; mkdir -p "$rt/SOURCES"
 	git ls-files -z | tar --null -T - --transform "s,^,sandcap-$version/," -czf \
 		"$rt/SOURCES/sandcap-$version.tar.gz"
-	if rpmbuild --define "_topdir $rt" --define 'systemd_post() :' \
-		--define 'systemd_preun() :' --define 'systemd_postun_with_restart() :' \
-		--nodeps -bb packaging/rpm/sandcap.spec >"$build/rpm.log" 2>&1; then
+	if rpmbuild --define "_topdir $rt" --nodeps -bb packaging/rpm/sandcap.spec \
+		>"$build/rpm.log" 2>&1; then
 		ok "rpmbuild builds packaging/rpm/sandcap.spec"
 	else
 		notok "rpmbuild builds packaging/rpm/sandcap.spec"; tail -20 "$build/rpm.log"
@@ -91,6 +179,11 @@ if command -v rpmbuild >/dev/null 2>&1; then
 		"[ -n '$rpm' ] && rpm -qp --filecaps '$rpm' 2>/dev/null | grep -q '^/usr/libexec/sandcap/sandcap-helper[[:space:]]*cap_chown,cap_dac_override,cap_sys_admin=p\$'"
 	check "the RPM marks the policy %config(noreplace)" \
 		"[ -n '$rpm' ] && rpm -qpc '$rpm' 2>/dev/null | grep -qx /etc/sandcap/sandbox.ini"
+	check "the RPM's scriptlets are plain shell (no unexpanded %systemd_* macros)" \
+		"[ -n '$rpm' ] && rpm -qp --scripts '$rpm' > '$tmp/scripts' 2>/dev/null && \
+		 grep -q 'groupadd -r sandcap' '$tmp/scripts' && ! grep -q '%' '$tmp/scripts'"
+	check "the RPM ships the reaper" \
+		"[ -n '$rpm' ] && rpm -qpl '$rpm' 2>/dev/null | grep -qx /usr/libexec/sandcap/sandcap-reaper"
 else
 	notok "rpmbuild is installed (make deps installs rpm)"
 fi

@@ -117,6 +117,7 @@ must "enable $CONTROLLERS in $PARENT" \
 mkdir -p $OPT/bin $OPT/libexec $OPT/tests
 must "copy sandcap" cp "$VM_BUILD/sandcap" $OPT/bin/sandcap
 must "copy sandcap-helper" cp "$VM_BUILD/sandcap-helper" $OPT/libexec/sandcap-helper
+must "copy sandcap-reaper" cp "$VM_BUILD/sandcap-reaper" $OPT/libexec/sandcap-reaper
 for p in "$VM_BUILD"/tests/probe-* "$VM_BUILD"/tests/hostile-*; do
 	case $p in *.d|*.o|*'*'*) continue ;; esac
 	[ -f "$p" ] && cp "$p" $OPT/tests/
@@ -204,6 +205,7 @@ cleanup() {
 		while read -r m; do umount -l "$m"; done
 	rm -rf /run/sandcap
 	mkdir -m 0755 /run/sandcap
+	rm -rf /run/sandcap-deadlines   # records of sandboxes a scenario killed with their helper
 }
 
 settle_leftovers() {    # give exiting processes (a helper tearing down) up to 3 s

@@ -3,7 +3,7 @@
 # the package suite (tests/package/run.sh), setcap the helper on the guest's tmpfs, set
 # the host up with the packaged sandcap-setup (both its plain and its --systemd path), and run
 # a sandbox as the unprivileged user through the packaged binaries.
-# vm-timeout: 90
+# vm-timeout: 120
 . "$VMLIB"
 
 deb=$(ls "$BUILD"/deb/sandcap_*.deb 2>/dev/null | head -n 1)
@@ -40,11 +40,25 @@ sed -e "s|^cgroup_root = .*|cgroup_root = $cg|" -e "s|^workspace_root = .*|works
 chmod 0644 /etc/sandcap/sandbox.ini
 check "the packaged policy (edited as the quick start says) passes sandcap policy check" \
 	"$root/usr/bin/sandcap" policy check /etc/sandcap/sandbox.ini
-doc=$(SANDCAP_HELPER=$helper "$root/usr/bin/sandcap" doctor 2>&1); rc=$?
-is "$rc" 0 "the packaged sandcap doctor finds nothing missing"
-[ "$rc" -eq 0 ] || diag "$doc"
-rep=$SCRATCH/pkg-report.json
 chmod 0777 "$SCRATCH"
+doc=$(vm-as-user sctest env SANDCAP_HELPER="$helper" "$root/usr/bin/sandcap" doctor 2>&1); rc=$?
+is "$rc" 0 "the packaged sandcap doctor finds nothing missing for sctest (in group scdev)"
+[ "$rc" -eq 0 ] || diag "$doc"
+like "$doc" "ok +the policy lets user sctest run sandboxes" "doctor says the policy allows sctest"
+doc=$(SANDCAP_HELPER=$helper "$root/usr/bin/sandcap" doctor 2>&1); rc=$?
+is "$rc" 1 "for root, not in scdev, doctor fails"
+like "$doc" "FAIL +the policy does not let user root run sandboxes" "naming the policy's refusal"
+like "$doc" "fix: as root: adduser root scdev .*logs out and back in" \
+	"and the fix: add the user to the group, then log in again"
+# A session that started before the user was added: the group database has scdev, the
+# process does not.
+doc=$(setpriv --reuid=sctest --regid=sctest --clear-groups env SANDCAP_HELPER="$helper" \
+	"$root/usr/bin/sandcap" doctor 2>&1); rc=$?
+is "$rc" 1 "doctor fails in a session without the new group"
+like "$doc" "through group scdev, which this login session does not have" \
+	"it says the session lacks the group"
+like "$doc" "log out and back in" "and that a new login fixes it"
+rep=$SCRATCH/pkg-report.json
 out=$(vm-as-user sctest env SANDCAP_HELPER="$helper" "$root/usr/bin/sandcap" run -q --memory 32M --pids 16 \
 	--report "$rep" -- sh -c 'echo hi > "$TMPDIR/f"; cat "$TMPDIR/f"' 2>&1); rc=$?
 is "$rc" 0 "a sandbox runs through the packaged sandcap and helper ($out)"

@@ -1,0 +1,181 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Contract: the deadline records of SC_DEADLINE_DIR (root:root 0700, made like the other
+ * root-owned dirs, see dir_root_owned()).  Users can neither list nor write it, so a
+ * record is only ever written by a helper (or root) and is trusted as the helper wrote
+ * it; its paths come from the trust-checked policy and our own leaf fd, never from the
+ * client.  The leaf a record names is still checked before it is killed: cgroup2, owned
+ * by root (as cg_create_at() leaves it), and named like the record.  Never waits on
+ * anything.  Capabilities: CAP_DAC_OVERRIDE to reach the root-only dir, the root-owned
+ * 0700 cgroup parent and cgroup.kill; CAP_CHOWN to hand the record to root.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/magic.h>
+#include <linux/openat2.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "caps.h"
+#include "deadline-record.h"
+#include "deadline.h"
+#include "fd-util.h"
+#include "log.h"
+#include "macro.h"
+#include "session.h"
+
+static uint64_t
+boottime_ms(void)
+{
+	struct timespec ts;
+
+	(void) clock_gettime(CLOCK_BOOTTIME, &ts);
+	return (uint64_t) ts.tv_sec * 1000 + (uint64_t) ts.tv_nsec / 1000000;
+}
+
+/* SC_DEADLINE_DIR, created root 0700 in its root-owned parent if missing. */
+static int
+open_dir(bool create, int *ret_fd)
+{
+	_cleanup_close_ int pfd = -EBADF;
+	char parent[] = SC_DEADLINE_DIR;
+	char *slash = strrchr(parent, '/');
+	struct stat st;
+
+	if (!create) {
+		*ret_fd = WITH_CAP(CAP_DAC_OVERRIDE, open(SC_DEADLINE_DIR, O_RDONLY | O_DIRECTORY |
+							   O_NOFOLLOW | O_CLOEXEC));
+		return *ret_fd < 0 ? -errno : 0;
+	}
+	*slash = '\0';
+	pfd = open(parent[0] ? parent : "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	/* Only a parent users cannot write keeps them from swapping the dir. */
+	if (pfd < 0 || fstat(pfd, &st) < 0)
+		return -errno;
+	if (st.st_uid != 0 || (st.st_mode & 0022) != 0)
+		return -EPERM;
+	return dir_root_owned(pfd, slash + 1, 0700, ret_fd);
+}
+
+int
+deadline_record(struct session *s)
+{
+	_cleanup_close_ int dfd = -EBADF, fd = -EBADF;
+	struct deadline_record rec = { 0 };
+	char text[DEADLINE_TEXT_MAX], tmp[CG_NAME_MAX + 8], link[64];
+	size_t len;
+	ssize_t n;
+	int r;
+
+	if (s->eff.v[POLICY_TIMEOUT] == 0)
+		return 0;
+	rec.boottime_ms = boottime_ms() + s->eff.v[POLICY_TIMEOUT] + DEADLINE_BACKSTOP_MS;
+	/* The leaf's path as the kernel names our fd: whatever layout created it. */
+	(void) snprintf(link, sizeof(link), "/proc/self/fd/%d", s->leaf_fd);
+	n = readlink(link, rec.cgroup, sizeof(rec.cgroup) - 1);
+	if (n <= 0 || (size_t) n >= sizeof(rec.cgroup) - 1)
+		return -ENAMETOOLONG;
+	rec.cgroup[n] = '\0';
+	(void) snprintf(rec.workspace, sizeof(rec.workspace), "%s", s->ws_path);
+	(void) snprintf(rec.lock, sizeof(rec.lock), "%s/.locks/%s.lock",
+			policy_workspace_root(s->policy), s->id);
+	r = deadline_format(&rec, text, sizeof(text), &len);
+	if (r == 0)
+		r = open_dir(true, &dfd);
+	if (r < 0)
+		return r;
+	/* Written whole under a temporary name, then renamed: the reaper (inotify
+	 * IN_MOVED_TO) never reads half a record. */
+	(void) snprintf(tmp, sizeof(tmp), ".new-%s", s->id);
+	fd = WITH_CAP(CAP_DAC_OVERRIDE, openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL |
+					       O_NOFOLLOW | O_CLOEXEC, 0600));
+	if (fd < 0)
+		return -errno;
+	if (WITH_CAP(CAP_CHOWN, fchown(fd, 0, 0)) < 0 || write(fd, text, len) != (ssize_t) len ||
+	    WITH_CAP(CAP_DAC_OVERRIDE, renameat(dfd, tmp, dfd, s->id)) < 0) {
+		r = neg_errno();
+		(void) WITH_CAP(CAP_DAC_OVERRIDE, unlinkat(dfd, tmp, 0));
+		return r;
+	}
+	return 0;
+}
+
+void
+deadline_forget(struct session *s)
+{
+	_cleanup_close_ int dfd = -EBADF;
+
+	if (s->id[0] == '\0' || open_dir(false, &dfd) < 0)
+		return;
+	(void) WITH_CAP(CAP_DAC_OVERRIDE, unlinkat(dfd, s->id, 0));
+}
+
+/* cgroup.kill the leaf rec names, if it still is one of ours named name. */
+static int
+kill_leaf(const struct deadline_record *rec, const char *name)
+{
+	struct open_how how = { .flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC,
+				.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS };
+	_cleanup_close_ int leaf = -EBADF, kfd = -EBADF;
+	const char *base = deadline_basename(rec->cgroup);
+	struct statfs sfs;
+	struct stat st;
+
+	if (base == NULL || !streq(base, name))
+		return -EINVAL;
+	leaf = WITH_CAP(CAP_DAC_OVERRIDE, (int) syscall(SYS_openat2, AT_FDCWD, rec->cgroup,
+							&how, sizeof(how)));
+	if (leaf < 0)
+		return -errno;
+	if (fstatfs(leaf, &sfs) < 0 || fstat(leaf, &st) < 0)
+		return -errno;
+	if (sfs.f_type != CGROUP2_SUPER_MAGIC || st.st_uid != 0)
+		return -EPERM;
+	kfd = WITH_CAP(CAP_DAC_OVERRIDE, openat(leaf, "cgroup.kill",
+			O_WRONLY | O_NOFOLLOW | O_CLOEXEC));
+	if (kfd < 0)
+		return -errno;
+	return write(kfd, "1", 1) == 1 ? 0 : -errno;
+}
+
+void
+deadline_reap_expired(void)
+{
+	_cleanup_close_ int dfd = -EBADF;
+	uint64_t now = boottime_ms();
+	DIR *d;
+
+	if (open_dir(false, &dfd) < 0)
+		return;                 /* no records: nothing has a deadline */
+	d = fdopendir(WITH_CAP(CAP_DAC_OVERRIDE, openat(dfd, ".", O_RDONLY | O_DIRECTORY |
+							 O_CLOEXEC)));
+	if (d == NULL)
+		return;
+	for (struct dirent *de; (de = readdir(d)) != NULL;) {
+		struct deadline_record rec;
+		char text[DEADLINE_TEXT_MAX];
+		size_t len = 0;
+		int r;
+
+		if (!deadline_name_is_valid(de->d_name))
+			continue;
+		r = WITH_CAP(CAP_DAC_OVERRIDE, read_full_at(dfd, de->d_name, text, sizeof(text),
+							    &len));
+		if (r < 0 || deadline_parse(text, len, &rec) < 0 || rec.boottime_ms > now)
+			continue;
+		r = kill_leaf(&rec, de->d_name);
+		if (r == 0)
+			log_notice("sandbox %s outlived its policy deadline: killed it",
+				   de->d_name);
+		/* Killed, or gone: either way nothing is left to enforce. */
+		if (r == 0 || r == -ENOENT)
+			(void) WITH_CAP(CAP_DAC_OVERRIDE, unlinkat(dfd, de->d_name, 0));
+	}
+	(void) closedir(d);
+}

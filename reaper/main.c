@@ -1,0 +1,475 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sandcap-reaper: kills sandboxes that outlived their policy deadline (timeout + backstop),
+ * whatever happened to the user's sandcap and sandcap-helper (which the user may stop or
+ * kill: same uid).  Runs as root, with no capabilities beyond that, as the main process
+ * of sandcap.service (where it also holds the unit's delegated cgroup subtree, which
+ * systemd would otherwise remove), or started by the admin on hosts without systemd.
+ *
+ *   sandcap-reaper [--systemd]
+ *
+ * Contract: reads only SC_DEADLINE_DIR (root:root 0700; records are written by
+ * sandcap-helper, see lib/deadline-record.h) and trusts a record as the helper wrote it.
+ * The leaf a record names is checked before anything is done to it: cgroup2, root-owned,
+ * named like the record, and every process in it has the real uid of the name (a leaf
+ * whose ATTACH lost a reap race may hold a stranger: never killed, as in the helper).
+ * Deadlines are CLOCK_BOOTTIME.  Idle means asleep: epoll on inotify (IN_MOVED_TO, a
+ * record written) and a timerfd armed for the earliest deadline only, so with no sandbox
+ * that has a deadline the reaper makes no wake-up at all.  An expired sandbox is killed
+ * with cgroup.kill at once (well within 5 s of its deadline); when its helper is gone (its
+ * lock is free) the reaper also unmounts the workspace and removes leaf and lock.  A
+ * helper that is merely stopped keeps its lock and tears down itself when it resumes.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <linux/magic.h>
+#include <linux/openat2.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/file.h>
+#include <sys/inotify.h>
+#include <sys/mount.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <sys/timerfd.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "deadline-record.h"
+#include "fd-util.h"
+#include "log.h"
+#include "macro.h"
+
+#define CGROUP_MNT "/sys/fs/cgroup"
+#define WAIT_EMPTY_MS 2000
+
+static uint64_t
+boottime_ms(void)
+{
+	struct timespec ts;
+
+	(void) clock_gettime(CLOCK_BOOTTIME, &ts);
+	return (uint64_t) ts.tv_sec * 1000 + (uint64_t) ts.tv_nsec / 1000000;
+}
+
+static int
+open_beneath_nolinks(const char *path, int flags)
+{
+	struct open_how how = { .flags = (uint64_t) flags | O_CLOEXEC,
+				.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS };
+	int fd = (int) syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof(how));
+
+	return fd < 0 ? -errno : fd;
+}
+
+/* Does every process in the leaf have the real uid uid?  -EPERM when one does not: a leaf
+ * whose ATTACH lost a reap race may hold a stranger, never to be killed.  Only the real uid
+ * is compared: a process of the user that executed a set-uid program keeps it, and must
+ * not shield the sandbox from its deadline. */
+static int
+procs_real_uid(int leaf, uid_t uid)
+{
+	int fd = openat(leaf, "cgroup.procs", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	FILE *f = fd < 0 ? NULL : fdopen(fd, "re");
+	char path[40], st[4096];
+	long pid;
+	int r = 0;
+
+	if (f == NULL) {
+		r = neg_errno();
+		(void) safe_close(fd);
+		return r;
+	}
+	/* Streamed: a sandbox with any number of processes is vetted whole. */
+	while (r == 0 && fscanf(f, "%ld", &pid) == 1) {
+		unsigned long long ruid;
+		const char *line;
+
+		(void) snprintf(path, sizeof(path), "/proc/%ld/status", pid);
+		r = read_full_at(AT_FDCWD, path, st, sizeof(st), NULL);
+		if (r == -ENOENT || r == -ESRCH) {
+			r = 0;          /* gone meanwhile */
+			continue;
+		}
+		if (r == -EFBIG)
+			r = 0;          /* Uid: is in the first 4 KiB */
+		if (r < 0)
+			break;
+		line = strstr(st, "\nUid:");
+		if (line == NULL || sscanf(line, "\nUid: %llu", &ruid) != 1)
+			r = -EBADMSG;
+		else if (ruid != (unsigned long long) uid)
+			r = -EPERM;
+	}
+	if (r == 0 && ferror(f))
+		r = -EIO;
+	(void) fclose(f);
+	return r;
+}
+
+/* Wait for "populated 0" (POLLPRI on cgroup.events, re-read after arming), bounded. */
+static int
+wait_empty(int leaf)
+{
+	_cleanup_close_ int efd = openat(leaf, "cgroup.events", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	uint64_t end = boottime_ms() + WAIT_EMPTY_MS;
+	char buf[256];
+
+	if (efd < 0)
+		return -errno;
+	for (;;) {
+		struct pollfd p = { .fd = efd, .events = POLLPRI };
+		uint64_t now;
+
+		if (pread(efd, buf, sizeof(buf) - 1, 0) < 0)
+			return -errno;
+		buf[sizeof(buf) - 1] = '\0';
+		if (strstr(buf, "populated 0") != NULL)
+			return 0;
+		now = boottime_ms();
+		if (now >= end)
+			return -ETIMEDOUT;
+		if (poll(&p, 1, (int) (end - now)) < 0 && errno != EINTR)
+			return -errno;
+	}
+}
+
+/* The owner's helper is gone (its lock is free): remove what it would have removed. */
+static void
+remove_leftovers(const struct deadline_record *rec, const char *name)
+{
+	_cleanup_close_ int lfd = open(rec->lock, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+
+	if (lfd < 0 ? errno != ENOENT : flock(lfd, LOCK_EX | LOCK_NB) < 0) {
+		log_info("sandbox %s: its helper is still there (stopped?): it tears down the "
+			 "rest itself", name);
+		return;
+	}
+	/* The last component is the mount point in a root-owned dir: not followed. */
+	if (umount2(rec->workspace, MNT_DETACH | UMOUNT_NOFOLLOW) < 0 && errno != EINVAL &&
+	    errno != ENOENT)
+		log_warning("sandbox %s: cannot unmount %s: %m", name, rec->workspace);
+	if (rmdir(rec->workspace) < 0 && errno != ENOENT)
+		log_warning("sandbox %s: cannot remove %s: %m", name, rec->workspace);
+	/* rmdir can see EBUSY for a moment after "populated 0" (dying tasks): retry, ~1 s. */
+	for (int i = 0; rmdir(rec->cgroup) < 0 && errno == EBUSY && i < 10; i++)
+		(void) poll(NULL, 0, 100);
+	if (access(rec->cgroup, F_OK) == 0)
+		log_warning("sandbox %s: cannot remove %s: %m", name, rec->cgroup);
+	else if (lfd >= 0 && unlink(rec->lock) < 0 && errno != ENOENT)
+		log_warning("sandbox %s: cannot remove %s: %m", name, rec->lock);
+}
+
+/* Kill the sandbox of an expired record.  0 when the record is done with (killed, gone,
+ * or never to be killed), so the caller removes it. */
+static int
+reap(const struct deadline_record *rec, const char *name, uint64_t now)
+{
+	_cleanup_close_ int leaf = -EBADF, kfd = -EBADF;
+	const char *base = deadline_basename(rec->cgroup);
+	unsigned long uid = strtoul(name, NULL, 10);
+	struct statfs sfs;
+	struct stat st;
+	int r;
+
+	if (base == NULL || !streq(base, name) || strncmp(rec->cgroup, CGROUP_MNT "/",
+							  sizeof(CGROUP_MNT)) != 0) {
+		log_warning("record %s names %s: not its leaf; ignored", name, rec->cgroup);
+		return 0;
+	}
+	leaf = open_beneath_nolinks(rec->cgroup, O_RDONLY | O_DIRECTORY);
+	if (leaf == -ENOENT)
+		return 0;               /* ended without its record removed (helper killed) */
+	if (leaf < 0)
+		return log_warning_errno(leaf, "sandbox %s: open %s: %m", name, rec->cgroup);
+	if (fstatfs(leaf, &sfs) < 0 || fstat(leaf, &st) < 0)
+		return -errno;
+	if (sfs.f_type != CGROUP2_SUPER_MAGIC || st.st_uid != 0) {
+		log_warning("sandbox %s: %s is not a root-owned cgroup2 dir; not killed", name,
+			    rec->cgroup);
+		return 0;
+	}
+	r = procs_real_uid(leaf, (uid_t) uid);
+	if (r == -EPERM) {
+		log_warning("sandbox %s: holds a process of another user (ATTACH race?); not "
+			    "killed, left for the admin", name);
+		return 0;
+	}
+	if (r < 0)                      /* retried in a second */
+		return log_warning_errno(r, "sandbox %s: cannot vet its processes: %m", name);
+	kfd = openat(leaf, "cgroup.kill", O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (kfd < 0 || write(kfd, "1", 1) != 1)
+		return log_warning_errno(neg_errno(), "sandbox %s: cgroup.kill: %m", name);
+	log_notice("sandbox %s: past its deadline (timeout + backstop) by %" PRIu64 " ms: "
+		   "killed", name, now - rec->boottime_ms);
+	leaf = safe_close(leaf);
+	leaf = open_beneath_nolinks(rec->cgroup, O_RDONLY | O_DIRECTORY);
+	if (leaf >= 0 && wait_empty(leaf) == 0)
+		remove_leftovers(rec, name);
+	return 0;
+}
+
+/* Reap what is due; return the earliest deadline still ahead (0 = none). */
+static uint64_t
+scan(int dfd)
+{
+	uint64_t next = 0, now = boottime_ms();
+	DIR *d = fdopendir(openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+
+	if (d == NULL) {
+		log_error_errno(neg_errno(), "cannot list %s: %m", SC_DEADLINE_DIR);
+		return now + 1000;      /* try again soon rather than miss a deadline */
+	}
+	for (struct dirent *de; (de = readdir(d)) != NULL;) {
+		struct deadline_record rec;
+		char text[DEADLINE_TEXT_MAX];
+		size_t len = 0;
+
+		if (!deadline_name_is_valid(de->d_name))
+			continue;       /* ".new-*" being written, "." and ".." */
+		if (read_full_at(dfd, de->d_name, text, sizeof(text), &len) < 0)
+			continue;
+		if (deadline_parse(text, len, &rec) < 0) {
+			/* Kept: a newer helper's format, for the newer reaper after a restart. */
+			log_warning("%s/%s: not a deadline record this reaper understands; "
+				    "left alone", SC_DEADLINE_DIR, de->d_name);
+			continue;
+		}
+		if (rec.boottime_ms > now) {
+			if (next == 0 || rec.boottime_ms < next)
+				next = rec.boottime_ms;
+			continue;
+		}
+		if (reap(&rec, de->d_name, now) == 0)
+			(void) unlinkat(dfd, de->d_name, 0);
+		else if (next == 0 || now + 1000 < next)
+			next = now + 1000;      /* retry a failed kill in a second */
+	}
+	(void) closedir(d);
+	return next;
+}
+
+/* SC_DEADLINE_DIR, root:root 0700 (made so if missing; refused if it is anything else). */
+static int
+open_deadline_dir(void)
+{
+	struct stat st;
+	int fd;
+
+	if (mkdir(SC_DEADLINE_DIR, 0700) < 0 && errno != EEXIST)
+		return log_error_errno(-errno, "cannot create %s: %m", SC_DEADLINE_DIR);
+	fd = open(SC_DEADLINE_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return log_error_errno(-errno, "cannot open %s: %m", SC_DEADLINE_DIR);
+	if (fstat(fd, &st) < 0 || st.st_uid != 0 || st.st_gid != 0 ||
+	    (st.st_mode & 07777) != 0700) {
+		(void) close(fd);
+		log_error("%s must be a directory root:root 0700", SC_DEADLINE_DIR);
+		return -EPERM;
+	}
+	return fd;
+}
+
+static int
+write_file(const char *path, const char *s)
+{
+	_cleanup_close_ int fd = open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	return write(fd, s, strlen(s)) == (ssize_t) strlen(s) ? 0 : neg_errno();
+}
+
+/* Under systemd (Delegate=): move ourselves into the leaf <unit cgroup>/reaper (the
+ * no-internal-process rule: the unit's cgroup will have controllers enabled for the
+ * sandboxes), then let sandcap-setup --systemd make <unit cgroup>/sandboxes.  With
+ * DelegateSubgroup=reaper (systemd 254+) systemd already started us there. */
+static int
+systemd_setup(void)
+{
+	char own[1024], dir[PATH_MAX];
+	size_t len = 0;
+	pid_t pid;
+	int r, status;
+
+	r = read_full_at(AT_FDCWD, "/proc/self/cgroup", own, sizeof(own), &len);
+	if (r < 0 || !strneq(own, "0::/", 4))
+		return log_error_errno(r < 0 ? r : -EINVAL, "--systemd: no cgroup v2 path in "
+				       "/proc/self/cgroup");
+	own[strcspn(own, "\n")] = '\0';
+	if (streq(own, "0::/"))
+		return log_error_errno(-EINVAL, "--systemd: not running in a unit's cgroup");
+	const char *base = deadline_basename(own);
+	if (base == NULL || !streq(base, "reaper")) {
+		(void) snprintf(dir, sizeof(dir), CGROUP_MNT "%s/reaper", own + 3);
+		if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+			return log_error_errno(-errno, "cannot create %s: %m", dir);
+		(void) strncat(dir, "/cgroup.procs", sizeof(dir) - strlen(dir) - 1);
+		r = write_file(dir, "0");
+		if (r < 0)
+			return log_error_errno(r, "cannot move into %s: %m", dir);
+	}
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		execl(SC_SETUP_PATH, "sandcap-setup", "--systemd", (char *) NULL);
+		_exit(127);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -errno;
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		return log_error_errno(-EIO, "%s --systemd failed", SC_SETUP_PATH);
+	return 0;
+}
+
+/* sd_notify(READY=1) without libsystemd: one datagram to $NOTIFY_SOCKET. */
+static void
+notify_ready(void)
+{
+	const char *path = getenv("NOTIFY_SOCKET");
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	_cleanup_close_ int fd = -EBADF;
+	size_t n;
+
+	if (path == NULL || (path[0] != '/' && path[0] != '@') ||
+	    (n = strlen(path)) >= sizeof(sa.sun_path))
+		return;
+	memcpy(sa.sun_path, path, n);
+	if (sa.sun_path[0] == '@')
+		sa.sun_path[0] = '\0';
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd >= 0)
+		(void) sendto(fd, "READY=1", 7, MSG_NOSIGNAL, (struct sockaddr *) &sa,
+			      (socklen_t) (offsetof(struct sockaddr_un, sun_path) + n));
+}
+
+static void
+usage(FILE *f)
+{
+	(void) fprintf(f, "usage: sandcap-reaper [--systemd]\n"
+		       "Kills sandboxes past their policy deadline (see sandcap-helper(8)).\n"
+		       "  --systemd  run as sandcap.service: hold the delegated cgroup subtree\n");
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct option opts[] = { { "systemd", no_argument, NULL, 's' },
+					      { "help", no_argument, NULL, 'h' }, { 0 } };
+	_cleanup_close_ int dfd = -EBADF, ifd = -EBADF, tfd = -EBADF, sfd = -EBADF,
+			    efd = -EBADF;
+	bool systemd = false;
+	sigset_t mask;
+	int c;
+
+	log_setup("sandcap-reaper", LOG_INFO, 0);
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 's':
+			systemd = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return EXIT_SUCCESS;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind != argc) {
+		usage(stderr);
+		return 2;
+	}
+	if (geteuid() != 0) {
+		log_error("must run as root");
+		return EXIT_FAILURE;
+	}
+	umask(077);
+	if (systemd && systemd_setup() < 0)
+		return EXIT_FAILURE;
+	dfd = open_deadline_dir();
+	if (dfd < 0)
+		return EXIT_FAILURE;
+
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGHUP);
+	if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0)
+		return EXIT_FAILURE;
+	sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	ifd = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
+	tfd = timerfd_create(CLOCK_BOOTTIME, TFD_CLOEXEC | TFD_NONBLOCK);
+	efd = epoll_create1(EPOLL_CLOEXEC);
+	if (sfd < 0 || ifd < 0 || tfd < 0 || efd < 0)
+		return log_error_errno(-errno, "setup: %m"), EXIT_FAILURE;
+	/* Only a finished record wakes us (renamed into place); removals do not. */
+	if (inotify_add_watch(ifd, SC_DEADLINE_DIR, IN_MOVED_TO | IN_DELETE_SELF |
+			      IN_MOVE_SELF | IN_ONLYDIR) < 0)
+		return log_error_errno(-errno, "inotify %s: %m", SC_DEADLINE_DIR), EXIT_FAILURE;
+	int watch[] = { sfd, ifd, tfd };
+	for (size_t i = 0; i < ELEMENTSOF(watch); i++) {
+		struct epoll_event ev = { .events = EPOLLIN, .data.fd = watch[i] };
+
+		if (epoll_ctl(efd, EPOLL_CTL_ADD, watch[i], &ev) < 0)
+			return log_error_errno(-errno, "epoll: %m"), EXIT_FAILURE;
+	}
+	if (systemd)
+		notify_ready();
+	log_info("watching %s", SC_DEADLINE_DIR);
+
+	for (;;) {
+		struct itimerspec its = { 0 };
+		struct epoll_event ev[3];
+		uint64_t next = scan(dfd);
+		int n;
+
+		/* Absolute CLOCK_BOOTTIME: suspend does not stretch a deadline.  0 disarms. */
+		its.it_value.tv_sec = (time_t) (next / 1000);
+		its.it_value.tv_nsec = (long) (next % 1000) * 1000000;
+		if (timerfd_settime(tfd, TFD_TIMER_ABSTIME, &its, NULL) < 0)
+			return log_error_errno(-errno, "timerfd: %m"), EXIT_FAILURE;
+		do
+			n = epoll_wait(efd, ev, (int) ELEMENTSOF(ev), -1);
+		while (n < 0 && errno == EINTR);
+		if (n < 0)
+			return log_error_errno(-errno, "epoll_wait: %m"), EXIT_FAILURE;
+		for (int i = 0; i < n; i++) {
+			char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+			ssize_t len;
+
+			if (ev[i].data.fd == sfd) {
+				log_info("terminated by signal; running sandboxes are left alone");
+				return EXIT_SUCCESS;
+			}
+			/* Drain; the events themselves only mean "look again". */
+			while ((len = read(ev[i].data.fd, buf, sizeof(buf))) > 0)
+				if (ev[i].data.fd == ifd)
+					for (char *p = buf; p < buf + len;) {
+						const struct inotify_event *ie = (void *) p;
+
+						if (ie->mask & (IN_DELETE_SELF | IN_MOVE_SELF |
+								IN_IGNORED)) {
+							log_error("%s was removed or moved",
+								  SC_DEADLINE_DIR);
+							return EXIT_FAILURE;
+						}
+						p += sizeof(*ie) + ie->len;
+					}
+		}
+	}
+}
