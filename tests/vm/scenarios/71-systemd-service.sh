@@ -3,7 +3,6 @@
 # parent (a oneshot unit's cgroup, delegated subtree included, is removed by systemd as
 # soon as its process exits), in a leaf of the unit's cgroup; the policy points at it.
 # vm-timeout: 120
-# vm-pending: reaper-pkg (#17: sandcap.service is Type=oneshot; its delegated parent is gone once sandcap-setup exits)
 . "$VMLIB"
 . "$SRCDIR/tests/vm/sysd-lib.sh"
 cg=$(unit_cg)
