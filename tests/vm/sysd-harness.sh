@@ -87,8 +87,9 @@ if [ "$VM_BOOT" = 1 ] || [ -z "$resume" ]; then
 #!/bin/sh
 # vm-login USER CMD [ARG...]: run CMD as USER through a real login (su -l: PAM with
 # pam_systemd, so logind opens a session and starts user@UID.service).
+# "--" first: su must not take CMD's own options (-q, --memory...) for its own.
 u=$1; shift
-exec su -l "$u" -s /bin/sh -c 'exec "$0" "$@"' "$@"
+exec su -l -s /bin/sh -c 'exec "$0" "$@"' -- "$u" "$@"
 EOF
 	chmod 0755 /usr/local/sbin/vm-login
 	out=$(vm-login sctest sh -c 'cat /proc/self/cgroup; echo "$XDG_RUNTIME_DIR"; systemctl --user is-system-running --wait' 2>&1)
