@@ -15,6 +15,10 @@
 #   --root           with --exec: run SCRIPT as root (in the scenario leaf, like a *.root.sh
 #                    scenario); it reaches the test user through vm-as-user (bench/)
 #
+# Scenarios whose names contain "systemd" run afterwards in the second guest, booted by
+# systemd with a writable root (tests/vm/sysd-run.sh; SANDCAP_VM_PENDING=1 passes it
+# --pending); the counts of both guests go into BUILD/results/vm.
+#
 # Environment: SANDCAP_VM_MEM (guest memory, default 384M), SANDCAP_VM_TIMEOUT (hard bound of one
 # boot in seconds; default: 300 + the sum of the scenarios' timeouts + 15 s each).
 # A guest that does not finish in time is killed with its whole process group and counted
@@ -73,6 +77,27 @@ for f in sandcap sandcap-helper; do
 	[ -x "$build/$f" ] || fail_setup "$build/$f is missing: run 'make all' first"
 done
 
+# Scenarios named *systemd* run in the systemd guest (tests/vm/sysd-run.sh), the rest here.
+n_plain=0 n_sysd=0
+for f in "$srcdir"/tests/vm/scenarios/[0-9]*.sh; do
+	[ -f "$f" ] || continue
+	case $(basename "$f" .sh) in
+	*systemd*) case $(basename "$f" .sh) in *"$only"*) n_sysd=$((n_sysd + 1)) ;; esac ;;
+	*"$only"*) n_plain=$((n_plain + 1)) ;;
+	esac
+done
+sysd_args="--only systemd"
+[ -n "$only" ] && sysd_args="--only $only"
+[ "$keep_going" = 1 ] && sysd_args="$sysd_args --keep-going"
+[ "${SANDCAP_VM_PENDING:-0}" = 1 ] && sysd_args="$sysd_args --pending"
+run_sysd() {            # run_sysd: the systemd guest's scenarios; adds to passed/failed
+	# shellcheck disable=SC2086
+	SANDCAP_VM_LOCKED=1 sh "$srcdir/tests/vm/sysd-run.sh" "$build" $sysd_args
+	sp=0 sf=1
+	[ -f "$build/vm-systemd/done" ] && read -r sp sf < "$build/vm-systemd/done"
+	passed=$((passed + sp)) failed=$((failed + sf))
+}
+
 # Bound of one boot: boot + setup, plus every selected scenario's own timeout and margin.
 # Boot and setup take about 20 s on an idle machine and were seen to take 150 s on 2 busy
 # cores: the bound only catches a hung guest, so it is generous.
@@ -81,7 +106,7 @@ if [ -z "${SANDCAP_VM_TIMEOUT:-}" ]; then
 	if [ "$mode" = run ]; then
 		for f in "$srcdir"/tests/vm/scenarios/[0-9]*.sh; do
 			[ -f "$f" ] || continue
-			case $(basename "$f" .sh) in *"$only"*) ;; *) continue ;; esac
+			case $(basename "$f" .sh) in *systemd*) continue ;; *"$only"*) ;; *) continue ;; esac
 			t=$(sed -n 's/^# *vm-timeout: *\([0-9][0-9]*\).*/\1/p' "$f" | head -n 1)
 			bound=$((bound + ${t:-60} + 15))
 		done
@@ -99,6 +124,13 @@ if command -v flock > /dev/null 2>&1 && ! flock -w 1800 9; then
 fi
 rm -rf "$vmres"
 mkdir -p "$vmres" || fail_setup "cannot create $vmres"
+if [ "$mode" = run ] && [ "$n_plain" -eq 0 ] && [ "$n_sysd" -gt 0 ]; then
+	passed=0 failed=0
+	run_sysd
+	record "$passed" "$failed"
+	[ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
+	exit
+fi
 cat > "$vmres/config" <<EOF
 VM_MODE=$mode
 VM_ONLY='$(printf '%s' "$only" | sed "s/'/'\\\\''/g")'
@@ -195,6 +227,7 @@ else
 	echo "# last console lines ($vmres/console.log):"
 	tail -n 40 "$vmres/console.log" | sed 's/^/#   /'
 fi
+[ "$n_sysd" -gt 0 ] && run_sysd
 record "$passed" "$failed" "$skipped"
 echo "vm: $passed passed, $failed failed, $skipped skipped in ${secs}s (bound ${bound}s); logs in $vmres"
 [ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
