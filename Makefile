@@ -298,4 +298,4 @@ dist:
 clean:
 	rm -rf build build-san
 
--include $(wildcard $(BUILD)/*/*.d $(BUILD)/tests/*.d)
+-include $(wildcard $(BUILD)/*/*.d $(BUILD)/*/*/*.d $(BUILD)/tests/*.d)
