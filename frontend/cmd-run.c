@@ -980,6 +980,7 @@ run_main(int argc, char **argv, const struct trace_opts *trace)
 	};
 	spec.extra_fd = -1;
 	spec.keeper_pidfd = cgroup ? -1 : keeper.keeper_pidfd;
+	spec.keeper_pid = cgroup ? 0 : keeper.keeper;
 	spec.home_pgrp = cgroup ? 0 : keeper.home_pgrp;
 	ctl = (struct run_ctl) { .id = rep.id, .mode = rep.mode, .argv = o.argv,
 				 .sess = cgroup ? &sess : NULL, .o = &o, .listen_fd = -EBADF };

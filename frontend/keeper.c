@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/pidfd.h>
 #include <sys/prctl.h>
+#include <stdint.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -64,8 +65,14 @@ keeper_run(pid_t sup, int sigfd)
 			break;
 		while (!done && read(sigfd, &si, sizeof(si)) == (ssize_t) sizeof(si)) {
 			if (si.ssi_signo != SIGCHLD) {
-				/* SIGCONT is the shell's (fg): continue the supervisor too. */
-				(void) kill(sup, (int) si.ssi_signo);
+				/* SIGCONT is the shell's (fg): continue the supervisor too.  The
+				 * original sender rides along (uid << 32 | pid), so that the report
+				 * names who asked, not the keeper (keeper_sender()). */
+				union sigval v = { .sival_ptr = (void *) (uintptr_t)
+					(((uint64_t) si.ssi_uid << 32) | (uint32_t) si.ssi_pid) };
+
+				if (sigqueue(sup, (int) si.ssi_signo, v) < 0)
+					(void) kill(sup, (int) si.ssi_signo);
 				continue;
 			}
 			for (;;) {

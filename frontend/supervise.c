@@ -821,9 +821,17 @@ sv_run(const struct sv_spec *spec, struct sv_outcome *ret)
 					if (si.ssi_signo == SIGCHLD)
 						reap(&st, &no_children);
 					else if (!st.main_reaped) {
-						note_end_request(&st, (int) si.ssi_signo, false,
-								 (pid_t) si.ssi_pid,
-								 (uid_t) si.ssi_uid);
+						pid_t from = (pid_t) si.ssi_pid;
+						uid_t uid = (uid_t) si.ssi_uid;
+
+						/* Forwarded by the keeper: the sender it saw. */
+						if (spec->keeper_pid > 0 && from == spec->keeper_pid &&
+						    si.ssi_code == SI_QUEUE) {
+							from = (pid_t) (uint32_t) si.ssi_ptr;
+							uid = (uid_t) (si.ssi_ptr >> 32);
+						}
+						note_end_request(&st, (int) si.ssi_signo, false, from,
+								 uid);
 						(void) kill(-st.pid, (int) si.ssi_signo);
 					}
 				}

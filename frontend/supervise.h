@@ -62,6 +62,7 @@ struct sv_spec {
 	 * kills the whole sandbox; and the caller's process group, to which the terminal is
 	 * given back (0: our own). */
 	int keeper_pidfd;
+	pid_t keeper_pid;               /* its pid: a signal it forwards names the sender */
 	pid_t home_pgrp;
 
 	/* One more fd to watch (the control socket of `sandcap ps`/`sandcap kill`; -1 for none): when
