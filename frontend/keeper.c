@@ -152,8 +152,15 @@ keeper_start(struct keeper_info *ret)
 		(void) sigprocmask(SIG_SETMASK, &old, NULL);
 		return r;
 	}
-	if (sup > 0)
+	if (sup > 0) {
+		/* The keeper holds nothing of the run: a pipe or socket end kept here would
+		 * hide the supervisor's close from its peer (the proxy's stop pipe, the
+		 * helper's socket).  Only the terminal's 0-2 and its signalfd stay. */
+		if (sigfd > 3)
+			(void) close_range(3, (unsigned) sigfd - 1, 0);
+		(void) close_range((unsigned) sigfd + 1, ~0U, 0);
 		keeper_run(sup, sigfd);
+	}
 
 	/* The supervisor. */
 	(void) close(sigfd);
