@@ -2,7 +2,7 @@
 # sandcap ps and sandcap kill (issue 10), and what another user can do (issue 5): sctest's sandcap ps
 # shows its two live sandboxes and not scother's; scother can neither see, signal nor sandcap
 # kill them; sandcap kill ends one, whose leaf and workspace disappear, the other lives on.
-# vm-timeout: 60
+# vm-timeout: 180
 # shellcheck source=tests/vm/lib.sh
 . "$VMLIB"
 R=$SCRATCH
