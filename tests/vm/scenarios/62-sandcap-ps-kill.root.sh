@@ -2,7 +2,7 @@
 # sandcap ps and sandcap kill (issue 10), and what another user can do (issue 5): sctest's sandcap ps
 # shows its two live sandboxes and not scother's; scother can neither see, signal nor sandcap
 # kill them; sandcap kill ends one, whose leaf and workspace disappear, the other lives on.
-# vm-timeout: 60
+# vm-timeout: 240
 # shellcheck source=tests/vm/lib.sh
 . "$VMLIB"
 R=$SCRATCH
@@ -13,7 +13,7 @@ wait_file() { i=0; while [ $i -lt 100 ] && ! [ -s "$1" ]; do sleep 0.1; i=$((i +
 wait_gone() { i=0; while [ $i -lt 50 ] && [ -e "$1" ]; do sleep 0.1; i=$((i + 1)); done; ! [ -e "$1" ]; }
 # start USER NAME: a sandbox that records its workspace in $R/NAME.ws and sleeps
 start() {
-	u "$1" "$SANDCAP" run -q --timeout 40 --report "$R/$2.json" -- \
+	u "$1" "$SANDCAP" run -q --timeout 120 --report "$R/$2.json" -- \
 		sh -c "echo \$TMPDIR > $R/$2.ws.tmp; mv $R/$2.ws.tmp $R/$2.ws; exec sleep 100.62" &
 }
 start sctest a; a=$!
