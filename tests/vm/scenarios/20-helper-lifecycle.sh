@@ -29,7 +29,7 @@ like "$out" "pids 64" "pids defaults to [defaults] pids"
 like "$out" "disk $((16 * MB))" "disk defaults to [defaults] disk"
 
 # The workspace: a tmpfs owned by the caller, mode 0700, nosuid,nodev, size-limited.
-"$P" -d $((4 * MB)) -a child -s 8 > "$SCRATCH/ws.out" 2>&1 &
+"$P" -d $((4 * MB)) -a child -s 20 > "$SCRATCH/ws.out" 2>&1 &
 bg=$!
 i=0
 while [ $i -lt 50 ] && ! grep -q "attach ok" "$SCRATCH/ws.out"; do sleep 0.1; i=$((i + 1)); done
