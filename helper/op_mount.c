@@ -88,17 +88,20 @@ ws_mount(struct session *s, char *msg, size_t msglen)
 	fsfd = WITH_CAP(CAP_SYS_ADMIN, fsopen("tmpfs", FSOPEN_CLOEXEC));
 	if (fsfd < 0)
 		return log_error_errno(-errno, "fsopen tmpfs: %m");
-	/* size=0 means unlimited to tmpfs: a 0 (unlimited) disk leaves size unset, which is
-	 * tmpfs's default of half of RAM, and the reply says so. */
-	r = 0;
+	/* size=0 means unlimited to tmpfs, and tmpfs cannot limit an unlimited mount later,
+	 * which teardown must do (ws_shrink()): a 0 (unlimited) disk is tmpfs's default made
+	 * explicit, half of RAM, and the reply says so. */
 	if (disk > 0) {
 		(void) snprintf(num, sizeof(num), "%" PRIu64, disk);
 		r = fs_set(fsfd, "size", num);
 		(void) snprintf(num, sizeof(num), "%" PRIu64, disk / 16384 < 1024 ? 1024 :
 				disk / 16384 > 1048576 ? 1048576 : disk / 16384);
-		if (r == 0)
-			r = fs_set(fsfd, "nr_inodes", num);
+	} else {
+		r = fs_set(fsfd, "size", "50%");
+		(void) snprintf(num, sizeof(num), "%d", 1048576);
 	}
+	if (r == 0)
+		r = fs_set(fsfd, "nr_inodes", num);
 	if (r == 0)
 		r = fs_set(fsfd, "mode", "0700");
 	(void) snprintf(num, sizeof(num), "%u", (unsigned) s->uid);

@@ -168,7 +168,7 @@ int
 ws_shrink(int rootfd)
 {
 	_cleanup_close_ int fsfd = -EBADF;
-	char page[32];
+	char page[32], inodes[32];
 	struct statfs sfs;
 	int r;
 
@@ -176,6 +176,14 @@ ws_shrink(int rootfd)
 		return -errno;
 	if (sfs.f_type != TMPFS_MAGIC)
 		return -EXDEV;
+	/* Data still stored after emptying: an unlinked file held open from outside. */
+	if (sfs.f_blocks > sfs.f_bfree)
+		return -EBUSY;
+	/* Inodes in use: the root, and unlinked (now empty) files still held open.  No more
+	 * than those: a held directory fd cannot create anything new. */
+	(void) snprintf(inodes, sizeof(inodes), "%llu",
+			sfs.f_files > sfs.f_ffree ? (unsigned long long) (sfs.f_files - sfs.f_ffree)
+						  : 1ULL);
 	/* fspick() wants the root of a mount: rootfd is the workspace's own root. */
 	fsfd = WITH_CAP(CAP_SYS_ADMIN, fspick(rootfd, "", FSPICK_EMPTY_PATH | FSPICK_CLOEXEC |
 					      FSPICK_NO_AUTOMOUNT | FSPICK_SYMLINK_NOFOLLOW));
@@ -183,10 +191,10 @@ ws_shrink(int rootfd)
 		return -errno;
 	(void) snprintf(page, sizeof(page), "%ld", sysconf(_SC_PAGESIZE));
 	/* tmpfs refuses (EINVAL) a size below the blocks in use or an inode count below the
-	 * inodes in use: an unlinked file still held open from outside shows up here. */
+	 * inodes in use: something refilled it meanwhile; the caller empties again. */
 	r = fs_set(fsfd, "size", page);
 	if (r == 0)
-		r = fs_set(fsfd, "nr_inodes", "1");
+		r = fs_set(fsfd, "nr_inodes", inodes);
 	if (r == 0 && WITH_CAP(CAP_SYS_ADMIN, fsconfig(fsfd, FSCONFIG_CMD_RECONFIGURE, NULL, NULL,
 						       0)) < 0)
 		r = -errno;
