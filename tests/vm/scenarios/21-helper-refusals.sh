@@ -1,7 +1,7 @@
 #!/bin/sh
 # Requests over a ceiling, a denied isolation level and ATTACH of processes that are not
 # the caller's fresh child are refused with a reason; nothing is left behind.
-# vm-timeout: 60
+# vm-timeout: 150
 . "$VMLIB"
 P=$TESTS/probe-client
 MB=1048576

@@ -31,7 +31,8 @@ check_fails "scother cannot rmdir the leaf" as scother rmdir "$L"
 out=$(as scother "$P" -a "pid:$pid" 2>&1)
 like "$out" "^error attach 1 " "scother cannot ATTACH sctest's process to its own sandbox"
 check "sctest's process is still alive in its leaf" grep -qx "$pid" "$L/cgroup.procs"
-kill -USR1 $a
+# $a is the subshell running as(); the signal goes to probe-client itself.
+pkill -USR1 -u sctest -x probe-client
 wait $a
 is "$?" 0 "sctest's sandbox ends cleanly"
 done_testing
