@@ -2,7 +2,6 @@
 # A user added to the group sandcap runs cgroup-mode sandboxes from a real login (logind
 # session, user@.service); the limits hold; a user outside the group gets no cgroup mode.
 # vm-timeout: 400
-# vm-pending: reaper-pkg (#17: no group sandcap in the package, no delegated parent under the oneshot unit)
 . "$VMLIB"
 . "$SRCDIR/tests/vm/sysd-lib.sh"
 check "adduser sctest sandcap" adduser --quiet sctest sandcap
