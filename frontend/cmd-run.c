@@ -71,7 +71,7 @@ make_id(char *buf, size_t bufsz)
 static const char *
 strip_sandcap_prefix(const char *s)
 {
-	return strneq(s, "sandcap: ", 5) ? s + 5 : s;
+	return strneq(s, "sandcap: ", 9) ? s + 9 : s;
 }
 
 /* The cgroup limits cannot be enforced as asked (no helper, the policy's refusal

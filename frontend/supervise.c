@@ -139,7 +139,7 @@ child_run(const struct sv_spec *spec, pid_t parent, int go_fd, int msg_fd, int t
 		r = isolate_apply(spec->iso, spec->plan, err, sizeof(err));
 		if (r < 0)
 			child_fail(msg_fd, CHILD_STAGE_SETUP, -r, "isolation: %s",
-				   strneq(err, "sandcap: ", 5) ? err + 5 : err);
+				   strneq(err, "sandcap: ", 9) ? err + 9 : err);
 	}
 
 	if (spec->envp != NULL)
