@@ -9,7 +9,7 @@
 . "$VMLIB"
 REAPER=$(dirname "$SANDCAP_HELPER")/sandcap-reaper
 DL=/run/sandcap-deadlines
-CGP=/sys/fs/cgroup/sandcap
+CGP=/sys/fs/cgroup/sandcap/$SCTEST_UID     # leaves are <cgroup_root>/<uid>/<id>
 wait_for() { i=0; while [ $i -lt 100 ] && ! grep -q "$1" "$2"; do sleep 0.1; i=$((i + 1)); done; }
 populated() { sed -n 's/^populated //p' "$CGP/$1/cgroup.events" 2>/dev/null; }
 uptime_ms() { awk '{ printf "%d\n", $1 * 1000 }' /proc/uptime; }   # CLOCK_BOOTTIME

@@ -13,7 +13,7 @@ run_rc "$SANDCAP" run -q --report "$R/ok.json" -- sh -c 'cat /proc/self/cgroup; 
 is "$rc" 0 "a command runs in cgroup mode"
 is "$(json_get "$R/ok.json" .mode)" cgroup "report mode: cgroup"
 id=$(json_get "$R/ok.json" .id)
-like "$(head -1 "$R/ok.out")" "^0::/sandcap/$id\$" "the command ran in the leaf named by the report id"
+like "$(head -1 "$R/ok.out")" "^0::/sandcap/$SCTEST_UID/$id\$" "the command ran in the leaf named by the report id"
 like "$(sed -n 's/^T=//p' "$R/ok.out")" "/$id\$" "TMPDIR is the sandbox's workspace"
 check_fails "the leaf is gone afterwards" test -e "$P/$SCTEST_UID/$id"
 

@@ -99,7 +99,7 @@ check "escape: the sandbox ran its attempts" wait_file "$R/esc.out"
 L=$(sed -n 's/^leaf //p' "$R/esc.out")
 id=${L##*/}
 check_fails "escape: no write or move succeeded" grep -E '^(WROTE|MOVED|MADE)' "$R/esc.out"
-is "$(sed -n 's/^after //p' "$R/esc.out")" "/sandcap/$id" "escape: the shell is still in its leaf"
+is "$(sed -n 's/^after //p' "$R/esc.out")" "/sandcap/$SCTEST_UID/$id" "escape: the shell is still in its leaf"
 is "$(cat "$L/memory.max" 2>&1)" $((40 * 1048576)) "escape: memory.max is still 40M"
 wait "$spid"
 is "$?" 0 "escape: the sandbox ends normally"
