@@ -117,7 +117,8 @@ roundtrip(struct sc_session *s, struct wire_wr *wr, const int *fds, size_t nfds,
 	/* HELLO and CREATE include the helper's start, the policy, its locks and the mount;
 	 * DESTROY waits for the leaf to empty and unmounts: more room, still bounded. */
 	ms = type == WIRE_REQ_DESTROY ? CLIENT_DESTROY_DEADLINE_MS :
-	     type == WIRE_REQ_HELLO || type == WIRE_REQ_CREATE ? CLIENT_SETUP_DEADLINE_MS :
+	     type == WIRE_REQ_HELLO ? CLIENT_SETUP_DEADLINE_MS :
+	     type == WIRE_REQ_CREATE || type == WIRE_REQ_ATTACH ? CLIENT_LOCKED_DEADLINE_MS :
 	     CLIENT_DEADLINE_MS;
 	set_deadline(s->sock, ms);
 	r = wire_send(s->sock, wr->buf, (size_t) n, fds, nfds);
