@@ -59,18 +59,18 @@ check_fails "the setsid'd escapee is gone" pgrep -f 'sleep 1000.61'
 # SIGKILL of sandcap (the pid the caller knows): the second supervisor ends the sandbox.
 vm-login sctest env SANDCAP_HELPER=/nonexistent "$S" run -q -- sh -c 'sleep 1000.64' \
 	> /dev/null 2>&1 &
-check "the sandbox of the SIGKILL case runs" wait_for 60 pgrep -f 'sleep 1000.64'
+check "the sandbox of the SIGKILL case runs" wait_for 60 pgrep -f '^sleep 1000[.]64'
 kill -KILL "$(pgrep -o -u sctest -x sandcap)"
 check "after SIGKILL of sandcap its sandbox is gone within 10 s" \
-	wait_for 10 sh -c '! pgrep -f "sleep 1000[.]64"'
+	wait_for 10 sh -c '! pgrep -f "^sleep 1000[.]64"'
 # Both supervisors killed at once: the scope's RuntimeMaxSec (timeout + grace + 10 s), which
 # the user manager enforces, still ends it.
 vm-login sctest env SANDCAP_HELPER=/nonexistent "$S" run -q --timeout 3 --grace 0 -- \
 	sh -c 'sleep 1000.63' > /dev/null 2>&1 &
-check "the sandbox of the backstop case runs" wait_for 60 pgrep -f 'sleep 1000.63'
+check "the sandbox of the backstop case runs" wait_for 60 pgrep -f '^sleep 1000[.]63'
 pkill -KILL -u sctest -x sandcap
 check "with every sandcap process killed the user manager ends the sandbox by its backstop" \
-	wait_for 60 sh -c '! pgrep -f "sleep 1000[.]63"'
+	wait_for 60 sh -c '! pgrep -f "^sleep 1000[.]63"'
 check "nothing of any run is left in sctest's subtree" wait_for 20 no_leftovers
 
 # The policy applies in this mode too, by the front-end: a ceiling refuses, allow = no
