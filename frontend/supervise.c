@@ -118,15 +118,6 @@ child_run(const struct sv_spec *spec, pid_t parent, int go_fd, int msg_fd, int t
 	if (n != 1)
 		_exit(SC_EXIT_FAILURE);        /* sandcap gave up; it reports why */
 
-	for (size_t i = 0; i < spec->n_rl; i++) {
-		struct rlimit rl = { .rlim_cur = spec->rl[i].soft, .rlim_max = spec->rl[i].hard };
-
-		if (setrlimit(spec->rl[i].resource, &rl) < 0)
-			child_fail(msg_fd, CHILD_STAGE_SETUP, errno,
-				   "%s: cannot set the limit to %llu: %s%s", spec->rl[i].option,
-				   (unsigned long long) spec->rl[i].hard, strerror(errno),
-				   errno == EPERM ? " (over your hard limit; see ulimit -H)" : "");
-	}
 	/* Always, and only here: sandcap itself must keep the ability to exec the helper with
 	 * its file capabilities. */
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
@@ -165,6 +156,17 @@ child_run(const struct sv_spec *spec, pid_t parent, int go_fd, int msg_fd, int t
 	if (!spec->keep_fds && close_range(3, ~0U, CLOSE_RANGE_CLOEXEC) < 0)
 		for (int fd = 3; fd < 65536; fd++)
 			(void) fcntl(fd, F_SETFD, FD_CLOEXEC);
+	/* The rlimits last: nothing of sandcap's own set-up (the seccomp filter, the
+	 * environment) runs under --as, --nofile or --nproc. */
+	for (size_t i = 0; i < spec->n_rl; i++) {
+		struct rlimit rl = { .rlim_cur = spec->rl[i].soft, .rlim_max = spec->rl[i].hard };
+
+		if (setrlimit(spec->rl[i].resource, &rl) < 0)
+			child_fail(msg_fd, CHILD_STAGE_SETUP, errno,
+				   "%s: cannot set the limit to %llu: %s%s", spec->rl[i].option,
+				   (unsigned long long) spec->rl[i].hard, strerror(errno),
+				   errno == EPERM ? " (over your hard limit; see ulimit -H)" : "");
+	}
 	execvp(spec->argv[0], spec->argv);
 	r = errno;
 	/* execvp() reports EACCES when a PATH directory cannot be searched even if no
