@@ -9,21 +9,6 @@
 #include "macro.h"
 #include "run-usercg.h"
 
-/* Effective value of one limit under the policy: the request; else the default capped at
- * the ceiling; else the ceiling (not asking never means unlimited where a ceiling exists).
- * The helper's op_cgroup.c applies the same rule. */
-static uint64_t
-effective(const struct policy_resolved *pol, enum policy_limit l, uint64_t req)
-{
-	uint64_t ceil = pol->ceiling[l], v = req;
-
-	if (v == 0)
-		v = pol->dflt[l];
-	if (v == 0 || v > ceil)
-		v = req != 0 ? req : ceil;
-	return v == UINT64_MAX ? 0 : v;
-}
-
 /* The policy, applied by sandcap itself (no helper checks it in this mode). */
 static int
 apply_policy(struct run_opts *o, const struct policy_resolved *pol, char *err, size_t errlen)
@@ -50,7 +35,7 @@ apply_policy(struct run_opts *o, const struct policy_resolved *pol, char *err, s
 	for (size_t i = 0; i < ELEMENTSOF(v); i++) {
 		if (l[i] == POLICY_DISK && *v[i] == 0)
 			continue;       /* no workspace in this mode: a disk default is not applied */
-		*v[i] = effective(pol, l[i], *v[i]);
+		*v[i] = policy_effective(pol, l[i], *v[i]);
 	}
 	if (o->timeout_ms > 0)
 		o->has_timeout = true;

@@ -171,20 +171,6 @@ op_hello(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr *
 	return 0;
 }
 
-/* Effective value: the request; else the default, capped at the ceiling; else the
- * ceiling itself (so that not asking never means "unlimited" when a ceiling exists). */
-static uint64_t
-effective(const struct policy_resolved *res, enum policy_limit l, uint64_t req)
-{
-	uint64_t ceil = res->ceiling[l], v = req;
-
-	if (v == 0)
-		v = res->dflt[l];
-	if (v == 0 || v > ceil)
-		v = req != 0 ? req : ceil;
-	return v == UINT64_MAX ? 0 : v;
-}
-
 static int
 write_limits(struct session *s, char *note, size_t notelen)
 {
@@ -257,7 +243,7 @@ op_create(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr 
 		r = policy_check_request(&s->res, order[i], req[order[i]], msg, msglen);
 		if (r < 0)
 			return -EPERM;
-		s->eff.v[order[i]] = effective(&s->res, order[i], req[order[i]]);
+		s->eff.v[order[i]] = policy_effective(&s->res, order[i], req[order[i]]);
 	}
 	if (s->eff.v[POLICY_CPU] > 100000) {
 		snprintf(msg, msglen, "cpu %" PRIu64 "%% is out of range", s->eff.v[POLICY_CPU]);

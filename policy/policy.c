@@ -1407,3 +1407,15 @@ policy_check_request(const struct policy_resolved *r, enum policy_limit l, uint6
 				limit_names[l], v, c, r->ceiling_src[l]);
 	return -EPERM;
 }
+
+uint64_t
+policy_effective(const struct policy_resolved *r, enum policy_limit l, uint64_t req)
+{
+	uint64_t ceil = r->ceiling[l], v = req;
+
+	if (v == 0)
+		v = r->dflt[l];
+	if (v == 0 || v > ceil)
+		v = req != 0 ? req : ceil;
+	return v == UINT64_MAX ? 0 : v;
+}

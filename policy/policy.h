@@ -118,6 +118,12 @@ enum { POLICY_TOTAL_MEMORY, POLICY_TOTAL_CPU, POLICY_TOTAL_PIDS };
 /* "total_memory", "total_cpu", "total_pids" */
 const char *policy_total_name(int t);
 
+/* The value of limit l a sandbox gets for request req (0 = not asked): the request; else
+ * the default, capped at the ceiling; else the ceiling itself (not asking never means
+ * unlimited where a ceiling exists).  0 = not limited.  Applied by the helper, and by
+ * sandcap in user-cgroup mode. */
+uint64_t policy_effective(const struct policy_resolved *r, enum policy_limit l, uint64_t req);
+
 /* "memory", "cpu", ... */
 const char *policy_limit_name(enum policy_limit l);
 
