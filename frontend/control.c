@@ -240,6 +240,9 @@ request_at(const char *path, const char *req, char *reply, size_t replylen)
 	socklen_t cl = sizeof(cred);
 	ssize_t n;
 
+	if (replylen == 0)
+		return -EINVAL;
+	reply[0] = '\0';	/* on every failure the caller reads an empty reply */
 	if (strlcpy(sa.sun_path, path, sizeof(sa.sun_path)) >= sizeof(sa.sun_path))
 		return -ENAMETOOLONG;
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
