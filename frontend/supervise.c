@@ -347,6 +347,9 @@ struct sv_state {
 	int msg_fd;
 	bool msg_done;
 	int epfd;
+	int tfd;                        /* the timeout */
+	int gfd;                        /* the grace period after it */
+	int cfd;                        /* the next CPU-budget check */
 	int tty_fd;
 	bool main_reaped;
 	uint64_t start_ms;
@@ -584,7 +587,7 @@ epoll_add(int epfd, int fd)
  * timeout's grace, kill and reap everything until ECHILD, give the terminal back as it
  * was (tios: its settings before; NULL if unknown) and pass on what output is left. */
 static void
-end_sandbox(struct sv_state *st, int gfd, const struct termios *tios)
+end_sandbox(struct sv_state *st, const struct termios *tios)
 {
 	struct sv_outcome *out = st->out;
 	bool no_children;
@@ -595,7 +598,7 @@ end_sandbox(struct sv_state *st, int gfd, const struct termios *tios)
 	 * rest of it (they got SIGTERM), ending early when nothing is left. */
 	while (out->timeout_fired && !out->grace_expired) {
 		struct pollfd p[2] = { { .fd = st->sigfd, .events = POLLIN },
-				       { .fd = gfd, .events = POLLIN } };
+				       { .fd = st->gfd, .events = POLLIN } };
 
 		reap(st, &no_children);
 		if (no_children)
@@ -644,24 +647,15 @@ end_sandbox(struct sv_state *st, int gfd, const struct termios *tios)
 		(void) tcsetattr(st->tty_fd, TCSADRAIN, tios);  /* not another job's terminal */
 }
 
-int
-sv_run(const struct sv_spec *spec, struct sv_outcome *ret)
+/* Block the signals sandcap handles and take them through a signalfd; become the
+ * subreaper of the sandbox; open the epoll set and the three timers. */
+static int
+setup_supervision(struct sv_state *st)
 {
-	_cleanup_close_ int sigfd = -EBADF, epfd = -EBADF, tfd = -EBADF, gfd = -EBADF, cfd = -EBADF,
-			    pidfd = -EBADF, go_r = -EBADF, go_w = -EBADF, msg_r = -EBADF,
-			    msg_w = -EBADF;
-	struct sv_outcome out = {};
-	struct sv_state st = { .spec = spec, .out = &out, .tty_fd = -EBADF };
-	struct termios tios;
-	bool have_tios = false;
 	sigset_t block, fwd;
-	bool no_children;
-	int fds[2], r;
-	pid_t pid;
 
-	/* Signals sandcap handles through the signalfd; SIGTTOU/SIGTTIN are only blocked so that
-	 * tcsetpgrp() works from the background.  The child inherits the mask and clears
-	 * it just before exec. */
+	/* SIGTTOU/SIGTTIN are only blocked so that tcsetpgrp() works from the background.
+	 * The child inherits the mask and clears it just before exec. */
 	sigemptyset(&fwd);
 	for (const int *s = (const int[]) { SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGTSTP,
 					    SIGCONT, 0 }; *s != 0; s++)
@@ -671,176 +665,248 @@ sv_run(const struct sv_spec *spec, struct sv_outcome *ret)
 	sigaddset(&block, SIGTTIN);
 	if (sigprocmask(SIG_BLOCK, &block, NULL) < 0)
 		return log_error_errno(-errno, "cannot block signals: %m");
-	sigfd = signalfd(-1, &fwd, SFD_CLOEXEC | SFD_NONBLOCK);
-	if (sigfd < 0)
+	st->sigfd = signalfd(-1, &fwd, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (st->sigfd < 0)
 		return log_error_errno(-errno, "signalfd: %m");
 	/* Orphans of the sandbox (setsid, double fork) reparent to us, so we can kill and
 	 * reap them. */
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0)
 		return log_error_errno(-errno, "cannot become a child subreaper: %m");
-	epfd = epoll_create1(EPOLL_CLOEXEC);
-	tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
-	gfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
-	cfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
-	if (epfd < 0 || tfd < 0 || gfd < 0 || cfd < 0)
+	st->epfd = epoll_create1(EPOLL_CLOEXEC);
+	st->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	st->gfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	st->cfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	if (st->epfd < 0 || st->tfd < 0 || st->gfd < 0 || st->cfd < 0)
 		return log_error_errno(-errno, "cannot set up supervision: %m");
+	return 0;
+}
+
+/* A child that was never released: kill and reap it, and pass r on. */
+static int
+abort_child(pid_t pid, int r)
+{
+	(void) kill(pid, SIGKILL);
+	(void) waitpid(pid, NULL, 0);
+	return r;
+}
+
+static int
+watch_all(struct sv_state *st)
+{
+	const struct sv_spec *spec = st->spec;
+	int epfd = st->epfd;
+
+	if (epoll_add(epfd, st->pidfd) < 0 || epoll_add(epfd, st->sigfd) < 0 ||
+	    epoll_add(epfd, st->tfd) < 0 || epoll_add(epfd, st->gfd) < 0 ||
+	    epoll_add(epfd, st->cfd) < 0 || epoll_add(epfd, st->msg_fd) < 0 ||
+	    (spec->extra_fd >= 0 && spec->on_extra != NULL && epoll_add(epfd, spec->extra_fd) < 0) ||
+	    (spec->relay != NULL && output_relay_watch(spec->relay, epfd) < 0) ||
+	    (spec->keeper_pidfd >= 0 && epoll_add(epfd, spec->keeper_pidfd) < 0))
+		return log_error_errno(-errno, "epoll: %m");
+	return 0;
+}
+
+/* Fork the child (it waits on the go pipe), hand it to the helper (spec->attach), watch
+ * everything, release it and arm the timers.  On failure the child is killed and reaped. */
+static int
+start_child(struct sv_state *st)
+{
+	const struct sv_spec *spec = st->spec;
+	_cleanup_close_ int go_r = -EBADF, go_w = -EBADF, msg_w = -EBADF;
+	int fds[2], r;
+	pid_t pid;
+
 	if (pipe2(fds, O_CLOEXEC) < 0)
 		return log_error_errno(-errno, "pipe: %m");
 	go_r = fds[0];
 	go_w = fds[1];
 	if (pipe2(fds, O_CLOEXEC | O_NONBLOCK) < 0)
 		return log_error_errno(-errno, "pipe: %m");
-	msg_r = fds[0];
+	st->msg_fd = fds[0];
 	msg_w = fds[1];
-
-	/* Hand the terminal to the sandbox only if we are its foreground job, and keep its
-	 * settings: a command killed in raw or no-echo mode (a timeout, sandcap kill) cannot
-	 * restore them itself. */
-	if (isatty(STDIN_FILENO) &&
-	    tcgetpgrp(STDIN_FILENO) == (spec->home_pgrp > 0 ? spec->home_pgrp : getpgrp())) {
-		st.tty_fd = STDIN_FILENO;
-		have_tios = tcgetattr(st.tty_fd, &tios) == 0;
-	}
 
 	pid = fork();
 	if (pid < 0)
 		return log_error_errno(-errno, "cannot fork: %m");
 	if (pid == 0) {
 		go_w = safe_close(go_w);
-		msg_r = safe_close(msg_r);
-		child_run(spec, getppid(), go_r, msg_w, st.tty_fd);
+		st->msg_fd = safe_close(st->msg_fd);
+		child_run(spec, getppid(), go_r, msg_w, st->tty_fd);
 	}
 	go_r = safe_close(go_r);
 	msg_w = safe_close(msg_w);
 	if (spec->relay != NULL)
 		output_relay_parent(spec->relay);
-	st.pid = pid;
+	st->pid = pid;
 	(void) setpgid(pid, pid);       /* also done by the child; whichever is first */
 
-	pidfd = pidfd_open(pid, 0);
-	if (pidfd < 0) {
-		r = log_error_errno(-errno, "pidfd_open: %m (Linux 5.3 or later is needed)");
-		(void) kill(pid, SIGKILL);
-		(void) waitpid(pid, NULL, 0);
-		return r;
-	}
+	st->pidfd = pidfd_open(pid, 0);
+	if (st->pidfd < 0)
+		return abort_child(pid, log_error_errno(-errno,
+					"pidfd_open: %m (Linux 5.3 or later is needed)"));
 	sv_exclude_pid = spec->exclude_pid;
 	if (spec->attach != NULL) {
-		r = spec->attach(pidfd, spec->userdata);
-		if (r < 0) {
-			(void) kill(pid, SIGKILL);
-			(void) waitpid(pid, NULL, 0);
-			return r;
-		}
+		r = spec->attach(st->pidfd, spec->userdata);
+		if (r < 0)
+			return abort_child(pid, r);
 	}
-	st.pidfd = pidfd;
-	st.sigfd = sigfd;
-	st.msg_fd = msg_r;
-	st.epfd = epfd;
-	if (epoll_add(epfd, pidfd) < 0 || epoll_add(epfd, sigfd) < 0 || epoll_add(epfd, tfd) < 0 ||
-	    epoll_add(epfd, gfd) < 0 || epoll_add(epfd, cfd) < 0 || epoll_add(epfd, msg_r) < 0 ||
-	    (spec->extra_fd >= 0 && spec->on_extra != NULL && epoll_add(epfd, spec->extra_fd) < 0) ||
-	    (spec->relay != NULL && output_relay_watch(spec->relay, epfd) < 0) ||
-	    (spec->keeper_pidfd >= 0 && epoll_add(epfd, spec->keeper_pidfd) < 0)) {
-		r = log_error_errno(-errno, "epoll: %m");
-		(void) kill(pid, SIGKILL);
-		(void) waitpid(pid, NULL, 0);
-		return r;
-	}
+	r = watch_all(st);
+	if (r < 0)
+		return abort_child(pid, r);
 
 	/* Release the child. */
-	st.start_ms = now_ms();
-	if (write(go_w, "g", 1) != 1) {
-		r = log_error_errno(-errno, "cannot release the child: %m");
-		(void) kill(pid, SIGKILL);
-		(void) waitpid(pid, NULL, 0);
-		return r;
-	}
+	st->start_ms = now_ms();
+	if (write(go_w, "g", 1) != 1)
+		return abort_child(pid, log_error_errno(-errno, "cannot release the child: %m"));
 	go_w = safe_close(go_w);
 	if (spec->cpu_budget_ms > 0 && spec->cpu_used_usec != NULL)
-		cpu_budget_check(&st, cfd);
-	if (spec->has_timeout && arm_timer(tfd, spec->timeout_ms) < 0) {
-		r = log_error_errno(-errno, "timerfd: %m");
-		(void) kill(pid, SIGKILL);
-		(void) waitpid(pid, NULL, 0);
-		return r;
-	}
+		cpu_budget_check(st, st->cfd);
+	if (spec->has_timeout && arm_timer(st->tfd, spec->timeout_ms) < 0)
+		return abort_child(pid, log_error_errno(-errno, "timerfd: %m"));
+	return 0;
+}
 
-	while (!st.main_reaped) {
+static void
+on_timeout(struct sv_state *st)
+{
+	drain(st->tfd);
+	st->out->timeout_fired = true;
+	signal_sandbox(st, SIGTERM);
+	signal_sandbox(st, SIGCONT);    /* stopped processes must see it */
+	if (st->spec->grace_ms == 0) {
+		st->out->grace_expired = true;
+		signal_sandbox(st, SIGKILL);
+	} else if (arm_timer(st->gfd, st->spec->grace_ms) < 0) {
+		signal_sandbox(st, SIGKILL);
+	}
+}
+
+/* Signals to sandcap: SIGCHLD reaps, the others go to the sandbox's process group and are
+ * noted as an end request (with the sender the keeper saw, if it forwarded them). */
+static void
+on_signals(struct sv_state *st)
+{
+	const struct sv_spec *spec = st->spec;
+	struct signalfd_siginfo si;
+	bool no_children;
+
+	while (read(st->sigfd, &si, sizeof(si)) == (ssize_t) sizeof(si)) {
+		if (si.ssi_signo == SIGCHLD) {
+			reap(st, &no_children);
+		} else if (!st->main_reaped) {
+			pid_t from = (pid_t) si.ssi_pid;
+			uid_t uid = (uid_t) si.ssi_uid;
+
+			if (spec->keeper_pid > 0 && from == spec->keeper_pid &&
+			    si.ssi_code == SI_QUEUE) {
+				from = (pid_t) (uint32_t) si.ssi_ptr;
+				uid = (uid_t) (si.ssi_ptr >> 32);
+			}
+			note_end_request(st, (int) si.ssi_signo, false, from, uid);
+			(void) kill(-st->pid, (int) si.ssi_signo);
+		}
+	}
+}
+
+static void
+on_event(struct sv_state *st, int fd, uint32_t events)
+{
+	const struct sv_spec *spec = st->spec;
+	struct sv_outcome *out = st->out;
+	bool no_children;
+
+	if (fd == st->msg_fd) {
+		read_child_msg(st);
+	} else if (fd == st->pidfd) {
+		read_child_msg(st);     /* written before the child exited */
+		reap(st, &no_children);
+	} else if (fd == st->tfd) {
+		on_timeout(st);
+	} else if (spec->relay != NULL && output_relay_owns(spec->relay, fd)) {
+		if (output_relay_event(spec->relay, fd, events) > 0) {
+			out->output_limit_hit = true;
+			signal_sandbox(st, SIGKILL);
+		}
+	} else if (spec->keeper_pidfd >= 0 && fd == spec->keeper_pidfd) {
+		/* The keeper was killed (keeper.h): so is the sandbox. */
+		(void) epoll_ctl(st->epfd, EPOLL_CTL_DEL, fd, NULL);
+		out->keeper_died = true;
+		signal_sandbox(st, SIGKILL);
+	} else if (fd == spec->extra_fd && spec->on_extra != NULL) {
+		spec->on_extra(spec->extra_userdata, st);
+	} else if (fd == st->cfd) {
+		drain(st->cfd);
+		cpu_budget_check(st, st->cfd);
+	} else if (fd == st->gfd) {
+		drain(st->gfd);
+		out->grace_expired = true;
+		signal_sandbox(st, SIGKILL);
+	} else if (fd == st->sigfd) {
+		on_signals(st);
+	}
+}
+
+/* Until the main process is reaped. */
+static void
+supervise(struct sv_state *st)
+{
+	while (!st->main_reaped) {
 		struct epoll_event evs[8];
-		int n = epoll_wait(epfd, evs, ELEMENTSOF(evs), -1);
+		int n = epoll_wait(st->epfd, evs, ELEMENTSOF(evs), -1);
 
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
 			/* Cannot supervise any more: end the sandbox rather than leave it. */
 			log_error_errno(-errno, "epoll_wait: %m; killing the sandbox");
-			signal_sandbox(&st, SIGKILL);
+			signal_sandbox(st, SIGKILL);
 			break;
 		}
-		for (int i = 0; i < n && !st.main_reaped; i++) {
-			int fd = evs[i].data.fd;
-
-			if (fd == msg_r) {
-				read_child_msg(&st);
-			} else if (fd == pidfd) {
-				read_child_msg(&st);    /* written before the child exited */
-				reap(&st, &no_children);
-			} else if (fd == tfd) {
-				drain(tfd);
-				out.timeout_fired = true;
-				signal_sandbox(&st, SIGTERM);
-				signal_sandbox(&st, SIGCONT);   /* stopped processes must see it */
-				if (spec->grace_ms == 0) {
-					out.grace_expired = true;
-					signal_sandbox(&st, SIGKILL);
-				} else if (arm_timer(gfd, spec->grace_ms) < 0) {
-					signal_sandbox(&st, SIGKILL);
-				}
-			} else if (spec->relay != NULL && output_relay_owns(spec->relay, fd)) {
-				if (output_relay_event(spec->relay, fd, evs[i].events) > 0) {
-					out.output_limit_hit = true;
-					signal_sandbox(&st, SIGKILL);
-				}
-			} else if (spec->keeper_pidfd >= 0 && fd == spec->keeper_pidfd) {
-				/* The keeper was killed (keeper.h): so is the sandbox. */
-				(void) epoll_ctl(epfd, EPOLL_CTL_DEL, fd, NULL);
-				out.keeper_died = true;
-				signal_sandbox(&st, SIGKILL);
-			} else if (fd == spec->extra_fd && spec->on_extra != NULL) {
-				spec->on_extra(spec->extra_userdata, &st);
-			} else if (fd == cfd) {
-				drain(cfd);
-				cpu_budget_check(&st, cfd);
-			} else if (fd == gfd) {
-				drain(gfd);
-				out.grace_expired = true;
-				signal_sandbox(&st, SIGKILL);
-			} else if (fd == sigfd) {
-				struct signalfd_siginfo si;
-
-				while (read(sigfd, &si, sizeof(si)) == (ssize_t) sizeof(si)) {
-					if (si.ssi_signo == SIGCHLD)
-						reap(&st, &no_children);
-					else if (!st.main_reaped) {
-						pid_t from = (pid_t) si.ssi_pid;
-						uid_t uid = (uid_t) si.ssi_uid;
-
-						/* Forwarded by the keeper: the sender it saw. */
-						if (spec->keeper_pid > 0 && from == spec->keeper_pid &&
-						    si.ssi_code == SI_QUEUE) {
-							from = (pid_t) (uint32_t) si.ssi_ptr;
-							uid = (uid_t) (si.ssi_ptr >> 32);
-						}
-						note_end_request(&st, (int) si.ssi_signo, false, from,
-								 uid);
-						(void) kill(-st.pid, (int) si.ssi_signo);
-					}
-				}
-			}
-		}
+		for (int i = 0; i < n && !st->main_reaped; i++)
+			on_event(st, evs[i].data.fd, evs[i].events);
 	}
-	end_sandbox(&st, gfd, have_tios ? &tios : NULL);
-	*ret = out;
-	return 0;
+}
+
+static void
+state_close(struct sv_state *st)
+{
+	st->sigfd = safe_close(st->sigfd);
+	st->epfd = safe_close(st->epfd);
+	st->tfd = safe_close(st->tfd);
+	st->gfd = safe_close(st->gfd);
+	st->cfd = safe_close(st->cfd);
+	st->pidfd = safe_close(st->pidfd);
+	st->msg_fd = safe_close(st->msg_fd);
+}
+
+int
+sv_run(const struct sv_spec *spec, struct sv_outcome *ret)
+{
+	struct sv_outcome out = {};
+	struct sv_state st = { .spec = spec, .out = &out, .tty_fd = -EBADF, .pidfd = -EBADF,
+			       .sigfd = -EBADF, .msg_fd = -EBADF, .epfd = -EBADF,
+			       .tfd = -EBADF, .gfd = -EBADF, .cfd = -EBADF };
+	struct termios tios;
+	bool have_tios = false;
+	int r;
+
+	r = setup_supervision(&st);
+	if (r >= 0) {
+		/* Hand the terminal to the sandbox only if we are its foreground job, and
+		 * keep its settings: a command killed in raw or no-echo mode (a timeout,
+		 * sandcap kill) cannot restore them itself. */
+		if (isatty(STDIN_FILENO) &&
+		    tcgetpgrp(STDIN_FILENO) == (spec->home_pgrp > 0 ? spec->home_pgrp : getpgrp())) {
+			st.tty_fd = STDIN_FILENO;
+			have_tios = tcgetattr(st.tty_fd, &tios) == 0;
+		}
+		r = start_child(&st);
+	}
+	if (r >= 0) {
+		supervise(&st);
+		end_sandbox(&st, have_tios ? &tios : NULL);
+		*ret = out;
+	}
+	state_close(&st);
+	return r < 0 ? r : 0;
 }
