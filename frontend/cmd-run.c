@@ -135,11 +135,65 @@ resolve_cgroup_fallback(struct run_opts *o, struct report *rep, const char *reas
 	return 0;
 }
 
+/* --timeout fired: how the sandbox ended after SIGTERM. */
+static void
+timeout_message(const struct run_opts *o, const struct sv_outcome *out, const char *sig,
+		char *buf, size_t bufsz)
+{
+	char a[32], b[32], g[32];
+
+	format_duration_ms(out->wall_ms, a, sizeof(a));
+	format_duration_ms(o->timeout_ms, b, sizeof(b));
+	format_duration_ms(o->grace_ms, g, sizeof(g));
+	if (out->grace_expired)
+		snprintf(buf, bufsz, "killed after %s (limit %s): SIGTERM, then SIGKILL "
+			 "after the %s grace", a, b, g);
+	else if (out->signaled && out->signal != SIGTERM)
+		/* Not our SIGKILL (the grace had not expired): say what ended it. */
+		snprintf(buf, bufsz, "stopped after %s (limit %s): SIGTERM, then killed by "
+			 "SIG%s before the %s grace was over", a, b, sig != NULL ? sig : "?", g);
+	else if (out->exited)
+		snprintf(buf, bufsz, "stopped after %s (limit %s): exited with status %d "
+			 "after SIGTERM", a, b, out->exit_code);
+	else
+		snprintf(buf, bufsz, "stopped after %s (limit %s): ended on SIGTERM", a, b);
+}
+
+/* Ended by a signal sandcap forwarded or by sandcap kill: who asked, and how it ended. */
+static void
+killed_message(const struct sv_outcome *out, const struct verdict *v, const char *sig,
+	       char *buf, size_t bufsz)
+{
+	const char *rs = sigabbrev_np(out->end_request.signal);
+	char how[128];
+
+	if (v->signal > 0)
+		snprintf(how, sizeof(how), "was killed by signal %d (SIG%s)", v->signal,
+			 sig != NULL ? sig : "?");
+	else
+		snprintf(how, sizeof(how), "exited with status %d", v->exit_code);
+	if (out->end_request.keeper_died)
+		snprintf(buf, bufsz, "sandcap was killed (its first process, pid %d, which the "
+			 "shell waits for), so the sandbox was ended: the command %s",
+			 (int) out->end_request.pid, how);
+	else if (out->end_request.by_control)
+		snprintf(buf, bufsz, "ended by 'sandcap kill' (SIG%s, from pid %d, uid %u): "
+			 "the command %s", rs != NULL ? rs : "?", (int) out->end_request.pid,
+			 (unsigned) out->end_request.uid, how);
+	else if (out->end_request.pid == 0)
+		snprintf(buf, bufsz, "ended by SIG%s from the kernel (e.g. the terminal hung "
+			 "up), forwarded by sandcap: the command %s", rs != NULL ? rs : "?", how);
+	else
+		snprintf(buf, bufsz, "ended by SIG%s sent to sandcap by pid %d (uid %u) and "
+			 "forwarded: the command %s", rs != NULL ? rs : "?",
+			 (int) out->end_request.pid, (unsigned) out->end_request.uid, how);
+}
+
 static void
 compose_message(const struct run_opts *o, const struct sv_outcome *out, const struct verdict *v,
 		const struct cg_usage *cg, char *buf, size_t bufsz)
 {
-	char a[32], b[32], esc[128];
+	char b[32], esc[128];
 	const char *sig = v->signal > 0 ? sigabbrev_np(v->signal) : NULL;
 
 	switch (v->kind) {
@@ -160,28 +214,7 @@ compose_message(const struct run_opts *o, const struct sv_outcome *out, const st
 			 "sandbox's own limit was not reached)" : "");
 		break;
 	case VERDICT_TIMEOUT:
-		format_duration_ms(out->wall_ms, a, sizeof(a));
-		format_duration_ms(o->timeout_ms, b, sizeof(b));
-		if (out->grace_expired) {
-			char g[32];
-
-			format_duration_ms(o->grace_ms, g, sizeof(g));
-			snprintf(buf, bufsz, "killed after %s (limit %s): SIGTERM, then SIGKILL "
-				 "after the %s grace", a, b, g);
-		} else if (out->signaled && out->signal != SIGTERM) {
-			/* Not our SIGKILL (the grace had not expired): say what ended it. */
-			char g[32];
-
-			format_duration_ms(o->grace_ms, g, sizeof(g));
-			snprintf(buf, bufsz, "stopped after %s (limit %s): SIGTERM, then killed by "
-				 "SIG%s before the %s grace was over", a, b, sig != NULL ? sig : "?",
-				 g);
-		} else if (out->exited) {
-			snprintf(buf, bufsz, "stopped after %s (limit %s): exited with status %d "
-				 "after SIGTERM", a, b, out->exit_code);
-		} else {
-			snprintf(buf, bufsz, "stopped after %s (limit %s): ended on SIGTERM", a, b);
-		}
+		timeout_message(o, out, sig, buf, bufsz);
 		break;
 	case VERDICT_CPU_TIME:
 		if (out->cpu_budget_fired) {
@@ -222,28 +255,9 @@ compose_message(const struct run_opts *o, const struct sv_outcome *out, const st
 		format_size(cg->disk_used, b, sizeof(b));
 		snprintf(buf, bufsz, "the workspace is full (%s used)", b);
 		break;
-	case VERDICT_KILLED: {
-		const char *rs = sigabbrev_np(out->end_request.signal);
-		char how[128];
-
-		if (v->signal > 0)
-			snprintf(how, sizeof(how), "was killed by signal %d (SIG%s)", v->signal,
-				 sig != NULL ? sig : "?");
-		else
-			snprintf(how, sizeof(how), "exited with status %d", v->exit_code);
-		if (out->end_request.by_control)
-			snprintf(buf, bufsz, "ended by 'sandcap kill' (SIG%s, from pid %d, uid %u): "
-				 "the command %s", rs != NULL ? rs : "?", (int) out->end_request.pid,
-				 (unsigned) out->end_request.uid, how);
-		else if (out->end_request.pid == 0)
-			snprintf(buf, bufsz, "ended by SIG%s from the kernel (e.g. the terminal hung "
-				 "up), forwarded by sandcap: the command %s", rs != NULL ? rs : "?", how);
-		else
-			snprintf(buf, bufsz, "ended by SIG%s sent to sandcap by pid %d (uid %u) and "
-				 "forwarded: the command %s", rs != NULL ? rs : "?",
-				 (int) out->end_request.pid, (unsigned) out->end_request.uid, how);
+	case VERDICT_KILLED:
+		killed_message(out, v, sig, buf, bufsz);
 		break;
-	}
 	case VERDICT_OUTPUT:
 		format_size(o->output_limit, b, sizeof(b));
 		snprintf(buf, bufsz, "output limit reached: %llu bytes of stdout and stderr passed "
@@ -772,7 +786,8 @@ decide(const struct run_opts *o, const struct sv_outcome *out, const struct outp
 	in->end_requested = out->end_request.requested;
 	if (out->end_request.requested) {
 		rep->killed_by.set = true;
-		rep->killed_by.by = out->end_request.by_control ? "sandcap kill" : "signal";
+		rep->killed_by.by = out->end_request.by_control ? "sandcap kill" :
+				    out->end_request.keeper_died ? "sandcap killed" : "signal";
 		rep->killed_by.signal = out->end_request.signal;
 		rep->killed_by.pid = out->end_request.pid;
 		rep->killed_by.uid = out->end_request.uid;
@@ -795,153 +810,191 @@ decide(const struct run_opts *o, const struct sv_outcome *out, const struct outp
 	rep->has_max_rss = true;
 }
 
-int
-run_main(int argc, char **argv, const struct trace_opts *trace)
-{
-	_cleanup_(report_sink_closep_) struct report_sink sink = REPORT_SINK_INIT;
-	_cleanup_(session_closep_) struct sc_session sess;
-	_cleanup_(usercg_closep_) struct usercg ucg;
-	_cleanup_(profile_donep_) struct profile prof = {};
-	_cleanup_(freep_argv_) char **pargv = NULL;
-	_cleanup_(freep_argv_) char **envp = NULL;
-	_cleanup_(output_relay_close) struct output_relay relay = { .child_fd = { -1, -1 },
-		.s = { { .in = -1, .out = -1 }, { .in = -1, .out = -1 } } };
-	const char *chdir_to = NULL;
-	_cleanup_(run_ctl_closep) struct run_ctl ctl = { .listen_fd = -EBADF };
-	struct policy_resolved pol;
-	bool have_pol = false;
-	uint64_t fsize_max = 0;
-	int pargc = 0;
-	bool cgroup = false, refused = false, ucgroup = false;
-
-	uint64_t cpu_budget_ms = 0;
+/* One run of `sandcap run`, from the command line to the report. */
+struct run {
+	const struct trace_opts *trace;
 	struct run_opts o;
-	struct isolate_plan plan = {};
-	struct keeper_info keeper = { .keeper_pidfd = -EBADF };
+	struct report rep;
+	struct report_sink sink;
+	struct profile prof;
+	char **pargv;                   /* the command line with the profile expanded */
+	char **envp;                    /* the command's environment (--env ...), or NULL */
+	struct policy_resolved pol;
+	bool have_pol;
+	struct sc_session sess;         /* cgroup mode: the helper */
+	struct usercg ucg;              /* user-cgroup mode */
+	bool cgroup, ucgroup, refused;
+	uint64_t cpu_budget_ms;         /* whole-sandbox CPU budget (cgroup modes), 0: none */
 	struct sv_rlimit rl[_RUN_RL_MAX];
-	struct sv_outcome out = {};
-	struct verdict_input in = {};
-	struct report rep = { .version = SC_VERSION, .mode = "rlimit" };
-	static struct net_proxy proxy;
-	char id[64], err[512] = "", message[512] = "";
-	size_t n_rl = 0;
-	int r;
+	size_t n_rl;
+	const char *chdir_to;
+	struct output_relay relay;
+	struct isolate_plan plan;
+	struct keeper_info keeper;
+	struct run_ctl ctl;
+	struct sv_outcome out;
+	struct verdict_input in;
+	uint64_t fsize_max;             /* --trace: the largest file left in the workspace */
+	char id[64], err[512], message[512];
+};
 
-	client_init(&sess);
-	usercg_init(&ucg);
-	if (expand_profile(argc, argv, &prof, &pargc, &pargv) < 0)
+/* What a step returns to go on; any other value is the exit status. */
+#define RUN_GO (-1)
+
+static void
+run_close(struct run *R)
+{
+	run_ctl_closep(&R->ctl);
+	output_relay_close(&R->relay);
+	freep_argv_(&R->envp);
+	freep_argv_(&R->pargv);
+	profile_donep_(&R->prof);
+	usercg_closep_(&R->ucg);
+	session_closep_(&R->sess);
+	report_sink_closep_(&R->sink);
+}
+
+/* The command line (with its profile), the report's sink, the environment, the caller's
+ * policy and, for --net proxy, the proxy. */
+static int
+run_prepare(struct run *R, int argc, char **argv, struct net_proxy *proxy)
+{
+	int pargc = 0, r;
+
+	if (expand_profile(argc, argv, &R->prof, &pargc, &R->pargv) < 0)
 		return SC_EXIT_FAILURE;
-	if (pargv != NULL) {
+	if (R->pargv != NULL) {
 		argc = pargc;
-		argv = pargv;
+		argv = R->pargv;
 	}
-	r = run_args_parse(argc, argv, &o);
+	r = run_args_parse(argc, argv, &R->o);
 	if (r != 0)
 		return r > 0 ? 0 : SC_EXIT_FAILURE;
-	make_id(id, sizeof(id));
-	rep.id = id;
-	rep.argv = o.argv;
-	rep.message = message;
-	rep.env = environ;
+	make_id(R->id, sizeof(R->id));
+	R->rep.id = R->id;
+	R->rep.argv = R->o.argv;
+	R->rep.message = R->message;
+	R->rep.env = environ;
 
 	/* Open the report before anything runs, so a bad path costs nothing. */
-	r = report_sink_open(&sink, o.report_path, o.report_fd, err, sizeof(err));
+	r = report_sink_open(&R->sink, R->o.report_path, R->o.report_fd, R->err, sizeof(R->err));
 	if (r < 0) {
-		fprintf(stderr, "sandcap: %s\n", err[0] != '\0' ? err : strerror(-r));
+		fprintf(stderr, "sandcap: %s\n", R->err[0] != '\0' ? R->err : strerror(-r));
 		return SC_EXIT_FAILURE;
 	}
 
-	if (env_active(&o.env)) {
-		if (env_build(&o.env, environ, &envp) < 0)
-			return refuse(&sink, &rep, false, "cannot build the environment: %s",
+	if (env_active(&R->o.env)) {
+		if (env_build(&R->o.env, environ, &R->envp) < 0)
+			return refuse(&R->sink, &R->rep, false, "cannot build the environment: %s",
 				      strerror(ENOMEM));
-		rep.env = envp;
+		R->rep.env = R->envp;
 	}
 
-	r = caller_policy(&pol, err, sizeof(err));
+	r = caller_policy(&R->pol, R->err, sizeof(R->err));
 	if (r < 0 && r != -ENOENT) {
 		/* Even with --no-cgroup or --fallback: an admin's policy that cannot be read as
 		 * written must not fail open (#14 item 10). */
-		return refuse(&sink, &rep, false, "%s", err);
+		return refuse(&R->sink, &R->rep, false, "%s", R->err);
 	}
-	have_pol = r == 0;
-	if (have_pol) {
+	R->have_pol = r == 0;
+	if (R->have_pol) {
 		/* The front-end refuses what the helper would refuse, with the section named. */
-		r = isolate_check_required(&o.iso, &pol, err, sizeof(err));
+		r = isolate_check_required(&R->o.iso, &R->pol, R->err, sizeof(R->err));
 		if (r < 0)
-			return refuse(&sink, &rep, false, "%s", err);
+			return refuse(&R->sink, &R->rep, false, "%s", R->err);
 	}
 
 	/* --net proxy: the proxy runs (outside the sandbox) before the helper hears its port. */
-	if (net_run_prepare(&o, &proxy, err, sizeof(err)) < 0) {
-		fprintf(stderr, "sandcap: %s\n", strip_sandcap_prefix(err));
+	if (net_run_prepare(&R->o, proxy, R->err, sizeof(R->err)) < 0) {
+		fprintf(stderr, "sandcap: %s\n", strip_sandcap_prefix(R->err));
 		return SC_EXIT_FAILURE;
 	}
+	return RUN_GO;
+}
 
-	/* cgroup mode unless --no-cgroup, when the helper is there and takes us. */
-	r = open_helper(&o, trace, have_pol ? &pol : NULL, &sess, &refused, err, sizeof(err));
+/* cgroup mode unless --no-cgroup, when the helper is there and takes us; else user-cgroup
+ * mode; else rlimit mode, where the policy and the options allow it. */
+static int
+run_choose_mode(struct run *R)
+{
+	struct run_opts *o = &R->o;
+	const struct policy_resolved *pol = R->have_pol ? &R->pol : NULL;
+	int r;
+
+	r = open_helper(o, R->trace, pol, &R->sess, &R->refused, R->err, sizeof(R->err));
 	if (r < 0)
-		return refuse(&sink, &rep, false, "the sandcap helper refused the sandbox: %s",
-			      err[0] != '\0' ? err : strerror(-r));
-	cgroup = r > 0;
-	if (!cgroup && !o.no_cgroup) {
-		r = try_user_cgroup(&o, &rep, have_pol ? &pol : NULL, rep.id, &ucg, err,
-				    sizeof(err));
+		return refuse(&R->sink, &R->rep, false, "the sandcap helper refused the sandbox: %s",
+			      R->err[0] != '\0' ? R->err : strerror(-r));
+	R->cgroup = r > 0;
+	if (!R->cgroup && !o->no_cgroup) {
+		r = try_user_cgroup(o, &R->rep, pol, R->rep.id, &R->ucg, R->err, sizeof(R->err));
 		if (r < 0)
-			return refuse(&sink, &rep, false, "%s", err);
-		ucgroup = r > 0;
-		if (ucgroup && o.rl[RUN_RL_CPU].set) {
-			report_add_limit(&rep, "cpu_time_ms", o.rl[RUN_RL_CPU].value);
-			report_add_enforcement(&rep, "cpu_time", "user-cgroup (cpu.stat, whole sandbox)");
-			cpu_budget_ms = o.rl[RUN_RL_CPU].value;
-			o.rl[RUN_RL_CPU].set = false;
+			return refuse(&R->sink, &R->rep, false, "%s", R->err);
+		R->ucgroup = r > 0;
+		if (R->ucgroup && o->rl[RUN_RL_CPU].set) {
+			report_add_limit(&R->rep, "cpu_time_ms", o->rl[RUN_RL_CPU].value);
+			report_add_enforcement(&R->rep, "cpu_time",
+					       "user-cgroup (cpu.stat, whole sandbox)");
+			R->cpu_budget_ms = o->rl[RUN_RL_CPU].value;
+			o->rl[RUN_RL_CPU].set = false;
 		}
 	}
-	if (cgroup) {
-		cpu_budget_ms = use_cgroup(&o, &rep, &sess);
-	} else if (!ucgroup) {
+	if (R->cgroup) {
+		R->cpu_budget_ms = use_cgroup(o, &R->rep, &R->sess);
+	} else if (!R->ucgroup) {
 		char why[1024];
 
-		r = resolve_cgroup_fallback(&o, &rep, err, refused, why, sizeof(why));
+		r = resolve_cgroup_fallback(o, &R->rep, R->err, R->refused, why, sizeof(why));
 		if (r < 0)
-			return refuse(&sink, &rep, false, "%s", why);
+			return refuse(&R->sink, &R->rep, false, "%s", why);
 	}
-	n_rl = plan_rlimits(&o, &rep, rl);
+	R->n_rl = plan_rlimits(o, &R->rep, R->rl);
+	return RUN_GO;
+}
 
-	chdir_to = o.chdir;
-	if (o.chdir != NULL && streq(o.chdir, "@workspace")) {
+/* --chdir, --output-limit, the isolation plan (Landlock, seccomp), the proxy's variables
+ * and the protection of the supervisors; in rlimit and user-cgroup mode, the keeper. */
+static int
+run_plan(struct run *R, struct net_proxy *proxy)
+{
+	struct run_opts *o = &R->o;
+	struct report *rep = &R->rep;
+	int r;
+
+	R->chdir_to = o->chdir;
+	if (o->chdir != NULL && streq(o->chdir, "@workspace")) {
 		/* Only the helper's workspace is bounded by --disk; there is none without it. */
-		if (o.iso.workspace == NULL)
-			return refuse(&sink, &rep, false, "--chdir @workspace: there is no workspace "
+		if (o->iso.workspace == NULL)
+			return refuse(&R->sink, rep, false, "--chdir @workspace: there is no workspace "
 				      "in %s mode (it is the helper's tmpfs, cgroup mode only); give "
 				      "--disk and use the sandcap helper, or --chdir a directory",
-				      rep.mode);
-		chdir_to = o.iso.workspace;
+				      rep->mode);
+		R->chdir_to = o->iso.workspace;
 	}
 
-	if (o.output_limit > 0) {
-		r = output_relay_open(&relay, o.output_limit, err, sizeof(err));
+	if (o->output_limit > 0) {
+		r = output_relay_open(&R->relay, o->output_limit, R->err, sizeof(R->err));
 		if (r < 0)
-			return refuse(&sink, &rep, false, "%s", err);
-		report_add_limit(&rep, "output", o.output_limit);
+			return refuse(&R->sink, rep, false, "%s", R->err);
+		report_add_limit(rep, "output", o->output_limit);
 	}
 
-	r = isolate_plan(&o.iso, &plan, err, sizeof(err));
+	r = isolate_plan(&o->iso, &R->plan, R->err, sizeof(R->err));
 	if (r < 0)
-		return refuse(&sink, &rep, false, "%s", err);
-	if (ucgroup)
-		run_usercg_protect(&rep, &plan);
-	if (o.has_fs || o.iso.n_rw > 0 || o.iso.n_ro > 0)
-		report_add_enforcement(&rep, "fs", "%s", plan.fs_enforcement);
-	if (o.has_net)
-		report_add_enforcement(&rep, "net", "%s", plan.net_enforcement);
-	if (net_run_environment(&o, &proxy) < 0) {
+		return refuse(&R->sink, rep, false, "%s", R->err);
+	if (R->ucgroup)
+		run_usercg_protect(rep, &R->plan);
+	if (o->has_fs || o->iso.n_rw > 0 || o->iso.n_ro > 0)
+		report_add_enforcement(rep, "fs", "%s", R->plan.fs_enforcement);
+	if (o->has_net)
+		report_add_enforcement(rep, "net", "%s", R->plan.net_enforcement);
+	if (net_run_environment(o, proxy) < 0) {
 		fprintf(stderr, "sandcap: --net proxy: cannot set the proxy variables\n");
 		return SC_EXIT_FAILURE;
 	}
-	if (!plan.seccomp && !plan.landlock_signal && (o.has_timeout || cpu_budget_ms > 0) &&
-	    !o.fallback)
-		return refuse(&sink, &rep, false, "--timeout/--cpu-time: this kernel has neither "
+	if (!R->plan.seccomp && !R->plan.landlock_signal &&
+	    (o->has_timeout || R->cpu_budget_ms > 0) && !o->fallback)
+		return refuse(&R->sink, rep, false, "--timeout/--cpu-time: this kernel has neither "
 			      "seccomp filters nor Landlock ABI 6, so the sandbox could stop sandcap "
 			      "and outlive the limit; pass --fallback to run so anyway");
 
@@ -950,128 +1003,202 @@ run_main(int argc, char **argv, const struct trace_opts *trace)
 	 * CAP_SYS_PTRACE.  Without the helper a keeper holds the tree if sandcap is killed
 	 * (keeper.h, #14 item 11); in cgroup mode the helper does. */
 	(void) prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
-	if (!cgroup) {
-		r = keeper_start(&keeper);
+	if (!R->cgroup) {
+		r = keeper_start(&R->keeper);
 		if (r < 0)
-			return refuse(&sink, &rep, false, "cannot start the keeper process: %s",
+			return refuse(&R->sink, rep, false, "cannot start the keeper process: %s",
 				      strerror(-r));
-		protect_add(&plan.protect, keeper.keeper);
-		plan.protect.pgid = keeper.home_pgrp;
+		protect_add(&R->plan.protect, R->keeper.keeper);
+		R->plan.protect.pgid = R->keeper.home_pgrp;
 	} else {
-		protect_add(&plan.protect, sess.helper_pid);
-		plan.protect.pgid = getpgrp();
+		protect_add(&R->plan.protect, R->sess.helper_pid);
+		R->plan.protect.pgid = getpgrp();
 	}
-	protect_add(&plan.protect, getpid());
-	report_add_enforcement(&rep, "supervisor", "%s", plan.protect_enforcement);
+	protect_add(&R->plan.protect, getpid());
+	report_add_enforcement(rep, "supervisor", "%s", R->plan.protect_enforcement);
+	return RUN_GO;
+}
 
+/* The supervisor's hooks for the mode: cgroup (the helper) or user-cgroup. */
+static void
+run_spec_hooks(struct run *R, struct sv_spec *spec)
+{
+	uint64_t all_cpus = (uint64_t) sysconf(_SC_NPROCESSORS_ONLN) * 100;
+
+	if (R->cgroup) {
+		spec->tmpdir = R->o.iso.workspace;
+		R->rep.tmpdir_set = spec->tmpdir != NULL;
+		spec->exclude_pid = R->sess.helper_pid;
+		spec->userdata = &R->sess;
+		spec->attach = cg_attach;
+		spec->kill_all = cg_kill;
+		spec->cpu_budget_ms = R->cpu_budget_ms;
+		spec->cpu_rate_percent = R->sess.effective.cpu_percent > 0 ?
+			R->sess.effective.cpu_percent : all_cpus;
+		spec->cpu_used_usec = cg_cpu_used;
+	}
+	if (R->ucgroup) {
+		spec->userdata = &R->ucg;
+		spec->attach = usercg_attach;
+		spec->kill_all = usercg_kill;
+		spec->cpu_budget_ms = R->cpu_budget_ms;
+		spec->cpu_rate_percent = R->ucg.effective.cpu_percent > 0 ?
+			R->ucg.effective.cpu_percent : all_cpus;
+		spec->cpu_used_usec = ucg_cpu_used;
+	}
+}
+
+/* Run the command under supervision, with its control socket (sandcap ps, sandcap kill). */
+static int
+run_supervised(struct run *R)
+{
+	struct run_opts *o = &R->o;
+	int r;
 	struct sv_spec spec = {
-		.argv = o.argv,
-		.rl = rl,
-		.n_rl = n_rl,
-		.iso = &o.iso,
-		.plan = &plan,
-		.has_timeout = o.has_timeout,
-		.timeout_ms = o.timeout_ms,
-		.grace_ms = o.grace_ms,
-		.keep_fds = o.keep_fds,
-		.envp = envp,
-		.relay = o.output_limit > 0 ? &relay : NULL,
-		.chdir = chdir_to,
+		.argv = o->argv,
+		.rl = R->rl,
+		.n_rl = R->n_rl,
+		.iso = &o->iso,
+		.plan = &R->plan,
+		.has_timeout = o->has_timeout,
+		.timeout_ms = o->timeout_ms,
+		.grace_ms = o->grace_ms,
+		.keep_fds = o->keep_fds,
+		.envp = R->envp,
+		.relay = o->output_limit > 0 ? &R->relay : NULL,
+		.chdir = R->chdir_to,
+		.extra_fd = -1,
+		.keeper_pidfd = R->cgroup ? -1 : R->keeper.keeper_pidfd,
+		.keeper_pid = R->cgroup ? 0 : R->keeper.keeper,
+		.home_pgrp = R->cgroup ? 0 : R->keeper.home_pgrp,
 	};
-	spec.extra_fd = -1;
-	spec.keeper_pidfd = cgroup ? -1 : keeper.keeper_pidfd;
-	spec.keeper_pid = cgroup ? 0 : keeper.keeper;
-	spec.home_pgrp = cgroup ? 0 : keeper.home_pgrp;
-	ctl = (struct run_ctl) { .id = rep.id, .mode = rep.mode, .argv = o.argv,
-				 .sess = cgroup ? &sess : NULL, .o = &o, .listen_fd = -EBADF };
-	if (control_listen(rep.id, &ctl.listen_fd, ctl.path, sizeof(ctl.path)) == 0) {
-		spec.extra_fd = ctl.listen_fd;
+
+	R->ctl = (struct run_ctl) { .id = R->rep.id, .mode = R->rep.mode, .argv = o->argv,
+				    .sess = R->cgroup ? &R->sess : NULL, .o = o,
+				    .listen_fd = -EBADF };
+	if (control_listen(R->rep.id, &R->ctl.listen_fd, R->ctl.path, sizeof(R->ctl.path)) == 0) {
+		spec.extra_fd = R->ctl.listen_fd;
 		spec.on_extra = run_ctl_ready;
-		spec.extra_userdata = &ctl;
-	} else if (!o.quiet) {
-		fprintf(stderr, "sandcap: warning: no control socket (sandcap ps and sandcap kill will not see "
-			"this sandbox)\n");
+		spec.extra_userdata = &R->ctl;
+	} else if (!o->quiet) {
+		fprintf(stderr, "sandcap: warning: no control socket (sandcap ps and sandcap kill "
+			"will not see this sandbox)\n");
 	}
-	if (cgroup) {
-		spec.tmpdir = o.iso.workspace;
-		rep.tmpdir_set = spec.tmpdir != NULL;
-		spec.exclude_pid = sess.helper_pid;
-		spec.userdata = &sess;
-		spec.attach = cg_attach;
-		spec.kill_all = cg_kill;
-		spec.cpu_budget_ms = cpu_budget_ms;
-		spec.cpu_rate_percent = sess.effective.cpu_percent > 0 ? sess.effective.cpu_percent :
-			(uint64_t) sysconf(_SC_NPROCESSORS_ONLN) * 100;
-		spec.cpu_used_usec = cg_cpu_used;
-	}
-	if (ucgroup) {
-		spec.userdata = &ucg;
-		spec.attach = usercg_attach;
-		spec.kill_all = usercg_kill;
-		spec.cpu_budget_ms = cpu_budget_ms;
-		spec.cpu_rate_percent = ucg.effective.cpu_percent > 0 ? ucg.effective.cpu_percent :
-			(uint64_t) sysconf(_SC_NPROCESSORS_ONLN) * 100;
-		spec.cpu_used_usec = ucg_cpu_used;
-	}
+	run_spec_hooks(R, &spec);
 	start_error[0] = '\0';
-	r = sv_run(&spec, &out);
+	r = sv_run(&spec, &R->out);
 	if (r < 0)
-		return refuse(&sink, &rep, true, "%s%s", start_error[0] != '\0' ? start_error :
+		return refuse(&R->sink, &R->rep, true, "%s%s", start_error[0] != '\0' ? start_error :
 			      "cannot start the sandbox: ", start_error[0] != '\0' ? "" :
 			      strerror(-r));
-	if (ucgroup) {
-		r = cgstats_read(ucg.leaf_fd, -EBADF, &rep.cg);
+	return RUN_GO;
+}
+
+/* The final counters of the sandbox's cgroup, then its teardown. */
+static void
+run_collect(struct run *R)
+{
+	int r;
+
+	if (R->ucgroup) {
+		r = cgstats_read(R->ucg.leaf_fd, -EBADF, &R->rep.cg);
 		if (r < 0)
 			fprintf(stderr, "sandcap: warning: cannot read the sandbox's counters: %s\n",
 				strerror(-r));
-		r = usercg_destroy(&ucg, err, sizeof(err));
+		r = usercg_destroy(&R->ucg, R->err, sizeof(R->err));
 		if (r < 0)
-			fprintf(stderr, "sandcap: warning: teardown incomplete: %s\n", err);
-		in.counters = rep.cg;
-		in.cpu_budget_fired = out.cpu_budget_fired;
+			fprintf(stderr, "sandcap: warning: teardown incomplete: %s\n", R->err);
+		R->in.counters = R->rep.cg;
+		R->in.cpu_budget_fired = R->out.cpu_budget_fired;
 	}
-	if (cgroup) {
+	if (R->cgroup) {
 		/* The final counters, before DESTROY closes the leaf. */
-		r = cgstats_read(sess.leaf_fd, sess.ws_fd, &rep.cg);
+		r = cgstats_read(R->sess.leaf_fd, R->sess.ws_fd, &R->rep.cg);
 		if (r < 0)
 			fprintf(stderr, "sandcap: warning: cannot read the sandbox's counters: %s\n",
 				strerror(-r));
-		if (trace->on && sess.ws_fd >= 0)
-			trace_largest_file(sess.ws_fd, 0, &fsize_max);
-		r = client_destroy(&sess, err, sizeof(err));
+		if (R->trace->on && R->sess.ws_fd >= 0)
+			trace_largest_file(R->sess.ws_fd, 0, &R->fsize_max);
+		r = client_destroy(&R->sess, R->err, sizeof(R->err));
 		if (r < 0)
 			fprintf(stderr, "sandcap: warning: teardown incomplete: %s\n",
-				err[0] != '\0' ? err : strerror(-r));
-		in.counters = rep.cg;
-		in.disk_limit = sess.effective.disk;
-		in.cpu_budget_fired = out.cpu_budget_fired;
+				R->err[0] != '\0' ? R->err : strerror(-r));
+		R->in.counters = R->rep.cg;
+		R->in.disk_limit = R->sess.effective.disk;
+		R->in.cpu_budget_fired = R->out.cpu_budget_fired;
 	}
+}
 
-	net_run_report(&o, plan.net_enforcement, &proxy, &rep);
-	decide(&o, &out, &relay, &in, &rep, message, sizeof(message));
-	if (trace->on) {
-		struct trace_result tr;
-		struct trace_figs figs;
-		FILE *f = report_sink_stream(&sink);
+/* sandcap trace: add this run to the figures; after the last run, suggest limits. */
+static int
+run_finish_trace(struct run *R)
+{
+	const struct trace_opts *trace = R->trace;
+	struct trace_result tr;
+	struct trace_figs figs;
+	FILE *f = report_sink_stream(&R->sink);
+	int r;
 
-		trace_figs_from_report(&rep, fsize_max, &figs);
-		trace_acc_add(trace->acc, &figs);
-		/* --runs N: more to go while every run so far went well. */
-		if (trace->acc->runs < trace->runs && rep.v.kind == VERDICT_OK)
-			return finish(&o, NULL, &rep);
-		trace->acc->done = true;
-		trace_suggest(trace->headroom_percent, &trace->acc->max, &tr);
-		r = finish(&o, NULL, &rep);
-		/* Human output on stderr: stdout belongs to the command (build.sh > build.log). */
-		trace_print(stderr, trace, &rep, trace->acc, &tr);
-		if (f != NULL) {
-			trace_write_json(f, trace, &rep, trace->acc, &tr);
-			if (deliver(&sink) < 0)
-				return SC_EXIT_FAILURE;
-		}
+	trace_figs_from_report(&R->rep, R->fsize_max, &figs);
+	trace_acc_add(trace->acc, &figs);
+	/* --runs N: more to go while every run so far went well. */
+	if (trace->acc->runs < trace->runs && R->rep.v.kind == VERDICT_OK)
+		return finish(&R->o, NULL, &R->rep);
+	trace->acc->done = true;
+	trace_suggest(trace->headroom_percent, &trace->acc->max, &tr);
+	r = finish(&R->o, NULL, &R->rep);
+	/* Human output on stderr: stdout belongs to the command (build.sh > build.log). */
+	trace_print(stderr, trace, &R->rep, trace->acc, &tr);
+	if (f != NULL) {
+		trace_write_json(f, trace, &R->rep, trace->acc, &tr);
+		if (deliver(&R->sink) < 0)
+			return SC_EXIT_FAILURE;
+	}
+	return r;
+}
+
+static int
+run_steps(struct run *R, int argc, char **argv)
+{
+	static struct net_proxy proxy;
+	int r;
+
+	r = run_prepare(R, argc, argv, &proxy);
+	if (r == RUN_GO)
+		r = run_choose_mode(R);
+	if (r == RUN_GO)
+		r = run_plan(R, &proxy);
+	if (r == RUN_GO)
+		r = run_supervised(R);
+	if (r != RUN_GO)
 		return r;
-	}
-	return finish(&o, &sink, &rep);
+	run_collect(R);
+	net_run_report(&R->o, R->plan.net_enforcement, &proxy, &R->rep);
+	decide(&R->o, &R->out, &R->relay, &R->in, &R->rep, R->message, sizeof(R->message));
+	if (R->trace->on)
+		return run_finish_trace(R);
+	return finish(&R->o, &R->sink, &R->rep);
+}
+
+int
+run_main(int argc, char **argv, const struct trace_opts *trace)
+{
+	struct run R = {
+		.trace = trace,
+		.rep = { .version = SC_VERSION, .mode = "rlimit" },
+		.sink = REPORT_SINK_INIT,
+		.relay = { .child_fd = { -1, -1 },
+			   .s = { { .in = -1, .out = -1 }, { .in = -1, .out = -1 } } },
+		.keeper = { .keeper_pidfd = -EBADF },
+		.ctl = { .listen_fd = -EBADF },
+	};
+	int r;
+
+	client_init(&R.sess);
+	usercg_init(&R.ucg);
+	r = run_steps(&R, argc, argv);
+	run_close(&R);
+	return r;
 }
 
 int

@@ -828,8 +828,14 @@ on_event(struct sv_state *st, int fd, uint32_t events)
 			signal_sandbox(st, SIGKILL);
 		}
 	} else if (spec->keeper_pidfd >= 0 && fd == spec->keeper_pidfd) {
-		/* The keeper was killed (keeper.h): so is the sandbox. */
+		/* The keeper was killed (keeper.h): so is the sandbox.  Only SIGKILL ends
+		 * it and its sender is unknown: the end request is recorded as the keeper's
+		 * death (pid: the keeper), so the report says why the sandbox ended. */
+		bool first = !out->end_request.requested;
+
 		(void) epoll_ctl(st->epfd, EPOLL_CTL_DEL, fd, NULL);
+		note_end_request(st, SIGKILL, false, spec->keeper_pid, getuid());
+		out->end_request.keeper_died = first && out->end_request.requested;
 		out->keeper_died = true;
 		signal_sandbox(st, SIGKILL);
 	} else if (fd == spec->extra_fd && spec->on_extra != NULL) {

@@ -102,6 +102,7 @@ struct sv_outcome {
 		int signal;
 		pid_t pid;              /* the requester (0: the kernel, e.g. a terminal hangup) */
 		uid_t uid;
+		bool keeper_died;       /* the request is the keeper's death (pid: the keeper) */
 	} end_request;
 	bool keeper_died;               /* the keeper was killed: the sandbox was killed */
 	uint64_t wall_ms;               /* release of the child to the main process's end */

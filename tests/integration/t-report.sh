@@ -65,7 +65,18 @@ LIBTEST_PIDS="$sp"
 i=0; while [ $i -lt 100 ] && [ ! -e "$T/started" ]; do sleep 0.1; i=$((i + 1)); done
 expect "killed sandcap: the command had started" test -e "$T/started"
 kill -9 "$sp"; wait "$sp" 2>/dev/null
-expect "killed sandcap: no file under the report's name" test ! -e "$T/rd/k.json"
+# In rlimit mode the process killed is the keeper; the supervisor ends the sandbox and
+# writes a whole report saying so.  Wait for it (the command gone, the supervisor gone).
+i=0; while [ $i -lt 200 ] && pgrep -f "sleep 100.3517|report $T/rd/k.json" >/dev/null; do
+	sleep 0.1; i=$((i + 1)); done
+expect "killed sandcap: the sandbox ended with it" sh -c "! pgrep -f 'slee[p] 100.3517'"
+if [ -e "$T/rd/k.json" ]; then
+	eq "killed sandcap: the report is whole: verdict killed" killed "$(json "$T/rd/k.json" '["verdict"]')"
+	eq "... by the death of sandcap's first process" "sandcap killed $sp" \
+		"$(json "$T/rd/k.json" '["killed_by"]["by"] + " " + str(d["killed_by"]["pid"])')"
+else
+	notok "killed sandcap: no report (the supervisor must end the sandbox and write it)"
+fi
 i=0; while [ $i -lt 50 ] && ! gone "sleep 100.3517"; do sleep 0.1; i=$((i + 1)); done
 
 # sandcap trace: human output on stderr, so the command's stdout stays clean.

@@ -79,14 +79,22 @@ PY
 	out=$(python3 - "$SANDCAP" <<'PY' 2>&1
 import os, pty, sys, time, signal
 sandcap = sys.argv[1]
+signal.alarm(60)        # a hang is a failure, not a stuck suite
 pid, fd = pty.fork()
 if pid == 0:
-    os.execv(sandcap, [sandcap, "run", "-q", "--", "sh", "-c", "sleep 1; echo finished"])
-time.sleep(0.4)
+    # Builtins only: ^Z must not land while dash vforks (the vfork child stops, its parent
+    # waits uninterruptibly for it and never stops: the job would hang, sandcap or not).
+    os.execv(sandcap, [sandcap, "run", "-q", "--", "sh", "-c",
+                       "echo ready; read x; echo finished"])
+buf = b""
+while b"ready" not in buf:
+    buf += os.read(fd, 1024)
+time.sleep(0.2)         # into read(2); an earlier ^Z stops it just the same
 os.write(fd, b"\x1a")
 _, st = os.waitpid(pid, os.WUNTRACED)
 print("stopped" if os.WIFSTOPPED(st) else "notstopped")
 os.kill(pid, signal.SIGCONT)
+os.write(fd, b"go\n")
 _, st = os.waitpid(pid, 0)
 out = b""
 try:
