@@ -43,8 +43,9 @@ eq "SIGTERM reaches the command's children" child "$(cat "$T/child" 2>/dev/null)
 # sandcap gets the terminal back at the end.
 if python3 -c 'import pty' 2>/dev/null; then
 	out=$(python3 - "$SANDCAP" <<'PY' 2>&1
-import os, pty, sys, time, select
+import os, pty, sys, time, select, signal
 sandcap = sys.argv[1]
+signal.alarm(60)        # a hang is a failure, not a stuck suite
 pid, fd = pty.fork()
 if pid == 0:
     os.execv(sandcap, [sandcap, "run", "-q", "--", "sh", "-c",
