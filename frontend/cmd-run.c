@@ -1023,7 +1023,7 @@ run_plan(struct run *R, struct net_proxy *proxy)
 static void
 run_spec_hooks(struct run *R, struct sv_spec *spec)
 {
-	uint64_t all_cpus = (uint64_t) sysconf(_SC_NPROCESSORS_ONLN) * 100;
+	uint64_t pct;
 
 	if (R->cgroup) {
 		spec->tmpdir = R->o.iso.workspace;
@@ -1032,20 +1032,20 @@ run_spec_hooks(struct run *R, struct sv_spec *spec)
 		spec->userdata = &R->sess;
 		spec->attach = cg_attach;
 		spec->kill_all = cg_kill;
-		spec->cpu_budget_ms = R->cpu_budget_ms;
-		spec->cpu_rate_percent = R->sess.effective.cpu_percent > 0 ?
-			R->sess.effective.cpu_percent : all_cpus;
 		spec->cpu_used_usec = cg_cpu_used;
-	}
-	if (R->ucgroup) {
+		pct = R->sess.effective.cpu_percent;
+	} else if (R->ucgroup) {
 		spec->userdata = &R->ucg;
 		spec->attach = usercg_attach;
 		spec->kill_all = usercg_kill;
-		spec->cpu_budget_ms = R->cpu_budget_ms;
-		spec->cpu_rate_percent = R->ucg.effective.cpu_percent > 0 ?
-			R->ucg.effective.cpu_percent : all_cpus;
 		spec->cpu_used_usec = ucg_cpu_used;
+		pct = R->ucg.effective.cpu_percent;
+	} else {
+		return;
 	}
+	/* The budget's check rate: the sandbox's CPU ceiling, else every CPU. */
+	spec->cpu_budget_ms = R->cpu_budget_ms;
+	spec->cpu_rate_percent = pct > 0 ? pct : (uint64_t) sysconf(_SC_NPROCESSORS_ONLN) * 100;
 }
 
 /* Run the command under supervision, with its control socket (sandcap ps, sandcap kill). */
