@@ -83,6 +83,10 @@ check "an upgrade neither stops nor restarts sandcap.service (running sandboxes 
 	 grep -B1 'deb-systemd-invoke stop' '$tmp/ctl/prerm' | grep -q '\"\\\$1\" = remove'"
 check "removing the package kills the running sandboxes (prerm remove: systemctl kill)" \
 	"grep -q 'systemctl kill --signal=SIGKILL sandcap.service' '$tmp/ctl/prerm'"
+check "removal stops sandcap.slice too, once the subtree is empty (prerm remove; VM 76 runs it)" \
+	"grep -q 'systemctl stop sandcap.slice' '$tmp/ctl/prerm' && grep -q 'populated 0' '$tmp/ctl/prerm'"
+check "removal clears /run/sandcap and /run/sandcap-deadlines without crossing mounts (postrm)" \
+	"grep -q 'rm -rf --one-file-system /run/sandcap /run/sandcap-deadlines' '$tmp/ctl/postrm'"
 check "postinst enables the unit (dh_installsystemd)" \
 	"grep -q \"deb-systemd-helper enable 'sandcap.service'\" '$tmp/ctl/postinst'"
 
@@ -193,6 +197,9 @@ if command -v rpmbuild >/dev/null 2>&1; then
 	check "the RPM's scriptlets are plain shell (no unexpanded %systemd_* macros)" \
 		"[ -n '$rpm' ] && rpm -qp --scripts '$rpm' > '$tmp/scripts' 2>/dev/null && \
 		 grep -q 'groupadd -r sandcap' '$tmp/scripts' && ! grep -q '%' '$tmp/scripts'"
+	check "the RPM's erase stops sandcap.slice and clears /run as the .deb does" \
+		"grep -q 'systemctl stop sandcap.slice' '$tmp/scripts' && \
+		 grep -q 'rm -rf --one-file-system /run/sandcap /run/sandcap-deadlines' '$tmp/scripts'"
 	check "the RPM ships the reaper" \
 		"[ -n '$rpm' ] && rpm -qpl '$rpm' 2>/dev/null | grep -qx /usr/libexec/sandcap/sandcap-reaper"
 else

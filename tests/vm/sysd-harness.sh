@@ -8,10 +8,12 @@
 # First boot: self-checks, test users.  Every boot: runs the scenarios named *systemd*
 # (matching VM_ONLY) in name order, as root, each with a timeout, TAP into RESULTS_DIR/tap.
 # A scenario that calls vm_reboot (sysd-lib.sh) ends its first half; the harness saves its
-# place in /var/lib/sandcap-vm (on the image), powers the guest off cleanly and asks
-# sysd-run.sh for another boot, where the same scenario runs again with VM_BOOT=2 and the
-# run goes on.  At the end: "PASSED FAILED" into RESULTS_DIR/done, the journal of each
-# boot into RESULTS_DIR/journal-N.txt, power off.
+# place in RESULTS_DIR/resume (on the host: hostfs writes reach the host's file at once,
+# whatever becomes of the guest's page cache at power-off), syncs the image, powers the
+# guest off cleanly and asks sysd-run.sh for another boot, where the same scenario runs
+# again with VM_BOOT=2 and the run goes on; a later boot without that record is a failure,
+# never a silent restart from the first scenario.  At the end: "PASSED FAILED" into
+# RESULTS_DIR/done, the journal of each boot into RESULTS_DIR/journal-N.txt, power off.
 set -u
 PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export PATH
@@ -23,14 +25,15 @@ VM_MODE=run VM_ONLY="" VM_KEEP_GOING=0 VM_PENDING=0
 V=/dev/sandcap-vm
 VM_SRCDIR=$V/src
 VM_BUILD=$V/build
-ST=/var/lib/sandcap-vm          # the harness's state, kept across boots on the image
+ST=/var/lib/sandcap-vm          # the harness's scratch on the image
+RESUME=$R/resume                # where a reboot resumes: on the host, read by the next boot
 SCTEST_UID=4201 SCOTHER_UID=4202
 DEFAULT_TIMEOUT=120
 read -r VM_BOOT < $V/rw/boots
 mkdir -p $ST
 
 tapn=0 passed=0 failed=0 resume=""
-if [ -f $ST/state ]; then . $ST/state; rm -f $ST/state; fi
+if [ -f "$RESUME" ]; then . "$RESUME"; rm -f "$RESUME"; fi
 tap() {                 # tap ok|not-ok DESCRIPTION
 	tapn=$((tapn + 1))
 	if [ "$1" = ok ]; then
@@ -66,6 +69,10 @@ echo "# vm-systemd: boot $VM_BOOT: harness starts at $(cut -d" " -f1 /proc/uptim
 state=$(timeout 300 systemctl is-system-running --wait 2>&1)
 echo "# vm-systemd: boot $VM_BOOT: system $state at $(cut -d" " -f1 /proc/uptime) s" >> "$R/tap"
 
+if [ "$VM_BOOT" -gt 1 ] && [ -z "$resume" ] && [ "$VM_MODE" != shell ]; then
+	tap not-ok "harness: boot $VM_BOOT of the image found no record of where to resume ($RESUME)"
+	finish
+fi
 setup_ok=1
 if [ "$VM_BOOT" = 1 ] || [ -z "$resume" ]; then
 	check "boot $VM_BOOT: systemd is PID 1" [ "$(cat /proc/1/comm)" = systemd ]
@@ -190,10 +197,12 @@ for f in "$VM_SRCDIR"/tests/vm/scenarios/[0-9]*systemd*.sh; do
 	fi
 	run_scenario "$f" "$sboot" || { [ "$VM_KEEP_GOING" = 1 ] || stop=1; }
 	if [ -f "$ST/reboot" ] && [ "$stop" = 0 ]; then
-		printf 'tapn=%s passed=%s failed=%s resume=%s\n' $tapn $passed $failed "$name" > $ST/state
+		printf 'tapn=%s passed=%s failed=%s resume=%s\n' $tapn $passed $failed "$name" \
+			> "$RESUME"
 		echo "# vm-systemd: $name asked for a reboot: powering off cleanly" >> "$R/tap"
 		: > "$R/reboot-requested"
 		save_journal
+		sync
 		systemctl poweroff --no-block
 		exit 0
 	fi
