@@ -10,17 +10,20 @@ overrides the worker concurrency (default: the policy's sandboxes ceiling).
 """
 
 import os
+import uuid
+from time import monotonic
 
 from celery import Celery
+from kombu.exceptions import ChannelError
 from kombu.transport import filesystem
-from kombu.utils.encoding import bytes_to_str
-from kombu.utils.json import loads
+from kombu.utils.encoding import bytes_to_str, str_to_bytes
+from kombu.utils.json import dumps, loads
 
 import sandcap.celery
 
 
 class ClaimingChannel(filesystem.Channel):
-    """kombu's filesystem channel, safe with several consumers.
+    """kombu's filesystem channel, safe with several consumers and a concurrent producer.
 
     kombu 5.2's _get moves a message file out of the queue folder, ignores a failed move
     (another worker took it first) and then reads the file from the processed folder
@@ -28,7 +31,27 @@ class ClaimingChannel(filesystem.Channel):
     Celery does not count as a connection error: the worker process exits.  Here a message
     is claimed by one atomic rename into this process's own name, and a message another
     consumer claimed first is simply skipped.
+
+    kombu 5.2's _put creates the message file under its final name, locks it only after
+    open(), and unlocks it before close() flushes Python's buffer: a consumer that claims
+    the file in either window reads it empty, the JSON decode fails, and the message is
+    gone (a task that never runs: its caller's get() times out).  Here a message is
+    written under a name no consumer looks at and renamed into the queue once complete.
     """
+
+    def _put(self, queue, payload, **kwargs):
+        name = f"{int(round(monotonic() * 1000))}_{uuid.uuid4()}.{queue}.msg"
+        part = os.path.join(self.data_folder_out, f".part-{uuid.uuid4()}")  # no ".msg"
+        try:
+            with open(part, "wb") as f:
+                f.write(str_to_bytes(dumps(payload)))
+            os.rename(part, os.path.join(self.data_folder_out, name))
+        except OSError as e:
+            try:
+                os.unlink(part)
+            except OSError:
+                pass
+            raise ChannelError(f"Cannot add file {name!r} to directory") from e
 
     def _get(self, queue):
         queue_find = "." + queue + ".msg"
@@ -42,7 +65,7 @@ class ClaimingChannel(filesystem.Channel):
             except FileNotFoundError:
                 continue  # another consumer has it
             with open(claimed, "rb") as f:
-                filesystem.lock(f, filesystem.LOCK_SH)  # the writer holds LOCK_EX
+                filesystem.lock(f, filesystem.LOCK_SH)  # kombu's own _put holds LOCK_EX
                 payload = f.read()
             os.remove(claimed)
             return loads(bytes_to_str(payload))
