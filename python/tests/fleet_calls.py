@@ -29,6 +29,10 @@ PY = sys.executable
 # printed, not asserted).  20-55 s were measured on the host, 2 cores idle to loaded; the
 # VM (user-mode Linux, where every fork and exec is slow) sets a longer one.
 GUARD = float(os.environ.get("SANDCAP_TEST_FLEET_GUARD", "300"))
+# The --timeout of every call but the timeout call (which has 5 s): only a bound on a call
+# that hangs.  In the VM (user-mode Linux, every page fault costly) under load, a trivial
+# call was seen to need 30 s and a memory call 100-110 s before its OOM kill.
+CALL_TIMEOUT = int(os.environ.get("SANDCAP_TEST_FLEET_CALL_TIMEOUT", "30"))
 
 MEM = "b = bytearray(200 * 1024 * 1024)\nb[::4096] = b'x' * len(b[::4096])\n"
 BOMB = ("import os, sys, time\n"
@@ -54,17 +58,18 @@ Call = Tuple[str, List[str], Dict[str, Any]]
 def calls(mark: str, port: int, mode: str) -> List[Call]:
     """(kind, argv, sandcap.run options) for the 24 calls."""
     fb = {"fallback": True} if mode == "rlimit" else {}
+    to = {"timeout": CALL_TIMEOUT}
     out: List[Call] = []
     for i in range(16):
-        out.append(("ok", [PY, "-c", f"print(sum(range({i} * 1000)))", mark], {"timeout": 30}))
-    out.append(("ok", ["sh", "-c", 'echo "$0"', mark], {"timeout": 30}))
-    out.append(("ok-connect", [PY, "-c", CONNECT, str(port), mark], {"timeout": 30}))
+        out.append(("ok", [PY, "-c", f"print(sum(range({i} * 1000)))", mark], to))
+    out.append(("ok", ["sh", "-c", 'echo "$0"', mark], to))
+    out.append(("ok-connect", [PY, "-c", CONNECT, str(port), mark], to))
     for _ in range(2):
-        out.append(("memory", [PY, "-c", MEM, mark], {"memory": "64M", "timeout": 30, **fb}))
+        out.append(("memory", [PY, "-c", MEM, mark], {"memory": "64M", **to, **fb}))
     for _ in range(2):
-        out.append(("pids", [PY, "-c", BOMB, mark], {"pids": 16, "timeout": 30, **fb}))
+        out.append(("pids", [PY, "-c", BOMB, mark], {"pids": 16, **to, **fb}))
     out.append(("timeout", [PY, "-c", SLEEP, mark], {"timeout": 5, "grace": 1}))
-    out.append(("net", [PY, "-c", CONNECT, str(port), mark], {"net": "none", "timeout": 30}))
+    out.append(("net", [PY, "-c", CONNECT, str(port), mark], {"net": "none", **to}))
     assert len(out) == 24
     return out
 
