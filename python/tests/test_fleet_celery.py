@@ -67,7 +67,8 @@ def workers(tmp_path_factory, sandcap_bin):
     try:
         # Up when each worker has its 2 pool processes.
         wait_until(lambda: all(len(children(p.pid)) >= 2 or p.poll() is not None
-                               for p in procs), "2 pool processes per worker")
+                               for p in procs), "2 pool processes per worker",
+                   deadline=fleet_calls.GUARD)
         for p in procs:
             assert p.poll() is None, (d / "w1.log").read_text() + (d / "w2.log").read_text()
         yield sandcap_tasks, procs, d
@@ -102,18 +103,19 @@ def test_24_tool_calls(workers, mode):
     try:
         t0 = time.monotonic()
         pending = [tasks.tool_call.delay(argv, opts) for _, argv, opts in calls]
-        results = [p.get(timeout=120) for p in pending]
+        end = t0 + fleet_calls.GUARD
+        results = [p.get(timeout=max(1.0, end - time.monotonic())) for p in pending]
         took = time.monotonic() - t0
         print(f"\n24 tool calls: {took:.1f} s")
     finally:
         lsn.close()
     assert all("error" not in r for r in results), results
     reports = [r["report"] for r in results]
+    print(fleet_calls.summary([k for k, _, _ in calls], reports))
     fleet_calls.check([k for k, _, _ in calls], reports, mode)
-    # A hang guard, not a speed target (those live in make bench): 20-55 s were measured
-    # for the 24 calls on 2 cores, idle to loaded; issue #20 asks for 60 s.
+    # A hang guard, not a speed target (those live in make bench); issue #20 asks for 60 s.
     print(f"the 24 calls took {took:.1f}s")
-    assert took < 300, f"the 24 calls took {took:.1f}s: something hangs"
+    assert took < fleet_calls.GUARD, f"the 24 calls took {took:.1f}s: something hangs"
     assert len({r["id"] for r in reports}) == 24
     assert all(p.poll() is None for p in procs)
     assert pool(procs) == before  # no pool process died or was replaced
@@ -129,19 +131,38 @@ def test_refusal_returns_the_setup_error_report(workers):
     assert "error" in r
 
 
-def test_time_limit_kills_the_sandbox(workers):
+def test_time_limit_kills_the_sandbox(workers, mode):
     tasks, procs, d = workers
     mark = f"sandcap-accept-celery-limit-{uuid.uuid4().hex}"
     res = tasks.tool_call_limited.delay(
         [sys.executable, "-c", "import time; time.sleep(300)", mark], {})
-    wait_until(lambda: fleet_calls.procs_with(mark), "the sandboxed command to start")
+    # The command must be up before Celery's limit fires, or this proves nothing: the
+    # limit is 3 s, longer where a sandbox takes seconds to start (the VM sets it).
+    limit = float(os.environ.get("SANDCAP_CELERY_TIME_LIMIT", "3"))
+    wait_until(lambda: fleet_calls.procs_with(mark), "the sandboxed command to start",
+               deadline=limit)
     with pytest.raises(Exception) as ei:
-        res.get(timeout=120)
+        res.get(timeout=limit + 120)
     assert "TimeLimitExceeded" in type(ei.value).__name__ + repr(ei.value)
     # Celery killed the pool process; sandcap died with it (PDEATHSIG) and its command with
     # sandcap: 2 s is issue #20's bound, not a timing target.
+    # In cgroup mode the helper, left without its client, also removes the leaf and the
+    # workspace mount (this user runs no other sandbox now, so any leaf or mount of the
+    # user's is this one's).
+    ws = os.path.join(os.environ.get("SANDCAP_TEST_WORKSPACE_ROOT", "/run/sandcap"),
+                      str(os.getuid()))
+
+    def remains():
+        left = [f"process {p}" for p in fleet_calls.procs_with(mark)]
+        if mode == "cgroup":
+            left += [f"leaf {x}" for x in fleet_calls.leaves()]
+            left += [f"mount {m}" for m in fleet_calls.mounts_under(ws)]
+        return left
+
     end = time.monotonic() + 2
-    while fleet_calls.procs_with(mark) and time.monotonic() < end:
+    left = remains()
+    while left and time.monotonic() < end:
         time.sleep(0.05)
-    assert fleet_calls.procs_with(mark) == []
+        left = remains()  # each look begins before the deadline
+    assert left == []
     assert all(p.poll() is None for p in procs)  # the workers themselves live on

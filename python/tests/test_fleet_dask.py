@@ -57,16 +57,19 @@ def test_24_tool_calls(cluster, mode):
 
     t0 = time.monotonic()
     futures = [sandcap.dask.submit(client, argv, **opts) for _, argv, opts in calls]
+    # The hang guard (below) must also hold when a call never comes back: gather alone
+    # would wait for ever.  Raises TimeoutError.
+    distributed.wait(futures, timeout=fleet_calls.GUARD)
     results = client.gather(futures, errors="raise")
     took = time.monotonic() - t0
     print(f"\n24 tool calls: {took:.1f} s")
 
     reports = [r.report for r in results]
+    print(fleet_calls.summary([k for k, _, _ in calls], reports))
     fleet_calls.check([k for k, _, _ in calls], reports, mode)
-    # A hang guard, not a speed target (those live in make bench): 20-55 s were measured
-    # for the 24 calls on 2 cores, idle to loaded; issue #20 asks for 60 s.
+    # A hang guard, not a speed target (those live in make bench); issue #20 asks for 60 s.
     print(f"the 24 calls took {took:.1f}s")
-    assert took < 300, f"the 24 calls took {took:.1f}s: something hangs"
+    assert took < fleet_calls.GUARD, f"the 24 calls took {took:.1f}s: something hangs"
     # Each call ran in a sandbox of its own on one of the two workers, 2 at a time at most
     # per worker (the resource), and every worker process is the one it was.
     assert len({r["id"] for r in reports}) == 24
