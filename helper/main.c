@@ -32,6 +32,7 @@
 #include "log.h"
 #include "macro.h"
 #include "session.h"
+#include "sigreset.h"
 #include "wire.h"
 #include "wire_io.h"
 
@@ -79,8 +80,9 @@ scrub_process(void)
 		abort();
 	if (clearenv() != 0)
 		abort();
-	for (int sig = 1; sig < _NSIG; sig++)
-		(void) signal(sig, SIG_DFL);    /* EINVAL for KILL/STOP and libc's: fine */
+	/* Ignored signals survive exec (handlers cannot): reset what the kernel says is not
+	 * default, or every signal if /proc/self/status cannot tell (lib/sigreset.c). */
+	(void) sig_reset_dispositions();
 	sigemptyset(&none);
 	(void) sigprocmask(SIG_SETMASK, &none, NULL);
 	(void) setitimer(ITIMER_REAL, &zero, NULL);
