@@ -8,7 +8,8 @@
  * dispositions, itimers, umask and cwd are reset before anything else.  It refuses to
  * work under no_new_privs, without its permitted capabilities, or outside the initial
  * user namespace.  Identity comes from SO_PEERCRED only.  Capabilities are used through
- * caps.c, one syscall at a time.  Logging: privileged actions, denials and protocol
+ * caps.c, one syscall at a time (three sequences on a cgroup it made and holds by fd
+ * excepted: SECURITY.md "Savings of issue 19").  Logging: privileged actions, denials and protocol
  * violations go to syslog (LOG_AUTHPRIV, with peer uid/pid); refusals and protocol
  * violations are also written to stderr, which is the user's terminal.
  */
