@@ -100,30 +100,31 @@ EOF
 mkdir -m 0700 $W/st
 if strace -ff -qq -o $W/st/t sh $W/one.sh && strace -ff -qq -o $W/st/b /bin/true; then
 	python3 - $W/st <<'EOF'
-import glob, json, os, re, sys
-out = {}
+# One file per pid (strace -ff).  Counted per process, as issue 19's budgets are: the
+# helper and sandcap from their own exec to their exit; the sandboxed child (sandcap's
+# fork) from the fork up to and including its exec of /bin/true; bare /bin/true whole.
+import collections, glob, json, os, re, sys
+CHILD = "sandbox child (fork to exec of /bin/true)"
+out, top = {}, {}
 for f in sorted(glob.glob(os.path.join(sys.argv[1], "*"))):
-    lines = open(f).read().splitlines()
-    ex = [re.search(r'execve\("([^"]+)"', l) for l in lines]
-    ex = [m.group(1) for m in ex if m and not re.search(r"= -1", lines[ex.index(m)])]
-    name = os.path.basename(ex[-1]) if ex else "?"
+    lines = [l for l in open(f).read().splitlines()
+             if not l.startswith("+++") and not l.startswith("---")]
+    execs = [i for i, l in enumerate(lines) if l.startswith("execve(") and "= -1" not in l]
+    prog = re.match(r'execve\("([^"]+)"', lines[execs[-1]]).group(1) if execs else ""
     if os.path.basename(f).startswith("b."):
-        name = "bare /bin/true"
-    elif name == "true":
-        name = "sandbox child (sandcap's fork, then /bin/true)"
-    elif name == "sandcap":
-        name = "sandcap"
-    elif name == "sandcap-helper":
-        name = "sandcap-helper"
+        name, span = "bare /bin/true", lines
+    elif os.path.basename(prog) == "true":
+        name, span = CHILD, lines[:execs[-1] + 1]
+    elif os.path.basename(prog) in ("sandcap", "sandcap-helper"):
+        name, span = os.path.basename(prog), lines[execs[-1]:]
     else:
         continue        # sh, setpriv: the harness's, not sandcap's
-    # syscalls after the last execve (the program's own), whole life for the child
-    start = 0
-    for i, l in enumerate(lines):
-        if "execve(" in l and "= -1" not in l and name != "sandbox child (sandcap's fork, then /bin/true)":
-            start = i
-    out[name] = len([l for l in lines[start:] if not l.startswith("+++") and not l.startswith("---")])
+    out[name] = len(span)
+    c = collections.Counter(re.match(r"[a-z0-9_]+", l).group(0) for l in span
+                            if re.match(r"[a-z0-9_]+\(", l))
+    top[name] = c.most_common(6)
 print("BENCH syscalls " + json.dumps(out))
+print("BENCH syscalls_top " + json.dumps(top))
 EOF
 else
 	echo "# strace failed: no syscall counts"

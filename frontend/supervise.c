@@ -24,6 +24,7 @@
 #include "commands.h"
 #include "log.h"
 #include "macro.h"
+#include "sigreset.h"
 #include "supervise.h"
 
 /* What the child sends back through the close-on-exec pipe when it cannot exec.  Smaller
@@ -87,7 +88,6 @@ on_path(const char *name)
 static _noreturn_ void
 child_run(const struct sv_spec *spec, pid_t parent, int go_fd, int msg_fd, int tty_fd)
 {
-	struct sigaction sa = { .sa_handler = SIG_DFL };
 	sigset_t none;
 	char err[200] = "";
 	ssize_t n;
@@ -117,6 +117,10 @@ child_run(const struct sv_spec *spec, pid_t parent, int go_fd, int msg_fd, int t
 	while (n < 0 && errno == EINTR);
 	if (n != 1)
 		_exit(SC_EXIT_FAILURE);        /* sandcap gave up; it reports why */
+	/* Default dispositions for the command: ignored signals would survive exec, and
+	 * sandcap's handlers are ours until then.  Only those the kernel reports as ignored or
+	 * caught (lib/sigreset.c); the blocked mask keeps them pending until cleared below. */
+	(void) sig_reset_dispositions();
 
 	/* Always, and only here: sandcap itself must keep the ability to exec the helper with
 	 * its file capabilities. */
@@ -142,11 +146,8 @@ child_run(const struct sv_spec *spec, pid_t parent, int go_fd, int msg_fd, int t
 		child_fail(msg_fd, CHILD_STAGE_SETUP, errno, "cannot set TMPDIR: %s",
 			   strerror(errno));
 
-	/* A clean signal state for the command: default dispositions (ignored signals
-	 * would survive exec), nothing blocked. */
-	for (int sig = 1; sig < NSIG; sig++)
-		if (sig != SIGKILL && sig != SIGSTOP)
-			(void) sigaction(sig, &sa, NULL);
+	/* A clean signal state for the command: nothing blocked (dispositions were reset
+	 * above, before a Landlock domain could hide /proc/self/status). */
 	sigemptyset(&none);
 	(void) sigprocmask(SIG_SETMASK, &none, NULL);
 

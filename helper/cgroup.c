@@ -92,7 +92,16 @@ cg_open_root(const char *root, int *ret_fd)
 	return 0;
 }
 
-/* Hand the cgroup dir behind fd and every interface file in it to root, mode 0755. */
+/* Hand the cgroup dir behind fd and every interface file in it to root, mode 0755.
+ *
+ * One CAP_CHOWN bracket covers the whole sequence (issue 19): every chown in it is of the
+ * directory we created in this request (or a per-user level a killed helper left
+ * half-made, which only helpers could reach since) and hold by fd, or of a name inside it
+ * resolved relative to that fd with AT_SYMLINK_NOFOLLOW.  The user cannot reach the
+ * directory at all (the delegated parent is root's 0700) and cannot add a name to it
+ * (only the kernel makes entries in a cgroup dir; a subcgroup needs write access to it),
+ * so no name in the loop can lead anywhere but into this cgroup.  Nothing else runs with
+ * the capability raised: the loop makes no call but getdents64 and fchownat. */
 static int
 cg_take(int fd)
 {
@@ -100,25 +109,27 @@ cg_take(int fd)
 	int r = 0;
 
 	/* umask 077 made it 0700; the front-end needs search access to read counters.  We
-	 * still own it, so this needs no capability. */
-	if (WITH_CAP(CAP_DAC_OVERRIDE, fchmod(fd, 0755)) < 0)
+	 * still own it, so neither this nor opening it for listing needs a capability. */
+	if (fchmod(fd, 0755) < 0)
+		return -errno;
+	d = fdopendir(openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+	if (d == NULL)
 		return -errno;
 	/* Hand the dir and every interface file to root before any limit is written, or the
 	 * user could raise its own limits (KERNEL.md 1.4, pitfall 1). */
-	if (WITH_CAP(CAP_CHOWN, fchown(fd, 0, 0)) < 0)
-		return -errno;
-	d = fdopendir(WITH_CAP(CAP_DAC_OVERRIDE, openat(fd, ".", O_RDONLY | O_DIRECTORY |
-							  O_CLOEXEC)));
-	if (d == NULL)
-		return -errno;
-	for (struct dirent *de; (de = readdir(d)) != NULL;) {
+	if (caps_raise(CAP_CHOWN) < 0) {
+		(void) closedir(d);
+		return -EPERM;
+	}
+	if (fchown(fd, 0, 0) < 0)
+		r = -errno;
+	for (struct dirent *de; r == 0 && (de = readdir(d)) != NULL;) {
 		if (streq(de->d_name, ".") || streq(de->d_name, ".."))
 			continue;
-		if (WITH_CAP(CAP_CHOWN, fchownat(fd, de->d_name, 0, 0, AT_SYMLINK_NOFOLLOW)) < 0) {
+		if (fchownat(fd, de->d_name, 0, 0, AT_SYMLINK_NOFOLLOW) < 0)
 			r = -errno;
-			break;
-		}
 	}
+	caps_lower(CAP_CHOWN);
 	(void) closedir(d);
 	return r;
 }
@@ -192,21 +203,36 @@ cg_user_level(int root_fd, uid_t uid, int *ret_fd)
 	return 0;
 }
 
-int
-cg_write_at(int leaf_fd, const char *file, const char *value)
+static int
+write_fd(int fd, const char *value)
 {
-	_cleanup_close_ int fd = -EBADF;
 	size_t n = strlen(value);
 	ssize_t w;
 
-	/* The file is root-owned now: DAC override at open (permission is checked there). */
-	fd = WITH_CAP(CAP_DAC_OVERRIDE, openat(leaf_fd, file, O_WRONLY | O_NOFOLLOW | O_CLOEXEC));
 	if (fd < 0)
 		return -errno;
 	w = write(fd, value, n);
 	if (w < 0)
 		return -errno;
 	return (size_t) w == n ? 0 : -EIO;
+}
+
+int
+cg_write_at(int leaf_fd, const char *file, const char *value)
+{
+	/* The file is root-owned now: DAC override at open (permission is checked there). */
+	_cleanup_close_ int fd = WITH_CAP(CAP_DAC_OVERRIDE, openat(leaf_fd, file,
+					  O_WRONLY | O_NOFOLLOW | O_CLOEXEC));
+
+	return write_fd(fd, value);
+}
+
+int
+cg_write_at_raised(int leaf_fd, const char *file, const char *value)
+{
+	_cleanup_close_ int fd = openat(leaf_fd, file, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+
+	return write_fd(fd, value);
 }
 
 int

@@ -28,6 +28,9 @@ int cg_create_at(int parent_fd, const char *name, int *ret_fd);
 int cg_user_level(int root_fd, uid_t uid, int *ret_fd);
 /* Write value to <leaf>/<file> with one write(2). */
 int cg_write_at(int leaf_fd, const char *file, const char *value);
+/* The same inside a CAP_DAC_OVERRIDE bracket the caller holds: only for a sequence of
+ * writes to files of a cgroup the helper made and holds by fd (SECURITY.md). */
+int cg_write_at_raised(int leaf_fd, const char *file, const char *value);
 /* Write "1" to an open cgroup.kill fd (opened early: permission is checked at open). */
 int cg_kill_fd(int kill_fd);
 /* Wait (poll POLLPRI, no loop over sleeps) until events_fd says "populated 0", at most

@@ -95,9 +95,12 @@ user_unlock(struct session *s)
 		(void) flock(s->ulock_fd, LOCK_UN);
 }
 
-/* Write the user's totals to the per-user level (max when the policy sets none). */
+/* Write the user's totals to the per-user level (max when the policy sets none).  Called
+ * inside one CAP_DAC_OVERRIDE bracket (write_totals()): three opens of fixed names in the
+ * per-user level we hold by fd, root-owned 0755 (checked or made so by cg_user_level())
+ * under root's 0700 parent: nothing the user controls decides what they resolve to. */
 static int
-write_totals(struct session *s)
+write_totals_raised(struct session *s)
 {
 	const struct policy_resolved *res = &s->res;
 	char buf[64];
@@ -107,22 +110,34 @@ write_totals(struct session *s)
 		(void) snprintf(buf, sizeof(buf), "%" PRIu64, res->total[POLICY_TOTAL_MEMORY]);
 	else
 		(void) snprintf(buf, sizeof(buf), "max");
-	r = cg_write_at(s->ucg_fd, "memory.max", buf);
+	r = cg_write_at_raised(s->ucg_fd, "memory.max", buf);
 	if (r == 0) {
 		if (res->total[POLICY_TOTAL_CPU] != UINT64_MAX)
 			(void) snprintf(buf, sizeof(buf), "%" PRIu64 " 100000",
 					res->total[POLICY_TOTAL_CPU] * 1000);
 		else
 			(void) snprintf(buf, sizeof(buf), "max 100000");
-		r = cg_write_at(s->ucg_fd, "cpu.max", buf);
+		r = cg_write_at_raised(s->ucg_fd, "cpu.max", buf);
 	}
 	if (r == 0) {
 		if (res->total[POLICY_TOTAL_PIDS] != UINT64_MAX)
 			(void) snprintf(buf, sizeof(buf), "%" PRIu64, res->total[POLICY_TOTAL_PIDS]);
 		else
 			(void) snprintf(buf, sizeof(buf), "max");
-		r = cg_write_at(s->ucg_fd, "pids.max", buf);
+		r = cg_write_at_raised(s->ucg_fd, "pids.max", buf);
 	}
+	return r;
+}
+
+static int
+write_totals(struct session *s)
+{
+	int r;
+
+	if (caps_raise(CAP_DAC_OVERRIDE) < 0)
+		return -EPERM;
+	r = write_totals_raised(s);
+	caps_lower(CAP_DAC_OVERRIDE);
 	return r;
 }
 

@@ -115,4 +115,16 @@ else
 	notok "python3 pty module missing: terminal test not run"
 fi
 
+# A clean signal state for the command although sandcap was started with signals ignored
+# (they survive exec) and blocked: the child resets only what /proc/self/status reports as
+# ignored or caught (#19), which must still leave nothing behind.
+st=$( (trap '' PIPE HUP USR1 USR2; as_user_exec "$SANDCAP" run -q -- cat /proc/self/status) \
+	2>&1)
+eq "no signal ignored in the command (sandcap started with PIPE HUP USR1 USR2 ignored)" \
+	0000000000000000 "$(echo "$st" | sed -n 's/^SigIgn:[[:space:]]*//p')"
+eq "no signal caught in the command (sandcap's handlers do not leak)" \
+	0000000000000000 "$(echo "$st" | sed -n 's/^SigCgt:[[:space:]]*//p')"
+eq "no signal blocked in the command" \
+	0000000000000000 "$(echo "$st" | sed -n 's/^SigBlk:[[:space:]]*//p')"
+
 done_testing

@@ -18,6 +18,9 @@ id=$(sed -n 's/^id //p' "$SCRATCH/a")
 L=/sys/fs/cgroup/sandcap/$SCTEST_UID/$id
 is "$(stat -c %U "$L") $(stat -c %U "$L/memory.max") $(stat -c %U "$L/cgroup.procs")" \
 	"root root root" "the leaf and its files are owned by root"
+# Every file, not a sample: the helper hands them over in one capability bracket (#19).
+is "$(find "$L" "/sys/fs/cgroup/sandcap/$SCTEST_UID" -maxdepth 1 \! -user root | wc -l)" "0" \
+	"no file of the leaf or of the per-user level is left to the user"
 pid=$(head -n 1 "$L/cgroup.procs")
 like "$pid" '^[0-9]+$' "the sandboxed process is in the leaf"
 check_fails "sctest cannot write memory.max" as sctest sh -c "echo max > $L/memory.max"

@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Which signals need a reset: the kernel says in /proc/self/status (SigIgn: ignored,
+ * SigCgt: caught).  After execve only ignored ones survive; in a forked child the parent's
+ * handlers do too.  When the status cannot be read (no procfs, a Landlock domain, a
+ * truncated read) or parsed, every signal is reset, as before: the answer is never a
+ * smaller set than the kernel's.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/magic.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/statfs.h>
+#include <unistd.h>
+
+#include "macro.h"
+#include "sigreset.h"
+
+int
+sig_status_mask(const char *status, const char *key, uint64_t *ret_mask)
+{
+	size_t klen = strlen(key);
+
+	for (const char *p = status; p != NULL && *p != '\0';) {
+		if (strncmp(p, key, klen) == 0 && p[klen] == ':') {
+			const char *q = p + klen + 1;
+			uint64_t m = 0;
+			int n;
+
+			q += strspn(q, " \t");
+			for (n = 0; n < 16; n++) {
+				char c = q[n];
+				unsigned d;
+
+				if (c >= '0' && c <= '9')
+					d = (unsigned) (c - '0');
+				else if (c >= 'a' && c <= 'f')
+					d = (unsigned) (c - 'a' + 10);
+				else
+					return -EBADMSG;
+				m = m << 4 | d;
+			}
+			if (q[16] != '\n')
+				return -EBADMSG;        /* longer, or cut off by a short read */
+			*ret_mask = m;
+			return 0;
+		}
+		p = strchr(p, '\n');
+		if (p != NULL)
+			p++;
+	}
+	return -ENOENT;
+}
+
+static uint64_t
+nondefault_signals(void)
+{
+	char buf[4096];
+	uint64_t ign, cgt;
+	struct statfs sfs;
+	ssize_t n = -1;
+	int fd = open("/proc/self/status", O_RDONLY | O_NOCTTY | O_CLOEXEC);
+
+	if (fd >= 0 && fstatfs(fd, &sfs) == 0 && sfs.f_type == PROC_SUPER_MAGIC)
+		n = read(fd, buf, sizeof(buf) - 1);
+	(void) safe_close(fd);
+	if (n <= 0)
+		return UINT64_MAX;
+	buf[n] = '\0';
+	if (sig_status_mask(buf, "SigIgn", &ign) < 0 || sig_status_mask(buf, "SigCgt", &cgt) < 0)
+		return UINT64_MAX;
+	return ign | cgt;
+}
+
+int
+sig_reset_dispositions(void)
+{
+	struct sigaction dfl = { .sa_handler = SIG_DFL };
+	uint64_t todo = nondefault_signals();
+	int n = 0;
+
+	for (int sig = 1; sig < NSIG && sig <= 64; sig++)
+		if ((todo & UINT64_C(1) << (sig - 1)) && sig != SIGKILL && sig != SIGSTOP) {
+			/* EINVAL for libc's own (SIGCANCEL, SIGSETXID): fine, as before. */
+			(void) sigaction(sig, &dfl, NULL);
+			n++;
+		}
+	return n;
+}
