@@ -87,6 +87,8 @@ check "removal stops sandcap.slice too, once the subtree is empty (prerm remove;
 	"grep -q 'systemctl stop sandcap.slice' '$tmp/ctl/prerm' && grep -q 'populated 0' '$tmp/ctl/prerm'"
 check "removal clears /run/sandcap and /run/sandcap-deadlines without crossing mounts (postrm)" \
 	"grep -q 'rm -rf --one-file-system /run/sandcap /run/sandcap-deadlines' '$tmp/ctl/postrm'"
+check "purge lets systemd forget the unit (postrm purge: daemon-reload after deb-systemd-helper purge)" \
+	"sed -n '/deb-systemd-helper purge/,\$p' '$tmp/ctl/postrm' | grep -B1 'systemctl daemon-reload' | grep -q '\"\$1\" = purge'"
 check "postinst enables the unit (dh_installsystemd)" \
 	"grep -q \"deb-systemd-helper enable 'sandcap.service'\" '$tmp/ctl/postinst'"
 

@@ -17,7 +17,7 @@ is "$mode" cgroup "sandcap runs in cgroup mode here (else the tests below prove 
 
 # pytest's own lines as TAP comments, as they come (progress in NAME.log).
 { HOME=$SCRATCH TMPDIR=$SCRATCH PYTHONDONTWRITEBYTECODE=1 SRCDIR=$SRCDIR \
-	"$py" -m pytest -p no:cacheprovider -v -rs --junitxml="$SCRATCH/junit.xml" \
+	"$py" -m pytest -p no:cacheprovider -v -rs --durations=10 --junitxml="$SCRATCH/junit.xml" \
 	-o junit_family=xunit2 "$SRCDIR/python/tests/test_run.py" 2>&1
   echo "rc=$?" > "$SCRATCH/rc"; } | sed -u 's/^/# /'
 rc=$(sed -n 's/^rc=//p' "$SCRATCH/rc")
