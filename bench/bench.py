@@ -34,7 +34,8 @@ def machine():
     except OSError:
         pass
     return {"kernel": platform.release(), "cpus": os.cpu_count(), "cpu": cpu,
-            "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
+            "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+            "load": os.getloadavg()[0]}
 
 
 def interleaved(cmds, runs):
@@ -267,6 +268,11 @@ def main():
         for t in missed:
             lines += ["- **%s** (%s). %s" % (t[0], t[1], t[3] if len(t) > 3 else
                                               "No analysis recorded for this target."), ""]
+    la0, la1 = m["load"], os.getloadavg()
+    lines[4:4] = ["Load of the host (1-minute load average, other users' work included): %.1f at the "
+                  "start, %.1f at the end, on %s CPUs. Every figure of this run is relative to that "
+                  "load; a shared machine makes all of them slower alike, and ratios within one "
+                  "environment are what to compare." % (la0, la1[0], m["cpus"]), ""]
     text = "\n".join(lines) + "\n"
     with open(args.out, "w") as f:
         f.write(text)
