@@ -12,6 +12,7 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/statfs.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "macro.h"
@@ -53,8 +54,9 @@ sig_status_mask(const char *status, const char *key, uint64_t *ret_mask)
 	return -ENOENT;
 }
 
+/* Which signals are ignored (*ret_ign) or caught; UINT64_MAX for both when unknown. */
 static uint64_t
-nondefault_signals(void)
+nondefault_signals(uint64_t *ret_ign)
 {
 	char buf[4096];
 	uint64_t ign, cgt;
@@ -65,26 +67,45 @@ nondefault_signals(void)
 	if (fd >= 0 && fstatfs(fd, &sfs) == 0 && sfs.f_type == PROC_SUPER_MAGIC)
 		n = read(fd, buf, sizeof(buf) - 1);
 	(void) safe_close(fd);
+	*ret_ign = UINT64_MAX;
 	if (n <= 0)
 		return UINT64_MAX;
 	buf[n] = '\0';
 	if (sig_status_mask(buf, "SigIgn", &ign) < 0 || sig_status_mask(buf, "SigCgt", &cgt) < 0)
 		return UINT64_MAX;
+	*ret_ign = ign;
 	return ign | cgt;
+}
+
+/* libc refuses sigaction() on its own signals (SIGCANCEL 32, SIGSETXID 33), but a parent
+ * may pass them on ignored (GNU make's children have both ignored), and an exec'd program
+ * would start with them so.  An all-zero kernel sigaction is SIG_DFL, no flags, empty mask,
+ * whatever the architecture's layout. */
+static void
+reset_raw(int sig)
+{
+	static const unsigned long zero[8];
+
+	(void) syscall(SYS_rt_sigaction, sig, zero, NULL, (size_t) (_NSIG / 8));
 }
 
 int
 sig_reset_dispositions(void)
 {
 	struct sigaction dfl = { .sa_handler = SIG_DFL };
-	uint64_t todo = nondefault_signals();
+	uint64_t ign, todo = nondefault_signals(&ign);
 	int n = 0;
 
-	for (int sig = 1; sig < NSIG && sig <= 64; sig++)
-		if ((todo & UINT64_C(1) << (sig - 1)) && sig != SIGKILL && sig != SIGSTOP) {
-			/* EINVAL for libc's own (SIGCANCEL, SIGSETXID): fine, as before. */
-			(void) sigaction(sig, &dfl, NULL);
-			n++;
-		}
+	for (int sig = 1; sig < NSIG && sig <= 64; sig++) {
+		uint64_t bit = UINT64_C(1) << (sig - 1);
+
+		if (!(todo & bit) || sig == SIGKILL || sig == SIGSTOP)
+			continue;
+		/* EINVAL for libc's own: reset them only when ignored (caught is libc's own
+		 * handler, which stays). */
+		if (sigaction(sig, &dfl, NULL) < 0 && errno == EINVAL && (ign & bit))
+			reset_raw(sig);
+		n++;
+	}
 	return n;
 }
