@@ -26,10 +26,20 @@ if [ "$(id -u)" = 0 ] && unshare -m --propagation private true 2>/dev/null; then
 fi
 
 # in_ns SCRIPT: run SCRIPT (sh) as root in a private mount namespace with its own /tmp;
-# SANDCAP and U are exported to it.  Prints what SCRIPT prints.
+# SANDCAP and U are exported to it.  Prints what SCRIPT prints.  A checkout under /tmp
+# (git clone into /tmp/x) stays reachable: sandcap's directory, opened before the new /tmp
+# hides it, is bound back at its path (--no-canonicalize: mount(8) would resolve
+# /proc/self/fd/9 by name, under the new /tmp).
 in_ns() {
 	SANDCAP=$SANDCAP U=$U unshare -m --propagation private sh -c '
+		bin=$(dirname "$SANDCAP")
+		exec 9< "$bin"
 		mount -t tmpfs -o mode=1777 tmpfs /tmp || { echo "ns-setup-failed"; exit 0; }
+		case $bin in
+		/tmp/*) { mkdir -p "$bin" && mount --no-canonicalize --bind /proc/self/fd/9 "$bin"; } ||
+			{ echo "ns-setup-failed"; exit 0; } ;;
+		esac
+		exec 9<&-
 		as_nobody() { setpriv --reuid=$U --regid=$U --clear-groups -- "$@"; }
 		unset XDG_RUNTIME_DIR
 		cd /tmp || exit 1
