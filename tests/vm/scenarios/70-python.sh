@@ -25,28 +25,8 @@ if [ ! -s "$SCRATCH/junit.xml" ]; then
 	fail "pytest ran" "exit $rc, no junit.xml"
 	done_testing
 fi
-# junit -> TAP: ok / not ok / ok # SKIP, one per test.
-"$py" - "$SCRATCH/junit.xml" > "$SCRATCH/tap" <<'PY'
-import sys, xml.etree.ElementTree as ET
-for tc in ET.parse(sys.argv[1]).getroot().iter("testcase"):
-    name = f"pytest {tc.get('classname', '').rsplit('.', 1)[-1]}::{tc.get('name')}"
-    bad = tc.find("failure")
-    if bad is None:
-        bad = tc.find("error")
-    skipped = tc.find("skipped")
-    if bad is not None:
-        print(f"F\t{name}\t{' '.join((bad.get('message') or '').split())[:300]}")
-    elif skipped is not None:
-        print(f"S\t{name}\t{' '.join((skipped.get('message') or '').split())[:200]}")
-    else:
-        print(f"P\t{name}\t")
-PY
-while IFS="$(printf '\t')" read -r st name msg; do
-	case $st in
-	P) ok "$name" ;;
-	S) skip "$name" "$msg" ;;
-	*) fail "$name" "$msg" ;;
-	esac
-done < "$SCRATCH/tap"
-is "$rc" "$(grep -c '^F' "$SCRATCH/tap" | sed 's/^0$/0/; s/^[1-9][0-9]*$/1/')" "pytest's exit status agrees"
+# junit -> TAP: ok / not ok / ok # SKIP, one per test (pytest-tap.sh).
+. "$SRCDIR/tests/vm/pytest-tap.sh"
+junit_tap "$SCRATCH/junit.xml"
+is "$rc" "$(grep -c '^F' "$SCRATCH/junit.xml.tap" | sed 's/^0$/0/; s/^[1-9][0-9]*$/1/')" "pytest's exit status agrees"
 done_testing
