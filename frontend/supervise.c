@@ -384,22 +384,24 @@ is_end_signal(int sig)
 	       sig == SIGQUIT;
 }
 
-static void
+/* Record the first request to end the sandbox; true if this one was recorded. */
+static bool
 note_end_request(struct sv_state *st, int sig, bool by_control, pid_t pid, uid_t uid)
 {
 	if (st->main_reaped || !is_end_signal(sig) || st->out->end_request.requested)
-		return;
+		return false;
 	st->out->end_request.requested = true;
 	st->out->end_request.by_control = by_control;
 	st->out->end_request.signal = sig;
 	st->out->end_request.pid = pid;
 	st->out->end_request.uid = uid;
+	return true;
 }
 
 void
 sv_request_signal(struct sv_state *sv, int sig, bool by_control, pid_t pid, uid_t uid)
 {
-	note_end_request(sv, sig, by_control, pid, uid);
+	(void) note_end_request(sv, sig, by_control, pid, uid);
 	signal_sandbox(sv, sig);
 }
 
@@ -803,7 +805,7 @@ on_signals(struct sv_state *st)
 				from = (pid_t) (uint32_t) si.ssi_ptr;
 				uid = (uid_t) (si.ssi_ptr >> 32);
 			}
-			note_end_request(st, (int) si.ssi_signo, false, from, uid);
+			(void) note_end_request(st, (int) si.ssi_signo, false, from, uid);
 			(void) kill(-st->pid, (int) si.ssi_signo);
 		}
 	}
@@ -832,12 +834,9 @@ on_event(struct sv_state *st, int fd, uint32_t events)
 		/* The keeper was killed (keeper.h): so is the sandbox.  Only SIGKILL ends
 		 * it and its sender is unknown: the end request is recorded as the keeper's
 		 * death (pid: the keeper), so the report says why the sandbox ended. */
-		bool first = !out->end_request.requested;
-
 		(void) epoll_ctl(st->epfd, EPOLL_CTL_DEL, fd, NULL);
-		note_end_request(st, SIGKILL, false, spec->keeper_pid, getuid());
-		out->end_request.keeper_died = first && out->end_request.requested;
-		out->keeper_died = true;
+		if (note_end_request(st, SIGKILL, false, spec->keeper_pid, getuid()))
+			out->end_request.keeper_died = true;
 		signal_sandbox(st, SIGKILL);
 	} else if (fd == spec->extra_fd && spec->on_extra != NULL) {
 		spec->on_extra(spec->extra_userdata, st);

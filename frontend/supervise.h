@@ -104,7 +104,6 @@ struct sv_outcome {
 		uid_t uid;
 		bool keeper_died;       /* the request is the keeper's death (pid: the keeper) */
 	} end_request;
-	bool keeper_died;               /* the keeper was killed: the sandbox was killed */
 	uint64_t wall_ms;               /* release of the child to the main process's end */
 	struct rusage main_ru;          /* the main process alone */
 	struct rusage tree_ru;          /* every reaped descendant (RUSAGE_CHILDREN) */
