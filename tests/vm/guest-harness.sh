@@ -22,7 +22,7 @@ umask 022
 
 R=$1
 VM_EXEC_ROOT=0 VM_EXEC_TIMEOUT=300
-. "$R/config"           # VM_MODE VM_ONLY VM_KEEP_GOING VM_HOST_SRCDIR VM_HOST_BUILD VM_EXEC_*
+. "$R/config"           # VM_MODE VM_ONLY VM_LIST VM_KEEP_GOING VM_HOST_SRCDIR VM_HOST_BUILD VM_EXEC_*
 VM_SRCDIR=/dev/sandcap-vm/src
 VM_BUILD=/dev/sandcap-vm/build
 
@@ -357,6 +357,9 @@ for f in "$VM_SRCDIR"/tests/vm/scenarios/[0-9]*.sh; do
 	case $name in *systemd*) continue ;; esac      # the systemd guest's (sysd-run.sh)
 	if [ -n "$VM_ONLY" ]; then
 		case $name in *$VM_ONLY*) ;; *) continue ;; esac
+	fi
+	if [ -n "${VM_LIST:-}" ]; then       # a lane of run.sh: only the scenarios named
+		case " $VM_LIST " in *" $name "*) ;; *) continue ;; esac
 	fi
 	nrun=$((nrun + 1))
 	if ! run_scenario "$f" && [ "$VM_KEEP_GOING" != 1 ]; then

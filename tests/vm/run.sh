@@ -14,6 +14,16 @@
 #   --policy FILE    with --exec: install FILE as the guest's policy instead of policy.ini
 #   --root           with --exec: run SCRIPT as root (in the scenario leaf, like a *.root.sh
 #                    scenario); it reaches the test user through vm-as-user (bench/)
+#   --lane N         internal (the lanes below): boot one guest for the scenarios named in
+#                    SANDCAP_VM_LIST, results in BUILD/vm-results (N=1) or BUILD/vm-results-N,
+#                    counts in its file "lane-counts"; lane 2 runs the systemd guest first
+#
+# Lanes: user-mode Linux runs a guest on one host CPU, so on a machine with two or more
+# CPUs the scenarios are split in two lanes that run side by side: lane 1 boots a guest for
+# one share of the scenarios, lane 2 runs the systemd guest and then boots a guest for the
+# rest. The shares are balanced by each scenario's "# vm-cost: SECONDS" header (its time
+# on an idle machine; 5 s when absent). Selections that add up to less than 90 s run in
+# one lane; so does everything with SANDCAP_VM_LANES=1.
 #
 # Scenarios whose names contain "systemd" run afterwards in the second guest, booted by
 # systemd with a writable root (tests/vm/sysd-run.sh; SANDCAP_VM_PENDING=1 passes it
@@ -29,7 +39,7 @@ die() { echo "vm: $*" >&2; exit 2; }
 
 [ $# -ge 1 ] || die "usage: tests/vm/run.sh BUILD [--only PATTERN] [--keep-going] [--shell] [--exec SCRIPT]"
 build=$1; shift
-mode=run only="" keep_going=0 exec_script="" exec_policy="" exec_root=0
+mode=run only="" keep_going=0 exec_script="" exec_policy="" exec_root=0 lane=""
 while [ $# -gt 0 ]; do
 	case $1 in
 	--only) [ $# -ge 2 ] || die "--only needs a PATTERN"; only=$2; shift 2 ;;
@@ -38,6 +48,7 @@ while [ $# -gt 0 ]; do
 	--exec) [ $# -ge 2 ] || die "--exec needs a SCRIPT"; mode="exec"; exec_script=$2; shift 2 ;;
 	--policy) [ $# -ge 2 ] || die "--policy needs a FILE"; exec_policy=$2; shift 2 ;;
 	--root) exec_root=1; shift ;;
+	--lane) [ $# -ge 2 ] || die "--lane needs a number"; lane=$2; shift 2 ;;
 	*) die "unknown option '$1'; see the header of tests/vm/run.sh" ;;
 	esac
 done
@@ -46,9 +57,18 @@ srcdir=$(cd "$(dirname "$0")/../.." && pwd -P) || die "cannot find the source tr
 mkdir -p "$build/results" || die "cannot create $build/results"
 build=$(cd "$build" && pwd -P) || die "cannot enter the build directory"
 vmres=$build/vm-results
+case $lane in
+"" | 1) ;;
+[2-9]) vmres=$build/vm-results-$lane ;;
+*) die "--lane takes 1 to 9, not '$lane'" ;;
+esac
 
 record() {              # record PASSED FAILED [SKIPPED] (only for the scenario run)
-	[ "$mode" = run ] && echo "vm $1 $2 ${3:-0}" > "$build/results/vm"
+	if [ -n "$lane" ]; then
+		mkdir -p "$vmres" && echo "$1 $2 ${3:-0}" > "$vmres/lane-counts"
+	elif [ "$mode" = run ]; then
+		echo "vm $1 $2 ${3:-0}" > "$build/results/vm"
+	fi
 	return 0
 }
 fail_setup() {
@@ -78,25 +98,133 @@ for f in sandcap sandcap-helper; do
 done
 
 # Scenarios named *systemd* run in the systemd guest (tests/vm/sysd-run.sh), the rest here.
+# A lane (--lane) runs the plain scenarios named in SANDCAP_VM_LIST, and the systemd guest
+# only when SANDCAP_VM_LANE_SYSD=1.
+list=" ${SANDCAP_VM_LIST:-} "
+in_run() {              # in_run NAME: this boot runs the plain scenario NAME
+	case $1 in *systemd*) return 1 ;; *"$only"*) ;; *) return 1 ;; esac
+	[ -z "$lane" ] && return 0
+	case $list in *" $1 "*) return 0 ;; esac
+	return 1
+}
 n_plain=0 n_sysd=0
 for f in "$srcdir"/tests/vm/scenarios/[0-9]*.sh; do
 	[ -f "$f" ] || continue
-	case $(basename "$f" .sh) in
-	*systemd*) case $(basename "$f" .sh) in *"$only"*) n_sysd=$((n_sysd + 1)) ;; esac ;;
-	*"$only"*) n_plain=$((n_plain + 1)) ;;
+	name=$(basename "$f" .sh)
+	case $name in
+	*systemd*) case $name in *"$only"*) n_sysd=$((n_sysd + 1)) ;; esac ;;
+	*) in_run "$name" && n_plain=$((n_plain + 1)) ;;
 	esac
 done
+[ -n "$lane" ] && [ "${SANDCAP_VM_LANE_SYSD:-0}" != 1 ] && n_sysd=0
 sysd_args="--only systemd"
 [ -n "$only" ] && sysd_args="--only $only"
 [ "$keep_going" = 1 ] && sysd_args="$sysd_args --keep-going"
 [ "${SANDCAP_VM_PENDING:-0}" = 1 ] && sysd_args="$sysd_args --pending"
+sysd_pid=""
 run_sysd() {            # run_sysd: the systemd guest's scenarios; adds to passed/failed
+	# In the background and waited for, so that a TERM reaches stop_all at once.
 	# shellcheck disable=SC2086
-	SANDCAP_VM_LOCKED=1 sh "$srcdir/tests/vm/sysd-run.sh" "$build" $sysd_args
+	SANDCAP_VM_LOCKED=1 sh "$srcdir/tests/vm/sysd-run.sh" "$build" $sysd_args &
+	sysd_pid=$!
+	wait "$sysd_pid"
+	sysd_pid=""
 	sp=0 sf=1
 	[ -f "$build/vm-systemd/done" ] && read -r sp sf < "$build/vm-systemd/done"
 	passed=$((passed + sp)) failed=$((failed + sf))
 }
+
+lock_build() {          # one VM run at a time per build directory (its results are shared)
+	[ "${SANDCAP_VM_LOCKED:-0}" = 1 ] && return 0
+	exec 9> "$build/.vm-lock"
+	if command -v flock > /dev/null 2>&1 && ! flock -w 1800 9; then
+		fail_setup "another tests/vm/run.sh has used $build for 30 minutes"
+	fi
+}
+
+# The lanes (see the header): split the plain scenarios by cost, lane 2 also carries the
+# systemd guest (its scenarios' costs and two boots of about 30 s); start both, wait, then
+# print both lanes' output with the TAP renumbered, and record the sums.
+lanes=${SANDCAP_VM_LANES:-}
+if [ -z "$lanes" ]; then
+	lanes=1
+	[ "$(nproc 2> /dev/null || echo 1)" -ge 2 ] && lanes=2
+fi
+cost_of() {             # cost_of FILE: its "# vm-cost:" seconds, 5 when absent
+	c=$(sed -n 's/^# *vm-cost: *\([0-9][0-9]*\).*/\1/p' "$1" | head -n 1)
+	echo "${c:-5}"
+}
+lane_pids=""
+run_lanes() {
+	lock_build
+	sysd_cost=0
+	: > "$build/.vm-costs"
+	for f in "$srcdir"/tests/vm/scenarios/[0-9]*.sh; do
+		[ -f "$f" ] || continue
+		name=$(basename "$f" .sh)
+		case $name in
+		*systemd*) case $name in *"$only"*) sysd_cost=$((sysd_cost + $(cost_of "$f"))) ;; esac ;;
+		*) in_run "$name" && echo "$name $(cost_of "$f")" >> "$build/.vm-costs" ;;
+		esac
+	done
+	[ "$n_sysd" -gt 0 ] && sysd_cost=$((sysd_cost + 60))
+	# Longest first, each to the lane that has less so far.
+	sort -k2,2nr -k1,1 "$build/.vm-costs" | awk -v b="$sysd_cost" '
+		{ if (a <= b) { a += $2; A = A " " $1 } else { b += $2; B = B " " $1 } }
+		END { print a + 0, b + 0; print A; print B }' > "$build/.vm-split"
+	{ read -r cost1 cost2; read -r list1; read -r list2; } < "$build/.vm-split"
+	rm -f "$build/.vm-costs" "$build/.vm-split"
+	rm -rf "$build/vm-results" "$build/vm-results-2" "$build/vm-systemd"
+	n1=$(echo "$list1" | wc -w) n2=$(echo "$list2" | wc -w)
+	then_sysd=""
+	[ "$n_sysd" -gt 0 ] && then_sysd=" and then the systemd guest for $n_sysd"
+	echo "vm: two lanes side by side (SANDCAP_VM_LANES=1 runs one): lane 1 boots a guest for" \
+		"$n1 scenarios (about ${cost1} s on an idle machine), lane 2 for $n2$then_sysd" \
+		"(about ${cost2} s); output when both are done"
+	trap 'for p in $lane_pids; do kill "$p" 2> /dev/null; done; wait; exit 130' INT TERM HUP
+	kg=""
+	[ "$keep_going" = 1 ] && kg=--keep-going
+	SANDCAP_VM_LOCKED=1 SANDCAP_VM_LIST=$list1 SANDCAP_VM_LANE_SYSD=0 \
+		sh "$0" "$build" --lane 1 --only "$only" $kg > "$build/vm-lane-1.out" 2>&1 &
+	lane_pids=$!
+	SANDCAP_VM_LOCKED=1 SANDCAP_VM_LIST=$list2 SANDCAP_VM_LANE_SYSD=$((n_sysd > 0)) \
+		sh "$0" "$build" --lane 2 --only "$only" $kg > "$build/vm-lane-2.out" 2>&1 &
+	lane_pids="$lane_pids $!"
+	for p in $lane_pids; do wait "$p"; done
+	lane_pids=""
+	awk '/^(not )?ok [0-9]+/ { n++; sub(/^ok [0-9]+/, "ok " n); sub(/^not ok [0-9]+/, "not ok " n) }
+		{ print }' "$build/vm-lane-1.out" "$build/vm-lane-2.out"
+	passed=0 failed=0 skipped=0
+	for d in "$build/vm-results" "$build/vm-results-2"; do
+		lp=0 lf=1 ls=0
+		[ -f "$d/lane-counts" ] && read -r lp lf ls < "$d/lane-counts"
+		[ -f "$d/lane-counts" ] || echo "vm: the lane of $d recorded no counts: one failure"
+		passed=$((passed + lp)) failed=$((failed + lf)) skipped=$((skipped + ls))
+	done
+	record "$passed" "$failed" "$skipped"
+	echo "vm: $passed passed, $failed failed, $skipped skipped in two lanes; outputs in" \
+		"$build/vm-lane-1.out and vm-lane-2.out"
+	[ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
+}
+# Worth two lanes: two or more guests' worth of work adding up to 90 s or more (a boot and
+# its setup take about 20 s on an idle machine).
+if [ "$mode" = run ] && [ -z "$lane" ] && [ "$lanes" -ge 2 ] &&
+	[ $((n_plain + (n_sysd > 0))) -ge 2 ]; then
+	total=0
+	for f in "$srcdir"/tests/vm/scenarios/[0-9]*.sh; do
+		[ -f "$f" ] || continue
+		name=$(basename "$f" .sh)
+		case $name in
+		*systemd*) case $name in *"$only"*) ;; *) continue ;; esac ;;
+		*) in_run "$name" || continue ;;
+		esac
+		total=$((total + $(cost_of "$f")))
+	done
+	if [ "$total" -ge 90 ]; then
+		run_lanes
+		exit
+	fi
+fi
 
 # Bound of one boot: boot + setup, plus every selected scenario's own timeout and margin.
 # Boot and setup take about 20 s on an idle machine and were seen to take 150 s on 2 busy
@@ -106,7 +234,7 @@ if [ -z "${SANDCAP_VM_TIMEOUT:-}" ]; then
 	if [ "$mode" = run ]; then
 		for f in "$srcdir"/tests/vm/scenarios/[0-9]*.sh; do
 			[ -f "$f" ] || continue
-			case $(basename "$f" .sh) in *systemd*) continue ;; *"$only"*) ;; *) continue ;; esac
+			in_run "$(basename "$f" .sh)" || continue
 			t=$(sed -n 's/^# *vm-timeout: *\([0-9][0-9]*\).*/\1/p' "$f" | head -n 1)
 			bound=$((bound + ${t:-60} + 15))
 		done
@@ -117,14 +245,11 @@ else
 	bound=$SANDCAP_VM_TIMEOUT
 fi
 
-# One boot at a time per build directory (BUILD/vm-results is shared): wait for the other.
-exec 9> "$build/.vm-lock"
-if command -v flock > /dev/null 2>&1 && ! flock -w 1800 9; then
-	fail_setup "another tests/vm/run.sh has used $build for 30 minutes"
-fi
+lock_build
 rm -rf "$vmres"
 mkdir -p "$vmres" || fail_setup "cannot create $vmres"
 if [ "$mode" = run ] && [ "$n_plain" -eq 0 ] && [ "$n_sysd" -gt 0 ]; then
+	trap '[ -n "$sysd_pid" ] && kill "$sysd_pid" 2>/dev/null; exit 130' INT TERM HUP
 	passed=0 failed=0
 	run_sysd
 	record "$passed" "$failed"
@@ -134,6 +259,7 @@ fi
 cat > "$vmres/config" <<EOF
 VM_MODE=$mode
 VM_ONLY='$(printf '%s' "$only" | sed "s/'/'\\\\''/g")'
+VM_LIST='$([ -n "$lane" ] && echo "$list")'
 VM_KEEP_GOING=$keep_going
 VM_HOST_SRCDIR=$srcdir
 VM_HOST_BUILD=$build
@@ -155,6 +281,7 @@ tmp=$(mktemp -d "$tmpbase/sandcap-vm.XXXXXX") || fail_setup "mktemp in $tmpbase 
 uml_pid="" wd_pid=""
 stop_all() {
 	[ -n "$wd_pid" ] && kill "$wd_pid" 2>/dev/null
+	[ -n "$sysd_pid" ] && kill "$sysd_pid" 2>/dev/null
 	# linux.uml leads its own process group (setsid): kill every UML process, the helper
 	# threads and the guest's process address spaces included.
 	[ -n "$uml_pid" ] && kill -KILL "-$uml_pid" 2>/dev/null

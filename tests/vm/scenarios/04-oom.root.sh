@@ -2,6 +2,7 @@
 # A process that outgrows a 32 MiB cgroup is OOM-killed by the memcg OOM killer, and the
 # kill is visible in memory.events (oom and oom_kill), the evidence sandcap's verdict uses.
 # vm-timeout: 60
+# vm-cost: 4
 # shellcheck source=tests/vm/lib.sh
 . "$VMLIB"
 L=/sys/fs/cgroup/sandcap/vm-04-oom

@@ -2,6 +2,7 @@
 # cgroup.kill empties a cgroup (forked children included) and cgroup.events then reports
 # "populated 0"; the leaf can be removed.  pids.peak saw every process.
 # vm-timeout: 30
+# vm-cost: 2
 # shellcheck source=tests/vm/lib.sh
 . "$VMLIB"
 L=/sys/fs/cgroup/sandcap/vm-05-kill

@@ -2,6 +2,7 @@
 # sandcap run in rlimit mode (--no-cgroup: no helper) works for the unprivileged user in the
 # guest: exit codes as DESIGN.md "Results" says, --timeout, and the JSON report.
 # vm-timeout: 60
+# vm-cost: 7
 # shellcheck source=tests/vm/lib.sh
 . "$VMLIB"
 R=$SCRATCH

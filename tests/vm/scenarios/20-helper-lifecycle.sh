@@ -3,6 +3,7 @@
 # the leaf and its files belong to root, ATTACH moves our blocked child in, KILL and
 # DESTROY leave nothing behind (the harness checks leftovers after the scenario too).
 # vm-timeout: 60
+# vm-cost: 4
 . "$VMLIB"
 P=$TESTS/probe-client
 MB=1048576

@@ -3,6 +3,7 @@
 # cgroup verdict from the leaf's counters, the whole-sandbox CPU budget, the timeout with an
 # escaped TERM-ignoring descendant, and teardown (leaf and workspace gone afterwards).
 # vm-timeout: 180
+# vm-cost: 9
 # shellcheck source=tests/vm/lib.sh
 . "$VMLIB"
 R=$SCRATCH

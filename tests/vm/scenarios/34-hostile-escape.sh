@@ -2,6 +2,7 @@
 # A sandboxed process tries to leave its leaf (every reachable cgroup.procs), to raise its limits, to make sub-cgroups, and to remount cgroup2 in a user namespace; the user tries to plant symlinks in the workspace root.  Nothing succeeds.
 # Each line of hostile-client is one case with a fresh helper (tests/vm/hostile-client.c).
 # vm-timeout: 90
+# vm-cost: 2
 . "$VMLIB"
 run_hostile escape
 # The workspace root and the per-user dir are root-owned: no symlink or dir can be planted

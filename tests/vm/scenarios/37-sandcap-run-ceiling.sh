@@ -3,6 +3,7 @@
 # 256, disk 64M in [limits]): refused with exit 125 before anything runs, and the message
 # names the ceiling and the section that set it.
 # vm-timeout: 30
+# vm-cost: 3
 # shellcheck source=tests/vm/lib.sh
 . "$VMLIB"
 R=$SCRATCH

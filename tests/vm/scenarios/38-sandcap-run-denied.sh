@@ -3,6 +3,7 @@
 # asking for a cgroup limit gives exit 125, the message names the section, nothing runs;
 # asking for none, the command runs in rlimit mode, outside any leaf.
 # vm-timeout: 30
+# vm-cost: 2
 # shellcheck source=tests/vm/lib.sh
 . "$VMLIB"
 R=$SCRATCH

@@ -2,6 +2,7 @@
 # --net none by seccomp alone, and --fs without Landlock: the UML kernel has seccomp filters
 # but no Landlock, so this is the kernel where the substitutes and refusals show.
 # vm-timeout: 60
+# vm-cost: 5
 . "$VMLIB"
 R=$SCRATCH
 P=$TESTS/probe-net

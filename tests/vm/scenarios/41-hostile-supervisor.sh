@@ -6,6 +6,7 @@
 # user) no longer hangs sandcap: the round trip's deadline ends it.  SIGKILL of sandcap in
 # rlimit mode leaves no process of the sandbox (#14 item 11).
 # vm-timeout: 400
+# vm-cost: 18
 . "$VMLIB"
 R=$SCRATCH
 P=/sys/fs/cgroup/sandcap

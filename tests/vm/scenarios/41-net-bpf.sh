@@ -4,6 +4,7 @@
 # would) and inside `sandcap run` (with the front-end's seccomp for the other families).
 # Destinations outside loopback are documentation addresses; the guest has no device but lo.
 # vm-timeout: 480
+# vm-cost: 13
 # shellcheck source=tests/vm/lib.sh
 . "$VMLIB"
 R=$SCRATCH

@@ -3,6 +3,7 @@
 # that already sits in another sandbox is refused; that process stays in its sandbox and
 # dies with it.  Each line of hostile-client is one case (tests/vm/hostile-core.inc).
 # vm-timeout: 120
+# vm-cost: 2
 # shellcheck source=tests/vm/lib.sh
 . "$VMLIB"
 run_hostile attach2

@@ -4,6 +4,7 @@
 # SIGKILL -- before, the helper's backstop killed the sandbox at 10 s and the report said
 # "ended on SIGTERM" with the 30 s grace that was not honoured.
 # vm-timeout: 90
+# vm-cost: 12
 . "$VMLIB"
 R=$SCRATCH
 

@@ -3,6 +3,7 @@
 # the workspace before detaching it: descriptors held from outside cannot store more than a
 # page afterwards, and what the sandbox wrote is no longer charged to any cgroup.
 # vm-timeout: 180
+# vm-cost: 3
 # shellcheck source=tests/vm/lib.sh
 . "$VMLIB"
 P=/sys/fs/cgroup/sandcap

@@ -3,6 +3,7 @@
 # pinning 127.0.0.1:PORT, real clients (curl over HTTP and socks5h) through it, names from
 # the guest's /etc/hosts (allowed.sandcap.test -> 127.0.0.1), and the report.
 # vm-timeout: 300
+# vm-cost: 5
 # shellcheck source=tests/vm/lib.sh
 . "$VMLIB"
 R=$SCRATCH

@@ -4,6 +4,7 @@
 # without .locks (the helper makes it).  Afterwards no directory under workspace_root is
 # world-writable, no temporary (.new-*) is left, .locks is root 0700.
 # vm-timeout: 300
+# vm-cost: 3
 # shellcheck source=tests/vm/lib.sh
 . "$VMLIB"
 W=/run/sandcap

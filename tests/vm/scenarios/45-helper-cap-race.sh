@@ -3,6 +3,7 @@
 # CREATE at once, each holding its sandbox until all have tried, five rounds: never more
 # than two get a sandbox (count-and-create is serialized per user).
 # vm-timeout: 300
+# vm-cost: 5
 # shellcheck source=tests/vm/lib.sh
 . "$VMLIB"
 worst=0 least=99

@@ -4,6 +4,7 @@
 # total_cpu 150%).  Two sandboxes of sctest that each stay under their own 96M cannot
 # together use more than 100M; the level is removed when the user's last sandbox ends.
 # vm-timeout: 180
+# vm-cost: 26
 # shellcheck source=tests/vm/lib.sh
 . "$VMLIB"
 P=/sys/fs/cgroup/sandcap

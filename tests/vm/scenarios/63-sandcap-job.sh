@@ -3,6 +3,7 @@
 # workspace, where --disk bounds what it writes (and the current directory is not bounded:
 # the documented limit of --disk); the report lists the environment's names with TMPDIR.
 # vm-timeout: 60
+# vm-cost: 3
 # shellcheck source=tests/vm/lib.sh
 . "$VMLIB"
 R=$SCRATCH

@@ -5,6 +5,7 @@
 # ceilings applied by the front-end, doctor names the mode; this kernel has no Landlock, so
 # the report must say the limits bind runaway code, not hostile code.
 # vm-timeout: 500
+# vm-cost: 35
 . "$VMLIB"
 . "$SRCDIR/tests/vm/sysd-lib.sh"
 S=$BUILD/sandcap

@@ -2,6 +2,7 @@
 # The .deb installed the way an admin does it: `apt install ./sandcap_*.deb`, offline, from
 # the file the package suite built; postinst's capabilities, the enabled and started unit.
 # vm-timeout: 600
+# vm-cost: 21
 . "$VMLIB"
 . "$SRCDIR/tests/vm/sysd-lib.sh"
 if [ -z "$DEB" ]; then

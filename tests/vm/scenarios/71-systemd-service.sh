@@ -3,6 +3,7 @@
 # parent (a oneshot unit's cgroup, delegated subtree included, is removed by systemd as
 # soon as its process exits), in a leaf of the unit's cgroup; the policy points at it.
 # vm-timeout: 120
+# vm-cost: 2
 . "$VMLIB"
 . "$SRCDIR/tests/vm/sysd-lib.sh"
 cg=$(unit_cg)

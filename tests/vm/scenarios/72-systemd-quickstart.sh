@@ -3,6 +3,7 @@
 # section, read from README.md by this test, run one by one as root in the directory
 # holding the .deb, on a guest where the package is not installed, for a new user alice.
 # vm-timeout: 900
+# vm-cost: 48
 . "$VMLIB"
 . "$SRCDIR/tests/vm/sysd-lib.sh"
 [ -n "$DEB" ] || { fail "a .deb in \$BUILD/deb"; done_testing; }

@@ -2,6 +2,7 @@
 # A user added to the group sandcap runs cgroup-mode sandboxes from a real login (logind
 # session, user@.service); the limits hold; a user outside the group gets no cgroup mode.
 # vm-timeout: 400
+# vm-cost: 12
 . "$VMLIB"
 . "$SRCDIR/tests/vm/sysd-lib.sh"
 check "adduser sctest sandcap" adduser --quiet sctest sandcap

@@ -6,6 +6,7 @@
 # while sandboxes run fails with 219/CGROUP and Restart= retries every 5 s:
 # sandcap-helper(8), UPGRADES AND RESTARTS), and new sandboxes run in cgroup mode then.
 # vm-timeout: 400
+# vm-cost: 17
 . "$VMLIB"
 . "$SRCDIR/tests/vm/sysd-lib.sh"
 adduser --quiet sctest sandcap

@@ -3,6 +3,7 @@
 # (dpkg-deb), installed with apt; the sandbox survives and ends with its own report, the
 # new helper has its capabilities, the service and its delegated parent are back.
 # vm-timeout: 600
+# vm-cost: 25
 . "$VMLIB"
 . "$SRCDIR/tests/vm/sysd-lib.sh"
 [ -n "$DEB" ] || { fail "a .deb in \$BUILD/deb"; done_testing; }

@@ -4,6 +4,7 @@
 # /run; remove keeps the conffile, purge removes it and /etc/sandcap.  The system group
 # sandcap stays, as documented (README, "Removing the package").
 # vm-timeout: 600
+# vm-cost: 19
 . "$VMLIB"
 . "$SRCDIR/tests/vm/sysd-lib.sh"
 if [ "$(dpkg-query -W -f '${Status}' sandcap 2>/dev/null)" != "install ok installed" ]; then

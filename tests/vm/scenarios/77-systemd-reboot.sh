@@ -3,6 +3,7 @@
 # brings sandcap.service back with its delegated parent, and a user's sandbox runs in
 # cgroup mode.
 # vm-timeout: 600
+# vm-cost: 56
 . "$VMLIB"
 . "$SRCDIR/tests/vm/sysd-lib.sh"
 if [ "$VM_BOOT" = 1 ]; then

@@ -8,6 +8,7 @@
 # no longer exist.  The programs are freed when the kernel releases the removed cgroup,
 # which it does asynchronously: "gone" is polled with a deadline.
 # vm-timeout: 240
+# vm-cost: 12
 # shellcheck source=tests/vm/lib.sh
 . "$VMLIB"
 R=$SCRATCH
