@@ -29,6 +29,8 @@ BUILD        ?= build-san
 else
 BUILD        ?= build
 endif
+# Parallel jobs of make check's build step (the machine's CPUs).
+JOBS         ?= $(shell nproc 2>/dev/null || echo 1)
 
 HELPER_PATH  ?= $(LIBEXECDIR)/sandcap/sandcap-helper
 POLICY_PATH  ?= $(SYSCONFDIR)/sandcap/sandbox.ini
@@ -222,7 +224,7 @@ check-python: all
 
 # Everything: installs missing deps, builds, runs every suite, prints one summary line.
 check: deps
-	@$(MAKE) --no-print-directory all $(UNIT_BIN)
+	@$(MAKE) --no-print-directory -j$(JOBS) all $(UNIT_BIN)
 	@SANITIZE=$(SANITIZE) sh tests/run-all.sh $(BUILD)
 
 demo: deps

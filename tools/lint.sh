@@ -41,6 +41,21 @@ result() { # name rc logfile
 	else fail=$((fail + 1)); echo "lint: $1: FINDINGS (see $3)"; tail -40 "$3"; fi
 }
 
+# 1-3 run side by side (each tool is single-threaded; their results are read in order):
+# cppcheck, then gcc -fanalyzer in the background, and clang-tidy in this shell.
+# 2. gcc -fanalyzer, in the background: its exit status goes to analyzer.rc.
+alog="$build/lint/analyzer.log"; : >"$alog"; rm -f "$build/lint/analyzer.rc"
+(
+	rc=0
+	for f in $SRC; do
+		# shellcheck disable=SC2046,SC2086
+		gcc -std=gnu11 -O1 -fanalyzer -Werror -Wno-analyzer-fd-leak -fsyntax-only $DEFS $PKGF \
+			$(inc_for "$f") "$f" >>"$alog" 2>&1 || rc=1
+	done
+	echo "$rc" >"$build/lint/analyzer.rc"
+) &
+analyzer=$!
+
 # 1. cppcheck
 log="$build/lint/cppcheck.log"
 if have cppcheck; then
@@ -53,15 +68,6 @@ if have cppcheck; then
 	result cppcheck $? "$log"
 fi
 
-# 2. gcc -fanalyzer
-log="$build/lint/analyzer.log"; : >"$log"; rc=0
-for f in $SRC; do
-	# shellcheck disable=SC2046,SC2086
-	gcc -std=gnu11 -O1 -fanalyzer -Werror -Wno-analyzer-fd-leak -fsyntax-only $DEFS $PKGF \
-		$(inc_for "$f") "$f" >>"$log" 2>&1 || rc=1
-done
-result gcc-fanalyzer $rc "$log"
-
 # 3. clang-tidy
 log="$build/lint/clang-tidy.log"; : >"$log"; rc=0
 if have clang-tidy; then
@@ -71,6 +77,12 @@ if have clang-tidy; then
 	done
 	result clang-tidy $rc "$log"
 fi
+
+wait "$analyzer"
+rc=1
+[ -s "$build/lint/analyzer.rc" ] && read -r rc <"$build/lint/analyzer.rc"
+[ -s "$build/lint/analyzer.rc" ] || echo "lint: gcc -fanalyzer ended without a result" >>"$alog"
+result gcc-fanalyzer "$rc" "$alog"
 
 # 4. hardening of the built binaries (readelf: PIE, full RELRO, BIND_NOW, NX stack,
 #    stack protector and fortified calls present)
