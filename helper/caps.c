@@ -45,24 +45,16 @@ static const struct {
 static bool have_net;   /* both optional capabilities are permitted */
 static uint64_t permitted, effective;   /* what the kernel holds for us after caps_init() */
 
-static uint64_t
-bit(unsigned cap)
-{
-	return (uint64_t) 1 << cap;
-}
-
 static int
 apply(uint64_t eff)
 {
 	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
-	struct __user_cap_data_struct d[2];
-
-	memset(d, 0, sizeof(d));
-	d[0].permitted = (uint32_t) permitted;
-	d[1].permitted = (uint32_t) (permitted >> 32);
-	d[0].effective = (uint32_t) eff;
-	d[1].effective = (uint32_t) (eff >> 32);
 	/* inheritable stays empty: nothing passes through an exec. */
+	struct __user_cap_data_struct d[2] = {
+		{ .effective = (uint32_t) eff, .permitted = (uint32_t) permitted },
+		{ .effective = (uint32_t) (eff >> 32), .permitted = (uint32_t) (permitted >> 32) },
+	};
+
 	if (syscall(SYS_capset, &h, d) < 0)
 		return -errno;
 	effective = eff;
@@ -91,8 +83,8 @@ caps_init(char *missing, size_t len)
 	have = (uint64_t) d[0].permitted | (uint64_t) d[1].permitted << 32;
 	have_net = true;
 	for (size_t i = 0; i < ELEMENTSOF(helper_caps); i++) {
-		if (have & bit(helper_caps[i].cap))
-			keep |= bit(helper_caps[i].cap);
+		if (have & CAPS(helper_caps[i].cap))
+			keep |= CAPS(helper_caps[i].cap);
 		else if (helper_caps[i].optional)
 			have_net = false;
 		else {
@@ -106,7 +98,7 @@ caps_init(char *missing, size_t len)
 	if (r < 0)
 		return r;
 	if (!have_net)
-		keep &= ~(bit(CAP_BPF) | bit(CAP_NET_ADMIN));
+		keep &= ~(CAPS(CAP_BPF) | CAPS(CAP_NET_ADMIN));
 	/* Only our capabilities stay permitted, none effective.  The bounding set is left
 	 * alone: changing it needs CAP_SETPCAP. */
 	permitted = keep;
@@ -128,21 +120,5 @@ caps_lower_all(void)
 
 	if (effective != 0)
 		(void) apply(0);
-	errno = saved;
-}
-
-int
-caps_raise(unsigned cap)
-{
-	return caps_raise_set(bit(cap));
-}
-
-void
-caps_lower(unsigned cap)
-{
-	int saved = errno;
-
-	if (effective & bit(cap))
-		(void) apply(effective & ~bit(cap));
 	errno = saved;
 }

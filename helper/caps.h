@@ -16,9 +16,6 @@ int caps_init(char *missing, size_t len);
  * helper serves --net host only. */
 bool caps_have_net(void);
 
-/* Make cap effective for the next syscall; pair with caps_lower().  -EPERM on failure. */
-int caps_raise(unsigned cap);
-void caps_lower(unsigned cap);
 
 /* A set of capabilities for caps_raise_set(). */
 #define CAPS(c) ((uint64_t) 1 << (c))
@@ -29,6 +26,9 @@ int caps_raise_set(uint64_t caps);
 /* Nothing effective any more (one capset(2), none when nothing is); errno is kept. */
 void caps_lower_all(void);
 
+/* Make cap effective for the next syscall; pair with caps_lower_all().  -EPERM on failure. */
+#define caps_raise(cap) caps_raise_set(CAPS(cap))
+
 /* Evaluate one syscall expression with cap effective; errno is the syscall's (EPERM if the
  * raise failed, in which case the expression is not evaluated).  Yields its value. */
 #define WITH_CAP(cap, expr) ({                                  \
@@ -38,7 +38,7 @@ void caps_lower_all(void);
 		_v = (__typeof__(expr)) -1;                     \
 	} else {                                                \
 		_v = (expr);                                    \
-		caps_lower(cap);                                \
+		caps_lower_all();                               \
 	}                                                       \
 	_v;                                                     \
 })

@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "caps.h"
-#include "fd-util.h"
+#include "dir-util.h"
 #include "cgroup.h"
 #include "macro.h"
 #include "parse-util.h"
@@ -180,7 +180,7 @@ cg_user_level(int root_fd, uid_t uid, int *fdp, bool *ret_subdirs)
 		if (fd < 0 && errno == ENOENT &&
 		    (mkdirat(root_fd, name, 0755) == 0 || errno == EEXIST))
 			fd = openat(root_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		caps_lower(CAP_DAC_OVERRIDE);
+		caps_lower_all();
 		if (fd < 0)
 			return -errno;
 	}
@@ -193,7 +193,7 @@ cg_user_level(int root_fd, uid_t uid, int *fdp, bool *ret_subdirs)
 		if (caps_raise(CAP_CHOWN) < 0)
 			return -EPERM;
 		r = cg_take_raised(fd);
-		caps_lower(CAP_CHOWN);
+		caps_lower_all();
 		if (r < 0)
 			return r;
 	}
@@ -213,16 +213,6 @@ write_fd(int fd, const char *value)
 	if (w < 0)
 		return -errno;
 	return (size_t) w == n ? 0 : -EIO;
-}
-
-int
-cg_write_at(int leaf_fd, const char *file, const char *value)
-{
-	/* The file is root-owned now: DAC override at open (permission is checked there). */
-	_cleanup_close_ int fd = WITH_CAP(CAP_DAC_OVERRIDE, openat(leaf_fd, file,
-					  O_WRONLY | O_NOFOLLOW | O_CLOEXEC));
-
-	return write_fd(fd, value);
 }
 
 int

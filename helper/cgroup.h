@@ -29,10 +29,8 @@ int cg_create_at_raised(int parent_fd, const char *name, int *ret_fd);
  * user.c's (write_totals()).  *fdp is -EBADF on failure.  *ret_subdirs: whether it has
  * subdirectories (leaves), from its link count. */
 int cg_user_level(int root_fd, uid_t uid, int *fdp, bool *ret_subdirs);
-/* Write value to <leaf>/<file> with one write(2). */
-int cg_write_at(int leaf_fd, const char *file, const char *value);
-/* The same inside a CAP_DAC_OVERRIDE bracket the caller holds: only for a sequence of
- * writes to files of a cgroup the helper made and holds by fd (SECURITY.md). */
+/* Write value to <leaf>/<file> with one write(2), inside a CAP_DAC_OVERRIDE bracket the
+ * caller holds: only for files of a cgroup the helper made and holds by fd (SECURITY.md). */
 int cg_write_at_raised(int leaf_fd, const char *file, const char *value);
 /* Write "1" to an open cgroup.kill fd (opened early: permission is checked at open). */
 int cg_kill_fd(int kill_fd);

@@ -14,7 +14,6 @@
 #include <linux/magic.h>
 #include <linux/openat2.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
@@ -25,7 +24,7 @@
 #include "caps.h"
 #include "deadline-record.h"
 #include "deadline.h"
-#include "fd-util.h"
+#include "dir-util.h"
 #include "log.h"
 #include "macro.h"
 #include "rootdir.h"
@@ -156,18 +155,14 @@ kill_leaf(const struct deadline_record *rec, const char *name)
 void
 deadline_reap_expired(int dfd)
 {
-	_cleanup_free_ struct dir_iter *it = NULL;
+	struct dir_iter it = { .fd = dfd };    /* opened at HELLO (open_dirs()), listed once */
 	uint64_t now;
 	const char *name;
 
 	if (dfd < 0)
 		return;                 /* no records: nothing has a deadline */
-	it = calloc(1, sizeof(*it));
-	if (it == NULL)
-		return;
 	now = boottime_ms();
-	it->fd = dfd;           /* opened at HELLO (open_dirs()), listed once, directly */
-	while ((name = dir_next(it, NULL)) != NULL) {
+	while ((name = dir_next(&it, NULL)) != NULL) {
 		struct deadline_record rec;
 		char text[DEADLINE_TEXT_MAX];
 		size_t len = 0;

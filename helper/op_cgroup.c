@@ -23,7 +23,7 @@
 
 #include "caps.h"
 #include "deadline.h"
-#include "fd-util.h"
+#include "dir-util.h"
 #include "cgroup.h"
 #include "log.h"
 #include "macro.h"
@@ -150,7 +150,7 @@ open_dirs(struct session *s, char *msg, size_t msglen)
 				     0600);
 	}
 	s->deadline_fd = open(SC_DEADLINE_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	caps_lower(CAP_DAC_OVERRIDE);
+	caps_lower_all();
 	if (r < 0) {
 		snprintf(msg, msglen, "cgroup_root %s: %s", root,
 			 r == -EXDEV ? "not on cgroup v2 (mount cgroup2 at /sys/fs/cgroup)" :

@@ -22,7 +22,7 @@
 
 #include "caps.h"
 #include "deadline.h"
-#include "fd-util.h"
+#include "dir-util.h"
 #include "log.h"
 #include "macro.h"
 #include "rootdir.h"
@@ -210,20 +210,6 @@ ws_detach_raised(int uiddir_fd, const char *id)
 	return 0;
 }
 
-int
-ws_teardown(int uiddir_fd, const char *id, int ws_fd)
-{
-	int r = ws_empty(uiddir_fd, id, ws_fd);
-
-	if (r < 0)
-		return r;
-	if (caps_raise_set(CAPS(CAP_SYS_ADMIN) | CAPS(CAP_DAC_OVERRIDE)) < 0)
-		return -EPERM;
-	r = ws_detach_raised(uiddir_fd, id);
-	caps_lower_all();
-	return r;
-}
-
 /* Tear down a sandbox whose helper is gone. */
 static int
 reclaim_one(struct session *s, const char *name)
@@ -233,7 +219,13 @@ reclaim_one(struct session *s, const char *name)
 
 	/* The workspace first: if something outside holds data in it, the leaf (and its
 	 * limits) stays and keeps counting against the user's sandboxes. */
-	r = ws_teardown(s->uiddir_fd, name, -EBADF);
+	r = ws_empty(s->uiddir_fd, name, -EBADF);
+	if (r == 0 && caps_raise_set(CAPS(CAP_SYS_ADMIN) | CAPS(CAP_DAC_OVERRIDE)) < 0)
+		r = -EPERM;
+	else if (r == 0) {
+		r = ws_detach_raised(s->uiddir_fd, name);
+		caps_lower_all();
+	}
 	if (r == 0)
 		r = cg_destroy_at(s->ucg_fd, name, s->uid);
 	(void) snprintf(lock, sizeof(lock), "%s.lock", name);
@@ -252,8 +244,7 @@ int
 reclaim_and_count(struct session *s, unsigned *ret_live)
 {
 	struct dir_iter it = { .fd = s->ucg_fd };
-	char dead[16][CG_NAME_MAX];
-	unsigned live = 0, ndead = 0;
+	unsigned live = 0;
 	bool raised = false;
 	const char *name;
 
@@ -262,13 +253,11 @@ reclaim_and_count(struct session *s, unsigned *ret_live)
 	*ret_live = 0;
 	if (!s->level_subdirs)
 		return 0;
-
 	/* The per-user level's names (kernel-made, listed through our fd of it, rewound by
 	 * cg_take_raised() if it listed it before; no capability), and from the first name of
-	 * the form <uid>-<16 hex> on, one CAP_DAC_OVERRIDE bracket for their lock files (#19):
-	 * names in root's 0700 .locks, opened O_NOFOLLOW, not created.  Leftovers are torn
-	 * down after the bracket, at most 16 per request (more are counted, and reclaimed by
-	 * the next ones). */
+	 * the form <uid>-<16 hex> on, a CAP_DAC_OVERRIDE bracket for their lock files (#19):
+	 * names in root's 0700 .locks, opened O_NOFOLLOW, not created.  A leftover is torn
+	 * down outside it. */
 	while ((name = dir_next(&it, NULL)) != NULL) {
 		_cleanup_close_ int lfd = -EBADF;
 		char lock[CG_NAME_MAX + 8];
@@ -291,18 +280,15 @@ reclaim_and_count(struct session *s, unsigned *ret_live)
 		}
 		if (lfd < 0 && errno != ENOENT)
 			continue;
-		if (ndead < ELEMENTSOF(dead))
-			(void) snprintf(dead[ndead++], sizeof(dead[0]), "%s", name);
-		else
-			live++;
+		caps_lower_all();
+		raised = false;
+		if (reclaim_one(s, name) < 0)
+			live++;         /* still there: it keeps counting against the cap */
 	}
 	if (raised)
-		caps_lower(CAP_DAC_OVERRIDE);
+		caps_lower_all();
 	if (errno != 0)
 		return -errno;
-	for (unsigned i = 0; i < ndead; i++)
-		if (reclaim_one(s, dead[i]) < 0)
-			live++;         /* still there: it keeps counting against the cap */
 	*ret_live = live;
 	return 0;
 }

@@ -8,7 +8,7 @@
  * name in it), given its mode, chowned to root, and only then renamed into place
  * (RENAME_NOREPLACE).  Nobody but the helpers can reach it in .locks, so nothing can be
  * planted in it, no ACL set and no mode changed there: it needs no checks, and the four
- * calls run in one CAP_DAC_OVERRIDE + CAP_CHOWN bracket (make_staged(), #19).  .locks
+ * calls run in one CAP_DAC_OVERRIDE + CAP_CHOWN bracket (make_staged_raised(), #19).  .locks
  * itself has no staging dir: it is made in workspace_root, where a window exists; it is
  * closed by checking mode and ACLs after root owns it (when the user can no longer change
  * them; a mismatch means we take it back and redo it) and by emptying (without following)
@@ -22,7 +22,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
 #include <sys/stat.h>
@@ -31,7 +30,7 @@
 #include <unistd.h>
 
 #include "caps.h"
-#include "fd-util.h"
+#include "dir-util.h"
 #include "macro.h"
 #include "rootdir.h"
 #include "ws_clean.h"
@@ -123,30 +122,12 @@ make_staged_raised(int stage_fd, const char *tmp, int parent_fd, const char *nam
 }
 
 int
-make_staged(int stage_fd, int parent_fd, const char *name, mode_t mode, uid_t uid,
-	    int *ret_fd)
-{
-	char tmp[64], prefix[16];
-	int r;
-
-	(void) snprintf(prefix, sizeof(prefix), "%u", (unsigned) uid);
-	r = tmp_name(tmp, sizeof(tmp), prefix);
-	if (r < 0)
-		return r;
-	if (caps_raise_set(CAPS(CAP_DAC_OVERRIDE) | CAPS(CAP_CHOWN)) < 0)
-		return -EPERM;
-	r = make_staged_raised(stage_fd, tmp, parent_fd, name, mode, ret_fd);
-	caps_lower_all();
-	return r;
-}
-
-int
 dir_root_owned(int parent_fd, const char *name, mode_t mode, int stage_fd, uid_t uid,
 	       int *ret_fd)
 {
 	_cleanup_close_ int fd = -EBADF;
 	struct stat st;
-	char tmp[64];
+	char tmp[64], prefix[16];
 	int r;
 
 	/* Readable and searchable by all (0755): no capability is needed to open it. */
@@ -156,7 +137,14 @@ dir_root_owned(int parent_fd, const char *name, mode_t mode, int stage_fd, uid_t
 		fd = WITH_CAP(CAP_DAC_OVERRIDE, openat(parent_fd, name,
 				O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
 	if (fd < 0 && errno == ENOENT && stage_fd >= 0) {
-		r = make_staged(stage_fd, parent_fd, name, mode, uid, &fd);
+		(void) snprintf(prefix, sizeof(prefix), "%u", (unsigned) uid);
+		r = tmp_name(tmp, sizeof(tmp), prefix);
+		if (r == 0 && caps_raise_set(CAPS(CAP_DAC_OVERRIDE) | CAPS(CAP_CHOWN)) < 0)
+			r = -EPERM;
+		else if (r == 0) {
+			r = make_staged_raised(stage_fd, tmp, parent_fd, name, mode, &fd);
+			caps_lower_all();
+		}
 		if (r == -EEXIST)       /* lost the race: use the winner's */
 			fd = WITH_CAP(CAP_DAC_OVERRIDE, openat(parent_fd, name,
 					O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
@@ -201,21 +189,16 @@ has_prefix(const char *s, const char *p)
 int
 sweep_temporaries(int dir_fd, const char *prefix, bool only_old)
 {
-	struct dir_iter *it = calloc(1, sizeof(*it));
+	struct dir_iter it = { .fd = dir_fd };
 	time_t now = only_old ? time(NULL) : 0;
 	const char *name;
 	int n = 0;
 
 	/* Listed through dir_fd itself (we hold it, opened with the capability it needed):
 	 * no capability for the listing, which moves dir_fd's offset (rewound first). */
-	if (it == NULL)
-		return -ENOMEM;
-	it->fd = dir_fd;
-	if (lseek(dir_fd, 0, SEEK_SET) < 0) {
-		free(it);
+	if (lseek(dir_fd, 0, SEEK_SET) < 0)
 		return -errno;
-	}
-	while ((name = dir_next(it, NULL)) != NULL) {
+	while ((name = dir_next(&it, NULL)) != NULL) {
 		struct stat st;
 
 		if (!has_prefix(name, prefix))
@@ -230,6 +213,5 @@ sweep_temporaries(int dir_fd, const char *prefix, bool only_old)
 		    tree_remove_at(dir_fd, name) == 0)
 			n++;
 	}
-	free(it);
 	return n;
 }

@@ -115,8 +115,6 @@ int ws_empty(int uiddir_fd, const char *id, int ws_fd);
 /* Detach it and remove the mount point; CAP_SYS_ADMIN and CAP_DAC_OVERRIDE are raised by
  * the caller (one bracket with the session's last steps: session_teardown()). */
 int ws_detach_raised(int uiddir_fd, const char *id);
-/* ws_empty(), then ws_detach_raised() in a bracket of its own (leftovers). */
-int ws_teardown(int uiddir_fd, const char *id, int ws_fd);
 /* Reclaim leftovers of s->uid whose helper is gone; count live sandboxes.  Under the
  * per-user lock. */
 int reclaim_and_count(struct session *s, unsigned *ret_live);

@@ -137,7 +137,7 @@ write_totals(struct session *s)
 	/* Written last: a helper killed before this leaves the next one to write them all. */
 	if (r == 0)
 		(void) fsetxattr(s->ucg_fd, TOTALS_XATTR, want, strlen(want), 0);
-	caps_lower(CAP_DAC_OVERRIDE);
+	caps_lower_all();
 	return r;
 }
 

@@ -28,7 +28,7 @@
 #include <unistd.h>
 
 #include "caps.h"
-#include "fd-util.h"
+#include "dir-util.h"
 #include "macro.h"
 #include "ws_clean.h"
 
@@ -129,16 +129,13 @@ tree_empty(int dirfd)
 int
 dir_entries(int dirfd)
 {
-	_cleanup_free_ struct dir_iter *it = calloc(1, sizeof(*it));
 	_cleanup_close_ int fd = open_beneath(dirfd, ".", O_RDONLY | O_DIRECTORY);
+	struct dir_iter it = { .fd = fd };
 	int n = 0;
 
-	if (it == NULL)
-		return -ENOMEM;
 	if (fd < 0)
 		return -errno;
-	it->fd = fd;
-	while (dir_next(it, NULL) != NULL)
+	while (dir_next(&it, NULL) != NULL)
 		n++;
 	return errno != 0 ? -errno : n;
 }
@@ -205,7 +202,7 @@ ws_shrink(int rootfd, const struct statfs *known)
 		r = -errno;
 	else
 		r = 0;
-	caps_lower(CAP_SYS_ADMIN);
+	caps_lower_all();
 	return r == -EINVAL ? -EBUSY : r;
 }
 
