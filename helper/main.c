@@ -115,15 +115,14 @@ in_initial_userns(void)
 }
 
 /* Why the helper cannot work, or "" (refusals are sent at HELLO and written to stderr).
- * no_new_privs is asked for only when capabilities are missing: it is one of the reasons
- * they can be (the kernel withholds file capabilities under it), and names the fix. */
+ * no_new_privs is refused even with capabilities (run as root): DESIGN.md's rule. */
 static void
 check_privilege(struct session *s)
 {
 	char missing[128];
 	bool caps = caps_init(missing, sizeof(missing)) == 0;
 
-	if (!caps && prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) != 0) {
+	if (prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) != 0) {
 		s->refusal = EPERM;
 		snprintf(s->refusal_msg, sizeof(s->refusal_msg),
 			 "no_new_privs is set, so the kernel withheld the helper's file "
