@@ -54,10 +54,14 @@ OPT := -O2 -g -D_FORTIFY_SOURCE=3
 OPT_LD :=
 endif
 
-PKGS_HELPER   := libcap-ng inih libbsd-overlay
+PKGS_HELPER   := inih
 PKGS_FRONTEND := libcap-ng inih libbsd-overlay libseccomp libsystemd
 PKG_CFLAGS    := $(shell $(PKG_CONFIG) --cflags $(PKGS_FRONTEND) 2>/dev/null)
-LIBS_HELPER   := $(shell $(PKG_CONFIG) --libs $(PKGS_HELPER) 2>/dev/null)
+# The helper loads libc only: each shared library costs about 9 system calls per sandbox to
+# load (#19).  libinih is linked from the distribution's archive where there is one
+# (Debian's libinih-dev ships it; it parses only the root-owned policy file).
+INIH_A        := $(wildcard $(shell $(PKG_CONFIG) --variable=libdir inih 2>/dev/null)/libinih.a)
+LIBS_HELPER   := $(or $(INIH_A),$(shell $(PKG_CONFIG) --libs $(PKGS_HELPER) 2>/dev/null))
 LIBS_FRONTEND := $(shell $(PKG_CONFIG) --libs $(PKGS_FRONTEND) 2>/dev/null)
 LIBS_TEST     := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null)
 

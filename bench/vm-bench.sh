@@ -45,9 +45,10 @@ counters() {            # counters PID: "CTXSW CPU_MS" summed over PID's threads
 leftovers() {           # how many leaves, mounts, workspaces, processes of sctest are left
 	n=0 i=0
 	while [ $i -lt 30 ]; do
-		n=$(( $(find $P -mindepth 1 -type d | wc -l) +
+		# The per-user level and dir stay (root-owned, empty): only what is below them counts.
+		n=$(( $(find $P -mindepth 2 -type d | wc -l) +
 			$(awk '$2 ~ "^/run/sandcap/" { n++ } END { print n + 0 }' /proc/mounts) +
-			$(find /run/sandcap -mindepth 1 -maxdepth 1 \! -name .locks | wc -l) +
+			$(find /run/sandcap -mindepth 2 -maxdepth 2 \! -path '/run/sandcap/.locks/*' | wc -l) +
 			$(pgrep -u sctest | wc -l) ))
 		[ "$n" -eq 0 ] && break
 		sleep 0.1; i=$((i + 1))

@@ -1,16 +1,23 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Contract: the helper's entire privilege.  Trusts libcap-ng and the kernel.  The file
- * capabilities are "=p": nothing is effective until caps_raise(), and each call site
- * brackets exactly one privileged syscall (DESIGN.md "The helper's rules"), except the
- * sequences on objects the helper made and holds by fd that SECURITY.md lists under
- * "Savings of issue 19" (cg_take(), write_limits(), write_totals()).
+ * Contract: the helper's entire privilege.  Trusts the kernel.  The file capabilities are
+ * "=p": nothing is effective until caps_raise(), and each call site brackets one privileged
+ * syscall (DESIGN.md "The helper's rules"), except the sequences on objects the helper made
+ * and holds by fd that SECURITY.md lists under "Savings of issue 19".
+ *
+ * capget(2)/capset(2) directly, with the v3 ABI (two 32-bit words): the helper is single-
+ * threaded (capabilities are per thread) and keeps the state here, so raising or lowering
+ * is exactly one capset(2).  libcap-ng did the same with a library load and 15 start-up
+ * system calls (issue 19).
  */
-#include <cap-ng.h>
 #include <errno.h>
+#include <linux/capability.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "caps.h"
 #include "macro.h"
@@ -36,6 +43,23 @@ static const struct {
 };
 
 static bool have_net;   /* both optional capabilities are permitted */
+static uint64_t permitted, effective;   /* what the kernel holds for us after caps_init() */
+
+static int
+apply(uint64_t eff)
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	/* inheritable stays empty: nothing passes through an exec. */
+	struct __user_cap_data_struct d[2] = {
+		{ .effective = (uint32_t) eff, .permitted = (uint32_t) permitted },
+		{ .effective = (uint32_t) (eff >> 32), .permitted = (uint32_t) (permitted >> 32) },
+	};
+
+	if (syscall(SYS_capset, &h, d) < 0)
+		return -errno;
+	effective = eff;
+	return 0;
+}
 
 bool
 caps_have_net(void)
@@ -46,51 +70,55 @@ caps_have_net(void)
 int
 caps_init(char *missing, size_t len)
 {
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[2];
+	uint64_t have, keep = 0;
 	size_t off = 0;
 	int r = 0;
 
 	if (len > 0)
 		missing[0] = '\0';
-	if (capng_get_caps_process() < 0)
+	if (syscall(SYS_capget, &h, d) < 0)
 		return -EPERM;
+	have = (uint64_t) d[0].permitted | (uint64_t) d[1].permitted << 32;
 	have_net = true;
-	for (size_t i = 0; i < ELEMENTSOF(helper_caps); i++)
-		if (helper_caps[i].optional) {
-			if (capng_have_capability(CAPNG_PERMITTED, helper_caps[i].cap) != 1)
-				have_net = false;
-		} else if (capng_have_capability(CAPNG_PERMITTED, helper_caps[i].cap) != 1) {
+	for (size_t i = 0; i < ELEMENTSOF(helper_caps); i++) {
+		if (have & CAPS(helper_caps[i].cap))
+			keep |= CAPS(helper_caps[i].cap);
+		else if (helper_caps[i].optional)
+			have_net = false;
+		else {
 			int n = snprintf(missing + off, len - off, " %s", helper_caps[i].name);
 
 			if (n > 0 && (size_t) n < len - off)
 				off += (size_t) n;
 			r = -EPERM;
 		}
+	}
 	if (r < 0)
 		return r;
-	capng_clear(CAPNG_SELECT_CAPS);
-	for (size_t i = 0; i < ELEMENTSOF(helper_caps); i++)
-		if ((!helper_caps[i].optional || have_net) &&
-		    capng_update(CAPNG_ADD, CAPNG_PERMITTED, helper_caps[i].cap) < 0)
-			return -EINVAL;
-	/* SELECT_CAPS only: touching the bounding set needs CAP_SETPCAP. */
-	return capng_apply(CAPNG_SELECT_CAPS) < 0 ? -EPERM : 0;
+	if (!have_net)
+		keep &= ~(CAPS(CAP_BPF) | CAPS(CAP_NET_ADMIN));
+	/* Only our capabilities stay permitted, none effective.  The bounding set is left
+	 * alone: changing it needs CAP_SETPCAP. */
+	permitted = keep;
+	return apply(0) < 0 ? -EPERM : 0;
 }
 
 int
-caps_raise(unsigned cap)
+caps_raise_set(uint64_t caps)
 {
-	if (capng_update(CAPNG_ADD, CAPNG_EFFECTIVE, cap) < 0 ||
-	    capng_apply(CAPNG_SELECT_CAPS) < 0)
+	if ((caps & ~permitted) != 0 || apply(effective | caps) < 0)
 		return -EPERM;
 	return 0;
 }
 
 void
-caps_lower(unsigned cap)
+caps_lower_all(void)
 {
 	int saved = errno;      /* callers read errno of the bracketed syscall after this */
 
-	(void) capng_update(CAPNG_DROP, CAPNG_EFFECTIVE, cap);
-	(void) capng_apply(CAPNG_SELECT_CAPS);
+	if (effective != 0)
+		(void) apply(0);
 	errno = saved;
 }

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <linux/capability.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* Keep only the helper's capabilities in the permitted set, none effective.  Returns 0, or
  * -EPERM with the names of the missing capabilities in missing (" cap_chown ..."). */
@@ -15,9 +16,18 @@ int caps_init(char *missing, size_t len);
  * helper serves --net host only. */
 bool caps_have_net(void);
 
-/* Make cap effective for the next syscall; pair with caps_lower().  -EPERM on failure. */
-int caps_raise(unsigned cap);
-void caps_lower(unsigned cap);
+
+/* A set of capabilities for caps_raise_set(). */
+#define CAPS(c) ((uint64_t) 1 << (c))
+/* Make every capability in caps effective with one capset(2), for a sequence of syscalls on
+ * objects the helper made in this request and holds by fd (SECURITY.md "Savings of issue
+ * 19" names each such sequence); pair with caps_lower_all().  -EPERM on failure. */
+int caps_raise_set(uint64_t caps);
+/* Nothing effective any more (one capset(2), none when nothing is); errno is kept. */
+void caps_lower_all(void);
+
+/* Make cap effective for the next syscall; pair with caps_lower_all().  -EPERM on failure. */
+#define caps_raise(cap) caps_raise_set(CAPS(cap))
 
 /* Evaluate one syscall expression with cap effective; errno is the syscall's (EPERM if the
  * raise failed, in which case the expression is not evaluated).  Yields its value. */
@@ -28,7 +38,7 @@ void caps_lower(unsigned cap);
 		_v = (__typeof__(expr)) -1;                     \
 	} else {                                                \
 		_v = (expr);                                    \
-		caps_lower(cap);                                \
+		caps_lower_all();                               \
 	}                                                       \
 	_v;                                                     \
 })

@@ -5,7 +5,6 @@
  * never name cgroups).  Capabilities: CAP_DAC_OVERRIDE to reach into the root-owned 0700
  * parent and to write root-owned control files; CAP_CHOWN to hand new leaves to root.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -20,7 +19,7 @@
 #include <unistd.h>
 
 #include "caps.h"
-#include "fd-util.h"
+#include "dir-util.h"
 #include "cgroup.h"
 #include "macro.h"
 #include "parse-util.h"
@@ -69,15 +68,18 @@ cg_name_new(uid_t uid, char *buf, size_t bufsz)
 	return 0;
 }
 
+/* Inside a CAP_DAC_OVERRIDE bracket (open_dirs()): the admin's path from
+ * the trusted policy (0700 root: even opening it needs DAC override), checked, then a fixed
+ * name in it. */
 int
-cg_open_root(const char *root, int *ret_fd)
+cg_open_root_raised(const char *root, int *ret_fd, char *subtree, size_t len)
 {
 	_cleanup_close_ int fd = -EBADF;
 	struct statfs sfs;
 	struct stat st;
+	int r;
 
-	/* 0700 root: even opening it needs DAC override. */
-	fd = WITH_CAP(CAP_DAC_OVERRIDE, open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+	fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	if (fstatfs(fd, &sfs) < 0 || fstat(fd, &st) < 0)
@@ -88,73 +90,69 @@ cg_open_root(const char *root, int *ret_fd)
 	 * between mkdir and chown (KERNEL.md 1.4). */
 	if (st.st_uid != 0 || (st.st_mode & 0077) != 0)
 		return -EPERM;
+	r = read_once_at(fd, "cgroup.subtree_control", subtree, len, NULL);
+	if (r < 0)
+		return r == -ENOENT ? -EIO : r;
 	*ret_fd = TAKE_FD(fd);
 	return 0;
 }
 
-/* Hand the cgroup dir behind fd and every interface file in it to root, mode 0755.
+/* Hand the cgroup dir behind fd and every interface file in it to root, mode 0755.  The
+ * caller holds CAP_CHOWN raised (a leaf: cg_create_at_raised(); a per-user level:
+ * cg_user_level()).
  *
- * One CAP_CHOWN bracket covers the whole sequence (issue 19): every chown in it is of the
- * directory we created in this request (or a per-user level a killed helper left
- * half-made, which only helpers could reach since) and hold by fd, or of a name inside it
- * resolved relative to that fd with AT_SYMLINK_NOFOLLOW.  The user cannot reach the
- * directory at all (the delegated parent is root's 0700) and cannot add a name to it
- * (only the kernel makes entries in a cgroup dir; a subcgroup needs write access to it),
- * so no name in the loop can lead anywhere but into this cgroup.  Nothing else runs with
- * the capability raised: the loop makes no call but getdents64 and fchownat. */
+ * Every chown here is of a directory we created in this request (or a per-user level a
+ * killed helper left half-made, which only helpers could reach since) and hold by fd, or
+ * of a name inside it resolved relative to that fd with AT_SYMLINK_NOFOLLOW.  The user
+ * cannot reach the directory at all (the delegated parent is root's 0700) and cannot add a
+ * name to it (only the kernel makes entries in a cgroup dir; a subcgroup needs write access
+ * to it), so no name in the loop can lead anywhere but into this cgroup.  The listing is
+ * getdents64 on that fd; an error in it fails the whole step (a file left to the user
+ * would let them raise a limit).  The fd is left at offset 0: it is listed again
+ * (reclaim_and_count()) or handed out (the leaf).  Read-only files are handed over too:
+ * sandcap reads its verdicts' evidence from them (memory.events, pids.events, cpu.stat,
+ * the peaks), and one the user owned could be made unreadable (chmod) by the sandboxed
+ * command through sandcap's descriptor of the leaf. */
 static int
-cg_take(int fd)
+cg_take_raised(int fd)
 {
-	DIR *d;
+	struct dir_iter it = { .fd = fd };
+	const char *name;
 	int r = 0;
 
 	/* umask 077 made it 0700; the front-end needs search access to read counters.  We
-	 * still own it, so neither this nor opening it for listing needs a capability. */
-	if (fchmod(fd, 0755) < 0)
+	 * still own it, so this needs no capability (and must come before the chown). */
+	if (fchmod(fd, 0755) < 0 || fchown(fd, 0, 0) < 0)
 		return -errno;
-	d = fdopendir(openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-	if (d == NULL)
-		return -errno;
-	/* Hand the dir and every interface file to root before any limit is written, or the
-	 * user could raise its own limits (KERNEL.md 1.4, pitfall 1). */
-	if (caps_raise(CAP_CHOWN) < 0) {
-		(void) closedir(d);
-		return -EPERM;
-	}
-	if (fchown(fd, 0, 0) < 0)
+	/* Before any limit is written, or the user could raise its own limits (KERNEL.md 1.4,
+	 * pitfall 1). */
+	while ((name = dir_next(&it, NULL)) != NULL)
+		if (fchownat(fd, name, 0, 0, AT_SYMLINK_NOFOLLOW) < 0)
+			return -errno;
+	if (errno != 0)
 		r = -errno;
-	for (struct dirent *de; r == 0 && (de = readdir(d)) != NULL;) {
-		if (streq(de->d_name, ".") || streq(de->d_name, ".."))
-			continue;
-		if (fchownat(fd, de->d_name, 0, 0, AT_SYMLINK_NOFOLLOW) < 0)
-			r = -errno;
-	}
-	caps_lower(CAP_CHOWN);
-	(void) closedir(d);
+	if (lseek(fd, 0, SEEK_SET) < 0 && r == 0)
+		r = -errno;
 	return r;
 }
 
 int
-cg_create_at(int parent_fd, const char *name, int *ret_fd)
+cg_create_at_raised(int parent_fd, const char *name, int *ret_fd)
 {
 	_cleanup_close_ int fd = -EBADF;
-	struct statfs sfs;
 	int r;
 
 	if (!cg_name_parse(name, NULL))
 		return -EINVAL;
 	/* The kernel makes the new dir and its files owned by our fsuid: the user. */
-	if (WITH_CAP(CAP_DAC_OVERRIDE, mkdirat(parent_fd, name, 0755)) < 0)
+	if (mkdirat(parent_fd, name, 0755) < 0)
 		return -errno;
-	fd = WITH_CAP(CAP_DAC_OVERRIDE, openat(parent_fd, name,
-			O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+	/* A subdirectory of the per-user level, a subdirectory of the cgroup2 root checked at
+	 * HELLO: cgroup2 too (only root could mount something on a name just made). */
+	fd = openat(parent_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	if (fstatfs(fd, &sfs) < 0)
-		return -errno;
-	if (sfs.f_type != CGROUP2_SUPER_MAGIC)
-		return -EXDEV;
-	r = cg_take(fd);
+	r = cg_take_raised(fd);
 	if (r < 0)
 		return r;
 	*ret_fd = TAKE_FD(fd);
@@ -162,44 +160,44 @@ cg_create_at(int parent_fd, const char *name, int *ret_fd)
 }
 
 int
-cg_user_level(int root_fd, uid_t uid, int *ret_fd)
+cg_user_level(int root_fd, uid_t uid, int *fdp, bool *ret_subdirs)
 {
-	_cleanup_close_ int fd = -EBADF;
-	char name[16], buf[256];
-	struct statfs sfs;
+	_cleanup_close_ int fd = TAKE_FD(*fdp);
+	char name[16];
 	struct stat st;
 	int r;
 
 	(void) snprintf(name, sizeof(name), "%u", (unsigned) uid);
-	/* Made by the helpers of uid only, under their per-user lock (user.c). */
-	if (WITH_CAP(CAP_DAC_OVERRIDE, mkdirat(root_fd, name, 0755)) < 0 && errno != EEXIST)
+	/* Not opened yet (open_dirs() found none): one bracket for the fixed name <uid> in
+	 * root's 0700 parent, opened, or made and opened.  Made by the helpers of uid only,
+	 * under their per-user lock (user.c); it stays after the user's last sandbox
+	 * (session.c).  A subdirectory of the checked cgroup2 root: cgroup2 too (only root
+	 * could mount anything on it). */
+	if (fd < 0) {
+		if (caps_raise(CAP_DAC_OVERRIDE) < 0)
+			return -EPERM;
+		fd = openat(root_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0 && errno == ENOENT &&
+		    (mkdirat(root_fd, name, 0755) == 0 || errno == EEXIST))
+			fd = openat(root_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		caps_lower_all();
+		if (fd < 0)
+			return -errno;
+	}
+	if (fstat(fd, &st) < 0)
 		return -errno;
-	fd = WITH_CAP(CAP_DAC_OVERRIDE, openat(root_fd, name,
-			O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-	if (fd < 0)
-		return -errno;
-	if (fstatfs(fd, &sfs) < 0 || fstat(fd, &st) < 0)
-		return -errno;
-	if (sfs.f_type != CGROUP2_SUPER_MAGIC)
-		return -EXDEV;
+	*ret_subdirs = st.st_nlink != 2;        /* kernfs: 2 + subdirectories */
 	/* New, or left half-made by a helper killed mid-way (the 0700 parent kept the user
 	 * out of it meanwhile): hand it to root. */
 	if (st.st_uid != 0 || st.st_gid != 0 || (st.st_mode & 07777) != 0755) {
-		r = cg_take(fd);
+		if (caps_raise(CAP_CHOWN) < 0)
+			return -EPERM;
+		r = cg_take_raised(fd);
+		caps_lower_all();
 		if (r < 0)
 			return r;
 	}
-	r = WITH_CAP(CAP_DAC_OVERRIDE, read_full_at(fd, "cgroup.subtree_control", buf,
-						     sizeof(buf), NULL));
-	if (r < 0)
-		return r;
-	if (!word_in_list(buf, "memory") || !word_in_list(buf, "pids") ||
-	    !word_in_list(buf, "cpu")) {
-		r = cg_write_at(fd, "cgroup.subtree_control", "+cpu +memory +pids");
-		if (r < 0)
-			return r;
-	}
-	*ret_fd = TAKE_FD(fd);
+	*fdp = TAKE_FD(fd);
 	return 0;
 }
 
@@ -215,16 +213,6 @@ write_fd(int fd, const char *value)
 	if (w < 0)
 		return -errno;
 	return (size_t) w == n ? 0 : -EIO;
-}
-
-int
-cg_write_at(int leaf_fd, const char *file, const char *value)
-{
-	/* The file is root-owned now: DAC override at open (permission is checked there). */
-	_cleanup_close_ int fd = WITH_CAP(CAP_DAC_OVERRIDE, openat(leaf_fd, file,
-					  O_WRONLY | O_NOFOLLOW | O_CLOEXEC));
-
-	return write_fd(fd, value);
 }
 
 int
@@ -273,7 +261,7 @@ now_ms(void)
 int
 cg_wait_empty(int events_fd, int timeout_ms)
 {
-	int64_t end = now_ms() + timeout_ms;
+	int64_t end = -1;
 
 	for (;;) {
 		struct pollfd p = { .fd = events_fd, .events = POLLPRI };
@@ -282,6 +270,8 @@ cg_wait_empty(int events_fd, int timeout_ms)
 
 		if (r <= 0)
 			return r;
+		if (end < 0)    /* the clock only when there is something to wait for */
+			end = now_ms() + timeout_ms;
 		left = end - now_ms();
 		if (left <= 0)
 			return -ETIMEDOUT;
@@ -378,3 +368,4 @@ cg_destroy_at(int parent_fd, const char *name, uid_t uid)
 		r = cg_remove_at(parent_fd, name);
 	return r;
 }
+

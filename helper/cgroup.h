@@ -18,18 +18,19 @@ bool cg_name_parse(const char *name, uid_t *ret_uid);
 int cg_name_new(uid_t uid, char *buf, size_t bufsz);
 
 /* Open root (a path from the trusted policy) as the delegated parent: O_DIRECTORY, must
- * be cgroup2, root-owned, not group/other-writable.  -EXDEV when not cgroup2. */
-int cg_open_root(const char *root, int *ret_fd);
+ * be cgroup2, root-owned, not group/other-writable (-EXDEV when not cgroup2); its
+ * cgroup.subtree_control goes to subtree.  The caller holds CAP_DAC_OVERRIDE raised. */
+int cg_open_root_raised(const char *root, int *ret_fd, char *subtree, size_t len);
 /* mkdir <parent>/<name> (must not exist), hand it and every file in it to 0:0, return an
- * O_RDONLY|O_DIRECTORY fd. */
-int cg_create_at(int parent_fd, const char *name, int *ret_fd);
-/* Open (making it if missing) the per-user level <root>/<uid>: root-owned 0755, with the
- * cpu, memory and pids controllers enabled for its leaves. */
-int cg_user_level(int root_fd, uid_t uid, int *ret_fd);
-/* Write value to <leaf>/<file> with one write(2). */
-int cg_write_at(int leaf_fd, const char *file, const char *value);
-/* The same inside a CAP_DAC_OVERRIDE bracket the caller holds: only for a sequence of
- * writes to files of a cgroup the helper made and holds by fd (SECURITY.md). */
+ * O_RDONLY|O_DIRECTORY fd.  The caller holds CAP_DAC_OVERRIDE and CAP_CHOWN raised. */
+int cg_create_at_raised(int parent_fd, const char *name, int *ret_fd);
+/* Open (unless *fdp is already an fd of it; making it if missing) the per-user level
+ * <root>/<uid>, and make sure it is root-owned 0755.  Its controllers and totals are
+ * user.c's (write_totals()).  *fdp is -EBADF on failure.  *ret_subdirs: whether it has
+ * subdirectories (leaves), from its link count. */
+int cg_user_level(int root_fd, uid_t uid, int *fdp, bool *ret_subdirs);
+/* Write value to <leaf>/<file> with one write(2), inside a CAP_DAC_OVERRIDE bracket the
+ * caller holds: only for files of a cgroup the helper made and holds by fd (SECURITY.md). */
 int cg_write_at_raised(int leaf_fd, const char *file, const char *value);
 /* Write "1" to an open cgroup.kill fd (opened early: permission is checked at open). */
 int cg_kill_fd(int kill_fd);

@@ -9,7 +9,6 @@
  * anything.  Capabilities: CAP_DAC_OVERRIDE to reach the root-only dir, the root-owned
  * 0700 cgroup parent and cgroup.kill; CAP_CHOWN to hand the record to root.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/magic.h>
@@ -25,7 +24,7 @@
 #include "caps.h"
 #include "deadline-record.h"
 #include "deadline.h"
-#include "fd-util.h"
+#include "dir-util.h"
 #include "log.h"
 #include "macro.h"
 #include "rootdir.h"
@@ -120,7 +119,9 @@ deadline_forget_id(const char *id)
 void
 deadline_forget(struct session *s)
 {
-	deadline_forget_id(s->id);
+	/* deadline_record() writes none without a timeout: nothing to look for (#19). */
+	if (s->eff.v[POLICY_TIMEOUT] != 0)
+		deadline_forget_id(s->id);
 }
 
 /* cgroup.kill the leaf rec names, if it still is one of ours named name. */
@@ -152,37 +153,33 @@ kill_leaf(const struct deadline_record *rec, const char *name)
 }
 
 void
-deadline_reap_expired(void)
+deadline_reap_expired(int dfd)
 {
-	_cleanup_close_ int dfd = -EBADF;
-	uint64_t now = boottime_ms();
-	DIR *d;
+	struct dir_iter it = { .fd = dfd };    /* opened at HELLO (open_dirs()), listed once */
+	uint64_t now;
+	const char *name;
 
-	if (open_dir(false, &dfd) < 0)
+	if (dfd < 0)
 		return;                 /* no records: nothing has a deadline */
-	d = fdopendir(WITH_CAP(CAP_DAC_OVERRIDE, openat(dfd, ".", O_RDONLY | O_DIRECTORY |
-							 O_CLOEXEC)));
-	if (d == NULL)
-		return;
-	for (struct dirent *de; (de = readdir(d)) != NULL;) {
+	now = boottime_ms();
+	while ((name = dir_next(&it, NULL)) != NULL) {
 		struct deadline_record rec;
 		char text[DEADLINE_TEXT_MAX];
 		size_t len = 0;
 		int r;
 
-		if (!deadline_name_is_valid(de->d_name))
+		if (!deadline_name_is_valid(name))
 			continue;
-		r = WITH_CAP(CAP_DAC_OVERRIDE, read_full_at(dfd, de->d_name, text, sizeof(text),
+		r = WITH_CAP(CAP_DAC_OVERRIDE, read_once_at(dfd, name, text, sizeof(text),
 							    &len));
 		if (r < 0 || deadline_parse(text, len, &rec) < 0 || rec.boottime_ms > now)
 			continue;
-		r = kill_leaf(&rec, de->d_name);
+		r = kill_leaf(&rec, name);
 		if (r == 0)
 			log_notice("sandbox %s outlived its policy deadline: killed it",
-				   de->d_name);
+				   name);
 		/* Killed, or gone: either way nothing is left to enforce. */
 		if (r == 0 || r == -ENOENT)
-			(void) WITH_CAP(CAP_DAC_OVERRIDE, unlinkat(dfd, de->d_name, 0));
+			(void) WITH_CAP(CAP_DAC_OVERRIDE, unlinkat(dfd, name, 0));
 	}
-	(void) closedir(d);
 }

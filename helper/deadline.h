@@ -13,5 +13,6 @@ void deadline_forget(struct session *s);
 /* Remove the record of sandbox id, if any (a reclaimed leftover). */
 void deadline_forget_id(const char *id);
 /* Kill (cgroup.kill) every sandbox of any user whose recorded deadline has passed and
- * remove its record.  Never waits: removal is left to the owner's helper or the reaper. */
-void deadline_reap_expired(void);
+ * remove its record; dfd is SC_DEADLINE_DIR (-EBADF: none, nothing to do).  Never waits:
+ * removal is left to the owner's helper or the reaper. */
+void deadline_reap_expired(int dfd);

@@ -5,11 +5,12 @@
  *
  * Contract: trusts nothing it inherits.  argv is never read (argc only checked),
  * the environment is cleared, fds other than 0-2 and 3 are closed, signal mask and
- * dispositions, itimers, umask and cwd are reset before anything else.  It refuses to
+ * dispositions, umask and cwd are reset before anything else (interval timers are not:
+ * scrub_process() says why).  It refuses to
  * work under no_new_privs, without its permitted capabilities, or outside the initial
  * user namespace.  Identity comes from SO_PEERCRED only.  Capabilities are used through
- * caps.c, one syscall at a time (three sequences on a cgroup it made and holds by fd
- * excepted: SECURITY.md "Savings of issue 19").  Logging: privileged actions, denials and protocol
+ * caps.c, one syscall at a time except the sequences SECURITY.md lists under "Savings of
+ * issue 19" (each on objects the helper made, reached through fds it holds).  Logging: privileged actions, denials and protocol
  * violations go to syslog (LOG_AUTHPRIV, with peer uid/pid); refusals and protocol
  * violations are also written to stderr, which is the user's terminal.
  */
@@ -20,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
@@ -70,10 +72,12 @@ wait_ms(const struct session *s, uint64_t deadline)
 static void
 scrub_process(void)
 {
-	static const struct itimerval zero;
 	sigset_t none;
 
-	for (int fd = 0; fd < 3; fd++)
+	/* In secure mode (file capabilities gained: AT_SECURE) the dynamic loader has already
+	 * opened /dev/null on any of fds 0-2 that was closed (glibc __libc_check_standard_fds,
+	 * aborting if it could not); otherwise we do it. */
+	for (int fd = 0; fd < 3 && getauxval(AT_SECURE) == 0; fd++)
 		if (fcntl(fd, F_GETFD) < 0 && errno == EBADF &&
 		    open("/dev/null", O_RDWR) != fd)        /* takes the lowest free fd */
 			abort();
@@ -86,35 +90,37 @@ scrub_process(void)
 	(void) sig_reset_dispositions();
 	sigemptyset(&none);
 	(void) sigprocmask(SIG_SETMASK, &none, NULL);
-	(void) setitimer(ITIMER_REAL, &zero, NULL);
-	(void) setitimer(ITIMER_VIRTUAL, &zero, NULL);
-	(void) setitimer(ITIMER_PROF, &zero, NULL);
+	/* Interval timers survive exec, but are not reset: one the user left can only end
+	 * the helper with its signal, which the user can do anyway with kill(2) (the
+	 * helper's real uid is theirs), and every step fails closed (#19).  ITIMER_REAL is
+	 * the per-user lock's (flock_bounded() sets it before each wait). */
 	umask(077);
 	if (chdir("/") < 0)
 		abort();
 }
 
+/* The initial user namespace has a fixed inode number (PROC_USER_INIT_INO, 0xEFFFFFFD in
+ * include/linux/proc_ns.h, since 3.8): one readlink(2) (#19), and exact where an identity
+ * uid_map is not (a child namespace may map every uid). */
 static bool
 in_initial_userns(void)
 {
-	char buf[128];
-	unsigned a, b, c;
-	int fd = open("/proc/self/uid_map", O_RDONLY | O_CLOEXEC);
-	ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+	char buf[32];
+	ssize_t n = readlink("/proc/self/ns/user", buf, sizeof(buf) - 1);
 
-	(void) safe_close(fd);
 	if (n <= 0)
 		return false;
 	buf[n] = '\0';
-	return sscanf(buf, " %u %u %u", &a, &b, &c) == 3 && a == 0 && b == 0 &&
-	       c == 4294967295U && strchr(buf, '\n') == buf + n - 1;
+	return streq(buf, "user:[4026531837]");
 }
 
-/* Why the helper cannot work, or "" (refusals are sent at HELLO and written to stderr). */
+/* Why the helper cannot work, or "" (refusals are sent at HELLO and written to stderr).
+ * no_new_privs is refused even with capabilities (run as root): DESIGN.md's rule. */
 static void
 check_privilege(struct session *s)
 {
 	char missing[128];
+	bool caps = caps_init(missing, sizeof(missing)) == 0;
 
 	if (prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) != 0) {
 		s->refusal = EPERM;
@@ -127,7 +133,7 @@ check_privilege(struct session *s)
 		snprintf(s->refusal_msg, sizeof(s->refusal_msg),
 			 "running inside a user namespace, where file capabilities do not "
 			 "count; run sandcap on the host, outside containers and unshare -U");
-	} else if (caps_init(missing, sizeof(missing)) < 0) {
+	} else if (!caps) {
 		s->refusal = EPERM;
 		snprintf(s->refusal_msg, sizeof(s->refusal_msg),
 			 "missing permitted capabilities:%s (under ptrace, on a nosuid mount, or "
@@ -259,11 +265,7 @@ main(int argc, char **argv)
 			helper_fatal(s, "bad datagram (%s)", strerror(-r));
 		r = dispatch(s, buf, (size_t) r, fds, nfds, &status);
 		wire_close_fds(fds, nfds);
-		if (r > 0) {
-			if (status == 0)
-				log_info("uid %u pid %d: session done", (unsigned) s->uid,
-					 (int) s->peer_pid);
-			exit(status);
-		}
+		if (r > 0)
+			exit(status);   /* teardown logged what it removed */
 	}
 }

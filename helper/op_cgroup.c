@@ -23,7 +23,7 @@
 
 #include "caps.h"
 #include "deadline.h"
-#include "fd-util.h"
+#include "dir-util.h"
 #include "cgroup.h"
 #include "log.h"
 #include "macro.h"
@@ -34,33 +34,41 @@
 #define GROUPS_MAX 1024
 
 
-/* Look up the caller's names through NSS (the environment is already cleared). */
+/* Look up the caller's names through NSS (the environment is already cleared), when the
+ * policy names users or groups at all.  When it names neither, the verdict cannot depend on
+ * a name, and the lookup (nscd, nsswitch.conf, passwd, group) is skipped: about 18 system
+ * calls (#19); a uid without a passwd entry is then judged like any other uid. */
 static int
 resolve_caller(struct session *s, char *msg, size_t msglen)
 {
 	static char names[GROUPS_MAX][64];
 	static const char *groups[GROUPS_MAX];
 	gid_t gids[GROUPS_MAX];
-	int ngids = GROUPS_MAX;
-	struct policy_subject subj;
+	int ngids = 0;
+	struct policy_subject subj = { .user = NULL, .groups = groups, .ngroups = 0 };
 	struct passwd *pw;
 	char user[64];
 
-	pw = getpwuid(s->uid);
-	if (pw == NULL || strlen(pw->pw_name) >= sizeof(user)) {
-		snprintf(msg, msglen, "uid %u has no (usable) user name", (unsigned) s->uid);
-		return -EPERM;
+	(void) snprintf(user, sizeof(user), "uid %u", (unsigned) s->uid);
+	if (policy_names_users(s->policy) || policy_names_groups(s->policy)) {
+		pw = getpwuid(s->uid);
+		if (pw == NULL || strlen(pw->pw_name) >= sizeof(user)) {
+			snprintf(msg, msglen, "uid %u has no (usable) user name", (unsigned) s->uid);
+			return -EPERM;
+		}
+		strcpy(user, pw->pw_name);
+		subj.user = user;
+		/* No section or list names a group: membership cannot matter, and initgroups
+		 * through every NSS module (libnss_systemd...) is a large part of a sandbox's
+		 * start-up. */
+		ngids = GROUPS_MAX;
+		if (!policy_names_groups(s->policy))
+			ngids = 0;
+		else if (getgrouplist(user, pw->pw_gid, gids, &ngids) < 0) {
+			snprintf(msg, msglen, "user %s is in more than %d groups", user, GROUPS_MAX);
+			return -EPERM;
+		}
 	}
-	strcpy(user, pw->pw_name);
-	/* No section or list names a group: membership cannot matter, and initgroups through
-	 * every NSS module (libnss_systemd...) is a large part of a sandbox's start-up. */
-	if (!policy_names_groups(s->policy))
-		ngids = 0;
-	else if (getgrouplist(user, pw->pw_gid, gids, &ngids) < 0) {
-		snprintf(msg, msglen, "user %s is in more than %d groups", user, GROUPS_MAX);
-		return -EPERM;
-	}
-	subj = (struct policy_subject) { .user = user, .groups = groups, .ngroups = 0 };
 	for (int i = 0; i < ngids; i++) {
 		struct group *gr = getgrgid(gids[i]);
 
@@ -108,14 +116,41 @@ load_policy(struct session *s, char *msg, size_t msglen)
 	return 0;
 }
 
+/* The shared directories, in one CAP_DAC_OVERRIDE bracket (#19): cgroup_root (a path of
+ * the trusted policy, checked: cgroup2, root-owned 0700) and its cgroup.subtree_control,
+ * the per-user level <uid> in it, workspace_root/.locks (workspace_root checked before:
+ * root-owned, not writable by group or other), the per-user lock file in it, and
+ * SC_DEADLINE_DIR (a build-time path).  Fixed names under root-owned directories no user
+ * can write, opened O_NOFOLLOW; nothing is created but the per-user lock file, in root's
+ * 0700 .locks.  What is missing is made afterwards, each with its own checks: .locks by
+ * dir_root_owned() here, the level at CREATE under the per-user lock (cg_user_level()). */
 static int
-open_cgroup_root(struct session *s, char *msg, size_t msglen)
+open_dirs(struct session *s, char *msg, size_t msglen)
 {
 	const char *root = policy_cgroup_root(s->policy);
-	char buf[256];
+	char buf[256], name[32];
 	int r;
 
-	r = cg_open_root(root, &s->cgroot_fd);
+	r = ws_root_open(s, msg, msglen);
+	if (r < 0)
+		return r;
+	if (caps_raise(CAP_DAC_OVERRIDE) < 0)
+		return -EPERM;
+	r = cg_open_root_raised(root, &s->cgroot_fd, buf, sizeof(buf));
+	if (r == 0) {
+		(void) snprintf(name, sizeof(name), "%u", (unsigned) s->uid);
+		s->ucg_fd = openat(s->cgroot_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+				   O_CLOEXEC);
+	}
+	s->lockdir_fd = openat(s->wsroot_fd, ".locks", O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+			       O_CLOEXEC);
+	if (s->lockdir_fd >= 0) {
+		(void) snprintf(name, sizeof(name), "user-%u.lock", (unsigned) s->uid);
+		s->ulock_fd = openat(s->lockdir_fd, name, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC,
+				     0600);
+	}
+	s->deadline_fd = open(SC_DEADLINE_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	caps_lower_all();
 	if (r < 0) {
 		snprintf(msg, msglen, "cgroup_root %s: %s", root,
 			 r == -EXDEV ? "not on cgroup v2 (mount cgroup2 at /sys/fs/cgroup)" :
@@ -127,16 +162,14 @@ open_cgroup_root(struct session *s, char *msg, size_t msglen)
 	/* No lock is held on the shared parent: helpers of different users share nothing
 	 * they could wait for (user.c). */
 	/* Without the controllers enabled the limit files do not exist in leaves. */
-	r = WITH_CAP(CAP_DAC_OVERRIDE, read_full_at(s->cgroot_fd, "cgroup.subtree_control", buf,
-						 sizeof(buf), NULL));
-	if (r < 0 || !word_in_list(buf, "memory") || !word_in_list(buf, "pids") ||
+	if (!word_in_list(buf, "memory") || !word_in_list(buf, "pids") ||
 	    !word_in_list(buf, "cpu")) {
 		snprintf(msg, msglen, "cgroup_root %s does not delegate the cpu, memory and pids "
 			 "controllers (echo '+cpu +memory +pids' > %s/cgroup.subtree_control)",
 			 root, root);
 		return -ENOTSUP;
 	}
-	return 0;
+	return ws_locks_dir(s, msg, msglen);
 }
 
 int
@@ -162,18 +195,16 @@ op_hello(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr *
 	if (r == 0)
 		r = resolve_caller(s, msg, msglen);
 	if (r == 0)
-		r = open_cgroup_root(s, msg, msglen);
-	if (r == 0)
-		r = ws_prepare_dirs(s, msg, msglen);
+		r = open_dirs(s, msg, msglen);
 	if (r < 0)
 		return r;
 	wire_put_u32(body, WIRE_VERSION);
 	return 0;
 }
 
-/* Inside one CAP_DAC_OVERRIDE bracket (write_limits()): five opens of fixed names in the
- * leaf we created in this request and hold by fd, root's since cg_take(), under root's
- * 0700 parent: nothing the user controls decides what any of them resolves to. */
+/* Called from make_leaf_raised(): five opens of fixed names in the leaf we created in this
+ * request and hold by fd, root's since cg_take_raised(), under root's 0700 parent: nothing
+ * the user controls decides what any of them resolves to. */
 static int
 write_limits_raised(struct session *s, char *note, size_t notelen)
 {
@@ -209,16 +240,44 @@ write_limits_raised(struct session *s, char *note, size_t notelen)
 	return r;
 }
 
+/* Inside one CAP_DAC_OVERRIDE + CAP_CHOWN + CAP_SYS_ADMIN bracket (#19, SECURITY.md): the
+ * lock file (a fresh name, O_CREAT|O_EXCL|O_NOFOLLOW, in root's 0700 .locks), the leaf
+ * (mkdir of a fresh name in the root-owned per-user level, handed to root by
+ * cg_take_raised()), its limits, its cgroup.kill, opened now while we can (permission is
+ * checked at open), and the workspace (ws_mount_raised(): a mount point staged in .locks,
+ * a new tmpfs on it).  Every object is made by the helper in this request and reached
+ * through an fd it holds; no name the user controls is resolved and nothing of the user's
+ * is read.  *ret_step names the failed step. */
 static int
-write_limits(struct session *s, char *note, size_t notelen)
+make_leaf_raised(struct session *s, const char **ret_step, char *note, size_t notelen,
+		 char *wsnote, size_t wsnotelen)
 {
+	char lock[CG_NAME_MAX + 8];
 	int r;
 
-	if (caps_raise(CAP_DAC_OVERRIDE) < 0)
-		return -EPERM;
+	/* Order matters for reclaim: lock first, then the leaf, then the workspace; teardown
+	 * undoes them in reverse, so a leaf never exists without its lock file. */
+	*ret_step = "lock";
+	(void) snprintf(lock, sizeof(lock), "%s.lock", s->id);
+	s->lock_fd = openat(s->lockdir_fd, lock, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW |
+			    O_CLOEXEC, 0600);
+	if (s->lock_fd < 0 || flock(s->lock_fd, LOCK_EX | LOCK_NB) < 0)
+		return -errno;
+	*ret_step = "create cgroup";
+	r = cg_create_at_raised(s->ucg_fd, s->id, &s->leaf_fd);
+	if (r < 0)
+		return r;
+	s->leaf_created = true;
+	*ret_step = "limits";
 	r = write_limits_raised(s, note, notelen);
-	caps_lower(CAP_DAC_OVERRIDE);
-	return r;
+	if (r < 0)
+		return r;
+	*ret_step = "cgroup.kill";
+	s->kill_fd = openat(s->leaf_fd, "cgroup.kill", O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (s->kill_fd < 0)
+		return -errno;
+	*ret_step = "workspace";
+	return ws_mount_raised(s, wsnote, wsnotelen);
 }
 
 static int create_locked(struct session *s, uint32_t net, uint16_t proxy_port, char *msg,
@@ -265,7 +324,7 @@ op_create(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr 
 		return -EINVAL;
 	}
 
-	deadline_reap_expired();        /* anyone's: a stopped helper enforces nothing */
+	deadline_reap_expired(s->deadline_fd);  /* anyone's: a stopped helper enforces nothing */
 	/* Count and create under the per-user lock: two helpers of one user cannot both
 	 * pass the sandboxes ceiling (#14 item 9).  Released before the reply is sent. */
 	r = user_lock(s, msg, msglen);
@@ -292,7 +351,8 @@ static int
 create_locked(struct session *s, uint32_t net, uint16_t proxy_port, char *msg,
 	      size_t msglen)
 {
-	char lock[CG_NAME_MAX + 8], note[128] = "", wsnote[128] = "";
+	char note[128] = "", wsnote[128] = "";
+	const char *step = "";
 	unsigned live = 0;
 	int r;
 
@@ -308,45 +368,33 @@ create_locked(struct session *s, uint32_t net, uint16_t proxy_port, char *msg,
 		return -EUSERS;
 	}
 
-	/* Order matters for reclaim: lock first, then the leaf, then the workspace; teardown
-	 * undoes them in reverse, so a leaf never exists without its lock file. */
 	r = cg_name_new(s->uid, s->id, sizeof(s->id));
 	if (r < 0)
 		return r;
-	(void) snprintf(lock, sizeof(lock), "%s.lock", s->id);
-	s->lock_fd = WITH_CAP(CAP_DAC_OVERRIDE, openat(s->lockdir_fd, lock,
-			O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
-	if (s->lock_fd < 0 || flock(s->lock_fd, LOCK_EX | LOCK_NB) < 0)
-		return log_error_errno(-errno, "lock %s: %m", lock);
-
-	r = cg_create_at(s->ucg_fd, s->id, &s->leaf_fd);
-	if (r < 0)
-		return log_error_errno(r, "uid %u: create cgroup %s: %m", (unsigned) s->uid, s->id);
-	s->leaf_created = true;
-	log_info("uid %u: created cgroup %s", (unsigned) s->uid, s->id);
-	r = write_limits(s, note, sizeof(note));
-	if (r < 0) {
+	if (caps_raise_set(CAPS(CAP_DAC_OVERRIDE) | CAPS(CAP_CHOWN) | CAPS(CAP_SYS_ADMIN)) < 0)
+		return -EPERM;
+	r = make_leaf_raised(s, &step, note, sizeof(note), wsnote, sizeof(wsnote));
+	caps_lower_all();
+	if (r < 0 && streq(step, "limits")) {
 		snprintf(msg, msglen, "cannot write the limits of cgroup %s: %s%s", s->id,
 			 strerror(-r), r == -ENOENT ? " (a controller is not enabled in cgroup_root)"
 			 : "");
 		return r == -ENOENT ? -ENOTSUP : r;
 	}
+	if (r < 0 && streq(step, "workspace")) {
+		snprintf(msg, msglen, "cannot mount the workspace: %s", strerror(-r));
+		return log_error_errno(r, "uid %u: workspace of %s: %m", (unsigned) s->uid, s->id);
+	}
+	if (r < 0)
+		return log_error_errno(r, "uid %u: %s %s: %m", (unsigned) s->uid, step, s->id);
+	s->events_fd = openat(s->leaf_fd, "cgroup.events", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (s->events_fd < 0) {
+		snprintf(msg, msglen, "cgroup.events: %m (kernel 5.14 or later needed)");
+		return -ENOTSUP;
+	}
 	r = net_attach(s, net, proxy_port, msg, msglen);   /* before any ATTACH */
 	if (r < 0)
 		return r;
-	/* Opened now, while we can: permission is checked at open. */
-	s->kill_fd = WITH_CAP(CAP_DAC_OVERRIDE, openat(s->leaf_fd, "cgroup.kill",
-			O_WRONLY | O_NOFOLLOW | O_CLOEXEC));
-	s->events_fd = openat(s->leaf_fd, "cgroup.events", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (s->kill_fd < 0 || s->events_fd < 0) {
-		snprintf(msg, msglen, "cgroup.kill/cgroup.events: %m (kernel 5.14 or later needed)");
-		return -ENOTSUP;
-	}
-	r = ws_mount(s, wsnote, sizeof(wsnote));
-	if (r < 0) {
-		snprintf(msg, msglen, "cannot mount the workspace: %s", strerror(-r));
-		return r;
-	}
 	/* For sandcap-reaper and other users' helpers: the user can stop us, not them. */
 	r = deadline_record(s);
 	if (r < 0) {
@@ -356,8 +404,9 @@ create_locked(struct session *s, uint32_t net, uint16_t proxy_port, char *msg,
 	}
 	(void) snprintf(s->enforcement, sizeof(s->enforcement), "%s%s%s", note,
 			note[0] && wsnote[0] ? "; " : "", wsnote);
-	log_info("uid %u: sandbox %s memory=%" PRIu64 " cpu=%" PRIu64 "%% pids=%" PRIu64
-		 " disk=%" PRIu64, (unsigned) s->uid, s->id, s->eff.v[POLICY_MEMORY],
+	/* One line for the request's privileged actions (each line is a few system calls). */
+	log_info("uid %u: created sandbox %s (cgroup, workspace %s) memory=%" PRIu64 " cpu=%"
+		 PRIu64 "%% pids=%" PRIu64 " disk=%" PRIu64, (unsigned) s->uid, s->id, s->ws_path, s->eff.v[POLICY_MEMORY],
 		 s->eff.v[POLICY_CPU], s->eff.v[POLICY_PIDS], s->eff.v[POLICY_DISK]);
 	return 0;
 }
@@ -406,7 +455,7 @@ in_leaf(int leaf_fd, pid_t pid)
 	char buf[4096], want[24];
 	size_t wl;
 
-	if (read_full_at(leaf_fd, "cgroup.procs", buf, sizeof(buf), NULL) < 0)
+	if (read_once_at(leaf_fd, "cgroup.procs", buf, sizeof(buf), NULL) < 0)
 		return false;
 	wl = (size_t) snprintf(want, sizeof(want), "%d\n", (int) pid);
 	for (const char *p = buf; p != NULL && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
@@ -444,7 +493,7 @@ proc_cgroup(pid_t pid, char *buf, size_t len)
 	int r;
 
 	(void) snprintf(path, sizeof(path), "/proc/%d/cgroup", (int) pid);
-	r = read_full_at(AT_FDCWD, path, text, sizeof(text), NULL);
+	r = read_once_at(AT_FDCWD, path, text, sizeof(text), NULL);
 	if (r < 0)
 		return r;
 	p = strncmp(text, "0::", 3) == 0 ? text : strstr(text, "\n0::");
@@ -499,13 +548,15 @@ op_attach(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr 
 		return -EBADMSG;
 	/* A pidfd, and which pid: fdinfo "Pid:" (5.2); -1 once reaped, absent for others. */
 	(void) snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fds[0]);
-	if (read_full_at(AT_FDCWD, path, text, sizeof(text), NULL) < 0 ||
-	    status_field(text, "Pid", v, 1) != 1 || pidfd_signal0(fds[0]) == -EBADF) {
+	r = pidfd_signal0(fds[0]);
+	if (read_once_at(AT_FDCWD, path, text, sizeof(text), NULL) < 0 ||
+	    status_field(text, "Pid", v, 1) != 1 || r == -EBADF) {
 		snprintf(msg, msglen, "ATTACH needs a pidfd");
 		return -EBADF;
 	}
 	pid = v[0] > 0 && v[0] <= INT32_MAX ? (pid_t) v[0] : 0;
-	r = pid > 0 ? pidfd_signal0(fds[0]) : -ESRCH;
+	if (pid <= 0)
+		r = -ESRCH;
 	if (r == -EPERM) {              /* we run with the caller's uid: not theirs */
 		snprintf(msg, msglen, "pid %d does not belong to uid %u", (int) pid,
 			 (unsigned) s->uid);
@@ -520,7 +571,7 @@ op_attach(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr 
 	 * front-end) as its parent, and a process, not a thread.  These are early checks; the
 	 * signal-0 after the write is what makes them hold for the pid we wrote. */
 	(void) snprintf(path, sizeof(path), "/proc/%d/status", (int) pid);
-	r = read_full_at(AT_FDCWD, path, text, sizeof(text), NULL);
+	r = read_once_at(AT_FDCWD, path, text, sizeof(text), NULL);
 	if (r < 0) {
 		snprintf(msg, msglen, "cannot read %s: %s", path, strerror(-r));
 		return -ESRCH;
@@ -543,7 +594,7 @@ op_attach(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr 
 	}
 	/* Never the helper itself (it would kill itself at teardown, leaving leaf, mount and
 	 * lock), nor any process holding capabilities (another helper). */
-	if (pid == getpid() || !no_caps(text)) {
+	if (!no_caps(text)) {   /* the helper has them: no getpid() needed to refuse it */
 		snprintf(msg, msglen, "pid %d is %s", (int) pid, pid == getpid() ?
 			 "sandcap-helper itself" : "a process with capabilities");
 		return -EPERM;
@@ -599,6 +650,7 @@ attach_locked(struct session *s, int pidfd, pid_t pid, char *msg, size_t msglen)
 		return -ESRCH;
 	}
 	s->attached = true;
+	s->killed = false;      /* a process is in it since the last KILL */
 	log_info("uid %u: attached pid %d to %s", (unsigned) s->uid, (int) pid, s->id);
 	return 0;
 }
@@ -607,6 +659,8 @@ int
 op_kill(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr *body,
 	char *msg, size_t msglen)
 {
+	int r;
+
 	if (wire_get_end(rd) < 0)
 		return -EBADMSG;
 	if (s->poisoned) {
@@ -614,7 +668,9 @@ op_kill(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr *b
 		return -EPERM;
 	}
 	log_info("uid %u: kill %s", (unsigned) s->uid, s->id);
-	return cg_kill_fd(s->kill_fd);
+	r = cg_kill_fd(s->kill_fd);
+	s->killed = r == 0;
+	return r;
 }
 
 int

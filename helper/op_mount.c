@@ -8,7 +8,6 @@
  * goes through our own dirfd.  Capabilities: CAP_SYS_ADMIN for fsopen/fsmount/
  * move_mount/umount2; CAP_DAC_OVERRIDE and CAP_CHOWN for the root-owned dirs.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -23,6 +22,7 @@
 
 #include "caps.h"
 #include "deadline.h"
+#include "dir-util.h"
 #include "log.h"
 #include "macro.h"
 #include "rootdir.h"
@@ -30,7 +30,7 @@
 #include "ws_clean.h"
 
 int
-ws_prepare_dirs(struct session *s, char *msg, size_t msglen)
+ws_root_open(struct session *s, char *msg, size_t msglen)
 {
 	const char *root = policy_workspace_root(s->policy);
 	_cleanup_close_ int fd = -EBADF;
@@ -51,15 +51,33 @@ ws_prepare_dirs(struct session *s, char *msg, size_t msglen)
 			 "by group or other (chown root:root, chmod 0755)", root);
 		return -ENOTSUP;
 	}
-	/* Temporaries of .locks itself whose helper died (rootdir.c). */
-	(void) sweep_temporaries(fd, ".new-locks-", true);
-	r = dir_root_owned(fd, ".locks", 0700, -EBADF, s->uid, &s->lockdir_fd);
+	s->wsroot_fd = TAKE_FD(fd);
+	return 0;
+}
+
+int
+ws_locks_dir(struct session *s, char *msg, size_t msglen)
+{
+	struct stat st;
+	int r = 0;
+
+	/* Opened by open_dirs(); made here if missing.  Its link count says whether it has
+	 * subdirectories: the temporaries are the only ones (user_prepare() looks for them
+	 * only then; a filesystem that does not count them, as btrfs, is always listed). */
+	s->locks_subdirs = true;
+	if (s->lockdir_fd < 0)
+		r = dir_root_owned(s->wsroot_fd, ".locks", 0700, -EBADF, s->uid, &s->lockdir_fd);
+	else if (fstat(s->lockdir_fd, &st) < 0)
+		r = -errno;
+	else if (st.st_uid != 0 || st.st_gid != 0 || (st.st_mode & 07777) != 0700)
+		r = -EPERM;
+	else
+		s->locks_subdirs = st.st_nlink != 2;
 	if (r < 0) {
-		snprintf(msg, msglen, "cannot prepare %s/.locks (root-owned 0700): %s", root,
-			 strerror(-r));
+		snprintf(msg, msglen, "cannot prepare %s/.locks (root-owned 0700): %s",
+			 policy_workspace_root(s->policy), strerror(-r));
 		return -ENOTSUP;
 	}
-	s->wsroot_fd = TAKE_FD(fd);
 	return 0;
 }
 
@@ -69,25 +87,49 @@ fs_set(int fsfd, const char *key, const char *value)
 	return fsconfig(fsfd, FSCONFIG_SET_STRING, key, value, 0) < 0 ? -errno : 0;
 }
 
+static int mount_tmpfs_raised(struct session *s, int dirfd, uint64_t disk, int *ret_mfd);
+
 int
-ws_mount(struct session *s, char *msg, size_t msglen)
+ws_mount_raised(struct session *s, char *note, size_t notelen)
 {
-	_cleanup_close_ int dirfd = -EBADF, fsfd = -EBADF, mfd = -EBADF;
+	_cleanup_close_ int dirfd = -EBADF, mfd = -EBADF;
 	uint64_t disk = s->eff.v[POLICY_DISK];
-	char num[32];
-	struct statfs sfs;
+	char tmp[CG_NAME_MAX + 8];
 	int r;
 
 	/* The mount point: made by us in the root-owned <uid> dir, so the user cannot swap
-	 * it; made in .locks and handed to root 0700 before it appears (rootdir.c). */
+	 * it; made in .locks (as .new-<id>, unique as the id is) and handed to root 0700
+	 * before it appears (rootdir.c). */
 	s->ws_dir_created = true;
-	r = dir_root_owned(s->uiddir_fd, s->id, 0700, s->lockdir_fd, s->uid, &dirfd);
+	(void) snprintf(tmp, sizeof(tmp), ".new-%s", s->id);
+	r = make_staged_raised(s->lockdir_fd, tmp, s->uiddir_fd, s->id, 0700, &dirfd);
 	if (r < 0)
-		return log_error_errno(r, "workspace mount point %s: %m", s->id);
+		return r;
+	r = mount_tmpfs_raised(s, dirfd, disk, &mfd);
+	if (r < 0)
+		return r;
+	s->ws_mounted = true;
+	(void) snprintf(s->ws_path, sizeof(s->ws_path), "%s/%u/%s",
+			policy_workspace_root(s->policy), (unsigned) s->uid, s->id);
+	if (disk == 0)
+		(void) snprintf(note, notelen, "disk: tmpfs default size (half of RAM)");
+	s->ws_fd = TAKE_FD(mfd);        /* O_PATH fd of the tmpfs root, tmpfs by making */
+	return 0;
+}
 
-	fsfd = WITH_CAP(CAP_SYS_ADMIN, fsopen("tmpfs", FSOPEN_CLOEXEC));
+/* A new tmpfs configured with our own numbers (the effective disk limit, the caller's uid
+ * and gid), attached at dirfd, the mount point just made; CAP_SYS_ADMIN is raised by the
+ * caller.  Nothing the user controls is read or resolved in it. */
+static int
+mount_tmpfs_raised(struct session *s, int dirfd, uint64_t disk, int *ret_mfd)
+{
+	_cleanup_close_ int fsfd = -EBADF;
+	char num[32];
+	int r;
+
+	fsfd = fsopen("tmpfs", FSOPEN_CLOEXEC);
 	if (fsfd < 0)
-		return log_error_errno(-errno, "fsopen tmpfs: %m");
+		return -errno;
 	/* size=0 means unlimited to tmpfs, and tmpfs cannot limit an unlimited mount later,
 	 * which teardown must do (ws_shrink()): a 0 (unlimited) disk is tmpfs's default made
 	 * explicit, half of RAM, and the reply says so. */
@@ -110,69 +152,62 @@ ws_mount(struct session *s, char *msg, size_t msglen)
 	(void) snprintf(num, sizeof(num), "%u", (unsigned) s->gid);
 	if (r == 0)
 		r = fs_set(fsfd, "gid", num);
-	if (r == 0 && WITH_CAP(CAP_SYS_ADMIN, fsconfig(fsfd, FSCONFIG_CMD_CREATE, NULL, NULL,
-						       0)) < 0)
+	if (r == 0 && fsconfig(fsfd, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
 		r = -errno;
 	if (r < 0)
-		return log_error_errno(r, "configure tmpfs for %s: %m", s->id);
-	mfd = WITH_CAP(CAP_SYS_ADMIN, fsmount(fsfd, FSMOUNT_CLOEXEC,
-					      MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV));
-	if (mfd < 0)
-		return log_error_errno(-errno, "fsmount tmpfs for %s: %m", s->id);
+		return r;
+	*ret_mfd = fsmount(fsfd, FSMOUNT_CLOEXEC, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV);
+	if (*ret_mfd < 0)
+		return -errno;
 	/* Attached, not left detached: a cwd in a never-attached mount breaks getcwd(). */
-	if (WITH_CAP(CAP_SYS_ADMIN, move_mount(mfd, "", dirfd, "",
-			MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH)) < 0)
-		return log_error_errno(-errno, "attach workspace %s: %m", s->id);
-	s->ws_mounted = true;
-	if (fstatfs(mfd, &sfs) < 0 || sfs.f_type != TMPFS_MAGIC)
-		return -EIO;
-	(void) snprintf(s->ws_path, sizeof(s->ws_path), "%s/%u/%s",
-			policy_workspace_root(s->policy), (unsigned) s->uid, s->id);
-	if (disk == 0)
-		(void) snprintf(msg, msglen, "disk: tmpfs default size (half of RAM)");
-	s->ws_fd = TAKE_FD(mfd);        /* O_PATH fd of the tmpfs root */
-	log_info("uid %u: mounted workspace %s", (unsigned) s->uid, s->ws_path);
+	if (move_mount(*ret_mfd, "", dirfd, "", MOVE_MOUNT_F_EMPTY_PATH |
+		       MOVE_MOUNT_T_EMPTY_PATH) < 0)
+		return -errno;
 	return 0;
 }
 
 int
-ws_teardown(int uiddir_fd, const char *id, int ws_fd)
+ws_empty(int uiddir_fd, const char *id, int ws_fd)
 {
 	_cleanup_close_ int root = -EBADF;
-	char path[64];
 	struct stat st, pst;
-	int r = 0;
+	int r;
 
 	if (uiddir_fd < 0)
 		return -EBADF;
-	/* The mount's root: from our own fd, or (a leftover) by name in the root-owned
-	 * <uid> dir; only if it is a mount on that name (a different st_dev). */
-	if (ws_fd >= 0)
-		root = WITH_CAP(CAP_DAC_OVERRIDE, openat(ws_fd, ".",
-				O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-	else
+	/* The mount's root: our own O_PATH fd of it (our tmpfs, checked at mount), which every
+	 * step takes as its dirfd, or (a leftover) by name in the root-owned <uid> dir, only if
+	 * it is a mount on that name (a different st_dev). */
+	if (ws_fd < 0) {
 		root = WITH_CAP(CAP_DAC_OVERRIDE, openat(uiddir_fd, id,
-				O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-	if (root < 0 && errno == ENOENT)
-		return 0;
-	if (root >= 0 && fstat(root, &st) == 0 && fstat(uiddir_fd, &pst) == 0 &&
-	    st.st_dev != pst.st_dev) {
-		r = ws_empty_and_shrink(root);
-		if (r < 0)
-			return log_warning_errno(r, "workspace %s not emptied: %m", id);
+				O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+		if (root < 0)
+			return errno == ENOENT ? 0 : -errno;
+		if (fstat(root, &st) < 0 || fstat(uiddir_fd, &pst) < 0)
+			return -errno;
+		if (st.st_dev == pst.st_dev)
+			return 0;       /* not mounted: nothing to empty */
+		ws_fd = root;
 	}
-	root = safe_close(root);
+	r = ws_empty_and_shrink(ws_fd);
+	if (r < 0)
+		return log_warning_errno(r, "workspace %s not emptied: %m", id);
+	return 0;
+}
 
-	/* Through our own dirfd, so a changed workspace_root path cannot redirect us;
-	 * UMOUNT_NOFOLLOW because the last component sits in a dir only root can write. */
+int
+ws_detach_raised(int uiddir_fd, const char *id)
+{
+	char path[64];
+
+	/* Through our own dirfd, so a changed workspace_root path cannot redirect us
+	 * (UMOUNT_NOFOLLOW: the last component sits in a dir only root can write). */
 	(void) snprintf(path, sizeof(path), "/proc/self/fd/%d/%s", uiddir_fd, id);
-	if (WITH_CAP(CAP_SYS_ADMIN, umount2(path, MNT_DETACH | UMOUNT_NOFOLLOW)) < 0 &&
-	    errno != EINVAL && errno != ENOENT)
-		r = -errno;
-	if (r == 0 && WITH_CAP(CAP_DAC_OVERRIDE, unlinkat(uiddir_fd, id, AT_REMOVEDIR)) < 0 &&
-	    errno != ENOENT)
-		r = -errno;
-	return r;
+	if (umount2(path, MNT_DETACH | UMOUNT_NOFOLLOW) < 0 && errno != EINVAL && errno != ENOENT)
+		return -errno;
+	if (unlinkat(uiddir_fd, id, AT_REMOVEDIR) < 0 && errno != ENOENT)
+		return -errno;
+	return 0;
 }
 
 /* Tear down a sandbox whose helper is gone. */
@@ -184,7 +219,13 @@ reclaim_one(struct session *s, const char *name)
 
 	/* The workspace first: if something outside holds data in it, the leaf (and its
 	 * limits) stays and keeps counting against the user's sandboxes. */
-	r = ws_teardown(s->uiddir_fd, name, -EBADF);
+	r = ws_empty(s->uiddir_fd, name, -EBADF);
+	if (r == 0 && caps_raise_set(CAPS(CAP_SYS_ADMIN) | CAPS(CAP_DAC_OVERRIDE)) < 0)
+		r = -EPERM;
+	else if (r == 0) {
+		r = ws_detach_raised(s->uiddir_fd, name);
+		caps_lower_all();
+	}
 	if (r == 0)
 		r = cg_destroy_at(s->ucg_fd, name, s->uid);
 	(void) snprintf(lock, sizeof(lock), "%s.lock", name);
@@ -202,23 +243,33 @@ reclaim_one(struct session *s, const char *name)
 int
 reclaim_and_count(struct session *s, unsigned *ret_live)
 {
+	struct dir_iter it = { .fd = s->ucg_fd };
 	unsigned live = 0;
-	DIR *d;
+	bool raised = false;
+	const char *name;
 
-	d = fdopendir(WITH_CAP(CAP_DAC_OVERRIDE, openat(s->ucg_fd, ".",
-			O_RDONLY | O_DIRECTORY | O_CLOEXEC)));
-	if (d == NULL)
-		return -errno;
-	for (struct dirent *de; (de = readdir(d)) != NULL;) {
+	/* No leaf at all (cgroupfs counts subdirectories in the link count, and only this
+	 * uid's helpers, holding the per-user lock as we do, make them): nothing to list. */
+	*ret_live = 0;
+	if (!s->level_subdirs)
+		return 0;
+	/* The per-user level's names (kernel-made, listed through our fd of it, rewound by
+	 * cg_take_raised() if it listed it before; no capability), and from the first name of
+	 * the form <uid>-<16 hex> on, a CAP_DAC_OVERRIDE bracket for their lock files (#19):
+	 * names in root's 0700 .locks, opened O_NOFOLLOW, not created.  A leftover is torn
+	 * down outside it. */
+	while ((name = dir_next(&it, NULL)) != NULL) {
 		_cleanup_close_ int lfd = -EBADF;
 		char lock[CG_NAME_MAX + 8];
 		uid_t owner;
 
-		if (!cg_name_parse(de->d_name, &owner) || owner != s->uid || streq(de->d_name, s->id))
+		if (!cg_name_parse(name, &owner) || owner != s->uid || streq(name, s->id))
 			continue;
-		(void) snprintf(lock, sizeof(lock), "%s.lock", de->d_name);
-		lfd = WITH_CAP(CAP_DAC_OVERRIDE, openat(s->lockdir_fd, lock,
-				O_RDWR | O_NOFOLLOW | O_CLOEXEC));
+		(void) snprintf(lock, sizeof(lock), "%s.lock", name);
+		if (!raised && caps_raise(CAP_DAC_OVERRIDE) < 0)
+			return -EPERM;
+		raised = true;
+		lfd = openat(s->lockdir_fd, lock, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
 		/* A live helper holds LOCK_EX on its lock for the whole session; getting it
 		 * (or finding no lock: it is created before the leaf, removed after) means
 		 * the owner is gone. */
@@ -229,10 +280,15 @@ reclaim_and_count(struct session *s, unsigned *ret_live)
 		}
 		if (lfd < 0 && errno != ENOENT)
 			continue;
-		if (reclaim_one(s, de->d_name) < 0)
+		caps_lower_all();
+		raised = false;
+		if (reclaim_one(s, name) < 0)
 			live++;         /* still there: it keeps counting against the cap */
 	}
-	(void) closedir(d);
+	if (raised)
+		caps_lower_all();
+	if (errno != 0)
+		return -errno;
 	*ret_live = live;
 	return 0;
 }

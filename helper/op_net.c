@@ -46,17 +46,12 @@ bpf_privileged(int cmd, union bpf_attr *attr)
 {
 	long r;
 
-	if (caps_raise(CAP_BPF) < 0)
+	if (caps_raise_set(CAPS(CAP_BPF) | CAPS(CAP_NET_ADMIN)) < 0)
 		return -EPERM;
-	if (caps_raise(CAP_NET_ADMIN) < 0) {
-		caps_lower(CAP_BPF);
-		return -EPERM;
-	}
 	r = sys_bpf(cmd, attr);
 	if (r < 0)
 		r = -errno;
-	caps_lower(CAP_NET_ADMIN);
-	caps_lower(CAP_BPF);
+	caps_lower_all();
 	return r;
 }
 

@@ -5,17 +5,20 @@
  * directory the user owns until we chown it.  To leave the user no window on it (chmod,
  * symlinks, ACLs, files inside), a directory is made under an unpredictable name
  * (getrandom) inside the staging dir .locks (root 0700: the user cannot even look up a
- * name in it), given its mode, chowned to root and checked, and only then renamed into
- * place (RENAME_NOREPLACE).  .locks itself has no staging dir: it is made the same way in
- * workspace_root, where a window exists; it is closed by checking mode and ACLs after root
- * owns it (when the user can no longer change them; a mismatch means we take it back and
- * redo it) and by emptying (without following) anything planted; the packages create .locks at boot (tmpfiles.d), so this path only
+ * name in it), given its mode, chowned to root, and only then renamed into place
+ * (RENAME_NOREPLACE).  Nobody but the helpers can reach it in .locks, so nothing can be
+ * planted in it, no ACL set and no mode changed there: it needs no checks, and the four
+ * calls run in one CAP_DAC_OVERRIDE + CAP_CHOWN bracket (make_staged_raised(), #19).  .locks
+ * itself has no staging dir: it is made in workspace_root, where a window exists; it is
+ * closed by checking mode and ACLs after root owns it (when the user can no longer change
+ * them; a mismatch means we take it back and redo it) and by emptying (without following)
+ * anything planted; the packages create .locks at boot (tmpfiles.d), so this path only
  * runs on hosts without it.  Stale temporaries (a helper killed mid-way) are removed:
  * .new-<uid>-* in .locks by the next helper of that uid under its per-user lock, and
- * .new-locks-* in workspace_root when older than a minute.
+ * .new-locks-* in the parent when older than a minute, by the next helper that has to make
+ * .locks (or the deadline dir) again: only then can new ones appear.
  * Capabilities: CAP_DAC_OVERRIDE (root-owned parents), CAP_CHOWN.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -27,6 +30,7 @@
 #include <unistd.h>
 
 #include "caps.h"
+#include "dir-util.h"
 #include "macro.h"
 #include "rootdir.h"
 #include "ws_clean.h"
@@ -97,31 +101,68 @@ make_tmp(int where_fd, const char *tmp, mode_t mode, uid_t uid)
 }
 
 int
+make_staged_raised(int stage_fd, const char *tmp, int parent_fd, const char *name, mode_t mode,
+		   int *ret_fd)
+{
+	_cleanup_close_ int fd = -EBADF;
+
+	/* Mode while we still own it (after the chown it would need CAP_FOWNER). */
+	if (mkdirat(stage_fd, tmp, 0700) < 0)
+		return -errno;
+	fd = openat(stage_fd, tmp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 || (mode != 0700 && fchmod(fd, mode) < 0) || fchown(fd, 0, 0) < 0 ||
+	    renameat2(stage_fd, tmp, parent_fd, name, RENAME_NOREPLACE) < 0) {
+		int r = -errno;
+
+		(void) unlinkat(stage_fd, tmp, AT_REMOVEDIR);
+		return r;
+	}
+	*ret_fd = TAKE_FD(fd);
+	return 0;
+}
+
+int
 dir_root_owned(int parent_fd, const char *name, mode_t mode, int stage_fd, uid_t uid,
 	       int *ret_fd)
 {
 	_cleanup_close_ int fd = -EBADF;
 	struct stat st;
-	char tmp[64], prefix[24];
-	int where = stage_fd >= 0 ? stage_fd : parent_fd, r;
+	char tmp[64], prefix[16];
+	int r;
 
-	fd = WITH_CAP(CAP_DAC_OVERRIDE, openat(parent_fd, name,
-			O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-	if (fd < 0 && errno == ENOENT) {
-		if (stage_fd >= 0)
-			(void) snprintf(prefix, sizeof(prefix), "%u", (unsigned) uid);
-		else
-			(void) snprintf(prefix, sizeof(prefix), "locks");
+	/* Readable and searchable by all (0755): no capability is needed to open it. */
+	if ((mode & 05) == 05)
+		fd = openat(parent_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	else
+		fd = WITH_CAP(CAP_DAC_OVERRIDE, openat(parent_fd, name,
+				O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+	if (fd < 0 && errno == ENOENT && stage_fd >= 0) {
+		(void) snprintf(prefix, sizeof(prefix), "%u", (unsigned) uid);
 		r = tmp_name(tmp, sizeof(tmp), prefix);
+		if (r == 0 && caps_raise_set(CAPS(CAP_DAC_OVERRIDE) | CAPS(CAP_CHOWN)) < 0)
+			r = -EPERM;
+		else if (r == 0) {
+			r = make_staged_raised(stage_fd, tmp, parent_fd, name, mode, &fd);
+			caps_lower_all();
+		}
+		if (r == -EEXIST)       /* lost the race: use the winner's */
+			fd = WITH_CAP(CAP_DAC_OVERRIDE, openat(parent_fd, name,
+					O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+		else if (r < 0)
+			return r;
+	} else if (fd < 0 && errno == ENOENT) {
+		/* Temporaries of this dir itself whose helper died: only made here. */
+		(void) sweep_temporaries(parent_fd, ".new-locks-", true);
+		r = tmp_name(tmp, sizeof(tmp), "locks");
 		if (r < 0)
 			return r;
-		fd = make_tmp(where, tmp, mode, uid);
+		fd = make_tmp(parent_fd, tmp, mode, uid);
 		if (fd < 0)
 			return fd;
-		if (WITH_CAP(CAP_DAC_OVERRIDE, renameat2(where, tmp, parent_fd, name,
+		if (WITH_CAP(CAP_DAC_OVERRIDE, renameat2(parent_fd, tmp, parent_fd, name,
 							 RENAME_NOREPLACE)) < 0) {
 			r = -errno;
-			(void) WITH_CAP(CAP_DAC_OVERRIDE, unlinkat(where, tmp, AT_REMOVEDIR));
+			(void) WITH_CAP(CAP_DAC_OVERRIDE, unlinkat(parent_fd, tmp, AT_REMOVEDIR));
 			if (r != -EEXIST)
 				return r;
 			fd = safe_close(fd);    /* lost the race: use the winner's */
@@ -148,29 +189,29 @@ has_prefix(const char *s, const char *p)
 int
 sweep_temporaries(int dir_fd, const char *prefix, bool only_old)
 {
-	time_t now = time(NULL);
+	struct dir_iter it = { .fd = dir_fd };
+	time_t now = only_old ? time(NULL) : 0;
+	const char *name;
 	int n = 0;
-	DIR *d;
 
-	d = fdopendir(WITH_CAP(CAP_DAC_OVERRIDE, openat(dir_fd, ".",
-			O_RDONLY | O_DIRECTORY | O_CLOEXEC)));
-	if (d == NULL)
+	/* Listed through dir_fd itself (we hold it, opened with the capability it needed):
+	 * no capability for the listing, which moves dir_fd's offset (rewound first). */
+	if (lseek(dir_fd, 0, SEEK_SET) < 0)
 		return -errno;
-	for (struct dirent *de; (de = readdir(d)) != NULL;) {
+	while ((name = dir_next(&it, NULL)) != NULL) {
 		struct stat st;
 
-		if (!has_prefix(de->d_name, prefix))
+		if (!has_prefix(name, prefix))
 			continue;
-		if (only_old && (fstatat(dir_fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+		if (only_old && (fstatat(dir_fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
 				 st.st_ctime > now - STALE_S))
 			continue;
 		/* A directory the user still owns: take it first, so it cannot be refilled
 		 * through a new path while we empty it. */
-		(void) WITH_CAP(CAP_CHOWN, fchownat(dir_fd, de->d_name, 0, 0, AT_SYMLINK_NOFOLLOW));
-		if (WITH_CAP(CAP_DAC_OVERRIDE, unlinkat(dir_fd, de->d_name, 0)) == 0 ||
-		    tree_remove_at(dir_fd, de->d_name) == 0)
+		(void) WITH_CAP(CAP_CHOWN, fchownat(dir_fd, name, 0, 0, AT_SYMLINK_NOFOLLOW));
+		if (WITH_CAP(CAP_DAC_OVERRIDE, unlinkat(dir_fd, name, 0)) == 0 ||
+		    tree_remove_at(dir_fd, name) == 0)
 			n++;
 	}
-	(void) closedir(d);
 	return n;
 }

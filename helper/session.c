@@ -3,9 +3,10 @@
  * Contract: the session's objects and their teardown.  Trusts only what the session
  * itself created (names, fds).  Teardown order is the reverse of creation: kill, wait for
  * "populated 0", empty, shrink, unmount and remove the workspace, remove the leaf, then the
- * lock file, then (under the per-user lock) the per-user dirs if empty;
- * whatever cannot be removed stays behind with the lock released, for the next run of
- * the same user to reclaim.  Capabilities: via cgroup.c and op_mount.c.
+ * lock file.  The per-user dirs stay (root-owned, empty, the totals in place): making them
+ * again cost every sandbox of a user who runs one at a time about 90 system calls (#19).
+ * Whatever cannot be removed stays behind with the lock released, for the next run of the
+ * same user to reclaim.  Capabilities: via cgroup.c and op_mount.c.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -32,7 +33,7 @@ session_init(struct session *s, int sock)
 	s->seq = 1;
 	s->cgroot_fd = s->wsroot_fd = s->lockdir_fd = s->uiddir_fd = -EBADF;
 	s->lock_fd = s->leaf_fd = s->kill_fd = s->events_fd = s->ws_fd = -EBADF;
-	s->ucg_fd = s->ulock_fd = -EBADF;
+	s->ucg_fd = s->ulock_fd = s->deadline_fd = -EBADF;
 }
 
 int
@@ -42,7 +43,7 @@ session_teardown(struct session *s, char *msg, size_t msglen)
 	int r = 0, q;
 
 	if (s->leaf_created && !s->poisoned) {
-		r = cg_kill_fd(s->kill_fd);
+		r = s->killed ? 0 : cg_kill_fd(s->kill_fd);
 		if (r == 0)
 			r = cg_wait_empty(s->events_fd, 10000);
 		if (r < 0)
@@ -56,36 +57,51 @@ session_teardown(struct session *s, char *msg, size_t msglen)
 	if (s->ws_dir_created) {
 		/* Emptied and shrunk before it is detached: nothing written in the sandbox
 		 * stays charged, and a descriptor held from outside cannot refill it. */
-		q = ws_teardown(s->uiddir_fd, s->id, s->ws_fd);
+		q = ws_empty(s->uiddir_fd, s->id, s->ws_fd);
 		if (q < 0 && r == 0) {
 			r = q;
 			snprintf(msg, msglen, q == -EBUSY ? "workspace %s is held open by a process "
 				 "outside the sandbox: kept (with its cgroup) until it is released" :
-				 "cannot remove workspace %s: %s", s->ws_path, strerror(-q));
+				 "cannot empty workspace %s: %s", s->ws_path, strerror(-q));
 		}
-		if (q == 0)
-			s->ws_dir_created = s->ws_mounted = false;
 	}
-	s->ws_fd = safe_close(s->ws_fd);
-	s->kill_fd = safe_close(s->kill_fd);
-	s->events_fd = safe_close(s->events_fd);
-	s->leaf_fd = safe_close(s->leaf_fd);
-	if (s->leaf_created && r == 0) {
+	(void) snprintf(lock, sizeof(lock), "%s.lock", s->id);
+	/* One CAP_SYS_ADMIN + CAP_DAC_OVERRIDE bracket for the last steps (#19), each on an
+	 * object this session made and reaches through an fd it holds: detach the workspace
+	 * and remove its mount point, remove the leaf, then its lock file (never before the
+	 * leaf: a leaf never exists without its lock file). */
+	if (r == 0 && (s->ws_dir_created || s->leaf_created || s->lock_fd >= 0)) {
+		if (caps_raise_set(CAPS(CAP_SYS_ADMIN) | CAPS(CAP_DAC_OVERRIDE)) < 0)
+			r = -EPERM;
+		if (r == 0 && s->ws_dir_created) {
+			r = ws_detach_raised(s->uiddir_fd, s->id);
+			if (r < 0)
+				snprintf(msg, msglen, "cannot remove workspace %s: %s", s->ws_path,
+					 strerror(-r));
+			else
+				s->ws_dir_created = s->ws_mounted = false;
+		}
+		if (r == 0 && s->leaf_created && unlinkat(s->ucg_fd, s->id, AT_REMOVEDIR) == 0)
+			s->leaf_created = false;
+		if (r == 0 && !s->leaf_created && s->lock_fd >= 0)
+			(void) unlinkat(s->lockdir_fd, lock, 0);
+		caps_lower_all();
+	}
+	/* rmdir can report EBUSY briefly after populated 0: the bounded retries run outside
+	 * the bracket (they sleep). */
+	if (r == 0 && s->leaf_created) {
 		r = cg_remove_at(s->ucg_fd, s->id);
 		if (r < 0)
 			snprintf(msg, msglen, "cannot remove cgroup %s: %s", s->id, strerror(-r));
-		else {
-			s->leaf_created = false;
-			deadline_forget(s);
-		}
+		else if (s->lock_fd >= 0)
+			(void) WITH_CAP(CAP_DAC_OVERRIDE, unlinkat(s->lockdir_fd, lock, 0));
+		s->leaf_created = r < 0;
 	}
-	if (s->lock_fd >= 0 && r == 0) {
-		(void) snprintf(lock, sizeof(lock), "%s.lock", s->id);
-		(void) WITH_CAP(CAP_DAC_OVERRIDE, unlinkat(s->lockdir_fd, lock, 0));
-	}
-	s->lock_fd = safe_close(s->lock_fd);    /* releases the flock: reclaimable */
 	if (r == 0)
-		user_tidy(s);
+		deadline_forget(s);
+	/* The other fds (workspace, leaf, cgroup.kill, cgroup.events) go when the process
+	 * exits, right after teardown; the lock is released here: reclaimable. */
+	s->lock_fd = safe_close(s->lock_fd);
 	if (s->id[0] != '\0') {
 		if (r == 0)
 			log_info("uid %u: removed sandbox %s", (unsigned) s->uid, s->id);

@@ -31,12 +31,16 @@ struct session {
 	int uiddir_fd;                  /* workspace_root/<uid>, root 0755 (from CREATE on) */
 	int ucg_fd;                     /* cgroup_root/<uid>: the per-user level (ditto) */
 	int ulock_fd;                   /* .locks/user-<uid>.lock (user.c) */
+	int deadline_fd;                /* SC_DEADLINE_DIR, if it existed at HELLO */
+	bool locks_subdirs;             /* .locks had subdirectories (temporaries) at HELLO */
+	bool level_subdirs;             /* the per-user level had leaves when checked */
 
 	char id[CG_NAME_MAX];           /* "" until CREATE picked a name */
 	int lock_fd;                    /* flock'ed <id>.lock: "a live helper owns <id>" */
 	int leaf_fd, kill_fd, events_fd;
 	bool leaf_created, ws_dir_created, ws_mounted;
 	bool attached;
+	bool killed;                    /* KILL done, nothing attached since: no second kill */
 	bool poisoned;                  /* ATTACH may have moved a stranger: never kill */
 	int ws_fd;                      /* O_PATH fd of the workspace root (tmpfs); never
 					 * handed out */
@@ -95,13 +99,22 @@ _Noreturn void helper_fatal(struct session *s, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 /* op_mount.c */
-int ws_prepare_dirs(struct session *s, char *msg, size_t msglen);
-int ws_mount(struct session *s, char *msg, size_t msglen);
+/* Open and check workspace_root (root-owned, not group/other-writable) into s->wsroot_fd. */
+int ws_root_open(struct session *s, char *msg, size_t msglen);
+/* Check .locks (opened by open_dirs()) is root:root 0700, or make it so if it is missing. */
+int ws_locks_dir(struct session *s, char *msg, size_t msglen);
+/* The workspace: its mount point (staged in .locks) and the tmpfs on it.  CAP_DAC_OVERRIDE,
+ * CAP_CHOWN and CAP_SYS_ADMIN are raised by the caller (make_leaf_raised()); a note for the
+ * reply goes to note. */
+int ws_mount_raised(struct session *s, char *note, size_t notelen);
 int ws_unmount(int uiddir_fd, const char *id);
-/* Empty, shrink and detach the workspace <uiddir>/<id> (mount root fd ws_fd, or -EBADF to
- * open it by name); remove the mount point.  -EBUSY when something outside still holds
- * data in it: it is then left mounted (and counted) for a later reclaim. */
-int ws_teardown(int uiddir_fd, const char *id, int ws_fd);
+/* Empty and shrink the workspace <uiddir>/<id> (mount root fd ws_fd, or -EBADF to find it
+ * by name).  -EBUSY when something outside still holds data in it: it is then left mounted
+ * (and counted) for a later reclaim. */
+int ws_empty(int uiddir_fd, const char *id, int ws_fd);
+/* Detach it and remove the mount point; CAP_SYS_ADMIN and CAP_DAC_OVERRIDE are raised by
+ * the caller (one bracket with the session's last steps: session_teardown()). */
+int ws_detach_raised(int uiddir_fd, const char *id);
 /* Reclaim leftovers of s->uid whose helper is gone; count live sandboxes.  Under the
  * per-user lock. */
 int reclaim_and_count(struct session *s, unsigned *ret_live);
@@ -119,5 +132,3 @@ void user_unlock(struct session *s);
 /* Under the lock: workspace_root/<uid>, cgroup_root/<uid> with the policy's totals, and
  * the sweep of this uid's stale temporaries. */
 int user_prepare(struct session *s, char *msg, size_t msglen);
-/* After teardown: remove the per-user dirs if they are empty (takes the lock). */
-void user_tidy(struct session *s);

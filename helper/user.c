@@ -3,21 +3,26 @@
  * Contract: the per-user objects shared by one user's concurrent helpers, and the lock that
  * serializes them: .locks/user-<uid>.lock (root-only dir: only helpers can open it), the
  * workspace dir workspace_root/<uid> and the cgroup level cgroup_root/<uid> that carries the
- * user's totals.  Everything that counts or creates a user's sandboxes, moves a process
- * into one, or removes the per-user dirs holds this lock; no client I/O ever happens while
- * it is held (the handlers return before the reply is sent), and waiting for it is bounded
- * (USER_LOCK_MS, then a refusal; 1 s for the optional tidying at teardown).  Only helpers of the same uid take it, so a user who stops
- * their own helper while it holds it delays nobody but themselves.  No lock is shared
- * between users.  Capabilities: CAP_DAC_OVERRIDE (root-owned dirs and control files),
- * CAP_CHOWN (the per-user cgroup level is handed to root like a leaf).
+ * user's totals (both made once and kept: session.c).  Everything that counts or creates a
+ * user's sandboxes or moves a process into one holds this lock; no client I/O ever happens
+ * while it is held (the handlers return before the reply is sent), and waiting for it is
+ * bounded (USER_LOCK_MS, then a refusal).  A waiter sleeps in flock(2) until the lock is
+ * released or an interval timer ends the wait: no polling, so 200 waiters of one user do
+ * not take the CPU from the holder (#19).  Only helpers of the same uid take it, so a user
+ * who stops their own helper while it holds it delays nobody but themselves.  No lock is
+ * shared between users.  Capabilities: CAP_DAC_OVERRIDE (root-owned dirs and control
+ * files), CAP_CHOWN (the per-user cgroup level is handed to root like a leaf).
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <signal.h>
+#include <stdint.h>
 #include <sys/file.h>
-#include <time.h>
+#include <sys/time.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "caps.h"
@@ -27,35 +32,36 @@
 #include "rootdir.h"
 #include "session.h"
 
-static int64_t
-now_ms(void)
+static void
+on_alarm(int sig)
 {
-	struct timespec ts;
-
-	(void) clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	(void) sig;             /* only to interrupt flock(2) (no SA_RESTART) */
 }
 
 int
 flock_bounded(int fd, int op, int timeout_ms)
 {
-	int64_t end = now_ms() + timeout_ms;
+	/* After the deadline, again every 50 ms: a first SIGALRM that arrived before flock(2)
+	 * began to sleep would otherwise leave it sleeping without a deadline. */
+	struct itimerval t = { .it_value = { timeout_ms / 1000, (timeout_ms % 1000) * 1000 },
+			       .it_interval = { 0, 50 * 1000 } };
+	static const struct itimerval off;
+	struct sigaction sa = { .sa_handler = on_alarm };
+	int r;
 
-	for (unsigned i = 0;; i++) {
-		struct timespec ts = { 0, (i < 10 ? 1 : 10) * 1000 * 1000 };
-
-		if (flock(fd, op | LOCK_NB) == 0)
-			return 0;
-		if (errno != EWOULDBLOCK && errno != EINTR)
-			return -errno;
-		if (now_ms() >= end)
-			return -ETIMEDOUT;
-		(void) nanosleep(&ts, NULL);
-	}
+	if (flock(fd, op | LOCK_NB) == 0)
+		return 0;
+	if (errno != EWOULDBLOCK)
+		return -errno;
+	if (sigaction(SIGALRM, &sa, NULL) < 0 || setitimer(ITIMER_REAL, &t, NULL) < 0)
+		return -errno;
+	r = flock(fd, op) < 0 ? -errno : 0;
+	(void) setitimer(ITIMER_REAL, &off, NULL);
+	return r == -EINTR ? -ETIMEDOUT : r;
 }
 
-static int
-user_lock_within(struct session *s, int timeout_ms, char *msg, size_t msglen)
+int
+user_lock(struct session *s, char *msg, size_t msglen)
 {
 	char name[32];
 	int r;
@@ -70,22 +76,16 @@ user_lock_within(struct session *s, int timeout_ms, char *msg, size_t msglen)
 			return r;
 		}
 	}
-	r = flock_bounded(s->ulock_fd, LOCK_EX, timeout_ms);
+	r = flock_bounded(s->ulock_fd, LOCK_EX, USER_LOCK_MS);
 	if (r == -ETIMEDOUT) {
 		snprintf(msg, msglen, "another sandcap-helper of uid %u has held the per-user lock "
 			 "for over %d s (stopped?); resume or kill it and try again",
-			 (unsigned) s->uid, timeout_ms / 1000);
+			 (unsigned) s->uid, USER_LOCK_MS / 1000);
 		return -EAGAIN;
 	}
 	if (r < 0)
 		snprintf(msg, msglen, "per-user lock: %s", strerror(-r));
 	return r;
-}
-
-int
-user_lock(struct session *s, char *msg, size_t msglen)
-{
-	return user_lock_within(s, USER_LOCK_MS, msg, msglen);
 }
 
 void
@@ -95,49 +95,49 @@ user_unlock(struct session *s)
 		(void) flock(s->ulock_fd, LOCK_UN);
 }
 
-/* Write the user's totals to the per-user level (max when the policy sets none).  Called
- * inside one CAP_DAC_OVERRIDE bracket (write_totals()): three opens of fixed names in the
- * per-user level we hold by fd, root-owned 0755 (checked or made so by cg_user_level())
- * under root's 0700 parent: nothing the user controls decides what they resolve to. */
-static int
-write_totals_raised(struct session *s)
-{
-	const struct policy_resolved *res = &s->res;
-	char buf[64];
-	int r;
+/* What the per-user level carries, as last written by a helper: its value is the text
+ * written below, so an equal one means the files hold exactly that (#19).  A user xattr
+ * (cgroupfs has them since 5.7) on the root-owned 0755 level: only root and the helpers
+ * (with CAP_DAC_OVERRIDE) can write it, as they alone can write the files it describes. */
+#define TOTALS_XATTR "user.sandcap.totals"
 
-	if (res->total[POLICY_TOTAL_MEMORY] != UINT64_MAX)
-		(void) snprintf(buf, sizeof(buf), "%" PRIu64, res->total[POLICY_TOTAL_MEMORY]);
-	else
-		(void) snprintf(buf, sizeof(buf), "max");
-	r = cg_write_at_raised(s->ucg_fd, "memory.max", buf);
-	if (r == 0) {
-		if (res->total[POLICY_TOTAL_CPU] != UINT64_MAX)
-			(void) snprintf(buf, sizeof(buf), "%" PRIu64 " 100000",
-					res->total[POLICY_TOTAL_CPU] * 1000);
-		else
-			(void) snprintf(buf, sizeof(buf), "max 100000");
-		r = cg_write_at_raised(s->ucg_fd, "cpu.max", buf);
-	}
-	if (r == 0) {
-		if (res->total[POLICY_TOTAL_PIDS] != UINT64_MAX)
-			(void) snprintf(buf, sizeof(buf), "%" PRIu64, res->total[POLICY_TOTAL_PIDS]);
-		else
-			(void) snprintf(buf, sizeof(buf), "max");
-		r = cg_write_at_raised(s->ucg_fd, "pids.max", buf);
-	}
-	return r;
-}
-
+/* Enable the controllers for the leaves and write the user's totals to the per-user level
+ * (max when the policy sets none), unless the level already carries exactly these.  One
+ * CAP_DAC_OVERRIDE bracket: four opens of fixed names in the per-user level we hold by fd,
+ * root-owned 0755 (checked or made so by cg_user_level()) under root's 0700 parent, and the
+ * xattr of that level: nothing the user controls decides what they resolve to. */
 static int
 write_totals(struct session *s)
 {
+	const uint64_t *t = s->res.total;
+	char mem[24] = "max", cpu[32] = "max 100000", pids[24] = "max", want[96], have[96];
+	ssize_t n;
 	int r;
 
+	if (t[POLICY_TOTAL_MEMORY] != UINT64_MAX)
+		(void) snprintf(mem, sizeof(mem), "%" PRIu64, t[POLICY_TOTAL_MEMORY]);
+	if (t[POLICY_TOTAL_CPU] != UINT64_MAX)
+		(void) snprintf(cpu, sizeof(cpu), "%" PRIu64 " 100000", t[POLICY_TOTAL_CPU] * 1000);
+	if (t[POLICY_TOTAL_PIDS] != UINT64_MAX)
+		(void) snprintf(pids, sizeof(pids), "%" PRIu64, t[POLICY_TOTAL_PIDS]);
+	(void) snprintf(want, sizeof(want), "%s;%s;%s", mem, cpu, pids);
+	n = fgetxattr(s->ucg_fd, TOTALS_XATTR, have, sizeof(have));
+	if (n == (ssize_t) strlen(want) && memcmp(have, want, (size_t) n) == 0)
+		return 0;
 	if (caps_raise(CAP_DAC_OVERRIDE) < 0)
 		return -EPERM;
-	r = write_totals_raised(s);
-	caps_lower(CAP_DAC_OVERRIDE);
+	/* Without the controllers enabled here the limit files do not exist in leaves. */
+	r = cg_write_at_raised(s->ucg_fd, "cgroup.subtree_control", "+cpu +memory +pids");
+	if (r == 0)
+		r = cg_write_at_raised(s->ucg_fd, "memory.max", mem);
+	if (r == 0)
+		r = cg_write_at_raised(s->ucg_fd, "cpu.max", cpu);
+	if (r == 0)
+		r = cg_write_at_raised(s->ucg_fd, "pids.max", pids);
+	/* Written last: a helper killed before this leaves the next one to write them all. */
+	if (r == 0)
+		(void) fsetxattr(s->ucg_fd, TOTALS_XATTR, want, strlen(want), 0);
+	caps_lower_all();
 	return r;
 }
 
@@ -149,9 +149,11 @@ user_prepare(struct session *s, char *msg, size_t msglen)
 
 	(void) snprintf(uidname, sizeof(uidname), "%u", (unsigned) s->uid);
 	/* A helper of ours killed while it made a temporary left it: we hold the lock, so
-	 * no live helper of this uid is making one now. */
+	 * no live helper of this uid is making one now (the listing is of our fd of .locks:
+	 * no capability, and nothing but a match is touched). */
 	(void) snprintf(prefix, sizeof(prefix), ".new-%u-", (unsigned) s->uid);
-	(void) sweep_temporaries(s->lockdir_fd, prefix, false);
+	if (s->locks_subdirs)
+		(void) sweep_temporaries(s->lockdir_fd, prefix, false);
 
 	if (s->uiddir_fd < 0) {
 		r = dir_root_owned(s->wsroot_fd, uidname, 0755, s->lockdir_fd, s->uid,
@@ -162,36 +164,15 @@ user_prepare(struct session *s, char *msg, size_t msglen)
 			return -ENOTSUP;
 		}
 	}
-	if (s->ucg_fd < 0) {
-		r = cg_user_level(s->cgroot_fd, s->uid, &s->ucg_fd);
-		if (r < 0) {
-			snprintf(msg, msglen, "cannot prepare the per-user cgroup %s/%s: %s",
-				 policy_cgroup_root(s->policy), uidname, strerror(-r));
-			return r == -ENOENT ? -ENOTSUP : r;
-		}
+	r = cg_user_level(s->cgroot_fd, s->uid, &s->ucg_fd, &s->level_subdirs);
+	if (r < 0) {
+		snprintf(msg, msglen, "cannot prepare the per-user cgroup %s/%s: %s",
+			 policy_cgroup_root(s->policy), uidname, strerror(-r));
+		return r == -ENOENT ? -ENOTSUP : r;
 	}
 	r = write_totals(s);
 	if (r < 0)
 		snprintf(msg, msglen, "cannot write the totals of %s/%s: %s",
 			 policy_cgroup_root(s->policy), uidname, strerror(-r));
 	return r;
-}
-
-void
-user_tidy(struct session *s)
-{
-	char uidname[16], msg[128];
-
-	if (s->lockdir_fd < 0 || s->wsroot_fd < 0 || s->cgroot_fd < 0)
-		return;
-	/* Optional tidying: a short wait, then leave them for the next helper of this uid. */
-	if (user_lock_within(s, 1000, msg, sizeof(msg)) < 0)
-		return;
-	(void) snprintf(uidname, sizeof(uidname), "%u", (unsigned) s->uid);
-	s->uiddir_fd = safe_close(s->uiddir_fd);
-	s->ucg_fd = safe_close(s->ucg_fd);
-	/* Only when empty (ENOTEMPTY/EBUSY keep them for the user's other sandboxes). */
-	(void) WITH_CAP(CAP_DAC_OVERRIDE, unlinkat(s->wsroot_fd, uidname, AT_REMOVEDIR));
-	(void) WITH_CAP(CAP_DAC_OVERRIDE, unlinkat(s->cgroot_fd, uidname, AT_REMOVEDIR));
-	user_unlock(s);
 }

@@ -13,6 +13,8 @@
  * fspick()/fsconfig() of the workspace's own superblock.
  */
 #include <dirent.h>
+#include <stdbool.h>
+#include <stdlib.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/magic.h>
@@ -26,6 +28,7 @@
 #include <unistd.h>
 
 #include "caps.h"
+#include "dir-util.h"
 #include "macro.h"
 #include "ws_clean.h"
 
@@ -63,20 +66,24 @@ truncate_at(int dirfd, const char *name)
 static unsigned
 empty_at(int topfd, int dirfd, unsigned depth, unsigned *moved)
 {
+	_cleanup_free_ struct dir_iter *it = calloc(1, sizeof(*it));  /* not on the stack:
+									 * DEPTH_MAX deep */
+	_cleanup_close_ int lfd = -EBADF;
 	unsigned left = 0;
-	DIR *d;
+	unsigned char type;
+	const char *n;
 
-	d = fdopendir(open_beneath(dirfd, ".", O_RDONLY | O_DIRECTORY));
-	if (d == NULL)
+	if (it == NULL)
 		return 1;
-	for (struct dirent *de; (de = readdir(d)) != NULL;) {
-		const char *n = de->d_name;
+	/* A fresh fd for the listing: getdents64 on it directly, no DIR (#19). */
+	it->fd = lfd = open_beneath(dirfd, ".", O_RDONLY | O_DIRECTORY);
+	if (lfd < 0)
+		return 1;
+	while ((n = dir_next(it, &type)) != NULL) {
 		_cleanup_close_ int sub = -EBADF;
 
-		if (streq(n, ".") || streq(n, ".."))
-			continue;
 		/* Truncated first: a held fd or another link would keep its pages. */
-		if (de->d_type != DT_DIR)
+		if (type != DT_DIR)
 			truncate_at(dirfd, n);
 		if (WITH_CAP(CAP_DAC_OVERRIDE, unlinkat(dirfd, n, 0)) == 0 || errno == ENOENT)
 			continue;
@@ -104,8 +111,7 @@ empty_at(int topfd, int dirfd, unsigned depth, unsigned *moved)
 		    errno != ENOENT)
 			left++;
 	}
-	(void) closedir(d);
-	return left;
+	return left + (errno != 0);     /* a listing error: not known to be empty */
 }
 
 int
@@ -123,15 +129,15 @@ tree_empty(int dirfd)
 int
 dir_entries(int dirfd)
 {
-	DIR *d = fdopendir(open_beneath(dirfd, ".", O_RDONLY | O_DIRECTORY));
+	_cleanup_close_ int fd = open_beneath(dirfd, ".", O_RDONLY | O_DIRECTORY);
+	struct dir_iter it = { .fd = fd };
 	int n = 0;
 
-	if (d == NULL)
+	if (fd < 0)
 		return -errno;
-	for (struct dirent *de; (de = readdir(d)) != NULL;)
-		n += !streq(de->d_name, ".") && !streq(de->d_name, "..");
-	(void) closedir(d);
-	return n;
+	while (dir_next(&it, NULL) != NULL)
+		n++;
+	return errno != 0 ? -errno : n;
 }
 
 int
@@ -157,22 +163,18 @@ tree_remove_at(int parent_fd, const char *name)
 	return 0;
 }
 
-static int
-fs_set(int fsfd, const char *key, const char *value)
-{
-	return WITH_CAP(CAP_SYS_ADMIN, fsconfig(fsfd, FSCONFIG_SET_STRING, key, value, 0)) < 0 ?
-	       -errno : 0;
-}
 
 int
-ws_shrink(int rootfd)
+ws_shrink(int rootfd, const struct statfs *known)
 {
 	_cleanup_close_ int fsfd = -EBADF;
 	char page[32], inodes[32];
 	struct statfs sfs;
 	int r;
 
-	if (fstatfs(rootfd, &sfs) < 0)
+	if (known != NULL)
+		sfs = *known;
+	else if (fstatfs(rootfd, &sfs) < 0)
 		return -errno;
 	if (sfs.f_type != TMPFS_MAGIC)
 		return -EXDEV;
@@ -184,20 +186,23 @@ ws_shrink(int rootfd)
 	(void) snprintf(inodes, sizeof(inodes), "%llu",
 			sfs.f_files > sfs.f_ffree ? (unsigned long long) (sfs.f_files - sfs.f_ffree)
 						  : 1ULL);
-	/* fspick() wants the root of a mount: rootfd is the workspace's own root. */
-	fsfd = WITH_CAP(CAP_SYS_ADMIN, fspick(rootfd, "", FSPICK_EMPTY_PATH | FSPICK_CLOEXEC |
-					      FSPICK_NO_AUTOMOUNT | FSPICK_SYMLINK_NOFOLLOW));
-	if (fsfd < 0)
-		return -errno;
 	(void) snprintf(page, sizeof(page), "%ld", sysconf(_SC_PAGESIZE));
-	/* tmpfs refuses (EINVAL) a size below the blocks in use or an inode count below the
-	 * inodes in use: something refilled it meanwhile; the caller empties again. */
-	r = fs_set(fsfd, "size", page);
-	if (r == 0)
-		r = fs_set(fsfd, "nr_inodes", inodes);
-	if (r == 0 && WITH_CAP(CAP_SYS_ADMIN, fsconfig(fsfd, FSCONFIG_CMD_RECONFIGURE, NULL, NULL,
-						       0)) < 0)
+	/* One CAP_SYS_ADMIN bracket (#19) for the reconfiguration of the workspace's own
+	 * superblock, with our own two numbers.  fspick() wants the root of a mount: rootfd is
+	 * the workspace's own root.  tmpfs refuses (EINVAL) a size below the blocks in use or
+	 * an inode count below the inodes in use: something refilled it meanwhile; the caller
+	 * empties again. */
+	if (caps_raise(CAP_SYS_ADMIN) < 0)
+		return -EPERM;
+	fsfd = fspick(rootfd, "", FSPICK_EMPTY_PATH | FSPICK_CLOEXEC | FSPICK_NO_AUTOMOUNT |
+		      FSPICK_SYMLINK_NOFOLLOW);
+	if (fsfd < 0 || fsconfig(fsfd, FSCONFIG_SET_STRING, "size", page, 0) < 0 ||
+	    fsconfig(fsfd, FSCONFIG_SET_STRING, "nr_inodes", inodes, 0) < 0 ||
+	    fsconfig(fsfd, FSCONFIG_CMD_RECONFIGURE, NULL, NULL, 0) < 0)
 		r = -errno;
+	else
+		r = 0;
+	caps_lower_all();
 	return r == -EINVAL ? -EBUSY : r;
 }
 
@@ -208,10 +213,17 @@ ws_empty_and_shrink(int rootfd)
 
 	/* The user may write through a held descriptor while we empty: empty, then shrink,
 	 * which fails while anything is still stored; a few rounds, then give up. */
+	struct statfs sfs;
+	/* Only the root inode and no data: nothing to walk (a command that left nothing, the
+	 * usual case; #19).  What appears meanwhile meets the shrink, as after a walk: it
+	 * fails while data is stored, and leaves no room for more. */
+	bool empty = fstatfs(rootfd, &sfs) == 0 && sfs.f_files - sfs.f_ffree <= 1 &&
+		     sfs.f_blocks == sfs.f_bfree;
+
 	for (int i = 0; i < 4 && r == -EBUSY; i++) {
-		r = tree_empty(rootfd);
+		r = i == 0 && empty ? 0 : tree_empty(rootfd);
 		if (r == 0 || r == -ENOTEMPTY)
-			r = ws_shrink(rootfd);
+			r = ws_shrink(rootfd, i == 0 && empty ? &sfs : NULL);
 	}
 	return r;
 }

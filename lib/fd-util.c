@@ -48,3 +48,4 @@ read_full_at(int dirfd, const char *name, char *buf, size_t bufsz, size_t *ret_l
 		return -errno;
 	return read_full_fd(fd, buf, bufsz, ret_len);
 }
+

@@ -1072,6 +1072,12 @@ policy_names_groups(const struct policy *p)
 	return p->n_allow_groups > 0 || p->n_groups > 0;
 }
 
+bool
+policy_names_users(const struct policy *p)
+{
+	return p->n_allow_users > 0 || p->n_users > 0;
+}
+
 size_t
 policy_allow_users(const struct policy *p, const char *const **ret)
 {

@@ -146,4 +146,7 @@ size_t policy_allow_groups(const struct policy *p, const char *const **ret);
  * entry.  When none does, callers may skip the (costly) NSS group lookup and resolve with
  * no groups: the result is the same. */
 bool policy_names_groups(const struct policy *p);
+/* The same for users: a [user:X] section or an allow_users entry.  When neither users nor
+ * groups matter, policy_resolve() needs no name at all (subject user NULL). */
+bool policy_names_users(const struct policy *p);
 size_t policy_allow_users(const struct policy *p, const char *const **ret);

@@ -164,6 +164,10 @@ policy_read_trusted(const char *path, char **ret_text, size_t *ret_len, char *er
 		if (n == 0)
 			break;
 		len += (size_t) n;
+		/* A regular file (checked above) reads short only at its end: no second read
+		 * to see it (#19). */
+		if ((size_t) n < POLICY_FILE_MAX + 1 - (len - (size_t) n))
+			break;
 	}
 	if (len > POLICY_FILE_MAX)
 		return trust_fail(errbuf, errlen, -EFBIG, "more than %d bytes", POLICY_FILE_MAX);

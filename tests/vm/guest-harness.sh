@@ -184,7 +184,10 @@ test_user_pids() {      # live processes whose real, effective, saved or fs uid 
 }
 
 leftovers() {           # print one line per leftover; empty output = clean
-	find $PARENT -mindepth 1 -type d 2>/dev/null | sed 's/^/cgroup left: /'
+	# The per-user levels stay (root 0755, #19): only leaves below them are left over.
+	find $PARENT -mindepth 2 -type d 2>/dev/null | sed 's/^/cgroup left: /'
+	find $PARENT -mindepth 1 -maxdepth 1 -type d \! \( -user root -perm 0755 \) 2>/dev/null |
+		sed 's/^/per-user level not root 0755: /'
 	awk '$2 == "/run/sandcap" || $2 ~ "^/run/sandcap/" { print "mount left: " $2 }' /proc/mounts
 	for c in $CG/users/sctest $CG/users/scother $CG/scenario; do
 		# (cgroup files have size 0 in stat: test the content, not -s)
@@ -193,8 +196,12 @@ leftovers() {           # print one line per leftover; empty output = clean
 	done
 	p=$(test_user_pids | tr '\n' ' ')
 	[ -n "$p" ] && echo "test-user processes left: $p"
-	# .locks stays (root 0700, made once): only the per-user lock files may be in it.
-	ls -A /run/sandcap | grep -vx '.locks' | sed 's/^/workspace left: \/run\/sandcap\//'
+	# .locks stays (root 0700, made once): only the per-user lock files may be in it.  The
+	# per-user dirs stay too (root 0755, #19), empty.
+	ls -A /run/sandcap | grep -vx '.locks' | grep -vx '[0-9][0-9]*' |
+		sed 's/^/workspace left: \/run\/sandcap\//'
+	find /run/sandcap -mindepth 2 -maxdepth 2 \! -path '/run/sandcap/.locks/*' 2>/dev/null |
+		sed 's/^/workspace left: /'
 	ls -A /run/sandcap/.locks 2>/dev/null | grep -v '^user-[0-9]*\.lock$' |
 		sed 's/^/workspace left: \/run\/sandcap\/.locks\//'
 }

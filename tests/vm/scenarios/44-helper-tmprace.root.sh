@@ -22,7 +22,11 @@ diag "$(tail -n 1 "$SCRATCH/race.err")"
 is "$(find "$W" -perm -0002 \! -type l | tr '\n' ' ')" "" "no world-writable entry under $W"
 is "$(find "$W" -name '.new-*' | tr '\n' ' ')" "" "no temporary left under $W"
 is "$(stat -c '%U:%G %a' "$W/.locks")" "root:root 700" ".locks is root:root 0700"
-is "$(find "$W" -mindepth 1 -maxdepth 1 \! -name .locks | tr '\n' ' ')" "" "nothing but .locks left in $W"
+is "$(find "$W" -mindepth 1 -maxdepth 1 \! -name .locks \! -name '[0-9]*' | tr '\n' ' ')" "" \
+	"nothing but .locks and the per-user dirs left in $W"
+is "$(find "$W" -mindepth 1 -maxdepth 1 -name '[0-9]*' \! \( -user root -group root -perm 0755 \
+	-type d -empty \) | tr '\n' ' ')" "" "the per-user dirs stay, root:root 0755 and empty"
+check "sctest's is one of them" test -d "$W/$SCTEST_UID"
 # A stale temporary (a helper killed mid-way) is swept by the next helper of that uid.
 mkdir -m 0777 "$W/.locks/.new-$SCTEST_UID-00000000deadbeef"
 mkdir "$W/.locks/.new-$SCTEST_UID-00000000deadbeef/planted"

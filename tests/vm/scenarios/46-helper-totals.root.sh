@@ -2,7 +2,8 @@
 # #14 item 5: leaves live at <cgroup_root>/<uid>/<id>; the per-user level is root-owned and
 # carries the policy's totals (46-helper-totals.ini: total_memory 100M, total_pids 48,
 # total_cpu 150%).  Two sandboxes of sctest that each stay under their own 96M cannot
-# together use more than 100M; the level is removed when the user's last sandbox ends.
+# together use more than 100M; the level stays (root 0755) after the user's last sandbox
+# and follows a changed policy.
 # vm-timeout: 180
 # vm-cost: 26
 # shellcheck source=tests/vm/lib.sh
@@ -47,5 +48,13 @@ if [ "$rb" -ne 0 ] || [ "$rc2" -ne 0 ]; then ok "two 70 MiB sandboxes cannot bot
 else fail "two 70 MiB sandboxes cannot both complete under total_memory 100M" "both exited 0"; fi
 if [ "$peak" -le $((100 * MiB)) ]; then ok "the level's memory.peak stayed within 100M ($peak)"
 else fail "the level's memory.peak stayed within 100M" "$peak"; fi
-check_fails "the per-user level is removed after the user's last sandbox" test -e "$U"
+# It stays after the user's last sandbox (#19: making it again cost every run ~90 system
+# calls), root-owned, empty, and still carrying the totals.
+is "$(stat -c '%U %a' "$U") $(find "$U" -mindepth 1 -type d | wc -l) $(cat "$U/pids.max")" \
+	"root 755 0 48" "the per-user level stays after the last sandbox: root 0755, no leaf, totals kept"
+# A changed policy reaches the level at the next run, although it exists already.
+sed -i 's/^total_pids *=.*/total_pids = 40/' /etc/sandcap/sandbox.ini
+run_rc vm-as-user sctest env SANDCAP_HELPER="$SANDCAP_HELPER" "$SANDCAP" run -q -- true
+is "$rc" 0 "a run after the policy changed"
+is "$(cat "$U/pids.max")" 40 "the level's pids.max follows the changed total_pids"
 done_testing
