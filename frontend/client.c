@@ -3,6 +3,7 @@
  * Contracts in client.h; the protocol in docs/PROTOCOL.md. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -16,6 +17,7 @@
 
 #include "client.h"
 #include "macro.h"
+#include "procstat.h"
 #include "wire.h"
 #include "wire_io.h"
 
@@ -88,6 +90,44 @@ set_deadline(int sock, unsigned ms)
 	(void) setsockopt(sock, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 }
 
+/* Whether the helper is still getting on: it used CPU time since *cpu, or waits for a
+ * CPU ('R').  A helper that is stopped, asleep or gone is not. */
+static bool
+helper_busy(const struct sc_session *s, unsigned long long *cpu)
+{
+	struct procstat ps;
+	bool busy;
+
+	if (s->helper_pid <= 0 || procstat_read(s->helper_pid, &ps) < 0)
+		return false;
+	busy = ps.state == 'R' || ps.cpu_ticks > *cpu;
+	*cpu = ps.cpu_ticks;
+	return busy;
+}
+
+/* Receive the reply within the deadline of ms.  A helper that is busy when it passes is
+ * given the deadline again, up to CLIENT_BUSY_ROUNDS deadlines in all: on a machine where
+ * hundreds of sandboxes start at once, a helper may wait seconds for a CPU before it runs
+ * at all, and that is load, not a hung helper.  Only sandcap's own run waits longer; a
+ * stopped or blocked helper is still dead after one deadline, and so is one that misses
+ * rounds == 1 (KILL).  *waited: the ms waited. */
+static int
+recv_reply(struct sc_session *s, unsigned ms, unsigned rounds, uint8_t *rbuf, size_t rbufsz,
+	   int *rfds, size_t *nrfds, unsigned *waited)
+{
+	unsigned long long cpu = 0;
+	int n;
+
+	(void) helper_busy(s, &cpu);
+	for (unsigned round = 1;; round++) {
+		n = wire_recv(s->sock, rbuf, rbufsz, rfds, nrfds);
+		*waited = round * ms;
+		if ((n != -EAGAIN && n != -EWOULDBLOCK) || round >= rounds ||
+		    !helper_busy(s, &cpu))
+			return n;
+	}
+}
+
 /* One round trip.  Sends the request with nfds fds; receives the reply, checks that it
  * answers this request, and leaves the body (after status and reason) in *ret_body.
  * Returns -status for a refusal (reason in err), -EPROTO for a broken helper, -ETIMEDOUT
@@ -105,6 +145,7 @@ roundtrip(struct sc_session *s, struct wire_wr *wr, const int *fds, size_t nfds,
 	char reason[WIRE_STR_MAX + 1] = "";
 	uint32_t status = 0;
 	size_t nrfds = 0;
+	unsigned waited = 0;
 	int n, r;
 
 	n = wire_msg_end(wr);
@@ -131,9 +172,11 @@ roundtrip(struct sc_session *s, struct wire_wr *wr, const int *fds, size_t nfds,
 		return -EPROTO;
 	}
 	s->seq++;
-	n = wire_recv(s->sock, rbuf, rbufsz, rfds, &nrfds);
+	/* KILL is the enforcer's step: its deadline is never extended. */
+	n = recv_reply(s, ms, type == WIRE_REQ_KILL ? 1 : CLIENT_BUSY_ROUNDS, rbuf, rbufsz,
+		       rfds, &nrfds, &waited);
 	if (n == -EAGAIN || n == -EWOULDBLOCK) {
-		helper_dead(s, type, ms, err, errlen);
+		helper_dead(s, type, waited, err, errlen);
 		return -ETIMEDOUT;
 	}
 	if (n <= 0) {

@@ -77,6 +77,9 @@ struct sc_session {
  * deadline killed helpers queued behind 20 concurrent runs of one user. */
 #define CLIENT_LOCKED_DEADLINE_MS       40000
 #define CLIENT_DESTROY_DEADLINE_MS      15000
+/* A helper still busy (using CPU, or waiting for one) when a deadline passes gets it again,
+ * up to this many deadlines in all (client.c, recv_reply); never for KILL. */
+#define CLIENT_BUSY_ROUNDS              3
 
 /* Initialise s to the closed state (all fds -EBADF).  Call before anything else. */
 void client_init(struct sc_session *s);

@@ -73,4 +73,27 @@ out=$(raw "5343503100010001000000020000000400000001")
 contains "a wrong sequence number ends the session" "protocol violation" "$out"
 out=$(raw "5343503100010001000000010000000400000002")
 contains "HELLO with another version gets a refusal, not a crash" "exit 1" "$out"
+# A helper that is slow but busy (using CPU, or waiting for one: a loaded machine) is given
+# more than the 10 s HELLO deadline, up to three deadlines; one that sleeps is not.  Both
+# fake helpers wait 12 s before they exec the real helper, which then answers (refusing
+# the missing capabilities).  Run side by side: about 12 s in all.
+if [ "$(id -u)" = 0 ] && command -v python3 > /dev/null 2>&1; then
+	printf '#!/usr/bin/python3\nimport os, time\nend = time.monotonic() + 12\nwhile time.monotonic() < end:\n    pass\nos.execv("%s", ["sandcap-helper"])\n' "$H" > "$T/busy-helper"
+	printf '#!/bin/sh\nsleep 12\nexec "%s"\n' "$H" > "$T/sleepy-helper"
+	chmod 755 "$T/busy-helper" "$T/sleepy-helper"
+	SANDCAP_HELPER=$T/busy-helper setpriv --reuid 65534 --regid 65534 --clear-groups \
+		"$P" -a none > "$T/busy.out" 2>&1 &
+	busy=$!
+	out=$(SANDCAP_HELPER=$T/sleepy-helper setpriv --reuid 65534 --regid 65534 --clear-groups \
+		"$P" -a none 2>&1)
+	contains "a helper asleep past the HELLO deadline is treated as dead" \
+		"did not answer request 0x1 within 10000 ms: treated as dead" "$out"
+	wait "$busy"
+	out=$(cat "$T/busy.out")
+	contains "a helper busy past the HELLO deadline is waited for: its answer arrives" \
+		"missing permitted capabilities" "$out"
+else
+	skip "slow helpers: busy waited for, asleep treated as dead" "needs root (setpriv) and python3"
+fi
+
 done_testing

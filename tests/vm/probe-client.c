@@ -26,8 +26,9 @@
 #include <unistd.h>
 
 /* The client is compiled in directly: the Makefile links tests/vm/ probes with libsandcap.a
- * only, and client.c depends on nothing but lib/. */
+ * only, and client.c depends on nothing but lib/ and procstat.c. */
 #include "../../frontend/client.c"
+#include "../../frontend/procstat.c"
 #include "../../frontend/cgstats.c"
 
 static int

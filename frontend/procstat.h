@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: MIT */
+/* /proc/PID/stat, the two fields sandcap judges a helper's progress by: the parser is
+ * separate from the read, so it can be unit-tested and fuzzed. */
+#pragma once
+
+#include <sys/types.h>
+
+struct procstat {
+	char state;                     /* R, S, D, T, t, Z, ... (field 3) */
+	unsigned long long cpu_ticks;   /* utime + stime, in clock ticks (fields 14 and 15) */
+};
+
+/* Parse the text of /proc/PID/stat (NUL-terminated).  The name (field 2) may hold any
+ * byte, ")" and blanks included: fields are counted from its last ")".  -EINVAL when the
+ * text does not have the fields. */
+int procstat_parse(const char *buf, struct procstat *ret);
+
+/* Read and parse /proc/PID/stat.  -errno (ENOENT: no such process). */
+int procstat_read(pid_t pid, struct procstat *ret);
