@@ -56,7 +56,8 @@ PKGS_HELPER   := libcap-ng inih libbsd-overlay
 PKGS_FRONTEND := libcap-ng inih libbsd-overlay libseccomp libsystemd
 PKG_CFLAGS    := $(shell $(PKG_CONFIG) --cflags $(PKGS_FRONTEND) 2>/dev/null)
 LIBS_HELPER   := $(shell $(PKG_CONFIG) --libs $(PKGS_HELPER) 2>/dev/null)
-LIBS_FRONTEND := $(shell $(PKG_CONFIG) --libs $(PKGS_FRONTEND) 2>/dev/null)
+# libsystemd: headers only; usercg.c loads it with dlopen() (frontend/sdbus-dl.h, issue 19).
+LIBS_FRONTEND := $(shell $(PKG_CONFIG) --libs $(filter-out libsystemd,$(PKGS_FRONTEND)) 2>/dev/null)
 LIBS_TEST     := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null)
 
 DEFS := -DSC_VERSION='"$(VERSION)"' -DSC_HELPER_PATH='"$(HELPER_PATH)"' \
