@@ -92,19 +92,32 @@ isolate_parse_net(const char *s, enum policy_net *ret)
 int
 isolate_landlock_abi(void)
 {
-	long v = syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
+	/* Asked once per process: the kernel's answer cannot change while sandcap runs, and a
+	 * run asks for the mode's choice and again for the plan (issue 19). */
+	static int abi = -1;
 
-	/* ENOSYS: not built in; EOPNOTSUPP: built in but not in the lsm= list. */
-	return v > 0 ? (int) v : 0;
+	if (abi < 0) {
+		long v = syscall(SYS_landlock_create_ruleset, NULL, 0,
+				 LANDLOCK_CREATE_RULESET_VERSION);
+
+		/* ENOSYS: not built in; EOPNOTSUPP: built in but not in the lsm= list. */
+		abi = v > 0 ? (int) v : 0;
+	}
+	return abi;
 }
 
 bool
 isolate_seccomp_available(void)
 {
-	uint32_t action = SECCOMP_RET_ERRNO;
+	static int avail = -1;  /* as isolate_landlock_abi(): asked once */
 
-	/* Needs CONFIG_SECCOMP_FILTER (and Linux 4.14 for the query itself). */
-	return syscall(SYS_seccomp, SECCOMP_GET_ACTION_AVAIL, 0, &action) == 0;
+	if (avail < 0) {
+		uint32_t action = SECCOMP_RET_ERRNO;
+
+		/* Needs CONFIG_SECCOMP_FILTER (and Linux 4.14 for the query itself). */
+		avail = syscall(SYS_seccomp, SECCOMP_GET_ACTION_AVAIL, 0, &action) == 0;
+	}
+	return avail > 0;
 }
 
 uint64_t
