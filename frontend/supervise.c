@@ -675,7 +675,7 @@ end_sandbox(struct sv_state *st, const struct termios *tios)
 }
 
 /* Block the signals sandcap handles and take them through a signalfd; become the
- * subreaper of the sandbox; open the epoll set and the three timers. */
+ * subreaper of the sandbox; open the epoll set and the timers this run can arm. */
 static int
 setup_supervision(struct sv_state *st)
 {
@@ -700,10 +700,16 @@ setup_supervision(struct sv_state *st)
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0)
 		return log_error_errno(-errno, "cannot become a child subreaper: %m");
 	st->epfd = epoll_create1(EPOLL_CLOEXEC);
-	st->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
-	st->gfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
-	st->cfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
-	if (st->epfd < 0 || st->tfd < 0 || st->gfd < 0 || st->cfd < 0)
+	if (st->epfd < 0)
+		return log_error_errno(-errno, "cannot set up supervision: %m");
+	/* Only the timers this run can arm (issue 19: 3 system calls each otherwise); an
+	 * unmade one stays -EBADF, matches no event and is not watched. */
+	if (st->spec->has_timeout &&
+	    ((st->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK)) < 0 ||
+	     (st->gfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK)) < 0))
+		return log_error_errno(-errno, "cannot set up supervision: %m");
+	if (st->spec->cpu_budget_ms > 0 && st->spec->cpu_used_usec != NULL &&
+	    (st->cfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK)) < 0)
 		return log_error_errno(-errno, "cannot set up supervision: %m");
 	return 0;
 }
@@ -724,8 +730,9 @@ watch_all(struct sv_state *st)
 	int epfd = st->epfd;
 
 	if (epoll_add(epfd, st->pidfd) < 0 || epoll_add(epfd, st->sigfd) < 0 ||
-	    epoll_add(epfd, st->tfd) < 0 || epoll_add(epfd, st->gfd) < 0 ||
-	    epoll_add(epfd, st->cfd) < 0 || epoll_add(epfd, st->msg_fd) < 0 ||
+	    (st->tfd >= 0 && epoll_add(epfd, st->tfd) < 0) ||
+	    (st->gfd >= 0 && epoll_add(epfd, st->gfd) < 0) ||
+	    (st->cfd >= 0 && epoll_add(epfd, st->cfd) < 0) || epoll_add(epfd, st->msg_fd) < 0 ||
 	    (spec->extra_fd >= 0 && spec->on_extra != NULL && epoll_add(epfd, spec->extra_fd) < 0) ||
 	    (spec->relay != NULL && output_relay_watch(spec->relay, epfd) < 0) ||
 	    (spec->keeper_pidfd >= 0 && epoll_add(epfd, spec->keeper_pidfd) < 0))
