@@ -62,7 +62,17 @@ PKG_CFLAGS    := $(shell $(PKG_CONFIG) --cflags $(PKGS_FRONTEND) 2>/dev/null)
 # (Debian's libinih-dev ships it; it parses only the root-owned policy file).
 INIH_A        := $(wildcard $(shell $(PKG_CONFIG) --variable=libdir inih 2>/dev/null)/libinih.a)
 LIBS_HELPER   := $(or $(INIH_A),$(shell $(PKG_CONFIG) --libs $(PKGS_HELPER) 2>/dev/null))
-LIBS_FRONTEND := $(shell $(PKG_CONFIG) --libs $(PKGS_FRONTEND) 2>/dev/null)
+# libsystemd: headers only; usercg.c loads it with dlopen() (frontend/sdbus-dl.h, issue 19).
+# The other four are linked statically into sandcap (FRONTEND_STATIC=0: shared): each shared
+# library costs every run its loading, relocation and page faults, and a fork copies its
+# mappings (issue 19: 52 of 333 page faults per rlimit-mode run).  The helper: above.
+FRONTEND_STATIC ?= 1
+ifeq ($(FRONTEND_STATIC),1)
+LIBS_FRONTEND := -Wl,-Bstatic $(shell $(PKG_CONFIG) --static --libs \
+	$(filter-out libsystemd,$(PKGS_FRONTEND)) 2>/dev/null) -Wl,-Bdynamic
+else
+LIBS_FRONTEND := $(shell $(PKG_CONFIG) --libs $(filter-out libsystemd,$(PKGS_FRONTEND)) 2>/dev/null)
+endif
 LIBS_TEST     := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null)
 
 DEFS := -DSC_VERSION='"$(VERSION)"' -DSC_HELPER_PATH='"$(HELPER_PATH)"' \

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -259,18 +260,41 @@ add_path(const char *opt, const char *value, const char **arr, size_t *n)
 	return 0;
 }
 
+/* Zero the bytes of *o from member a (included) up to member b (excluded). */
+#define ZERO_SPAN(o, a, b) \
+	memset((char *) (o) + offsetof(struct run_opts, a), 0, \
+	       offsetof(struct run_opts, b) - offsetof(struct run_opts, a))
+
+/* *o as parsed from no option at all.  The arrays read only below their counts (allow.rule,
+ * env.env, env.deny: 37 of the struct's 39 KiB) are not written: parsing into a struct that
+ * was never touched costs only the pages the options fill (issue 19; the old local copy
+ * and the final copy of the whole struct cost 25 page faults per run). */
+static void
+run_opts_reset(struct run_opts *o)
+{
+	memset(o, 0, offsetof(struct run_opts, allow));
+	o->allow.n = 0;
+	ZERO_SPAN(o, has_allow, env);
+	o->env.clear = false;
+	o->env.n_env = 0;
+	o->env.n_deny = 0;
+	memset((char *) o + offsetof(struct run_opts, env) + sizeof(o->env), 0,
+	       sizeof(*o) - offsetof(struct run_opts, env) - sizeof(o->env));
+	o->grace_ms = 5000;
+	o->report_fd = -1;
+	o->iso.fs = POLICY_FS_NONE;
+	o->iso.net = POLICY_NET_HOST;
+}
+
 int
 run_args_parse(int argc, char **argv, struct run_opts *ret)
 {
-	struct run_opts o = {
-		.grace_ms = 5000,
-		.report_fd = -1,
-		.iso = { .fs = POLICY_FS_NONE, .net = POLICY_NET_HOST },
-	};
+	struct run_opts *o = ret;
 	uint64_t v;
 	int c, r;
 
-	set_rlimit(&o, RUN_RL_CORE, 0);         /* no core dumps unless asked */
+	run_opts_reset(o);
+	set_rlimit(o, RUN_RL_CORE, 0);         /* no core dumps unless asked */
 	optind = 0;                             /* full reset: cmd_run may be called twice */
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:hq", long_options, NULL)) != -1) {
@@ -279,16 +303,16 @@ run_args_parse(int argc, char **argv, struct run_opts *ret)
 		r = 0;
 		switch (c) {
 		case OPT_TIMEOUT:
-			r = get_duration("--timeout", a, false, &o.timeout_ms);
-			o.has_timeout = r == 0;
+			r = get_duration("--timeout", a, false, &o->timeout_ms);
+			o->has_timeout = r == 0;
 			break;
 		case OPT_GRACE:
-			r = get_duration("--grace", a, true, &o.grace_ms);
+			r = get_duration("--grace", a, true, &o->grace_ms);
 			break;
 		case OPT_CPU_TIME:
 			r = get_duration("--cpu-time", a, false, &v);
 			if (r == 0)
-				set_rlimit(&o, RUN_RL_CPU, v);
+				set_rlimit(o, RUN_RL_CPU, v);
 			break;
 		case OPT_AS:
 		case OPT_FSIZE:
@@ -299,60 +323,60 @@ run_args_parse(int argc, char **argv, struct run_opts *ret)
 
 			r = get_size(rlimit_table[l].option, a, &v);
 			if (r == 0)
-				set_rlimit(&o, l, v);
+				set_rlimit(o, l, v);
 			break;
 		}
 		case OPT_NOFILE:
 			r = get_count("--nofile", a, 1, &v);
 			if (r == 0)
-				set_rlimit(&o, RUN_RL_NOFILE, v);
+				set_rlimit(o, RUN_RL_NOFILE, v);
 			break;
 		case OPT_NPROC:
 			r = get_count("--nproc", a, 1, &v);
 			if (r == 0)
-				set_rlimit(&o, RUN_RL_NPROC, v);
+				set_rlimit(o, RUN_RL_NPROC, v);
 			break;
 		case OPT_MEMORY:
-			r = get_size("--memory", a, &o.memory);
-			if (r == 0 && o.memory == 0)
+			r = get_size("--memory", a, &o->memory);
+			if (r == 0 && o->memory == 0)
 				r = bad_value("--memory", "size", a, -ERANGE, "more than 0");
 			break;
 		case OPT_DISK:
-			r = get_size("--disk", a, &o.disk);
-			if (r == 0 && o.disk == 0)
+			r = get_size("--disk", a, &o->disk);
+			if (r == 0 && o->disk == 0)
 				r = bad_value("--disk", "size", a, -ERANGE, "more than 0");
 			break;
 		case OPT_CPU:
-			r = parse_percent(a, &o.cpu_percent);
-			if (r == 0 && (o.cpu_percent == 0 || o.cpu_percent > CPU_PERCENT_MAX))
+			r = parse_percent(a, &o->cpu_percent);
+			if (r == 0 && (o->cpu_percent == 0 || o->cpu_percent > CPU_PERCENT_MAX))
 				r = -ERANGE;
 			if (r < 0)
 				r = bad_value("--cpu", "percentage", a, r, parse_percent_forms);
 			break;
 		case OPT_PIDS:
-			r = get_count("--pids", a, 1, &o.pids);
+			r = get_count("--pids", a, 1, &o->pids);
 			break;
 		case OPT_NO_CGROUP:
-			o.no_cgroup = true;
+			o->no_cgroup = true;
 			break;
 		case OPT_KEEP_FDS:
-			o.keep_fds = true;
+			o->keep_fds = true;
 			break;
 		case OPT_FALLBACK:
-			o.fallback = true;
-			o.iso.fallback = true;
+			o->fallback = true;
+			o->iso.fallback = true;
 			break;
 		case OPT_FS:
-			r = isolate_parse_fs(a, &o.iso.fs);
+			r = isolate_parse_fs(a, &o->iso.fs);
 			if (r < 0)
 				r = bad_value("--fs", "value", a, r, "none, ro or strict");
-			o.has_fs = r == 0;
+			o->has_fs = r == 0;
 			break;
 		case OPT_NET:
-			r = isolate_parse_net(a, &o.iso.net);
+			r = isolate_parse_net(a, &o->iso.net);
 			if (r < 0)
 				r = bad_value("--net", "value", a, r, "host, proxy, loopback or none");
-			o.has_net = r == 0;
+			o->has_net = r == 0;
 			break;
 		case OPT_ALLOW: {
 			struct allow_rule rule;
@@ -366,34 +390,34 @@ run_args_parse(int argc, char **argv, struct run_opts *ret)
 					log_escape(a, esc, sizeof(esc)), e);
 				break;
 			}
-			r = allow_add(&o.allow, &rule);
+			r = allow_add(&o->allow, &rule);
 			if (r < 0)
 				fprintf(stderr, "sandcap: --allow: more than %d rules\n",
 					ALLOW_RULES_MAX);
-			o.has_allow = r == 0;
+			o->has_allow = r == 0;
 			break;
 		}
 		case OPT_UNIX:
 			if (a != NULL && streq(a, "host"))
-				o.iso.unix_host = true;
+				o->iso.unix_host = true;
 			else if (a != NULL && streq(a, "none"))
-				o.iso.unix_host = false;
+				o->iso.unix_host = false;
 			else
 				r = bad_value("--unix", "value", a, -EINVAL, "host or none");
-			o.has_unix = r == 0;
+			o->has_unix = r == 0;
 			break;
 		case OPT_RW:
-			r = add_path("--rw", a, o.iso.rw, &o.iso.n_rw);
+			r = add_path("--rw", a, o->iso.rw, &o->iso.n_rw);
 			break;
 		case OPT_RO:
-			r = add_path("--ro", a, o.iso.ro, &o.iso.n_ro);
+			r = add_path("--ro", a, o->iso.ro, &o->iso.n_ro);
 			break;
 		case OPT_REPORT:
 			if (a[0] == '\0') {
 				fprintf(stderr, "sandcap: --report: empty file name (use - for stdout)\n");
 				r = -EINVAL;
 			}
-			o.report_path = a;
+			o->report_path = a;
 			break;
 		case OPT_REPORT_FD:
 			/* 0-2 are the command's own stdin, stdout and stderr: never withheld. */
@@ -402,25 +426,25 @@ run_args_parse(int argc, char **argv, struct run_opts *ret)
 				r = bad_value("--report-fd", "file descriptor", a, r,
 					      "a number from 3 up (--report - writes to stdout)");
 			else
-				o.report_fd = (int) v;
+				o->report_fd = (int) v;
 			break;
 		case OPT_ENV:
 		case OPT_ENV_DENY: {
 			char err[256];
 
-			r = c == OPT_ENV ? env_add(&o.env, a, err, sizeof(err)) :
-					   env_add_deny(&o.env, a, err, sizeof(err));
+			r = c == OPT_ENV ? env_add(&o->env, a, err, sizeof(err)) :
+					   env_add_deny(&o->env, a, err, sizeof(err));
 			if (r < 0)
 				fprintf(stderr, "sandcap: %s\n", err);
 			break;
 		}
 		case OPT_OUTPUT_LIMIT:
-			r = get_size("--output-limit", a, &o.output_limit);
-			if (r == 0 && o.output_limit == 0)
+			r = get_size("--output-limit", a, &o->output_limit);
+			if (r == 0 && o->output_limit == 0)
 				r = bad_value("--output-limit", "size", a, -ERANGE, "more than 0");
 			break;
 		case OPT_ENV_CLEAR:
-			o.env.clear = true;
+			o->env.clear = true;
 			break;
 		case OPT_CHDIR:
 			if (a[0] == '\0') {
@@ -434,10 +458,10 @@ run_args_parse(int argc, char **argv, struct run_opts *ret)
 					"directory or @workspace\n", log_escape(a, esc, sizeof(esc)));
 				r = -EINVAL;
 			}
-			o.chdir = a;
+			o->chdir = a;
 			break;
 		case 'q':
-			o.quiet = true;
+			o->quiet = true;
 			break;
 		case 'h':
 			run_args_usage(stdout);
@@ -460,7 +484,7 @@ run_args_parse(int argc, char **argv, struct run_opts *ret)
 		if (r < 0)
 			return -EINVAL;
 	}
-	if (o.report_path != NULL && o.report_fd >= 0) {
+	if (o->report_path != NULL && o->report_fd >= 0) {
 		fprintf(stderr, "sandcap: --report-fd: cannot be combined with --report; give one\n");
 		return -EINVAL;
 	}
@@ -473,22 +497,21 @@ run_args_parse(int argc, char **argv, struct run_opts *ret)
 		fprintf(stderr, "sandcap: run: the command name is empty\n");
 		return -EINVAL;
 	}
-	if (o.has_allow && !o.has_net) {
-		o.iso.net = POLICY_NET_PROXY;   /* --allow implies --net proxy */
-		o.has_net = true;
+	if (o->has_allow && !o->has_net) {
+		o->iso.net = POLICY_NET_PROXY;   /* --allow implies --net proxy */
+		o->has_net = true;
 	}
-	if (o.has_allow && o.iso.net != POLICY_NET_PROXY) {
+	if (o->has_allow && o->iso.net != POLICY_NET_PROXY) {
 		fprintf(stderr, "sandcap: --allow: only with --net proxy (not --net %s)\n",
-			policy_net_name(o.iso.net));
+			policy_net_name(o->iso.net));
 		return -EINVAL;
 	}
-	if (o.has_unix && !o.iso.unix_host && o.iso.net == POLICY_NET_HOST) {
+	if (o->has_unix && !o->iso.unix_host && o->iso.net == POLICY_NET_HOST) {
 		fprintf(stderr, "sandcap: --unix none: only with --net proxy, loopback or none "
 			"(--net host leaves every socket family open)\n");
 		return -EINVAL;
 	}
-	o.argv = argv + optind;
-	o.argc = argc - optind;
-	*ret = o;
+	o->argv = argv + optind;
+	o->argc = argc - optind;
 	return 0;
 }

@@ -2,9 +2,9 @@
 /* sandcap doctor: tell a user or admin, in order, what this host is missing for sandcap's cgroup
  * mode and how to fix each thing.  Reads only; never needs privilege (as root it can look
  * inside the root-only delegated parent). */
-#include <cap-ng.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <linux/capability.h>
 #include <limits.h>
 #include <linux/magic.h>
 #include <grp.h>
@@ -21,6 +21,7 @@
 #include "commands.h"
 #include "doctor-access.h"
 #include "fd-util.h"
+#include "filecaps.h"
 #include "macro.h"
 #include "parse-util.h"
 #include "policy.h"
@@ -197,6 +198,7 @@ check_helper(struct doctor *d)
 	_cleanup_close_ int fd = -EBADF;
 	struct statvfs svfs;
 	struct stat st;
+	uint64_t permitted;
 
 	if (path == NULL || path[0] == '\0')
 		path = SC_HELPER_PATH;
@@ -217,8 +219,7 @@ check_helper(struct doctor *d)
 		report(d, "FAIL", what, "install the helper on a filesystem mounted without nosuid");
 		return;
 	}
-	capng_clear(CAPNG_SELECT_BOTH);
-	if (capng_get_caps_fd(fd) < 0) {
+	if (filecaps_permitted_fd(fd, &permitted) < 0) {
 		snprintf(what, sizeof(what), "helper %s has no file capabilities", path);
 		snprintf(fix, sizeof(fix), "as root: setcap %s %s (or make install-caps)",
 			 SC_HELPER_CAPS, path);
@@ -226,7 +227,7 @@ check_helper(struct doctor *d)
 		return;
 	}
 	for (size_t i = 0; i < ELEMENTSOF(caps); i++)
-		if (!capng_have_capability(CAPNG_PERMITTED, caps[i].cap)) {
+		if (!(permitted & (UINT64_C(1) << caps[i].cap))) {
 			strlcat(missing, " ", sizeof(missing));
 			strlcat(missing, caps[i].name, sizeof(missing));
 		}
@@ -240,8 +241,8 @@ check_helper(struct doctor *d)
 		 path);
 	report(d, "ok", what, NULL);
 	/* Optional: without them the helper serves --net host only. */
-	if (!capng_have_capability(CAPNG_PERMITTED, CAP_BPF) ||
-	    !capng_have_capability(CAPNG_PERMITTED, CAP_NET_ADMIN)) {
+	if (!(permitted & (UINT64_C(1) << CAP_BPF)) ||
+	    !(permitted & (UINT64_C(1) << CAP_NET_ADMIN))) {
 		snprintf(what, sizeof(what), "helper %s lacks cap_bpf and cap_net_admin: --net none, "
 			 "loopback and proxy cannot be enforced in cgroup mode (they load and attach "
 			 "the cgroup BPF programs)", path);

@@ -1183,21 +1183,31 @@ run_steps(struct run *R, int argc, char **argv)
 int
 run_main(int argc, char **argv, const struct trace_opts *trace)
 {
-	struct run R = {
-		.trace = trace,
-		.rep = { .version = SC_VERSION, .mode = "rlimit" },
-		.sink = REPORT_SINK_INIT,
-		.relay = { .child_fd = { -1, -1 },
-			   .s = { { .in = -1, .out = -1 }, { .in = -1, .out = -1 } } },
-		.keeper = { .keeper_pidfd = -EBADF },
-		.ctl = { .listen_fd = -EBADF },
-	};
+	/* Static, not on the stack (issue 19): struct run is about 100 KiB, mostly arrays a
+	 * run never fills; on the stack every page of it was probed and zeroed (25 page
+	 * faults per run), here only the pages a run writes are.  Zeroed again only for the
+	 * next run of `sandcap trace --runs N`. */
+	static struct run storage;
+	static bool used;
+	struct run *R = &storage;
 	int r;
 
-	client_init(&R.sess);
-	usercg_init(&R.ucg);
-	r = run_steps(&R, argc, argv);
-	run_close(&R);
+	if (used)
+		memset(R, 0, sizeof(*R));
+	used = true;
+	R->trace = trace;
+	R->rep.version = SC_VERSION;
+	R->rep.mode = "rlimit";
+	R->sink = (struct report_sink) REPORT_SINK_INIT;
+	R->relay.child_fd[0] = R->relay.child_fd[1] = -1;
+	for (size_t i = 0; i < ELEMENTSOF(R->relay.s); i++)
+		R->relay.s[i].in = R->relay.s[i].out = -1;
+	R->keeper.keeper_pidfd = -EBADF;
+	R->ctl.listen_fd = -EBADF;
+	client_init(&R->sess);
+	usercg_init(&R->ucg);
+	r = run_steps(R, argc, argv);
+	run_close(R);
 	return r;
 }
 

@@ -14,6 +14,7 @@
 #include <linux/seccomp.h>
 #include <sched.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <seccomp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -91,19 +92,32 @@ isolate_parse_net(const char *s, enum policy_net *ret)
 int
 isolate_landlock_abi(void)
 {
-	long v = syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
+	/* Asked once per process: the kernel's answer cannot change while sandcap runs, and a
+	 * run asks for the mode's choice and again for the plan (issue 19). */
+	static int abi = -1;
 
-	/* ENOSYS: not built in; EOPNOTSUPP: built in but not in the lsm= list. */
-	return v > 0 ? (int) v : 0;
+	if (abi < 0) {
+		long v = syscall(SYS_landlock_create_ruleset, NULL, 0,
+				 LANDLOCK_CREATE_RULESET_VERSION);
+
+		/* ENOSYS: not built in; EOPNOTSUPP: built in but not in the lsm= list. */
+		abi = v > 0 ? (int) v : 0;
+	}
+	return abi;
 }
 
 bool
 isolate_seccomp_available(void)
 {
-	uint32_t action = SECCOMP_RET_ERRNO;
+	static int avail = -1;  /* as isolate_landlock_abi(): asked once */
 
-	/* Needs CONFIG_SECCOMP_FILTER (and Linux 4.14 for the query itself). */
-	return syscall(SYS_seccomp, SECCOMP_GET_ACTION_AVAIL, 0, &action) == 0;
+	if (avail < 0) {
+		uint32_t action = SECCOMP_RET_ERRNO;
+
+		/* Needs CONFIG_SECCOMP_FILTER (and Linux 4.14 for the query itself). */
+		avail = syscall(SYS_seccomp, SECCOMP_GET_ACTION_AVAIL, 0, &action) == 0;
+	}
+	return avail > 0;
 }
 
 uint64_t
@@ -243,8 +257,16 @@ int
 isolate_plan_on(const struct isolate_opts *o, int abi, bool seccomp, struct isolate_plan *ret,
 		char *err, size_t errlen)
 {
-	struct isolate_plan p = { .landlock_abi = abi };
+	struct isolate_plan *p = ret;
 	int r;
+
+	/* In place, without writing cwd past its string or cg_protect[] (read only below
+	 * n_cg_protect): 36 of the plan's 37 KiB stay untouched in a run that does not use
+	 * them (issue 19; the local copy and the final copy cost 17 page faults per run). */
+	memset(p, 0, offsetof(struct isolate_plan, cwd));
+	p->cwd[0] = '\0';
+	memset(&p->n_cg_protect, 0, sizeof(*p) - offsetof(struct isolate_plan, n_cg_protect));
+	p->landlock_abi = abi;
 
 	if (o->n_rw > ISOLATE_PATHS_MAX || o->n_ro > ISOLATE_PATHS_MAX) {
 		set_str(err, errlen, "sandcap: too many --rw/--ro paths (at most %d each)",
@@ -257,17 +279,17 @@ isolate_plan_on(const struct isolate_opts *o, int abi, bool seccomp, struct isol
 	r = check_paths(o, "--ro", o->ro, o->n_ro, err, errlen);
 	if (r < 0)
 		return r;
-	if (getcwd(p.cwd, sizeof(p.cwd)) == NULL)
-		p.cwd[0] = '\0';        /* relative paths then fail in the child, loudly */
+	if (getcwd(p->cwd, sizeof(p->cwd)) == NULL)
+		p->cwd[0] = '\0';        /* relative paths then fail in the child, loudly */
 
 	/* Filesystem. */
 	if (o->fs == POLICY_FS_NONE)
-		set_str(p.fs_enforcement, sizeof(p.fs_enforcement), "none");
+		set_str(p->fs_enforcement, sizeof(p->fs_enforcement), "none");
 	else if (abi >= 1) {
-		p.landlock_fs = true;
-		set_str(p.fs_enforcement, sizeof(p.fs_enforcement), "landlock (ABI %d)", abi);
+		p->landlock_fs = true;
+		set_str(p->fs_enforcement, sizeof(p->fs_enforcement), "landlock (ABI %d)", abi);
 	} else if (o->fallback)
-		set_str(p.fs_enforcement, sizeof(p.fs_enforcement), "none (no Landlock; --fallback)");
+		set_str(p->fs_enforcement, sizeof(p->fs_enforcement), "none (no Landlock; --fallback)");
 	else {
 		set_str(err, errlen, "sandcap: --fs %s: this kernel has no Landlock (needs Linux 5.13 "
 			"with CONFIG_SECURITY_LANDLOCK and landlock in the lsm= list); pass "
@@ -277,27 +299,27 @@ isolate_plan_on(const struct isolate_opts *o, int abi, bool seccomp, struct isol
 
 	/* Network. */
 	if (o->net == POLICY_NET_HOST) {
-		set_str(p.net_enforcement, sizeof(p.net_enforcement), "none");
+		set_str(p->net_enforcement, sizeof(p->net_enforcement), "none");
 	} else if (o->net == POLICY_NET_NONE && !o->cgroup_bpf) {
-		p.landlock_net = abi >= 4;
-		p.landlock_scope = abi >= 6;
+		p->landlock_net = abi >= 4;
+		p->landlock_scope = abi >= 6;
 		if (seccomp) {
-			p.seccomp = true;
-			if (p.landlock_net)
-				set_str(p.net_enforcement, sizeof(p.net_enforcement),
+			p->seccomp = true;
+			if (p->landlock_net)
+				set_str(p->net_enforcement, sizeof(p->net_enforcement),
 					"seccomp+landlock (ABI %d)", abi);
 			else
-				set_str(p.net_enforcement, sizeof(p.net_enforcement), "seccomp");
+				set_str(p->net_enforcement, sizeof(p->net_enforcement), "seccomp");
 		} else if (!o->fallback) {
 			set_str(err, errlen, "sandcap: --net none: this kernel has no seccomp filters "
 				"(needs CONFIG_SECCOMP_FILTER); pass --fallback to run with %s",
-				p.landlock_net ? "Landlock's TCP-only denial" : "the host's network");
+				p->landlock_net ? "Landlock's TCP-only denial" : "the host's network");
 			return -EOPNOTSUPP;
-		} else if (p.landlock_net)
-			set_str(p.net_enforcement, sizeof(p.net_enforcement),
+		} else if (p->landlock_net)
+			set_str(p->net_enforcement, sizeof(p->net_enforcement),
 				"landlock (ABI %d; TCP only, no seccomp; --fallback)", abi);
 		else
-			set_str(p.net_enforcement, sizeof(p.net_enforcement),
+			set_str(p->net_enforcement, sizeof(p->net_enforcement),
 				"none (no seccomp; --fallback)");
 	} else {
 		/* none (cgroup mode), loopback, proxy: the families, types and protocols
@@ -305,20 +327,20 @@ isolate_plan_on(const struct isolate_opts *o, int abi, bool seccomp, struct isol
 		 * io_uring need seccomp; no --fallback here. */
 		const char *mode = policy_net_name(o->net);
 
-		p.landlock_scope = abi >= 6;
+		p->landlock_scope = abi >= 6;
 		if (!seccomp) {
 			set_str(err, errlen, "sandcap: --net %s: this kernel has no seccomp filters "
 				"(needs CONFIG_SECCOMP_FILTER), which must refuse the socket families "
 				"other than IPv4 and IPv6; use --net host", mode);
 			return -EOPNOTSUPP;
 		}
-		p.seccomp = true;
+		p->seccomp = true;
 		if (o->cgroup_bpf) {
 			/* Landlock's port rule too where there is one: no address check, but
 			 * a second, independent layer for TCP. */
-			p.landlock_net = o->net != POLICY_NET_LOOPBACK && abi >= 4;
-			set_str(p.net_enforcement, sizeof(p.net_enforcement), "cgroup-bpf + seccomp%s",
-				p.landlock_net ? " + landlock" : "");
+			p->landlock_net = o->net != POLICY_NET_LOOPBACK && abi >= 4;
+			set_str(p->net_enforcement, sizeof(p->net_enforcement), "cgroup-bpf + seccomp%s",
+				p->landlock_net ? " + landlock" : "");
 		} else if (o->net == POLICY_NET_LOOPBACK) {
 			set_str(err, errlen, "sandcap: --net loopback: needs cgroup mode (the sandcap "
 				"helper with cap_bpf and cap_net_admin, see 'sandcap doctor'): without "
@@ -326,8 +348,8 @@ isolate_plan_on(const struct isolate_opts *o, int abi, bool seccomp, struct isol
 				"proxy --allow 127.0.0.1:PORT, or --net none");
 			return -EOPNOTSUPP;
 		} else if (abi >= 4) {
-			p.landlock_net = true;
-			set_str(p.net_enforcement, sizeof(p.net_enforcement),
+			p->landlock_net = true;
+			set_str(p->net_enforcement, sizeof(p->net_enforcement),
 				"landlock ABI %d + seccomp", abi);
 		} else {
 			set_str(err, errlen, "sandcap: --net proxy: rlimit mode needs Landlock ABI 4 "
@@ -341,22 +363,21 @@ isolate_plan_on(const struct isolate_opts *o, int abi, bool seccomp, struct isol
 	/* The supervisors' protection (protect.h) is on every run: seccomp rules wherever
 	 * seccomp filters work, and Landlock signal scoping wherever the kernel has it.  The
 	 * terminal-injection guard (TIOCSTI) rides on the same filter. */
-	p.landlock_signal = abi >= 6;
+	p->landlock_signal = abi >= 6;
 	if (seccomp)
-		p.seccomp = true;
-	if (seccomp && p.landlock_signal)
-		set_str(p.protect_enforcement, sizeof(p.protect_enforcement),
+		p->seccomp = true;
+	if (seccomp && p->landlock_signal)
+		set_str(p->protect_enforcement, sizeof(p->protect_enforcement),
 			"seccomp+landlock (ABI %d)", abi);
 	else if (seccomp)
-		set_str(p.protect_enforcement, sizeof(p.protect_enforcement), "seccomp");
-	else if (p.landlock_signal)
-		set_str(p.protect_enforcement, sizeof(p.protect_enforcement),
+		set_str(p->protect_enforcement, sizeof(p->protect_enforcement), "seccomp");
+	else if (p->landlock_signal)
+		set_str(p->protect_enforcement, sizeof(p->protect_enforcement),
 			"landlock (ABI %d; signals only, no seccomp)", abi);
 	else
-		set_str(p.protect_enforcement, sizeof(p.protect_enforcement),
+		set_str(p->protect_enforcement, sizeof(p->protect_enforcement),
 			"none (no seccomp, no Landlock ABI 6)");
 
-	*ret = p;
 	return 0;
 }
 

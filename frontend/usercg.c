@@ -11,13 +11,13 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
-#include <systemd/sd-bus.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "cgprotect.h"
 #include "fd-util.h"
 #include "macro.h"
+#include "sdbus-dl.h"
 #include "usercg.h"
 
 #define BUS_TIMEOUT_USEC   (2 * 1000 * 1000)    /* one D-Bus round trip */
@@ -157,7 +157,7 @@ on_job_removed(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
 static int
 bus_connect(sd_bus **ret, char *err, size_t errlen)
 {
-	_cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+	_cleanup_(sdbus_closep) sd_bus *bus = NULL;
 	const char *rt = getenv("XDG_RUNTIME_DIR");
 	char dir[256], addr[300];
 	struct stat st;
@@ -174,6 +174,9 @@ bus_connect(sd_bus **ret, char *err, size_t errlen)
 			"session: log in through PAM/logind, or 'loginctl enable-linger')", dir);
 		return -ENOENT;
 	}
+	r = sdbus_load(err, errlen);
+	if (r < 0)
+		return r;
 	(void) snprintf(addr, sizeof(addr), "unix:path=%s/systemd/private", dir);
 	r = sd_bus_new(&bus);
 	if (r >= 0)
@@ -204,9 +207,9 @@ bus_connect(sd_bus **ret, char *err, size_t errlen)
 static int
 start_scope(sd_bus *bus, const char *unit, uint64_t runtime_max_ms, char *err, size_t errlen)
 {
-	_cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
-	_cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
-	_cleanup_(sd_bus_slot_unrefp) sd_bus_slot *slot = NULL;
+	_cleanup_(sdbus_error_freep) sd_bus_error e = SD_BUS_ERROR_NULL;
+	_cleanup_(sdbus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
+	_cleanup_(sdbus_slot_unrefp) sd_bus_slot *slot = NULL;
 	struct job_wait w = { 0 };
 	const char *job;
 	uint64_t deadline;
@@ -313,7 +316,7 @@ int
 usercg_open(struct usercg *u, const char *id, uint64_t runtime_max_ms, char *err,
 	    size_t errlen)
 {
-	_cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+	_cleanup_(sdbus_closep) sd_bus *bus = NULL;
 	_cleanup_close_ int fd = -EBADF;
 	struct statfs sfs;
 	struct stat st;
@@ -545,8 +548,8 @@ usercg_destroy(struct usercg *u, char *err, size_t errlen)
 int
 usercg_probe(char *info, size_t len)
 {
-	_cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
-	_cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
+	_cleanup_(sdbus_closep) sd_bus *bus = NULL;
+	_cleanup_(sdbus_error_freep) sd_bus_error e = SD_BUS_ERROR_NULL;
 	_cleanup_free_ char *version = NULL;
 	char mounts[CGPROTECT_MAX][PATH_MAX], mnt[PATH_MAX], path[PATH_MAX + 128], ctl[256] = "";
 	size_t n;

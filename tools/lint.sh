@@ -97,6 +97,11 @@ for b in "$build/sandcap" "$build/sandcap-helper" "$build/sandcap-reaper"; do
 	echo "$s" | grep -q '__stack_chk_fail' || { echo "$b: no stack protector" >>"$log"; rc=1; }
 	echo "$s" | grep -q '_chk@' || { echo "$b: no fortified calls" >>"$log"; rc=1; }
 done
+# sandcap scans only its own task for its children (supervise.c, issue 19): it must never
+# start a thread.
+if readelf -sW --dyn-syms "$build/sandcap" 2>/dev/null | grep -Eq ' (pthread_create|thrd_create)(@|$)'; then
+	echo "$build/sandcap: imports pthread_create (supervise.c assumes one thread)" >>"$log"; rc=1
+fi
 result hardening $rc "$log"
 
 echo "lint $pass $fail $skipped" > "$build/results/lint"

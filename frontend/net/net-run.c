@@ -12,7 +12,13 @@ net_run_prepare(struct run_opts *o, struct net_proxy *p, char *err, size_t errle
 {
 	int r;
 
-	memset(p, 0, sizeof(*p));
+	/* Every field but conn[], which is read only below n_conn: zeroing all 120 KiB of it
+	 * cost 30 page faults in every run, with or without a proxy (issue 19). */
+	p->pid = 0;
+	p->port = 0;
+	p->n_conn = 0;
+	p->omitted = p->denied = 0;
+	p->collected = false;
 	p->stop_fd = p->result_fd = p->pidfd = -EBADF;
 	if (o->iso.net != POLICY_NET_PROXY)
 		return 0;

@@ -44,6 +44,10 @@ eq "sandcap kill --signal 0 of an ended sandbox: exit 1" 1 "$?"
 (ue_exec "$SANDCAP" run -q --timeout 60 --report "$T/k2.json" -- sh -c 'trap "exit 3" TERM; sleep 100.5612 & wait') & b=$!
 LIBTEST_PIDS="$b"
 wait_sock 1
+# The socket exists before the command starts: wait until its sleep runs, i.e. the trap is
+# set, or a TERM that comes first kills sh (143) and the check depends on a race.
+i=0; while [ $i -lt 300 ] && ! pgrep -f -- '^sleep 100\.5612$' > /dev/null; do
+	sleep 0.1; i=$((i + 1)); done
 sh -c 'echo $$ > "$1"; exec kill -TERM "$2"' sh "$T/spid" "$b"
 wait "$b"
 eq "a TERM-handling command: sandcap exits with its status (3)" 3 "$?"

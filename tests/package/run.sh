@@ -78,6 +78,8 @@ check "postinst respects dpkg-statoverride" "grep -q 'dpkg-statoverride --list' 
 check "postinst creates the system group sandcap (Depends: adduser)" \
 	"grep -q 'addgroup --system --quiet sandcap' '$tmp/ctl/postinst' && \
 	 grep -q '^Depends:.*adduser' '$tmp/ctl/control'"
+check "Depends: libsystemd0 (sandcap loads it with dlopen for user-cgroup mode; issue 19)" \
+	"grep -q '^Depends:.*libsystemd0' '$tmp/ctl/control'"
 check "an upgrade neither stops nor restarts sandcap.service (running sandboxes stay)" \
 	"! grep -q 'deb-systemd-invoke restart\\|_dh_action=restart' '$tmp/ctl/postinst' && \
 	 grep -B1 'deb-systemd-invoke stop' '$tmp/ctl/prerm' | grep -q '\"\\\$1\" = remove'"
