@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -118,7 +119,9 @@ caps_lower_all(void)
 {
 	int saved = errno;      /* callers read errno of the bracketed syscall after this */
 
-	if (effective != 0)
-		(void) apply(0);
+	/* A capability still effective past its bracket would widen the next steps: a
+	 * failed lowering ends the helper (fail closed; sandcap sees it die). */
+	if (effective != 0 && apply(0) < 0)
+		_exit(EXIT_FAILURE);
 	errno = saved;
 }
