@@ -3,7 +3,7 @@
 # subtree_control, and a leaf created in it has every interface file the helper and the
 # report use (memory.peak and pids.peak need 5.19 / 6.1, cgroup.kill 5.14).
 # vm-timeout: 30
-# vm-cost: 2
+# vm-cost: 3
 # shellcheck source=tests/vm/lib.sh
 . "$VMLIB"
 P=/sys/fs/cgroup/sandcap

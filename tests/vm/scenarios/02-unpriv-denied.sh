@@ -2,7 +2,7 @@
 # The test user, without the helper, cannot touch the delegated parent: no listing, no
 # mkdir, no write to its files, no escape from its own cgroup into another one.
 # vm-timeout: 30
-# vm-cost: 2
+# vm-cost: 3
 # shellcheck source=tests/vm/lib.sh
 . "$VMLIB"
 P=/sys/fs/cgroup/sandcap

@@ -3,7 +3,7 @@
 # unprivileged user, can create a leaf under the root-owned parent, hand it to root, write
 # its limits and remove it: the kernel facts sandcap-helper is built on.
 # vm-timeout: 30
-# vm-cost: 2
+# vm-cost: 3
 # shellcheck source=tests/vm/lib.sh
 . "$VMLIB"
 

@@ -2,7 +2,7 @@
 # Requests over a ceiling, a denied isolation level and ATTACH of processes that are not
 # the caller's fresh child are refused with a reason; nothing is left behind.
 # vm-timeout: 150
-# vm-cost: 4
+# vm-cost: 5
 . "$VMLIB"
 P=$TESTS/probe-client
 MB=1048576

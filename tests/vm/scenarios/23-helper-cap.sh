@@ -2,7 +2,7 @@
 # The per-user cap on concurrent sandboxes (sandboxes = 2 in 23-helper-cap.ini): a third
 # is refused naming the ceiling; a second user is counted separately.
 # vm-timeout: 120
-# vm-cost: 3
+# vm-cost: 2
 . "$VMLIB"
 P=$TESTS/probe-client
 wait_for() { i=0; while [ $i -lt 300 ] && ! grep -q "$1" "$2"; do sleep 0.1; i=$((i + 1)); done; }

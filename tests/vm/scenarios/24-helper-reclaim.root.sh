@@ -4,7 +4,7 @@
 # the helper sees EOF and tears everything down.
 # Runs as root to look at the 0700 parent; every probe runs as sctest.
 # vm-timeout: 90
-# vm-cost: 25
+# vm-cost: 24
 . "$VMLIB"
 P="env SANDCAP_HELPER=$SANDCAP_HELPER vm-as-user sctest $TESTS/probe-client"
 MB=1048576

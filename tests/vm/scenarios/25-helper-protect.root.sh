@@ -3,7 +3,7 @@
 # move processes out of it; scother cannot attach to, kill or destroy sctest's sandbox
 # (requests name no objects, so the only ways are ATTACH of a foreign pid and the files).
 # vm-timeout: 120
-# vm-cost: 5
+# vm-cost: 4
 . "$VMLIB"
 P=$TESTS/probe-client
 as() { u=$1; shift; env SANDCAP_HELPER="$SANDCAP_HELPER" vm-as-user "$u" "$@"; }

@@ -2,7 +2,7 @@
 # 20 sandboxes at once (sandboxes = 32 in the default policy) all complete and leave
 # nothing behind.
 # vm-timeout: 120
-# vm-cost: 6
+# vm-cost: 4
 . "$VMLIB"
 P=$TESTS/probe-client
 pids=""

@@ -4,7 +4,7 @@
 # place, not killed, when sctest's next sandbox reclaims; one holding only sctest's
 # processes is reclaimed.
 # vm-timeout: 60
-# vm-cost: 3
+# vm-cost: 2
 . "$VMLIB"
 P=/sys/fs/cgroup/sandcap
 stranger=$P/$SCTEST_UID/$SCTEST_UID-00000000deadbeef

@@ -6,7 +6,7 @@
 # next helper of another user kills it.  The reaper makes no wake-up while idle.
 # Runs as root (to run the reaper and watch leaves); clients are sctest and scother.
 # vm-timeout: 500
-# vm-cost: 91
+# vm-cost: 90
 . "$VMLIB"
 REAPER=$(dirname "$SANDCAP_HELPER")/sandcap-reaper
 DL=/run/sandcap-deadlines

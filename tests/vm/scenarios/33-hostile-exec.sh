@@ -2,7 +2,7 @@
 # The helper exec'd by a hostile parent: argc 0, LD_PRELOAD/GCONV_PATH, fds 0-2 closed, RLIMIT_NOFILE 4, RLIMIT_FSIZE 0, signals blocked/ignored, no_new_privs, ptrace, SIGSTOP: it works, or refuses / fails closed, never more.
 # Each line of hostile-client is one case with a fresh helper (tests/vm/hostile-client.c).
 # vm-timeout: 120
-# vm-cost: 5
+# vm-cost: 4
 . "$VMLIB"
 # A preload library that leaves a marker: it must work on an ordinary binary (so this test
 # can fail) and must be ignored by the setcap'd helper (secure execution).

@@ -3,7 +3,7 @@
 # limit, a fork bomb is contained and the guest stays responsive, --cpu 50% throttles,
 # --cpu-time ends two busy processes near the budget, a writer past --disk sees ENOSPC.
 # vm-timeout: 180
-# vm-cost: 12
+# vm-cost: 11
 # shellcheck source=tests/vm/lib.sh
 . "$VMLIB"
 R=$SCRATCH

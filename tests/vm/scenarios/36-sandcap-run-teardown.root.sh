@@ -4,7 +4,7 @@
 # when sandcap itself is SIGKILLed mid-run, and after 20 sandboxes at once; the sandboxed user
 # cannot raise its leaf's limits or move a process out of the leaf.
 # vm-timeout: 240
-# vm-cost: 28
+# vm-cost: 23
 # shellcheck source=tests/vm/lib.sh
 . "$VMLIB"
 R=$SCRATCH

@@ -3,7 +3,7 @@
 # third sandcap run is refused with exit 125 naming the ceiling and its section; once one ends,
 # a new one runs.
 # vm-timeout: 40
-# vm-cost: 4
+# vm-cost: 3
 # shellcheck source=tests/vm/lib.sh
 . "$VMLIB"
 R=$SCRATCH

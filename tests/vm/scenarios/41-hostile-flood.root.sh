@@ -4,7 +4,7 @@
 # runs that attack in a loop (and keeps one of its helpers stopped with SIGSTOP), scother's
 # `sandcap run -- true` completes and is not refused; the delay of each run is printed.
 # vm-timeout: 420
-# vm-cost: 12
+# vm-cost: 11
 # shellcheck source=tests/vm/lib.sh
 . "$VMLIB"
 as() { u=$1; shift; env SANDCAP_HELPER="$SANDCAP_HELPER" vm-as-user "$u" "$@"; }

@@ -3,7 +3,7 @@
 # a client (here probe-client, which would apply nothing itself) cannot get a sandbox with
 # fewer programs than proxy's; stricter modes are fine.
 # vm-timeout: 120
-# vm-cost: 3
+# vm-cost: 2
 # shellcheck source=tests/vm/lib.sh
 . "$VMLIB"
 R=$SCRATCH

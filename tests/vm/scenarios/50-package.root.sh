@@ -4,7 +4,7 @@
 # the host up with the packaged sandcap-setup (both its plain and its --systemd path), and run
 # a sandbox as the unprivileged user through the packaged binaries.
 # vm-timeout: 180
-# vm-cost: 7
+# vm-cost: 11
 . "$VMLIB"
 
 deb=$(ls "$BUILD"/deb/sandcap_*.deb 2>/dev/null | head -n 1)

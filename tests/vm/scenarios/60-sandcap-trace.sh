@@ -9,7 +9,7 @@
 # measured times (the headroom is there), and the later runs go without them, so that no
 # assertion depends on whether a timer or the limit under test fires first.
 # vm-timeout: 480
-# vm-cost: 25
+# vm-cost: 29
 # shellcheck source=tests/vm/lib.sh
 . "$VMLIB"
 R=$SCRATCH

@@ -4,7 +4,7 @@
 # then /etc/sandcap/profiles.d/*.ini in name order, or $SANDCAP_PROFILES_DIR), first match wins as
 # a whole, command-line flags override the profile, errors name the file and line.
 # vm-timeout: 150
-# vm-cost: 8
+# vm-cost: 9
 # shellcheck source=tests/vm/lib.sh
 . "$VMLIB"
 R=$SCRATCH

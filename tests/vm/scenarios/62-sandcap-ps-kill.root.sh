@@ -3,7 +3,7 @@
 # shows its two live sandboxes and not scother's; scother can neither see, signal nor sandcap
 # kill them; sandcap kill ends one, whose leaf and workspace disappear, the other lives on.
 # vm-timeout: 240
-# vm-cost: 8
+# vm-cost: 10
 # shellcheck source=tests/vm/lib.sh
 . "$VMLIB"
 R=$SCRATCH

@@ -8,7 +8,7 @@
 # 10 s timeout is a backstop: whether the bomb's own shell or the timer ends it, pids is
 # named); the memory hog's --timeout is a 300 s backstop, not a race.
 # vm-timeout: 400
-# vm-cost: 18
+# vm-cost: 20
 # shellcheck source=tests/vm/lib.sh
 . "$VMLIB"
 R=$SCRATCH

@@ -4,7 +4,7 @@
 # (memory, pids, refusals) assert what cgroup mode reports.  One TAP line per pytest test.
 # (test_pure.py needs no kernel; it runs on the host only.)
 # vm-timeout: 600
-# vm-cost: 38
+# vm-cost: 36
 # shellcheck source=tests/vm/lib.sh
 . "$VMLIB"
 py=/usr/bin/python3

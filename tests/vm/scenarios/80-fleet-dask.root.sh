@@ -6,7 +6,7 @@
 # through a root-side lister, mounts, processes).  The time of the 24 calls is printed,
 # bounded only by the test's hang guard.  Root's part: the lister and the final checks.
 # vm-timeout: 1500
-# vm-cost: 89
+# vm-cost: 95
 # shellcheck source=tests/vm/lib.sh
 . "$VMLIB"
 . "$SRCDIR/tests/vm/pytest-tap.sh"

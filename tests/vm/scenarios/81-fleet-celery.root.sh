@@ -5,7 +5,7 @@
 # a task killed by Celery's own time_limit leaves no process, leaf or workspace mount 2 s
 # later (leaves seen through a root-side lister).  Root's part: the lister and final checks.
 # vm-timeout: 1500
-# vm-cost: 158
+# vm-cost: 121
 # shellcheck source=tests/vm/lib.sh
 . "$VMLIB"
 . "$SRCDIR/tests/vm/pytest-tap.sh"

@@ -8,7 +8,7 @@
 # no longer exist.  The programs are freed when the kernel releases the removed cgroup,
 # which it does asynchronously: "gone" is polled with a deadline.
 # vm-timeout: 240
-# vm-cost: 12
+# vm-cost: 15
 # shellcheck source=tests/vm/lib.sh
 . "$VMLIB"
 R=$SCRATCH

@@ -5,7 +5,7 @@
 # file server; the same pip against a port not on the list gets nothing.  The host runs
 # the same clients in rlimit mode (tests/integration/t-net-proxy.sh).
 # vm-timeout: 360
-# vm-cost: 17
+# vm-cost: 24
 # shellcheck source=tests/vm/lib.sh
 . "$VMLIB"
 R=$SCRATCH
