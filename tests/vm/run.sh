@@ -106,13 +106,30 @@ in_run() {              # in_run NAME: this boot runs the plain scenario NAME
 	case $list in *" $1 "*) return 0 ;; esac
 	return 1
 }
-n_plain=0 n_sysd=0
+# One lane unless asked: on this project's 2-vCPU machine two guests side by side ran their
+# CPU-bound scenarios 2 to 3.4 times slower each (Dask 302 s against 89 s alone), so two
+# lanes took longer than one; only scenarios that mostly sleep gained.
+lanes=${SANDCAP_VM_LANES:-1}
+cost_of() {             # cost_of FILE: its "# vm-cost:" seconds, 5 when absent
+	c=$(sed -n 's/^# *vm-cost: *\([0-9][0-9]*\).*/\1/p' "$1" | head -n 1)
+	echo "${c:-5}"
+}
+# Count what this run selects; with two lanes, also each scenario's cost (plain_costs:
+# "NAME SECONDS" lines; sysd_cost: the systemd guest's scenarios).
+n_plain=0 n_sysd=0 sysd_cost=0 plain_costs=""
 for f in "$srcdir"/tests/vm/scenarios/[0-9]*.sh; do
 	[ -f "$f" ] || continue
 	name=$(basename "$f" .sh)
 	case $name in
-	*systemd*) case $name in *"$only"*) n_sysd=$((n_sysd + 1)) ;; esac ;;
-	*) in_run "$name" && n_plain=$((n_plain + 1)) ;;
+	*systemd*)
+		case $name in *"$only"*) ;; *) continue ;; esac
+		n_sysd=$((n_sysd + 1))
+		[ "$lanes" -ge 2 ] && sysd_cost=$((sysd_cost + $(cost_of "$f"))) ;;
+	*)
+		in_run "$name" || continue
+		n_plain=$((n_plain + 1))
+		[ "$lanes" -ge 2 ] && plain_costs="$plain_costs$name $(cost_of "$f")
+" ;;
 	esac
 done
 [ -n "$lane" ] && [ "${SANDCAP_VM_LANE_SYSD:-0}" != 1 ] && n_sysd=0
@@ -144,34 +161,16 @@ lock_build() {          # one VM run at a time per build directory (its results 
 # The lanes (see the header): split the plain scenarios by cost, lane 2 also carries the
 # systemd guest (its scenarios' costs and two boots of about 30 s); start both, wait, then
 # print both lanes' output with the TAP renumbered, and record the sums.
-# One lane unless asked: on this project's 2-vCPU machine two guests side by side ran their
-# CPU-bound scenarios 2 to 3.4 times slower each (Dask 302 s against 89 s alone), so two
-# lanes took longer than one; only scenarios that mostly sleep gained.
-lanes=${SANDCAP_VM_LANES:-1}
-cost_of() {             # cost_of FILE: its "# vm-cost:" seconds, 5 when absent
-	c=$(sed -n 's/^# *vm-cost: *\([0-9][0-9]*\).*/\1/p' "$1" | head -n 1)
-	echo "${c:-5}"
-}
 lane_pids=""
 run_lanes() {
 	lock_build
-	sysd_cost=0
-	: > "$build/.vm-costs"
-	for f in "$srcdir"/tests/vm/scenarios/[0-9]*.sh; do
-		[ -f "$f" ] || continue
-		name=$(basename "$f" .sh)
-		case $name in
-		*systemd*) case $name in *"$only"*) sysd_cost=$((sysd_cost + $(cost_of "$f"))) ;; esac ;;
-		*) in_run "$name" && echo "$name $(cost_of "$f")" >> "$build/.vm-costs" ;;
-		esac
-	done
 	[ "$n_sysd" -gt 0 ] && sysd_cost=$((sysd_cost + 60))
 	# Longest first, each to the lane that has less so far.
-	sort -k2,2nr -k1,1 "$build/.vm-costs" | awk -v b="$sysd_cost" '
+	printf '%s' "$plain_costs" | sort -k2,2nr -k1,1 | awk -v b="$sysd_cost" '
 		{ if (a <= b) { a += $2; A = A " " $1 } else { b += $2; B = B " " $1 } }
 		END { print a + 0, b + 0; print A; print B }' > "$build/.vm-split"
 	{ read -r cost1 cost2; read -r list1; read -r list2; } < "$build/.vm-split"
-	rm -f "$build/.vm-costs" "$build/.vm-split"
+	rm -f "$build/.vm-split"
 	rm -rf "$build/vm-results" "$build/vm-results-2" "$build/vm-systemd"
 	n1=$(echo "$list1" | wc -w) n2=$(echo "$list2" | wc -w)
 	then_sysd=""
@@ -208,16 +207,7 @@ run_lanes() {
 # its setup take about 20 s on an idle machine).
 if [ "$mode" = run ] && [ -z "$lane" ] && [ "$lanes" -ge 2 ] &&
 	[ $((n_plain + (n_sysd > 0))) -ge 2 ]; then
-	total=0
-	for f in "$srcdir"/tests/vm/scenarios/[0-9]*.sh; do
-		[ -f "$f" ] || continue
-		name=$(basename "$f" .sh)
-		case $name in
-		*systemd*) case $name in *"$only"*) ;; *) continue ;; esac ;;
-		*) in_run "$name" || continue ;;
-		esac
-		total=$((total + $(cost_of "$f")))
-	done
+	total=$(printf '%s' "$plain_costs" | awk -v t="$sysd_cost" '{ t += $2 } END { print t }')
 	if [ "$total" -ge 90 ]; then
 		run_lanes
 		exit

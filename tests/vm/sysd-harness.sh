@@ -184,11 +184,21 @@ run_scenario() {        # run_scenario FILE BOOT: run, parse the TAP; 1 if it fa
 	[ "$bad" -eq 0 ]
 }
 
+# The scenarios after 70-systemd-install use the package it installs: a selection of any
+# of them (--only 74) runs it first.
+with_install=0
+for f in "$VM_SRCDIR"/tests/vm/scenarios/7[1-9]*systemd*.sh; do
+	case $(basename "$f" .sh) in *$VM_ONLY*) with_install=1 ;; esac
+done
 stop=0
 for f in "$VM_SRCDIR"/tests/vm/scenarios/[0-9]*systemd*.sh; do
 	[ -f "$f" ] || continue
 	name=$(basename "$f" .sh)
-	case $name in *$VM_ONLY*) ;; *) continue ;; esac
+	case $name in
+	*$VM_ONLY*) ;;
+	70-systemd-install) [ "$with_install" = 1 ] || continue ;;
+	*) continue ;;
+	esac
 	sboot=1
 	if [ -n "$resume" ]; then
 		# Scenarios before the one that asked for the reboot ran in an earlier boot.

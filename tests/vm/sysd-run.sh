@@ -65,9 +65,17 @@ ls -d /usr/lib/uml/modules/*/kernel/fs/overlayfs/overlay.ko > /dev/null 2>&1 ||
 # Bound of one boot: boot and setup, plus every selected scenario's timeout and margin.
 per_boot=${SANDCAP_VM_SYSD_BOOT:-420}
 bound=$per_boot
+with_install=0     # a selection of a scenario after 70-systemd-install runs it too
+for f in "$srcdir"/tests/vm/scenarios/7[1-9]*systemd*.sh; do
+	case $(basename "$f" .sh) in *"$only"*) with_install=1 ;; esac
+done
 for f in "$srcdir"/tests/vm/scenarios/[0-9]*systemd*.sh; do
 	[ -f "$f" ] || continue
-	case $(basename "$f" .sh) in *"$only"*) ;; *) continue ;; esac
+	case $(basename "$f" .sh) in
+	*"$only"*) ;;
+	70-systemd-install) [ "$with_install" = 1 ] || continue ;;
+	*) continue ;;
+	esac
 	t=$(sed -n 's/^# *vm-timeout: *\([0-9][0-9]*\).*/\1/p' "$f" | head -n 1)
 	bound=$((bound + ${t:-60} + 15))
 done
