@@ -21,6 +21,8 @@ procstat_parse(const char *buf, struct procstat *ret)
 		return -EINVAL;
 	ret->state = p[2];
 	p += 3;
+	if (sscanf(p, " %d", &ret->ppid) != 1)
+		return -EINVAL;
 	/* Fields 4 to 13 (ppid ... cmajflt) are skipped: ten blanks to pass. */
 	for (int i = 0; i < 10; i++) {
 		p = strchr(p + 1, ' ');

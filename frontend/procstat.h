@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: MIT */
-/* /proc/PID/stat, the two fields sandcap judges a helper's progress by: the parser is
- * separate from the read, so it can be unit-tested and fuzzed. */
+/* /proc/PID/stat, the fields sandcap uses (a helper's progress, a process's parent): the
+ * parser is separate from the read, so it can be unit-tested and fuzzed. */
 #pragma once
 
 #include <sys/types.h>
 
 struct procstat {
 	char state;                     /* R, S, D, T, t, Z, ... (field 3) */
+	pid_t ppid;                     /* field 4 */
 	unsigned long long cpu_ticks;   /* utime + stime, in clock ticks (fields 14 and 15) */
 };
 

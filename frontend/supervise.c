@@ -25,6 +25,7 @@
 #include "log.h"
 #include "macro.h"
 #include "sigreset.h"
+#include "procstat.h"
 #include "supervise.h"
 
 /* What the child sends back through the close-on-exec pipe when it cannot exec.  Smaller
@@ -227,20 +228,13 @@ read_proc(const char *path, char *buf, size_t bufsz)
 	return (ssize_t) len;
 }
 
-/* The parent pid from /proc/PID/stat (field 4, after the ")" that ends the name). */
+/* The parent pid from /proc/PID/stat (procstat.c), -1 when it cannot be read. */
 static pid_t
 proc_ppid(pid_t pid)
 {
-	char path[64], buf[1024], *p;
-	int ppid;
+	struct procstat ps;
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int) pid);
-	if (read_proc(path, buf, sizeof(buf)) < 0)
-		return -1;
-	p = strrchr(buf, ')');
-	if (p == NULL || sscanf(p + 1, " %*c %d", &ppid) != 1)
-		return -1;
-	return ppid;
+	return procstat_read(pid, &ps) < 0 ? -1 : ps.ppid;
 }
 
 /* Append the children of thread tid of pid to pv.  -ENOMEM, or -errno when the thread is

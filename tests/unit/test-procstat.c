@@ -23,6 +23,7 @@ test_parse(void **state)
 					"4194560 120 0 0 0 17 5 0 0 20 0 1 0 9999 2412544 300 "
 					"18446744073709551615\n", &ps), 0);
 	assert_int_equal(ps.state, 'R');
+	assert_int_equal(ps.ppid, 4241);
 	assert_true(ps.cpu_ticks == 22);
 	/* A name with ")", blanks and digits: fields count from the last ")". */
 	assert_int_equal(procstat_parse("7 (a) S 1 2 3 ) T 9 9 9 9 9 9 9 9 9 9 3 4 0 0\n", &ps), 0);
