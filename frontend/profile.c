@@ -342,6 +342,8 @@ parse_into(struct pctx *c, const char *text)
 
 	/* clang 14 assumes a failed open()'s -errno can be 0, so profile_read_text() "succeeds"
 	 * without setting text: a false positive. */
+	if (text == NULL)
+		return perr(c, "no text to parse"), c->error;
 	if (strlen(text) > PROFILE_FILE_MAX) /* NOLINT(clang-analyzer-core.NonNullParamChecker) */
 		return perr(c, "file is larger than %d bytes", PROFILE_FILE_MAX), c->error;
 	c->pos = text;

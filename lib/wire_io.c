@@ -38,6 +38,8 @@ send_flags(int sock, const void *buf, size_t len, const int *fds, size_t nfds, i
 		mh.msg_control = ctl.buf;
 		mh.msg_controllen = CMSG_SPACE(sizeof(int) * nfds);
 		c = CMSG_FIRSTHDR(&mh);
+		if (c == NULL)          /* cannot be: msg_controllen fits a header */
+			return -EINVAL;
 		c->cmsg_level = SOL_SOCKET;
 		c->cmsg_type = SCM_RIGHTS;
 		c->cmsg_len = CMSG_LEN(sizeof(int) * nfds);
