@@ -8,10 +8,13 @@ set -u
 build=${1:-build}
 rm -rf "$build/results"; mkdir -p "$build/results"
 status=0
+start=$(date +%s)
 run() {
 	name=$1; shift
 	echo "=== $name ==="
+	t0=$(date +%s)
 	if ! "$@"; then status=1; echo "=== $name: FAILED ==="; fi
+	echo "=== $name: $(($(date +%s) - t0)) s ==="
 	if [ ! -s "$build/results/$name" ]; then
 		echo "=== $name: recorded no results ==="; echo "$name 0 1 0" > "$build/results/$name"; status=1
 	fi
@@ -43,5 +46,6 @@ for f in "$build"/results/*; do
 	pass=$((pass + p)); fail=$((fail + fl)); skip=$((skip + ${sk:-0}))
 	echo "  $n: $p passed, $fl failed, ${sk:-0} skipped"
 done
+echo "=== all suites: $(($(date +%s) - start)) s ==="
 echo "check: $pass passed, $fail failed, $skip skipped"
 [ "$status" -eq 0 ] && [ "$fail" -eq 0 ]

@@ -6,7 +6,7 @@
 # next helper of another user kills it.  The reaper makes no wake-up while idle.
 # Runs as root (to run the reaper and watch leaves); clients are sctest and scother.
 # vm-timeout: 500
-# vm-cost: 90
+# vm-cost: 50
 . "$VMLIB"
 REAPER=$(dirname "$SANDCAP_HELPER")/sandcap-reaper
 DL=/run/sandcap-deadlines
@@ -16,11 +16,12 @@ populated() { sed -n 's/^populated //p' "$CGP/$1/cgroup.events" 2>/dev/null; }
 uptime_ms() { awk '{ printf "%d\n", $1 * 1000 }' /proc/uptime; }   # CLOCK_BOOTTIME
 wait_until_ms() { while [ "$(uptime_ms)" -lt "$1" ]; do sleep 0.2; done; }
 switches() { awk '/^(non)?voluntary_ctxt_switches/ { n += $2 } END { print n }' "/proc/$1/status"; }
-# A 40 s timeout (deadline 50 s after CREATE): room for a slow, loaded guest to do the
-# steps before it; the assertions do not depend on how long those steps take.
-start() {       # start USER NAME [TIMEOUT_MS]: a sandbox (40 s timeout) whose child sleeps long
+# A 15 s timeout (deadline 25 s after CREATE, the backstop added): the steps before it took
+# 3 s on an idle guest, so a guest 7 times slower still does them in time; the assertions
+# do not depend on how long those steps take (a late C is replaced, below).
+start() {       # start USER NAME [TIMEOUT_MS]: a sandbox (15 s timeout) whose child sleeps long
 	env SANDCAP_HELPER="$SANDCAP_HELPER" vm-as-user "$1" "$TESTS/probe-client" \
-		-t "${3:-40000}" -a child -s 200 > "$SCRATCH/$2" 2>&1 &
+		-t "${3:-15000}" -a child -s 200 > "$SCRATCH/$2" 2>&1 &
 	eval "client_$2=\$!"
 	wait_for "attach ok" "$SCRATCH/$2"
 	diag "sandbox $2 attached at $(uptime_ms) ms: $(tr '\n' ' ' < "$SCRATCH/$2")"
@@ -45,11 +46,11 @@ is "$b" "$a" "no sandbox has a deadline: the reaper made no context switch in 3 
 # ---- A: helper and client stopped by the user; B: both killed by the user. -----------
 start sctest A
 start sctest B
-# C is for the part without a reaper (below): its deadline comes 30 s after A's and B's, so
+# C is for the part without a reaper (below): its deadline comes 15 s after A's and B's, so
 # that on an idle guest the reaper is stopped before it and nothing waits for a deadline
 # twice.  Where a loaded guest took longer, a fresh C replaces it there: same checks, one
 # more wait; no assertion depends on which came first.
-start sctest C 70000
+start sctest C 30000
 check "sctest stops C's helper and client" vm-as-user sctest kill -STOP "$helper_C" "$client_C"
 check "CREATE recorded A's deadline, root-owned 0600" \
 	test "$(stat -c '%U %a' "$DL/$id_A" 2>/dev/null)" = "root 600"
