@@ -20,6 +20,6 @@ git -C "$top" archive --format=tar "${tree:-HEAD}" | tar -x -C "$src"
 cp -r "$src/packaging/debian" "$src/debian"
 # MAKEFLAGS of an outer make (BUILD=x ...) must not reach debian/rules.
 (cd "$src" && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
-	dpkg-buildpackage -us -uc -b >"$out/build.log" 2>&1) || {
+	dpkg-buildpackage -us -uc -b -j"$(nproc 2>/dev/null || echo 1)" >"$out/build.log" 2>&1) || {
 	tail -40 "$out/build.log" >&2; echo "build-deb: dpkg-buildpackage failed (log: $out/build.log)" >&2; exit 1; }
 ls "$out"/sandcap_*.deb

@@ -134,10 +134,11 @@ check "the source package is sandcap_$version.dsc (native: no Debian revision)" 
 # A source install: built with the defaults, then installed with other paths.  install
 # must rebuild, so that sandcap looks for the helper where install put it.
 sb="$tmp/srcbuild" inst="$tmp/inst"
-if make --no-print-directory BUILD="$sb" "$sb/sandcap" >"$tmp/src.log" 2>&1 &&
+jobs=$(nproc 2>/dev/null || echo 1)
+if make --no-print-directory -j"$jobs" BUILD="$sb" "$sb/sandcap" >"$tmp/src.log" 2>&1 &&
 	grep -aq /usr/local/libexec/sandcap/sandcap-helper "$sb/sandcap" &&
-	make --no-print-directory BUILD="$sb" DESTDIR="$inst" PREFIX=/usr LIBEXECDIR=/usr/libexec \
-		install >>"$tmp/src.log" 2>&1; then
+	make --no-print-directory -j"$jobs" BUILD="$sb" DESTDIR="$inst" PREFIX=/usr \
+		LIBEXECDIR=/usr/libexec install >>"$tmp/src.log" 2>&1; then
 	ok "make, then make install PREFIX=/usr LIBEXECDIR=/usr/libexec DESTDIR=..."
 else
 	notok "make, then make install PREFIX=/usr LIBEXECDIR=/usr/libexec DESTDIR=..."

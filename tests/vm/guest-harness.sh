@@ -165,14 +165,66 @@ setup_check "sctest can read the scenarios and the build" \
 [ "$setup_ok" -eq 1 ] || { tap not-ok "harness: guest setup failed (see console.log)"; finish; }
 
 # ---- Per-scenario state, leftovers and cleanup. ---------------------------------------
+# Between two scenarios the harness forks as little as it can: in user-mode Linux a fork
+# and exec cost about 35 ms (every guest process runs under ptrace), and this part runs
+# some 50 times.  Hence builtins, globs and one find/awk where a pipeline of small tools
+# would do.
 install_policy() {      # install_policy SCENARIO_BASENAME
 	ini=$VM_SRCDIR/tests/vm/scenarios/$1.ini
 	[ -f "$ini" ] || ini=$VM_SRCDIR/tests/vm/policy.ini
 	[ "$1" = exec ] && [ -f "$R/exec-policy.ini" ] && ini=$R/exec-policy.ini
 	rm -rf /etc/sandcap
-	mkdir -m 0755 /etc/sandcap
-	cp "$ini" /etc/sandcap/sandbox.ini && chown 0:0 /etc/sandcap/sandbox.ini &&
-		chmod 0644 /etc/sandcap/sandbox.ini
+	install -D -m 0644 -o 0 -g 0 "$ini" /etc/sandcap/sandbox.ini
+}
+
+# leftovers: one line per leftover; empty output = clean.
+#  - cgroups: only leaves below the per-user levels are left over; the per-user levels stay
+#    (root 0755, #19);
+#  - mounts under /run/sandcap, processes in the test users' and the scenario's cgroups, and
+#    live processes whose real, effective, saved or fs uid is a test user;
+#  - /run/sandcap: .locks stays (root 0700, made once) holding only per-user lock files; the
+#    per-user dirs stay too (root 0755, #19), empty.
+leftovers() {
+	find $PARENT -mindepth 1 -type d \( -path "$PARENT/*/*" -printf 'cgroup left: %p\n' -o \
+		\! \( -user root -perm 0755 \) -printf 'per-user level not root 0755: %p\n' \) \
+		2>/dev/null
+	for e in /run/sandcap/* /run/sandcap/.[!.]* /run/sandcap/..?*; do
+		[ -e "$e" ] || [ -L "$e" ] || continue
+		case ${e#/run/sandcap/} in
+		.locks)
+			for l in "$e"/* "$e"/.[!.]* "$e"/..?*; do
+				[ -e "$l" ] || [ -L "$l" ] || continue
+				case ${l#"$e"/} in user-[0-9]*.lock) ;; *) echo "workspace left: $l" ;; esac
+			done ;;
+		*[!0-9]*) echo "workspace left: $e" ;;
+		*)
+			for l in "$e"/* "$e"/.[!.]* "$e"/..?*; do
+				[ -e "$l" ] || [ -L "$l" ] && echo "workspace left: $l"
+			done ;;
+		esac
+	done
+	# One awk: the mounts, the cgroups' processes and the test users' processes (the status
+	# files come through cat: a process may end between the glob and the read).
+	cat /proc/[0-9]*/status 2>/dev/null | awk -v a=$SCTEST_UID -v b=$SCOTHER_UID '
+		FILENAME == "-" || FILENAME == "" {
+			if (/^Name:/) z = 0
+			else if (/^State:/ && $2 == "Z") z = 1
+			else if (/^Pid:/) pid = $2
+			else if (/^Uid:/ && !z) for (i = 2; i <= 5; i++)
+				if ($i == a || $i == b) { users = users " " pid; break }
+			next
+		}
+		FILENAME == "/proc/mounts" {
+			if ($2 == "/run/sandcap" || $2 ~ "^/run/sandcap/") print "mount left: " $2
+			next
+		}
+		{ procs[FILENAME] = procs[FILENAME] " " $0 }
+		END {
+			for (f in procs) { c = f; sub(/\/cgroup.procs$/, "", c)
+				print "processes left in " c ":" procs[f] }
+			if (users != "") print "test-user processes left:" users
+		}' - /proc/mounts $CG/users/sctest/cgroup.procs $CG/users/scother/cgroup.procs \
+		$CG/scenario/cgroup.procs
 }
 
 test_user_pids() {      # live processes whose real, effective, saved or fs uid is a test user
@@ -181,29 +233,6 @@ test_user_pids() {      # live processes whose real, effective, saved or fs uid 
 		/^State:/ && $2 == "Z" { z = 1 }
 		/^Pid:/ { pid = $2 }
 		/^Uid:/ && !z { for (i = 2; i <= 5; i++) if ($i == a || $i == b) { print pid; break } }'
-}
-
-leftovers() {           # print one line per leftover; empty output = clean
-	# The per-user levels stay (root 0755, #19): only leaves below them are left over.
-	find $PARENT -mindepth 2 -type d 2>/dev/null | sed 's/^/cgroup left: /'
-	find $PARENT -mindepth 1 -maxdepth 1 -type d \! \( -user root -perm 0755 \) 2>/dev/null |
-		sed 's/^/per-user level not root 0755: /'
-	awk '$2 == "/run/sandcap" || $2 ~ "^/run/sandcap/" { print "mount left: " $2 }' /proc/mounts
-	for c in $CG/users/sctest $CG/users/scother $CG/scenario; do
-		# (cgroup files have size 0 in stat: test the content, not -s)
-		p=$(tr '\n' ' ' < $c/cgroup.procs)
-		[ -n "$p" ] && echo "processes left in $c: $p"
-	done
-	p=$(test_user_pids | tr '\n' ' ')
-	[ -n "$p" ] && echo "test-user processes left: $p"
-	# .locks stays (root 0700, made once): only the per-user lock files may be in it.  The
-	# per-user dirs stay too (root 0755, #19), empty.
-	ls -A /run/sandcap | grep -vx '.locks' | grep -vx '[0-9][0-9]*' |
-		sed 's/^/workspace left: \/run\/sandcap\//'
-	find /run/sandcap -mindepth 2 -maxdepth 2 \! -path '/run/sandcap/.locks/*' 2>/dev/null |
-		sed 's/^/workspace left: /'
-	ls -A /run/sandcap/.locks 2>/dev/null | grep -v '^user-[0-9]*\.lock$' |
-		sed 's/^/workspace left: \/run\/sandcap\/.locks\//'
 }
 
 cleanup() {
@@ -235,66 +264,80 @@ settle_leftovers() {    # give exiting processes (a helper tearing down) up to 3
 	printf '%s' "$out"
 }
 
-scenario_env() {        # the environment every scenario gets (as arguments for env -i)
-	home=$1 user=$2 name=$3
-	echo "PATH=$OPT/bin:/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin HOME=$home USER=$user
-LOGNAME=$user LANG=C.UTF-8 TMPDIR=/tmp SANDCAP=$OPT/bin/sandcap SANDCAP_HELPER=$OPT/libexec/sandcap-helper
+scenario_env() {        # scenario_env HOME USER NAME: sets SENV, the environment every
+	SENV="PATH=$OPT/bin:/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin HOME=$1 USER=$2
+LOGNAME=$2 LANG=C.UTF-8 TMPDIR=/tmp SANDCAP=$OPT/bin/sandcap SANDCAP_HELPER=$OPT/libexec/sandcap-helper
 SCTEST_UID=$SCTEST_UID SCOTHER_UID=$SCOTHER_UID SCDEV_GID=$SCDEV_GID
-VM_RESULTS=$R/$name SCRATCH=/var/tmp/scratch SRCDIR=$VM_SRCDIR BUILD=$VM_BUILD
-TESTS=$OPT/tests VMLIB=$VM_SRCDIR/tests/vm/lib.sh"
+VM_RESULTS=$R/$3 SCRATCH=/var/tmp/scratch SRCDIR=$VM_SRCDIR BUILD=$VM_BUILD
+TESTS=$OPT/tests VMLIB=$VM_SRCDIR/tests/vm/lib.sh"       # scenario gets (for env -i)
 }
 
 prepare_scenario() {    # fresh scratch, artifact dir and policy
 	name=$1 owner=$2
-	rm -rf /var/tmp/scratch
-	mkdir -m 0700 /var/tmp/scratch && chown "$owner:$owner" /var/tmp/scratch
-	rm -rf "${R:?}/$name"
-	mkdir -m 0755 "$R/$name" && chown "$owner:$owner" "$R/$name"
-	install_policy "$(echo "$name" | sed 's/\.root$//')"
+	rm -rf /var/tmp/scratch "${R:?}/$name"
+	install -d -m 0700 -o "$owner" -g "$owner" /var/tmp/scratch
+	install -d -m 0755 -o "$owner" -g "$owner" "$R/$name"
+	install_policy "${name%.root}"
+}
+
+uptime_ms() {           # sets MS: the guest's uptime in ms (/proc/uptime has 2 decimals)
+	read -r MS _ < /proc/uptime
+	MS=${MS%.*}${MS#*.}0
+	MS=${MS#"${MS%%[!0]*}"}
+	MS=${MS:-0}
 }
 
 run_scenario() {        # run_scenario FILE: run, parse the TAP, check leftovers
 	f=$1
-	name=$(basename "$f" .sh)
-	t=$(sed -n 's/^# *vm-timeout: *\([0-9][0-9]*\).*/\1/p' "$f" | head -n 1)
-	t=${t:-$DEFAULT_TIMEOUT}
+	name=${f##*/}; name=${name%.sh}
+	t=$DEFAULT_TIMEOUT
+	while IFS= read -r l; do
+		case $l in
+		"# vm-timeout:"*) l=${l#"# vm-timeout:"}; l=${l#"${l%%[! ]*}"}; t=${l%%[!0-9]*}
+			t=${t:-$DEFAULT_TIMEOUT} ;;
+		"#"* | "") ;;
+		*) break ;;
+		esac
+	done < "$f"
 	log=$R/$name.log
-	t0=$(date +%s%N)
+	uptime_ms; t0=$MS
 	case $name in
 	*.root)
 		prepare_scenario "$name" root
-		# shellcheck disable=SC2046
+		scenario_env /root root "$name"
+		# shellcheck disable=SC2086
 		timeout -k 5 "$t" sh -c 'echo $$ > '$CG'/scenario/cgroup.procs && exec "$@"' sh \
-			env -i $(scenario_env /root root "$name") sh "$f" > "$log" 2>&1 < /dev/null
+			env -i $SENV sh "$f" > "$log" 2>&1 < /dev/null
 		rc=$? ;;
 	*)
 		prepare_scenario "$name" sctest
-		# shellcheck disable=SC2046
-		timeout -k 5 "$t" $OPT/bin/vm-as-user sctest \
-			env -i $(scenario_env /home/sctest sctest "$name") sh "$f" \
+		scenario_env /home/sctest sctest "$name"
+		# shellcheck disable=SC2086
+		timeout -k 5 "$t" $OPT/bin/vm-as-user sctest env -i $SENV sh "$f" \
 			> "$log" 2>&1 < /dev/null
 		rc=$? ;;
 	esac
 
-	ms=$((($(date +%s%N) - t0) / 1000000))
+	uptime_ms; ms=$((MS - t0))
 	echo "$name $ms" >> "$R/times"
 	echo "# --- $name (exit $rc, ${ms} ms) ---"
-	sed 's/^/#   /' "$log"
-	# One awk pass (forks are slow in UML): renumber the scenario's TAP lines into the
-	# suite's stream, then a last line "@@ OK NOTOK SKIPPED PLAN".
-	awk -v name="$name" -v n=$tapn '
+	# One awk pass (forks are slow in UML): the log, indented, to the console; the
+	# scenario's TAP lines renumbered into the suite's stream (console and $R/tap); the
+	# counts "OK NOTOK SKIPPED PLAN" into $HT/counts.
+	awk -v name="$name" -v n=$tapn -v tapf="$R/tap" -v cf="$HT/counts" '
+		{ print "#   " $0 }
 		/^ok / && /# *[Ss][Kk][Ii][Pp]/ { sub(/^ok *[0-9]* *-? */, ""); skip++
-			print "ok " ++n " - " name ": " $0; next }
-		/^ok / { sub(/^ok *[0-9]* *-? */, ""); ok++; print "ok " ++n " - " name ": " $0; next }
+			t[++k] = "ok " ++n " - " name ": " $0; next }
+		/^ok / { sub(/^ok *[0-9]* *-? */, ""); ok++; t[++k] = "ok " ++n " - " name ": " $0; next }
 		/^not ok/ { sub(/^not ok *[0-9]* *-? */, ""); nok++
-			print "not ok " ++n " - " name ": " $0; next }
+			t[++k] = "not ok " ++n " - " name ": " $0; next }
 		/^1\.\.[0-9]+/ && plan == "" { plan = substr($0, 4) + 0 }
-		END { print "@@ " ok + 0 " " nok + 0 " " skip + 0 " " (plan == "" ? "-" : plan) }
-	' "$log" > $HT/parsed
-	grep -v '^@@ ' $HT/parsed | tee -a "$R/tap"
-	# shellcheck disable=SC2046
-	set -- $(sed -n 's/^@@ //p' $HT/parsed)
-	nok=$1 nnot=$2 nskip=$3 plan=$4
+		END {
+			for (i = 1; i <= k; i++) { print t[i]; print t[i] >> tapf }
+			print ok + 0, nok + 0, skip + 0, (plan == "" ? "-" : plan) > cf
+		}
+	' "$log"
+	read -r nok nnot nskip plan < "$HT/counts"
 	[ "$plan" = - ] && plan=
 	tapn=$((tapn + nok + nnot + nskip)) passed=$((passed + nok)) failed=$((failed + nnot))
 	skipped=$((skipped + nskip))
@@ -324,7 +367,7 @@ shell)
 	install_policy default
 	mkdir -m 0755 /var/tmp/scratch && chown sctest:sctest /var/tmp/scratch
 	mkdir -m 0755 "$R/shell" && chown sctest:sctest "$R/shell"
-	scenario_env /home/sctest sctest shell > $OPT/user.env
+	scenario_env /home/sctest sctest shell; echo "$SENV" > $OPT/user.env
 	cat <<EOF
 vm: debug shell (root).  The host's / is read-only; /etc /run /tmp /home /opt are tmpfs.
     A shell as the test user, with the scenario environment:
@@ -339,16 +382,18 @@ EOF
 exec)
 	if [ "$VM_EXEC_ROOT" = 1 ]; then
 		prepare_scenario exec root
-		scenario_env /home/sctest sctest exec > $OPT/user.env
-		# shellcheck disable=SC2046
+		scenario_env /home/sctest sctest exec; echo "$SENV" > $OPT/user.env
+		scenario_env /root root exec
+		# shellcheck disable=SC2086
 		timeout -k 5 "$VM_EXEC_TIMEOUT" sh -c 'echo $$ > '$CG'/scenario/cgroup.procs && exec "$@"' \
-			sh env -i $(scenario_env /root root exec) sh "$R/exec-script.sh" \
+			sh env -i $SENV sh "$R/exec-script.sh" \
 			> "$R/exec.out" 2>&1 < /dev/null
 	else
 		prepare_scenario exec sctest
-		# shellcheck disable=SC2046
+		scenario_env /home/sctest sctest exec
+		# shellcheck disable=SC2086
 		timeout -k 5 "$VM_EXEC_TIMEOUT" $OPT/bin/vm-as-user sctest \
-			env -i $(scenario_env /home/sctest sctest exec) sh "$R/exec-script.sh" \
+			env -i $SENV sh "$R/exec-script.sh" \
 			> "$R/exec.out" 2>&1 < /dev/null
 	fi
 	echo $? > "$R/exec.rc"
