@@ -300,6 +300,7 @@ run_scenario() {        # run_scenario FILE: run, parse the TAP, check leftovers
 		esac
 	done < "$f"
 	log=$R/$name.log
+	read -r _ _ _ _ idle0 _ < /proc/stat   # the guest's idle time, in 1/100 s
 	uptime_ms; t0=$MS
 	case $name in
 	*.root)
@@ -319,8 +320,11 @@ run_scenario() {        # run_scenario FILE: run, parse the TAP, check leftovers
 	esac
 
 	uptime_ms; ms=$((MS - t0))
-	echo "$name $ms" >> "$R/times"
-	echo "# --- $name (exit $rc, ${ms} ms) ---"
+	read -r _ _ _ _ idle _ < /proc/stat
+	idle=$(((idle - idle0) * 10))
+	# The time the guest's CPU was idle during the scenario: its waits (sleeps, deadlines).
+	echo "$name $ms $idle" >> "$R/times"
+	echo "# --- $name (exit $rc, ${ms} ms, guest idle ${idle} ms) ---"
 	# One awk pass (forks are slow in UML): the log, indented, to the console; the
 	# scenario's TAP lines renumbered into the suite's stream (console and $R/tap); the
 	# counts "OK NOTOK SKIPPED PLAN" into $HT/counts.

@@ -3,14 +3,14 @@
 # sandbox's timeout (sandcap does, with its grace period) cannot outlive it: the helper kills
 # the cgroup 10 s after the timeout.  Runs as root to watch the leaf; the client is sctest.
 # vm-timeout: 90
-# vm-cost: 27
+# vm-cost: 20
 . "$VMLIB"
 P="env SANDCAP_HELPER=$SANDCAP_HELPER vm-as-user sctest $TESTS/probe-client"
 wait_for() { i=0; while [ $i -lt 100 ] && ! grep -q "$1" "$2"; do sleep 0.1; i=$((i + 1)); done; }
 
-# The client stays 25 s after ATTACH: past the backstop (11 s after CREATE) with room for a
+# The client stays 18 s after ATTACH: past the backstop (11 s after CREATE) with room for a
 # loaded guest, and no longer than that (it is waited for below).
-$P -t 1000 -a child -s 25 > "$SCRATCH/o" 2>&1 &
+$P -t 1000 -a child -s 18 > "$SCRATCH/o" 2>&1 &
 pid=$!
 wait_for "attach ok" "$SCRATCH/o"
 id=$(sed -n 's/^id //p' "$SCRATCH/o")
