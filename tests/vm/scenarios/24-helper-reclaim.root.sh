@@ -4,7 +4,7 @@
 # the helper sees EOF and tears everything down.
 # Runs as root to look at the 0700 parent; every probe runs as sctest.
 # vm-timeout: 90
-# vm-cost: 24
+# vm-cost: 8
 . "$VMLIB"
 P="env SANDCAP_HELPER=$SANDCAP_HELPER vm-as-user sctest $TESTS/probe-client"
 MB=1048576
@@ -27,6 +27,7 @@ out=$($P -a none 2>&1); rc=$?
 is "$rc" 0 "the next sandbox of the user succeeds"
 check_fails "it reclaimed the dead helper's leaf" test -e "/sys/fs/cgroup/sandcap/$SCTEST_UID/$id"
 check_fails "it reclaimed the dead helper's workspace" grep -q " $ws " /proc/mounts
+kill -KILL $a 2>/dev/null       # the first client would sleep out its 20 s: nothing to see
 wait $a 2>/dev/null
 
 # --- client SIGKILLed
