@@ -24,15 +24,17 @@ run() {
 		echo "$name 0 1 ${sk:-0}" > "$build/results/$name"; status=1
 	fi
 }
-# The VM suite runs in the background, beside the host suites after the package suite
-# (whose .deb the package scenarios install): its guests are one CPU-bound user-mode
-# Linux at a time, while the host suites spend much of their time waiting (timeouts,
-# deadlines, sleeping sandboxes), so the two overlap.  Its output is kept and printed in
-# its turn; SANDCAP_CHECK_SERIAL=1 runs every suite in turn instead.
+# The VM suite runs in the background, beside the host suites after the unit suite: its
+# guests are one CPU-bound user-mode Linux at a time, while the host suites spend much of
+# their time waiting (timeouts, deadlines, sleeping sandboxes), so the two overlap.  The
+# package scenarios and the systemd guest wait for the package suite's .deb (the mark
+# .package-done, left whether the suite passed or not).  The VM's output is kept and
+# printed in its turn; SANDCAP_CHECK_SERIAL=1 runs every suite in turn instead.
 vm_pid=""
 vm_start() {
-	rm -f "$build/vm-suite.out"
-	sh tests/vm/run.sh "$build" --keep-going > "$build/vm-suite.out" 2>&1 &
+	rm -f "$build/vm-suite.out" "$build/.package-done"
+	SANDCAP_VM_PACKAGE_MARK=.package-done sh tests/vm/run.sh "$build" --keep-going \
+		> "$build/vm-suite.out" 2>&1 &
 	vm_pid=$!
 }
 vm_wait() {             # the background VM suite's output and exit status
@@ -45,11 +47,12 @@ trap '[ -n "$vm_pid" ] && kill -TERM "$vm_pid" 2>/dev/null; exit 130' INT TERM H
 overlap=0
 [ "${SANITIZE:-0}" != 1 ] && [ "${SANDCAP_CHECK_SERIAL:-0}" != 1 ] && overlap=1
 run unit        sh tests/run-unit.sh "$build"
-run fuzz        sh tests/fuzz/smoke.sh "$build"
 if [ "$overlap" = 1 ]; then
-	run package     sh tests/package/run.sh "$build"
 	vm_start
+	run package     sh tests/package/run.sh "$build"
+	touch "$build/.package-done"
 fi
+run fuzz        sh tests/fuzz/smoke.sh "$build"
 run integration sh tests/integration/run.sh "$build"
 if [ "${SANITIZE:-0}" = 1 ]; then
 	# These binaries carry ASan+UBSan.  The VM suite cannot run them (ASan's shadow

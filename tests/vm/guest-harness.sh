@@ -290,16 +290,24 @@ uptime_ms() {           # sets MS: the guest's uptime in ms (/proc/uptime has 2 
 run_scenario() {        # run_scenario FILE: run, parse the TAP, check leftovers
 	f=$1
 	name=${f##*/}; name=${name%.sh}
-	t=$DEFAULT_TIMEOUT
+	t=$DEFAULT_TIMEOUT needs=""
 	while IFS= read -r l; do
 		case $l in
 		"# vm-timeout:"*) l=${l#"# vm-timeout:"}; l=${l#"${l%%[! ]*}"}; t=${l%%[!0-9]*}
 			t=${t:-$DEFAULT_TIMEOUT} ;;
+		"# vm-needs: package"*) needs=package ;;
 		"#"* | "") ;;
 		*) break ;;
 		esac
 	done < "$f"
 	log=$R/$name.log
+	# The .deb of a package suite running beside this one on the host (run.sh's
+	# SANDCAP_VM_PACKAGE_MARK): waited for, at most 20 minutes, outside the scenario's time.
+	if [ "$needs" = package ] && [ -n "${VM_PACKAGE_MARK:-}" ]; then
+		w=0
+		while [ ! -e "$VM_BUILD/$VM_PACKAGE_MARK" ] && [ $w -lt 1200 ]; do sleep 1; w=$((w + 1)); done
+		echo "# vm: waited ${w} s for the package suite's .deb"
+	fi
 	read -r _ _ _ _ idle0 _ < /proc/stat   # the guest's idle time, in 1/100 s
 	uptime_ms; t0=$MS
 	case $name in

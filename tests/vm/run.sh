@@ -28,6 +28,7 @@
 # systemd with a writable root (tests/vm/sysd-run.sh; SANDCAP_VM_PENDING=1 passes it
 # --pending); the counts of both guests go into BUILD/results/vm.
 #
+# SANDCAP_VM_PACKAGE_MARK: see wait_package below (make check sets it).
 # Environment: SANDCAP_VM_MEM (guest memory, default 384M), SANDCAP_VM_TIMEOUT (hard bound of one
 # boot in seconds; default: 300 + the sum of the scenarios' timeouts + 15 s each).
 # A guest that does not finish in time is killed with its whole process group and counted
@@ -138,7 +139,20 @@ sysd_args="--only systemd"
 [ "$keep_going" = 1 ] && sysd_args="$sysd_args --keep-going"
 [ "${SANDCAP_VM_PENDING:-0}" = 1 ] && sysd_args="$sysd_args --pending"
 sysd_pid=""
+# SANDCAP_VM_PACKAGE_MARK=NAME (make check): the package suite, which builds the .deb that
+# the package scenarios install, runs beside this suite and leaves BUILD/NAME when it is
+# done; a scenario with "# vm-needs: package" and the systemd guest wait for it (at most
+# 20 minutes; then a missing .deb fails them).
+pkg_mark=${SANDCAP_VM_PACKAGE_MARK:-}
+case $pkg_mark in "" | [A-Za-z0-9._-]*) ;; *) die "SANDCAP_VM_PACKAGE_MARK is a file name in BUILD" ;; esac
+case $pkg_mark in */*) die "SANDCAP_VM_PACKAGE_MARK is a file name in BUILD" ;; esac
+wait_package() {
+	[ -n "$pkg_mark" ] || return 0
+	w=0
+	while [ ! -e "$build/$pkg_mark" ] && [ $w -lt 1200 ]; do sleep 1; w=$((w + 1)); done
+}
 run_sysd() {            # run_sysd: the systemd guest's scenarios; adds to passed/failed
+	wait_package
 	# In the background and waited for, so that a TERM reaches stop_all at once.
 	# shellcheck disable=SC2086
 	SANDCAP_VM_LOCKED=1 sh "$srcdir/tests/vm/sysd-run.sh" "$build" $sysd_args &
@@ -253,6 +267,7 @@ VM_HOST_SRCDIR=$srcdir
 VM_HOST_BUILD=$build
 VM_EXEC_ROOT=$exec_root
 VM_EXEC_TIMEOUT=${SANDCAP_VM_EXEC_TIMEOUT:-300}
+VM_PACKAGE_MARK=$pkg_mark
 EOF
 if [ "$mode" = exec ]; then
 	cp "$exec_script" "$vmres/exec-script.sh" || fail_setup "cannot copy '$exec_script'"

@@ -4,6 +4,7 @@
 # the host up with the packaged sandcap-setup (both its plain and its --systemd path), and run
 # a sandbox as the unprivileged user through the packaged binaries.
 # vm-timeout: 180
+# vm-needs: package
 # vm-cost: 11
 . "$VMLIB"
 
