@@ -324,7 +324,7 @@ def test_cancel_ends_the_sandbox(sandcap_bin):
     # sandcap was waited for, and it reaps the whole sandbox before it exits (unless it
     # needed the SIGKILL after kill_grace on a loaded machine: then PDEATHSIG ends the
     # command a moment later; a bound, not a timing target).
-    wait_until(lambda: procs_with(mark) == [], "the sandbox to end", 10)
+    wait_until(lambda: procs_with(mark) == [], "the sandbox to end")
 
 
 class Interrupted(Exception):
@@ -350,7 +350,7 @@ def test_interrupted_call_ends_the_sandbox(sandcap_bin):
     finally:
         signal.signal(signal.SIGUSR1, old)
         w.join(5)
-    wait_until(lambda: procs_with(mark) == [], "the sandbox to end", 10)
+    wait_until(lambda: procs_with(mark) == [], "the sandbox to end")
 
 
 def test_sandbox_dies_with_a_killed_caller(sandcap_bin, tmp_path):

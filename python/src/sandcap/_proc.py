@@ -165,22 +165,25 @@ def run(argv: Sequence[Any], **kw: Any) -> Result:
             )
         except OSError as e:
             raise _start_error(p, e) from None
-        p.close_write()
         chunks: List[bytes] = []
         reader = threading.Thread(target=_read_all, args=(p.rfd, chunks), daemon=True,
                                   name="sandcap-report")
-        reader.start()
         try:
+            p.close_write()
+            reader.start()
             out, err = proc.communicate(p.inv.input)
+            # Inside the try: an exception (KeyboardInterrupt, a signal handler's) may also
+            # come while the report is still being read.
+            reader.join()
         except BaseException:
             _terminate(proc, p.kill_grace)
             # sandcap is gone, so the pipe reaches EOF; the reader must be done before
             # its descriptor is closed (never close an fd another thread may be reading).
-            reader.join(p.kill_grace)
-            if reader.is_alive():
-                p.rfd = -1
+            if reader.ident is not None:
+                reader.join(p.kill_grace)
+                if reader.is_alive():
+                    p.rfd = -1
             raise
-        reader.join()
         return p.result(b"".join(chunks), proc.returncode, out, err)
     finally:
         p.close()
