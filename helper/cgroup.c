@@ -97,9 +97,9 @@ cg_open_root_raised(const char *root, int *ret_fd, char *subtree, size_t len)
 	return 0;
 }
 
-/* Interface files that no kernel makes writable (no write handler: opening one for writing
- * fails with EACCES whoever owns it, kernfs_fop_open()).  A leaf's copies of these stay the
- * user's (#19: 14 of 38 fchownat): owning a file without a write handler lets its owner
+/* Interface files that no kernel makes writable: they have no write method, so a write(2)
+ * to one fails with EINVAL whoever owns it and whatever its mode (cgroup_file_write()).  A
+ * leaf's copies of these stay the user's (#19: 13 of 38 fchownat): owning one lets its owner
  * chmod it or set user xattrs on it, nothing else, and only through a path to the leaf,
  * which nobody but root, the helpers and sandcap has (the parent is root's 0700; sandcap
  * is not dumpable, so its descriptor of the leaf cannot be reached through /proc; a file
@@ -384,9 +384,15 @@ cg_destroy_at(int parent_fd, const char *name, uid_t uid)
 	r = cg_procs_all_uid(leaf, uid);
 	if (r < 0)
 		return r;
-	kfd = WITH_CAP(CAP_DAC_OVERRIDE, openat(leaf, "cgroup.kill",
-			O_WRONLY | O_NOFOLLOW | O_CLOEXEC));
-	efd = openat(leaf, "cgroup.events", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	/* One bracket for two files of a leaf of ours, reached through the fd just opened:
+	 * cgroup.kill is root's; cgroup.events stays the user's (cg_file_read_only()), who may
+	 * have made it unreadable to keep this leftover from being reclaimed. */
+	if (caps_raise(CAP_DAC_OVERRIDE) < 0)
+		return -EPERM;
+	kfd = openat(leaf, "cgroup.kill", O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (kfd >= 0)
+		efd = openat(leaf, "cgroup.events", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	caps_lower_all();
 	if (kfd < 0 || efd < 0)
 		return -errno;
 	r = cg_kill_fd(kfd);

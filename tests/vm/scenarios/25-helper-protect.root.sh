@@ -31,8 +31,10 @@ is "$(stat -c '%U %a' "$L/memory.events" "$L/cgroup.events" | sort -u)" "sctest 
 is "$(find "/sys/fs/cgroup/sandcap/$SCTEST_UID" -maxdepth 1 \! -user root | wc -l)" "0" \
 	"no file of the per-user level is left to the user"
 # Through a descriptor of the leaf (what sandcap holds; the 0700 parent keeps everyone
-# else out): sctest may chmod a read-only file it owns, and still cannot write it, nor a
-# limit.  Can fail: a kernel that gave one of these files a write handler.
+# else out): sctest may chmod a read-only file it owns and even open it for writing (cgroupfs
+# checks only the mode), but a write fails (EINVAL: the file has no write method,
+# cgroup_file_write()); a limit it cannot even open.  Can fail: a kernel that gave one of
+# these files a write method.
 out=$(setpriv --reuid=sctest --regid=sctest --clear-groups python3 -c '
 import os
 for name in ("memory.events", "cgroup.events", "cpu.stat", "memory.max"):
@@ -42,8 +44,13 @@ for name in ("memory.events", "cgroup.events", "cpu.stat", "memory.max"):
     except OSError as e:
         what = "nochmod"
     try:
-        os.close(os.open(name, os.O_WRONLY, dir_fd=3))
-        print(name, what, "WRITABLE")
+        fd = os.open(name, os.O_WRONLY, dir_fd=3)
+        try:
+            os.write(fd, b"1")
+            print(name, what, "WRITTEN")
+        except OSError as e:
+            print(name, what, "opened, write:", e.strerror)
+        os.close(fd)
     except OSError as e:
         print(name, what, e.strerror)
     try:
@@ -51,9 +58,9 @@ for name in ("memory.events", "cgroup.events", "cpu.stat", "memory.max"):
     except OSError:
         pass
 ' 3< "$L" 2>&1)
-is "$out" "memory.events chmod Permission denied
-cgroup.events chmod Permission denied
-cpu.stat chmod Permission denied
+is "$out" "memory.events chmod opened, write: Invalid argument
+cgroup.events chmod opened, write: Invalid argument
+cpu.stat chmod opened, write: Invalid argument
 memory.max nochmod Permission denied" \
 	"through the leaf's fd, sctest can chmod its read-only files but write none of them"
 pid=$(head -n 1 "$L/cgroup.procs")
