@@ -64,7 +64,7 @@ INIH_A        := $(wildcard $(shell $(PKG_CONFIG) --variable=libdir inih 2>/dev/
 LIBS_HELPER   := $(or $(INIH_A),$(shell $(PKG_CONFIG) --libs $(PKGS_HELPER) 2>/dev/null))
 # The helper is linked static-pie (HELPER_STATIC=1, the default where the C library's and
 # libinih's archives are installed; never with SANITIZE=1): no dynamic loader at its exec,
-# which was 23 of its system calls and 93 of its 234 page faults per sandbox (#19;
+# which was 18 of its system calls and 93 of its 234 page faults per sandbox (#19;
 # SECURITY.md "Savings of issue 19": glibc updates then reach it by a rebuild).
 LIBC_A        := $(shell $(CC) -print-file-name=libc.a 2>/dev/null)
 HELPER_STATIC ?= $(if $(and $(INIH_A),$(filter /%,$(LIBC_A)),$(filter-out 1,$(SANITIZE))),1,0)
