@@ -62,6 +62,13 @@ PKG_CFLAGS    := $(shell $(PKG_CONFIG) --cflags $(PKGS_FRONTEND) 2>/dev/null)
 # (Debian's libinih-dev ships it; it parses only the root-owned policy file).
 INIH_A        := $(wildcard $(shell $(PKG_CONFIG) --variable=libdir inih 2>/dev/null)/libinih.a)
 LIBS_HELPER   := $(or $(INIH_A),$(shell $(PKG_CONFIG) --libs $(PKGS_HELPER) 2>/dev/null))
+# The helper is linked static-pie (HELPER_STATIC=1, the default where the C library's and
+# libinih's archives are installed; never with SANITIZE=1): no dynamic loader at its exec,
+# which was 18 of its system calls and 93 of its 234 page faults per sandbox (#19;
+# SECURITY.md "Savings of issue 19": glibc updates then reach it by a rebuild).
+LIBC_A        := $(shell $(CC) -print-file-name=libc.a 2>/dev/null)
+HELPER_STATIC ?= $(if $(and $(INIH_A),$(filter /%,$(LIBC_A)),$(filter-out 1,$(SANITIZE))),1,0)
+HELPER_LDFLAGS := $(if $(filter 1,$(HELPER_STATIC)),-static-pie)
 # libsystemd: headers only; usercg.c loads it with dlopen() (frontend/sdbus-dl.h, issue 19).
 # The other four are linked statically into sandcap (FRONTEND_STATIC=0: shared): each shared
 # library costs every run its loading, relocation and page faults, and a fork copies its
@@ -87,9 +94,13 @@ DEFS := -DSC_VERSION='"$(VERSION)"' -DSC_HELPER_PATH='"$(HELPER_PATH)"' \
 PATHS_STAMP := $(BUILD)/paths.stamp
 PATHS_TEXT  := helper=$(HELPER_PATH) policy=$(POLICY_PATH) sysconf=$(SYSCONFDIR) \
 	deadlines=$(DEADLINE_DIR) setup=$(SETUP_PATH)
+# The helper's link mode likewise: changing HELPER_STATIC relinks it.
+HLINK_STAMP := $(BUILD)/helper-link.stamp
 ifeq ($(filter clean help deps,$(MAKECMDGOALS)),)
 $(shell mkdir -p $(BUILD) && { [ "$$(cat $(PATHS_STAMP) 2>/dev/null)" = '$(PATHS_TEXT)' ] || \
 	printf '%s\n' '$(PATHS_TEXT)' > $(PATHS_STAMP); })
+$(shell [ "$$(cat $(HLINK_STAMP) 2>/dev/null)" = 'static=$(HELPER_STATIC)' ] || \
+	echo 'static=$(HELPER_STATIC)' > $(HLINK_STAMP))
 endif
 
 BASE_CFLAGS := -std=gnu11 $(OPT) $(WARN) $(HARDEN) $(DEFS) $(PKG_CFLAGS) -MMD -MP
@@ -174,9 +185,9 @@ $(BUILD)/libhelper.a: $(filter-out $(BUILD)/helper/main.o,$(HELPER_OBJ))
 $(SANDCAP): $(BUILD)/frontend/main.o $(BUILD)/libfrontend.a $(BUILD)/libsandcap.a
 	$(E) '  LD     $@'
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_FRONTEND)
-$(HELPER): $(BUILD)/helper/main.o $(BUILD)/libhelper.a $(BUILD)/libsandcap.a
+$(HELPER): $(BUILD)/helper/main.o $(BUILD)/libhelper.a $(BUILD)/libsandcap.a $(HLINK_STAMP)
 	$(E) '  LD     $@'
-	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_HELPER)
+	$(Q)$(CC) $(LDFLAGS) $(HELPER_LDFLAGS) -o $@ $(filter-out $(HLINK_STAMP),$^) $(LIBS_HELPER)
 
 $(REAPER): $(REAPER_OBJ) $(BUILD)/libsandcap.a
 	$(E) '  LD     $@'

@@ -103,6 +103,13 @@ caps_init(char *missing, size_t len)
 	/* Only our capabilities stay permitted, none effective.  The bounding set is left
 	 * alone: changing it needs CAP_SETPCAP. */
 	permitted = keep;
+	/* Already so (the file grants exactly ours, permitted only: the usual case): the
+	 * capset would set what the kernel holds (#19). */
+	if (have == keep && d[0].effective == 0 && d[1].effective == 0 &&
+	    d[0].inheritable == 0 && d[1].inheritable == 0) {
+		effective = 0;
+		return 0;
+	}
 	return apply(0) < 0 ? -EPERM : 0;
 }
 

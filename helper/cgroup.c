@@ -97,9 +97,36 @@ cg_open_root_raised(const char *root, int *ret_fd, char *subtree, size_t len)
 	return 0;
 }
 
-/* Hand the cgroup dir behind fd and every interface file in it to root, mode 0755.  The
- * caller holds CAP_CHOWN raised (a leaf: cg_create_at_raised(); a per-user level:
- * cg_user_level()).
+/* Interface files that no kernel makes writable: they have no write method, so a write(2)
+ * to one fails with EINVAL whoever owns it and whatever its mode (cgroup_file_write()).  A
+ * leaf's copies of these stay the user's (#19: 13 of 38 fchownat): owning one lets its owner
+ * chmod it or set user xattrs on it, nothing else, and only through a path to the leaf,
+ * which nobody but root, the helpers and sandcap has (the parent is root's 0700; sandcap
+ * is not dumpable, so its descriptor of the leaf cannot be reached through /proc; a file
+ * of its evidence found unreadable is made 0444 again and read, frontend/cgstats.c;
+ * SECURITY.md "Savings of issue 19").  A name not on this list is
+ * chowned, as every file was before: a kernel that adds a file, or makes one of these
+ * writable (as 6.12 did memory.peak, which is therefore not here), only costs a chown.
+ * tests/vm 25-helper-protect checks that no file left to the user has a write bit. */
+static const char *const cg_read_only[] = {
+	"cgroup.controllers", "cgroup.events", "cgroup.stat", "cpu.stat", "cpu.stat.local",
+	"memory.current", "memory.events", "memory.events.local", "memory.numa_stat",
+	"memory.stat", "memory.swap.current", "memory.swap.events", "memory.zswap.current",
+	"pids.current", "pids.events", "pids.events.local", "io.stat",
+};
+
+bool
+cg_file_read_only(const char *name)
+{
+	for (size_t i = 0; i < ELEMENTSOF(cg_read_only); i++)
+		if (streq(name, cg_read_only[i]))
+			return true;
+	return false;
+}
+
+/* Hand the cgroup dir behind fd and its interface files to root, mode 0755: every file
+ * (all), or every file but those of cg_file_read_only() (a leaf).  The caller holds
+ * CAP_CHOWN raised (a leaf: cg_create_at_raised(); a per-user level: cg_user_level()).
  *
  * Every chown here is of a directory we created in this request (or a per-user level a
  * killed helper left half-made, which only helpers could reach since) and hold by fd, or
@@ -107,14 +134,12 @@ cg_open_root_raised(const char *root, int *ret_fd, char *subtree, size_t len)
  * cannot reach the directory at all (the delegated parent is root's 0700) and cannot add a
  * name to it (only the kernel makes entries in a cgroup dir; a subcgroup needs write access
  * to it), so no name in the loop can lead anywhere but into this cgroup.  The listing is
- * getdents64 on that fd; an error in it fails the whole step (a file left to the user
- * would let them raise a limit).  The fd is left at offset 0: it is listed again
- * (reclaim_and_count()) or handed out (the leaf).  Read-only files are handed over too:
- * sandcap reads its verdicts' evidence from them (memory.events, pids.events, cpu.stat,
- * the peaks), and one the user owned could be made unreadable (chmod) by the sandboxed
- * command through sandcap's descriptor of the leaf. */
+ * getdents64 on that fd; an error in it fails the whole step (a writable file left to the
+ * user would let them raise a limit).  A level's fd is left at offset 0.  The per-user
+ * level's files are all chowned: it is made once per user and stays, so skipping buys
+ * nothing there. */
 static int
-cg_take_raised(int fd)
+cg_take_raised(int fd, bool all)
 {
 	struct dir_iter it = { .fd = fd };
 	const char *name;
@@ -127,11 +152,14 @@ cg_take_raised(int fd)
 	/* Before any limit is written, or the user could raise its own limits (KERNEL.md 1.4,
 	 * pitfall 1). */
 	while ((name = dir_next(&it, NULL)) != NULL)
-		if (fchownat(fd, name, 0, 0, AT_SYMLINK_NOFOLLOW) < 0)
+		if ((all || !cg_file_read_only(name)) &&
+		    fchownat(fd, name, 0, 0, AT_SYMLINK_NOFOLLOW) < 0)
 			return -errno;
 	if (errno != 0)
 		r = -errno;
-	if (lseek(fd, 0, SEEK_SET) < 0 && r == 0)
+	/* The level is listed again (reclaim_and_count()); the leaf is not: sandcap only
+	 * opens names in it (#19: one lseek less). */
+	if (all && lseek(fd, 0, SEEK_SET) < 0 && r == 0)
 		r = -errno;
 	return r;
 }
@@ -152,7 +180,7 @@ cg_create_at_raised(int parent_fd, const char *name, int *ret_fd)
 	fd = openat(parent_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	r = cg_take_raised(fd);
+	r = cg_take_raised(fd, false);
 	if (r < 0)
 		return r;
 	*ret_fd = TAKE_FD(fd);
@@ -192,7 +220,7 @@ cg_user_level(int root_fd, uid_t uid, int *fdp, bool *ret_subdirs)
 	if (st.st_uid != 0 || st.st_gid != 0 || (st.st_mode & 07777) != 0755) {
 		if (caps_raise(CAP_CHOWN) < 0)
 			return -EPERM;
-		r = cg_take_raised(fd);
+		r = cg_take_raised(fd, true);
 		caps_lower_all();
 		if (r < 0)
 			return r;
@@ -356,9 +384,15 @@ cg_destroy_at(int parent_fd, const char *name, uid_t uid)
 	r = cg_procs_all_uid(leaf, uid);
 	if (r < 0)
 		return r;
-	kfd = WITH_CAP(CAP_DAC_OVERRIDE, openat(leaf, "cgroup.kill",
-			O_WRONLY | O_NOFOLLOW | O_CLOEXEC));
-	efd = openat(leaf, "cgroup.events", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	/* One bracket for two files of a leaf of ours, reached through the fd just opened:
+	 * cgroup.kill is root's; cgroup.events stays the user's (cg_file_read_only()), who may
+	 * have made it unreadable to keep this leftover from being reclaimed. */
+	if (caps_raise(CAP_DAC_OVERRIDE) < 0)
+		return -EPERM;
+	kfd = openat(leaf, "cgroup.kill", O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (kfd >= 0)
+		efd = openat(leaf, "cgroup.events", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	caps_lower_all();
 	if (kfd < 0 || efd < 0)
 		return -errno;
 	r = cg_kill_fd(kfd);

@@ -21,7 +21,11 @@ int cg_name_new(uid_t uid, char *buf, size_t bufsz);
  * be cgroup2, root-owned, not group/other-writable (-EXDEV when not cgroup2); its
  * cgroup.subtree_control goes to subtree.  The caller holds CAP_DAC_OVERRIDE raised. */
 int cg_open_root_raised(const char *root, int *ret_fd, char *subtree, size_t len);
-/* mkdir <parent>/<name> (must not exist), hand it and every file in it to 0:0, return an
+/* Whether name is a cgroup interface file no kernel makes writable (left to the user in a
+ * leaf: cg_create_at_raised()). */
+bool cg_file_read_only(const char *name);
+/* mkdir <parent>/<name> (must not exist), hand it and every file in it that is not
+ * cg_file_read_only() to 0:0, return an
  * O_RDONLY|O_DIRECTORY fd.  The caller holds CAP_DAC_OVERRIDE and CAP_CHOWN raised. */
 int cg_create_at_raised(int parent_fd, const char *name, int *ret_fd);
 /* Open (unless *fdp is already an fd of it; making it if missing) the per-user level

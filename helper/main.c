@@ -69,10 +69,22 @@ wait_ms(const struct session *s, uint64_t deadline)
 	return now >= deadline ? 0 : (int) (deadline - now < INT32_MAX ? deadline - now : INT32_MAX);
 }
 
+/* The signals the helper blocks for its whole life (read from its signalfd): SIGTERM/
+ * SIGHUP end it, SIGINT/SIGQUIT are sandcap's to handle. */
+static void
+helper_sigmask(sigset_t *mask)
+{
+	sigemptyset(mask);
+	sigaddset(mask, SIGTERM);
+	sigaddset(mask, SIGHUP);
+	sigaddset(mask, SIGINT);
+	sigaddset(mask, SIGQUIT);
+}
+
 static void
 scrub_process(void)
 {
-	sigset_t none;
+	sigset_t mask;
 
 	/* In secure mode (file capabilities gained: AT_SECURE) the dynamic loader has already
 	 * opened /dev/null on any of fds 0-2 that was closed (glibc __libc_check_standard_fds,
@@ -88,8 +100,11 @@ scrub_process(void)
 	/* Ignored signals survive exec (handlers cannot): reset what the kernel says is not
 	 * default, or every signal if /proc/self/status cannot tell (lib/sigreset.c). */
 	(void) sig_reset_dispositions();
-	sigemptyset(&none);
-	(void) sigprocmask(SIG_SETMASK, &none, NULL);
+	/* The inherited mask is replaced by ours at once (#19: one sigprocmask, not a reset
+	 * and then a block). */
+	helper_sigmask(&mask);
+	if (sigprocmask(SIG_SETMASK, &mask, NULL) < 0)
+		abort();
 	/* Interval timers survive exec, but are not reset: one the user left can only end
 	 * the helper with its signal, which the user can do anyway with kill(2) (the
 	 * helper's real uid is theirs), and every step fails closed (#19).  ITIMER_REAL is
@@ -166,7 +181,9 @@ check_socket(struct session *s)
 	s->peer_pid = cred.pid;
 	/* The peer must be the process that started us (sandcap), with our real uid: then the
 	 * pidfd checks of ATTACH ("a child of our parent") mean "a child of the caller". */
-	if (cred.pid != getppid() || cred.uid != getuid()) {
+	/* AT_UID: the real uid the kernel gave us at exec, which nothing can change since (we
+	 * hold no CAP_SETUID): no getuid() (#19). */
+	if (cred.pid != getppid() || cred.uid != (uid_t) getauxval(AT_UID)) {
 		s->refusal = EPERM;
 		snprintf(s->refusal_msg, sizeof(s->refusal_msg), "the socket on fd 3 is not "
 			 "connected to the process that started the helper");
@@ -209,14 +226,9 @@ main(int argc, char **argv)
 	check_privilege(s);
 
 	/* SIGTERM/SIGHUP: tear down and exit.  SIGINT/SIGQUIT from the terminal reach the
-	 * whole foreground group: sandcap handles them and tells us; we ignore them. */
-	sigemptyset(&mask);
-	sigaddset(&mask, SIGTERM);
-	sigaddset(&mask, SIGHUP);
-	sigaddset(&mask, SIGINT);
-	sigaddset(&mask, SIGQUIT);
-	if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0)
-		return EXIT_FAILURE;
+	 * whole foreground group: sandcap handles them and tells us; we ignore them.  All four
+	 * are blocked since scrub_process(). */
+	helper_sigmask(&mask);
 	sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (sfd < 0)
 		return EXIT_FAILURE;

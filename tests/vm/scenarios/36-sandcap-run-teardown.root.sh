@@ -106,4 +106,22 @@ wait "$spid"
 is "$?" 0 "escape: the sandbox ends normally"
 check_fails "escape: its leaf is gone" test -e "$L"
 
+# ---- evidence from a read-only file the user owns (#19: the helper leaves them the user's):
+# made unreadable mid-run (by root here; the sandbox has no path to its leaf), sandcap makes
+# it readable again and still finds the OOM kill in memory.events.
+rm -f "$R/ev.ws" "$R/ev.go"
+as sctest "$SANDCAP" run -q --memory 16M --timeout 60 --report "$R/ev.json" -- sh -c '
+	echo "$TMPDIR" > '"$R"'/ev.ws
+	while ! [ -e '"$R"'/ev.go ]; do sleep 0.1; done
+	exec python3 -c "a = bytearray(256 << 20)"' &
+spid=$!
+check "evidence: the sandbox started" wait_file "$R/ev.ws"
+L=$P/$SCTEST_UID/$(basename "$(cat "$R/ev.ws")")
+chmod 0 "$L/memory.events" "$L/pids.events" "$L/cpu.stat"
+is "$(stat -c '%U %a' "$L/memory.events")" "sctest 0" "evidence: memory.events made unreadable"
+touch "$R/ev.go"
+wait "$spid"
+is "$?" 137 "evidence: the sandbox was OOM-killed (exit 137)"
+is "$(json_get "$R/ev.json" .verdict)" "memory" "evidence: sandcap read memory.events anyway"
+
 done_testing
