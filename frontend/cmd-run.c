@@ -64,8 +64,8 @@ make_id(char *buf, size_t bufsz)
 
 		memcpy(rnd, &t, sizeof(rnd));
 	}
-	snprintf(buf, bufsz, "%u-%02x%02x%02x%02x%02x%02x", (unsigned) getuid(), rnd[0], rnd[1],
-		 rnd[2], rnd[3], rnd[4], rnd[5]);
+	snprintf(buf, bufsz, "%u-%02x%02x%02x%02x%02x%02x", (unsigned) control_uid(), rnd[0],
+		 rnd[1], rnd[2], rnd[3], rnd[4], rnd[5]);
 }
 
 static const char *
