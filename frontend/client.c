@@ -3,6 +3,7 @@
  * Contracts in client.h; the protocol in docs/PROTOCOL.md. */
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -13,6 +14,7 @@
 #include <sys/socket.h>
 #include <sys/statfs.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "client.h"
@@ -81,27 +83,51 @@ helper_dead(struct sc_session *s, uint16_t type, unsigned ms, char *err, size_t 
 	       "dead (killed)", type, ms);
 }
 
+/* The receive deadline of the next reply; set only when it changes (issue 19: two
+ * setsockopt per round trip before).  Requests are sent without blocking instead of under
+ * a send deadline: one request is outstanding at a time, so a send that would block means
+ * a broken helper, which is treated as dead at once. */
 static void
-set_deadline(int sock, unsigned ms)
+set_deadline(struct sc_session *s, unsigned ms)
 {
 	struct timeval tv = { .tv_sec = ms / 1000, .tv_usec = (ms % 1000) * 1000 };
 
-	(void) setsockopt(sock, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	(void) setsockopt(sock, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	if (s->rcv_deadline_ms == ms)
+		return;
+	if (setsockopt(s->sock, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) == 0)
+		s->rcv_deadline_ms = ms;
 }
 
-/* Whether the helper is still getting on: it used CPU time since *cpu, or waits for a
- * CPU ('R').  A helper that is stopped, asleep or gone is not. */
-static bool
-helper_busy(const struct sc_session *s, unsigned long long *cpu)
+/* The helper's CPU time in ns (all its threads), 0 when it cannot be read: one
+ * clock_gettime() on its process CPU clock (the clock id the kernel derives from the pid,
+ * as clock_getcpuclockid() does without that function's extra check), instead of opening
+ * and reading /proc/PID/stat before every reply (issue 19).  The helper is our unreaped
+ * child, so the pid cannot name another process. */
+static unsigned long long
+helper_cpu_ns(const struct sc_session *s)
 {
-	struct procstat ps;
-	bool busy;
+	const clockid_t clk = (clockid_t) ((~(unsigned) s->helper_pid << 3) | 2); /* CPUCLOCK_SCHED */
+	struct timespec ts;
 
-	if (s->helper_pid <= 0 || procstat_read(s->helper_pid, &ps) < 0)
-		return false;
-	busy = ps.state == 'R' || ps.cpu_ticks > *cpu;
-	*cpu = ps.cpu_ticks;
+	if (s->helper_pid <= 0 || clock_gettime(clk, &ts) < 0)
+		return 0;
+	return (unsigned long long) ts.tv_sec * 1000000000ULL + (unsigned long long) ts.tv_nsec;
+}
+
+/* Whether the helper is still getting on: it used at least 10 ms of CPU time (a clock tick,
+ * the resolution of the /proc/PID/stat figure this replaced) since *cpu_ns, or waits for a
+ * CPU ('R').  A helper that is stopped, asleep or gone is not, even if it ran for a moment
+ * after the baseline (its own start-up, when HELLO's wait began as it exec'd). */
+static bool
+helper_busy(const struct sc_session *s, unsigned long long *cpu_ns)
+{
+	unsigned long long now = helper_cpu_ns(s);
+	struct procstat ps;
+	bool busy = now >= *cpu_ns + 10000000ULL;
+
+	*cpu_ns = now;
+	if (!busy && s->helper_pid > 0 && procstat_read(s->helper_pid, &ps) == 0)
+		busy = ps.state == 'R';
 	return busy;
 }
 
@@ -115,10 +141,10 @@ static int
 recv_reply(struct sc_session *s, unsigned ms, unsigned rounds, uint8_t *rbuf, size_t rbufsz,
 	   int *rfds, size_t *nrfds, unsigned *waited)
 {
-	unsigned long long cpu = 0;
+	/* The baseline of helper_busy(), unless the deadline cannot be extended (KILL). */
+	unsigned long long cpu = rounds > 1 ? helper_cpu_ns(s) : 0;
 	int n;
 
-	(void) helper_busy(s, &cpu);
 	for (unsigned round = 1;; round++) {
 		n = wire_recv(s->sock, rbuf, rbufsz, rfds, nrfds);
 		*waited = round * ms;
@@ -161,8 +187,8 @@ roundtrip(struct sc_session *s, struct wire_wr *wr, const int *fds, size_t nfds,
 	     type == WIRE_REQ_HELLO ? CLIENT_SETUP_DEADLINE_MS :
 	     type == WIRE_REQ_CREATE || type == WIRE_REQ_ATTACH ? CLIENT_LOCKED_DEADLINE_MS :
 	     CLIENT_DEADLINE_MS;
-	set_deadline(s->sock, ms);
-	r = wire_send(s->sock, wr->buf, (size_t) n, fds, nfds);
+	set_deadline(s, ms);
+	r = wire_send_nowait(s->sock, wr->buf, (size_t) n, fds, nfds);
 	if (r == -EAGAIN || r == -EWOULDBLOCK) {
 		helper_dead(s, type, ms, err, errlen);
 		return -ETIMEDOUT;
@@ -211,69 +237,78 @@ roundtrip(struct sc_session *s, struct wire_wr *wr, const int *fds, size_t nfds,
 	return 0;
 }
 
+/* What the helper's spawned child needs; it shares our memory until it execs (CLONE_VM |
+ * CLONE_VFORK), so it reports an exec failure in err, not through a pipe. */
+struct spawn_args {
+	const char *path;
+	int sock;               /* the helper's end of the socketpair, to become its fd 3 */
+	int err;                /* the child's errno, 0 if it exec'd */
+};
+
+/* The child: only system calls on its own descriptors, then exec or _exit; it runs on its
+ * own stack while we wait (CLONE_VFORK), and never returns into our frames. */
+static int
+spawn_child(void *arg)
+{
+	struct spawn_args *a = arg;
+	char *const argv[] = { (char *) "sandcap-helper", NULL };
+	int e;
+
+	/* The helper's own stderr would repeat, at length and whatever -q says, the refusal
+	 * it also sends in its reply, which sandcap reports once (#14 item 13); it logs to
+	 * syslog otherwise. */
+	int devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
+
+	if (devnull >= 0) {
+		(void) dup2(devnull, STDERR_FILENO);
+		(void) close(devnull);
+	}
+	/* fd 3 must be the socket; dup2 clears FD_CLOEXEC on the copy. */
+	if (a->sock == 3)
+		e = fcntl(3, F_SETFD, 0) < 0 ? errno : 0;
+	else
+		e = dup2(a->sock, 3) < 0 ? errno : 0;
+	if (e == 0) {
+		(void) execv(a->path, argv);
+		e = errno;
+	}
+	a->err = e != 0 ? e : EINVAL;
+	_exit(127);
+}
+
+/* Start the helper with clone(CLONE_VM | CLONE_VFORK) rather than fork() (issue 19): no
+ * copy of our page tables and no copy-on-write faults in either process, and no pipe for
+ * an exec failure.  We are suspended until the child execs or exits; the helper it execs
+ * is the same program with the same descriptors as before. */
 static int
 spawn_helper(struct sc_session *s, const char *path, char *err, size_t errlen)
 {
-	_cleanup_close_ int p0 = -EBADF, p1 = -EBADF;
-	int sv[2], ep[2], child_errno = 0;
-	ssize_t n;
+	/* The child's stack: static, as only one child runs at a time and we wait for it. */
+	static char stack[16384] __attribute__((aligned(16)));
+	_cleanup_close_ int p1 = -EBADF;
+	struct spawn_args a = { .path = path };
+	int sv[2];
 	pid_t pid;
 
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
 		return -errno;
 	s->sock = sv[0];
 	p1 = sv[1];
-	if (pipe2(ep, O_CLOEXEC) < 0)
+	a.sock = p1;
+
+	pid = clone(spawn_child, stack + sizeof(stack), CLONE_VM | CLONE_VFORK | SIGCHLD, &a);
+	if (pid < 0)
 		return -errno;
-	p0 = ep[0];
-
-	pid = fork();
-	if (pid < 0) {
-		(void) close(ep[1]);
-		return -errno;
-	}
-	if (pid == 0) {
-		char *const argv[] = { (char *) "sandcap-helper", NULL };
-		int e;
-
-		/* The helper's own stderr would repeat, at length and whatever -q says, the
-		 * refusal it also sends in its reply, which sandcap reports once (#14 item 13);
-		 * it logs to syslog otherwise. */
-		int devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
-
-		if (devnull >= 0) {
-			(void) dup2(devnull, STDERR_FILENO);
-			(void) close(devnull);
-		}
-		/* fd 3 must be the socket; dup2 clears FD_CLOEXEC on the copy. */
-		if (p1 == 3)
-			e = fcntl(3, F_SETFD, 0) < 0 ? errno : 0;
-		else
-			e = dup2(p1, 3) < 0 ? errno : 0;
-		if (e == 0 && ep[1] == 3)       /* cannot happen: 3 is taken by the socket */
-			e = EBADF;
-		if (e == 0) {
-			(void) execv(path, argv);
-			e = errno;
-		}
-		(void) !write(ep[1], &e, sizeof(e));
-		_exit(127);
-	}
-	(void) close(ep[1]);
 	s->helper_pid = pid;
 	p1 = safe_close(p1);
-	do
-		n = read(p0, &child_errno, sizeof(child_errno));
-	while (n < 0 && errno == EINTR);
-	if (n == sizeof(child_errno)) {
+	if (a.err != 0) {
 		(void) reap_helper(s);
-		if (child_errno == ENOENT)
+		if (a.err == ENOENT)
 			seterr(err, errlen, "helper %s is not installed (install sandcap-helper, or set "
 			       "SANDCAP_HELPER to its path)", path);
 		else
-			seterr(err, errlen, "cannot execute helper %s: %s", path,
-			       strerror(child_errno));
-		return -child_errno;
+			seterr(err, errlen, "cannot execute helper %s: %s", path, strerror(a.err));
+		return -a.err;
 	}
 	return 0;
 }

@@ -61,6 +61,7 @@ struct sc_session {
 	char ws_path[PATH_MAX];         /* where the workspace is mounted */
 	char enforcement[256];          /* helper's notes, e.g. "swap: not accounted" ("" = none) */
 	uint32_t seq;                   /* next request sequence number */
+	unsigned rcv_deadline_ms;       /* the socket's SO_RCVTIMEO now (0: not set yet) */
 	bool created, attached;
 	bool dead;                      /* a round trip timed out: the helper was killed */
 };

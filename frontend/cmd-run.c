@@ -64,8 +64,8 @@ make_id(char *buf, size_t bufsz)
 
 		memcpy(rnd, &t, sizeof(rnd));
 	}
-	snprintf(buf, bufsz, "%u-%02x%02x%02x%02x%02x%02x", (unsigned) getuid(), rnd[0], rnd[1],
-		 rnd[2], rnd[3], rnd[4], rnd[5]);
+	snprintf(buf, bufsz, "%u-%02x%02x%02x%02x%02x%02x", (unsigned) control_uid(), rnd[0],
+		 rnd[1], rnd[2], rnd[3], rnd[4], rnd[5]);
 }
 
 static const char *
@@ -276,10 +276,10 @@ compose_message(const struct run_opts *o, const struct sv_outcome *out, const st
 /* Resolve the installed policy for the calling user.  Used for early refusals (isolation
  * the policy requires) and by `sandcap trace` (the ceilings); the helper always decides again
  * for itself.  Returns 0; -ENOENT when there is no policy file (today's behaviour: nothing
- * to apply) or the caller has no passwd entry; any other -errno when the file exists but
- * cannot be trusted, read or parsed, with the refusal in msg: the caller must refuse to run,
- * in every mode, or a typo in the policy would silently drop what it requires (#14
- * item 10). */
+ * to apply) or the caller has no passwd entry while the policy names users or groups; any
+ * other -errno when the file exists but cannot be trusted, read or parsed, with the refusal
+ * in msg: the caller must refuse to run, in every mode, or a typo in the policy would
+ * silently drop what it requires (#14 item 10). */
 static int
 caller_policy(struct policy_resolved *ret, char *msg, size_t msglen)
 {
@@ -310,6 +310,15 @@ caller_policy(struct policy_resolved *ret, char *msg, size_t msglen)
 			 "fixes it: sandcap policy check %s lists every error", SC_POLICY_PATH,
 			 err[0] != '\0' ? err : strerror(-r), SC_POLICY_PATH);
 		return r == -ENOENT ? -EINVAL : r;
+	}
+	/* As the helper (issue 19): no section or list names a user or a group, so the name
+	 * cannot change the verdict; no NSS lookup (about 20 system calls through nscd,
+	 * nsswitch.conf and passwd), and a uid without a passwd entry is judged like any other. */
+	if (!policy_names_users(p) && !policy_names_groups(p)) {
+		subj = (struct policy_subject) { .user = NULL, .groups = names, .ngroups = 0 };
+		policy_resolve(p, &subj, ret);
+		policy_free(p);
+		return 0;
 	}
 	pw = getpwuid(getuid());
 	if (pw == NULL) {
@@ -1070,7 +1079,8 @@ run_supervised(struct run *R)
 		.extra_fd = -1,
 		.keeper_pidfd = R->cgroup ? -1 : R->keeper.keeper_pidfd,
 		.keeper_pid = R->cgroup ? 0 : R->keeper.keeper,
-		.home_pgrp = R->cgroup ? 0 : R->keeper.home_pgrp,
+		/* cgroup mode: our own group, asked once in run_plan() (issue 19). */
+		.home_pgrp = R->plan.protect.pgid,
 	};
 
 	R->ctl = (struct run_ctl) { .id = R->rep.id, .mode = R->rep.mode, .argv = o->argv,

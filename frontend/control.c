@@ -17,12 +17,22 @@
 #include "control.h"
 #include "macro.h"
 
+uid_t
+control_uid(void)
+{
+	static uid_t uid = (uid_t) -1;
+
+	if (uid == (uid_t) -1)
+		uid = getuid();
+	return uid;
+}
+
 static bool
 dir_is_private(const char *path)
 {
 	struct stat st;
 
-	return lstat(path, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == getuid() &&
+	return lstat(path, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == control_uid() &&
 	       (st.st_mode & 077) == 0;
 }
 
@@ -35,7 +45,7 @@ xdg_rundir(char *buf, size_t len)
 	struct stat st;
 
 	if (xdg == NULL || xdg[0] != '/' || stat(xdg, &st) < 0 || !S_ISDIR(st.st_mode) ||
-	    st.st_uid != getuid())
+	    st.st_uid != control_uid())
 		return -ENOENT;
 	if ((size_t) snprintf(buf, len, "%s/sandcap", xdg) >= len)
 		return -ENAMETOOLONG;
@@ -70,7 +80,7 @@ is_tmp_rundir_name(const char *name)
 	char prefix[64];
 	size_t l;
 
-	l = (size_t) snprintf(prefix, sizeof(prefix), "sandcap-%u", (unsigned) getuid());
+	l = (size_t) snprintf(prefix, sizeof(prefix), "sandcap-%u", (unsigned) control_uid());
 	if (!strneq(name, prefix, l))
 		return false;
 	return name[l] == '\0' || (name[l] == '.' && strlen(name + l + 1) == 6);
@@ -138,7 +148,7 @@ control_listen(const char *id, int *ret_fd, char *ret_path, size_t pathlen)
 		return -EINVAL;
 	r = control_rundir(dir, sizeof(dir), 1);
 	if (r == -ENOENT) {
-		snprintf(dir, sizeof(dir), "/tmp/sandcap-%u.XXXXXX", (unsigned) getuid());
+		snprintf(dir, sizeof(dir), "/tmp/sandcap-%u.XXXXXX", (unsigned) control_uid());
 		if (mkdtemp(dir) == NULL)
 			return -errno;
 		tmp = true;
@@ -200,7 +210,7 @@ control_serve_one(int listen_fd, const struct control_ops *ops)
 	if (fd < 0)
 		return errno == EAGAIN || errno == EINTR ? 0 : -errno;
 	/* Only our own uid: the directory is 0700 already; this is the second lock. */
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cl) < 0 || cred.uid != getuid())
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cl) < 0 || cred.uid != control_uid())
 		return 0;
 	(void) setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	(void) setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
@@ -253,7 +263,7 @@ request_at(const char *path, const char *req, char *reply, size_t replylen)
 	if (connect(fd, (struct sockaddr *) &sa, sizeof(sa)) < 0)
 		return -errno;
 	/* The listener must be ours too (the directory is private; this is the second lock). */
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cl) < 0 || cred.uid != getuid())
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cl) < 0 || cred.uid != control_uid())
 		return -EPERM;
 	if (send(fd, req, strlen(req), MSG_NOSIGNAL) < 0)
 		return -errno;

@@ -39,6 +39,9 @@ struct control_ops {
  * directory does not exist); -EPERM if it exists but is not ours or is open to others. */
 int control_rundir(char *buf, size_t len, int create);
 
+/* Our uid, asked of the kernel once (issue 19): sandcap never changes its credentials. */
+uid_t control_uid(void);
+
 /* Bind and listen on <rundir>/<id>.sock (a new /tmp/sandcap-<uid>.XXXXXX without a usable
  * XDG_RUNTIME_DIR); *ret_path gets the socket's path, for control_unlisten() at the end. */
 int control_listen(const char *id, int *ret_fd, char *ret_path, size_t pathlen);

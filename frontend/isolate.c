@@ -253,6 +253,15 @@ check_paths(const struct isolate_opts *o, const char *opt, const char *const *pa
 	return 0;
 }
 
+static bool
+has_relative(const char *const *paths, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (paths[i] != NULL && paths[i][0] != '/')
+			return true;
+	return false;
+}
+
 int
 isolate_plan_on(const struct isolate_opts *o, int abi, bool seccomp, struct isolate_plan *ret,
 		char *err, size_t errlen)
@@ -279,8 +288,11 @@ isolate_plan_on(const struct isolate_opts *o, int abi, bool seccomp, struct isol
 	r = check_paths(o, "--ro", o->ro, o->n_ro, err, errlen);
 	if (r < 0)
 		return r;
-	if (getcwd(p->cwd, sizeof(p->cwd)) == NULL)
-		p->cwd[0] = '\0';        /* relative paths then fail in the child, loudly */
+	/* The base of relative --rw/--ro paths, asked only when there is one (issue 19). */
+	if (has_relative(o->rw, o->n_rw) || has_relative(o->ro, o->n_ro)) {
+		if (getcwd(p->cwd, sizeof(p->cwd)) == NULL)
+			p->cwd[0] = '\0';        /* relative paths then fail in the child, loudly */
+	}
 
 	/* Filesystem. */
 	if (o->fs == POLICY_FS_NONE)
@@ -438,6 +450,8 @@ abs_path(const char *base, const char *path, char *buf, size_t len)
 
 	if (path[0] == '/')
 		n = snprintf(buf, len, "%s", path);
+	else if (base[0] == '\0')
+		return -ENOENT;         /* the working directory is unknown: never "/" + path */
 	else
 		n = snprintf(buf, len, "%s/%s", base, path);
 	return n < 0 || (size_t) n >= len ? -ENAMETOOLONG : 0;
@@ -501,8 +515,10 @@ landlock_apply(const struct isolate_opts *o, const struct isolate_plan *plan, ch
 
 		r = abs_path(plan->cwd, rules[i].path, path, sizeof(path));
 		if (r < 0) {
-			set_str(err, errlen, "sandcap: %s %s: path too long",
-				rules[i].origin ? rules[i].origin : "--fs", rules[i].path);
+			set_str(err, errlen, "sandcap: %s %s: %s",
+				rules[i].origin ? rules[i].origin : "--fs", rules[i].path,
+				r == -ENOENT ? "relative, and the working directory is unknown"
+					     : "path too long");
 			return r;
 		}
 		fd = open(path, O_PATH | O_CLOEXEC);

@@ -203,7 +203,13 @@ pidvec_push(struct pidvec *pv, pid_t p)
 	return 0;
 }
 
-/* Read a small /proc file into buf (NUL-terminated).  Returns length or -errno. */
+/* A read of a seq_file in /proc (a task's children) that returns less than this is the
+ * rest of the file: the kernel stops short of the caller's buffer only at the end or when
+ * its own buffer, a page at least, cannot take the next record (a children record is at
+ * most 12 bytes).  Saves the read that would return 0 (issue 19). */
+#define PROC_SHORT_READ 2048
+
+/* Read a small /proc seq_file into buf (NUL-terminated).  Returns length or -errno. */
 static ssize_t
 read_proc(const char *path, char *buf, size_t bufsz)
 {
@@ -223,6 +229,8 @@ read_proc(const char *path, char *buf, size_t bufsz)
 		if (n == 0)
 			break;
 		len += (size_t) n;
+		if (n < PROC_SHORT_READ)
+			break;
 	}
 	buf[len] = '\0';
 	return (ssize_t) len;
@@ -309,12 +317,26 @@ collect_children(pid_t pid, bool self, struct pidvec *pv)
 }
 
 static pid_t sv_exclude_pid;    /* a child of sandcap that is not part of the sandbox (helper) */
+/* The main process once it has ended and until it is reaped: a zombie, whose children the
+ * kernel gave to us (the subreaper) before its end could be seen, so it has nothing left to
+ * signal or to list (issue 19: 8 system calls).  0 otherwise: once reaped, its pid may name
+ * another process. */
+static pid_t sv_ended_pid;
+/* The supervisor's own pid, set by sv_run() (issue 19: asked once, not per scan); 0 in
+ * another process (the keeper), which asks the kernel. */
+static pid_t sv_self;
+
+static pid_t
+self_pid(void)
+{
+	return sv_self > 0 ? sv_self : getpid();
+}
 
 int
 sv_signal_descendants(int sig)
 {
 	struct pidvec pv = {};
-	pid_t self = getpid();
+	pid_t self = self_pid();
 	int count = 0;
 
 	/* Breadth first: pv holds (pid) entries; the parent of entry i is recorded in par. */
@@ -328,7 +350,7 @@ sv_signal_descendants(int sig)
 	for (size_t i = 0; i < pv.n; i++) {
 		pid_t p = pv.v[i];
 
-		if (p == sv_exclude_pid)
+		if (p == sv_exclude_pid || (p == sv_ended_pid && par.v[i] == self))
 			continue;
 		if (par.v[i] == self) {
 			/* Our own child: its pid cannot be recycled before we reap it. */
@@ -454,7 +476,6 @@ read_child_msg(struct sv_state *st)
 	}
 	/* EOF (exec succeeded), a message, or garbage: done with the pipe either way. */
 	st->msg_done = true;
-	(void) epoll_ctl(st->epfd, EPOLL_CTL_DEL, st->msg_fd, NULL);
 }
 
 /* The main process stopped for job control (^Z on its terminal, or a forwarded SIGTSTP):
@@ -489,7 +510,7 @@ count_children(void)
 	struct pidvec pv = {};
 	size_t n = 0;
 
-	if (collect_children(getpid(), true, &pv) < 0) {
+	if (collect_children(self_pid(), true, &pv) < 0) {
 		free(pv.v);
 		return 1;       /* unknown: keep waiting for SIGCHLD */
 	}
@@ -501,17 +522,22 @@ count_children(void)
 }
 
 /* Reap what can be reaped.  The main process is first checked without reaping: when it
- * has ended, its group is killed while the zombie still pins the group id. */
+ * has ended, its group is killed while the zombie still pins the group id.
+ * ret_no_children: NULL when the caller does not need to know whether children are left
+ * (that takes a scan of our children while the helper is one). */
 static void
 reap(struct sv_state *st, bool *ret_no_children)
 {
-	*ret_no_children = false;
+	if (ret_no_children != NULL)
+		*ret_no_children = false;
 	if (!st->main_reaped) {
 		siginfo_t si = {};
 
 		if (waitid(P_PID, (id_t) st->pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 &&
 		    si.si_pid == st->pid) {
 			uint64_t end = now_ms();
+
+			sv_ended_pid = st->pid;
 
 			st->out->wall_ms = end - st->start_ms;
 			/* The sandbox ends with its command -- unless the timeout's grace
@@ -529,12 +555,13 @@ reap(struct sv_state *st, bool *ret_no_children)
 		if (p < 0 && errno == EINTR)
 			continue;
 		if (p < 0) {
-			*ret_no_children = errno == ECHILD;
+			if (ret_no_children != NULL)
+				*ret_no_children = errno == ECHILD;
 			return;
 		}
 		if (p == 0) {
 			/* Nothing to reap: done if no child but the helper is left. */
-			if (st->spec->exclude_pid > 0)
+			if (st->spec->exclude_pid > 0 && ret_no_children != NULL)
 				*ret_no_children = count_children() == 0;
 			return;
 		}
@@ -547,6 +574,7 @@ reap(struct sv_state *st, bool *ret_no_children)
 		if (WIFCONTINUED(status))
 			continue;
 		st->main_reaped = true;
+		sv_ended_pid = 0;       /* reaped: its pid is free for reuse */
 		st->out->main_ru = ru;
 		if (WIFEXITED(status)) {
 			st->out->exited = true;
@@ -557,6 +585,9 @@ reap(struct sv_state *st, bool *ret_no_children)
 		}
 		if (st->out->wall_ms == 0)
 			st->out->wall_ms = now_ms() - st->start_ms;
+		/* Supervision ends here; end_sandbox() reaps the rest (one wait4 saved). */
+		if (ret_no_children == NULL)
+			return;
 	}
 }
 
@@ -723,6 +754,10 @@ abort_child(pid_t pid, int r)
 	return r;
 }
 
+/* The child's message pipe is not watched (issue 19: its end of file at the exec cost an
+ * epoll_ctl, a wake-up, a read and another epoll_ctl): the child writes its message just
+ * before _exit(), so it is read when the main process has ended (read_child_msg() from
+ * on_event() and end_sandbox()), when its write end is closed either way. */
 static int
 watch_all(struct sv_state *st)
 {
@@ -732,7 +767,7 @@ watch_all(struct sv_state *st)
 	if (epoll_add(epfd, st->pidfd) < 0 || epoll_add(epfd, st->sigfd) < 0 ||
 	    (st->tfd >= 0 && epoll_add(epfd, st->tfd) < 0) ||
 	    (st->gfd >= 0 && epoll_add(epfd, st->gfd) < 0) ||
-	    (st->cfd >= 0 && epoll_add(epfd, st->cfd) < 0) || epoll_add(epfd, st->msg_fd) < 0 ||
+	    (st->cfd >= 0 && epoll_add(epfd, st->cfd) < 0) ||
 	    (spec->extra_fd >= 0 && spec->on_extra != NULL && epoll_add(epfd, spec->extra_fd) < 0) ||
 	    (spec->relay != NULL && output_relay_watch(spec->relay, epfd) < 0) ||
 	    (spec->keeper_pidfd >= 0 && epoll_add(epfd, spec->keeper_pidfd) < 0))
@@ -822,11 +857,10 @@ on_signals(struct sv_state *st)
 {
 	const struct sv_spec *spec = st->spec;
 	struct signalfd_siginfo si;
-	bool no_children;
 
 	while (read(st->sigfd, &si, sizeof(si)) == (ssize_t) sizeof(si)) {
 		if (si.ssi_signo == SIGCHLD) {
-			reap(st, &no_children);
+			reap(st, NULL);
 		} else if (!st->main_reaped) {
 			pid_t from = (pid_t) si.ssi_pid;
 			uid_t uid = (uid_t) si.ssi_uid;
@@ -847,13 +881,10 @@ on_event(struct sv_state *st, int fd, uint32_t events)
 {
 	const struct sv_spec *spec = st->spec;
 	struct sv_outcome *out = st->out;
-	bool no_children;
 
-	if (fd == st->msg_fd) {
-		read_child_msg(st);
-	} else if (fd == st->pidfd) {
+	if (fd == st->pidfd) {
 		read_child_msg(st);     /* written before the child exited */
-		reap(st, &no_children);
+		reap(st, NULL);
 	} else if (fd == st->tfd) {
 		on_timeout(st);
 	} else if (spec->relay != NULL && output_relay_owns(spec->relay, fd)) {
@@ -927,6 +958,7 @@ sv_run(const struct sv_spec *spec, struct sv_outcome *ret)
 	bool have_tios = false;
 	int r;
 
+	sv_self = getpid();
 	r = setup_supervision(&st);
 	if (r >= 0) {
 		/* Hand the terminal to the sandbox only if we are its foreground job, and

@@ -133,6 +133,16 @@ if [ "$have_ll" = 1 ]; then
 		notok "strict: a shell pipeline with redirections works: $out"
 	fi
 
+	# A relative --rw is taken from sandcap's working directory ($T), also when the command
+	# starts elsewhere (--chdir /): the plan asks for the directory only when a path is
+	# relative (issue 19), and must still ask then.
+	if out=$(sandcap --fs ro --rw grant --chdir / -- sh -c "echo x > $T/grant/rel && echo fine" 2>&1) &&
+	   [ "$out" = fine ] && [ -s "$T/grant/rel" ]; then
+		ok "a relative --rw is granted from sandcap's directory, under --chdir /"
+	else
+		notok "a relative --rw is granted from sandcap's directory, under --chdir /: $out"
+	fi
+
 	# ---- errors ----
 	out=$(sandcap --fs ro --rw "$T/nonexistent" -- true 2>&1); rc=$?
 	case "$rc:$out" in
