@@ -16,18 +16,28 @@ populated() { sed -n 's/^populated //p' "$CGP/$1/cgroup.events" 2>/dev/null; }
 uptime_ms() { awk '{ printf "%d\n", $1 * 1000 }' /proc/uptime; }   # CLOCK_BOOTTIME
 wait_until_ms() { while [ "$(uptime_ms)" -lt "$1" ]; do sleep 0.2; done; }
 switches() { awk '/^(non)?voluntary_ctxt_switches/ { n += $2 } END { print n }' "/proc/$1/status"; }
-# A 15 s timeout (deadline 25 s after CREATE, the backstop added): the steps before it took
-# 3 s on an idle guest, so a guest 7 times slower still does them in time; the assertions
-# do not depend on how long those steps take (a late C is replaced, below).
-start() {       # start USER NAME [TIMEOUT_MS]: a sandbox (15 s timeout) whose child sleeps long
+# The timeouts follow this guest's speed: a warm-up sandbox's start (about 1 s on an idle
+# guest, 7 s seen on a heavily loaded one) times 12, at least 15 s, for A and B (deadline
+# = timeout + the 10 s backstop after CREATE; the steps before the first deadline take
+# about 3 starts); C's comes 15 s (or 8 starts) later.  The assertions do not depend on
+# how long those steps take (a late C is replaced, below).
+start() {       # start USER NAME [TIMEOUT_MS]: a sandbox (timeout $TA) whose child sleeps long
 	env SANDCAP_HELPER="$SANDCAP_HELPER" vm-as-user "$1" "$TESTS/probe-client" \
-		-t "${3:-15000}" -a child -s 200 > "$SCRATCH/$2" 2>&1 &
+		-t "${3:-$TA}" -a child -s 200 > "$SCRATCH/$2" 2>&1 &
 	eval "client_$2=\$!"
 	wait_for "attach ok" "$SCRATCH/$2"
 	diag "sandbox $2 attached at $(uptime_ms) ms: $(tr '\n' ' ' < "$SCRATCH/$2")"
 	eval "id_$2=\$(sed -n 's/^id //p' \"$SCRATCH/$2\")"
 	eval "helper_$2=\$(sed -n 's/^helper //p' \"$SCRATCH/$2\")"
 }
+w0=$(uptime_ms)
+env SANDCAP_HELPER="$SANDCAP_HELPER" vm-as-user sctest "$TESTS/probe-client" -a none \
+	> "$SCRATCH/warm" 2>&1
+unit=$(($(uptime_ms) - w0))
+TA=$((unit * 12)); [ "$TA" -ge 15000 ] || TA=15000
+TC=$((unit * 8)); [ "$TC" -ge 15000 ] || TC=15000
+TC=$((TA + TC))
+diag "a sandbox's start took $unit ms here: timeouts $TA ms (A, B, D) and $TC ms (C)"
 deadline_of() { sed -n 's/^boottime_ms //p' "$DL/$1"; }
 reaped_AB() {   # A killed, B killed and removed with its workspace, lock and both records
 	[ "$(populated "$id_A")" = 0 ] && [ ! -e "$CGP/$id_B" ] &&
@@ -50,7 +60,7 @@ start sctest B
 # that on an idle guest the reaper is stopped before it and nothing waits for a deadline
 # twice.  Where a loaded guest took longer, a fresh C replaces it there: same checks, one
 # more wait; no assertion depends on which came first.
-start sctest C 30000
+start sctest C "$TC"
 check "sctest stops C's helper and client" vm-as-user sctest kill -STOP "$helper_C" "$client_C"
 check "CREATE recorded A's deadline, root-owned 0600" \
 	test "$(stat -c '%U %a' "$DL/$id_A" 2>/dev/null)" = "root 600"

@@ -81,7 +81,7 @@ is "$(find "$W" -mindepth 1 -maxdepth 1 | wc -l)" 0 "20 sandcap runs at once: no
 check_fails "20 sandcap runs at once: nothing mounted under /run/sandcap" grep -q " /run/sandcap/" /proc/mounts
 
 # ---- from inside a sandbox: the leaf's limits and membership cannot be changed ----
-rm -f "$R/esc.out"
+rm -f "$R/esc.out" "$R/esc.done"
 as sctest "$SANDCAP" run -q --memory 40M --timeout 30 -- sh -c '
 	L=/sys/fs/cgroup$(cut -d: -f3 /proc/self/cgroup)
 	o='"$R"'/esc.out
@@ -94,7 +94,8 @@ as sctest "$SANDCAP" run -q --memory 40M --timeout 30 -- sh -c '
 	echo $$ > /sys/fs/cgroup/sandcap/cgroup.procs 2> /dev/null && echo "MOVED to sandcap" >> $o.tmp
 	mkdir $L/sub 2> /dev/null && echo "MADE sub" >> $o.tmp
 	echo "after $(cut -d: -f3 /proc/self/cgroup)" >> $o.tmp
-	mv $o.tmp $o; sleep 2' &
+	mv $o.tmp $o
+	i=0; while [ ! -e '"$R"'/esc.done ] && [ $i -lt 250 ]; do sleep 0.1; i=$((i + 1)); done' &
 spid=$!
 check "escape: the sandbox ran its attempts" wait_file "$R/esc.out"
 L=$(sed -n 's/^leaf //p' "$R/esc.out")
@@ -102,6 +103,7 @@ id=${L##*/}
 check_fails "escape: no write or move succeeded" grep -E '^(WROTE|MOVED|MADE)' "$R/esc.out"
 is "$(sed -n 's/^after //p' "$R/esc.out")" "/sandcap/$SCTEST_UID/$id" "escape: the shell is still in its leaf"
 is "$(cat "$L/memory.max" 2>&1)" $((40 * 1048576)) "escape: memory.max is still 40M"
+touch "$R/esc.done"     # the sandbox waits for this (bounded): no race with the checks above
 wait "$spid"
 is "$?" 0 "escape: the sandbox ends normally"
 check_fails "escape: its leaf is gone" test -e "$L"
