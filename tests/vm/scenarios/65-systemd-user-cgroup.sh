@@ -68,10 +68,13 @@ kill -KILL "$(pgrep -o -u sctest -x sandcap)"
 check "after SIGKILL of sandcap its sandbox is gone within 10 s" \
 	wait_for 10 sh -c '! pgrep -f "^sleep 1000[.]64"'
 # Both supervisors killed at once: the scope's RuntimeMaxSec (timeout + grace + 10 s), which
-# the user manager enforces, still ends it.
-vm-login sctest env SANDCAP_HELPER=/nonexistent "$S" run -q --timeout 3 --grace 0 -- \
-	sh -c 'sleep 1000.63' > /dev/null 2>&1 &
-check "the sandbox of the backstop case runs" wait_for 60 pgrep -f '^sleep 1000[.]63'
+# the user manager enforces, still ends it.  The command leaves a file when it starts (a
+# loaded guest can miss a process that lives for the timeout alone), and the timeout, 8 s,
+# leaves room to kill sandcap before it would end the sandbox itself.
+rm -f /tmp/sandcap-65.ready
+vm-login sctest env SANDCAP_HELPER=/nonexistent "$S" run -q --timeout 8 --grace 0 -- \
+	sh -c 'touch /tmp/sandcap-65.ready; exec sleep 1000.63' > /dev/null 2>&1 &
+check "the sandbox of the backstop case runs" wait_for 60 test -e /tmp/sandcap-65.ready
 pkill -KILL -u sctest -x sandcap
 check "with every sandcap process killed the user manager ends the sandbox by its backstop" \
 	wait_for 60 sh -c '! pgrep -f "^sleep 1000[.]63"'
