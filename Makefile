@@ -62,12 +62,15 @@ PKG_CFLAGS    := $(shell $(PKG_CONFIG) --cflags $(PKGS_FRONTEND) 2>/dev/null)
 # (Debian's libinih-dev ships it; it parses only the root-owned policy file).
 INIH_A        := $(wildcard $(shell $(PKG_CONFIG) --variable=libdir inih 2>/dev/null)/libinih.a)
 LIBS_HELPER   := $(or $(INIH_A),$(shell $(PKG_CONFIG) --libs $(PKGS_HELPER) 2>/dev/null))
-# The helper is linked static-pie (HELPER_STATIC=1, the default where the C library's and
-# libinih's archives are installed; never with SANITIZE=1): no dynamic loader at its exec,
-# which was 18 of its system calls and 93 of its 234 page faults per sandbox (#19;
-# SECURITY.md "Savings of issue 19": glibc updates then reach it by a rebuild).
+# HELPER_STATIC=1 links the helper static-pie (where the C library's and libinih's archives
+# are installed; never with SANITIZE=1): no dynamic loader at its exec, 18 of its system
+# calls and 93 of its 234 page faults per sandbox (#19).  Not the default: a policy naming
+# users or groups makes it load NSS modules with glibc's static dlopen, and with
+# libnss_systemd in a guest booted by systemd the helper died on the packaged policy
+# (allow_groups = sandcap; VM 72-systemd-quickstart, 2026-11-26).  SECURITY.md.
 LIBC_A        := $(shell $(CC) -print-file-name=libc.a 2>/dev/null)
-HELPER_STATIC ?= $(if $(and $(INIH_A),$(filter /%,$(LIBC_A)),$(filter-out 1,$(SANITIZE))),1,0)
+HELPER_STATIC ?= 0
+override HELPER_STATIC := $(if $(and $(filter 1,$(HELPER_STATIC)),$(INIH_A),$(filter /%,$(LIBC_A)),$(filter-out 1,$(SANITIZE))),1,0)
 HELPER_LDFLAGS := $(if $(filter 1,$(HELPER_STATIC)),-static-pie)
 # libsystemd: headers only; usercg.c loads it with dlopen() (frontend/sdbus-dl.h, issue 19).
 # The other four are linked statically into sandcap (FRONTEND_STATIC=0: shared): each shared
