@@ -517,7 +517,8 @@ landlock_apply(const struct isolate_opts *o, const struct isolate_plan *plan, ch
 		if (r < 0) {
 			set_str(err, errlen, "sandcap: %s %s: %s",
 				rules[i].origin ? rules[i].origin : "--fs", rules[i].path,
-				r == -ENOENT ? "relative, and the working directory is unknown"
+				r == -ENOENT ? "relative, and the working directory is unknown "
+					       "(give an absolute path)"
 					     : "path too long");
 			return r;
 		}
