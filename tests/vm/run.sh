@@ -3,11 +3,14 @@
 # read-only root, run the scenarios of tests/vm/scenarios as an unprivileged user, bring
 # the TAP back, and record "vm PASSED FAILED SKIPPED" in BUILD/results/vm.
 #
-#   tests/vm/run.sh BUILD [--only PATTERN] [--keep-going] [--shell] [--exec SCRIPT]
-#                   [--policy FILE] [--root]
+#   tests/vm/run.sh BUILD [--only PATTERN] [--keep-going] [--no-systemd] [--record NAME]
+#                   [--shell] [--exec SCRIPT] [--policy FILE] [--root]
 #
 #   --only PATTERN   run only the scenarios whose name contains PATTERN
 #   --keep-going     run every scenario even after one failed (default: stop at the first)
+#   --no-systemd     leave out the systemd guest's scenarios (make check runs them apart,
+#                    beside the rest: tests/run-all.sh)
+#   --record NAME    record the counts as BUILD/results/NAME (default: vm)
 #   --shell          boot the prepared guest and give an interactive root shell
 #   --exec SCRIPT    run one script as sctest in the prepared guest; its output goes to
 #                    stdout and its exit status is ours (tests/vm/guest-exec.sh uses this)
@@ -40,10 +43,16 @@ die() { echo "vm: $*" >&2; exit 2; }
 [ $# -ge 1 ] || die "usage: tests/vm/run.sh BUILD [--only PATTERN] [--keep-going] [--shell] [--exec SCRIPT]"
 build=$1; shift
 mode=run only="" keep_going=0 exec_script="" exec_policy="" exec_root=0 lane=""
+no_sysd=0 record_as=vm
 while [ $# -gt 0 ]; do
 	case $1 in
 	--only) [ $# -ge 2 ] || die "--only needs a PATTERN"; only=$2; shift 2 ;;
 	--keep-going) keep_going=1; shift ;;
+	--no-systemd) no_sysd=1; shift ;;
+	--record)
+		[ $# -ge 2 ] || die "--record needs a NAME"
+		case $2 in *[!A-Za-z0-9_-]* | "") die "--record takes a plain NAME (letters, digits, - and _), not '$2'" ;; esac
+		record_as=$2; shift 2 ;;
 	--shell) mode=shell; shift ;;
 	--exec) [ $# -ge 2 ] || die "--exec needs a SCRIPT"; mode="exec"; exec_script=$2; shift 2 ;;
 	--policy) [ $# -ge 2 ] || die "--policy needs a FILE"; exec_policy=$2; shift 2 ;;
@@ -67,7 +76,7 @@ record() {              # record PASSED FAILED [SKIPPED] (only for the scenario 
 	if [ -n "$lane" ]; then
 		mkdir -p "$vmres" && echo "$1 $2 ${3:-0}" > "$vmres/lane-counts"
 	elif [ "$mode" = run ]; then
-		echo "vm $1 $2 ${3:-0}" > "$build/results/vm"
+		echo "$record_as $1 $2 ${3:-0}" > "$build/results/$record_as"
 	fi
 	return 0
 }
@@ -123,6 +132,7 @@ for f in "$srcdir"/tests/vm/scenarios/[0-9]*.sh; do
 	name=$(basename "$f" .sh)
 	case $name in
 	*systemd*)
+		[ "$no_sysd" = 1 ] && continue
 		case $name in *"$only"*) ;; *) continue ;; esac
 		n_sysd=$((n_sysd + 1))
 		[ "$lanes" -ge 2 ] && sysd_cost=$((sysd_cost + $(cost_of "$f"))) ;;
@@ -153,9 +163,10 @@ wait_package() {
 }
 run_sysd() {            # run_sysd: the systemd guest's scenarios; adds to passed/failed
 	wait_package
-	# In the background and waited for, so that a TERM reaches stop_all at once.
+	# In the background and waited for, so that a TERM reaches stop_all at once.  It takes
+	# the systemd guest's own lock (BUILD/.vm-systemd-lock).
 	# shellcheck disable=SC2086
-	SANDCAP_VM_LOCKED=1 sh "$srcdir/tests/vm/sysd-run.sh" "$build" $sysd_args &
+	SANDCAP_VM_LOCKED=0 sh "$srcdir/tests/vm/sysd-run.sh" "$build" $sysd_args &
 	sysd_pid=$!
 	wait "$sysd_pid"
 	sysd_pid=""
@@ -164,7 +175,9 @@ run_sysd() {            # run_sysd: the systemd guest's scenarios; adds to passe
 	passed=$((passed + sp)) failed=$((failed + sf))
 }
 
-lock_build() {          # one VM run at a time per build directory (its results are shared)
+# One plain guest at a time per build directory (its results are shared); the systemd
+# guest has its own lock (tests/vm/sysd-run.sh), so the two may run side by side.
+lock_build() {
 	[ "${SANDCAP_VM_LOCKED:-0}" = 1 ] && return 0
 	exec 9> "$build/.vm-lock"
 	if command -v flock > /dev/null 2>&1 && ! flock -w 1800 9; then
@@ -247,9 +260,8 @@ else
 	bound=$SANDCAP_VM_TIMEOUT
 fi
 
-lock_build
-rm -rf "$vmres"
-mkdir -p "$vmres" || fail_setup "cannot create $vmres"
+# Only the systemd guest: no plain guest, its lock and results untouched (a plain guest
+# may be running beside this one).
 if [ "$mode" = run ] && [ "$n_plain" -eq 0 ] && [ "$n_sysd" -gt 0 ]; then
 	trap '[ -n "$sysd_pid" ] && kill "$sysd_pid" 2>/dev/null; exit 130' INT TERM HUP
 	passed=0 failed=0
@@ -258,6 +270,9 @@ if [ "$mode" = run ] && [ "$n_plain" -eq 0 ] && [ "$n_sysd" -gt 0 ]; then
 	[ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
 	exit
 fi
+lock_build
+rm -rf "$vmres"
+mkdir -p "$vmres" || fail_setup "cannot create $vmres"
 cat > "$vmres/config" <<EOF
 VM_MODE=$mode
 VM_ONLY='$(printf '%s' "$only" | sed "s/'/'\\\\''/g")'
