@@ -68,9 +68,6 @@ echo "# vm-systemd: boot $VM_BOOT: harness starts at $(cut -d" " -f1 /proc/uptim
 # The boot must finish: every unit of the initial transaction started (or failed).
 state=$(timeout 300 systemctl is-system-running --wait 2>&1)
 echo "# vm-systemd: boot $VM_BOOT: system $state at $(cut -d" " -f1 /proc/uptime) s" >> "$R/tap"
-seeded="no: apt reads it through hostfs (sysd-run.sh runs as root to copy it)"
-[ -f /dev/sandcap-vm/rw/upper/var/lib/dpkg/status ] && seeded=yes
-echo "# vm-systemd: the dpkg database is a copy in the upper layer: $seeded" >> "$R/tap"
 
 if [ "$VM_BOOT" -gt 1 ] && [ -z "$resume" ] && [ "$VM_MODE" != shell ]; then
 	tap not-ok "harness: boot $VM_BOOT of the image found no record of where to resume ($RESUME)"

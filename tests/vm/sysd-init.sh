@@ -52,10 +52,8 @@ grep -qw overlay /proc/filesystems || insmod "$mod/kernel/fs/overlayfs/overlay.k
 [ -b /dev/ubda ] || die "no /dev/ubda (run.sh passes ubd0=IMAGE)"
 mount -n -t ext4 /dev/ubda $V/rw || die "cannot mount the upper layer /dev/ubda"
 t "overlay.ko and ext4 ready"
-# The first boot of an image: no boot counted yet (the upper layer may already hold the
-# copy of the dpkg database that sysd-run.sh put there).
 first=0
-[ -e $V/rw/boots ] || first=1
+[ -d $V/rw/upper ] || first=1
 mkdir -p $V/rw/upper $V/rw/work
 # /mnt of the host is only the mount point; the overlay's own /mnt becomes the old root.
 mount -n -t overlay -o lowerdir=/,upperdir=$V/rw/upper,workdir=$V/rw/work sandcap-root /mnt ||

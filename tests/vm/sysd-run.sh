@@ -112,21 +112,9 @@ stop_all() {
 trap 'stop_all; exit 130' INT TERM HUP
 trap 'stop_all' EXIT
 
-# The writable layer: a sparse ext4 image (only what the guest writes takes memory).  As
-# root, it starts with a copy of the host's dpkg database in its upper layer (mkfs.ext4 -d,
-# owners and modes kept): every apt and dpkg call reads the whole database (about 3600
-# files), 12-19 s each through hostfs and well under a second from the guest's own ext4.
-# The copy is taken now, from the same host root the overlay shows below it.
-seed=""
-if [ "$(id -u)" = 0 ] && mkdir -p "$tmp/seed/upper/var/lib" &&
-	chmod 0755 "$tmp/seed/upper" "$tmp/seed/upper/var" "$tmp/seed/upper/var/lib" &&
-	cp -a /var/lib/dpkg "$tmp/seed/upper/var/lib/" 2> /dev/null; then
-	seed="-d $tmp/seed"
-fi
-# shellcheck disable=SC2086
-truncate -s 3G "$tmp/root.img" && mkfs.ext4 -q -F -L sandcap-vm $seed "$tmp/root.img" ||
+# The writable layer: a sparse ext4 image (only what the guest writes takes memory).
+truncate -s 3G "$tmp/root.img" && mkfs.ext4 -q -F -L sandcap-vm "$tmp/root.img" ||
 	fail_setup "cannot make the ext4 image in $tmp"
-rm -rf "$tmp/seed"
 
 kcmd="mem=${SANDCAP_VM_SYSD_MEM:-512M} ubd0=$tmp/root.img rootfstype=hostfs rootflags=/ ro quiet
 init=$srcdir/tests/vm/sysd-init.sh sandcap_src=$srcdir sandcap_build=$build sandcap_results=$R
