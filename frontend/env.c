@@ -197,3 +197,62 @@ env_build(const struct env_opts *o, char *const *base, char ***ret)
 	*ret = v;
 	return (int) n;
 }
+
+/* Index of the first "NAME=..." in base[0..n) (as getenv() and setenv() match), or -1. */
+static ssize_t
+first_named(char *const *base, size_t n, const char *name)
+{
+	size_t len = strlen(name);
+
+	for (size_t i = 0; i < n; i++)
+		if (strncmp(base[i], name, len) == 0 && base[i][len] == '=')
+			return (ssize_t) i;
+	return -1;
+}
+
+int
+env_for_exec(char *const *base, const char *pwd, const char *tmpdir, char ***ret)
+{
+	size_t n = 0, at, extra = 0;
+	ssize_t ipwd = -1, itmp = -1;
+	char **v, *p;
+
+	*ret = NULL;
+	while (base[n] != NULL)
+		n++;
+	if (pwd != NULL)
+		ipwd = first_named(base, n, "PWD");
+	if (ipwd < 0)
+		pwd = NULL;             /* PWD is only corrected, never added */
+	if (tmpdir != NULL)
+		itmp = first_named(base, n, "TMPDIR");
+	if (pwd == NULL && tmpdir == NULL)
+		return 0;
+	if (pwd != NULL)
+		extra += sizeof("PWD=") + strlen(pwd);
+	if (tmpdir != NULL)
+		extra += sizeof("TMPDIR=") + strlen(tmpdir);
+	if (n > (SIZE_MAX - extra) / sizeof(char *) - 2)
+		return -ENOMEM;
+	/* n entries, one appended at most, the NULL; then the new strings. */
+	v = malloc((n + 2) * sizeof(char *) + extra);
+	if (v == NULL)
+		return -ENOMEM;
+	memcpy(v, base, n * sizeof(char *));
+	at = n;
+	p = (char *) (v + n + 2);
+	if (pwd != NULL) {
+		v[ipwd] = p;
+		p = stpcpy(stpcpy(p, "PWD="), pwd) + 1;
+	}
+	if (tmpdir != NULL) {
+		if (itmp >= 0)
+			v[itmp] = p;
+		else
+			v[at++] = p;
+		(void) stpcpy(stpcpy(p, "TMPDIR="), tmpdir);
+	}
+	v[at] = NULL;
+	*ret = v;
+	return 0;
+}

@@ -51,3 +51,11 @@ int env_build(const struct env_opts *o, char *const *base, char ***ret);
 
 /* The length of the name in "NAME=VALUE" (the whole string if there is no '='). */
 size_t env_name_len(const char *entry);
+
+/* The environment the sandboxed command is exec'd with, made before the fork (issue 19: the
+ * child's setenv() calls allocated between fork and exec): base with the first PWD entry
+ * set to pwd (only when base has one; NULL: left alone) and the first TMPDIR entry set to
+ * tmpdir, or TMPDIR=tmpdir appended (NULL: left alone) -- what setenv(NAME, VALUE, 1) does.
+ * *ret is one malloc'ed block (free(*ret) frees all): a NULL-terminated array whose other
+ * strings point into base.  *ret is NULL when nothing changes (use base).  0 or -ENOMEM. */
+int env_for_exec(char *const *base, const char *pwd, const char *tmpdir, char ***ret);

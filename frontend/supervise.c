@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "env.h"
 #include "log.h"
 #include "macro.h"
 #include "sigreset.h"
@@ -86,8 +87,16 @@ on_path(const char *name)
 	return false;
 }
 
+/* What the parent works out before the fork, so that the child only uses it (issue 19:
+ * every page the child writes or code it runs first between fork and exec is a fault). */
+struct child_prep {
+	char **envp;                    /* the command's environment, PWD and TMPDIR set */
+	uint64_t sig_todo, sig_ign;     /* sig_nondefault(): the child's dispositions too */
+};
+
 static _noreturn_ void
-child_run(const struct sv_spec *spec, pid_t parent, int go_fd, int msg_fd, int tty_fd)
+child_run(const struct sv_spec *spec, const struct child_prep *cp, pid_t parent, int go_fd,
+	  int msg_fd, int tty_fd)
 {
 	sigset_t none;
 	char err[200] = "";
@@ -120,8 +129,9 @@ child_run(const struct sv_spec *spec, pid_t parent, int go_fd, int msg_fd, int t
 		_exit(SC_EXIT_FAILURE);        /* sandcap gave up; it reports why */
 	/* Default dispositions for the command: ignored signals would survive exec, and
 	 * sandcap's handlers are ours until then.  Only those the kernel reports as ignored or
-	 * caught (lib/sigreset.c); the blocked mask keeps them pending until cleared below. */
-	(void) sig_reset_dispositions();
+	 * caught (lib/sigreset.c, asked by the parent just before the fork: nothing changes a
+	 * disposition in between); the blocked mask keeps them pending until cleared below. */
+	(void) sig_reset_these(cp->sig_todo, cp->sig_ign);
 
 	/* Always, and only here: sandcap itself must keep the ability to exec the helper with
 	 * its file capabilities. */
@@ -138,14 +148,8 @@ child_run(const struct sv_spec *spec, pid_t parent, int go_fd, int msg_fd, int t
 				   strneq(err, "sandcap: ", 9) ? err + 9 : err);
 	}
 
-	if (spec->envp != NULL)
-		environ = spec->envp;   /* env.c built it; setenv() below copies as needed */
-	if (spec->chdir != NULL && spec->chdir[0] == '/' && getenv("PWD") != NULL &&
-	    setenv("PWD", spec->chdir, 1) < 0)  /* else it names where sandcap was started */
-		child_fail(msg_fd, CHILD_STAGE_SETUP, errno, "cannot set PWD: %s", strerror(errno));
-	if (spec->tmpdir != NULL && setenv("TMPDIR", spec->tmpdir, 1) < 0)
-		child_fail(msg_fd, CHILD_STAGE_SETUP, errno, "cannot set TMPDIR: %s",
-			   strerror(errno));
+	/* env.c built it, PWD (else it names where sandcap was started) and TMPDIR set. */
+	environ = cp->envp;
 
 	/* A clean signal state for the command: nothing blocked (dispositions were reset
 	 * above, before a Landlock domain could hide /proc/self/status). */
@@ -782,8 +786,18 @@ start_child(struct sv_state *st)
 {
 	const struct sv_spec *spec = st->spec;
 	_cleanup_close_ int go_r = -EBADF, go_w = -EBADF, msg_w = -EBADF;
+	_cleanup_free_ char **envp = NULL;
+	struct child_prep cp;
 	int fds[2], r;
 	pid_t pid;
+
+	cp.envp = spec->envp != NULL ? spec->envp : environ;
+	r = env_for_exec(cp.envp, spec->chdir != NULL && spec->chdir[0] == '/' ? spec->chdir : NULL,
+			 spec->tmpdir, &envp);
+	if (r < 0)
+		return log_error_errno(r, "cannot build the command's environment: %m");
+	if (envp != NULL)
+		cp.envp = envp;
 
 	if (pipe2(fds, O_CLOEXEC) < 0)
 		return log_error_errno(-errno, "pipe: %m");
@@ -794,13 +808,14 @@ start_child(struct sv_state *st)
 	st->msg_fd = fds[0];
 	msg_w = fds[1];
 
+	cp.sig_todo = sig_nondefault(&cp.sig_ign);
 	pid = fork();
 	if (pid < 0)
 		return log_error_errno(-errno, "cannot fork: %m");
 	if (pid == 0) {
 		go_w = safe_close(go_w);
 		st->msg_fd = safe_close(st->msg_fd);
-		child_run(spec, getppid(), go_r, msg_w, st->tty_fd);
+		child_run(spec, &cp, getppid(), go_r, msg_w, st->tty_fd);
 	}
 	go_r = safe_close(go_r);
 	msg_w = safe_close(msg_w);

@@ -89,11 +89,24 @@ reset_raw(int sig)
 	(void) syscall(SYS_rt_sigaction, sig, zero, NULL, (size_t) (_NSIG / 8));
 }
 
+uint64_t
+sig_nondefault(uint64_t *ret_ign)
+{
+	return nondefault_signals(ret_ign);
+}
+
 int
 sig_reset_dispositions(void)
 {
-	struct sigaction dfl = { .sa_handler = SIG_DFL };
 	uint64_t ign, todo = nondefault_signals(&ign);
+
+	return sig_reset_these(todo, ign);
+}
+
+int
+sig_reset_these(uint64_t todo, uint64_t ign)
+{
+	struct sigaction dfl = { .sa_handler = SIG_DFL };
 	int n = 0;
 
 	for (int sig = 1; sig < NSIG && sig <= 64; sig++) {

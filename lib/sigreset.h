@@ -15,3 +15,12 @@ int sig_status_mask(const char *status, const char *key, uint64_t *ret_mask);
  * signal when that cannot be read or parsed.  The mask is left alone.  Returns how many
  * signals it reset (for tests). */
 int sig_reset_dispositions(void);
+
+/* The signals sig_reset_dispositions() would reset, as bits (bit N-1 is signal N), and in
+ * *ret_ign the ignored ones; UINT64_MAX for both when /proc/self/status cannot be read or
+ * parsed.  For a parent that forks a child which resets them (the child inherits exactly
+ * the parent's dispositions at fork), so the child need not read /proc itself. */
+uint64_t sig_nondefault(uint64_t *ret_ign);
+
+/* Reset the signals of todo (from sig_nondefault()) to SIG_DFL.  Returns how many. */
+int sig_reset_these(uint64_t todo, uint64_t ign);

@@ -151,6 +151,44 @@ test_empty_and_null_base(void **state)
 	free(v);
 }
 
+/* env_for_exec(): what setenv(NAME, VALUE, 1) did in the child (issue 19). */
+static void
+test_for_exec(void **state)
+{
+	char *vars[] = { "A=1", "PWD=/old", "TMPDIR=/tmp", "PWD=/second", "TMPDIR", NULL };
+	char *no_pwd[] = { "A=1", "PWDX=1", "PWD", NULL };
+	char *empty[] = { NULL };
+	char **v = NULL;
+
+	(void) state;
+	/* Nothing to change: NULL, use base. */
+	assert_int_equal(env_for_exec(vars, NULL, NULL, &v), 0);
+	assert_null(v);
+	/* PWD is only corrected where it is set ("PWD" without '=' and "PWDX=" are not). */
+	assert_int_equal(env_for_exec(no_pwd, "/w", NULL, &v), 0);
+	assert_null(v);
+	/* The first entry of each name is replaced, the rest stay as they were. */
+	assert_int_equal(env_for_exec(vars, "/new", "/ws", &v), 0);
+	assert_non_null(v);
+	assert_string_equal(v[0], "A=1");
+	assert_string_equal(v[1], "PWD=/new");
+	assert_string_equal(v[2], "TMPDIR=/ws");
+	assert_string_equal(v[3], "PWD=/second");
+	assert_string_equal(v[4], "TMPDIR");
+	assert_null(v[5]);
+	free(v);
+	/* TMPDIR is appended when there is none. */
+	assert_int_equal(env_for_exec(no_pwd, "/w", "/ws", &v), 0);
+	assert_string_equal(v[2], "PWD");
+	assert_string_equal(v[3], "TMPDIR=/ws");
+	assert_null(v[4]);
+	free(v);
+	assert_int_equal(env_for_exec(empty, "/w", "/ws", &v), 0);
+	assert_string_equal(v[0], "TMPDIR=/ws");
+	assert_null(v[1]);
+	free(v);
+}
+
 int
 main(void)
 {
@@ -162,6 +200,7 @@ main(void)
 		cmocka_unit_test(test_named_beats_deny_and_later_beats_earlier),
 		cmocka_unit_test(test_bad_arguments_are_refused),
 		cmocka_unit_test(test_empty_and_null_base),
+		cmocka_unit_test(test_for_exec),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -8,6 +8,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <cmocka.h>
 
 #include "sigreset.h"
@@ -82,6 +85,44 @@ test_reset(void **state)
 	assert_true(sig_reset_dispositions() <= 2);
 }
 
+/* sig_nondefault() in a parent, sig_reset_these() in its forked child (issue 19): the
+ * child resets what the parent had set, which it inherited. */
+static void
+test_reset_in_child(void **state)
+{
+	struct sigaction sa = { .sa_handler = on_usr1 };
+	uint64_t ign, todo;
+	int wstatus;
+	pid_t pid;
+
+	(void) state;
+	assert_int_equal(sigaction(SIGUSR2, &sa, NULL), 0);
+	assert_ptr_not_equal(signal(SIGTERM, SIG_IGN), SIG_ERR);
+	todo = sig_nondefault(&ign);
+	assert_true(todo & (UINT64_C(1) << (SIGUSR2 - 1)));
+	assert_true(todo & (UINT64_C(1) << (SIGTERM - 1)));
+	assert_true(ign & (UINT64_C(1) << (SIGTERM - 1)));
+	assert_false(ign & (UINT64_C(1) << (SIGUSR2 - 1)));
+	pid = fork();
+	if (pid == 0) {
+		struct sigaction a, b;
+
+		/* Inherited as set, until the reset. */
+		if (sigaction(SIGUSR2, NULL, &a) < 0 || a.sa_handler != on_usr1)
+			_exit(1);
+		(void) sig_reset_these(todo, ign);
+		if (sigaction(SIGUSR2, NULL, &a) < 0 || sigaction(SIGTERM, NULL, &b) < 0)
+			_exit(2);
+		_exit(a.sa_handler == SIG_DFL && b.sa_handler == SIG_DFL ? 0 : 3);
+	}
+	assert_true(pid > 0);
+	assert_int_equal(waitpid(pid, &wstatus, 0), pid);
+	assert_true(WIFEXITED(wstatus));
+	assert_int_equal(WEXITSTATUS(wstatus), 0);
+	(void) signal(SIGUSR2, SIG_DFL);
+	(void) signal(SIGTERM, SIG_DFL);
+}
+
 int
 main(void)
 {
@@ -89,6 +130,7 @@ main(void)
 		cmocka_unit_test(test_mask_parse),
 		cmocka_unit_test(test_mask_reject),
 		cmocka_unit_test(test_reset),
+		cmocka_unit_test(test_reset_in_child),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
