@@ -167,7 +167,7 @@ mount_tmpfs_raised(struct session *s, int dirfd, uint64_t disk, int *ret_mfd)
 }
 
 int
-ws_empty(int uiddir_fd, const char *id, int ws_fd)
+ws_empty(int uiddir_fd, const char *id, int ws_fd, bool keep)
 {
 	_cleanup_close_ int root = -EBADF;
 	struct stat st, pst;
@@ -189,7 +189,7 @@ ws_empty(int uiddir_fd, const char *id, int ws_fd)
 			return 0;       /* not mounted: nothing to empty */
 		ws_fd = root;
 	}
-	r = ws_empty_and_shrink(ws_fd);
+	r = ws_empty_and_shrink(ws_fd, keep);
 	if (r < 0)
 		return log_warning_errno(r, "workspace %s not emptied: %m", id);
 	return 0;
@@ -219,13 +219,12 @@ reclaim_one(struct session *s, const char *name)
 
 	/* The workspace first: if something outside holds data in it, the leaf (and its
 	 * limits) stays and keeps counting against the user's sandboxes. */
-	r = ws_empty(s->uiddir_fd, name, -EBADF);
+	r = ws_empty(s->uiddir_fd, name, -EBADF, true);
 	if (r == 0 && caps_raise_set(CAPS(CAP_SYS_ADMIN) | CAPS(CAP_DAC_OVERRIDE)) < 0)
 		r = -EPERM;
-	else if (r == 0) {
+	else if (r == 0)
 		r = ws_detach_raised(s->uiddir_fd, name);
-		caps_lower_all();
-	}
+	caps_lower_all();       /* the shrink's bracket too, when it was kept (#19) */
 	if (r == 0)
 		r = cg_destroy_at(s->ucg_fd, name, s->uid);
 	(void) snprintf(lock, sizeof(lock), "%s.lock", name);
