@@ -87,12 +87,14 @@ fs_set(int fsfd, const char *key, const char *value)
 	return fsconfig(fsfd, FSCONFIG_SET_STRING, key, value, 0) < 0 ? -errno : 0;
 }
 
-static int mount_tmpfs_raised(struct session *s, int dirfd, uint64_t disk, int *ret_mfd);
+static int mount_tmpfs_raised(struct session *s, int dirfd, uint64_t disk, int *ret_mfd,
+			      struct cg_batch *done);
 
 int
 ws_mount_raised(struct session *s, char *note, size_t notelen)
 {
 	_cleanup_close_ int dirfd = -EBADF, mfd = -EBADF;
+	struct cg_batch done = { .n = 0 };
 	uint64_t disk = s->eff.v[POLICY_DISK];
 	char tmp[CG_NAME_MAX + 8];
 	int r;
@@ -105,9 +107,13 @@ ws_mount_raised(struct session *s, char *note, size_t notelen)
 	r = make_staged_raised(s->lockdir_fd, tmp, s->uiddir_fd, s->id, 0700, &dirfd);
 	if (r < 0)
 		return r;
-	r = mount_tmpfs_raised(s, dirfd, disk, &mfd);
+	r = mount_tmpfs_raised(s, dirfd, disk, &mfd, &done);
 	if (r < 0)
 		return r;
+	/* The mount point's fd and the tmpfs's configuration fd, no longer needed: one
+	 * close_range when their numbers are consecutive (#19). */
+	done.fd[done.n++] = TAKE_FD(dirfd);
+	cg_batch_close(&done);
 	s->ws_mounted = true;
 	(void) snprintf(s->ws_path, sizeof(s->ws_path), "%s/%u/%s",
 			policy_workspace_root(s->policy), (unsigned) s->uid, s->id);
@@ -121,7 +127,8 @@ ws_mount_raised(struct session *s, char *note, size_t notelen)
  * and gid), attached at dirfd, the mount point just made; CAP_SYS_ADMIN is raised by the
  * caller.  Nothing the user controls is read or resolved in it. */
 static int
-mount_tmpfs_raised(struct session *s, int dirfd, uint64_t disk, int *ret_mfd)
+mount_tmpfs_raised(struct session *s, int dirfd, uint64_t disk, int *ret_mfd,
+		   struct cg_batch *done)
 {
 	_cleanup_close_ int fsfd = -EBADF;
 	char num[32];
@@ -163,6 +170,7 @@ mount_tmpfs_raised(struct session *s, int dirfd, uint64_t disk, int *ret_mfd)
 	if (move_mount(*ret_mfd, "", dirfd, "", MOVE_MOUNT_F_EMPTY_PATH |
 		       MOVE_MOUNT_T_EMPTY_PATH) < 0)
 		return -errno;
+	done->fd[done->n++] = TAKE_FD(fsfd);    /* closed by the caller, with the dirfd */
 	return 0;
 }
 
