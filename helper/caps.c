@@ -116,9 +116,13 @@ caps_init(char *missing, size_t len)
 int
 caps_raise_set(uint64_t caps)
 {
-	if ((caps & ~permitted) != 0 || apply(effective | caps) < 0)
+	if ((caps & ~permitted) != 0)
 		return -EPERM;
-	return 0;
+	/* Already effective (a bracket that continues one opened for the step before, #19):
+	 * the capset would set what the kernel holds. */
+	if ((effective | caps) == effective)
+		return 0;
+	return apply(effective | caps) < 0 ? -EPERM : 0;
 }
 
 void

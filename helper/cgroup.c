@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <linux/magic.h>
 #include <poll.h>
 #include <stdio.h>
@@ -15,6 +16,7 @@
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -252,6 +254,41 @@ cg_write_at_raised(int leaf_fd, const char *file, const char *value)
 }
 
 int
+cg_write_batch_raised(struct cg_batch *b, int dir_fd, const char *file, const char *value)
+{
+	int fd = openat(dir_fd, file, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+	int r = write_fd(fd, value);
+
+	if (fd >= 0 && b->n < ELEMENTSOF(b->fd))
+		b->fd[b->n++] = fd;     /* closed with the others: cg_batch_close() */
+	else if (fd >= 0)
+		(void) safe_close(fd);
+	return r;
+}
+
+void
+cg_batch_close(struct cg_batch *b)
+{
+	int lo = INT_MAX, hi = -1;
+
+	for (unsigned i = 0; i < b->n; i++) {
+		lo = b->fd[i] < lo ? b->fd[i] : lo;
+		hi = b->fd[i] > hi ? b->fd[i] : hi;
+	}
+	/* All open at once, so n distinct numbers: when they span exactly n numbers, the
+	 * range holds ours and nothing else, and one close_range(2) (5.9) closes them (#19).
+	 * Otherwise (a lower number was free while they were opened) one close(2) each. */
+	if (b->n > 0 && hi - lo + 1 == (int) b->n &&
+	    syscall(SYS_close_range, (unsigned) lo, (unsigned) hi, 0U) == 0) {
+		b->n = 0;
+		return;
+	}
+	for (unsigned i = 0; i < b->n; i++)
+		(void) safe_close(b->fd[i]);
+	b->n = 0;
+}
+
+int
 cg_kill_fd(int kill_fd)
 {
 	if (kill_fd < 0)
@@ -261,8 +298,8 @@ cg_kill_fd(int kill_fd)
 	return 0;
 }
 
-static int
-populated(int events_fd)
+int
+cg_populated(int events_fd)
 {
 	char buf[256];
 	ssize_t n = pread(events_fd, buf, sizeof(buf) - 1, 0);    /* re-arms the event */
@@ -294,7 +331,7 @@ cg_wait_empty(int events_fd, int timeout_ms)
 	for (;;) {
 		struct pollfd p = { .fd = events_fd, .events = POLLPRI };
 		int64_t left;
-		int r = populated(events_fd);
+		int r = cg_populated(events_fd);
 
 		if (r <= 0)
 			return r;

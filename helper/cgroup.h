@@ -36,8 +36,21 @@ int cg_user_level(int root_fd, uid_t uid, int *fdp, bool *ret_subdirs);
 /* Write value to <leaf>/<file> with one write(2), inside a CAP_DAC_OVERRIDE bracket the
  * caller holds: only for files of a cgroup the helper made and holds by fd (SECURITY.md). */
 int cg_write_at_raised(int leaf_fd, const char *file, const char *value);
+/* Files written in one step, whose descriptors are closed together by cg_batch_close(). */
+struct cg_batch {
+	int fd[8];
+	unsigned n;
+};
+/* cg_write_at_raised(), but the descriptor stays open in b until cg_batch_close(b), which
+ * every caller calls on every path, right after its last write. */
+int cg_write_batch_raised(struct cg_batch *b, int dir_fd, const char *file, const char *value);
+/* Close the batch's descriptors: one close_range(2) when their numbers are consecutive. */
+void cg_batch_close(struct cg_batch *b);
 /* Write "1" to an open cgroup.kill fd (opened early: permission is checked at open). */
 int cg_kill_fd(int kill_fd);
+/* 1 if events_fd (the leaf's cgroup.events) says "populated 1", 0 if "populated 0", or
+ * -errno.  One pread(2) at offset 0, which also re-arms the POLLPRI event. */
+int cg_populated(int events_fd);
 /* Wait (poll POLLPRI, no loop over sleeps) until events_fd says "populated 0", at most
  * timeout_ms.  -ETIMEDOUT otherwise. */
 int cg_wait_empty(int events_fd, int timeout_ms);

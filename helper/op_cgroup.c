@@ -209,13 +209,14 @@ static int
 write_limits_raised(struct session *s, char *note, size_t notelen)
 {
 	uint64_t *v = s->eff.v;
+	struct cg_batch b = { .n = 0 };        /* five descriptors, one close_range (#19) */
 	char buf[64];
 	int r;
 
 	(void) snprintf(buf, sizeof(buf), v[POLICY_MEMORY] ? "%" PRIu64 : "max", v[POLICY_MEMORY]);
-	r = cg_write_at_raised(s->leaf_fd, "memory.max", buf);
+	r = cg_write_batch_raised(&b, s->leaf_fd, "memory.max", buf);
 	if (r == 0) {
-		r = cg_write_at_raised(s->leaf_fd, "memory.swap.max", "0");
+		r = cg_write_batch_raised(&b, s->leaf_fd, "memory.swap.max", "0");
 		/* Absent when swap accounting is off (or no swap controller): then no swap
 		 * can be charged to the leaf anyway only if there is no swap; we accept and
 		 * say so in the reply rather than fail. */
@@ -225,18 +226,19 @@ write_limits_raised(struct session *s, char *note, size_t notelen)
 		}
 	}
 	if (r == 0)
-		r = cg_write_at_raised(s->leaf_fd, "memory.oom.group", "1");
+		r = cg_write_batch_raised(&b, s->leaf_fd, "memory.oom.group", "1");
 	if (r == 0) {
 		if (v[POLICY_CPU])
 			(void) snprintf(buf, sizeof(buf), "%" PRIu64 " 100000", v[POLICY_CPU] * 1000);
 		else
 			(void) snprintf(buf, sizeof(buf), "max 100000");
-		r = cg_write_at_raised(s->leaf_fd, "cpu.max", buf);
+		r = cg_write_batch_raised(&b, s->leaf_fd, "cpu.max", buf);
 	}
 	if (r == 0) {
 		(void) snprintf(buf, sizeof(buf), v[POLICY_PIDS] ? "%" PRIu64 : "max", v[POLICY_PIDS]);
-		r = cg_write_at_raised(s->leaf_fd, "pids.max", buf);
+		r = cg_write_batch_raised(&b, s->leaf_fd, "pids.max", buf);
 	}
+	cg_batch_close(&b);
 	return r;
 }
 
@@ -506,24 +508,22 @@ proc_cgroup(pid_t pid, char *buf, size_t len)
 	return 0;
 }
 
-/* Only a process in the caller's own cgroup, which is not a sandbox (#14 item 6): a
- * process in another sandbox would be moved out of it and survive its teardown.  Leaves are
- * named "<uid>-<16 hex>" and users cannot make sub-cgroups in them, so a last component of
- * that form means "inside a sandbox". */
+/* Not a process of a sandbox (#14 item 6): it would be moved out of it and survive its
+ * teardown.  Leaves are named "<uid>-<16 hex>" and users cannot make sub-cgroups in them,
+ * so a last component of that form means "inside a sandbox".  Only the process's own
+ * cgroup is read (#19): it is no longer compared with sandcap's.  op_attach() proved it is
+ * sandcap's child with only the caller's uids and gids and no capability, so the user
+ * could have put sandcap itself in any cgroup this process can be in, and started it
+ * there: moving it from there gives nothing the caller could not have without the helper. */
 static int
-attach_source_ok(struct session *s, pid_t pid, char *msg, size_t msglen)
+attach_source_ok(pid_t pid, char *msg, size_t msglen)
 {
-	char mine[1024], theirs[1024];
+	char theirs[1024];
 	const char *last;
 
-	if (proc_cgroup(s->peer_pid, mine, sizeof(mine)) < 0 ||
-	    proc_cgroup(pid, theirs, sizeof(theirs)) < 0) {
-		snprintf(msg, msglen, "cannot read the cgroup of pid %d or of sandcap", (int) pid);
+	if (proc_cgroup(pid, theirs, sizeof(theirs)) < 0) {
+		snprintf(msg, msglen, "cannot read the cgroup of pid %d", (int) pid);
 		return -ESRCH;
-	}
-	if (!streq(mine, theirs)) {
-		snprintf(msg, msglen, "pid %d is not in sandcap's own cgroup", (int) pid);
-		return -EPERM;
 	}
 	last = strrchr(theirs, '/');
 	if (last != NULL && cg_name_parse(last + 1, NULL)) {
@@ -614,9 +614,10 @@ attach_locked(struct session *s, int pidfd, pid_t pid, char *msg, size_t msglen)
 {
 	_cleanup_close_ int procs = -EBADF;
 	char path[64];
+	bool first;
 	int r;
 
-	r = attach_source_ok(s, pid, msg, msglen);
+	r = attach_source_ok(pid, msg, msglen);
 	if (r < 0)
 		return r;
 
@@ -628,6 +629,8 @@ attach_locked(struct session *s, int pidfd, pid_t pid, char *msg, size_t msglen)
 	if (procs < 0)
 		return log_error_errno(-errno, "open %s/cgroup.procs: %m", s->id);
 	(void) snprintf(path, sizeof(path), "%d\n", (int) pid);
+	first = !s->procs_written;
+	s->procs_written = true;        /* from here on the leaf may hold a process */
 	r = write(procs, path, strlen(path)) < 0 ? -errno : 0;
 	procs = safe_close(procs);
 	if (r < 0) {
@@ -644,8 +647,15 @@ attach_locked(struct session *s, int pidfd, pid_t pid, char *msg, size_t msglen)
 		snprintf(msg, msglen, "the process was reaped during ATTACH");
 		return -ESRCH;
 	}
-	/* An exiting task is skipped without error: check it really is in the leaf. */
-	if (!in_leaf(s->leaf_fd, pid) || pidfd_signal0(pidfd) < 0) {
+	/* An exiting task is skipped without error: check it really is in the leaf.  After
+	 * the first write to it, "populated 1" says so with one pread of the cgroup.events
+	 * descriptor we hold (#19): the leaf was made empty in this session, and only a
+	 * writer of its root-owned cgroup.procs (root, or this helper: its fd is opened for
+	 * this one write and closed) can put a process in it; that is our pid, or a child it
+	 * forked in there.  A zombie does not count as populated.  Later writes (a retried
+	 * ATTACH) read cgroup.procs itself. */
+	if (!(first ? cg_populated(s->events_fd) == 1 : in_leaf(s->leaf_fd, pid)) ||
+	    pidfd_signal0(pidfd) < 0) {
 		snprintf(msg, msglen, "pid %d did not end up in the sandbox (exiting?)", (int) pid);
 		return -ESRCH;
 	}

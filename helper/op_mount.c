@@ -87,12 +87,14 @@ fs_set(int fsfd, const char *key, const char *value)
 	return fsconfig(fsfd, FSCONFIG_SET_STRING, key, value, 0) < 0 ? -errno : 0;
 }
 
-static int mount_tmpfs_raised(struct session *s, int dirfd, uint64_t disk, int *ret_mfd);
+static int mount_tmpfs_raised(struct session *s, int dirfd, uint64_t disk, int *ret_mfd,
+			      struct cg_batch *done);
 
 int
 ws_mount_raised(struct session *s, char *note, size_t notelen)
 {
 	_cleanup_close_ int dirfd = -EBADF, mfd = -EBADF;
+	struct cg_batch done = { .n = 0 };
 	uint64_t disk = s->eff.v[POLICY_DISK];
 	char tmp[CG_NAME_MAX + 8];
 	int r;
@@ -105,9 +107,13 @@ ws_mount_raised(struct session *s, char *note, size_t notelen)
 	r = make_staged_raised(s->lockdir_fd, tmp, s->uiddir_fd, s->id, 0700, &dirfd);
 	if (r < 0)
 		return r;
-	r = mount_tmpfs_raised(s, dirfd, disk, &mfd);
+	r = mount_tmpfs_raised(s, dirfd, disk, &mfd, &done);
 	if (r < 0)
 		return r;
+	/* The mount point's fd and the tmpfs's configuration fd, no longer needed: one
+	 * close_range when their numbers are consecutive (#19). */
+	done.fd[done.n++] = TAKE_FD(dirfd);
+	cg_batch_close(&done);
 	s->ws_mounted = true;
 	(void) snprintf(s->ws_path, sizeof(s->ws_path), "%s/%u/%s",
 			policy_workspace_root(s->policy), (unsigned) s->uid, s->id);
@@ -121,7 +127,8 @@ ws_mount_raised(struct session *s, char *note, size_t notelen)
  * and gid), attached at dirfd, the mount point just made; CAP_SYS_ADMIN is raised by the
  * caller.  Nothing the user controls is read or resolved in it. */
 static int
-mount_tmpfs_raised(struct session *s, int dirfd, uint64_t disk, int *ret_mfd)
+mount_tmpfs_raised(struct session *s, int dirfd, uint64_t disk, int *ret_mfd,
+		   struct cg_batch *done)
 {
 	_cleanup_close_ int fsfd = -EBADF;
 	char num[32];
@@ -163,11 +170,12 @@ mount_tmpfs_raised(struct session *s, int dirfd, uint64_t disk, int *ret_mfd)
 	if (move_mount(*ret_mfd, "", dirfd, "", MOVE_MOUNT_F_EMPTY_PATH |
 		       MOVE_MOUNT_T_EMPTY_PATH) < 0)
 		return -errno;
+	done->fd[done->n++] = TAKE_FD(fsfd);    /* closed by the caller, with the dirfd */
 	return 0;
 }
 
 int
-ws_empty(int uiddir_fd, const char *id, int ws_fd)
+ws_empty(int uiddir_fd, const char *id, int ws_fd, bool keep)
 {
 	_cleanup_close_ int root = -EBADF;
 	struct stat st, pst;
@@ -189,7 +197,7 @@ ws_empty(int uiddir_fd, const char *id, int ws_fd)
 			return 0;       /* not mounted: nothing to empty */
 		ws_fd = root;
 	}
-	r = ws_empty_and_shrink(ws_fd);
+	r = ws_empty_and_shrink(ws_fd, keep);
 	if (r < 0)
 		return log_warning_errno(r, "workspace %s not emptied: %m", id);
 	return 0;
@@ -219,13 +227,12 @@ reclaim_one(struct session *s, const char *name)
 
 	/* The workspace first: if something outside holds data in it, the leaf (and its
 	 * limits) stays and keeps counting against the user's sandboxes. */
-	r = ws_empty(s->uiddir_fd, name, -EBADF);
+	r = ws_empty(s->uiddir_fd, name, -EBADF, true);
 	if (r == 0 && caps_raise_set(CAPS(CAP_SYS_ADMIN) | CAPS(CAP_DAC_OVERRIDE)) < 0)
 		r = -EPERM;
-	else if (r == 0) {
+	else if (r == 0)
 		r = ws_detach_raised(s->uiddir_fd, name);
-		caps_lower_all();
-	}
+	caps_lower_all();       /* the shrink's bracket too, when it was kept (#19) */
 	if (r == 0)
 		r = cg_destroy_at(s->ucg_fd, name, s->uid);
 	(void) snprintf(lock, sizeof(lock), "%s.lock", name);

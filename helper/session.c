@@ -57,7 +57,7 @@ session_teardown(struct session *s, char *msg, size_t msglen)
 	if (s->ws_dir_created) {
 		/* Emptied and shrunk before it is detached: nothing written in the sandbox
 		 * stays charged, and a descriptor held from outside cannot refill it. */
-		q = ws_empty(s->uiddir_fd, s->id, s->ws_fd);
+		q = ws_empty(s->uiddir_fd, s->id, s->ws_fd, true);
 		if (q < 0 && r == 0) {
 			r = q;
 			snprintf(msg, msglen, q == -EBUSY ? "workspace %s is held open by a process "
@@ -69,7 +69,9 @@ session_teardown(struct session *s, char *msg, size_t msglen)
 	/* One CAP_SYS_ADMIN + CAP_DAC_OVERRIDE bracket for the last steps (#19), each on an
 	 * object this session made and reaches through an fd it holds: detach the workspace
 	 * and remove its mount point, remove the leaf, then its lock file (never before the
-	 * leaf: a leaf never exists without its lock file). */
+	 * leaf: a leaf never exists without its lock file).  A successful shrink of the
+	 * workspace (ws_empty(.., true)) already opened it: nothing runs in between but the
+	 * formatting of the lock's name, and the raise below is then no capset at all. */
 	if (r == 0 && (s->ws_dir_created || s->leaf_created || s->lock_fd >= 0)) {
 		if (caps_raise_set(CAPS(CAP_SYS_ADMIN) | CAPS(CAP_DAC_OVERRIDE)) < 0)
 			r = -EPERM;
@@ -85,8 +87,8 @@ session_teardown(struct session *s, char *msg, size_t msglen)
 			s->leaf_created = false;
 		if (r == 0 && !s->leaf_created && s->lock_fd >= 0)
 			(void) unlinkat(s->lockdir_fd, lock, 0);
-		caps_lower_all();
 	}
+	caps_lower_all();       /* also when the bracket was skipped after a kept shrink */
 	/* rmdir can report EBUSY briefly after populated 0: the bounded retries run outside
 	 * the bracket (they sleep). */
 	if (r == 0 && s->leaf_created) {

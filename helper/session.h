@@ -40,6 +40,7 @@ struct session {
 	int leaf_fd, kill_fd, events_fd;
 	bool leaf_created, ws_dir_created, ws_mounted;
 	bool attached;
+	bool procs_written;             /* a pid was written to the leaf's cgroup.procs */
 	bool killed;                    /* KILL done, nothing attached since: no second kill */
 	bool poisoned;                  /* ATTACH may have moved a stranger: never kill */
 	int ws_fd;                      /* O_PATH fd of the workspace root (tmpfs); never
@@ -110,8 +111,10 @@ int ws_mount_raised(struct session *s, char *note, size_t notelen);
 int ws_unmount(int uiddir_fd, const char *id);
 /* Empty and shrink the workspace <uiddir>/<id> (mount root fd ws_fd, or -EBADF to find it
  * by name).  -EBUSY when something outside still holds data in it: it is then left mounted
- * (and counted) for a later reclaim. */
-int ws_empty(int uiddir_fd, const char *id, int ws_fd);
+ * (and counted) for a later reclaim.  keep: a successful shrink returns with CAP_SYS_ADMIN
+ * and CAP_DAC_OVERRIDE effective (ws_shrink()), for the caller's teardown bracket, which
+ * must follow at once and end with caps_lower_all(); nothing is effective otherwise. */
+int ws_empty(int uiddir_fd, const char *id, int ws_fd, bool keep);
 /* Detach it and remove the mount point; CAP_SYS_ADMIN and CAP_DAC_OVERRIDE are raised by
  * the caller (one bracket with the session's last steps: session_teardown()). */
 int ws_detach_raised(int uiddir_fd, const char *id);

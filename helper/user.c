@@ -111,6 +111,7 @@ write_totals(struct session *s)
 {
 	const uint64_t *t = s->res.total;
 	char mem[24] = "max", cpu[32] = "max 100000", pids[24] = "max", want[96], have[96];
+	struct cg_batch b = { .n = 0 };
 	ssize_t n;
 	int r;
 
@@ -127,13 +128,14 @@ write_totals(struct session *s)
 	if (caps_raise(CAP_DAC_OVERRIDE) < 0)
 		return -EPERM;
 	/* Without the controllers enabled here the limit files do not exist in leaves. */
-	r = cg_write_at_raised(s->ucg_fd, "cgroup.subtree_control", "+cpu +memory +pids");
+	r = cg_write_batch_raised(&b, s->ucg_fd, "cgroup.subtree_control", "+cpu +memory +pids");
 	if (r == 0)
-		r = cg_write_at_raised(s->ucg_fd, "memory.max", mem);
+		r = cg_write_batch_raised(&b, s->ucg_fd, "memory.max", mem);
 	if (r == 0)
-		r = cg_write_at_raised(s->ucg_fd, "cpu.max", cpu);
+		r = cg_write_batch_raised(&b, s->ucg_fd, "cpu.max", cpu);
 	if (r == 0)
-		r = cg_write_at_raised(s->ucg_fd, "pids.max", pids);
+		r = cg_write_batch_raised(&b, s->ucg_fd, "pids.max", pids);
+	cg_batch_close(&b);             /* one close_range (#19) */
 	/* Written last: a helper killed before this leaves the next one to write them all. */
 	if (r == 0)
 		(void) fsetxattr(s->ucg_fd, TOTALS_XATTR, want, strlen(want), 0);

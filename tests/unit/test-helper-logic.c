@@ -2,11 +2,13 @@
 /* Pure helper logic: leaf names (generation and the strict parser reclaim relies on) and
  * the dispatch state machine (which request is allowed when). */
 #include <errno.h>
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "cgroup.h"
@@ -170,6 +172,46 @@ test_dispatch_failed_create_keeps_state(void **state)
 	(void) step(st, WIRE_REQ_DESTROY, 0, -EPERM);
 }
 
+/* cg_batch_close() (#19): consecutive descriptors are closed (with one close_range), and a
+ * descriptor that is not in the batch is never closed, even when it sits between two that
+ * are. */
+static bool
+fd_open(int fd)
+{
+	return fcntl(fd, F_GETFD) >= 0;
+}
+
+static void
+test_batch_close(void **state)
+{
+	struct cg_batch b = { .n = 0 };
+	int a, c, mid, d;
+
+	(void) state;
+	a = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	c = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	assert_true(a >= 0 && c == a + 1);
+	b.fd[b.n++] = a;
+	b.fd[b.n++] = c;
+	cg_batch_close(&b);
+	assert_int_equal(b.n, 0);
+	assert_false(fd_open(a));
+	assert_false(fd_open(c));
+
+	/* A gap held by someone else: ours around it go, theirs stays. */
+	a = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	mid = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	d = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	assert_true(mid == a + 1 && d == a + 2);
+	b.fd[b.n++] = d;
+	b.fd[b.n++] = a;
+	cg_batch_close(&b);
+	assert_false(fd_open(a));
+	assert_false(fd_open(d));
+	assert_true(fd_open(mid));
+	close(mid);
+}
+
 int
 main(void)
 {
@@ -177,6 +219,7 @@ main(void)
 		cmocka_unit_test(test_name_format_and_parse),
 		cmocka_unit_test(test_name_parse_rejects),
 		cmocka_unit_test(test_read_only_files),
+		cmocka_unit_test(test_batch_close),
 		cmocka_unit_test(test_name_new_is_random),
 		cmocka_unit_test(test_dispatch_happy_path),
 		cmocka_unit_test(test_dispatch_out_of_order),
