@@ -27,22 +27,15 @@ run() {
 # The VM suite runs in the background, beside the host suites after the unit suite: its
 # guests are one CPU-bound user-mode Linux at a time, while the host suites spend much of
 # their time waiting (timeouts, deadlines, sleeping sandboxes), so the two overlap.  The
-# plain guest starts after the unit suite; its package scenario waits for the package
-# suite's .deb (the mark .package-done, left whether the suite passed or not).  The
-# systemd guest (suite vm-systemd) starts when the host suites are done, beside what is
-# left of the plain guest, so that both CPUs stay busy to the end.  Their output is kept
-# and printed in its turn; SANDCAP_CHECK_SERIAL=1 runs every suite in turn instead.
-vm_pid="" sysd_pid=""
+# package scenarios and the systemd guest wait for the package suite's .deb (the mark
+# .package-done, left whether the suite passed or not).  The VM's output is kept and
+# printed in its turn; SANDCAP_CHECK_SERIAL=1 runs every suite in turn instead.
+vm_pid=""
 vm_start() {
-	rm -f "$build/vm-suite.out" "$build/vm-systemd.out" "$build/.package-done"
+	rm -f "$build/vm-suite.out" "$build/.package-done"
 	SANDCAP_VM_PACKAGE_MARK=.package-done sh tests/vm/run.sh "$build" --keep-going \
-		--no-systemd > "$build/vm-suite.out" 2>&1 &
+		> "$build/vm-suite.out" 2>&1 &
 	vm_pid=$!
-}
-sysd_start() {
-	SANDCAP_VM_PACKAGE_MARK=.package-done sh tests/vm/run.sh "$build" --keep-going \
-		--only systemd --record vm-systemd > "$build/vm-systemd.out" 2>&1 &
-	sysd_pid=$!
 }
 vm_wait() {             # the background VM suite's output and exit status
 	wait "$vm_pid"; rc=$?
@@ -50,13 +43,7 @@ vm_wait() {             # the background VM suite's output and exit status
 	cat "$build/vm-suite.out"
 	return "$rc"
 }
-sysd_wait() {
-	wait "$sysd_pid"; rc=$?
-	sysd_pid=""
-	cat "$build/vm-systemd.out"
-	return "$rc"
-}
-trap 'for p in $vm_pid $sysd_pid; do kill -TERM "$p" 2>/dev/null; done; exit 130' INT TERM HUP
+trap '[ -n "$vm_pid" ] && kill -TERM "$vm_pid" 2>/dev/null; exit 130' INT TERM HUP
 overlap=0
 [ "${SANITIZE:-0}" != 1 ] && [ "${SANDCAP_CHECK_SERIAL:-0}" != 1 ] && overlap=1
 run unit        sh tests/run-unit.sh "$build"
@@ -78,9 +65,7 @@ else
 	if [ "$overlap" = 1 ]; then
 		run lint        sh tools/lint.sh "$build"
 		run sanitize    sh tests/run-sanitize.sh "$build"
-		sysd_start
 		run vm          vm_wait
-		run vm-systemd  sysd_wait
 	else
 		run package     sh tests/package/run.sh "$build"
 		run vm          sh tests/vm/run.sh "$build" --keep-going

@@ -4,6 +4,7 @@
 # transport run the 24 tool calls with exact verdicts, no pool process lost, nothing left;
 # a task killed by Celery's own time_limit leaves no process, leaf or workspace mount 2 s
 # later (leaves seen through a root-side lister).  Root's part: the lister and final checks.
+# vm-early: it waits out Celery's 20 s time limit and its workers' shutdown (about 45 s idle), best spent while the host suites run beside this guest (make check)
 # vm-timeout: 1500
 # vm-cost: 121
 # shellcheck source=tests/vm/lib.sh
