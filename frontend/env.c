@@ -148,12 +148,19 @@ denied(const struct env_opts *o, const char *entry)
 	return false;
 }
 
+/* entry is "NAME=..." for this name (as getenv() and setenv() match). */
+static bool
+is_named(const char *entry, const char *name)
+{
+	return same_name(entry, name) && entry[env_name_len(entry)] == '=';
+}
+
 /* The caller's entry for a bare --env NAME, or NULL. */
 static char *
 lookup(char *const *base, const char *name)
 {
 	for (char *const *e = base; e != NULL && *e != NULL; e++)
-		if (same_name(*e, name) && (*e)[env_name_len(*e)] == '=')
+		if (is_named(*e, name))
 			return *e;
 	return NULL;
 }
@@ -198,14 +205,12 @@ env_build(const struct env_opts *o, char *const *base, char ***ret)
 	return (int) n;
 }
 
-/* Index of the first "NAME=..." in base[0..n) (as getenv() and setenv() match), or -1. */
+/* Index of the first "NAME=..." in base[0..n), or -1. */
 static ssize_t
 first_named(char *const *base, size_t n, const char *name)
 {
-	size_t len = strlen(name);
-
 	for (size_t i = 0; i < n; i++)
-		if (strncmp(base[i], name, len) == 0 && base[i][len] == '=')
+		if (is_named(base[i], name))
 			return (ssize_t) i;
 	return -1;
 }

@@ -259,11 +259,18 @@ cg_write_batch_raised(struct cg_batch *b, int dir_fd, const char *file, const ch
 	int fd = openat(dir_fd, file, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
 	int r = write_fd(fd, value);
 
-	if (fd >= 0 && b->n < ELEMENTSOF(b->fd))
-		b->fd[b->n++] = fd;     /* closed with the others: cg_batch_close() */
-	else if (fd >= 0)
-		(void) safe_close(fd);
+	if (fd >= 0)
+		cg_batch_add(b, fd);    /* closed with the others: cg_batch_close() */
 	return r;
+}
+
+void
+cg_batch_add(struct cg_batch *b, int fd)
+{
+	if (b->n < ELEMENTSOF(b->fd))
+		b->fd[b->n++] = fd;
+	else
+		(void) safe_close(fd);
 }
 
 void

@@ -44,6 +44,8 @@ struct cg_batch {
 /* cg_write_at_raised(), but the descriptor stays open in b until cg_batch_close(b), which
  * every caller calls on every path, right after its last write. */
 int cg_write_batch_raised(struct cg_batch *b, int dir_fd, const char *file, const char *value);
+/* Add an open descriptor to b (closed at once when b is full). */
+void cg_batch_add(struct cg_batch *b, int fd);
 /* Close the batch's descriptors: one close_range(2) when their numbers are consecutive. */
 void cg_batch_close(struct cg_batch *b);
 /* Write "1" to an open cgroup.kill fd (opened early: permission is checked at open). */

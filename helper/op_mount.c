@@ -112,7 +112,7 @@ ws_mount_raised(struct session *s, char *note, size_t notelen)
 		return r;
 	/* The mount point's fd and the tmpfs's configuration fd, no longer needed: one
 	 * close_range when their numbers are consecutive (#19). */
-	done.fd[done.n++] = TAKE_FD(dirfd);
+	cg_batch_add(&done, TAKE_FD(dirfd));
 	cg_batch_close(&done);
 	s->ws_mounted = true;
 	(void) snprintf(s->ws_path, sizeof(s->ws_path), "%s/%u/%s",
@@ -170,12 +170,12 @@ mount_tmpfs_raised(struct session *s, int dirfd, uint64_t disk, int *ret_mfd,
 	if (move_mount(*ret_mfd, "", dirfd, "", MOVE_MOUNT_F_EMPTY_PATH |
 		       MOVE_MOUNT_T_EMPTY_PATH) < 0)
 		return -errno;
-	done->fd[done->n++] = TAKE_FD(fsfd);    /* closed by the caller, with the dirfd */
+	cg_batch_add(done, TAKE_FD(fsfd));      /* closed by the caller, with the dirfd */
 	return 0;
 }
 
 int
-ws_empty(int uiddir_fd, const char *id, int ws_fd, bool keep)
+ws_empty(int uiddir_fd, const char *id, int ws_fd)
 {
 	_cleanup_close_ int root = -EBADF;
 	struct stat st, pst;
@@ -197,7 +197,7 @@ ws_empty(int uiddir_fd, const char *id, int ws_fd, bool keep)
 			return 0;       /* not mounted: nothing to empty */
 		ws_fd = root;
 	}
-	r = ws_empty_and_shrink(ws_fd, keep);
+	r = ws_empty_and_shrink(ws_fd);
 	if (r < 0)
 		return log_warning_errno(r, "workspace %s not emptied: %m", id);
 	return 0;
@@ -227,7 +227,7 @@ reclaim_one(struct session *s, const char *name)
 
 	/* The workspace first: if something outside holds data in it, the leaf (and its
 	 * limits) stays and keeps counting against the user's sandboxes. */
-	r = ws_empty(s->uiddir_fd, name, -EBADF, true);
+	r = ws_empty(s->uiddir_fd, name, -EBADF);
 	if (r == 0 && caps_raise_set(CAPS(CAP_SYS_ADMIN) | CAPS(CAP_DAC_OVERRIDE)) < 0)
 		r = -EPERM;
 	else if (r == 0)

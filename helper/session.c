@@ -57,7 +57,7 @@ session_teardown(struct session *s, char *msg, size_t msglen)
 	if (s->ws_dir_created) {
 		/* Emptied and shrunk before it is detached: nothing written in the sandbox
 		 * stays charged, and a descriptor held from outside cannot refill it. */
-		q = ws_empty(s->uiddir_fd, s->id, s->ws_fd, true);
+		q = ws_empty(s->uiddir_fd, s->id, s->ws_fd);
 		if (q < 0 && r == 0) {
 			r = q;
 			snprintf(msg, msglen, q == -EBUSY ? "workspace %s is held open by a process "
@@ -70,7 +70,7 @@ session_teardown(struct session *s, char *msg, size_t msglen)
 	 * object this session made and reaches through an fd it holds: detach the workspace
 	 * and remove its mount point, remove the leaf, then its lock file (never before the
 	 * leaf: a leaf never exists without its lock file).  A successful shrink of the
-	 * workspace (ws_empty(.., true)) already opened it: nothing runs in between but the
+	 * workspace (ws_empty()) already opened it: nothing runs in between but the
 	 * formatting of the lock's name, and the raise below is then no capset at all. */
 	if (r == 0 && (s->ws_dir_created || s->leaf_created || s->lock_fd >= 0)) {
 		if (caps_raise_set(CAPS(CAP_SYS_ADMIN) | CAPS(CAP_DAC_OVERRIDE)) < 0)

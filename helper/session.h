@@ -111,10 +111,10 @@ int ws_mount_raised(struct session *s, char *note, size_t notelen);
 int ws_unmount(int uiddir_fd, const char *id);
 /* Empty and shrink the workspace <uiddir>/<id> (mount root fd ws_fd, or -EBADF to find it
  * by name).  -EBUSY when something outside still holds data in it: it is then left mounted
- * (and counted) for a later reclaim.  keep: a successful shrink returns with CAP_SYS_ADMIN
- * and CAP_DAC_OVERRIDE effective (ws_shrink()), for the caller's teardown bracket, which
- * must follow at once and end with caps_lower_all(); nothing is effective otherwise. */
-int ws_empty(int uiddir_fd, const char *id, int ws_fd, bool keep);
+ * (and counted) for a later reclaim.  A successful shrink returns with CAP_SYS_ADMIN and
+ * CAP_DAC_OVERRIDE effective (ws_shrink()), for the caller's teardown bracket, which must
+ * follow at once and end with caps_lower_all(); nothing is effective otherwise. */
+int ws_empty(int uiddir_fd, const char *id, int ws_fd);
 /* Detach it and remove the mount point; CAP_SYS_ADMIN and CAP_DAC_OVERRIDE are raised by
  * the caller (one bracket with the session's last steps: session_teardown()). */
 int ws_detach_raised(int uiddir_fd, const char *id);

@@ -165,7 +165,7 @@ tree_remove_at(int parent_fd, const char *name)
 
 
 int
-ws_shrink(int rootfd, const struct statfs *known, bool keep)
+ws_shrink(int rootfd, const struct statfs *known)
 {
 	_cleanup_close_ int fsfd = -EBADF;
 	char page[32], inodes[32];
@@ -192,7 +192,7 @@ ws_shrink(int rootfd, const struct statfs *known, bool keep)
 	 * the workspace's own root.  tmpfs refuses (EINVAL) a size below the blocks in use or
 	 * an inode count below the inodes in use: something refilled it meanwhile; the caller
 	 * empties again. */
-	if (caps_raise_set(CAPS(CAP_SYS_ADMIN) | (keep ? CAPS(CAP_DAC_OVERRIDE) : 0)) < 0)
+	if (caps_raise_set(CAPS(CAP_SYS_ADMIN) | CAPS(CAP_DAC_OVERRIDE)) < 0)
 		return -EPERM;
 	fsfd = fspick(rootfd, "", FSPICK_EMPTY_PATH | FSPICK_CLOEXEC | FSPICK_NO_AUTOMOUNT |
 		      FSPICK_SYMLINK_NOFOLLOW);
@@ -202,16 +202,16 @@ ws_shrink(int rootfd, const struct statfs *known, bool keep)
 		r = -errno;
 	else
 		r = 0;
-	/* keep: on success the caller's teardown bracket (CAP_SYS_ADMIN + CAP_DAC_OVERRIDE)
+	/* On success the caller's teardown bracket (CAP_SYS_ADMIN + CAP_DAC_OVERRIDE)
 	 * follows at once and starts here: one capset each way less (#19).  On failure
 	 * nothing stays raised: the caller walks the user's files again. */
-	if (r < 0 || !keep)
+	if (r < 0)
 		caps_lower_all();
 	return r == -EINVAL ? -EBUSY : r;
 }
 
 int
-ws_empty_and_shrink(int rootfd, bool keep)
+ws_empty_and_shrink(int rootfd)
 {
 	int r = -EBUSY;
 
@@ -227,7 +227,7 @@ ws_empty_and_shrink(int rootfd, bool keep)
 	for (int i = 0; i < 4 && r == -EBUSY; i++) {
 		r = i == 0 && empty ? 0 : tree_empty(rootfd);
 		if (r == 0 || r == -ENOTEMPTY)
-			r = ws_shrink(rootfd, i == 0 && empty ? &sfs : NULL, keep);
+			r = ws_shrink(rootfd, i == 0 && empty ? &sfs : NULL);
 	}
 	return r;
 }

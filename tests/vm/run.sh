@@ -8,8 +8,8 @@
 #
 #   --only PATTERN   run only the scenarios whose name contains PATTERN
 #   --keep-going     run every scenario even after one failed (default: stop at the first)
-#   --no-systemd     leave out the systemd guest's scenarios (make check runs them apart,
-#                    beside the rest: tests/run-all.sh)
+#   --no-systemd     leave out the systemd guest's scenarios (run them apart with
+#                    --only systemd; side by side two guests are slower, tests/vm/README.md)
 #   --record NAME    record the counts as BUILD/results/NAME (default: vm)
 #   --shell          boot the prepared guest and give an interactive root shell
 #   --exec SCRIPT    run one script as sctest in the prepared guest; its output goes to
@@ -40,7 +40,7 @@ set -u
 
 die() { echo "vm: $*" >&2; exit 2; }
 
-[ $# -ge 1 ] || die "usage: tests/vm/run.sh BUILD [--only PATTERN] [--keep-going] [--shell] [--exec SCRIPT]"
+[ $# -ge 1 ] || die "usage: tests/vm/run.sh BUILD [--only PATTERN] [--keep-going] [--no-systemd] [--record NAME] [--shell] [--exec SCRIPT]; see its header"
 build=$1; shift
 mode=run only="" keep_going=0 exec_script="" exec_policy="" exec_root=0 lane=""
 no_sysd=0 record_as=vm
