@@ -16,7 +16,6 @@
 #include <sched.h>
 #include <stdarg.h>
 #include <stddef.h>
-#include <seccomp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +30,8 @@
 
 #include "isolate.h"
 #include "macro.h"
+#include "seccomp-rules.h"
+#include "seccomp-tpl.h"
 
 #include "landlock-compat.h"
 
@@ -572,238 +573,47 @@ landlock_apply(const struct isolate_opts *o, const struct isolate_plan *plan, ch
 	return 0;
 }
 
-static void
-seccomp_freep(scmp_filter_ctx *ctx)
+/* What the filter depends on besides the pids (seccomp-rules.h), from o and plan as the
+ * rules read them before they moved out of this file. */
+static struct scrules_key
+seccomp_key(const struct isolate_opts *o, const struct isolate_plan *plan)
 {
-	if (*ctx != NULL)
-		seccomp_release(*ctx);
-}
-
-/* One rule.  A system call this architecture does not have (libseccomp resolves it to a
- * negative pseudo-number, e.g. socketcall on x86_64) needs no rule. */
-static int
-deny(scmp_filter_ctx ctx, int err, const char *name, unsigned n, const struct scmp_arg_cmp *a)
-{
-	int nr = seccomp_syscall_resolve_name(name);
-
-	if (nr == __NR_SCMP_ERROR || nr < 0)
-		return 0;       /* not a syscall on this architecture (e.g. socketcall) */
-	return seccomp_rule_add_array(ctx, SCMP_ACT_ERRNO(err), nr, n, a);
-}
-
-#define DENY(ctx, err, name, ...) ({                                            \
-	const struct scmp_arg_cmp _a[] = { __VA_ARGS__ };                       \
-	deny((ctx), (err), (name), ELEMENTSOF(_a), _a);                         \
-})
-#define DENY0(ctx, err, name) deny((ctx), (err), (name), 0, NULL)
-
-/* --net loopback|proxy: socket() only for AF_UNIX, AF_INET and AF_INET6; for the inet
- * families only stream (and, with udp, datagram) sockets of protocol 0, TCP (or UDP).  The
- * cgroup BPF program checks the resolved protocol again in cgroup mode; in rlimit mode
- * this is what keeps UDP, raw, SCTP and MPTCP out.  Every comparison is 64-bit: junk in
- * the high bits of an argument makes it larger than any allowed value, hence refused. */
-static int
-deny_inet_only(scmp_filter_ctx ctx, bool udp)
-{
-	static const int other_families[] = { AF_UNSPEC, 3, 4, 5, 6, 7, 8, 9 };
-	static const int bad_types[] = { SOCK_RAW, SOCK_RDM, SOCK_SEQPACKET, SOCK_DCCP,
-					 SOCK_PACKET, 0, 7, 8, 9, 11, 12, 13, 14, 15 };
-	const int families[] = { AF_INET, AF_INET6 };
-	unsigned max_proto = udp ? IPPROTO_UDP : IPPROTO_TCP;
-	int r;
-
-	/* AF_UNIX = 1, AF_INET = 2, AF_INET6 = 10: refuse the others below 10 one by one,
-	 * and everything above 10. */
-	r = DENY(ctx, EAFNOSUPPORT, "socket", SCMP_A0(SCMP_CMP_GT, AF_INET6));
-	for (size_t i = 0; r == 0 && i < ELEMENTSOF(other_families); i++)
-		r = DENY(ctx, EAFNOSUPPORT, "socket", SCMP_A0(SCMP_CMP_EQ, other_families[i]));
-	for (size_t f = 0; r == 0 && f < ELEMENTSOF(families); f++) {
-		for (size_t i = 0; r == 0 && i < ELEMENTSOF(bad_types); i++)
-			r = DENY(ctx, EPROTONOSUPPORT, "socket",
-				 SCMP_A0(SCMP_CMP_EQ, families[f]),
-				 SCMP_A1(SCMP_CMP_MASKED_EQ, 0xf, bad_types[i]));
-		if (r == 0 && !udp)
-			r = DENY(ctx, EPROTONOSUPPORT, "socket", SCMP_A0(SCMP_CMP_EQ, families[f]),
-				 SCMP_A1(SCMP_CMP_MASKED_EQ, 0xf, SOCK_DGRAM));
-		if (r == 0)
-			r = DENY(ctx, EPROTONOSUPPORT, "socket", SCMP_A0(SCMP_CMP_EQ, families[f]),
-				 SCMP_A2(SCMP_CMP_GT, max_proto));
-		for (unsigned pr = 1; r == 0 && pr < max_proto; pr++)
-			if (pr != IPPROTO_TCP)
-				r = DENY(ctx, EPROTONOSUPPORT, "socket",
-					 SCMP_A0(SCMP_CMP_EQ, families[f]),
-					 SCMP_A2(SCMP_CMP_EQ, pr));
-	}
-	return r;
-}
-
-/* Build the filter of o and plan in *ret_ctx (the caller releases it).  Returns 0 or a
- * negative libseccomp error. */
-static int
-seccomp_build(const struct isolate_opts *o, const struct isolate_plan *plan,
-	      scmp_filter_ctx *ret_ctx)
-{
-	scmp_filter_ctx ctx;
-	bool net_none = o->net == POLICY_NET_NONE;
-	bool net_inet = o->net == POLICY_NET_LOOPBACK || o->net == POLICY_NET_PROXY;
-	/* New AF_UNIX sockets: refused with any --net but host unless --unix host (the
-	 * systemd --user, D-Bus, docker.sock escapes: connect() to a socket file is not a
-	 * Landlock right before ABI 9, and abstract sockets have no path at all). */
-	bool unix_closed = o->net != POLICY_NET_HOST && !o->unix_host;
-	bool landlock_domain = plan->landlock_fs || plan->landlock_net || plan->landlock_scope ||
-			       plan->landlock_signal;
-	int r = 0;
-
-	ctx = seccomp_init(SCMP_ACT_ALLOW);
-	if (ctx == NULL)
-		return -ENOMEM;
-	*ret_ctx = ctx;
-	/* Only the native ABI: a 64-bit process can still issue i386 (int 0x80) or x32
-	 * system calls, which a filter written for x86_64 numbers would not recognise.
-	 * libseccomp treats both as a foreign architecture; kill rather than allow. */
-	r = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
-	if (r < 0)
-		goto fail;
-
-	/* Terminal injection: TIOCSTI pushes bytes into the input queue of a terminal the
-	 * sandbox inherited, i.e. types commands into the user's shell outside the sandbox
-	 * (CVE-2017-5226 in bubblewrap).  TIOCLINUX can do the same on a virtual console.
-	 * ioctl's command is an unsigned int: compare the low 32 bits only, or a command
-	 * with junk in the high bits would pass the filter and still reach the kernel. */
-	r = DENY(ctx, EPERM, "ioctl", SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu, TIOCSTI));
-	if (r == 0)
-		r = DENY(ctx, EPERM, "ioctl", SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu, TIOCLINUX));
-	if (r < 0)
-		goto fail;
-
-	if (net_none || net_inet) {
-		if (net_none)
-			/* Every socket family but AF_UNIX.  The comparison is 64-bit, so a
-			 * domain with junk in the high bits is "!= AF_UNIX" and refused: the
-			 * safe direction. */
-			r = DENY(ctx, EAFNOSUPPORT, "socket", SCMP_A0(SCMP_CMP_NE, AF_UNIX));
-		else
-			r = deny_inet_only(ctx, o->net == POLICY_NET_LOOPBACK);
-		if (r == 0 && unix_closed)
-			/* socketpair() stays, stream and seqpacket only: a datagram pair could
-			 * still sendto()/connect() a socket file. */
-			r = DENY(ctx, EPERM, "socket", SCMP_A0(SCMP_CMP_EQ, AF_UNIX));
-		if (r == 0 && unix_closed)
-			r = DENY(ctx, EPERM, "socketpair", SCMP_A1(SCMP_CMP_MASKED_EQ, 0xf,
-								   SOCK_DGRAM));
-		if (r == 0 && unix_closed)
-			r = DENY(ctx, EPERM, "socketpair", SCMP_A1(SCMP_CMP_MASKED_EQ, 0xf,
-								   SOCK_RAW));
-		/* socketcall(2) multiplexes every socket call through a pointer seccomp cannot
-		 * read; on the architectures that have it, refuse it whole. */
-		if (r == 0)
-			r = DENY0(ctx, ENOSYS, "socketcall");
-		/* io_uring can open sockets (IORING_OP_SOCKET, 5.19) without socket(2). */
-		if (r == 0)
-			r = DENY0(ctx, ENOSYS, "io_uring_setup");
-		if (r == 0)
-			r = DENY0(ctx, ENOSYS, "io_uring_enter");
-		if (r == 0)
-			r = DENY0(ctx, ENOSYS, "io_uring_register");
-		/* A new user namespace gives CAP_NET_ADMIN/CAP_NET_RAW over a new network
-		 * namespace and widens the kernel surface; setns could join another.
-		 * clone3 passes its flags in memory: ENOSYS makes glibc fall back to clone,
-		 * whose flags (argument 0 on x86_64, aarch64 and most others) are checked. */
-		if (r == 0)
-			r = DENY(ctx, EPERM, "unshare", SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_NEWUSER,
-								CLONE_NEWUSER));
-		if (r == 0)
-			r = DENY(ctx, EPERM, "clone", SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_NEWUSER,
-							      CLONE_NEWUSER));
-		if (r == 0)
-			r = DENY0(ctx, ENOSYS, "clone3");
-		if (r == 0)
-			r = DENY0(ctx, EPERM, "setns");
-		/* Without a Landlock domain nothing stops the sandbox from driving another
-		 * process of the same user that has the network (ptrace, reading or writing
-		 * its memory, stealing its sockets).  A Landlock domain already confines
-		 * ptrace to the sandbox; else refuse the system calls. */
-		if (r == 0 && !landlock_domain) {
-			r = DENY(ctx, EPERM, "ptrace", SCMP_A0(SCMP_CMP_EQ, PTRACE_ATTACH));
-			if (r == 0)
-				r = DENY(ctx, EPERM, "ptrace", SCMP_A0(SCMP_CMP_EQ, PTRACE_SEIZE));
-			if (r == 0)
-				r = DENY0(ctx, EPERM, "process_vm_writev");
-			if (r == 0)
-				r = DENY0(ctx, EPERM, "process_vm_readv");
-			if (r == 0)
-				r = DENY0(ctx, EPERM, "pidfd_getfd");
-		}
-		if (r < 0)
-			goto fail;
-	}
-
-	/* The supervisors (protect.h, #14 item 3): on every run. */
-	r = protect_seccomp_rules(ctx, &plan->protect, plan->landlock_signal);
-fail:
-	return r;
+	return (struct scrules_key) {
+		.net = o->net,
+		.unix_closed = o->net != POLICY_NET_HOST && !o->unix_host,
+		.landlock_domain = plan->landlock_fs || plan->landlock_net || plan->landlock_scope ||
+				   plan->landlock_signal,
+		.landlock_signal = plan->landlock_signal,
+	};
 }
 
 /* The program seccomp_compile() made last: one per process, reused by the next call
- * (sandcap trace --runs N zeroes the plan that points here between runs). */
-static struct sock_filter *compiled_prog;
+ * (sandcap trace --runs N zeroes the plan that points here between runs).  Static, not
+ * malloc'ed: untouched pages cost nothing, and the child of rlimit mode writes only the
+ * pages its program fills. */
+static struct sock_filter compiled_prog[BPF_MAXINSNS];
 
-/* The filter of o and plan as a BPF program, generated by libseccomp and loaded by
- * seccomp_apply() itself: the same program seccomp_load() would generate from the same
- * ctx (seccomp_export_bpf() and seccomp_load() both call gen_bpf_generate()).  libseccomp
- * 2.5 exports to a descriptor only: a memfd, read back into compiled_prog. */
+/* The filter of o and plan as a BPF program: the build-time program libseccomp generated
+ * for the same key (seccomp-tpl.h), patched with the pids, or, for inputs no template
+ * covers, generated now by libseccomp from the same rules (seccomp-rules.h). */
 static int
 seccomp_compile(const struct isolate_opts *o, const struct isolate_plan *plan,
 		struct sock_filter **ret_prog, size_t *ret_len, char *err, size_t errlen)
 {
-	_cleanup_(seccomp_freep) scmp_filter_ctx ctx = NULL;
-	_cleanup_close_ int fd = -EBADF;
-	struct sock_filter *prog;
-	off_t size = 0;
+	struct scrules_key k = seccomp_key(o, plan);
+	const char *what = "build";
 	int r;
 
-	/* libseccomp would otherwise probe the kernel with 9 seccomp() calls to learn which
-	 * load flags and actions it has, for seccomp_load(), which we do not call.  None of
-	 * them changes the program it generates (checked: byte for byte the same on Linux
-	 * 6.18).  The one action we use that needs a newer kernel than seccomp filters
-	 * themselves, KILL_PROCESS (for a foreign architecture), came in 4.14 with the
-	 * SECCOMP_GET_ACTION_AVAIL query that plan->seccomp needs (isolate_seccomp_available()),
-	 * which level 3 says.  A kernel that refused the program would fail the load (a setup
-	 * error), never run the sandbox without it. */
-	r = seccomp_api_set(3);
-	if (r == 0)
-		r = seccomp_build(o, plan, &ctx);
+	r = sctpl_fill(&k, &plan->protect, compiled_prog, ELEMENTSOF(compiled_prog), ret_len);
+	if (r == -ENOENT)
+		r = scrules_compile(&k, &plan->protect, compiled_prog, ELEMENTSOF(compiled_prog),
+				    ret_len, &what);
 	if (r < 0) {
-		set_str(err, errlen, "sandcap: seccomp: cannot build the filter: %s",
+		set_str(err, errlen, "sandcap: seccomp: cannot %s the filter: %s", what,
 			strerror(-r));
 		return r;
 	}
-	fd = memfd_create("sandcap-seccomp", MFD_CLOEXEC);
-	r = fd < 0 ? -errno : seccomp_export_bpf(ctx, fd);
-	if (r >= 0) {
-		size = lseek(fd, 0, SEEK_CUR);
-		if (size <= 0 || size % (off_t) sizeof(struct sock_filter) != 0 ||
-		    size / (off_t) sizeof(struct sock_filter) > BPF_MAXINSNS)
-			r = -EINVAL;
-	}
-	if (r < 0) {
-		set_str(err, errlen, "sandcap: seccomp: cannot export the filter: %s",
-			strerror(-r));
-		return r;
-	}
-	prog = realloc(compiled_prog, (size_t) size);
-	if (prog == NULL) {
-		set_str(err, errlen, "sandcap: seccomp: cannot export the filter: %s",
-			strerror(ENOMEM));
-		return -ENOMEM;
-	}
-	compiled_prog = prog;
-	if (pread(fd, prog, (size_t) size, 0) != (ssize_t) size) {
-		set_str(err, errlen, "sandcap: seccomp: cannot read the exported filter back");
-		return -EIO;
-	}
-	*ret_prog = prog;
-	*ret_len = (size_t) size / sizeof(struct sock_filter);
+	*ret_prog = compiled_prog;
 	return 0;
 }
 
