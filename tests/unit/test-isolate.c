@@ -4,6 +4,7 @@
  * requirement check; and, where the kernel has seccomp filters, the filter built before the
  * fork (isolate_seccomp_prepare) in a forked child. */
 #include <errno.h>
+#include <linux/filter.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -20,6 +21,8 @@
 
 #include "isolate.h"
 #include "macro.h"
+#include "seccomp-rules.h"
+#include "seccomp-tpl.h"
 
 /* Rights by bit number (include/uapi/linux/landlock.h). */
 #define LL_EXECUTE    (1ULL << 0)
@@ -337,13 +340,18 @@ run_filtered(const struct isolate_opts *o, const struct isolate_plan *p)
 }
 
 /* isolate_seccomp_prepare() (issue 19): the program built before the fork is the one the
- * child enforces, and the same as the one the child builds itself without it. */
+ * child enforces, and the same as the one the child builds itself without it; both from
+ * the build-time template (a process group is set, as every run sets it) and from
+ * libseccomp at run time (no process group: no template). */
 static void
 test_seccomp_prepared(void **state)
 {
 	struct isolate_opts o = { .net = POLICY_NET_NONE };
 	static struct isolate_plan p;
+	static struct sock_filter tpl[BPF_MAXINSNS];
+	struct scrules_key k = { .net = POLICY_NET_NONE, .unix_closed = true };
 	char err[256] = "";
+	size_t tpl_len = 0;
 
 	(void) state;
 	if (!isolate_seccomp_available())
@@ -351,12 +359,26 @@ test_seccomp_prepared(void **state)
 	/* ABI 0: no Landlock layer, so only the filter stands between the child and both. */
 	assert_int_equal(isolate_plan_on(&o, 0, true, &p, err, sizeof(err)), 0);
 	protect_add(&p.protect, getpid());
+	p.protect.pgid = getpgrp();
+
+	/* The template, patched with our pid: what the child loads is exactly it. */
+	assert_int_equal(sctpl_fill(&k, &p.protect, tpl, ELEMENTSOF(tpl), &tpl_len), 0);
 	assert_int_equal(isolate_seccomp_prepare(&p, &o, err, sizeof(err)), 0);
 	assert_non_null(p.seccomp_prog);
-	assert_true(p.seccomp_len > 0);
+	assert_int_equal(p.seccomp_len, tpl_len);
+	assert_memory_equal(p.seccomp_prog, tpl, tpl_len * sizeof(tpl[0]));
 	assert_int_equal(run_filtered(&o, &p), 0);
 
 	/* Built in the child (no prepared program): the same verdicts. */
+	p.seccomp_prog = NULL;
+	p.seccomp_len = 0;
+	assert_int_equal(run_filtered(&o, &p), 0);
+
+	/* No process group: no template, libseccomp builds it; the same verdicts. */
+	p.protect.pgid = 0;
+	assert_int_equal(isolate_seccomp_prepare(&p, &o, err, sizeof(err)), 0);
+	assert_non_null(p.seccomp_prog);
+	assert_int_equal(run_filtered(&o, &p), 0);
 	p.seccomp_prog = NULL;
 	p.seccomp_len = 0;
 	assert_int_equal(run_filtered(&o, &p), 0);
