@@ -1024,14 +1024,12 @@ run_plan(struct run *R, struct net_proxy *proxy)
 		R->plan.protect.pgid = getpgrp();
 	}
 	protect_add(&R->plan.protect, getpid());
-	/* The plan is final: in cgroup mode the child only loads the filter (issue 19).  Not
-	 * in a supervisor that is itself a fork of the keeper, where building it costs more
-	 * copy-on-write faults than the child saves. */
-	if (R->cgroup) {
-		r = isolate_seccomp_prepare(&R->plan, &o->iso, R->err, sizeof(R->err));
-		if (r < 0)
-			return refuse(&R->sink, rep, false, "%s", R->err);
-	}
+	/* The plan is final: the child only loads the filter (issue 19).  A build-time
+	 * program is copied and patched here (seccomp-tpl.h), also in the supervisor of rlimit
+	 * mode, a fork of the keeper: VM, 5 faults more there, 8 fewer in the child. */
+	r = isolate_seccomp_prepare(&R->plan, &o->iso, R->err, sizeof(R->err));
+	if (r < 0)
+		return refuse(&R->sink, rep, false, "%s", R->err);
 	report_add_enforcement(rep, "supervisor", "%s", R->plan.protect_enforcement);
 	return RUN_GO;
 }
