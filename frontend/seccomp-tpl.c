@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Build-time seccomp programs, patched with the pids at run time; see seccomp-tpl.h.
- * Async-signal-safe (the child of rlimit mode calls it between fork and exec): no
- * allocation, no system call. */
+ * No allocation, no system call: safe in a forked child too (isolate_apply() builds the
+ * filter there when nothing was prepared before the fork). */
 #include <errno.h>
 #include <linux/filter.h>
 #include <seccomp.h>

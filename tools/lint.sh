@@ -10,7 +10,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1
 mkdir -p "$build/results" "$build/lint"
 pass=0 fail=0 skipped=0
-SRC=$(ls lib/*.c policy/*.c frontend/*.c frontend/net/*.c helper/*.c reaper/*.c)
+SRC=$(ls lib/*.c policy/*.c frontend/*.c frontend/net/*.c helper/*.c reaper/*.c tools/*.c)
 DEFS="-D_GNU_SOURCE -DSC_VERSION=\"0\" -DSC_HELPER_PATH=\"/x\" -DSC_POLICY_PATH=\"/x\" -DSC_PROFILES_DIR=\"/x\"
 	-DSC_DEADLINE_DIR=\"/x/y\" -DSC_SETUP_PATH=\"/x\""
 PKGF=$(pkg-config --cflags libcap-ng inih libbsd-overlay libseccomp)
@@ -22,6 +22,7 @@ inc_for() {
 	frontend/*) echo "-Ilib -Ipolicy -Ifrontend -Ifrontend/net" ;;
 	helper/*) echo "-Ilib -Ipolicy -Ihelper" ;;
 	reaper/*) echo "-Ilib" ;;
+	tools/*) echo "-Ilib -Ipolicy -Ifrontend" ;;   # build-time generators (seccomp-gen.c)
 	esac
 }
 
