@@ -363,7 +363,7 @@ test_random_sets(void **state)
 	size_t nk = all_keys(keys), probes = 0;
 
 	(void) state;
-	for (int round = 0; round < 16; round++) {
+	for (int round = 0; round < 12; round++) {
 		struct protect_pids set = { .n = 1 + next() % PROTECT_PIDS_MAX };
 
 		for (size_t i = 0; i < set.n; i++)
