@@ -29,6 +29,7 @@
 #include "seccomp-tpl.h"
 
 #define N_EXPR (2 * PROTECT_PIDS_MAX + 2)
+_Static_assert(PROTECT_PIDS_MAX == 4, "one placeholder per pid slot: extend placeholders[]");
 
 /* Two placeholder sets: same order (pids ascending, pgid above them, so the negations
  * descend and -pgid is below them), and values no constant of the rules has. */
