@@ -69,7 +69,7 @@ def fmt_ms(s):
 
 def fork_floor_txt(args, res, sandcap_med):
     """The part of sandcap's rlimit-mode time that no saving inside it can remove: its own
-    exec (sandcap --version), two forks (bench/forkcost.c) and the command's exec (bare)."""
+    exec (sandcap --version), one fork (bench/forkcost.c) and the command's exec (bare)."""
     ver, bare = res.get("sandcap --version (its own exec and start-up)"), res.get("bare /bin/true")
     fc = os.path.join(args.build, "bench-forkcost")
     try:
@@ -80,10 +80,11 @@ def fork_floor_txt(args, res, sandcap_med):
     if not isinstance(ver, list) or not isinstance(bare, list):
         return "a fork+exit+wait costs %s here (bench/forkcost.c)" % fmt_ms(fork_s)
     v, b = statistics.median(ver), statistics.median(bare)
-    floor = v + 2 * fork_s + b
-    return ("Its floor, with no work of its own, is its exec (sandcap --version: %s) + two forks "
-            "(fork+exit+wait: %s each here, bench/forkcost.c) + the command's exec (bare: %s) "
-            "= %s; the rest (%s of %s) is the children's copy-on-write page faults, the seccomp "
+    floor = v + fork_s + b
+    return ("Its floor, with no work of its own, is its exec (sandcap --version: %s) + one fork "
+            "(the supervisor; fork+exit+wait: %s here, bench/forkcost.c) + the command's exec "
+            "(bare: %s) = %s; the rest (%s of %s) is the child's clone, the supervisor's "
+            "copy-on-write page faults, the seccomp "
             "filter's compilation, Landlock, the control socket, the /proc scans and the report "
             "(issue 19's breakdown in SECURITY.md and the commit log)." %
             (fmt_ms(v), fmt_ms(fork_s), fmt_ms(b), fmt_ms(floor), fmt_ms(max(sandcap_med - floor, 0)),
@@ -232,8 +233,9 @@ def main():
         targets.append(("sandcap (rlimit mode, timeout+rlimits) no slower than timeout+prlimit "
                         "(medians, 5% allowed for run-to-run noise)",
                         "%s vs %s" % (fmt_ms(sandcap_med), fmt_ms(tp_med)), sandcap_med <= tp_med * 1.05,
-                        "sandcap is one exec'd program plus two forks of itself (keeper -> supervisor "
-                        "-> child), timeout+prlimit three exec'd programs and one fork. " + floor_txt))
+                        "sandcap is one exec'd program plus a fork of itself (keeper -> supervisor) "
+                        "and the child's clone(CLONE_VM | CLONE_VFORK), timeout+prlimit three exec'd "
+                        "programs and one fork. " + floor_txt))
     pl = res.get("prlimit /bin/true")
     if isinstance(pl, list):
         pl_med = statistics.median(pl)
@@ -243,8 +245,8 @@ def main():
                         sandcap_med <= pl_med * 1.1,
                         "prlimit is one exec'd program that calls prlimit(2) and execs the command; "
                         "sandcap in rlimit mode is one exec'd program that forks the supervisor "
-                        "(the pid the caller knows stays as the keeper, DESIGN.md), which forks the "
-                        "child, which applies Landlock and a seccomp filter (compiled by libseccomp) "
+                        "(the pid the caller knows stays as the keeper, DESIGN.md), which starts the "
+                        "child (clone(CLONE_VM | CLONE_VFORK)), which applies Landlock and a seccomp filter (compiled by libseccomp) "
                         "and execs the command. " + floor_txt +
                         " 1.1× prlimit is %s here." % fmt_ms(pl_med * 1.1)))
     lines.append("")
@@ -303,7 +305,7 @@ def main():
 
 
 BUDGETS = (("sandcap-helper", 200), ("sandcap", 150),
-           ("sandbox child (fork to exec of /bin/true)", 50))
+           ("sandbox child (clone to exec of /bin/true)", 50))
 
 
 def top_txt(d, name):
@@ -399,16 +401,16 @@ def vm_lines(d, targets):
             out += ["System calls per process for one `sandcap run --memory 64M --cpu 100% --pids 32 "
                     "--disk 8M -- /bin/true` as the test user (strace -ff, one run after a warm-up "
                     "run): the helper and sandcap from their own exec to their exit, the sandboxed "
-                    "child from sandcap's fork up to and including its exec of /bin/true. Budgets "
+                    "child from sandcap's clone of it up to and including its exec of /bin/true. Budgets "
                     "of issue 19; a count over its budget is flagged. Page faults: minor faults "
-                    "of the helper (from sandcap's fork of it to its exit) and of the sandboxed "
-                    "child (from the fork to the exit of /bin/true), median of 5 runs, from BSD "
+                    "of the helper (from sandcap's clone of it to its exit) and of the sandboxed "
+                    "child (from the clone to the exit of /bin/true), median of 5 runs, from BSD "
                     "process accounting.", "",
                     "| process | syscalls | budget | most frequent | page faults |",
                     "|---|---|---|---|---|"]
             budget = dict(BUDGETS)
             flt = dict(d.get("faults", {}))
-            flt[BUDGETS[2][0]] = flt.get("sandbox child (fork to exit of /bin/true)", "")
+            flt[BUDGETS[2][0]] = flt.get("sandbox child (clone to exit of /bin/true)", "")
             for k, v in sorted(sc.items(), key=lambda kv: -kv[1]):
                 b = budget.get(k)
                 out.append("| %s | %d | %s | %s | %s |" % (

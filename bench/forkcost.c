@@ -1,7 +1,8 @@
 /* make bench: what one fork of a small process costs on this machine (fork, _exit in the
  * child, waitpid), the mean of 300, in microseconds on stdout.  sandcap's rlimit mode
- * forks twice per sandbox (the supervisor from the keeper, the child from the supervisor),
- * so twice this is part of its floor; on a nested-virtualised host it is far from free. */
+ * forks once per sandbox (the supervisor from the keeper; the child is a
+ * clone(CLONE_VM | CLONE_VFORK) of the supervisor), so this is part of its floor; on a
+ * nested-virtualised host it is far from free. */
 #include <stdio.h>
 #include <sys/wait.h>
 #include <time.h>

@@ -103,9 +103,9 @@ if strace -ff -qq -o $W/st/t sh $W/one.sh && strace -ff -qq -o $W/st/b /bin/true
 	python3 - $W/st <<'EOF'
 # One file per pid (strace -ff).  Counted per process, as issue 19's budgets are: the
 # helper and sandcap from their own exec to their exit; the sandboxed child (sandcap's
-# fork) from the fork up to and including its exec of /bin/true; bare /bin/true whole.
+# clone) from the clone up to and including its exec of /bin/true; bare /bin/true whole.
 import collections, glob, json, os, re, sys
-CHILD = "sandbox child (fork to exec of /bin/true)"
+CHILD = "sandbox child (clone to exec of /bin/true)"
 out, top = {}, {}
 for f in sorted(glob.glob(os.path.join(sys.argv[1], "*"))):
     lines = [l for l in open(f).read().splitlines()
@@ -132,8 +132,8 @@ else
 fi
 # Minor page faults per process, from BSD process accounting (the guest kernel has
 # CONFIG_BSD_PROCESS_ACCT; strace would change them): 5 runs of the same sandbox, median per
-# program.  The helper's record counts from sandcap's fork of it to its exit, the child's
-# from sandcap's fork of it to the exit of /bin/true.
+# program.  The helper's record counts from sandcap's clone of it to its exit, the child's
+# from sandcap's clone of it to the exit of /bin/true.
 python3 - "$W/one.sh" "$W/acct" <<'EOF'
 import ctypes, json, statistics, struct, subprocess, sys
 libc = ctypes.CDLL(None, use_errno=True)
@@ -150,7 +150,7 @@ d = open(sys.argv[2], "rb").read()
 for off in range(0, len(d) - 63, 64):                 # struct acct v2 (linux/acct.h), 64 bytes
     comm = d[off + 36:off + 53].split(b"\0")[0].decode(errors="replace")
     rows.setdefault(comm, []).append(comp(struct.unpack_from("<H", d, off + 24)[0]))
-names = {"sandcap-helper": "sandcap-helper", "true": "sandbox child (fork to exit of /bin/true)"}
+names = {"sandcap-helper": "sandcap-helper", "true": "sandbox child (clone to exit of /bin/true)"}
 print("BENCH faults " + json.dumps({names[k]: int(statistics.median(v))
                                     for k, v in rows.items() if k in names}))
 EOF

@@ -9,7 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <sys/epoll.h>
+#include <sys/mman.h>
 #include <sys/pidfd.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -87,50 +89,77 @@ on_path(const char *name)
 	return false;
 }
 
-/* What the parent works out before the fork, so that the child only uses it (issue 19:
- * every page the child writes or code it runs first between fork and exec is a fault). */
+/* What the parent works out before starting the child, so that the child only uses it
+ * (issue 19: every page the child writes or code it runs first before its exec is a
+ * fault). */
 struct child_prep {
 	char **envp;                    /* the command's environment, PWD and TMPDIR set */
 	uint64_t sig_todo, sig_ign;     /* sig_nondefault(): the child's dispositions too */
 };
 
-static _noreturn_ void
-child_run(const struct sv_spec *spec, const struct child_prep *cp, pid_t parent, int go_fd,
-	  int msg_fd, int tty_fd)
+/* What the child gets: it runs on its own stack in the supervisor's memory, which is
+ * suspended until the child execs or exits (start_child()). */
+struct child_args {
+	const struct sv_spec *spec;
+	const struct child_prep *cp;
+	pid_t parent;
+	int msg_fd, tty_fd;
+	uint64_t *start_ms;             /* the supervisor's: set just before the exec */
+	int attach_err;                 /* spec->attach()'s error, for the supervisor */
+};
+
+/* Hand ourselves to spec->attach (the helper's ATTACH, or the user cgroup's cgroup.procs)
+ * before anything of the command runs: nothing below may run outside the sandbox's
+ * cgroup.  The pidfd is close-on-exec. */
+static int
+child_attach(const struct sv_spec *spec)
 {
+	int pidfd = pidfd_open(getpid(), 0);
+
+	if (pidfd < 0)
+		return log_error_errno(-errno, "pidfd_open: %m (Linux 5.3 or later is needed)");
+	return spec->attach(pidfd, spec->userdata);
+}
+
+static _noreturn_ void
+child_run(struct child_args *a)
+{
+	const struct sv_spec *spec = a->spec;
+	const struct child_prep *cp = a->cp;
+	int msg_fd = a->msg_fd;
 	sigset_t none;
 	char err[200] = "";
-	ssize_t n;
-	char c;
 	int r;
 
-	/* Our own process group, so the whole tree can be signalled at once (the parent
-	 * does the same, whoever runs first). */
+	/* Our own process group, so the whole tree can be signalled at once. */
 	(void) setpgid(0, 0);
 	/* Take the terminal's foreground, so the command reads it and ^C/^Z reach it.
 	 * SIGTTOU is blocked (inherited mask), as tcsetpgrp() from a background group
 	 * requires. */
-	if (tty_fd >= 0)
-		(void) tcsetpgrp(tty_fd, getpid());
+	if (a->tty_fd >= 0)
+		(void) tcsetpgrp(a->tty_fd, getpid());
 	/* If sandcap is killed, the command dies with it rather than running unsupervised. */
 	(void) prctl(PR_SET_PDEATHSIG, SIGKILL);
-	if (getppid() != parent)
+	if (getppid() != a->parent)
 		_exit(SC_EXIT_FAILURE);
 
 	/* --output-limit: stdout and stderr are the relay's pipes. */
 	if (spec->relay != NULL && output_relay_child(spec->relay) < 0)
 		_exit(SC_EXIT_FAILURE);
 
-	/* Wait until sandcap says go (in cgroup mode: after the helper attached us). */
-	do
-		n = read(go_fd, &c, 1);
-	while (n < 0 && errno == EINTR);
-	if (n != 1)
-		_exit(SC_EXIT_FAILURE);        /* sandcap gave up; it reports why */
+	/* In cgroup and user-cgroup mode: into the sandbox's cgroup first.  A failure is the
+	 * supervisor's to report (it printed why). */
+	if (spec->attach != NULL) {
+		r = child_attach(spec);
+		if (r < 0) {
+			a->attach_err = r;
+			_exit(SC_EXIT_FAILURE);
+		}
+	}
 	/* Default dispositions for the command: ignored signals would survive exec, and
 	 * sandcap's handlers are ours until then.  Only those the kernel reports as ignored or
-	 * caught (lib/sigreset.c, asked by the parent just before the fork: nothing changes a
-	 * disposition in between); the blocked mask keeps them pending until cleared below. */
+	 * caught (lib/sigreset.c, asked by the parent just before the child started: nothing
+	 * changes a disposition in between); every signal is blocked until cleared below. */
 	(void) sig_reset_these(cp->sig_todo, cp->sig_ign);
 
 	/* Always, and only here: sandcap itself must keep the ability to exec the helper with
@@ -148,7 +177,8 @@ child_run(const struct sv_spec *spec, const struct child_prep *cp, pid_t parent,
 				   strneq(err, "sandcap: ", 9) ? err + 9 : err);
 	}
 
-	/* env.c built it, PWD (else it names where sandcap was started) and TMPDIR set. */
+	/* env.c built it, PWD (else it names where sandcap was started) and TMPDIR set.
+	 * environ is the supervisor's too: start_child() puts its own back. */
 	environ = cp->envp;
 
 	/* A clean signal state for the command: nothing blocked (dispositions were reset
@@ -173,6 +203,8 @@ child_run(const struct sv_spec *spec, const struct child_prep *cp, pid_t parent,
 				   (unsigned long long) spec->rl[i].hard, strerror(errno),
 				   errno == EPERM ? " (over your hard limit; see ulimit -H)" : "");
 	}
+	/* The wall clock and --timeout start here, where the release used to be. */
+	*a->start_ms = now_ms();
 	execvp(spec->argv[0], spec->argv);
 	r = errno;
 	/* execvp() reports EACCES when a PATH directory cannot be searched even if no
@@ -182,6 +214,12 @@ child_run(const struct sv_spec *spec, const struct child_prep *cp, pid_t parent,
 		r = ENOENT;
 	child_fail(msg_fd, CHILD_STAGE_EXEC, r, "cannot execute '%s': %s", spec->argv[0],
 		   strerror(r));
+}
+
+static int
+child_main(void *userdata)
+{
+	child_run(userdata);
 }
 
 /* ---- finding and signalling descendants ---- */
@@ -779,18 +817,54 @@ watch_all(struct sv_state *st)
 	return 0;
 }
 
-/* Fork the child (it waits on the go pipe), hand it to the helper (spec->attach), watch
- * everything, release it and arm the timers.  On failure the child is killed and reaped. */
+/* The child's stack (start_child()): mapped once, with a guard page below it, so that an
+ * overflow faults in the child instead of writing over the supervisor's memory. */
+#define CHILD_STACK_SIZE (256 * 1024)
+
+static char *
+child_stack_top(void)
+{
+	static char *top;
+	size_t page = (size_t) sysconf(_SC_PAGESIZE);
+	char *base;
+
+	if (top != NULL)
+		return top;
+	base = mmap(NULL, CHILD_STACK_SIZE + page, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK | MAP_NORESERVE, -1, 0);
+	if (base == MAP_FAILED)
+		return NULL;
+	if (mprotect(base, page, PROT_NONE) < 0) {
+		(void) munmap(base, CHILD_STACK_SIZE + page);
+		return NULL;
+	}
+	top = base + page + CHILD_STACK_SIZE;
+	return top;
+}
+
+/* Start the child with clone(CLONE_VM | CLONE_VFORK) rather than fork() (issue 19): no copy
+ * of our page tables, no copy-on-write faults in either process.  We are suspended until it
+ * execs or exits, so it has our memory to itself meanwhile; it first hands itself to
+ * spec->attach (the helper's ATTACH in cgroup mode), so the command never runs outside the
+ * sandbox's cgroup.  Every signal is blocked across it: none of our handlers may run on
+ * its stack.  Then watch everything and arm the timers.  On failure the child is killed
+ * and reaped. */
 static int
 start_child(struct sv_state *st)
 {
 	const struct sv_spec *spec = st->spec;
-	_cleanup_close_ int go_r = -EBADF, go_w = -EBADF, msg_w = -EBADF;
+	_cleanup_close_ int msg_w = -EBADF;
 	_cleanup_free_ char **envp = NULL;
 	struct child_prep cp;
-	int fds[2], r;
+	struct child_args a;
+	char **our_environ = environ;
+	char *stack = child_stack_top();
+	sigset_t all, old;
+	int fds[2], r, e;
 	pid_t pid;
 
+	if (stack == NULL)
+		return log_error_errno(-errno, "cannot map the child's stack: %m");
 	cp.envp = spec->envp != NULL ? spec->envp : environ;
 	r = env_for_exec(cp.envp, spec->chdir != NULL && spec->chdir[0] == '/' ? spec->chdir : NULL,
 			 spec->tmpdir, &envp);
@@ -799,54 +873,49 @@ start_child(struct sv_state *st)
 	if (envp != NULL)
 		cp.envp = envp;
 
-	if (pipe2(fds, O_CLOEXEC) < 0)
-		return log_error_errno(-errno, "pipe: %m");
-	go_r = fds[0];
-	go_w = fds[1];
 	if (pipe2(fds, O_CLOEXEC | O_NONBLOCK) < 0)
 		return log_error_errno(-errno, "pipe: %m");
 	st->msg_fd = fds[0];
 	msg_w = fds[1];
 
 	cp.sig_todo = sig_nondefault(&cp.sig_ign);
-	pid = fork();
+	a = (struct child_args) { .spec = spec, .cp = &cp, .parent = sv_self, .msg_fd = msg_w,
+				  .tty_fd = st->tty_fd, .start_ms = &st->start_ms };
+	sv_exclude_pid = spec->exclude_pid;
+	sigfillset(&all);
+	(void) sigprocmask(SIG_SETMASK, &all, &old);
+	pid = clone(child_main, stack, CLONE_VM | CLONE_VFORK | SIGCHLD, &a);
+	e = errno;
+	environ = our_environ;
+	(void) sigprocmask(SIG_SETMASK, &old, NULL);
 	if (pid < 0)
-		return log_error_errno(-errno, "cannot fork: %m");
-	if (pid == 0) {
-		go_w = safe_close(go_w);
-		st->msg_fd = safe_close(st->msg_fd);
-		child_run(spec, &cp, getppid(), go_r, msg_w, st->tty_fd);
-	}
-	go_r = safe_close(go_r);
+		return log_error_errno(-e, "cannot start the sandbox's process: %s", strerror(e));
 	msg_w = safe_close(msg_w);
 	if (spec->relay != NULL)
 		output_relay_parent(spec->relay);
 	st->pid = pid;
-	(void) setpgid(pid, pid);       /* also done by the child; whichever is first */
+	if (a.attach_err < 0)
+		return abort_child(pid, a.attach_err);
+	/* The child sets it just before its exec; one that failed before that ran from now. */
+	if (st->start_ms == 0)
+		st->start_ms = now_ms();
 
 	st->pidfd = pidfd_open(pid, 0);
 	if (st->pidfd < 0)
 		return abort_child(pid, log_error_errno(-errno,
 					"pidfd_open: %m (Linux 5.3 or later is needed)"));
-	sv_exclude_pid = spec->exclude_pid;
-	if (spec->attach != NULL) {
-		r = spec->attach(st->pidfd, spec->userdata);
-		if (r < 0)
-			return abort_child(pid, r);
-	}
 	r = watch_all(st);
 	if (r < 0)
 		return abort_child(pid, r);
-
-	/* Release the child. */
-	st->start_ms = now_ms();
-	if (write(go_w, "g", 1) != 1)
-		return abort_child(pid, log_error_errno(-errno, "cannot release the child: %m"));
-	go_w = safe_close(go_w);
 	if (spec->cpu_budget_ms > 0 && spec->cpu_used_usec != NULL)
 		cpu_budget_check(st, st->cfd);
-	if (spec->has_timeout && arm_timer(st->tfd, spec->timeout_ms) < 0)
-		return abort_child(pid, log_error_errno(-errno, "timerfd: %m"));
+	if (spec->has_timeout) {
+		/* From the child's start (start_ms), which includes its exec. */
+		uint64_t ran = now_ms() - st->start_ms;
+
+		if (arm_timer(st->tfd, spec->timeout_ms > ran ? spec->timeout_ms - ran : 0) < 0)
+			return abort_child(pid, log_error_errno(-errno, "timerfd: %m"));
+	}
 	return 0;
 }
 
