@@ -121,6 +121,13 @@ child_attach(const struct sv_spec *spec)
 	return spec->attach(pidfd, spec->userdata);
 }
 
+/* The child's handler of the terminal's stop signals until its exec (child_run()). */
+static void
+drop_stop(int sig)
+{
+	(void) sig;
+}
+
 static _noreturn_ void
 child_run(struct child_args *a)
 {
@@ -181,6 +188,14 @@ child_run(struct child_args *a)
 	 * environ is the supervisor's too: start_child() puts its own back. */
 	environ = cp->envp;
 
+	/* A ^Z, or a terminal stop of a background job, would stop us before the exec, where
+	 * our supervisor waits for the exec and cannot see the stop to stop the job too: the
+	 * terminal would hang.  Until the exec those three go to a handler that does nothing
+	 * (one pending since the set-up included: the command gets the next one); the exec
+	 * makes them default again, as it does every caught signal. */
+	for (const int *sig = (const int[]) { SIGTSTP, SIGTTIN, SIGTTOU, 0 }; *sig != 0; sig++)
+		(void) sigaction(*sig, &(const struct sigaction) { .sa_handler = drop_stop,
+								   .sa_flags = SA_RESTART }, NULL);
 	/* A clean signal state for the command: nothing blocked (dispositions were reset
 	 * above, before a Landlock domain could hide /proc/self/status). */
 	sigemptyset(&none);
