@@ -104,7 +104,7 @@ struct child_args {
 	const struct child_prep *cp;
 	pid_t parent;
 	int msg_fd, tty_fd;
-	uint64_t *start_ms;             /* the supervisor's: set just before the exec */
+	uint64_t *start_ms;             /* the supervisor's: set once in the cgroup */
 	int attach_err;                 /* spec->attach()'s error, for the supervisor */
 };
 
@@ -163,6 +163,9 @@ child_run(struct child_args *a)
 			_exit(SC_EXIT_FAILURE);
 		}
 	}
+	/* The wall clock and --timeout start here, where the supervisor used to release the
+	 * child: the set-up below and the exec count. */
+	*a->start_ms = now_ms();
 	/* Default dispositions for the command: ignored signals would survive exec, and
 	 * sandcap's handlers are ours until then.  Only those the kernel reports as ignored or
 	 * caught (lib/sigreset.c, asked by the parent just before the child started: nothing
@@ -218,8 +221,6 @@ child_run(struct child_args *a)
 				   (unsigned long long) spec->rl[i].hard, strerror(errno),
 				   errno == EPERM ? " (over your hard limit; see ulimit -H)" : "");
 	}
-	/* The wall clock and --timeout start here, where the release used to be. */
-	*a->start_ms = now_ms();
 	execvp(spec->argv[0], spec->argv);
 	r = errno;
 	/* execvp() reports EACCES when a PATH directory cannot be searched even if no
@@ -911,7 +912,7 @@ start_child(struct sv_state *st)
 	st->pid = pid;
 	if (a.attach_err < 0)
 		return abort_child(pid, a.attach_err);
-	/* The child sets it just before its exec; one that failed before that ran from now. */
+	/* The child sets it once in its cgroup; one that failed before that ran from now. */
 	if (st->start_ms == 0)
 		st->start_ms = now_ms();
 
@@ -925,7 +926,7 @@ start_child(struct sv_state *st)
 	if (spec->cpu_budget_ms > 0 && spec->cpu_used_usec != NULL)
 		cpu_budget_check(st, st->cfd);
 	if (spec->has_timeout) {
-		/* From the child's start (start_ms), which includes its exec. */
+		/* From start_ms (the child's set-up and exec count). */
 		uint64_t ran = now_ms() - st->start_ms;
 
 		if (arm_timer(st->tfd, spec->timeout_ms > ran ? spec->timeout_ms - ran : 0) < 0)
