@@ -31,6 +31,11 @@
 #include "procstat.h"
 #include "supervise.h"
 
+#ifdef __SANITIZE_ADDRESS__
+#include <sanitizer/asan_interface.h>
+#include <sanitizer/common_interface_defs.h>
+#endif
+
 /* What the child sends back through the close-on-exec pipe when it cannot exec.  Smaller
  * than PIPE_BUF, so the write is atomic. */
 enum { CHILD_STAGE_SETUP = 1, CHILD_STAGE_EXEC = 2 };
@@ -106,7 +111,45 @@ struct child_args {
 	int msg_fd, tty_fd;
 	uint64_t *start_ms;             /* the supervisor's: set once in the cgroup */
 	int attach_err;                 /* spec->attach()'s error, for the supervisor */
+#ifdef __SANITIZE_ADDRESS__
+	const void *asan_bottom;        /* the supervisor's stack, for ASan (asan_*() below) */
+	size_t asan_size;
+	bool asan_switched;
+#endif
 };
+
+/* ASan (make SANITIZE=1) keeps one record per thread of where its stack is, in memory the
+ * child shares: the child switches it to its own stack and the supervisor back, by ASan's
+ * fiber protocol; and the redzones the last child left on that stack are forgotten.
+ * Otherwise ASan warns of an unknown stack and reports those redzones as overflows. */
+#ifdef __SANITIZE_ADDRESS__
+static void
+asan_before_clone(char *stack_top, size_t size, void **fake)
+{
+	ASAN_UNPOISON_MEMORY_REGION(stack_top - size, size);
+	__sanitizer_start_switch_fiber(fake, stack_top - size, size);
+}
+
+static void
+asan_in_child(struct child_args *a)
+{
+	__sanitizer_finish_switch_fiber(NULL, &a->asan_bottom, &a->asan_size);
+	a->asan_switched = true;
+}
+
+static void
+asan_after_clone(struct child_args *a, void *fake)
+{
+	if (!a->asan_switched)          /* the child never ran: finish the switch first */
+		__sanitizer_finish_switch_fiber(NULL, &a->asan_bottom, &a->asan_size);
+	__sanitizer_start_switch_fiber(NULL, a->asan_bottom, a->asan_size);
+	__sanitizer_finish_switch_fiber(fake, NULL, NULL);
+}
+#else
+static void asan_before_clone(char *stack_top, size_t size, void **fake) { }
+static void asan_in_child(struct child_args *a) { }
+static void asan_after_clone(struct child_args *a, void *fake) { }
+#endif
 
 /* Hand ourselves to spec->attach (the helper's ATTACH, or the user cgroup's cgroup.procs)
  * before anything of the command runs: nothing below may run outside the sandbox's
@@ -235,6 +278,7 @@ child_run(struct child_args *a)
 static int
 child_main(void *userdata)
 {
+	asan_in_child(userdata);
 	child_run(userdata);
 }
 
@@ -878,6 +922,7 @@ start_child(struct sv_state *st)
 	char **our_environ = environ;
 	char *stack = child_stack_top();
 	sigset_t all, old;
+	void *fake = NULL;              /* ASan's (asan_before_clone()) */
 	int fds[2], r, e;
 	pid_t pid;
 
@@ -902,8 +947,10 @@ start_child(struct sv_state *st)
 	sv_exclude_pid = spec->exclude_pid;
 	sigfillset(&all);
 	(void) sigprocmask(SIG_SETMASK, &all, &old);
+	asan_before_clone(stack, CHILD_STACK_SIZE, &fake);
 	pid = clone(child_main, stack, CLONE_VM | CLONE_VFORK | SIGCHLD, &a);
 	e = errno;
+	asan_after_clone(&a, fake);
 	environ = our_environ;
 	(void) sigprocmask(SIG_SETMASK, &old, NULL);
 	if (pid < 0)
