@@ -1025,8 +1025,8 @@ run_plan(struct run *R, struct net_proxy *proxy)
 	}
 	protect_add(&R->plan.protect, getpid());
 	/* The plan is final: the child only loads the filter (issue 19).  A build-time
-	 * program is copied and patched here (seccomp-tpl.h), also in the supervisor of rlimit
-	 * mode, a fork of the keeper: VM, 5 faults more there, 8 fewer in the child. */
+	 * program is copied and patched here (seccomp-tpl.h), in every mode, before the child
+	 * starts (it shares our memory until its exec: supervise.c). */
 	r = isolate_seccomp_prepare(&R->plan, &o->iso, R->err, sizeof(R->err));
 	if (r < 0)
 		return refuse(&R->sink, rep, false, "%s", R->err);

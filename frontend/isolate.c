@@ -646,7 +646,7 @@ seccomp_apply(const struct isolate_opts *o, const struct isolate_plan *plan, cha
 	size_t len = plan->seccomp_len;
 	int r;
 
-	/* Built before the fork (isolate_seccomp_prepare()), or here. */
+	/* Built before the child started (isolate_seccomp_prepare()), or here. */
 	if (prog == NULL) {
 		r = seccomp_compile(o, plan, &prog, &len, err, errlen);
 		if (r < 0)

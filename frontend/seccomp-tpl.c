@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Build-time seccomp programs, patched with the pids at run time; see seccomp-tpl.h.
- * No allocation, no system call: safe in a forked child too (isolate_apply() builds the
- * filter there when nothing was prepared before the fork). */
+ * No allocation, no system call: safe in the sandboxed child too (isolate_apply() builds
+ * the filter there when nothing was prepared before it started). */
 #include <errno.h>
 #include <linux/filter.h>
 #include <seccomp.h>
