@@ -19,7 +19,14 @@
  *     - watches the keeper through a pidfd: if the keeper dies (SIGKILL of the pid the
  *       caller knows), it kills the whole sandbox at once and ends as usual.
  * Either of the two, killed, leaves the other to kill the tree; the sandbox cannot signal
- * either (protect.h).  Both are non-dumpable. */
+ * either (protect.h).  Both are non-dumpable.
+ *
+ * On x86-64 the split is a clone(CLONE_VM), not a fork (issue 19): the two share sandcap's
+ * memory, the supervisor goes on along sandcap's stack, the keeper moves to a stack of its
+ * own and from then on runs only rawproc.h's code (no errno, no allocation, no lock), since
+ * the supervisor keeps using the C library meanwhile and may die inside any of it.
+ * Elsewhere, with a CET shadow stack, or under AddressSanitizer, it is a fork running the
+ * same keeper code. */
 #pragma once
 
 #include <stdbool.h>
