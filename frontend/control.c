@@ -70,10 +70,14 @@ control_rundir(char *buf, size_t len, int create)
 	return 0;
 }
 
-/* Without XDG_RUNTIME_DIR each run makes its own directory /tmp/sandcap-<uid>.XXXXXX
- * (mkdtemp: a random name, created 0700 by us, O_EXCL), so no other user can pre-create it:
- * a fixed /tmp/sandcap-<uid> could be squatted by anyone (#14 item 8).  Is name one of them
- * (or the fixed name of earlier versions)? */
+/* Without XDG_RUNTIME_DIR each run's socket is /tmp/sandcap-<id>.sock, made by bind()
+ * with mode 0700 (umask 077): only we can connect to it, and /tmp's sticky bit lets only
+ * us remove or rename it; the id is random, so no other user can take the name first,
+ * and bind() never follows or replaces what is there (issue 19: the per-run directory,
+ * /tmp/sandcap-<uid>.XXXXXX, cost a mkdir and an rmdir, about 1 ms on a journaled /tmp).
+ * A fixed /tmp/sandcap-<uid> could be squatted by anyone (#14 item 8) and is never used.
+ * Is name one of the per-run directories of earlier versions (still searched, so that a
+ * sandbox started before an upgrade stays visible)? */
 static bool
 is_tmp_rundir_name(const char *name)
 {
@@ -83,13 +87,27 @@ is_tmp_rundir_name(const char *name)
 	l = (size_t) snprintf(prefix, sizeof(prefix), "sandcap-%u", (unsigned) control_uid());
 	if (!strneq(name, prefix, l))
 		return false;
-	return name[l] == '\0' || (name[l] == '.' && strlen(name + l + 1) == 6);
+	return name[l] == '.' && strlen(name + l + 1) == 6;
 }
 
-/* Call fn for every private directory that may hold our sockets: the XDG one, else each
- * of ours in /tmp.  Stops at, and returns, fn's first non-zero result. */
+/* The name prefix of our sockets in /tmp itself (the rest is "<id>.sock"). */
+#define TMP_PREFIX "sandcap-"
+
+/* A socket of ours that nobody else can reach: ours, no access for group or others. */
+static bool
+sock_is_private(const char *path)
+{
+	struct stat st;
+
+	return lstat(path, &st) == 0 && S_ISSOCK(st.st_mode) && st.st_uid == control_uid() &&
+	       (st.st_mode & 077) == 0;
+}
+
+/* Call fn(dir, prefix) for every place that may hold our sockets: the XDG directory, else
+ * /tmp itself (names TMP_PREFIX<id>.sock, each socket checked) and each private directory
+ * of ours in /tmp of earlier versions.  Stops at, and returns, fn's first non-zero result. */
 static int
-for_each_rundir(int (*fn)(const char *dir, void *ud), void *ud)
+for_each_rundir(int (*fn)(const char *dir, const char *prefix, void *ud), void *ud)
 {
 	char dir[PATH_MAX];
 	DIR *d;
@@ -98,20 +116,22 @@ for_each_rundir(int (*fn)(const char *dir, void *ud), void *ud)
 
 	r = control_rundir(dir, sizeof(dir), 0);
 	if (r == 0)
-		return fn(dir, ud);
+		return fn(dir, "", ud);
 	if (r != -ENOENT || xdg_rundir(dir, sizeof(dir)) == 0)
 		return r == -ENOENT ? 0 : r;
+	r = fn("/tmp", TMP_PREFIX, ud);
+	if (r != 0)
+		return r;
 	d = opendir("/tmp");
 	if (d == NULL)
 		return -errno;
-	r = 0;
 	while (r == 0 && (de = readdir(d)) != NULL) {
 		if (!is_tmp_rundir_name(de->d_name))
 			continue;
 		snprintf(dir, sizeof(dir), "/tmp/%s", de->d_name);
 		/* Someone else's (a squatter) or open to others: not ours to trust. */
 		if (dir_is_private(dir))
-			r = fn(dir, ud);
+			r = fn(dir, "", ud);
 	}
 	closedir(d);
 	return r;
@@ -125,12 +145,12 @@ id_is_valid(const char *id)
 }
 
 static int
-make_addr(const char *dir, const char *id, struct sockaddr_un *sa)
+make_addr(const char *dir, const char *prefix, const char *id, struct sockaddr_un *sa)
 {
 	memset(sa, 0, sizeof(*sa));
 	sa->sun_family = AF_UNIX;
-	if ((size_t) snprintf(sa->sun_path, sizeof(sa->sun_path), "%s/%s.sock", dir, id) >=
-	    sizeof(sa->sun_path))
+	if ((size_t) snprintf(sa->sun_path, sizeof(sa->sun_path), "%s/%s%s.sock", dir, prefix,
+			      id) >= sizeof(sa->sun_path))
 		return -ENAMETOOLONG;
 	return 0;
 }
@@ -142,34 +162,40 @@ control_listen(const char *id, int *ret_fd, char *ret_path, size_t pathlen)
 	struct sockaddr_un sa;
 	char dir[PATH_MAX];
 	bool tmp = false;
+	mode_t um;
 	int r;
 
 	if (!id_is_valid(id))
 		return -EINVAL;
 	r = control_rundir(dir, sizeof(dir), 1);
 	if (r == -ENOENT) {
-		snprintf(dir, sizeof(dir), "/tmp/sandcap-%u.XXXXXX", (unsigned) control_uid());
-		if (mkdtemp(dir) == NULL)
-			return -errno;
+		strlcpy(dir, "/tmp", sizeof(dir));
 		tmp = true;
 		r = 0;
 	}
 	if (r == 0)
-		r = make_addr(dir, id, &sa);
+		r = make_addr(dir, tmp ? TMP_PREFIX : "", id, &sa);
 	if (r == 0) {
 		fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 		if (fd < 0)
 			r = -errno;
 	}
+	/* A stale socket of ours in our own directory is replaced; in /tmp nothing is. */
 	if (r == 0 && !tmp)
 		(void) unlink(sa.sun_path);
-	if (r == 0 && (bind(fd, (struct sockaddr *) &sa, sizeof(sa)) < 0 || listen(fd, 8) < 0))
-		r = -errno;
-	if (r < 0) {
-		if (tmp)
-			(void) rmdir(dir);
-		return r;
+	if (r == 0) {
+		/* 0700 from the start: sandcap has one thread, so the umask is ours alone. */
+		um = umask(077);
+		if (bind(fd, (struct sockaddr *) &sa, sizeof(sa)) < 0)
+			r = -errno;
+		(void) umask(um);
 	}
+	if (r == 0 && listen(fd, 8) < 0) {
+		r = -errno;
+		(void) unlink(sa.sun_path);
+	}
+	if (r < 0)
+		return r;
 	strlcpy(ret_path, sa.sun_path, pathlen);
 	*ret_fd = TAKE_FD(fd);
 	return 0;
@@ -189,9 +215,10 @@ control_unlisten(const char *path)
 	if (slash == NULL)
 		return;
 	*slash = '\0';
-	/* This run's own directory in /tmp (empty now); never the shared XDG one. */
+	/* A run's own directory in /tmp of an earlier version (empty now); never the shared
+	 * XDG one, never /tmp. */
 	if (strneq(dir, "/tmp/", 5) && strchr(dir + 5, '/') == NULL &&
-	    is_tmp_rundir_name(dir + 5) && strchr(dir + 5, '.') != NULL)
+	    is_tmp_rundir_name(dir + 5))
 		(void) rmdir(dir);
 }
 
@@ -282,15 +309,18 @@ struct find_ctx {
 };
 
 static int
-find_in(const char *dir, void *ud)
+find_in(const char *dir, const char *prefix, void *ud)
 {
 	struct find_ctx *c = ud;
 	struct sockaddr_un sa;
 	struct stat st;
 
-	if (make_addr(dir, c->id, &sa) < 0)
+	if (make_addr(dir, prefix, c->id, &sa) < 0)
 		return 0;
 	if (lstat(sa.sun_path, &st) < 0 || !S_ISSOCK(st.st_mode))
+		return 0;
+	/* In /tmp itself anyone may make a file of that name: only ours, private. */
+	if (prefix[0] != '\0' && !sock_is_private(sa.sun_path))
 		return 0;
 	strlcpy(c->path, sa.sun_path, sizeof(c->path));
 	return 1;
@@ -319,13 +349,15 @@ struct scan_ctx {
 	void *ud;
 };
 
-/* The sandboxes of one run dir; stale sockets (nobody listening) removed. */
+/* The sandboxes of one run dir (in /tmp: the private sockets of ours whose names begin
+ * with prefix); stale sockets (nobody listening) removed. */
 static int
-scan_dir(const char *dir, void *ud)
+scan_dir(const char *dir, const char *prefix, void *ud)
 {
 	struct scan_ctx *c = ud;
 	char status[CONTROL_MSG_MAX];
 	struct dirent **list = NULL;
+	size_t pl = strlen(prefix);
 	int n, r;
 
 	n = scandir(dir, &list, NULL, alphasort);
@@ -333,13 +365,18 @@ scan_dir(const char *dir, void *ud)
 		return errno == ENOENT ? 0 : -errno;
 	for (int i = 0; i < n; i++) {
 		char id[128], p[PATH_MAX + 300];
-		size_t l = strlen(list[i]->d_name);
+		const char *name = list[i]->d_name;
+		size_t l = strlen(name);
 
-		if (l > 5 && l < sizeof(id) && streq(list[i]->d_name + l - 5, ".sock")) {
-			memcpy(id, list[i]->d_name, l - 5);
-			id[l - 5] = '\0';
-			snprintf(p, sizeof(p), "%s/%s", dir, list[i]->d_name);
-			r = request_at(p, "status", status, sizeof(status));
+		if (l > pl + 5 && l - pl < sizeof(id) && strneq(name, prefix, pl) &&
+		    streq(name + l - 5, ".sock")) {
+			memcpy(id, name + pl, l - pl - 5);
+			id[l - pl - 5] = '\0';
+			snprintf(p, sizeof(p), "%s/%s", dir, name);
+			if (!id_is_valid(id) || (pl > 0 && !sock_is_private(p)))
+				r = -EPERM;
+			else
+				r = request_at(p, "status", status, sizeof(status));
 			if (r == -ECONNREFUSED)
 				control_unlisten(p);    /* its sandcap is gone */
 			else if (r == 0 && status[0] == '{')

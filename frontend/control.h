@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /* The control socket of a running `sandcap run`, for `sandcap ps` and `sandcap kill`.
  *
- * Each running sandbox's sandcap listens on a SOCK_SEQPACKET socket <rundir>/<id>.sock, where
- * <rundir> is $XDG_RUNTIME_DIR/sandcap when XDG_RUNTIME_DIR is an absolute path to a directory
- * we own, else a directory of this run's own, /tmp/sandcap-<uid>.XXXXXX (mkdtemp: a random
- * name no other user can pre-create; a fixed shared path could be squatted, #14 item 8),
- * removed at the end.  Every directory is ours, mode 0700, checked on every use; `sandcap ps`
- * looks at each such directory of ours in /tmp and skips anyone else's.  Only peers of our
- * own uid (SO_PEERCRED) are answered, and only listeners of our own uid are asked, so
+ * Each running sandbox's sandcap listens on a SOCK_SEQPACKET socket $XDG_RUNTIME_DIR/sandcap/
+ * <id>.sock when XDG_RUNTIME_DIR is an absolute path to a directory we own (the sandcap
+ * directory ours, mode 0700, checked on every use), else /tmp/sandcap-<id>.sock, made with
+ * mode 0700 (the id is random: no other user can take the name first; a fixed shared path
+ * could be squatted, #14 item 8), removed at the end.  `sandcap ps` uses only sockets of
+ * ours, mode 0700, in /tmp (and the per-run directories of ours that earlier versions made
+ * there) and skips anyone else's.  Only peers of our own uid (SO_PEERCRED) are answered, and
+ * only listeners of our own uid are asked, so
  * `sandcap ps` and `sandcap kill` never see or touch another user's sandboxes; no privilege
  * is needed (the helper is not asked).
  *
@@ -42,15 +43,17 @@ int control_rundir(char *buf, size_t len, int create);
 /* Our uid, asked of the kernel once (issue 19): sandcap never changes its credentials. */
 uid_t control_uid(void);
 
-/* Bind and listen on <rundir>/<id>.sock (a new /tmp/sandcap-<uid>.XXXXXX without a usable
- * XDG_RUNTIME_DIR); *ret_path gets the socket's path, for control_unlisten() at the end. */
+/* Bind and listen on $XDG_RUNTIME_DIR/sandcap/<id>.sock (/tmp/sandcap-<id>.sock, 0700,
+ * without a usable XDG_RUNTIME_DIR); *ret_path gets the socket's path, for
+ * control_unlisten() at the end. */
 int control_listen(const char *id, int *ret_fd, char *ret_path, size_t pathlen);
 
 /* Call fn(id, status JSON, ud) for each of the caller's running sandboxes (every run dir
  * of ours); stale sockets (nobody listening) are removed.  Returns 0 or -errno. */
 int control_for_each_sandbox(int (*fn)(const char *id, const char *status, void *ud), void *ud);
 
-/* Remove the socket at path and, if it was in a run's own /tmp directory, that directory. */
+/* Remove the socket at path and, if it was in a run's own /tmp directory of an earlier
+ * version, that directory. */
 void control_unlisten(const char *path);
 
 /* Accept one connection on listen_fd and serve its requests until it closes or errs.

@@ -61,21 +61,24 @@ print(\" \".join(x[\"id\"] for x in json.load(sys.stdin)))" 2>/dev/null)
 			sleep 0.05; i=$((i + 1))
 		done
 		echo "id=$id"
+		echo "sock=$(stat -c "%F %a %u" /tmp/sandcap-$id.sock 2>/dev/null)"
 		as_nobody "$SANDCAP" kill "$id" >/dev/null 2>&1; echo "killrc=$?"
 		wait $pid; echo "runrc=$?"
 		echo "err=$(tr "\n" " " < /tmp/err)"
-		echo "left=$(ls -a /tmp/sandcap-$U | tr "\n" " ")|$(ls -d /tmp/sandcap-$U.* 2>/dev/null)"
+		echo "left=$(ls -a /tmp/sandcap-$U | tr "\n" " ")|$(ls -d /tmp/sandcap-$U.* /tmp/sandcap-$U-* 2>/dev/null)"
 	')
 	id=$(printf '%s\n' "$out" | sed -n 's/^id=//p')
 	case "$id" in
 	$U-*) ok "item 8: with /tmp/sandcap-$U squatted, sandcap ps still lists the sandbox" ;;
 	*) notok "item 8: with /tmp/sandcap-$U squatted, sandcap ps still lists the sandbox ($out)" ;;
 	esac
+	eq "item 8: ... its control socket is /tmp/sandcap-ID.sock, the user's, mode 0700" \
+		"socket 700 $U" "$(printf '%s\n' "$out" | sed -n 's/^sock=//p')"
 	eq "item 8: ... and sandcap kill ID reaches it" 0 "$(printf '%s\n' "$out" | sed -n 's/^killrc=//p')"
 	eq "item 8: ... the killed run ends with 137" 137 "$(printf '%s\n' "$out" | sed -n 's/^runrc=//p')"
 	eq "item 8: ... no warning about the control socket" "" \
 		"$(printf '%s\n' "$out" | sed -n 's/^err=//p' | grep -o 'control socket')"
-	eq "item 8: ... the run's private directory is removed, the squatter's left alone" \
+	eq "item 8: ... the run's socket is removed, the squatter's directory left alone" \
 		". ..|" "$(printf '%s\n' "$out" | sed -n 's/^left=//p' | sed 's/ *|/|/')"
 else
 	skip "item 8: needs root and unshare -m (a private /tmp and another user)"

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Unit tests for frontend/control.c: the run-dir checks and a status/kill round trip. */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -120,14 +121,14 @@ test_bad_ids_and_dirs(void **state)
 	assert_int_equal(control_rundir(dir, sizeof(dir), 0), 0);
 }
 
-/* Without XDG_RUNTIME_DIR: a fresh private /tmp/sandcap-<uid>.XXXXXX per run, found by the
- * client, removed at the end; a fixed /tmp/sandcap-<uid> that is not ours is never used
- * (#14 item 8; the other-user case is tests/integration/t-run-hostile.sh). */
+/* Without XDG_RUNTIME_DIR: the run's socket is /tmp/sandcap-<id>.sock, ours, mode 0700,
+ * found by the client, removed at the end (#14 item 8; the other-user case is
+ * tests/integration/t-run-hostile.sh). */
 static void
 test_no_xdg(void **state)
 {
 	struct control_ops ops = { fake_status, fake_kill, NULL };
-	char path[4096], dir[4096], want[64], reply[CONTROL_MSG_MAX];
+	char path[4096], dir[4096], reply[CONTROL_MSG_MAX];
 	struct stat st;
 	int lfd, st2;
 	pid_t pid;
@@ -136,11 +137,9 @@ test_no_xdg(void **state)
 	unsetenv("XDG_RUNTIME_DIR");
 	assert_int_equal(control_rundir(dir, sizeof(dir), 1), -ENOENT);
 	assert_int_equal(control_listen("1-cd", &lfd, path, sizeof(path)), 0);
-	snprintf(want, sizeof(want), "/tmp/sandcap-%u.", (unsigned) getuid());
-	assert_true(strncmp(path, want, strlen(want)) == 0);
-	snprintf(dir, sizeof(dir), "%.*s", (int) (strrchr(path, '/') - path), path);
-	assert_int_equal(lstat(dir, &st), 0);
-	assert_true(S_ISDIR(st.st_mode) && (st.st_mode & 0777) == 0700 && st.st_uid == getuid());
+	assert_string_equal(path, "/tmp/sandcap-1-cd.sock");
+	assert_int_equal(lstat(path, &st), 0);
+	assert_true(S_ISSOCK(st.st_mode) && (st.st_mode & 0777) == 0700 && st.st_uid == getuid());
 	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
@@ -157,10 +156,66 @@ test_no_xdg(void **state)
 	}
 	assert_int_equal(waitpid(pid, &st2, 0), pid);
 	assert_true(WIFEXITED(st2) && WEXITSTATUS(st2) == 0);
+	/* A second run cannot take a name that is there (nor remove it). */
+	assert_int_equal(control_listen("1-cd", &st2, dir, sizeof(dir)), -EADDRINUSE);
+	assert_int_equal(lstat(path, &st), 0);
 	close(lfd);
 	control_unlisten(path);
-	assert_int_equal(lstat(dir, &st), -1);
+	assert_int_equal(lstat(path, &st), -1);
+	assert_int_equal(lstat("/tmp", &st), 0);        /* the directory is /tmp itself */
 	assert_int_equal(control_request("1-cd", "status", reply, sizeof(reply)), -ENOENT);
+	setenv("XDG_RUNTIME_DIR", tmpdir, 1);
+}
+
+static int
+count_one(const char *id, const char *status, void *ud)
+{
+	(void) status;
+	if (strcmp(id, "1-ef") == 0)
+		(*(int *) ud)++;
+	return 0;
+}
+
+/* Look-alikes of /tmp/sandcap-<id>.sock are never asked: a socket open to others (anyone
+ * may connect to it, so anyone may have made it listen), a file that is no socket, and (as
+ * root) a private socket of another user's. */
+static void
+test_tmp_lookalikes(void **state)
+{
+	const char *path = "/tmp/sandcap-1-ef.sock";
+	char reply[CONTROL_MSG_MAX], rpath[4096];
+	int fd, seen = 0;
+	mode_t um;
+
+	(void) state;
+	unsetenv("XDG_RUNTIME_DIR");
+	(void) unlink(path);
+	um = umask(0);
+	assert_int_equal(control_listen("1-ef", &fd, rpath, sizeof(rpath)), 0);
+	(void) umask(um);
+	/* ours and listened on: found */
+	assert_int_equal(control_for_each_sandbox(count_one, &seen), 0);
+	assert_int_equal(chmod(path, 0666), 0);
+	assert_int_equal(control_request("1-ef", "status", reply, sizeof(reply)), -ENOENT);
+	seen = 0;
+	assert_int_equal(control_for_each_sandbox(count_one, &seen), 0);
+	assert_int_equal(seen, 0);
+	if (getuid() == 0) {
+		assert_int_equal(chmod(path, 0700), 0);
+		assert_int_equal(chown(path, 65534, 65534), 0);
+		assert_int_equal(control_request("1-ef", "status", reply, sizeof(reply)), -ENOENT);
+		assert_int_equal(control_for_each_sandbox(count_one, &seen), 0);
+		assert_int_equal(seen, 0);
+	}
+	close(fd);
+	/* ignored, so never removed as stale either */
+	assert_int_equal(access(path, F_OK), 0);
+	assert_int_equal(unlink(path), 0);
+	fd = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0600);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(control_request("1-ef", "status", reply, sizeof(reply)), -ENOENT);
+	assert_int_equal(unlink(path), 0);
 	setenv("XDG_RUNTIME_DIR", tmpdir, 1);
 }
 
@@ -171,6 +226,7 @@ main(void)
 		cmocka_unit_test(test_roundtrip),
 		cmocka_unit_test(test_bad_ids_and_dirs),
 		cmocka_unit_test(test_no_xdg),
+		cmocka_unit_test(test_tmp_lookalikes),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -52,9 +52,10 @@ run_rc u scother "$SANDCAP" kill "$ida"
 check "scother: sandcap kill of sctest's sandbox fails (exit $rc)" test "$rc" -ne 0
 run_rc u scother "$SANDCAP" kill --signal TERM "$ida"
 check "scother: sandcap kill --signal TERM of it fails too (exit $rc)" test "$rc" -ne 0
-# Without XDG_RUNTIME_DIR each run has its own /tmp/sandcap-UID.XXXXXX (#14 item 8).
-sock=$(ls -d /tmp/sandcap-"$SCTEST_UID".*/"$ida".sock 2>/dev/null | head -n 1)
-check "sctest's control socket is in a private directory of the run ($sock)" test -S "$sock"
+# Without XDG_RUNTIME_DIR each run's socket is /tmp/sandcap-ID.sock, mode 0700 (#14 item 8).
+sock=/tmp/sandcap-$ida.sock
+check "sctest's control socket is $sock, sctest's, mode 0700" \
+	test "$(stat -c '%F %a %u' "$sock" 2>/dev/null)" = "socket 700 $SCTEST_UID"
 check_fails "scother cannot connect to sctest's control socket" \
 	u scother python3 -c "import socket,sys; s=socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET); s.connect(sys.argv[1])" \
 	"$sock"
