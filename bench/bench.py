@@ -52,7 +52,9 @@ def interleaved(cmds, runs):
     r = subprocess.run([sys.executable, launch, str(runs)] + args, stdout=subprocess.PIPE, text=True,
                        check=True)
     for name, v in json.loads(r.stdout).items():
-        if not name.startswith("_"):
+        if name == "_minflt":
+            out["_minflt"] = v
+        elif not name.startswith("_"):
             out[name] = [x / 1000.0 for x in v] if isinstance(v, list) else v
     return out
 
@@ -67,28 +69,30 @@ def fmt_ms(s):
     return "%.2f ms" % (s * 1000.0)
 
 
-def fork_floor_txt(args, res, sandcap_med):
-    """The part of sandcap's rlimit-mode time that no saving inside it can remove: its own
-    exec (sandcap --version), one fork (bench/forkcost.c) and the command's exec (bare)."""
-    ver, bare = res.get("sandcap --version (its own exec and start-up)"), res.get("bare /bin/true")
-    fc = os.path.join(args.build, "bench-forkcost")
-    try:
-        fork_s = float(subprocess.run([fc], stdout=subprocess.PIPE, text=True, check=True,
-                                      timeout=120).stdout) / 1e6
-    except (OSError, ValueError, subprocess.SubprocessError):
-        return "(bench-forkcost did not run: no floor computed)", None
-    if not isinstance(ver, list) or not isinstance(bare, list):
-        return "a fork+exit+wait costs %s here (bench/forkcost.c)" % fmt_ms(fork_s), None
-    v, b = statistics.median(ver), statistics.median(bare)
-    floor = v + fork_s + b
-    return ("Its floor, with no work of its own, is its exec (sandcap --version: %s) + one fork "
-            "(the supervisor; fork+exit+wait: %s here, bench/forkcost.c) + the command's exec "
-            "(bare: %s) = %s; the rest (%s of %s) is the child's clone, the supervisor's "
-            "copy-on-write page faults, the seccomp "
-            "filter's patching and load, Landlock, the control socket, the /proc scans and the "
-            "report (issue 19's breakdown in SECURITY.md and the commit log)." %
-            (fmt_ms(v), fmt_ms(fork_s), fmt_ms(b), fmt_ms(floor), fmt_ms(max(sandcap_med - floor, 0)),
-             fmt_ms(sandcap_med))), floor
+FLOOR = "floor: sandcap's processes, no work (bench/floor.c)"
+FLOOR_ISO = "floor + no_new_privs, Landlock, seccomp (bench/floor.c --isolate)"
+SANDCAP_TPL = "sandcap run --timeout 10 --nofile 256 --as 1G"
+
+
+def floor_txt(res, sandcap_med):
+    """What of sandcap's rlimit-mode time is its process shape and the kernel's isolation calls
+    (bench/floor.c, measured in the same interleaved rounds), and what is its own work."""
+    fl, fi = res.get(FLOOR), res.get(FLOOR_ISO)
+    if not isinstance(fl, list) or not isinstance(fi, list):
+        return "(bench-floor did not run: no floor measured)", None
+    f, i = statistics.median(fl), statistics.median(fi)
+    flt = res.get("_minflt", {})
+    extra = ""
+    if isinstance(flt.get(SANDCAP_TPL), int) and isinstance(flt.get(FLOOR_ISO), int):
+        extra = " and %d page faults more than it (%d vs %d)" % (
+            flt[SANDCAP_TPL] - flt[FLOOR_ISO], flt[SANDCAP_TPL], flt[FLOOR_ISO])
+    return ("Its floor, measured in the same rounds: the same processes, clones and execs with no "
+            "work of sandcap's (bench/floor.c) take %s; with the kernel calls every sandbox needs "
+            "before the exec (no_new_privs, a Landlock domain scoping signals, a seccomp filter "
+            "of the same length) %s. sandcap's own work (options, policy, plan, filter patching, "
+            "control socket, signalfd and timers, scans, report, and the start-up of a larger "
+            "program) is the rest: %s%s." %
+            (fmt_ms(f), fmt_ms(i), fmt_ms(max(sandcap_med - i, 0)), extra)), i
 
 
 def launch_section(args, sandcap, hello):
@@ -98,8 +102,10 @@ def launch_section(args, sandcap, hello):
         ("sandcap run (rlimit mode) /bin/true", [sandcap, "run", "-q", "--no-cgroup", "--", "/bin/true"]),
         ("sandcap run (rlimit mode) hello", [sandcap, "run", "-q", "--no-cgroup", "--", hello]),
         ("sandcap --version (its own exec and start-up)", [sandcap, "--version"]),
-        ("sandcap run --timeout 10 --nofile 256 --as 1G", [sandcap, "run", "-q", "--no-cgroup", "--timeout", "10",
-                                                       "--nofile", "256", "--as", "1G", "--", "/bin/true"]),
+        (SANDCAP_TPL, [sandcap, "run", "-q", "--no-cgroup", "--timeout", "10",
+                       "--nofile", "256", "--as", "1G", "--", "/bin/true"]),
+        (FLOOR, [os.path.join(args.build, "bench-floor"), "/bin/true"]),
+        (FLOOR_ISO, [os.path.join(args.build, "bench-floor"), "--isolate", "/bin/true"]),
         ("prlimit /bin/true", ["prlimit", "--nofile=256", "--as=1073741824", "/bin/true"]),
         ("timeout+prlimit /bin/true", ["timeout", "10", "prlimit", "--nofile=256", "--as=1073741824", "/bin/true"]),
         ("bwrap --unshare-all /bin/true", ["bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
@@ -225,36 +231,39 @@ def main():
               "| command | median | p10 – p90 | added vs bare | ratio to bare |",
               "|---|---|---|---|---|"]
     lines += ["| %s |" % " | ".join(r) for r in rows]
-    sandcap_med = statistics.median(res["sandcap run --timeout 10 --nofile 256 --as 1G"])
+    sandcap_med = statistics.median(res[SANDCAP_TPL])
     tp = res.get("timeout+prlimit /bin/true")
-    floor_txt, floor = fork_floor_txt(args, res, sandcap_med)
+    ftxt, floor = floor_txt(res, sandcap_med)
     if isinstance(tp, list):
         tp_med = statistics.median(tp)
         targets.append(("sandcap (rlimit mode, timeout+rlimits) no slower than timeout+prlimit "
                         "(medians, 5% allowed for run-to-run noise)",
                         "%s vs %s" % (fmt_ms(sandcap_med), fmt_ms(tp_med)), sandcap_med <= tp_med * 1.05,
-                        "sandcap is one exec'd program plus a fork of itself (keeper -> supervisor) "
-                        "and the child's clone(CLONE_VM | CLONE_VFORK), timeout+prlimit three exec'd "
-                        "programs and one fork. " + floor_txt))
+                        "sandcap is one exec'd program plus a clone of itself sharing its memory "
+                        "(keeper -> supervisor) and the child's clone(CLONE_VM | CLONE_VFORK), "
+                        "timeout+prlimit three exec'd programs and one fork. " + ftxt))
     pl = res.get("prlimit /bin/true")
     if isinstance(pl, list):
         pl_med = statistics.median(pl)
         below = ""
         if floor is not None and floor > pl_med * 1.1:
-            below = (" The floor alone is %.2f× prlimit, over the target: its fork is the keeper's "
-                     "(the pid the caller knows stays, and it and the supervisor watch each other "
-                     "so that a SIGKILL of either leaves nothing: #14.11, SECURITY.md), and no "
-                     "saving inside sandcap goes below it." % (floor / pl_med))
+            below = (" The floor with the isolation calls alone is %.2f× prlimit, over the target: "
+                     "prlimit isolates nothing, and no saving inside sandcap goes below it." %
+                     (floor / pl_med))
+        elif floor is not None and sandcap_med > pl_med * 1.1:
+            below = (" The floor with the isolation calls is %.2f× prlimit, so the target leaves "
+                     "sandcap's own work %s where it takes %s." %
+                     (floor / pl_med, fmt_ms(pl_med * 1.1 - floor), fmt_ms(sandcap_med - floor)))
         targets.append(("rlimit mode (--timeout 10 --nofile 256 --as 1G) at most 1.1× prlimit "
                         "(host, issue 19)",
                         "%.2f× (%s vs %s)" % (sandcap_med / pl_med, fmt_ms(sandcap_med), fmt_ms(pl_med)),
                         sandcap_med <= pl_med * 1.1,
                         "prlimit is one exec'd program that calls prlimit(2) and execs the command; "
-                        "sandcap in rlimit mode is one exec'd program that forks the supervisor "
-                        "(the pid the caller knows stays as the keeper, DESIGN.md), which starts the "
-                        "child (clone(CLONE_VM | CLONE_VFORK)), which applies Landlock and a seccomp filter "
-                        "(generated by libseccomp at build time, patched with the pids) and execs "
-                        "the command. " + floor_txt + " 1.1× prlimit is %s here." %
+                        "sandcap in rlimit mode is one exec'd program that splits into keeper (the "
+                        "pid the caller knows) and supervisor (clone(CLONE_VM), SECURITY.md), which "
+                        "starts the child (clone(CLONE_VM | CLONE_VFORK)), which applies Landlock and "
+                        "a seccomp filter (generated by libseccomp at build time, patched with the "
+                        "pids) and execs the command. " + ftxt + " 1.1× prlimit is %s here." %
                         fmt_ms(pl_med * 1.1) + below))
     lines.append("")
 

@@ -12,6 +12,6 @@ build=${1:-build}
 top=$(cd "$(dirname "$0")/.." && pwd)
 case $build in /*) ;; *) build=$top/$build ;; esac
 cc -O2 -o "$build/bench-hello" "$top/bench/hello.c"
-cc -O2 -o "$build/bench-forkcost" "$top/bench/forkcost.c"
+cc -O2 -o "$build/bench-floor" "$top/bench/floor.c"
 # shellcheck disable=SC2086
 exec python3 "$top/bench/bench.py" --build "$build" --out "$top/bench/RESULTS.md" ${BENCH_ARGS:-}

@@ -279,16 +279,17 @@ rawproc_kill_tree(pid_t self)
 
 	for (;;) {
 		unsigned k;
+		long w;
 
 		/* The dead, and the orphans that died before they came to us. */
-		while (rawsys(SYS_wait4, -1, 0, WNOHANG | __WALL, 0, 0) > 0)
+		while ((w = rawsys(SYS_wait4, -1, 0, WNOHANG | __WALL, 0, 0)) > 0)
 			;
+		if (w == -ECHILD)
+			return killed;  /* no child at all (a normal end): no round to make */
 		k = kill_round(self);
 		killed += k;
 		if (k == 0) {
 			/* Nothing could be killed: wait until a child ends, or none is left. */
-			long w;
-
 			do
 				w = rawsys(SYS_wait4, -1, 0, __WALL, 0, 0);
 			while (w == -EINTR);
