@@ -47,6 +47,15 @@ trust_fail(char *errbuf, size_t errlen, int r, const char *fmt, ...)
 	return r;
 }
 
+/* strerror(-r), without the message catalogue lookup for the common "no policy" case (every
+ * run without one; issue 19): sandcap and its helper never call setlocale(), so strerror()
+ * gives these same C-locale words. */
+static const char *
+errstr(int r)
+{
+	return r == -ENOENT ? "No such file or directory" : strerror(-r);
+}
+
 /* Owner and mode checks shared by the directories and the file.  what = "" for the file,
  * "directory /etc/sandcap " for a parent. */
 static int
@@ -136,9 +145,11 @@ policy_read_trusted(const char *path, char **ret_text, size_t *ret_len, char *er
 		(void) snprintf(shown, sizeof(shown), "directory %s is ", abs);
 		r = fstatat(AT_FDCWD, abs, &st, AT_SYMLINK_NOFOLLOW);
 		*next = '/';
-		if (r < 0)
-			return trust_fail(errbuf, errlen, neg_errno(), "directory %.*s cannot be "
-					  "opened: %m", (int) (next - abs), abs);
+		if (r < 0) {
+			r = neg_errno();
+			return trust_fail(errbuf, errlen, r, "directory %.*s cannot be opened: %s",
+					  (int) (next - abs), abs, errstr(r));
+		}
 		if (S_ISLNK(st.st_mode))
 			return trust_fail(errbuf, errlen, -ELOOP, "%sa symbolic link; name the "
 					  "real directory", shown);
@@ -156,7 +167,9 @@ policy_read_trusted(const char *path, char **ret_text, size_t *ret_len, char *er
 		if (errno == ELOOP)
 			return trust_fail(errbuf, errlen, -ELOOP, "is a symbolic link; the helper "
 					  "opens the policy with O_NOFOLLOW");
-		return trust_fail(errbuf, errlen, neg_errno(), "cannot be opened: %m");
+		int e = neg_errno();
+
+		return trust_fail(errbuf, errlen, e, "cannot be opened: %s", errstr(e));
 	}
 	if (fstat(fd, &st) < 0)
 		return trust_fail(errbuf, errlen, neg_errno(), "cannot be examined: %m");
