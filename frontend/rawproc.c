@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* Errno-free system calls and process-tree kill for the keeper; see rawproc.h. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stddef.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -153,9 +156,8 @@ add_task_children(pid_t pid, pid_t tid, pid_t *pv, pid_t *par, size_t n, size_t 
 	return n + rp.n;
 }
 
-/* Append the children of every thread of pid. */
-static size_t
-add_children(pid_t pid, pid_t *pv, pid_t *par, size_t n, size_t max)
+size_t
+rawproc_children(pid_t pid, pid_t *pv, pid_t *par, size_t n, size_t max)
 {
 	char path[48], *p;
 	union {
@@ -178,9 +180,10 @@ add_children(pid_t pid, pid_t *pv, pid_t *par, size_t n, size_t max)
 		for (long off = 0; off < got;) {
 			/* struct linux_dirent64: u64 ino, s64 off, u16 reclen, u8 type, name */
 			const char *de = buf.b + off;
-			unsigned short reclen = (unsigned short) ((unsigned char) de[16] |
-								  (unsigned char) de[17] << 8);
-			const char *name = de + 19;
+			const char *name = de + offsetof(struct dirent64, d_name);
+			unsigned short reclen;
+
+			memcpy(&reclen, de + offsetof(struct dirent64, d_reclen), sizeof(reclen));
 			long tid = 0;
 
 			off += reclen;
@@ -256,7 +259,7 @@ kill_round(pid_t self)
 			if (!ours)
 				continue;
 		}
-		n = add_children(p, pv, par, n, TREE_MAX);
+		n = rawproc_children(p, pv, par, n, TREE_MAX);
 	}
 	for (size_t i = 0; i < n_mine; i++)
 		while (rawsys(SYS_wait4, mine[i], 0, __WALL, 0, 0) == -EINTR)

@@ -35,6 +35,10 @@ pid_t rawproc_stat_ppid(const char *buf, size_t len);
 /* Write "NAME" as decimal digits into buf (at least 21 bytes); returns the end. */
 char *rawfmt_u(char *buf, unsigned long v);
 
+/* Append the children of every thread of pid to pv[n..max) (pid to par[] beside each),
+ * through /proc/PID/task and each task's children file; returns the new count. */
+size_t rawproc_children(pid_t pid, pid_t *pv, pid_t *par, size_t n, size_t max);
+
 /* Kill (SIGKILL) every descendant of this process, self: its pid, and reap them, round by
  * round, until it has no child left.  Each round kills the children of self and, pinned
  * by a pidfd and checked to still have the parent they were found under, their

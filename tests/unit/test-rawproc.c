@@ -2,9 +2,10 @@
 /* Unit tests for frontend/rawproc.c: what rlimit mode's keeper runs once it shares its memory
  * with the supervisor (no errno, no allocation): the system-call wrapper, the parsers of
  * /proc text cut into pieces of any size, and the kill of a whole process tree (setsid'd,
- * double-forked, deep, and wider than one round). */
+ * double-forked, deep, and wider than one round), and the children of every thread. */
 #include <errno.h>
 #include <limits.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -108,6 +109,86 @@ test_fmt(void **state)
 	assert_string_equal(buf, "18446744073709551615");
 }
 
+/* A child whose two threads each fork a sleeper: rawproc_children() lists both, with the
+ * child as their parent (the children of every thread are found).  Everything it starts
+ * ends when the test closes hold[1] or dies (a failed assertion leaves nothing behind). */
+static int go_pipe[2], hold[2];
+
+static _Noreturn void
+wait_for_test(void)
+{
+	char c;
+
+	while (read(hold[0], &c, 1) < 0)
+		;
+	_exit(0);
+}
+
+static void *
+thread_fork(void *stay)
+{
+	pid_t g;
+
+	g = fork();
+	if (g == 0)
+		wait_for_test();
+	if (write(go_pipe[1], &g, sizeof(g)) != (ssize_t) sizeof(g))
+		_exit(1);
+	while (stay != NULL)
+		pause();        /* its child stays its own, listed under this task */
+	return NULL;
+}
+
+static void
+test_children_of_threads(void **state)
+{
+	pid_t c, g[2], pv[8], par[8];
+	size_t n;
+	int found = 0;
+
+	(void) state;
+	assert_int_equal(pipe(go_pipe), 0);
+	assert_int_equal(pipe(hold), 0);
+	c = fork();
+	assert_true(c >= 0);
+	if (c == 0) {
+		pthread_t t;
+
+		close(hold[1]);
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
+			_exit(1);
+		/* the first thread ends (its child goes to the main thread), the second stays */
+		if (pthread_create(&t, NULL, thread_fork, NULL) != 0 || pthread_join(t, NULL) != 0)
+			_exit(1);
+		if (pthread_create(&t, NULL, thread_fork, go_pipe) != 0)
+			_exit(1);
+		while (read(hold[0], &found, 1) < 0)
+			;
+		while (waitpid(-1, NULL, __WALL) > 0)
+			;       /* both sleepers, which end with us */
+		_exit(0);
+	}
+	close(hold[0]);
+	assert_int_equal(read(go_pipe[0], &g[0], sizeof(pid_t)), sizeof(pid_t));
+	assert_int_equal(read(go_pipe[0], &g[1], sizeof(pid_t)), sizeof(pid_t));
+	pv[0] = 4242;   /* entries before n are kept */
+	n = rawproc_children(c, pv, par, 1, 8);
+	assert_int_equal(n, 3);
+	assert_int_equal(pv[0], 4242);
+	for (size_t i = 1; i < n; i++) {
+		assert_int_equal(par[i], c);
+		found += pv[i] == g[0] || pv[i] == g[1];
+	}
+	assert_int_equal(found, 2);
+	/* max is kept */
+	assert_int_equal(rawproc_children(c, pv, par, 7, 8), 8);
+	assert_int_equal(rawproc_children(999999999, pv, par, 0, 8), 0);
+	close(hold[1]);
+	assert_int_equal(waitpid(c, NULL, 0), c);
+	close(go_pipe[0]);
+	close(go_pipe[1]);
+}
+
 enum { WIDE = 600, DEEP = 6 };
 
 static void
@@ -129,8 +210,7 @@ chain(int fd, int d)
 			break;
 		announce(fd);   /* the next link */
 	}
-	for (;;)
-		pause();
+	wait_for_test();        /* killed before, unless the test failed */
 }
 
 /* The subreaper: builds the tree, waits for every process to announce itself, kills the
@@ -181,13 +261,16 @@ test_kill_tree(void **state)
 	(void) state;
 	assert_non_null(seen);
 	assert_int_equal(pipe(p), 0);
+	assert_int_equal(pipe(hold), 0);
 	sr = fork();
 	assert_true(sr >= 0);
 	if (sr == 0) {
 		close(p[0]);
+		close(hold[1]);
 		subreaper(p[1], n);
 	}
 	close(p[1]);
+	close(hold[0]);
 	assert_int_equal(read(p[0], &killed, sizeof(killed)), sizeof(killed));
 	assert_int_equal(read(p[0], seen, sizeof(pid_t) * (size_t) n), sizeof(pid_t) * (size_t) n);
 	assert_int_equal(waitpid(sr, &st, 0), sr);
@@ -198,6 +281,7 @@ test_kill_tree(void **state)
 		assert_true(kill(seen[i], 0) < 0 && errno == ESRCH);
 	free(seen);
 	close(p[0]);
+	close(hold[1]);
 }
 
 int
@@ -209,6 +293,7 @@ main(void)
 		cmocka_unit_test(test_pids_limits),
 		cmocka_unit_test(test_stat_ppid),
 		cmocka_unit_test(test_fmt),
+		cmocka_unit_test(test_children_of_threads),
 		cmocka_unit_test(test_kill_tree),
 	};
 
