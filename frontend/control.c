@@ -27,13 +27,15 @@ control_uid(void)
 	return uid;
 }
 
+/* path (not followed) is of type (S_IFDIR, S_IFSOCK), ours, with no access for group or
+ * others: nobody else can have made it or reach through it. */
 static bool
-dir_is_private(const char *path)
+is_private(const char *path, mode_t type)
 {
 	struct stat st;
 
-	return lstat(path, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == control_uid() &&
-	       (st.st_mode & 077) == 0;
+	return lstat(path, &st) == 0 && (st.st_mode & S_IFMT) == type &&
+	       st.st_uid == control_uid() && (st.st_mode & 077) == 0;
 }
 
 /* $XDG_RUNTIME_DIR/sandcap when XDG_RUNTIME_DIR is an absolute path to a directory of ours;
@@ -65,7 +67,7 @@ control_rundir(char *buf, size_t len, int create)
 	if (lstat(buf, &st) < 0)
 		return -errno;
 	/* One open to others, or not a directory of ours: refuse. */
-	if (!dir_is_private(buf))
+	if (!is_private(buf, S_IFDIR))
 		return -EPERM;
 	return 0;
 }
@@ -92,16 +94,6 @@ is_tmp_rundir_name(const char *name)
 
 /* The name prefix of our sockets in /tmp itself (the rest is "<id>.sock"). */
 #define TMP_PREFIX "sandcap-"
-
-/* A socket of ours that nobody else can reach: ours, no access for group or others. */
-static bool
-sock_is_private(const char *path)
-{
-	struct stat st;
-
-	return lstat(path, &st) == 0 && S_ISSOCK(st.st_mode) && st.st_uid == control_uid() &&
-	       (st.st_mode & 077) == 0;
-}
 
 /* Call fn(dir, prefix) for every place that may hold our sockets: the XDG directory, else
  * /tmp itself (names TMP_PREFIX<id>.sock, each socket checked) and each private directory
@@ -130,7 +122,7 @@ for_each_rundir(int (*fn)(const char *dir, const char *prefix, void *ud), void *
 			continue;
 		snprintf(dir, sizeof(dir), "/tmp/%s", de->d_name);
 		/* Someone else's (a squatter) or open to others: not ours to trust. */
-		if (dir_is_private(dir))
+		if (is_private(dir, S_IFDIR))
 			r = fn(dir, "", ud);
 	}
 	closedir(d);
@@ -320,7 +312,7 @@ find_in(const char *dir, const char *prefix, void *ud)
 	if (lstat(sa.sun_path, &st) < 0 || !S_ISSOCK(st.st_mode))
 		return 0;
 	/* In /tmp itself anyone may make a file of that name: only ours, private. */
-	if (prefix[0] != '\0' && !sock_is_private(sa.sun_path))
+	if (prefix[0] != '\0' && !is_private(sa.sun_path, S_IFSOCK))
 		return 0;
 	strlcpy(c->path, sa.sun_path, sizeof(c->path));
 	return 1;
@@ -373,7 +365,7 @@ scan_dir(const char *dir, const char *prefix, void *ud)
 			memcpy(id, name + pl, l - pl - 5);
 			id[l - pl - 5] = '\0';
 			snprintf(p, sizeof(p), "%s/%s", dir, name);
-			if (!id_is_valid(id) || (pl > 0 && !sock_is_private(p)))
+			if (!id_is_valid(id) || (pl > 0 && !is_private(p, S_IFSOCK)))
 				r = -EPERM;
 			else
 				r = request_at(p, "status", status, sizeof(status));

@@ -114,11 +114,17 @@ put_s(char *p, const char *s)
 	return p;
 }
 
+/* Open /proc/PID/LEAF, or /proc/PID/task/TID/LEAF when tid is not 0, read-only. */
 static long
-open_ro(const char *path, int extra)
+open_proc(pid_t pid, pid_t tid, const char *leaf, int extra)
 {
+	char path[96], *p;
 	long fd;
 
+	p = rawfmt_u(put_s(path, "/proc/"), (unsigned long) pid);
+	if (tid != 0)
+		p = rawfmt_u(put_s(p, "/task/"), (unsigned long) tid);
+	(void) put_s(put_s(p, "/"), leaf);
 	do
 		fd = rawsys(SYS_openat, AT_FDCWD, (long) path, O_RDONLY | O_CLOEXEC | extra, 0, 0);
 	while (fd == -EINTR);
@@ -129,16 +135,10 @@ open_ro(const char *path, int extra)
 static size_t
 add_task_children(pid_t pid, pid_t tid, pid_t *pv, pid_t *par, size_t n, size_t max)
 {
-	char path[80], buf[1024] = { 0 }, *p;   /* zeroed: the analysers cannot see read() fill it */
+	char buf[1024] = { 0 };         /* zeroed: the analysers cannot see read() fill it */
 	struct rawpids rp = { .out = pv + n, .max = max - n, .cur = -1 };
-	long fd, r;
+	long fd = open_proc(pid, tid, "children", O_NOFOLLOW), r;
 
-	p = put_s(path, "/proc/");
-	p = rawfmt_u(p, (unsigned long) pid);
-	p = put_s(p, "/task/");
-	p = rawfmt_u(p, (unsigned long) tid);
-	(void) put_s(p, "/children");
-	fd = open_ro(path, O_NOFOLLOW);
 	if (fd < 0)
 		return n;
 	for (;;) {
@@ -159,17 +159,12 @@ add_task_children(pid_t pid, pid_t tid, pid_t *pv, pid_t *par, size_t n, size_t 
 size_t
 rawproc_children(pid_t pid, pid_t *pv, pid_t *par, size_t n, size_t max)
 {
-	char path[48], *p;
 	union {
 		char b[2048];
 		long align;
 	} buf = { { 0 } };
-	long fd, got;
+	long fd = open_proc(pid, 0, "task", O_DIRECTORY), got;
 
-	p = put_s(path, "/proc/");
-	p = rawfmt_u(p, (unsigned long) pid);
-	(void) put_s(p, "/task");
-	fd = open_ro(path, O_DIRECTORY);
 	if (fd < 0)
 		return n;
 	while ((got = rawsys(SYS_getdents64, fd, (long) buf.b, sizeof(buf.b), 0, 0)) != 0) {
@@ -202,14 +197,10 @@ rawproc_children(pid_t pid, pid_t *pv, pid_t *par, size_t n, size_t max)
 static pid_t
 read_ppid(pid_t pid)
 {
-	char path[48], buf[1024] = { 0 }, *p;
-	long fd, r;
+	char buf[1024] = { 0 };
+	long fd = open_proc(pid, 0, "stat", O_NOFOLLOW), r;
 	size_t len = 0;
 
-	p = put_s(path, "/proc/");
-	p = rawfmt_u(p, (unsigned long) pid);
-	(void) put_s(p, "/stat");
-	fd = open_ro(path, O_NOFOLLOW);
 	if (fd < 0)
 		return -1;
 	while (len < sizeof(buf)) {
