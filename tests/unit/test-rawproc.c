@@ -9,6 +9,7 @@
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -113,6 +114,7 @@ test_fmt(void **state)
  * child as their parent (the children of every thread are found).  Everything it starts
  * ends when the test closes hold[1] or dies (a failed assertion leaves nothing behind). */
 static int go_pipe[2], hold[2];
+static pid_t last_g;    /* in the child: the last sleeper a thread forked */
 
 static _Noreturn void
 wait_for_test(void)
@@ -132,11 +134,36 @@ thread_fork(void *stay)
 	g = fork();
 	if (g == 0)
 		wait_for_test();
+	last_g = g;
 	if (write(go_pipe[1], &g, sizeof(g)) != (ssize_t) sizeof(g))
 		_exit(1);
 	while (stay != NULL)
 		pause();        /* its child stays its own, listed under this task */
 	return NULL;
+}
+
+/* Is pid among the children of this process's main thread? */
+static bool
+main_has_child(pid_t pid)
+{
+	char path[64], buf[4096];
+	pid_t out[64];
+	struct rawpids p = { .out = out, .max = 64, .cur = -1 };
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/children", (int) getpid());
+	f = fopen(path, "re");
+	if (f == NULL)
+		return false;
+	n = fread(buf, 1, sizeof(buf), f);
+	fclose(f);
+	rawpids_feed(&p, buf, n);
+	rawpids_end(&p);
+	for (size_t i = 0; i < p.n; i++)
+		if (out[i] == pid)
+			return true;
+	return false;
 }
 
 static void
@@ -160,6 +187,13 @@ test_children_of_threads(void **state)
 		/* the first thread ends (its child goes to the main thread), the second stays */
 		if (pthread_create(&t, NULL, thread_fork, NULL) != 0 || pthread_join(t, NULL) != 0)
 			_exit(1);
+		/* The join returns before the kernel hands the ended thread's child over: wait
+		 * (10 s at most) until the main thread has it, so nothing below races. */
+		for (int i = 0; !main_has_child(last_g); i++) {
+			if (i == 1000)
+				_exit(1);
+			usleep(10000);
+		}
 		if (pthread_create(&t, NULL, thread_fork, go_pipe) != 0)
 			_exit(1);
 		while (read(hold[0], &found, 1) < 0)
