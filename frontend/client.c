@@ -276,6 +276,14 @@ spawn_child(void *arg)
 	_exit(127);
 }
 
+static int
+not_installed(const char *path, char *err, size_t errlen)
+{
+	seterr(err, errlen, "helper %s is not installed (install sandcap-helper, or set "
+	       "SANDCAP_HELPER to its path)", path);
+	return -ENOENT;
+}
+
 /* Start the helper with clone(CLONE_VM | CLONE_VFORK) rather than fork() (issue 19): no
  * copy of our page tables and no copy-on-write faults in either process, and no pipe for
  * an exec failure.  We are suspended until the child execs or exits; the helper it execs
@@ -290,6 +298,11 @@ spawn_helper(struct sc_session *s, const char *path, char *err, size_t errlen)
 	int sv[2];
 	pid_t pid;
 
+	/* No helper installed is the common case of rlimit mode: find it out with one system
+	 * call rather than a process that execs nothing (issue 19).  Any other answer, and a
+	 * helper installed meanwhile, is left to the exec itself. */
+	if (access(path, X_OK) < 0 && errno == ENOENT)
+		return not_installed(path, err, errlen);
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
 		return -errno;
 	s->sock = sv[0];
@@ -304,10 +317,8 @@ spawn_helper(struct sc_session *s, const char *path, char *err, size_t errlen)
 	if (a.err != 0) {
 		(void) reap_helper(s);
 		if (a.err == ENOENT)
-			seterr(err, errlen, "helper %s is not installed (install sandcap-helper, or set "
-			       "SANDCAP_HELPER to its path)", path);
-		else
-			seterr(err, errlen, "cannot execute helper %s: %s", path, strerror(a.err));
+			return not_installed(path, err, errlen);
+		seterr(err, errlen, "cannot execute helper %s: %s", path, strerror(a.err));
 		return -a.err;
 	}
 	return 0;

@@ -153,6 +153,16 @@ on_job_removed(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
 	return 0;
 }
 
+static bool
+is_socket(const char *dir, const char *name)
+{
+	char path[320];
+	struct stat st;
+
+	(void) snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return stat(path, &st) == 0 && S_ISSOCK(st.st_mode);
+}
+
 /* The user manager's own socket when it is ours, else the user bus. */
 static int
 bus_connect(sd_bus **ret, char *err, size_t errlen)
@@ -172,6 +182,13 @@ bus_connect(sd_bus **ret, char *err, size_t errlen)
 	    (st.st_mode & 0077) != 0) {
 		set_err(err, errlen, "no runtime directory of yours at %s (no systemd user "
 			"session: log in through PAM/logind, or 'loginctl enable-linger')", dir);
+		return -ENOENT;
+	}
+	/* No socket of a manager there: say so without loading libsystemd (about 2.5 ms of
+	 * every run on a host with runtime directories but no user manager; issue 19). */
+	if (!is_socket(dir, "systemd/private") && !is_socket(dir, "bus")) {
+		set_err(err, errlen, "cannot reach your systemd user manager in %s: neither "
+			"systemd/private nor bus is a socket there", dir);
 		return -ENOENT;
 	}
 	r = sdbus_load(err, errlen);

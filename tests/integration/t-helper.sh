@@ -14,6 +14,29 @@ contains "run by hand: says fd 3 is not the socket" "started by sandcap, not by 
 
 out=$(SANDCAP_HELPER=/nonexistent/sandcap-helper "$P" -a none 2>&1)
 contains "missing helper: named, with the fix" "is not installed" "$out"
+# Found out without starting a process that would exec nothing (issue 19); a helper that
+# exists but cannot be executed is still tried, and its exec's error named.
+if ! command -v strace >/dev/null 2>&1 || ! strace -f -qq -e trace=execve -o /dev/null true 2>/dev/null; then
+	skip "missing helper: no process started: strace cannot trace here"
+	skip "unexecutable helper: tried and named: strace cannot trace here"
+else
+	SANDCAP_HELPER=/nonexistent/sandcap-helper strace -f -qq -e trace=execve,clone,clone3,fork,vfork \
+		-o "$T/st" "$SANDCAP" run -q -- true > /dev/null 2>&1
+	st=$(cat "$T/st")
+	case "$st" in
+	*/nonexistent/sandcap-helper*) notok "missing helper: no process started ($st)" ;;
+	*'"true"'*) ok "missing helper: no process started to exec it, and the command ran" ;;
+	*) notok "missing helper: the command did not run ($st)" ;;
+	esac
+	printf '#!/bin/sh\n' > "$T/noexec-helper"; chmod 0644 "$T/noexec-helper"
+	SANDCAP_HELPER=$T/noexec-helper strace -f -qq -e trace=execve -o "$T/st" \
+		"$P" -a none > "$T/pout" 2>&1
+	case "$(cat "$T/st")" in
+	*"$T/noexec-helper"*) contains "unexecutable helper: tried, its error named" \
+		"cannot execute helper $T/noexec-helper" "$(cat "$T/pout")" ;;
+	*) notok "unexecutable helper: tried ($(cat "$T/st"))" ;;
+	esac
+fi
 
 if [ "$(id -u)" = 0 ]; then
 	out=$(SANDCAP_HELPER=$H setpriv --reuid 65534 --regid 65534 --clear-groups "$P" -a none 2>&1)
