@@ -29,6 +29,7 @@
 #include "macro.h"
 #include "sigreset.h"
 #include "procstat.h"
+#include "rawproc.h"
 #include "supervise.h"
 
 #ifdef __SANITIZE_ADDRESS__
@@ -305,39 +306,6 @@ pidvec_push(struct pidvec *pv, pid_t p)
 	return 0;
 }
 
-/* A read of a seq_file in /proc (a task's children) that returns less than this is the
- * rest of the file: the kernel stops short of the caller's buffer only at the end or when
- * its own buffer, a page at least, cannot take the next record (a children record is at
- * most 12 bytes).  Saves the read that would return 0 (issue 19). */
-#define PROC_SHORT_READ 2048
-
-/* Read a small /proc seq_file into buf (NUL-terminated).  Returns length or -errno. */
-static ssize_t
-read_proc(const char *path, char *buf, size_t bufsz)
-{
-	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	size_t len = 0;
-
-	if (fd < 0)
-		return -errno;
-	while (len + 1 < bufsz) {
-		ssize_t n = read(fd, buf + len, bufsz - 1 - len);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (n == 0)
-			break;
-		len += (size_t) n;
-		if (n < PROC_SHORT_READ)
-			break;
-	}
-	buf[len] = '\0';
-	return (ssize_t) len;
-}
-
 /* The parent pid from /proc/PID/stat (procstat.c), -1 when it cannot be read. */
 static pid_t
 proc_ppid(pid_t pid)
@@ -347,27 +315,42 @@ proc_ppid(pid_t pid)
 	return procstat_read(pid, &ps) < 0 ? -1 : ps.ppid;
 }
 
-/* Append the children of thread tid of pid to pv.  -ENOMEM, or -errno when the thread is
- * gone. */
+/* Append the children of thread tid of pid to pv.  The file is read in pieces and parsed
+ * across them (rawproc.h), so a pid is never cut in two however many children there are
+ * (one 8 KiB read used to cut the list, and its last pid, short: a cut pid of our own
+ * children was signalled as it was, whichever process had it).  -ENOMEM, or -errno when
+ * the thread is gone. */
 static int
 collect_task_children(pid_t pid, pid_t tid, struct pidvec *pv)
 {
-	char cpath[96], buf[8192], *p, *end;
-	ssize_t r;
+	char cpath[96], buf[512];
+	pid_t got[sizeof(buf) / 2 + 2];         /* "1 2 3 ...", and one carried over */
+	struct rawpids rp = { .out = got, .max = ELEMENTSOF(got), .cur = -1 };
+	_cleanup_close_ int fd = -EBADF;
+	bool end = false;
 
 	snprintf(cpath, sizeof(cpath), "/proc/%d/task/%d/children", (int) pid, (int) tid);
-	r = read_proc(cpath, buf, sizeof(buf));
-	if (r < 0)
-		return (int) r;
-	for (p = buf;; p = end) {
-		long v;
+	fd = open(cpath, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return -errno;
+	while (!end) {
+		ssize_t n = read(fd, buf, sizeof(buf));
 
-		errno = 0;
-		v = strtol(p, &end, 10);
-		if (end == p || errno != 0)
-			break;
-		if (v > 0 && pidvec_push(pv, (pid_t) v) < 0)
-			return -ENOMEM;
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		/* The kernel fills the buffer while records (12 bytes at most) remain: a read
+		 * that returns less than half of it is the end, and saves the read that
+		 * would return 0 (issue 19). */
+		end = (size_t) n < sizeof(buf) / 2;
+		rawpids_feed(&rp, buf, (size_t) n);
+		if (end)
+			rawpids_end(&rp);
+		for (size_t i = 0; i < rp.n; i++)
+			if (pidvec_push(pv, got[i]) < 0)
+				return -ENOMEM;
+		rp.n = 0;
 	}
 	return 0;
 }

@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: MIT */
+/* Unit tests for frontend/supervise.c's descendant scan (sv_signal_descendants()): every
+ * child is found and signalled, exactly once, when the list of children is longer than any
+ * one read of /proc/PID/task/TID/children (an 8 KiB read used to cut it short, and a pid
+ * cut in two was signalled as it was). */
+#include <errno.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "supervise.h"
+
+#define MAX_CHILDREN 4000
+/* Well over the 8 KiB that one read used to take. */
+#define LIST_BYTES 20000
+
+static pid_t kids[MAX_CHILDREN];
+static size_t nkids;
+
+static void
+kill_kids(void)
+{
+	for (size_t i = 0; i < nkids; i++)
+		if (kids[i] > 0)
+			(void) kill(kids[i], SIGKILL);
+	for (size_t i = 0; i < nkids; i++)
+		if (kids[i] > 0)
+			(void) waitpid(kids[i], NULL, 0);
+	nkids = 0;
+}
+
+/* Children that wait (and die with the test) until the text that lists them, "PID " each,
+ * is LIST_BYTES long.  Returns 0, or the errno of a fork the host refused. */
+static int
+start_kids(void)
+{
+	size_t bytes = 0;
+
+	while (bytes < LIST_BYTES && nkids < MAX_CHILDREN) {
+		char num[16];
+		pid_t p = fork();
+
+		if (p < 0)
+			return errno;
+		if (p == 0) {
+			(void) prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+			if (getppid() == 1)
+				_exit(0);
+			for (;;)
+				pause();
+		}
+		kids[nkids++] = p;
+		bytes += (size_t) snprintf(num, sizeof(num), "%d ", (int) p);
+	}
+	return bytes < LIST_BYTES ? ENOSPC : 0;
+}
+
+static void
+test_signal_many_children(void **state)
+{
+	int e, n;
+
+	(void) state;
+	e = start_kids();
+	if (e != 0) {
+		kill_kids();
+		printf("# SKIP cannot start enough children to list %d bytes: %s\n", LIST_BYTES,
+		       strerror(e));
+		skip();
+	}
+	n = sv_signal_descendants(SIGKILL);
+	/* Reap them (10 s at most: one left alive must fail the test, not hang it). */
+	for (size_t i = 0, waited = 0; i < nkids; i++) {
+		int st = 0;
+		pid_t w;
+
+		while ((w = waitpid(kids[i], &st, WNOHANG)) == 0 && waited < 1000) {
+			usleep(10000);
+			waited++;
+		}
+		assert_int_equal(w, kids[i]);
+		kids[i] = 0;
+		assert_true(WIFSIGNALED(st));
+		assert_int_equal(WTERMSIG(st), SIGKILL);
+	}
+	assert_int_equal(n, (int) nkids);
+	nkids = 0;
+}
+
+static int
+teardown(void **state)
+{
+	(void) state;
+	kill_kids();
+	return 0;
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_teardown(test_signal_many_children, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
