@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <stddef.h>
 #include <stdbool.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -38,7 +39,9 @@ seterr(char *err, size_t errlen, const char *fmt, ...)
 void
 client_init(struct sc_session *s)
 {
-	memset(s, 0, sizeof(*s));
+	/* Not the whole of ws_path: a run without the helper never touches its pages. */
+	memset(s, 0, offsetof(struct sc_session, ws_path));
+	s->ws_path[0] = '\0';
 	s->sock = -EBADF;
 	s->leaf_fd = -EBADF;
 	s->ws_fd = -EBADF;
@@ -324,16 +327,35 @@ spawn_helper(struct sc_session *s, const char *path, char *err, size_t errlen)
 	return 0;
 }
 
-int
-client_open(struct sc_session *s, char *err, size_t errlen)
+/* HELLO on a helper just started.  Never inlined: its two message buffers (8 KiB of
+ * stack) are not touched by a run that finds no helper (issue 19). */
+static _noinline_ int
+hello(struct sc_session *s, char *err, size_t errlen)
 {
-	const char *path = getenv("SANDCAP_HELPER");
 	uint8_t buf[WIRE_MSG_MAX], rbuf[WIRE_MSG_MAX + 1];
 	int rfds[WIRE_FDS_MAX];
 	struct wire_wr wr;
 	struct wire_rd body;
 	uint32_t version = 0;
 	size_t nrfds = 0;
+	int r;
+
+	wire_msg_begin(&wr, buf, sizeof(buf), WIRE_REQ_HELLO, s->seq);
+	wire_put_u32(&wr, WIRE_VERSION);
+	r = roundtrip(s, &wr, NULL, 0, rbuf, sizeof(rbuf), rfds, &nrfds, &body, err, errlen);
+	if (r == 0 && (nrfds != 0 || wire_get_u32(&body, &version) < 0 ||
+		       wire_get_end(&body) < 0 || version != WIRE_VERSION)) {
+		wire_close_fds(rfds, nrfds);
+		seterr(err, errlen, "malformed HELLO reply from sandcap-helper");
+		r = -EPROTO;
+	}
+	return r;
+}
+
+int
+client_open(struct sc_session *s, char *err, size_t errlen)
+{
+	const char *path = getenv("SANDCAP_HELPER");
 	int r;
 
 	if (path == NULL || path[0] == '\0')
@@ -345,17 +367,7 @@ client_open(struct sc_session *s, char *err, size_t errlen)
 		client_close(s);
 		return r;
 	}
-	wire_msg_begin(&wr, buf, sizeof(buf), WIRE_REQ_HELLO, s->seq);
-	wire_put_u32(&wr, WIRE_VERSION);
-	r = roundtrip(s, &wr, NULL, 0, rbuf, sizeof(rbuf), rfds, &nrfds, &body, err, errlen);
-	if (r == 0) {
-		if (nrfds != 0 || wire_get_u32(&body, &version) < 0 || wire_get_end(&body) < 0 ||
-		    version != WIRE_VERSION) {
-			wire_close_fds(rfds, nrfds);
-			seterr(err, errlen, "malformed HELLO reply from sandcap-helper");
-			r = -EPROTO;
-		}
-	}
+	r = hello(s, err, errlen);
 	if (r < 0) {
 		client_close(s);
 		return r;

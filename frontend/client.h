@@ -58,12 +58,13 @@ struct sc_session {
 	int ws_fd;                      /* O_PATH|O_DIRECTORY fd of the workspace root, opened by
 					 * us from ws_path (the helper hands out none); -EBADF if
 					 * that failed */
-	char ws_path[PATH_MAX];         /* where the workspace is mounted */
-	char enforcement[256];          /* helper's notes, e.g. "swap: not accounted" ("" = none) */
 	uint32_t seq;                   /* next request sequence number */
 	unsigned rcv_deadline_ms;       /* the socket's SO_RCVTIMEO now (0: not set yet) */
 	bool created, attached;
 	bool dead;                      /* a round trip timed out: the helper was killed */
+	/* The strings last: client_init() writes only their first byte (issue 19). */
+	char enforcement[256];          /* helper's notes, e.g. "swap: not accounted" ("" = none) */
+	char ws_path[PATH_MAX];         /* where the workspace is mounted */
 };
 
 /* The helper kills a sandbox this long after its timeout if it still runs (helper/main.c

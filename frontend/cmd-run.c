@@ -823,28 +823,31 @@ decide(const struct run_opts *o, const struct sv_outcome *out, const struct outp
 struct run {
 	const struct trace_opts *trace;
 	struct run_opts o;
+	/* What every run writes, together after o (whose end it also writes), and before the
+	 * members with large arrays that most runs leave untouched: each page written is a
+	 * fault (issue 19: 9 pages of this struct were, now 6). */
 	struct report rep;
 	struct report_sink sink;
-	struct profile prof;
 	char **pargv;                   /* the command line with the profile expanded */
 	char **envp;                    /* the command's environment (--env ...), or NULL */
-	struct policy_resolved pol;
 	bool have_pol;
-	struct sc_session sess;         /* cgroup mode: the helper */
-	struct usercg ucg;              /* user-cgroup mode */
 	bool cgroup, ucgroup, refused;
 	uint64_t cpu_budget_ms;         /* whole-sandbox CPU budget (cgroup modes), 0: none */
 	struct sv_rlimit rl[_RUN_RL_MAX];
 	size_t n_rl;
 	const char *chdir_to;
-	struct output_relay relay;
-	struct isolate_plan plan;
 	struct keeper_info keeper;
-	struct run_ctl ctl;
+	struct output_relay relay;
 	struct sv_outcome out;
 	struct verdict_input in;
 	uint64_t fsize_max;             /* --trace: the largest file left in the workspace */
 	char id[64], err[512], message[512];
+	struct sc_session sess;         /* cgroup mode: the helper */
+	struct usercg ucg;              /* user-cgroup mode */
+	struct run_ctl ctl;
+	struct policy_resolved pol;
+	struct profile prof;
+	struct isolate_plan plan;
 };
 
 /* What a step returns to go on; any other value is the exit status. */
@@ -1082,24 +1085,22 @@ run_supervised(struct run *R)
 		.envp = R->envp,
 		.relay = o->output_limit > 0 ? &R->relay : NULL,
 		.chdir = R->chdir_to,
-		.extra_fd = -1,
 		.keeper_pidfd = R->cgroup ? -1 : R->keeper.keeper_pidfd,
 		.keeper_pid = R->cgroup ? 0 : R->keeper.keeper,
 		/* cgroup mode: our own group, asked once in run_plan() (issue 19). */
 		.home_pgrp = R->plan.protect.pgid,
 	};
 
-	R->ctl = (struct run_ctl) { .id = R->rep.id, .mode = R->rep.mode, .argv = o->argv,
-				    .sess = R->cgroup ? &R->sess : NULL, .o = o,
-				    .listen_fd = -EBADF };
-	if (control_listen(R->rep.id, &R->ctl.listen_fd, R->ctl.path, sizeof(R->ctl.path)) == 0) {
-		spec.extra_fd = R->ctl.listen_fd;
-		spec.on_extra = run_ctl_ready;
-		spec.extra_userdata = &R->ctl;
-	} else if (!o->quiet) {
-		fprintf(stderr, "sandcap: warning: no control socket (sandcap ps and sandcap kill "
-			"will not see this sandbox)\n");
-	}
+	/* Field by field: a compound literal would write the whole path buffer (issue 19). */
+	R->ctl.id = R->rep.id;
+	R->ctl.mode = R->rep.mode;
+	R->ctl.argv = o->argv;
+	R->ctl.sess = R->cgroup ? &R->sess : NULL;
+	R->ctl.o = o;
+	R->ctl.listen_fd = -EBADF;
+	spec.open_extra = run_ctl_open;
+	spec.on_extra = run_ctl_ready;
+	spec.extra_userdata = &R->ctl;
 	run_spec_hooks(R, &spec);
 	start_error[0] = '\0';
 	r = sv_run(&spec, &R->out);

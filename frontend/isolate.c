@@ -277,7 +277,6 @@ isolate_plan_on(const struct isolate_opts *o, int abi, bool seccomp, struct isol
 	 * them (issue 19; the local copy and the final copy cost 17 page faults per run). */
 	memset(p, 0, offsetof(struct isolate_plan, cwd));
 	p->cwd[0] = '\0';
-	memset(&p->n_cg_protect, 0, sizeof(*p) - offsetof(struct isolate_plan, n_cg_protect));
 	p->landlock_abi = abi;
 
 	if (o->n_rw > ISOLATE_PATHS_MAX || o->n_ro > ISOLATE_PATHS_MAX) {
@@ -474,41 +473,24 @@ pick_tmpdir(void)
 }
 
 static int
-landlock_apply(const struct isolate_opts *o, const struct isolate_plan *plan, char *err,
-	       size_t errlen)
+create_ruleset(const struct sc_ruleset_attr *attr, int abi, char *err, size_t errlen)
 {
-	struct isolate_rule rules[ISOLATE_RULES_MAX];
-	struct sc_ruleset_attr attr = { 0 };
-	_cleanup_close_ int ruleset = -EBADF;
-	size_t n = 0;
+	int fd = (int) syscall(SYS_landlock_create_ruleset, attr, sizeof(*attr), 0), r;
+
+	if (fd >= 0)
+		return fd;
+	r = -errno;
+	set_str(err, errlen, "sandcap: Landlock: cannot create the ruleset (ABI %d): %s", abi,
+		strerror(-r));
+	return r;
+}
+
+/* The path rules of --fs, --rw and --ro into ruleset (handled: its handled_access_fs). */
+static int
+add_path_rules(const struct isolate_plan *plan, int ruleset, uint64_t handled,
+	       const struct isolate_rule *rules, size_t n, char *err, size_t errlen)
+{
 	int r;
-
-	if (plan->landlock_fs) {
-		r = isolate_fs_rules(o, plan->landlock_abi, pick_tmpdir(), rules, ELEMENTSOF(rules),
-				     &n, &attr.handled_access_fs);
-		if (r < 0) {
-			set_str(err, errlen, "sandcap: --fs %s: too many paths", policy_fs_name(o->fs));
-			return r;
-		}
-	}
-	if (plan->landlock_net)         /* all TCP bind and connect refused, but the proxy */
-		attr.handled_access_net = LANDLOCK_ACCESS_NET_BIND_TCP |
-					  LANDLOCK_ACCESS_NET_CONNECT_TCP;
-	if (plan->landlock_scope)
-		attr.scoped = LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET | LANDLOCK_SCOPE_SIGNAL;
-	/* Every run: no signal from the sandbox reaches sandcap, its helper or its keeper. */
-	if (plan->landlock_signal)
-		attr.scoped |= LANDLOCK_SCOPE_SIGNAL;
-	if (attr.handled_access_fs == 0 && attr.handled_access_net == 0 && attr.scoped == 0)
-		return 0;
-
-	ruleset = (int) syscall(SYS_landlock_create_ruleset, &attr, sizeof(attr), 0);
-	if (ruleset < 0) {
-		r = -errno;
-		set_str(err, errlen, "sandcap: Landlock: cannot create the ruleset (ABI %d): %s",
-			plan->landlock_abi, strerror(-r));
-		return r;
-	}
 
 	for (size_t i = 0; i < n; i++) {
 		struct landlock_path_beneath_attr pb = { .allowed_access = rules[i].access };
@@ -538,7 +520,7 @@ landlock_apply(const struct isolate_opts *o, const struct isolate_plan *plan, ch
 		}
 		if (!S_ISDIR(st.st_mode))
 			pb.allowed_access &= FS_FILE;
-		pb.allowed_access &= attr.handled_access_fs;
+		pb.allowed_access &= handled;
 		if (pb.allowed_access == 0)
 			continue;
 		pb.parent_fd = fd;
@@ -549,6 +531,65 @@ landlock_apply(const struct isolate_opts *o, const struct isolate_plan *plan, ch
 			return r;
 		}
 	}
+	return 0;
+}
+
+/* The ruleset of attr with the file-system rules (plan->landlock_fs): the fd, -ENODATA
+ * when nothing at all is handled, or -errno.  A frame of its own, never inlined: the rules
+ * and a path are about 8 KiB of stack, which a run without --fs never touches (issue 19:
+ * two page faults of the child's every run). */
+static _noinline_ int
+fs_ruleset(const struct isolate_opts *o, const struct isolate_plan *plan,
+	   struct sc_ruleset_attr *attr, char *err, size_t errlen)
+{
+	struct isolate_rule rules[ISOLATE_RULES_MAX];
+	_cleanup_close_ int ruleset = -EBADF;
+	size_t n = 0;
+	int r;
+
+	r = isolate_fs_rules(o, plan->landlock_abi, pick_tmpdir(), rules, ELEMENTSOF(rules), &n,
+			     &attr->handled_access_fs);
+	if (r < 0) {
+		set_str(err, errlen, "sandcap: --fs %s: too many paths", policy_fs_name(o->fs));
+		return r;
+	}
+	if (attr->handled_access_fs == 0 && attr->handled_access_net == 0 && attr->scoped == 0)
+		return -ENODATA;
+	ruleset = create_ruleset(attr, plan->landlock_abi, err, errlen);
+	if (ruleset < 0)
+		return ruleset;
+	r = add_path_rules(plan, ruleset, attr->handled_access_fs, rules, n, err, errlen);
+	if (r < 0)
+		return r;
+	return TAKE_FD(ruleset);
+}
+
+static int
+landlock_apply(const struct isolate_opts *o, const struct isolate_plan *plan, char *err,
+	       size_t errlen)
+{
+	struct sc_ruleset_attr attr = { 0 };
+	_cleanup_close_ int ruleset = -EBADF;
+	int r;
+
+	if (plan->landlock_net)         /* all TCP bind and connect refused, but the proxy */
+		attr.handled_access_net = LANDLOCK_ACCESS_NET_BIND_TCP |
+					  LANDLOCK_ACCESS_NET_CONNECT_TCP;
+	if (plan->landlock_scope)
+		attr.scoped = LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET | LANDLOCK_SCOPE_SIGNAL;
+	/* Every run: no signal from the sandbox reaches sandcap, its helper or its keeper. */
+	if (plan->landlock_signal)
+		attr.scoped |= LANDLOCK_SCOPE_SIGNAL;
+	if (plan->landlock_fs)
+		ruleset = fs_ruleset(o, plan, &attr, err, errlen);
+	else if (attr.handled_access_net == 0 && attr.scoped == 0)
+		return 0;
+	else
+		ruleset = create_ruleset(&attr, plan->landlock_abi, err, errlen);
+	if (ruleset == -ENODATA)
+		return 0;
+	if (ruleset < 0)
+		return ruleset;
 
 	/* --net proxy: TCP connect to the proxy's port (Landlock cannot name the address:
 	 * in rlimit mode the same port on other hosts is reachable too; docs/isolation.md). */

@@ -40,11 +40,6 @@ struct isolate_plan {
 	bool landlock_net;                      /* handle TCP bind/connect (ABI >= 4) */
 	bool landlock_scope;                    /* scope abstract UNIX sockets, signals (ABI >= 6) */
 	bool seccomp;                           /* install the seccomp filter */
-	char cwd[PATH_MAX];                     /* the parent's cwd: base of relative --rw/--ro */
-	/* user-cgroup mode: the cgroup mounts a second Landlock layer keeps unwritable
-	 * (cgprotect.h); set by the caller after isolate_plan(), 0 = no such layer. */
-	char cg_protect[CGPROTECT_MAX][PATH_MAX];
-	size_t n_cg_protect;
 	/* The sandbox cannot touch its supervisors (protect.h, #14 item 3), on every run. */
 	bool landlock_signal;                   /* Landlock SCOPE_SIGNAL (ABI >= 6) */
 	char protect_enforcement[64];           /* "seccomp+landlock (ABI 7)", "seccomp", ... */
@@ -53,6 +48,13 @@ struct isolate_plan {
 	 * child builds it itself. */
 	struct sock_filter *seccomp_prog;
 	size_t seccomp_len;                     /* instructions */
+	size_t n_cg_protect;                    /* of cg_protect, below */
+	/* The large arrays last, written only where used (isolate_plan_on()): the rest of the
+	 * plan is on one page (issue 19). */
+	char cwd[PATH_MAX];                     /* the parent's cwd: base of relative --rw/--ro */
+	/* user-cgroup mode: the cgroup mounts a second Landlock layer keeps unwritable
+	 * (cgprotect.h); set by the caller after isolate_plan(), 0 = no such layer. */
+	char cg_protect[CGPROTECT_MAX][PATH_MAX];
 };
 
 /* "none", "ro", "strict" / "host", "none"; -EINVAL otherwise. */

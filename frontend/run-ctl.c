@@ -107,6 +107,19 @@ ctl_kill(void *userdata, int sig, pid_t pid, uid_t uid)
 	return 0;
 }
 
+int
+run_ctl_open(void *userdata)
+{
+	struct run_ctl *c = userdata;
+
+	if (control_listen(c->id, &c->listen_fd, c->path, sizeof(c->path)) == 0)
+		return c->listen_fd;
+	if (!c->o->quiet)
+		fprintf(stderr, "sandcap: warning: no control socket (sandcap ps and sandcap kill "
+			"will not see this sandbox)\n");
+	return -1;
+}
+
 void
 run_ctl_ready(void *userdata, struct sv_state *sv)
 {

@@ -15,9 +15,13 @@ struct run_ctl {
 	const struct sc_session *sess;         /* NULL in rlimit mode */
 	const struct run_opts *o;
 	int listen_fd;
-	char path[PATH_MAX];                    /* the control socket's, for control_unlisten() */
 	struct sv_state *sv;                    /* while serving */
+	char path[PATH_MAX];                    /* the control socket's, for control_unlisten() */
 };
+
+/* sv_spec.open_extra: the control socket, made once the command has started (a warning
+ * without it, unless -q); its fd, or -1. */
+int run_ctl_open(void *userdata);
 
 /* sv_spec.on_extra: serve one connection on c->listen_fd. */
 void run_ctl_ready(void *userdata, struct sv_state *sv);

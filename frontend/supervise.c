@@ -72,8 +72,9 @@ child_fail(int fd, int stage, int err, const char *fmt, ...)
 	_exit(SC_EXIT_FAILURE);
 }
 
-/* Does a file named name exist in a directory of $PATH? */
-static bool
+/* Does a file named name exist in a directory of $PATH?  Only after a failed exec: never
+ * inlined, so that its buffer is not in the child's frame on every run (issue 19). */
+static _noinline_ bool
 on_path(const char *name)
 {
 	const char *path = getenv("PATH");
@@ -482,6 +483,7 @@ struct sv_state {
 	int tfd;                        /* the timeout */
 	int gfd;                        /* the grace period after it */
 	int cfd;                        /* the next CPU-budget check */
+	int extra_fd;                   /* spec->open_extra()'s, -1: none */
 	int tty_fd;
 	bool main_reaped;
 	uint64_t start_ms;
@@ -790,31 +792,50 @@ end_sandbox(struct sv_state *st, const struct termios *tios)
 		(void) tcsetattr(st->tty_fd, TCSADRAIN, tios);  /* not another job's terminal */
 }
 
-/* Block the signals sandcap handles and take them through a signalfd; become the
- * subreaper of the sandbox; open the epoll set and the timers this run can arm. */
-static int
-setup_supervision(struct sv_state *st)
+/* The signals sandcap handles: what the signalfd reads. */
+static void
+forwarded_signals(sigset_t *set)
 {
-	sigset_t block, fwd;
+	sigemptyset(set);
+	for (const int *s = (const int[]) { SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGTSTP,
+					    SIGCONT, 0 }; *s != 0; s++)
+		sigaddset(set, *s);
+}
+
+/* Before the child: block the signals sandcap handles (they wait, pending, for the signalfd
+ * that open_watch() makes), and become the subreaper of the sandbox. */
+static int
+setup_supervision(void)
+{
+	sigset_t block;
 
 	/* SIGTTOU/SIGTTIN are only blocked so that tcsetpgrp() works from the background.
 	 * The child inherits the mask and clears it just before exec. */
-	sigemptyset(&fwd);
-	for (const int *s = (const int[]) { SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGTSTP,
-					    SIGCONT, 0 }; *s != 0; s++)
-		sigaddset(&fwd, *s);
-	block = fwd;
+	forwarded_signals(&block);
 	sigaddset(&block, SIGTTOU);
 	sigaddset(&block, SIGTTIN);
 	if (sigprocmask(SIG_BLOCK, &block, NULL) < 0)
 		return log_error_errno(-errno, "cannot block signals: %m");
-	st->sigfd = signalfd(-1, &fwd, SFD_CLOEXEC | SFD_NONBLOCK);
-	if (st->sigfd < 0)
-		return log_error_errno(-errno, "signalfd: %m");
 	/* Orphans of the sandbox (setsid, double fork) reparent to us, so we can kill and
 	 * reap them. */
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0)
 		return log_error_errno(-errno, "cannot become a child subreaper: %m");
+	return 0;
+}
+
+/* Once the command has started (issue 19: alongside its exec, not before it): the signalfd
+ * (what arrived meanwhile is pending), the epoll set, the timers this run can arm, and
+ * spec->open_extra()'s fd.  Nothing is lost by the wait: the main process's pidfd, the
+ * keeper's and the signals are levels, and the timeout is armed for what is left. */
+static int
+open_watch(struct sv_state *st)
+{
+	sigset_t fwd;
+
+	forwarded_signals(&fwd);
+	st->sigfd = signalfd(-1, &fwd, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (st->sigfd < 0)
+		return log_error_errno(-errno, "signalfd: %m");
 	st->epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (st->epfd < 0)
 		return log_error_errno(-errno, "cannot set up supervision: %m");
@@ -827,6 +848,8 @@ setup_supervision(struct sv_state *st)
 	if (st->spec->cpu_budget_ms > 0 && st->spec->cpu_used_usec != NULL &&
 	    (st->cfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK)) < 0)
 		return log_error_errno(-errno, "cannot set up supervision: %m");
+	if (st->spec->open_extra != NULL)
+		st->extra_fd = st->spec->open_extra(st->spec->extra_userdata);
 	return 0;
 }
 
@@ -853,7 +876,7 @@ watch_all(struct sv_state *st)
 	    (st->tfd >= 0 && epoll_add(epfd, st->tfd) < 0) ||
 	    (st->gfd >= 0 && epoll_add(epfd, st->gfd) < 0) ||
 	    (st->cfd >= 0 && epoll_add(epfd, st->cfd) < 0) ||
-	    (spec->extra_fd >= 0 && spec->on_extra != NULL && epoll_add(epfd, spec->extra_fd) < 0) ||
+	    (st->extra_fd >= 0 && spec->on_extra != NULL && epoll_add(epfd, st->extra_fd) < 0) ||
 	    (spec->relay != NULL && output_relay_watch(spec->relay, epfd) < 0) ||
 	    (spec->keeper_pidfd >= 0 && epoll_add(epfd, spec->keeper_pidfd) < 0))
 		return log_error_errno(-errno, "epoll: %m");
@@ -892,8 +915,8 @@ child_stack_top(void)
  * execs or exits, so it has our memory to itself meanwhile; it first hands itself to
  * spec->attach (the helper's ATTACH in cgroup mode), so the command never runs outside the
  * sandbox's cgroup.  Every signal is blocked across it: none of our handlers may run on
- * its stack.  Then watch everything and arm the timers.  On failure the child is killed
- * and reaped. */
+ * its stack.  Then open what watches it (open_watch()), watch everything and arm the
+ * timers.  On failure the child is killed and reaped. */
 static int
 start_child(struct sv_state *st)
 {
@@ -952,6 +975,9 @@ start_child(struct sv_state *st)
 	if (st->pidfd < 0)
 		return abort_child(pid, log_error_errno(-errno,
 					"pidfd_open: %m (Linux 5.3 or later is needed)"));
+	r = open_watch(st);
+	if (r < 0)
+		return abort_child(pid, r);
 	r = watch_all(st);
 	if (r < 0)
 		return abort_child(pid, r);
@@ -1032,7 +1058,7 @@ on_event(struct sv_state *st, int fd, uint32_t events)
 		if (note_end_request(st, SIGKILL, false, spec->keeper_pid, getuid()))
 			out->end_request.keeper_died = true;
 		signal_sandbox(st, SIGKILL);
-	} else if (fd == spec->extra_fd && spec->on_extra != NULL) {
+	} else if (fd == st->extra_fd && spec->on_extra != NULL) {
 		spec->on_extra(spec->extra_userdata, st);
 	} else if (fd == st->cfd) {
 		drain(st->cfd);
@@ -1085,13 +1111,13 @@ sv_run(const struct sv_spec *spec, struct sv_outcome *ret)
 	struct sv_outcome out = {};
 	struct sv_state st = { .spec = spec, .out = &out, .tty_fd = -EBADF, .pidfd = -EBADF,
 			       .sigfd = -EBADF, .msg_fd = -EBADF, .epfd = -EBADF,
-			       .tfd = -EBADF, .gfd = -EBADF, .cfd = -EBADF };
+			       .tfd = -EBADF, .gfd = -EBADF, .cfd = -EBADF, .extra_fd = -1 };
 	struct termios tios;
 	bool have_tios = false;
 	int r;
 
 	sv_self = getpid();
-	r = setup_supervision(&st);
+	r = setup_supervision();
 	if (r >= 0) {
 		/* Hand the terminal to the sandbox only if we are its foreground job, and
 		 * keep its settings: a command killed in raw or no-echo mode (a timeout,

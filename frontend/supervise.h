@@ -65,10 +65,12 @@ struct sv_spec {
 	pid_t keeper_pid;               /* its pid: a signal it forwards names the sender */
 	pid_t home_pgrp;
 
-	/* One more fd to watch (the control socket of `sandcap ps`/`sandcap kill`; -1 for none): when
-	 * it is readable, on_extra() is called with the supervisor, which it may pass to
-	 * sv_signal() to signal the whole sandbox. */
-	int extra_fd;
+	/* One more fd to watch (the control socket of `sandcap ps`/`sandcap kill`): open_extra()
+	 * returns it, or -1 for none, once the command has started (its exec: the set-up runs
+	 * alongside the command, not before it; issue 19); when it is readable, on_extra() is
+	 * called with the supervisor, which it may pass to sv_signal() to signal the whole
+	 * sandbox.  NULL open_extra: none. */
+	int (*open_extra)(void *extra_userdata);
 	void (*on_extra)(void *extra_userdata, struct sv_state *sv);
 	void *extra_userdata;
 };

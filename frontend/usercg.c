@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* user-cgroup mode: a transient delegated scope from the user's own systemd (usercg.h). */
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <linux/magic.h>
@@ -51,7 +52,11 @@ now_ms(void)
 void
 usercg_init(struct usercg *u)
 {
-	*u = (struct usercg) { .scope_fd = -EBADF, .leaf_fd = -EBADF };
+	/* Not the whole of path: a run without user-cgroup mode never touches its page. */
+	memset(u, 0, offsetof(struct usercg, path));
+	u->path[0] = '\0';
+	u->scope_fd = -EBADF;
+	u->leaf_fd = -EBADF;
 }
 
 int

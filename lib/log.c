@@ -8,7 +8,9 @@
 
 static const char *log_prog = "sandcap";
 static int log_max_level = LOG_INFO;
-static int log_syslog;
+/* In .data with the two above, not alone on a page of .bss that log_setup() would fault in
+ * on every run (issue 19). */
+static int log_syslog __attribute__((section(".data")));
 
 void
 log_setup(const char *prog, int max_level, int use_syslog)

@@ -10,6 +10,7 @@
 #define _cleanup_(f)    __attribute__((cleanup(f)))
 #define _unused_        __attribute__((unused))
 #define _noreturn_      __attribute__((noreturn))
+#define _noinline_      __attribute__((noinline))
 #define _printf_(a, b)  __attribute__((format(printf, a, b)))
 #define _warn_unused_   __attribute__((warn_unused_result))
 #define ELEMENTSOF(a)   (sizeof(a) / sizeof((a)[0]))
