@@ -842,6 +842,7 @@ struct run {
 	struct verdict_input in;
 	uint64_t fsize_max;             /* --trace: the largest file left in the workspace */
 	char id[64], err[512], message[512];
+	struct net_proxy proxy;         /* --net proxy (its large array last) */
 	struct sc_session sess;         /* cgroup mode: the helper */
 	struct usercg ucg;              /* user-cgroup mode */
 	struct run_ctl ctl;
@@ -1177,20 +1178,19 @@ run_finish_trace(struct run *R)
 static int
 run_steps(struct run *R, int argc, char **argv)
 {
-	static struct net_proxy proxy;
 	int r;
 
-	r = run_prepare(R, argc, argv, &proxy);
+	r = run_prepare(R, argc, argv, &R->proxy);
 	if (r == RUN_GO)
 		r = run_choose_mode(R);
 	if (r == RUN_GO)
-		r = run_plan(R, &proxy);
+		r = run_plan(R, &R->proxy);
 	if (r == RUN_GO)
 		r = run_supervised(R);
 	if (r != RUN_GO)
 		return r;
 	run_collect(R);
-	net_run_report(&R->o, R->plan.net_enforcement, &proxy, &R->rep);
+	net_run_report(&R->o, R->plan.net_enforcement, &R->proxy, &R->rep);
 	decide(&R->o, &R->out, &R->relay, &R->in, &R->rep, R->message, sizeof(R->message));
 	if (R->trace->on)
 		return run_finish_trace(R);

@@ -402,15 +402,15 @@ collect_children(pid_t pid, bool self, struct pidvec *pv)
 	}
 }
 
-static pid_t sv_exclude_pid;    /* a child of sandcap that is not part of the sandbox (helper) */
+static _run_data_ pid_t sv_exclude_pid;    /* a child of sandcap that is not part of the sandbox (helper) */
 /* The main process once it has ended and until it is reaped: a zombie, whose children the
  * kernel gave to us (the subreaper) before its end could be seen, so it has nothing left to
  * signal or to list (issue 19: 8 system calls).  0 otherwise: once reaped, its pid may name
  * another process. */
-static pid_t sv_ended_pid;
+static _run_data_ pid_t sv_ended_pid;
 /* The supervisor's own pid, set by sv_run() (issue 19: asked once, not per scan); 0 in
  * another process (the keeper), which asks the kernel. */
-static pid_t sv_self;
+static _run_data_ pid_t sv_self;
 
 static pid_t
 self_pid(void)
@@ -891,7 +891,7 @@ watch_all(struct sv_state *st)
 static char *
 child_stack_top(void)
 {
-	static char *top;
+	static _run_data_ char *top;
 	size_t page = (size_t) sysconf(_SC_PAGESIZE);
 	char *base;
 

@@ -5,12 +5,11 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "macro.h"
 
 static const char *log_prog = "sandcap";
 static int log_max_level = LOG_INFO;
-/* In .data with the two above, not alone on a page of .bss that log_setup() would fault in
- * on every run (issue 19). */
-static int log_syslog __attribute__((section(".data")));
+static _run_data_ int log_syslog;
 
 void
 log_setup(const char *prog, int max_level, int use_syslog)

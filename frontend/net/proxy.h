@@ -32,11 +32,13 @@ struct net_proxy {
 	uint16_t port;
 	int stop_fd;                    /* write end: closing it ends the proxy */
 	int result_fd;                  /* read end: the records, once stopped */
-	struct net_conn conn[NET_CONNS_MAX];
 	size_t n_conn;
 	uint64_t omitted;               /* attempts beyond NET_CONNS_MAX */
 	uint64_t denied;                /* all denied attempts, omitted ones included */
 	bool collected;
+	/* Last: read only below n_conn, so a run without a proxy touches only the fields
+	 * above (issue 19). */
+	struct net_conn conn[NET_CONNS_MAX];
 };
 
 /* Fork the proxy with the allow-list l.  Returns 0 with p->port set, or -errno with err. */
