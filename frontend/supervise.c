@@ -286,25 +286,38 @@ child_main(void *userdata)
 
 /* ---- finding and signalling descendants ---- */
 
+/* A list of pids, in inl until it outgrows it: a scan of a sandbox with few processes
+ * allocates nothing (issue 19: a plain run then never starts malloc). */
 struct pidvec {
 	pid_t *v;
 	size_t n, cap;
+	pid_t inl[32];
 };
+#define PIDVEC_INIT(pv) { .v = (pv).inl, .cap = ELEMENTSOF((pv).inl) }
 
 static int
 pidvec_push(struct pidvec *pv, pid_t p)
 {
 	if (pv->n == pv->cap) {
-		size_t cap = pv->cap ? pv->cap * 2 : 64;
-		pid_t *v = reallocarray(pv->v, cap, sizeof(pid_t));
+		size_t cap = pv->cap * 2;
+		pid_t *v = reallocarray(pv->v == pv->inl ? NULL : pv->v, cap, sizeof(pid_t));
 
 		if (v == NULL)
 			return -ENOMEM;
+		if (pv->v == pv->inl)
+			memcpy(v, pv->inl, sizeof(pv->inl));
 		pv->v = v;
 		pv->cap = cap;
 	}
 	pv->v[pv->n++] = p;
 	return 0;
+}
+
+static void
+pidvec_free(struct pidvec *pv)
+{
+	if (pv->v != pv->inl)
+		free(pv->v);
 }
 
 /* The parent pid from /proc/PID/stat (procstat.c), -1 when it cannot be read. */
@@ -421,12 +434,12 @@ self_pid(void)
 int
 sv_signal_descendants(int sig)
 {
-	struct pidvec pv = {};
+	struct pidvec pv = PIDVEC_INIT(pv);
 	pid_t self = self_pid();
 	int count = 0;
 
 	/* Breadth first: pv holds (pid) entries; the parent of entry i is recorded in par. */
-	struct pidvec par = {};
+	struct pidvec par = PIDVEC_INIT(par);
 
 	if (collect_children(self, true, &pv) < 0)
 		goto out;
@@ -464,8 +477,8 @@ sv_signal_descendants(int sig)
 				goto out;
 	}
 out:
-	free(pv.v);
-	free(par.v);
+	pidvec_free(&pv);
+	pidvec_free(&par);
 	return count;
 }
 
@@ -594,17 +607,17 @@ job_stopped(struct sv_state *st, int stopsig)
 static size_t
 count_children(void)
 {
-	struct pidvec pv = {};
+	struct pidvec pv = PIDVEC_INIT(pv);
 	size_t n = 0;
 
 	if (collect_children(self_pid(), true, &pv) < 0) {
-		free(pv.v);
+		pidvec_free(&pv);
 		return 1;       /* unknown: keep waiting for SIGCHLD */
 	}
 	for (size_t i = 0; i < pv.n; i++)
 		if (pv.v[i] != sv_exclude_pid)
 			n++;
-	free(pv.v);
+	pidvec_free(&pv);
 	return n;
 }
 

@@ -56,19 +56,27 @@ errstr(int r)
 	return r == -ENOENT ? "No such file or directory" : strerror(-r);
 }
 
-/* Owner and mode checks shared by the directories and the file.  what = "" for the file,
- * "directory /etc/sandcap " for a parent. */
+/* Owned by root and not writable by group or other.  name: the directory checked (its
+ * first namelen bytes) for the message, NULL for the file itself. */
 static int
-check_owner_mode(const struct stat *st, const char *what, char *errbuf, size_t errlen)
+check_owner_mode(const struct stat *st, const char *name, int namelen, char *errbuf,
+		 size_t errlen)
 {
+	const char *d = name != NULL ? "directory " : "", *is = name != NULL ? " is " : "";
+
+	if (name == NULL) {
+		name = "";
+		namelen = 0;
+	}
 	if (st->st_uid != 0)
-		return trust_fail(errbuf, errlen, -EPERM, "%sowned by uid %u, must be owned by root",
-				  what, (unsigned) st->st_uid);
+		return trust_fail(errbuf, errlen, -EPERM, "%s%.*s%sowned by uid %u, must be owned "
+				  "by root", d, namelen, name, is, (unsigned) st->st_uid);
 	if (st->st_mode & (S_IWGRP | S_IWOTH))
 		return trust_fail(errbuf, errlen, -EPERM,
-				  "%swritable by %s (mode %04o), must not be writable by group "
-				  "or other", what, (st->st_mode & S_IWGRP) ? ((st->st_mode & S_IWOTH) ? "group and other" :
-				  "group") : "other",
+				  "%s%.*s%swritable by %s (mode %04o), must not be writable by "
+				  "group or other", d, namelen, name, is,
+				  (st->st_mode & S_IWGRP) ? ((st->st_mode & S_IWOTH) ?
+				  "group and other" : "group") : "other",
 				  (unsigned) (st->st_mode & 07777));
 	return 0;
 }
@@ -94,17 +102,21 @@ int
 policy_read_trusted(const char *path, char **ret_text, size_t *ret_len, char *errbuf,
 		    size_t errlen)
 {
-	_cleanup_free_ char *abs = NULL, *text = NULL;
+	_cleanup_free_ char *text = NULL;
 	_cleanup_close_ int fd = -EBADF;
-	char shown[PATH_MAX + 32];
+	char abs[PATH_MAX];
 	struct stat st;
 	char *comp, *next;
-	size_t len = 0;
+	size_t len = 0, plen;
 
 	if (path == NULL || path[0] == '\0')
 		return trust_fail(errbuf, errlen, -EINVAL, "empty path");
+	/* On the stack, and no message formatted unless a check fails (issue 19: every run
+	 * without a policy file went through this walk). */
 	if (path[0] == '/') {
-		abs = strdup(path);
+		plen = strlen(path);
+		if (plen < sizeof(abs))
+			memcpy(abs, path, plen + 1);
 	} else {
 		/* `sandcap policy check ./x.ini`: getcwd() has no symlinks, the walk checks it. */
 		_cleanup_free_ char *cwd = getcwd(NULL, 0);
@@ -112,15 +124,16 @@ policy_read_trusted(const char *path, char **ret_text, size_t *ret_len, char *er
 		if (cwd == NULL)
 			return trust_fail(errbuf, errlen, neg_errno(), "cannot get the current "
 					  "directory: %m");
-		if (asprintf(&abs, "%s/%s", cwd, path) < 0)
-			abs = NULL;
+		int n = snprintf(abs, sizeof(abs), "%s/%s", cwd, path);
+
+		plen = n < 0 ? sizeof(abs) : (size_t) n;
 	}
-	if (abs == NULL)
-		return trust_fail(errbuf, errlen, -ENOMEM, "out of memory");
+	if (plen >= sizeof(abs))
+		return trust_fail(errbuf, errlen, -ENAMETOOLONG, "path too long");
 
 	if (stat("/", &st) < 0)
 		return trust_fail(errbuf, errlen, neg_errno(), "cannot stat /: %m");
-	if (check_owner_mode(&st, "directory / is ", errbuf, errlen) < 0)
+	if (check_owner_mode(&st, "/", 1, errbuf, errlen) < 0)
 		return -EPERM;
 
 	/* Check the parents.  comp is the current component; the last one is the file. */
@@ -130,7 +143,7 @@ policy_read_trusted(const char *path, char **ret_text, size_t *ret_len, char *er
 	if (*comp == '\0')
 		return trust_fail(errbuf, errlen, -EISDIR, "%s is a directory", path);
 	for (;;) {
-		int r;
+		int r, dlen;
 
 		next = strchr(comp, '/');
 		if (next == NULL)
@@ -141,21 +154,21 @@ policy_read_trusted(const char *path, char **ret_text, size_t *ret_len, char *er
 			comp = next + 1;
 			continue;
 		}
-		/* shown: the path up to and including this component, for messages */
-		(void) snprintf(shown, sizeof(shown), "directory %s is ", abs);
 		r = fstatat(AT_FDCWD, abs, &st, AT_SYMLINK_NOFOLLOW);
 		*next = '/';
+		dlen = (int) (next - abs);      /* the path up to and including this component */
 		if (r < 0) {
 			r = neg_errno();
 			return trust_fail(errbuf, errlen, r, "directory %.*s cannot be opened: %s",
-					  (int) (next - abs), abs, errstr(r));
+					  dlen, abs, errstr(r));
 		}
 		if (S_ISLNK(st.st_mode))
-			return trust_fail(errbuf, errlen, -ELOOP, "%sa symbolic link; name the "
-					  "real directory", shown);
+			return trust_fail(errbuf, errlen, -ELOOP, "directory %.*s is a symbolic link; "
+					  "name the real directory", dlen, abs);
 		if (!S_ISDIR(st.st_mode))
-			return trust_fail(errbuf, errlen, -ENOTDIR, "%snot a directory", shown);
-		if (check_owner_mode(&st, shown, errbuf, errlen) < 0)
+			return trust_fail(errbuf, errlen, -ENOTDIR, "directory %.*s is not a "
+					  "directory", dlen, abs);
+		if (check_owner_mode(&st, abs, dlen, errbuf, errlen) < 0)
 			return -EPERM;
 		comp = next + 1;
 	}
@@ -175,7 +188,7 @@ policy_read_trusted(const char *path, char **ret_text, size_t *ret_len, char *er
 		return trust_fail(errbuf, errlen, neg_errno(), "cannot be examined: %m");
 	if (!S_ISREG(st.st_mode))
 		return trust_fail(errbuf, errlen, -EPERM, "not a regular file");
-	if (check_owner_mode(&st, "", errbuf, errlen) < 0)
+	if (check_owner_mode(&st, NULL, 0, errbuf, errlen) < 0)
 		return -EPERM;
 	if (st.st_size > POLICY_FILE_MAX)
 		return trust_fail(errbuf, errlen, -EFBIG, "%lld bytes, the limit is %d",
