@@ -429,7 +429,7 @@ expand_profile(int argc, char **argv, struct profile *prof, int *ret_argc, char 
 
 /* Why the sandbox could not be started, for the setup-error report (sv_run() and its
  * hooks print their reason; the hooks also leave it here). */
-static char start_error[512];
+static _run_data_ char start_error[512];
 
 static int
 cg_attach(int pidfd, void *userdata)
@@ -825,7 +825,7 @@ struct run {
 	struct run_opts o;
 	/* What every run writes, together after o (whose end it also writes), and before the
 	 * members with large arrays that most runs leave untouched: each page written is a
-	 * fault (issue 19: 9 pages of this struct were, now 6). */
+	 * fault (issue 19: 9 pages of this struct were, now 7). */
 	struct report rep;
 	struct report_sink sink;
 	char **pargv;                   /* the command line with the profile expanded */
@@ -842,10 +842,10 @@ struct run {
 	struct verdict_input in;
 	uint64_t fsize_max;             /* --trace: the largest file left in the workspace */
 	char id[64], err[512], message[512];
+	struct run_ctl ctl;
 	struct net_proxy proxy;         /* --net proxy (its large array last) */
 	struct sc_session sess;         /* cgroup mode: the helper */
 	struct usercg ucg;              /* user-cgroup mode */
-	struct run_ctl ctl;
 	struct policy_resolved pol;
 	struct profile prof;
 	struct isolate_plan plan;

@@ -147,6 +147,9 @@ make_addr(const char *dir, const char *prefix, const char *id, struct sockaddr_u
 	return 0;
 }
 
+_Static_assert(sizeof(((struct sockaddr_un *) 0)->sun_path) == CONTROL_PATH_MAX,
+	       "CONTROL_PATH_MAX is sun_path's size");
+
 int
 control_listen(const char *id, int *ret_fd, char *ret_path, size_t pathlen)
 {

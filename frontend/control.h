@@ -43,6 +43,9 @@ int control_rundir(char *buf, size_t len, int create);
 /* Our uid, asked of the kernel once (issue 19): sandcap never changes its credentials. */
 uid_t control_uid(void);
 
+/* The longest socket path control_listen() returns, its NUL included (sun_path's size). */
+#define CONTROL_PATH_MAX 108
+
 /* Bind and listen on $XDG_RUNTIME_DIR/sandcap/<id>.sock (/tmp/sandcap-<id>.sock, 0700,
  * without a usable XDG_RUNTIME_DIR); *ret_path gets the socket's path, for
  * control_unlisten() at the end. */

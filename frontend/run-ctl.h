@@ -2,10 +2,10 @@
 /* The control-socket callbacks of `sandcap run` (run-ctl.c): status and kill. */
 #pragma once
 
-#include <limits.h>
 
 #include "args.h"
 #include "client.h"
+#include "control.h"
 #include "supervise.h"
 
 struct run_ctl {
@@ -16,7 +16,7 @@ struct run_ctl {
 	const struct run_opts *o;
 	int listen_fd;
 	struct sv_state *sv;                    /* while serving */
-	char path[PATH_MAX];                    /* the control socket's, for control_unlisten() */
+	char path[CONTROL_PATH_MAX];            /* the control socket's, for control_unlisten() */
 };
 
 /* sv_spec.open_extra: the control socket, made once the command has started (a warning
