@@ -293,7 +293,14 @@ struct pidvec {
 	size_t n, cap;
 	pid_t inl[32];
 };
-#define PIDVEC_INIT(pv) { .v = (pv).inl, .cap = ELEMENTSOF((pv).inl) }
+
+static void
+pidvec_init(struct pidvec *pv)
+{
+	pv->v = pv->inl;
+	pv->n = 0;
+	pv->cap = ELEMENTSOF(pv->inl);
+}
 
 static int
 pidvec_push(struct pidvec *pv, pid_t p)
@@ -434,12 +441,13 @@ self_pid(void)
 int
 sv_signal_descendants(int sig)
 {
-	struct pidvec pv = PIDVEC_INIT(pv);
+	/* Breadth first: pv holds (pid) entries; the parent of entry i is recorded in par. */
+	struct pidvec pv, par;
 	pid_t self = self_pid();
 	int count = 0;
 
-	/* Breadth first: pv holds (pid) entries; the parent of entry i is recorded in par. */
-	struct pidvec par = PIDVEC_INIT(par);
+	pidvec_init(&pv);
+	pidvec_init(&par);
 
 	if (collect_children(self, true, &pv) < 0)
 		goto out;
@@ -607,8 +615,10 @@ job_stopped(struct sv_state *st, int stopsig)
 static size_t
 count_children(void)
 {
-	struct pidvec pv = PIDVEC_INIT(pv);
+	struct pidvec pv;
 	size_t n = 0;
+
+	pidvec_init(&pv);
 
 	if (collect_children(self_pid(), true, &pv) < 0) {
 		pidvec_free(&pv);
