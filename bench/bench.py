@@ -89,9 +89,10 @@ def floor_txt(res, sandcap_med):
     return ("Its floor, measured in the same rounds: the same processes, clones and execs with no "
             "work of sandcap's (bench/floor.c) take %s; with the kernel calls every sandbox needs "
             "before the exec (no_new_privs, a Landlock domain scoping signals, a seccomp filter "
-            "of the same length) %s. sandcap's own work (options, policy, plan, filter patching, "
-            "control socket, signalfd and timers, scans, report, and the start-up of a larger "
-            "program) is the rest: %s%s." %
+            "of the same length) %s. sandcap's own work (the start-up of a larger program, "
+            "options, policy, plan, filter patching and the keeper split before the exec; the "
+            "scans and the report after the command; its control socket, signalfd and timers "
+            "are made alongside the exec) is the rest: %s%s." %
             (fmt_ms(f), fmt_ms(i), fmt_ms(max(sandcap_med - i, 0)), extra)), i
 
 
