@@ -4,10 +4,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
-#include <stddef.h>
 #include <stdbool.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

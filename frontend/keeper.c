@@ -19,6 +19,7 @@
 #include "keeper.h"
 #include "macro.h"
 #include "rawproc.h"
+#include "supervise.h"
 
 /* What the keeper needs after the split, copied where the supervisor never writes: the
  * top of the keeper's own stack (shared memory), or the keeper's own copy (fork). */
@@ -269,11 +270,8 @@ keeper_start(struct keeper_info *ret)
 	long r;
 	pid_t keeper = getpid(), home = getpgrp();
 
-	sigemptyset(&set);
-	/* What the supervisor itself handles (supervise.c): passed on to it. */
-	for (const int *s = (const int[]) { SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGTSTP,
-					    SIGCONT, 0 }; *s != 0; s++)
-		sigaddset(&set, *s);
+	/* What the supervisor itself handles: passed on to it. */
+	sv_forwarded_signals(&set);
 	if (sigprocmask(SIG_BLOCK, &set, &old) < 0)
 		return -errno;
 	kmask = old;

@@ -815,9 +815,8 @@ end_sandbox(struct sv_state *st, const struct termios *tios)
 		(void) tcsetattr(st->tty_fd, TCSADRAIN, tios);  /* not another job's terminal */
 }
 
-/* The signals sandcap handles: what the signalfd reads. */
-static void
-forwarded_signals(sigset_t *set)
+void
+sv_forwarded_signals(sigset_t *set)
 {
 	sigemptyset(set);
 	for (const int *s = (const int[]) { SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGTSTP,
@@ -834,7 +833,7 @@ setup_supervision(void)
 
 	/* SIGTTOU/SIGTTIN are only blocked so that tcsetpgrp() works from the background.
 	 * The child inherits the mask and clears it just before exec. */
-	forwarded_signals(&block);
+	sv_forwarded_signals(&block);
 	sigaddset(&block, SIGTTOU);
 	sigaddset(&block, SIGTTIN);
 	if (sigprocmask(SIG_BLOCK, &block, NULL) < 0)
@@ -855,7 +854,7 @@ open_watch(struct sv_state *st)
 {
 	sigset_t fwd;
 
-	forwarded_signals(&fwd);
+	sv_forwarded_signals(&fwd);
 	st->sigfd = signalfd(-1, &fwd, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (st->sigfd < 0)
 		return log_error_errno(-errno, "signalfd: %m");

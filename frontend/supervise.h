@@ -12,6 +12,7 @@
  * is killed and reaped until ECHILD. */
 #pragma once
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/resource.h>
@@ -129,3 +130,7 @@ uint64_t sv_age_ms(const struct sv_state *sv);
 /* Signal every descendant of the calling process (found through /proc/<pid>/task/<tid>/
  * children, recursively).  Returns how many were signalled.  Exposed for tests. */
 int sv_signal_descendants(int sig);
+
+/* The signals the supervisor handles (its signalfd's), into *set: the keeper passes on
+ * the same ones (keeper.c). */
+void sv_forwarded_signals(sigset_t *set);

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* user-cgroup mode: a transient delegated scope from the user's own systemd (usercg.h). */
 #include <errno.h>
-#include <stddef.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <linux/magic.h>
 #include <poll.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
