@@ -88,8 +88,8 @@ def floor_txt(res, sandcap_med):
             flt[SANDCAP_TPL] - flt[FLOOR_ISO], flt[SANDCAP_TPL], flt[FLOOR_ISO])
     return ("Its floor, measured in the same rounds: the same processes, clones and execs with no "
             "work of sandcap's (bench/floor.c) take %s; with the kernel calls every sandbox needs "
-            "before the exec (no_new_privs, a Landlock domain scoping signals, a seccomp filter "
-            "of the same length) %s. sandcap's own work (the start-up of a larger program, "
+            "before the exec (no_new_privs, a Landlock domain scoping signals, and sandcap's "
+            "own seccomp program for a plain run) %s. sandcap's own work (the start-up of a larger program, "
             "options, policy, plan, filter patching and the keeper split before the exec; the "
             "scans and the report after the command; its control socket, signalfd and timers "
             "are made alongside the exec) is the rest: %s%s." %

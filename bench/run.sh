@@ -12,6 +12,10 @@ build=${1:-build}
 top=$(cd "$(dirname "$0")/.." && pwd)
 case $build in /*) ;; *) build=$top/$build ;; esac
 cc -O2 -o "$build/bench-hello" "$top/bench/hello.c"
-cc -O2 -o "$build/bench-floor" "$top/bench/floor.c"
+# The floor loads sandcap's own seccomp program: the build's template (make all made it).
+# shellcheck disable=SC2046
+cc -O2 -I"$top/lib" -I"$top/policy" -I"$top/frontend" -o "$build/bench-floor" \
+	"$top/bench/floor.c" "$top/frontend/seccomp-tpl.c" "$build/gen/seccomp-tpl-data.c" \
+	$(pkg-config --cflags --libs libseccomp)
 # shellcheck disable=SC2086
 exec python3 "$top/bench/bench.py" --build "$build" --out "$top/bench/RESULTS.md" ${BENCH_ARGS:-}
