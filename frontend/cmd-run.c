@@ -34,6 +34,7 @@
 #include "keeper.h"
 #include "log.h"
 #include "net-run.h"
+#include "nproc.h"
 #include "macro.h"
 #include "parse-util.h"
 #include "policy.h"
@@ -75,8 +76,9 @@ strip_sandcap_prefix(const char *s)
 }
 
 /* The cgroup limits cannot be enforced as asked (no helper, the policy's refusal
- * (refused), or --no-cgroup): refuse, or with --fallback substitute rlimits and say so.
- * Returns 0, or -EINVAL with the refusal in ret_msg. */
+ * (refused), or --no-cgroup): refuse, or with --fallback substitute rlimits (the caller
+ * says so: fallback_warning()).  Returns 0 (nothing to substitute), 1 (substituted), or
+ * -EINVAL with the refusal in ret_msg. */
 static int
 resolve_cgroup_fallback(struct run_opts *o, struct report *rep, const char *reason,
 			bool refused, char *ret_msg, size_t msglen)
@@ -128,11 +130,74 @@ resolve_cgroup_fallback(struct run_opts *o, struct report *rep, const char *reas
 		report_add_limit(rep, "disk", o->disk);
 		report_add_enforcement(rep, "disk", "rlimit (RLIMIT_FSIZE, per file, --fallback)");
 	}
-	if (!o->quiet)
-		fprintf(stderr, "sandcap: warning: %s; --fallback: memory -> RLIMIT_AS, pids -> "
-			"RLIMIT_NPROC (per user), disk -> RLIMIT_FSIZE (per file), cpu -> not "
-			"enforced\n", reason);
+	return 1;
+}
+
+/* rlimit mode: the policy's timeout ceiling and default, which sandcap enforces itself in
+ * every mode (the helper, or user-cgroup mode, apply them in theirs): the same command line
+ * gets the same timeout whichever mode runs it.  Returns 0, or -EPERM with the refusal. */
+static int
+policy_timeout(struct run_opts *o, const struct policy_resolved *pol, char *err, size_t errlen)
+{
+	uint64_t t;
+	int r;
+
+	if (!pol->allowed)
+		return 0;       /* no sandbox of the policy's for this user: nothing of it applies */
+	r = run_policy_check(pol, POLICY_TIMEOUT, o->has_timeout ? o->timeout_ms : 0, err, errlen);
+	if (r < 0)
+		return r;
+	t = policy_effective(pol, POLICY_TIMEOUT, o->has_timeout ? o->timeout_ms : 0);
+	if (!o->has_timeout && t > 0) {
+		o->has_timeout = true;
+		o->timeout_ms = t;
+	}
 	return 0;
+}
+
+/* resolve_cgroup_fallback() substituted: say so, naming only what was asked. */
+static void
+fallback_warning(const struct run_opts *o, const char *reason)
+{
+	const char *sub[] = { o->memory > 0 ? "memory -> RLIMIT_AS" : NULL,
+			      o->pids > 0 ? "pids -> RLIMIT_NPROC (per user)" : NULL,
+			      o->disk > 0 ? "disk -> RLIMIT_FSIZE (per file)" : NULL,
+			      o->cpu_percent > 0 ? "cpu -> not enforced" : NULL };
+	const char *sep = " ";
+
+	if (o->quiet)
+		return;
+	fprintf(stderr, "sandcap: warning: %s; --fallback:", reason);
+	for (size_t i = 0; i < ELEMENTSOF(sub); i++)
+		if (sub[i] != NULL) {
+			fprintf(stderr, "%s%s", sep, sub[i]);
+			sep = ", ";
+		}
+	fputc('\n', stderr);
+}
+
+/* RLIMIT_NPROC (--nproc, or --fallback's substitute for --pids) is set only where it
+ * binds: for root, or with CAP_SYS_ADMIN or CAP_SYS_RESOURCE, the kernel ignores it, and a
+ * fork bomb would run unbounded under a limit the report claims (nproc.h).  Returns 0, or
+ * -EPERM with the refusal in err. */
+static int
+check_nproc_binds(const struct run_opts *o, char *err, size_t errlen)
+{
+	const struct run_rlimit_req *l = &o->rl[RUN_RL_NPROC];
+	bool pids = l->set && l->source != NULL && streq(l->source, "--pids");
+	const char *why;
+
+	if (!l->set)
+		return 0;
+	why = nproc_exemption();
+	if (why == NULL)
+		return 0;
+	snprintf(err, errlen, "%s %llu%s cannot be enforced: %s; run sandcap as an unprivileged "
+		 "user%s", pids ? "--pids" : "--nproc", (unsigned long long) l->value,
+		 pids ? " with --fallback (RLIMIT_NPROC)" : "", why,
+		 pids ? ", or with the sandcap helper (cgroup mode)" :
+		 ", or use --pids with the sandcap helper (cgroup mode)");
+	return -EPERM;
 }
 
 /* --timeout fired: how the sandbox ended after SIGTERM. */
@@ -189,8 +254,38 @@ killed_message(const struct sv_outcome *out, const struct verdict *v, const char
 			 (int) out->end_request.pid, (unsigned) out->end_request.uid, how);
 }
 
+/* A SIGXCPU or SIGXFSZ that is not this run's limit (verdict signal): say where it may have
+ * come from, so nobody looks for a limit the run did not set. */
 static void
-compose_message(const struct run_opts *o, const struct sv_outcome *out, const struct verdict *v,
+rlimit_signal_note(const struct run_opts *o, const struct verdict_input *in, int sig,
+		   char *buf, size_t bufsz)
+{
+	size_t n = strlen(buf);
+	struct rlimit lim;
+	char b[32];
+
+	if (sig != SIGXCPU && sig != SIGXFSZ)
+		return;
+	if ((sig == SIGXCPU && in->cpu_limit_ms > 0) || (sig == SIGXFSZ && in->fsize_limit))
+		return;         /* not reached: those are verdicts cpu-time and fsize */
+	/* Not set by this run: sandcap's own limit is the one the command inherited. */
+	if (getrlimit(sig == SIGXCPU ? RLIMIT_CPU : RLIMIT_FSIZE, &lim) < 0 ||
+	    lim.rlim_cur == RLIM_INFINITY) {
+		snprintf(buf + n, bufsz - n, " (no %s limit of this run's)",
+			 sig == SIGXCPU ? "CPU time" : "file size");
+		return;
+	}
+	if (sig == SIGXCPU)
+		format_duration_ms((uint64_t) lim.rlim_cur * 1000, b, sizeof(b));
+	else
+		format_size((uint64_t) lim.rlim_cur, b, sizeof(b));
+	snprintf(buf + n, bufsz - n, " (%s %s inherited from sandcap's caller, not a limit of "
+		 "this run's)", sig == SIGXCPU ? "RLIMIT_CPU" : "RLIMIT_FSIZE", b);
+}
+
+static void
+compose_message(const struct run_opts *o, const struct sv_outcome *out,
+		const struct verdict_input *in, const struct verdict *v,
 		const struct cg_usage *cg, char *buf, size_t bufsz)
 {
 	char b[32], esc[128];
@@ -212,6 +307,7 @@ compose_message(const struct run_opts *o, const struct sv_outcome *out, const st
 			 cg->has_memory_events && cg->oom_kill > 0 && cg->oom == 0 ?
 			 ": the host's global OOM killer (the machine ran out of memory; the "
 			 "sandbox's own limit was not reached)" : "");
+		rlimit_signal_note(o, in, v->signal, buf, bufsz);
 		break;
 	case VERDICT_TIMEOUT:
 		timeout_message(o, out, sig, buf, bufsz);
@@ -221,14 +317,22 @@ compose_message(const struct run_opts *o, const struct sv_outcome *out, const st
 			snprintf(buf, bufsz, "the sandbox's CPU time budget was spent: killed");
 			break;
 		}
-		format_duration_ms(o->rl[RUN_RL_CPU].value, b, sizeof(b));
-		snprintf(buf, bufsz, "CPU time limit reached (limit %s per process, RLIMIT_CPU): "
-			 "killed by SIG%s", b, sig != NULL ? sig : "?");
+		/* The limit applied, in RLIMIT_CPU's whole seconds, and what was asked if that
+		 * was rounded up. */
+		format_duration_ms(in->cpu_limit_ms, b, sizeof(b));
+		format_duration_ms(o->rl[RUN_RL_CPU].value, esc, sizeof(esc));
+		snprintf(buf, bufsz, "CPU time limit reached (limit %s per process, RLIMIT_CPU%s%s%s): "
+			 "killed by SIG%s", b, in->cpu_limit_ms != o->rl[RUN_RL_CPU].value ?
+			 ", whole seconds: --cpu-time " : "",
+			 in->cpu_limit_ms != o->rl[RUN_RL_CPU].value ? esc : "",
+			 in->cpu_limit_ms != o->rl[RUN_RL_CPU].value ? " rounded up" : "",
+			 sig != NULL ? sig : "?");
 		break;
 	case VERDICT_FSIZE:
 		format_size(o->rl[RUN_RL_FSIZE].value, b, sizeof(b));
-		snprintf(buf, bufsz, "file size limit reached (limit %s, %s): killed by SIGXFSZ", b,
-			 o->rl[RUN_RL_FSIZE].source);
+		snprintf(buf, bufsz, "file size limit reached (limit %s, %s, RLIMIT_FSIZE): killed by "
+			 "SIGXFSZ", b, o->rl[RUN_RL_FSIZE].source != NULL ?
+			 o->rl[RUN_RL_FSIZE].source : "--fsize");
 		break;
 	case VERDICT_SETUP_ERROR:
 		if (out->setup == SV_SETUP_EXEC)
@@ -526,6 +630,8 @@ try_user_cgroup(struct run_opts *o, struct report *rep, const struct policy_reso
 		o->memory = o->cpu_percent = o->pids = 0;
 		r = resolve_cgroup_fallback(o, rep, "user-cgroup mode has no workspace", false,
 					    why_not, len);
+		if (r > 0)
+			fallback_warning(o, "user-cgroup mode has no workspace");
 		o->memory = keep.memory;
 		o->cpu_percent = keep.cpu_percent;
 		o->pids = keep.pids;
@@ -801,12 +907,12 @@ decide(const struct run_opts *o, const struct sv_outcome *out, const struct outp
 		rep->killed_by.pid = out->end_request.pid;
 		rep->killed_by.uid = out->end_request.uid;
 	}
-	if (o->rl[RUN_RL_CPU].set) {
+	in->main_cpu_ms = tv_ms(&out->main_ru.ru_utime) + tv_ms(&out->main_ru.ru_stime);
+	if (o->rl[RUN_RL_CPU].set)
 		in->cpu_limit_ms = (o->rl[RUN_RL_CPU].value + 999) / 1000 * 1000;
-		in->main_cpu_ms = tv_ms(&out->main_ru.ru_utime) + tv_ms(&out->main_ru.ru_stime);
-	}
+	in->fsize_limit = o->rl[RUN_RL_FSIZE].set;
 	verdict_decide(in, &rep->v);
-	compose_message(o, out, &rep->v, &rep->cg, message, msglen);
+	compose_message(o, out, in, &rep->v, &rep->cg, message, msglen);
 
 	rep->wall_ms = out->wall_ms;
 	rep->cpu_user_ms = tv_ms(&out->tree_ru.ru_utime);
@@ -889,6 +995,11 @@ run_prepare(struct run *R, int argc, char **argv, struct net_proxy *proxy)
 	R->rep.message = R->message;
 	R->rep.env = environ;
 
+	/* A file size limit sandcap's caller set binds the command, and sandcap's own report
+	 * too: past it the write must fail with EFBIG, which sandcap reports, not kill sandcap
+	 * with SIGXFSZ and lose the report (the child gets the default disposition back). */
+	(void) signal(SIGXFSZ, SIG_IGN);
+
 	/* Open the report before anything runs, so a bad path costs nothing. */
 	r = report_sink_open(&R->sink, R->o.report_path, R->o.report_fd, R->err, sizeof(R->err));
 	if (r < 0) {
@@ -960,7 +1071,14 @@ run_choose_mode(struct run *R)
 		r = resolve_cgroup_fallback(o, &R->rep, R->err, R->refused, why, sizeof(why));
 		if (r < 0)
 			return refuse(&R->sink, &R->rep, false, "%s", why);
+		if (pol != NULL && policy_timeout(o, pol, why, sizeof(why)) < 0)
+			return refuse(&R->sink, &R->rep, false, "%s", why);
+		if (r > 0 && check_nproc_binds(o, why, sizeof(why)) == 0)
+			fallback_warning(o, R->err);
 	}
+	r = check_nproc_binds(o, R->err, sizeof(R->err));
+	if (r < 0)
+		return refuse(&R->sink, &R->rep, false, "%s", R->err);
 	R->n_rl = plan_rlimits(o, &R->rep, R->rl);
 	return RUN_GO;
 }

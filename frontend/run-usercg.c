@@ -19,6 +19,20 @@ struct ucg_limits {
 	bool has_timeout;
 };
 
+int
+run_policy_check(const struct policy_resolved *pol, enum policy_limit l, uint64_t value,
+		 char *err, size_t errlen)
+{
+	char why[POLICY_ERR_MAX];
+	int r = policy_check_request(pol, l, value, why, sizeof(why));
+
+	if (r < 0)
+		(void) snprintf(err, errlen, "--%s: give a %s, or ask the admin (sandcap policy "
+				"show lists your ceilings)", why, l == POLICY_TIMEOUT ?
+				"shorter --timeout" : "smaller value");
+	return r;
+}
+
 /* The policy, applied by sandcap itself (no helper checks it in this mode). */
 static int
 apply_policy(struct ucg_limits *o, const struct policy_resolved *pol, char *err, size_t errlen)
@@ -37,7 +51,7 @@ apply_policy(struct ucg_limits *o, const struct policy_resolved *pol, char *err,
 	if (!o->has_timeout)
 		o->timeout_ms = 0;
 	for (size_t i = 0; i < ELEMENTSOF(v); i++) {
-		int r = policy_check_request(pol, l[i], *v[i], err, errlen);
+		int r = run_policy_check(pol, l[i], *v[i], err, errlen);
 
 		if (r < 0)
 			return r;

@@ -19,6 +19,12 @@
 int run_usercg_setup(struct run_opts *o, struct report *rep, const struct policy_resolved *pol,
 		     const char *id, struct usercg *u, char *err, size_t errlen);
 
+/* policy_check_request() for a value of the command line, its refusal naming the option
+ * and the way out: "--memory 4 GiB is over the ceiling 2 GiB set by [limits]: give a
+ * smaller value, or ask the admin (sandcap policy show lists your ceilings)". */
+int run_policy_check(const struct policy_resolved *pol, enum policy_limit l, uint64_t value,
+		     char *err, size_t errlen);
+
 /* After isolate_plan(): add the Landlock layer that keeps the cgroup filesystem unwritable
  * where the kernel has Landlock, and say in rep what protects (or does not protect) the
  * sandbox's own cgroup files. */

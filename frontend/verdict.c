@@ -64,8 +64,14 @@ verdict_decide(const struct verdict_input *in, struct verdict *ret)
 		v.limits_hit |= HIT(VERDICT_TIMEOUT);
 	if (in->output_limit_hit)
 		v.limits_hit |= HIT(VERDICT_OUTPUT);
+	/* RLIMIT_CPU's signals count only for a limit this run set: a SIGXCPU from a limit
+	 * inherited from sandcap's caller (or sent by hand without --cpu-time) is a plain
+	 * signal.  A SIGXCPU is taken at its word under --cpu-time: the kernel compares the
+	 * limit with its tick samples of CPU time, and rusage's exact run time has read 30%
+	 * under them on a loaded host, so the CPU time cannot tell one sent by hand apart.
+	 * A SIGKILL needs the CPU time as evidence, for it is what anyone may send. */
 	if (in->cpu_budget_fired ||
-	    (in->signaled && in->signal == SIGXCPU) ||
+	    (in->signaled && in->signal == SIGXCPU && in->cpu_limit_ms > 0) ||
 	    (in->signaled && in->signal == SIGKILL && in->cpu_limit_ms > 0 &&
 	     in->main_cpu_ms >= in->cpu_limit_ms))
 		v.limits_hit |= HIT(VERDICT_CPU_TIME);
@@ -75,7 +81,8 @@ verdict_decide(const struct verdict_input *in, struct verdict *ret)
 		v.limits_hit |= HIT(VERDICT_MEMORY);
 	if (c->has_pids_events && c->pids_max_events > 0)
 		v.limits_hit |= HIT(VERDICT_PIDS);
-	if (in->signaled && in->signal == SIGXFSZ)
+	/* No evidence but the signal: it counts only when this run set RLIMIT_FSIZE. */
+	if (in->signaled && in->signal == SIGXFSZ && in->fsize_limit)
 		v.limits_hit |= HIT(VERDICT_FSIZE);
 	if (c->has_disk_used && in->disk_limit > 0 && c->disk_used >= in->disk_limit)
 		v.limits_hit |= HIT(VERDICT_DISK);
@@ -85,8 +92,12 @@ verdict_decide(const struct verdict_input *in, struct verdict *ret)
 		v.kind = VERDICT_TIMEOUT;
 		v.sc_exit = SC_EXIT_TIMEOUT;
 	} else if (v.limits_hit & HIT(VERDICT_OUTPUT)) {
-		/* sandcap ended it (SIGKILL) for its output; the exit status stays 128+9. */
+		/* sandcap ended it (SIGKILL) for its output, and what it wrote past the cap is
+		 * lost: 128+9 also when the main process had exited before the kill, even with
+		 * 0, or a script would take a cut output for a success (its own status stays
+		 * in exit_code). */
 		v.kind = VERDICT_OUTPUT;
+		v.sc_exit = 128 + SIGKILL;
 	} else if (v.limits_hit & HIT(VERDICT_CPU_TIME)) {
 		v.kind = VERDICT_CPU_TIME;
 	} else if (failed && (v.limits_hit & HIT(VERDICT_MEMORY))) {

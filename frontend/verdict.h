@@ -47,10 +47,12 @@ struct verdict_input {
 	bool end_requested;             /* KILL/TERM/INT/HUP/QUIT from outside (sandcap kill or a
 					 * signal to sandcap) before the main process ended */
 
-	/* rlimit mode: RLIMIT_CPU hard limit is soft + 1 s, reached -> SIGKILL.  A SIGKILL with
-	 * the main process's CPU time at or over cpu_limit_ms counts as cpu-time. */
-	uint64_t cpu_limit_ms;          /* 0 = no --cpu-time */
+	/* rlimit mode: RLIMIT_CPU's soft limit (SIGXCPU), the hard limit soft + 1 s (SIGKILL).
+	 * A SIGXCPU counts as cpu-time when this run set the limit; a SIGKILL when the main
+	 * process's CPU time is also at or over cpu_limit_ms; otherwise a plain signal. */
+	uint64_t cpu_limit_ms;          /* the soft limit as applied (whole seconds); 0 = none */
 	uint64_t main_cpu_ms;           /* user + system of the main process (wait4 rusage) */
+	bool fsize_limit;               /* this run set RLIMIT_FSIZE (--fsize, --fallback --disk) */
 
 	/* cgroup mode; has_* false in rlimit mode. */
 	struct cg_usage counters;

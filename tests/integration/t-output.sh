@@ -24,6 +24,15 @@ eq "... 10 bytes passed in all" 10 "$(json "$T/o2.json" '["usage"]["output_bytes
 eq "... stdout got its 5" 12345 "$(cat "$T/out")"
 i=0; while [ $i -lt 50 ] && ! gone "sleep 100.8812"; do sleep 0.1; i=$((i + 1)); done
 
+# A command that writes past the cap and exits 0 at once may be gone before the kill: the
+# output was still cut, so never exit 0 (137, as when the kill ends it; its 0 is exit_code).
+sandcap_run -q --output-limit 10 --report "$T/o6.json" -- printf 0123456789abcdef
+eq "16 bytes under a 10-byte cap, the command exiting 0 at once: output" output \
+	"$(json "$T/o6.json" '["verdict"]')"
+eq "... exit 137 whichever came first, its exit or the kill" 137 "$rc"
+eq "... sandcap_exit in the report" 137 "$(json "$T/o6.json" '["sandcap_exit"]')"
+eq "... the cap passed" 0123456789 "$(cat "$T/out")"
+
 # Exactly the cap is not over it.
 sandcap_run -q --output-limit 10 --report "$T/o3.json" -- printf 0123456789
 eq "exactly 10 bytes under a 10-byte cap: ok" ok "$(json "$T/o3.json" '["verdict"]')"

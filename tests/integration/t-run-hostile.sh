@@ -158,8 +158,38 @@ if $can_ns; then
 		mount --bind /tmp/etc /etc && as_nobody "$SANDCAP" run -q --net none -- true 2>&1
 	')
 	contains "item 10: the refusal names the line (sandbox.ini:3)" "/etc/sandcap/sandbox.ini:3" "$out"
+	# The policy's timeout ceiling and default hold in rlimit mode too (sandcap enforces
+	# the timeout in every mode): leaving --timeout out gets the default, not no timeout.
+	out=$(in_ns '
+		mkdir /tmp/etc && cp -a /etc/. /tmp/etc/ 2>/dev/null
+		mkdir -p /tmp/etc/sandcap && chmod 755 /tmp/etc /tmp/etc/sandcap
+		printf "[limits]\ntimeout = 20s\n[defaults]\ntimeout = 1s\n" \
+			> /tmp/etc/sandcap/sandbox.ini
+		chmod 644 /tmp/etc/sandcap/sandbox.ini
+		mount --bind /tmp/etc /etc || { echo "bind-failed"; exit 0; }
+		for how in run "run --no-cgroup"; do
+			# shellcheck disable=SC2086
+			as_nobody "$SANDCAP" $how -q --grace 0 --report - -- sleep 30 > /tmp/r 2>&1
+			echo "default $how|$?|$(tr -d " " < /tmp/r | grep -o "\"timeout_ms\":[0-9]*")"
+			# shellcheck disable=SC2086
+			as_nobody "$SANDCAP" $how --timeout 1m -- true > /tmp/o 2> /tmp/e
+			echo "over $how|$?|$(tr "\n" " " < /tmp/e)"
+		done
+	')
+	for how in run "run --no-cgroup"; do
+		l=$(printf '%s\n' "$out" | grep "^default $how|")
+		eq "policy timeout: sandcap $how without --timeout gets the default (124, 1000 ms)" \
+			"default $how|124|\"timeout_ms\":1000" "$l"
+		l=$(printf '%s\n' "$out" | grep "^over $how|")
+		case "$l" in
+		"over $how|125|"*"--timeout 60s is over the ceiling 20s"*"policy show"*)
+			ok "policy timeout: sandcap $how --timeout 1m over the ceiling: refused (125), named" ;;
+		*)	notok "policy timeout: sandcap $how --timeout 1m over the ceiling ($l)" ;;
+		esac
+	done
 else
 	skip "item 10: needs root and unshare -m (a private copy of /etc for the policy)"
+	skip "policy timeout in rlimit mode: needs root and unshare -m (a private copy of /etc)"
 fi
 
 # ---- item 13: truthful, short messages ----------------------------------------------------

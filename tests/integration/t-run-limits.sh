@@ -43,6 +43,57 @@ expect "... and did not" [ "$(cat "$T/out")" != forked ]
 sandcap_run -q --nproc 1000 -- sh -c 'true & wait; echo forked'
 eq "--nproc 1000: forking works" forked "$(cat "$T/out")"
 
+# RLIMIT_NPROC does not bind root (nor CAP_SYS_ADMIN or CAP_SYS_RESOURCE): refused there,
+# never set for show; the --fallback substitute for --pids too.
+if [ "$(id -u)" = 0 ]; then
+	"$SANDCAP" run -q --nproc 5 --report "$T/np.json" -- true > "$T/out" 2> "$T/err"
+	eq "--nproc as root: refused (125)" 125 "$?"
+	contains "... naming the option, the reason and the fix" \
+		"--nproc 5 cannot be enforced: you are root (uid 0)" "$(cat "$T/err")"
+	contains "... and the way out" "unprivileged user" "$(cat "$T/err")"
+	eq "... the report says setup-error" setup-error "$(json "$T/np.json" '["verdict"]')"
+	"$SANDCAP" run -q --no-cgroup --fallback --pids 5 -- true > "$T/out" 2> "$T/err"
+	eq "--fallback --pids as root: refused (125)" 125 "$?"
+	contains "... naming --pids and its substitute" "--pids 5 with --fallback (RLIMIT_NPROC)" \
+		"$(cat "$T/err")"
+else
+	skip "--nproc refused for root: the tests do not run as root"
+	skip "--fallback --pids refused for root: the tests do not run as root"
+fi
+
+# SIGXFSZ and SIGXCPU that no limit of this run's sent: a plain signal, never a limit the
+# report does not hold.
+sandcap_run -q --report "$T/x.json" -- sh -c 'kill -XFSZ $$'
+eq "SIGXFSZ sent by hand: 128+25" 153 "$rc"
+eq "... verdict signal" signal "$(json "$T/x.json" '["verdict"]')"
+eq "... no limit hit" '[]' "$(json "$T/x.json" '["limits_hit"]')"
+contains "... the message says no file size limit of this run's" "no file size limit" \
+	"$(json "$T/x.json" '["message"]')"
+sandcap_run -q --report "$T/x.json" -- sh -c 'kill -XCPU $$'
+eq "SIGXCPU sent by hand without --cpu-time: verdict signal" signal \
+	"$(json "$T/x.json" '["verdict"]')"
+contains "... no CPU time limit of this run's" "no CPU time limit" "$(json "$T/x.json" '["message"]')"
+# (It binds sandcap too: its report, over 1000 bytes, cannot be written, which it says,
+# instead of dying of SIGXFSZ itself.)
+as_user prlimit --fsize=1000 "$SANDCAP" run --report "$T/x2.json" -- \
+	sh -c "exec head -c 4096 /dev/zero > $T/inh" > "$T/out" 2> "$T/err"
+eq "a file size limit inherited from sandcap's caller: the report cannot be written (125)" \
+	125 "$?"
+contains "... verdict signal, the limit named as inherited" \
+	"signal: the command was killed by signal 25 (SIGXFSZ) (RLIMIT_FSIZE 1000 B inherited from sandcap's caller" \
+	"$(cat "$T/err")"
+contains "... sandcap says why there is no report" "--report: cannot write the report: File too large" \
+	"$(cat "$T/err")"
+expect "... and leaves no report file behind, not even a partial one" \
+	[ -z "$(find "$T" -name '*x2.json*')" ]
+
+# --cpu-time under a second: RLIMIT_CPU counts whole seconds, and the message says which.
+sandcap_run -q --cpu-time 300ms --report "$T/c3.json" -- sh -c 'while :; do :; done'
+eq "busy loop under --cpu-time 300ms: verdict cpu-time" cpu-time "$(json "$T/c3.json" '["verdict"]')"
+contains "... the limit applied is named, and the rounding" \
+	"limit 1s per process, RLIMIT_CPU, whole seconds: --cpu-time 300ms rounded up" \
+	"$(json "$T/c3.json" '["message"]')"
+
 sandcap_run --nofile 99999999 -- true
 eq "a limit over the hard limit: 125" 125 "$rc"
 contains "... naming the option" "sandcap: setup-error: --nofile: cannot set the limit" "$(cat "$T/err")"

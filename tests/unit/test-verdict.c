@@ -90,13 +90,25 @@ test_timeout_wins_whatever_the_end(void **state)
 static void
 test_cpu_time(void **state)
 {
-	struct verdict_input in = { .signaled = true, .signal = SIGXCPU };
+	struct verdict_input in = { .signaled = true, .signal = SIGXCPU, .cpu_limit_ms = 1000,
+				    .main_cpu_ms = 1000 };
 	struct verdict v = decide(&in);
 
 	(void) state;
 	assert_int_equal(v.kind, VERDICT_CPU_TIME);
 	assert_int_equal(v.sc_exit, 128 + SIGXCPU);
 	assert_int_equal(v.limits_hit, 1u << VERDICT_CPU_TIME);
+	/* the kernel decides on tick samples, which rusage's exact run time may read well
+	 * under on a loaded host: a SIGXCPU under this run's limit is taken at its word */
+	in.main_cpu_ms = 698;
+	assert_int_equal(decide(&in).kind, VERDICT_CPU_TIME);
+
+	/* SIGXCPU with no limit of this run's (one inherited from sandcap's caller, or sent by
+	 * hand): a plain signal, never a limit the report does not hold. */
+	in = (struct verdict_input) { .signaled = true, .signal = SIGXCPU, .main_cpu_ms = 5000 };
+	v = decide(&in);
+	assert_int_equal(v.kind, VERDICT_SIGNAL);
+	assert_int_equal(v.limits_hit, 0);
 
 	/* SIGXCPU ignored: the hard limit's SIGKILL, with the CPU time to prove it. */
 	in = (struct verdict_input) { .signaled = true, .signal = SIGKILL, .cpu_limit_ms = 2000,
@@ -106,7 +118,7 @@ test_cpu_time(void **state)
 	assert_int_equal(v.sc_exit, 137);
 
 	/* A SIGKILL without that evidence is just a signal. */
-	in.main_cpu_ms = 1999;
+	in.main_cpu_ms = 1900;
 	v = decide(&in);
 	assert_int_equal(v.kind, VERDICT_SIGNAL);
 	in = (struct verdict_input) { .signaled = true, .signal = SIGKILL, .main_cpu_ms = 9000 };
@@ -122,13 +134,20 @@ test_cpu_time(void **state)
 static void
 test_fsize(void **state)
 {
-	struct verdict_input in = { .signaled = true, .signal = SIGXFSZ };
+	struct verdict_input in = { .signaled = true, .signal = SIGXFSZ, .fsize_limit = true };
 	struct verdict v = decide(&in);
 
 	(void) state;
 	assert_int_equal(v.kind, VERDICT_FSIZE);
 	assert_int_equal(v.sc_exit, 128 + SIGXFSZ);
 	assert_int_equal(v.limits_hit, 1u << VERDICT_FSIZE);
+
+	/* No RLIMIT_FSIZE of this run's: a SIGXFSZ sent by hand or from a limit sandcap's
+	 * caller set is a plain signal, never a limit the report does not hold. */
+	in.fsize_limit = false;
+	v = decide(&in);
+	assert_int_equal(v.kind, VERDICT_SIGNAL);
+	assert_int_equal(v.limits_hit, 0);
 
 	/* A shell reporting 153 for a child is not evidence: no guessing. */
 	in = (struct verdict_input) { .exited = true, .exit_code = 128 + SIGXFSZ };
@@ -237,7 +256,8 @@ test_killed_at_a_request(void **state)
 	in = (struct verdict_input) { .signaled = true, .signal = SIGTERM, .end_requested = true,
 				      .timeout_fired = true };
 	assert_int_equal(decide(&in).kind, VERDICT_TIMEOUT);
-	in = (struct verdict_input) { .signaled = true, .signal = SIGXFSZ, .end_requested = true };
+	in = (struct verdict_input) { .signaled = true, .signal = SIGXFSZ, .end_requested = true,
+				      .fsize_limit = true };
 	assert_int_equal(decide(&in).kind, VERDICT_FSIZE);
 }
 
@@ -253,7 +273,14 @@ test_output_limit(void **state)
 	assert_int_equal(v.limits_hit, 1u << VERDICT_OUTPUT);
 	/* the cap fired first and the process exited on its own meanwhile: still output */
 	in = (struct verdict_input) { .exited = true, .exit_code = 0, .output_limit_hit = true };
-	assert_int_equal(decide(&in).kind, VERDICT_OUTPUT);
+	v = decide(&in);
+	assert_int_equal(v.kind, VERDICT_OUTPUT);
+	/* ... and never a success: what passed the cap is lost (its own 0 stays in exit_code) */
+	assert_int_equal(v.sc_exit, 128 + SIGKILL);
+	assert_int_equal(v.exit_code, 0);
+	in.exit_code = 3;
+	assert_int_equal(decide(&in).sc_exit, 128 + SIGKILL);
+	in.exit_code = 0;
 	/* the timer wins as for every limit; output stays in limits_hit */
 	in.timeout_fired = true;
 	v = decide(&in);
