@@ -6,12 +6,25 @@ set -u
 SANDCAP=${SANDCAP:-sandcap}
 keep=${SANDCAP_DEMO_REPORTS:-}
 pretty() { if command -v jq >/dev/null 2>&1; then jq .; else cat; fi; }
+# The arguments as one shell-quoted line: pasted into a shell, it runs exactly the command
+# shown, sandboxed (printed unquoted, step 2 read as a fork bomb outside the sandbox).
+shquote() {
+	out=""
+	for a in "$@"; do
+		case $a in
+		"" | *[!A-Za-z0-9_./:=%@,+-]*)
+			a="'$(printf '%s' "$a" | sed "s/'/'\\\\''/g")'" ;;
+		esac
+		out="$out${out:+ }$a"
+	done
+	printf '%s\n' "$out"
+}
 show() {
 	num=$1 title=$2; shift 2
 	echo
 	echo "================================================================"
 	echo "== $num. $title"
-	echo "== \$ sandcap run $*"
+	printf "== \$ sandcap run %s\n" "$(shquote "$@")"
 	echo "================================================================"
 	rep=$(mktemp)
 	"$SANDCAP" run --report "$rep" "$@"
