@@ -210,7 +210,16 @@ timeout_message(const struct run_opts *o, const struct sv_outcome *out, const ch
 	format_duration_ms(out->wall_ms, a, sizeof(a));
 	format_duration_ms(o->timeout_ms, b, sizeof(b));
 	format_duration_ms(o->grace_ms, g, sizeof(g));
-	if (out->grace_expired)
+	if (out->grace_expired && out->exited)
+		/* The main process ended on SIGTERM; what it left behind needed the SIGKILL. */
+		snprintf(buf, bufsz, "stopped after %s (limit %s): the command exited with "
+			 "status %d after SIGTERM; what was left of the sandbox was killed (SIGKILL) "
+			 "after the %s grace", a, b, out->exit_code, g);
+	else if (out->grace_expired && out->signaled && out->signal != SIGKILL)
+		snprintf(buf, bufsz, "stopped after %s (limit %s): SIGTERM, the command was "
+			 "killed by SIG%s; what was left of the sandbox was killed (SIGKILL) after the "
+			 "%s grace", a, b, sig != NULL ? sig : "?", g);
+	else if (out->grace_expired)
 		snprintf(buf, bufsz, "killed after %s (limit %s): SIGTERM, then SIGKILL "
 			 "after the %s grace", a, b, g);
 	else if (out->signaled && out->signal != SIGTERM)
@@ -241,17 +250,19 @@ killed_message(const struct sv_outcome *out, const struct verdict *v, const char
 		snprintf(buf, bufsz, "sandcap was killed (its first process, pid %d, which the "
 			 "shell waits for), so the sandbox was ended: the command %s",
 			 (int) out->end_request.pid, how);
+	/* A request, not necessarily the end: the command may handle or ignore it, and the
+	 * last part says how it ended. */
 	else if (out->end_request.by_control)
-		snprintf(buf, bufsz, "ended by 'sandcap kill' (SIG%s, from pid %d, uid %u): "
-			 "the command %s", rs != NULL ? rs : "?", (int) out->end_request.pid,
+		snprintf(buf, bufsz, "'sandcap kill' (SIG%s, from pid %d, uid %u) asked it to end, "
+			 "then the command %s", rs != NULL ? rs : "?", (int) out->end_request.pid,
 			 (unsigned) out->end_request.uid, how);
 	else if (out->end_request.pid == 0)
-		snprintf(buf, bufsz, "ended by SIG%s from the kernel (e.g. the terminal hung "
-			 "up), forwarded by sandcap: the command %s", rs != NULL ? rs : "?", how);
+		snprintf(buf, bufsz, "SIG%s from the kernel (e.g. the terminal hung up), forwarded "
+			 "by sandcap, then the command %s", rs != NULL ? rs : "?", how);
 	else
-		snprintf(buf, bufsz, "ended by SIG%s sent to sandcap by pid %d (uid %u) and "
-			 "forwarded: the command %s", rs != NULL ? rs : "?",
-			 (int) out->end_request.pid, (unsigned) out->end_request.uid, how);
+		snprintf(buf, bufsz, "SIG%s sent to sandcap by pid %d (uid %u), forwarded, then the "
+			 "command %s", rs != NULL ? rs : "?", (int) out->end_request.pid,
+			 (unsigned) out->end_request.uid, how);
 }
 
 /* A SIGXCPU or SIGXFSZ that is not this run's limit (verdict signal): say where it may have

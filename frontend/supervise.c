@@ -538,11 +538,17 @@ is_end_signal(int sig)
 	       sig == SIGQUIT;
 }
 
-/* Record the first request to end the sandbox; true if this one was recorded. */
+/* Record a request to end the sandbox; true if this one was recorded.  The latest one is
+ * kept, so the report names the request the command met last (a SIGHUP it ignored, then
+ * the SIGTERM that ended it: the SIGTERM), except that nothing replaces a SIGKILL or the
+ * keeper's death, after which the end is certain. */
 static bool
 note_end_request(struct sv_state *st, int sig, bool by_control, pid_t pid, uid_t uid)
 {
-	if (st->main_reaped || !is_end_signal(sig) || st->out->end_request.requested)
+	const struct sv_end_request *r = &st->out->end_request;
+
+	if (st->main_reaped || !is_end_signal(sig) ||
+	    (r->requested && (r->keeper_died || r->signal == SIGKILL)))
 		return false;
 	st->out->end_request.requested = true;
 	st->out->end_request.by_control = by_control;

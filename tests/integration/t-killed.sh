@@ -60,6 +60,22 @@ LIBTEST_PIDS=""
 i=0; while [ $i -lt 50 ] && ! gone "sleep 100.5612"; do sleep 0.1; i=$((i + 1)); done
 expect "its children are gone" gone "sleep 100.5612"
 
+# Two requests, the first ignored: killed_by names the last one, the one the command met.
+# (Standard signals pending together are read lowest number first: HUP before TERM.)
+(ue_exec "$SANDCAP" run -q --timeout 60 --report "$T/k4.json" -- sh -c 'trap "" HUP; trap "exit 4" TERM; sleep 100.5613 & wait') & b=$!
+LIBTEST_PIDS="$b"
+i=0; while [ $i -lt 300 ] && ! pgrep -f -- '^sleep 100\.5613$' > /dev/null; do
+	sleep 0.1; i=$((i + 1)); done
+kill -HUP "$b"; sleep 0.3; kill -TERM "$b"
+wait "$b"
+eq "HUP ignored, then TERM handled: sandcap exits with the command's status (4)" 4 "$?"
+eq "... killed_by.signal is the last request, TERM" 15 "$(json "$T/k4.json" '["killed_by"]["signal"]')"
+contains "... the message says it was a request, then how the command ended" \
+	"SIGTERM sent to sandcap by pid" "$(json "$T/k4.json" '["message"]')"
+contains "... ..." "forwarded, then the command exited with status 4" "$(json "$T/k4.json" '["message"]')"
+LIBTEST_PIDS=""
+i=0; while [ $i -lt 50 ] && ! gone "sleep 100.5613"; do sleep 0.1; i=$((i + 1)); done
+
 # Nothing from outside: no killed_by.
 sandcap_run -q --report "$T/k3.json" -- sh -c 'kill -TERM $$'
 eq "a command that signals itself: verdict signal" signal "$(json "$T/k3.json" '["verdict"]')"

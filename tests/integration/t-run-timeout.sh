@@ -55,6 +55,15 @@ between "... after timeout + grace (ms)" 1500 30000 "$ms"
 expect "... the escapee is gone" gone "sleep 100.1237"
 expect "... the main sleep is gone" gone "sleep 100.1238"
 
+# The main process exits 0 on SIGTERM, a child ignoring it needs the SIGKILL: the message
+# says so, not that the command was killed.
+sandcap_run -q --timeout 2 --grace 1 --report "$T/tg.json" -- sh -c 'sh -c "trap \"\" TERM; sleep 100.1240" & trap "exit 0" TERM; sleep 100.1241 & wait'
+eq "main exits 0 on SIGTERM, a child ignores it: 124" 124 "$rc"
+contains "... the message says the command exited 0 and the rest was killed" \
+	"the command exited with status 0 after SIGTERM; what was left of the sandbox was killed (SIGKILL) after the 1s grace" \
+	"$(json "$T/tg.json" '["message"]')"
+expect "... the child is gone" gone "sleep 100.1240"
+
 # A stopped descendant does not hold up the end.
 sandcap_run -q -- sh -c 'sleep 100.1239 & kill -STOP $!; exit 0'
 eq "stopped descendant: exit 0" 0 "$rc"
