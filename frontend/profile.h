@@ -5,9 +5,10 @@
  *   1. $XDG_CONFIG_HOME/sandcap/profiles.ini (default ~/.config/sandcap/profiles.ini), the user's;
  *   2. SC_PROFILES_DIR/ *.ini in name order (default /etc/sandcap/profiles.d), the admin's.
  * A profile section [NAME] holds keys named like the long options of `sandcap run` (memory,
- * cpu, pids, disk, timeout, grace, cpu-time, as, fsize, nofile, stack, core, nproc, net, fs,
- * rw, ro, fallback, no-cgroup, keep-fds, env, env-clear, env-deny, chdir; env and env-deny
- * take space-separated words).  Values are validated here, with FILE:LINE in every error;
+ * cpu, pids, disk, timeout, grace, cpu-time, as, fsize, nofile, stack, core, nproc, net,
+ * allow, unix, fs, rw, ro, fallback, no-cgroup, keep-fds, env, env-clear, env-deny, chdir;
+ * env, env-deny and allow take space-separated words).  Values are validated here by
+ * run_args_apply(), the command line's own checks, with FILE:LINE in every error;
  * the profile becomes option words placed before the command line's own, so flags given on
  * the command line override it.  A profile never raises a ceiling: the helper still decides. */
 #pragma once

@@ -55,6 +55,41 @@ prof "$SANDCAP" run -q --profile q -- true
 eq "a malformed user file: exit 125" 125 "$rc"
 contains "a malformed user file: FILE:LINE" "$U/home/.config/sandcap/profiles.ini:3:" "$(cat "$T/err")"
 
+# A profile accepts what `sandcap run` accepts, with the same ranges, and says FILE:LINE.
+pf=$U/home/.config/sandcap/profiles.ini
+printf '[z]\ntimeout = 0\n' | as_user sh -c "cat > $pf"
+prof "$SANDCAP" profile show z
+eq "timeout = 0: profile show refuses it (exit 125)" 125 "$rc"
+contains "... with FILE:LINE and the run option's range" \
+	"$pf:2: timeout: duration '0' is out of range: expected more than 0" "$(cat "$T/err")"
+prof "$SANDCAP" run -q --profile z -- true
+eq "timeout = 0: run --profile refuses it too (exit 125)" 125 "$rc"
+contains "... with FILE:LINE" "$pf:2: timeout:" "$(cat "$T/err")"
+printf '[z]\nnofile = 2000000000\n' | as_user sh -c "cat > $pf"
+prof "$SANDCAP" profile show z
+eq "nofile = 2000000000 (over --nofile's 1073741824): refused" 125 "$rc"
+contains "... naming the range" "$pf:2: nofile: number '2000000000' is out of range: expected a whole number from 1 to 1073741824" "$(cat "$T/err")"
+printf '[z]\nas = 0\n' | as_user sh -c "cat > $pf"
+prof "$SANDCAP" run -q --profile z -- true
+eq "as = 0: refused (exit 125), not a command killed by SIGSEGV" 125 "$rc"
+contains "... with FILE:LINE" "$pf:2: as: size '0' is out of range: expected more than 0" "$(cat "$T/err")"
+prof "$SANDCAP" run -q --as 0 -- true
+eq "--as 0 on the command line: refused the same way (exit 125)" 125 "$rc"
+printf '[lo]\nnet = loopback\n\n[px]\nnet = proxy\nallow = example.com:443\n\n[bad]\nallow = example.com\nnet = none\n' |
+	as_user sh -c "cat > $pf"
+prof "$SANDCAP" profile show lo
+eq "net = loopback: accepted (in a file whose [bad] is refused: no)" 125 "$rc"
+contains "... [bad]: allow needs net = proxy, at its net line" "$pf:10: allow: only with --net proxy (not --net none)" "$(cat "$T/err")"
+printf '[lo]\nnet = loopback\n\n[px]\nnet = proxy\nallow = example.com:443\n' | as_user sh -c "cat > $pf"
+prof "$SANDCAP" profile show lo
+eq "net = loopback: profile show accepts it" 0 "$rc"
+contains "... as --net loopback" "sandcap run --net loopback -- COMMAND" "$(cat "$T/out")"
+prof "$SANDCAP" profile show px
+contains "net = proxy and allow: --net proxy --allow RULE" "sandcap run --net proxy --allow example.com:443 -- COMMAND" "$(cat "$T/out")"
+prof "$SANDCAP" run -q --no-cgroup --profile lo -- true
+eq "run --profile lo in rlimit mode: refused as --net loopback is (exit 125)" 125 "$rc"
+contains "... by run's own check, not the profile parser" "loopback" "$(cat "$T/err")"
+
 # ---- sandcap ps / sandcap kill ----
 nsock() { find "$U/run/sandcap" -name '*.sock' 2> /dev/null | wc -l; }
 wait_sock() { i=0; while [ $i -lt 600 ] && [ "$(nsock)" -lt "$1" ]; do

@@ -67,15 +67,41 @@ static const struct {
 	{ "[a]\nmemroy = 1G\n", 2, "unknown key 'memroy'" },
 	{ "[a]\nmemory = 1G\nmemory = 2G\n", 3, "set twice" },
 	{ "[a]\nmemory = 1G\n  2G\n", 3, "indented line" },
-	{ "[a]\nmemory = 12X\n", 2, "memory = '12X'" },
-	{ "[a]\nmemory = -1\n", 2, "memory = '-1'" },
-	{ "[a]\ncpu = 0%\n", 2, "cpu = '0%'" },
-	{ "[a]\npids = 0\n", 2, "pids = '0'" },
-	{ "[a]\ntimeout = 5x\n", 2, "timeout = '5x'" },
-	{ "[a]\nnet = internet\n", 2, "expected host, proxy, loopback or none" },
-	{ "[a]\nfs = rw\n", 2, "expected none, ro or strict" },
+	{ "[a]\nmemory = 12X\n", 2, "memory: invalid size '12X'" },
+	{ "[a]\nmemory = -1\n", 2, "memory: invalid size '-1'" },
+	{ "[a]\nmemory = 0\n", 2, "memory: size '0' is out of range: expected more than 0" },
+	{ "[a]\ncpu = 0%\n", 2, "cpu: percentage '0%' is out of range" },
+	{ "[a]\npids = 0\n", 2, "pids: number '0' is out of range" },
+	{ "[a]\ntimeout = 5x\n", 2, "timeout: invalid duration '5x'" },
+	{ "[a]\nnet = internet\n", 2, "net: invalid value 'internet': expected host, proxy, "
+	  "loopback or none" },
+	{ "[a]\nfs = rw\n", 2, "fs: invalid value 'rw': expected none, ro or strict" },
 	{ "[a]\nrw = relative/path\n", 2, "absolute paths" },
 	{ "[a]\nfallback = maybe\n", 2, "expected yes or no" },
+	/* the ranges of `sandcap run`, not wider ones of the profile's own */
+	{ "[a]\ntimeout = 0\n", 2, "timeout: duration '0' is out of range: expected more than 0" },
+	{ "[a]\ncpu-time = 0\n", 2, "cpu-time: duration '0' is out of range" },
+	{ "[a]\nnofile = 2000000000\n", 2, "nofile: number '2000000000' is out of range: expected "
+	  "a whole number from 1 to 1073741824" },
+	{ "[a]\nnproc = 1073741825\n", 2, "nproc: number '1073741825' is out of range" },
+	{ "[a]\npids = 4294967295\n", 2, "pids: number '4294967295' is out of range" },
+	{ "[a]\nas = 0\n", 2, "as: size '0' is out of range: expected more than 0" },
+	{ "[a]\nstack = 0\n", 2, "stack: size '0' is out of range" },
+	{ "[a]\ncpu = 500000%\n", 2, "cpu: percentage '500000%' is out of range" },
+	{ "[a]\nunix = some\n", 2, "unix: invalid value 'some': expected host or none" },
+	{ "[a]\nallow = a..b\n", 2, "allow: invalid rule 'a..b'" },
+	{ "[a]\nenv = 1X=2\n", 2, "env: invalid variable name in '1X=2'" },
+	{ "[a]\nenv-deny = A=B\n", 2, "env-deny: invalid pattern 'A=B'" },
+	{ "[a]\nchdir = @home\n", 2, "chdir = '@home': expected an absolute path or @workspace" },
+	/* what `sandcap run` checks between options, at the last net/allow/unix line */
+	{ "[a]\nallow = example.com\nnet = none\nmemory = 1G\n", 3,
+	  "allow: only with --net proxy (not --net none)" },
+	{ "[a]\nunix = none\n\n[b]\nnet = none\n", 2, "unix none: only with --net proxy, loopback "
+	  "or none" },
+	{ "[a]\nnet = host\nunix = none\n", 3, "unix none: only with" },
+	/* control bytes in an error message are escaped */
+	{ "[a]\nmemory = 1\x1b[2J\n", 2, "memory: invalid size '1\\x1b[2J'" },
+	{ "[a]\nme\x1bmory = 1\n", 2, "unknown key 'me\\x1bmory'" },
 	{ "memory = 1G\n", 1, "outside a [profile] section" },
 	{ "[a]\n[a]\n", 2, "defined twice" },
 	{ "[a b]\n", 1, "bad profile name" },
@@ -108,8 +134,12 @@ test_good_file(void **state)
 	char err[PROFILE_ERR_MAX] = "";
 	const char *text = "; comment\n[agent]\nmemory = 512M\ncpu = 50%\npids = 64\n"
 			   "cpu_time = 1.5s\nnet = none\nfs = ro\nrw = /tmp /var/tmp\n"
-			   "fallback = no\nno-cgroup = yes\n\n[build]\nmemory = 4G\n";
+			   "fallback = no\nno-cgroup = yes\nunix = none\nfsize = 0\n"
+			   "nofile = 1073741824\n\n[build]\nmemory = 4G\n"
+			   "[lo]\nnet = loopback\n[px]\nnet = proxy\nallow = example.com *.pypi.org:443\n"
+			   "[px2]\nallow = 10.0.0.0/8:*\nunix = none\n";
 
+	(void) state;
 	assert_int_equal(profile_parse_text(text, "f.ini", NULL, NULL, err, sizeof(err)), 0);
 }
 
@@ -152,7 +182,34 @@ test_load_order_and_words(void **state)
 	/* a malformed file that is read is an error, not skipped */
 	write_file("xdg/sandcap/profiles.ini", "[agent]\nmemory = lots\n");
 	assert_int_equal(profile_load("build", &p, err, sizeof(err)), -EINVAL);
-	assert_non_null(strstr(err, "profiles.ini:2: memory = 'lots'"));
+	assert_non_null(strstr(err, "profiles.ini:2: memory: invalid size 'lots'"));
+}
+
+/* net = loopback and net = proxy with allow become the same words as on the command line. */
+static void
+test_net_words(void **state)
+{
+	char err[PROFILE_ERR_MAX] = "";
+	struct profile p;
+
+	(void) state;
+	write_file("xdg/sandcap/profiles.ini", "[lo]\nnet = loopback\nunix = none\n"
+		   "[px]\nnet = proxy\nallow = example.com *.pypi.org:443\n");
+	assert_int_equal(profile_load("lo", &p, err, sizeof(err)), 0);
+	assert_int_equal(p.nwords, 4);
+	assert_string_equal(p.words[0], "--net");
+	assert_string_equal(p.words[1], "loopback");
+	assert_string_equal(p.words[2], "--unix");
+	assert_string_equal(p.words[3], "none");
+	profile_done(&p);
+	assert_int_equal(profile_load("px", &p, err, sizeof(err)), 0);
+	assert_int_equal(p.nwords, 6);
+	assert_string_equal(p.words[1], "proxy");
+	assert_string_equal(p.words[2], "--allow");
+	assert_string_equal(p.words[3], "example.com");
+	assert_string_equal(p.words[4], "--allow");
+	assert_string_equal(p.words[5], "*.pypi.org:443");
+	profile_done(&p);
 }
 
 int
@@ -162,6 +219,7 @@ main(void)
 		cmocka_unit_test(test_bad_files),
 		cmocka_unit_test(test_good_file),
 		cmocka_unit_test(test_load_order_and_words),
+		cmocka_unit_test(test_net_words),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
