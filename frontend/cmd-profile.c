@@ -23,6 +23,8 @@ list_header(const char *section, unsigned line, void *userdata)
 	lc->any = true;
 }
 
+/* A file that cannot be read or parsed ends the list there: profile_load() stops at it too,
+ * so no profile in it or in a later file can be used (sandcap(1)). */
 static int
 list_one(const char *path, void *userdata)
 {
@@ -38,8 +40,12 @@ list_one(const char *path, void *userdata)
 		lc->file = path;
 		r = profile_parse_text(text, path, list_header, lc, err, sizeof(err));
 	}
-	if (r < 0)
-		fprintf(stderr, "sandcap: profile: %s\n", err);
+	if (r < 0) {
+		fprintf(stderr, "sandcap: profile list: %s\n"
+			"sandcap: profile list: incomplete: sandcap run --profile refuses %s and reads "
+			"no profiles file after it; fix it to list (and use) the rest\n", err, path);
+		return r;
+	}
 	return 0;
 }
 
@@ -53,7 +59,8 @@ cmd_profile(int argc, char **argv)
 
 	if (argc >= 2 && streq(argv[1], "list") && argc == 2) {
 		printf("%-20s %s\n", "PROFILE", "DEFINED AT (first match wins)");
-		profile_for_each_file(list_one, &lc);
+		if (profile_for_each_file(list_one, &lc) < 0)
+			return SC_EXIT_FAILURE;
 		return 0;
 	}
 	if (argc == 3 && streq(argv[1], "show")) {
@@ -74,7 +81,10 @@ cmd_profile(int argc, char **argv)
 		printf("Usage: sandcap profile list\n       sandcap profile show NAME\n\n"
 		       "Profiles are [NAME] sections of $XDG_CONFIG_HOME/sandcap/profiles.ini "
 		       "(~/.config/sandcap/profiles.ini), then of %s/*.ini; the first match wins.\n"
-		       "Use one with sandcap run --profile NAME; see sandcap(1).\n", profile_admin_dir());
+		       "Use one with sandcap run --profile NAME; see sandcap(1).\n\n"
+		       "Exit status: 0; 125 if a profiles file cannot be read or is malformed (list\n"
+		       "stops at it, as --profile does) or show finds no profile NAME.\n",
+		       profile_admin_dir());
 		return 0;
 	}
 	fprintf(stderr, "sandcap: profile: expected 'list' or 'show NAME' (see sandcap profile --help)\n");

@@ -90,6 +90,23 @@ prof "$SANDCAP" run -q --no-cgroup --profile lo -- true
 eq "run --profile lo in rlimit mode: refused as --net loopback is (exit 125)" 125 "$rc"
 contains "... by run's own check, not the profile parser" "loopback" "$(cat "$T/err")"
 
+# One bad section: the whole file is refused, and so is profile list (it must not look complete).
+printf '[good]\nmemory = 1G\n\n[bad]\nnet = loopbak\n\n[after]\npids = 8\n' | as_user sh -c "cat > $U/pd/15-broken.ini"
+prof "$SANDCAP" profile list
+eq "profile list with a malformed file: exit 125" 125 "$rc"
+contains "... names its FILE:LINE" "$U/pd/15-broken.ini:5: net: invalid value 'loopbak'" "$(cat "$T/err")"
+contains "... and says the list is incomplete" "incomplete" "$(cat "$T/err")"
+contains "... still lists the profiles before it that --profile can use" "$U/pd/10-a.ini:5" "$(cat "$T/out")"
+expect "... lists neither [good] (before the bad line) nor [after] in it" \
+	sh -c "! grep -Eq '^(good|after) ' '$T/out'"
+expect "... nor 20-b.ini's [r], which --profile cannot reach past it" sh -c "! grep -q '^r ' '$T/out'"
+prof "$SANDCAP" run -q --profile good -- true
+eq "run --profile good (same file): refused (exit 125)" 125 "$rc"
+contains "... naming the bad line" "$U/pd/15-broken.ini:5:" "$(cat "$T/err")"
+rm -f "$U/pd/15-broken.ini"
+prof "$SANDCAP" profile list
+eq "profile list once it is fixed: exit 0" 0 "$rc"
+
 # ---- sandcap ps / sandcap kill ----
 nsock() { find "$U/run/sandcap" -name '*.sock' 2> /dev/null | wc -l; }
 wait_sock() { i=0; while [ $i -lt 600 ] && [ "$(nsock)" -lt "$1" ]; do

@@ -185,6 +185,32 @@ test_load_order_and_words(void **state)
 	assert_non_null(strstr(err, "profiles.ini:2: memory: invalid size 'lots'"));
 }
 
+static void
+count_section(const char *section, unsigned line, void *userdata)
+{
+	(void) section;
+	(void) line;
+	(*(unsigned *) userdata)++;
+}
+
+/* Sections are reported only for a file that parsed whole: one before a bad line is no more
+ * usable than one after it. */
+static void
+test_sections_only_when_whole(void **state)
+{
+	char err[PROFILE_ERR_MAX] = "";
+	unsigned n = 0;
+
+	(void) state;
+	assert_int_equal(profile_parse_text("[a]\nmemory = 1G\n[b]\nbogus = 1\n[c]\n", "f.ini",
+					    count_section, &n, err, sizeof(err)), -EINVAL);
+	assert_int_equal(n, 0);
+	assert_non_null(strstr(err, "f.ini:4: unknown key 'bogus'"));
+	assert_int_equal(profile_parse_text("[a]\nmemory = 1G\n[b]\n[c]\npids = 3\n", "f.ini",
+					    count_section, &n, err, sizeof(err)), 0);
+	assert_int_equal(n, 3);
+}
+
 /* net = loopback and net = proxy with allow become the same words as on the command line. */
 static void
 test_net_words(void **state)
@@ -220,6 +246,7 @@ main(void)
 		cmocka_unit_test(test_good_file),
 		cmocka_unit_test(test_load_order_and_words),
 		cmocka_unit_test(test_net_words),
+		cmocka_unit_test(test_sections_only_when_whole),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
