@@ -345,6 +345,11 @@ parse_into(struct pctx *c, const char *text)
 		return -ENOMEM;
 	run_args_reset(opts);
 	c->opts = opts;
+	/* A UTF-8 byte order mark at the very start is ignored (editors add it), as in the policy
+	 * file.  Skipped here, not left to inih (INI_ALLOW_BOM is a build option): preader() must
+	 * see the first line's '[' to record the section. */
+	if (strneq(text, "\xef\xbb\xbf", 3))
+		text += 3;
 	c->pos = text;
 	r = ini_parse_stream(preader, c, phandler, c);
 	if (r == 0 && c->error == 0)

@@ -106,6 +106,9 @@ contains "... naming the bad line" "$U/pd/15-broken.ini:5:" "$(cat "$T/err")"
 rm -f "$U/pd/15-broken.ini"
 prof "$SANDCAP" profile list
 eq "profile list once it is fixed: exit 0" 0 "$rc"
+printf '\357\273\277[bom]\ntimeout = 4s\n' | as_user sh -c "cat > $pf"
+prof "$SANDCAP" run -q --profile bom --report "$T/p.json" -- true
+eq "a profiles.ini starting with a UTF-8 BOM: its first profile is found (timeout 4s)" 4000 "$(lim timeout_ms)"
 
 # ---- sandcap ps / sandcap kill ----
 nsock() { find "$U/run/sandcap" -name '*.sock' 2> /dev/null | wc -l; }

@@ -211,6 +211,38 @@ test_sections_only_when_whole(void **state)
 	assert_int_equal(n, 3);
 }
 
+static void
+first_section(const char *section, unsigned line, void *userdata)
+{
+	char *buf = userdata;
+
+	if (buf[0] == '\0')
+		snprintf(buf, 64, "%s:%u", section, line);
+}
+
+/* A UTF-8 byte order mark before the first line is ignored, as in the policy file. */
+static void
+test_bom(void **state)
+{
+	char err[PROFILE_ERR_MAX] = "", first[64] = "";
+	struct profile p;
+
+	(void) state;
+	assert_int_equal(profile_parse_text("\xef\xbb\xbf[x]\nmemory = 1G\n", "f.ini", first_section,
+					    first, err, sizeof(err)), 0);
+	assert_string_equal(first, "x:1");
+	write_file("xdg/sandcap/profiles.ini", "\xef\xbb\xbf[x]\nmemory = 1G\n");
+	assert_int_equal(profile_load("x", &p, err, sizeof(err)), 0);
+	assert_int_equal(p.line, 1);
+	assert_int_equal(p.nwords, 2);
+	assert_string_equal(p.words[1], "1G");
+	profile_done(&p);
+	/* only at the very start: elsewhere it is part of the line, and refused */
+	assert_int_equal(profile_parse_text("[x]\n\xef\xbb\xbfmemory = 1G\n", "f.ini", NULL, NULL,
+					    err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "f.ini:2: unknown key"));
+}
+
 /* net = loopback and net = proxy with allow become the same words as on the command line. */
 static void
 test_net_words(void **state)
@@ -247,6 +279,7 @@ main(void)
 		cmocka_unit_test(test_load_order_and_words),
 		cmocka_unit_test(test_net_words),
 		cmocka_unit_test(test_sections_only_when_whole),
+		cmocka_unit_test(test_bom),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
