@@ -4,8 +4,10 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "commands.h"
+#include "log.h"
 #include "macro.h"
 #include "profile.h"
 
@@ -49,6 +51,37 @@ list_one(const char *path, void *userdata)
 	return 0;
 }
 
+/* The profile as one line to paste into a POSIX shell: every word quoted as needed, nothing
+ * from the file (values, its path) reaching the terminal raw.  Printed only when whole. */
+static int
+show(const struct profile *p)
+{
+	_cleanup_free_ char *line = NULL;
+	size_t size = 0;
+	FILE *f = open_memstream(&line, &size);
+	char esc[4 * PATH_MAX + 1];
+	int r = 0;
+
+	if (f == NULL)
+		return -ENOMEM;
+	fprintf(f, "# [%s] from %s:%u; command-line flags override these\nsandcap run", p->name,
+		log_escape(p->file, esc, sizeof(esc)), p->line);
+	for (size_t i = 0; r == 0 && i < p->nwords; i++) {
+		_cleanup_free_ char *q = NULL;
+
+		r = profile_shell_quote(p->words[i], &q);
+		if (r == 0)
+			fprintf(f, " %s", q);
+	}
+	fprintf(f, " -- COMMAND\n");
+	if (fclose(f) != 0 && r == 0)
+		r = -ENOMEM;
+	if (r < 0)
+		return r;
+	fputs(line, stdout);
+	return 0;
+}
+
 int
 cmd_profile(int argc, char **argv)
 {
@@ -64,17 +97,20 @@ cmd_profile(int argc, char **argv)
 		return 0;
 	}
 	if (argc == 3 && streq(argv[1], "show")) {
+		char esc[256];
+
 		r = profile_load(argv[2], &p, err, sizeof(err));
 		if (r < 0) {
-			fprintf(stderr, "sandcap: profile %s: %s\n", argv[2], err);
+			fprintf(stderr, "sandcap: profile %s: %s\n",
+				log_escape(argv[2], esc, sizeof(esc)), err);
 			return SC_EXIT_FAILURE;
 		}
-		printf("# [%s] from %s:%u; command-line flags override these\nsandcap run", p.name,
-		       p.file, p.line);
-		for (size_t i = 0; i < p.nwords; i++)
-			printf(" %s", p.words[i]);
-		printf(" -- COMMAND\n");
+		r = show(&p);
 		profile_done(&p);
+		if (r < 0) {
+			fprintf(stderr, "sandcap: profile show: %s\n", strerror(-r));
+			return SC_EXIT_FAILURE;
+		}
 		return 0;
 	}
 	if (argc == 2 && (streq(argv[1], "--help") || streq(argv[1], "-h"))) {

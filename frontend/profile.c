@@ -528,8 +528,10 @@ profile_load(const char *name, struct profile *ret, char *err, size_t errlen)
 
 	memset(ret, 0, sizeof(*ret));
 	if (!name_ok(name, strlen(name))) {
-		snprintf(err, errlen, "bad profile name '%s': use 1-%d of A-Z a-z 0-9 . _ -", name,
-			 PROFILE_NAME_MAX);
+		char esc[128];
+
+		snprintf(err, errlen, "bad profile name '%s': use 1-%d of A-Z a-z 0-9 . _ -",
+			 log_escape(name, esc, sizeof(esc)), PROFILE_NAME_MAX);
 		return -EINVAL;
 	}
 	strlcpy(ret->name, name, sizeof(ret->name));
@@ -545,5 +547,91 @@ profile_load(const char *name, struct profile *ret, char *err, size_t errlen)
 			 name, uf[0] != '\0' ? uf : "~/.config/sandcap/profiles.ini", profile_admin_dir());
 		return -ENOENT;
 	}
+	return 0;
+}
+
+/* Length of the UTF-8 sequence at s that prints as itself (not a C1 control), or 0. */
+static size_t
+utf8_printable_len(const unsigned char *s)
+{
+	size_t n;
+
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		n = 2;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		n = 3;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		n = 4;
+	else
+		return 0;
+	for (size_t i = 1; i < n; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	if ((s[0] == 0xc2 && s[1] < 0xa0) ||                    /* U+0080-U+009F: C1 controls */
+	    (s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xf0 && s[1] < 0x90) ||  /* overlong */
+	    (s[0] == 0xed && s[1] > 0x9f) ||                    /* surrogates */
+	    (s[0] == 0xf4 && s[1] > 0x8f))                      /* above U+10FFFF */
+		return 0;
+	return n;
+}
+
+int
+profile_shell_quote(const char *w, char **ret)
+{
+	static const char safe[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+				   "0123456789_@%+=:,./-";
+	const unsigned char *s = (const unsigned char *) w;
+	size_t len = strlen(w), o = 0;
+	bool open = false;              /* inside '...' */
+	char *buf;
+
+	if (strchr(w, '\n') != NULL)
+		return -EINVAL;
+	if (len > 0 && strspn(w, safe) == len) {
+		buf = strdup(w);
+		if (buf == NULL)
+			return -ENOMEM;
+		*ret = buf;
+		return 0;
+	}
+	/* Worst case, every byte becomes '"$(printf '\ooo')"' (20 bytes). */
+	buf = malloc(len * 20 + 3);
+	if (buf == NULL)
+		return -ENOMEM;
+	if (len == 0) {
+		memcpy(buf, "''", 2);
+		o = 2;
+	}
+	while (*s != '\0') {
+		size_t n = *s >= 0x80 ? utf8_printable_len(s) : (*s >= 0x20 && *s != 0x7f);
+
+		if (n == 0 || *s == '\'') {
+			if (open)
+				buf[o++] = '\'';
+			open = false;
+		} else if (!open) {
+			buf[o++] = '\'';
+			open = true;
+		}
+		if (n == 0) {
+			/* A byte that must not reach a terminal raw (a control, or not UTF-8): printf
+			 * makes it when the line is run.  Exact, as no word holds a newline (which
+			 * $(...) would strip). */
+			o += (size_t) sprintf(buf + o, "\"$(printf '\\%03o')\"", *s);
+			s++;
+		} else if (*s == '\'') {
+			buf[o++] = '\\';
+			buf[o++] = '\'';
+			s++;
+		} else {
+			memcpy(buf + o, s, n);
+			o += n;
+			s += n;
+		}
+	}
+	if (open)
+		buf[o++] = '\'';
+	buf[o] = '\0';
+	*ret = buf;
 	return 0;
 }

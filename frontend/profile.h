@@ -44,5 +44,11 @@ int profile_read_text(const char *path, char **ret, char *err, size_t errlen);
 const char *profile_admin_dir(void);
 int profile_for_each_file(int (*fn)(const char *path, void *userdata), void *userdata);
 
+/* w as one word of a POSIX shell command line, in *ret (malloc'ed): bare if made only of
+ * [A-Za-z0-9_@%+=:,./-], else in single quotes (' as '\''), with each control byte, C1
+ * control or byte that is not UTF-8 written as "$(printf '\ooo')" so that none reaches a
+ * terminal raw.  -EINVAL for a word with a newline (no profile word holds one), -ENOMEM. */
+int profile_shell_quote(const char *w, char **ret);
+
 /* `sandcap profile list` / `sandcap profile show NAME` (cmd-profile.c). */
 int cmd_profile(int argc, char **argv);

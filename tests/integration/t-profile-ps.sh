@@ -110,6 +110,20 @@ printf '\357\273\277[bom]\ntimeout = 4s\n' | as_user sh -c "cat > $pf"
 prof "$SANDCAP" run -q --profile bom --report "$T/p.json" -- true
 eq "a profiles.ini starting with a UTF-8 BOM: its first profile is found (timeout 4s)" 4000 "$(lim timeout_ms)"
 
+# profile show: a line safe to paste into a shell, with no control byte reaching the terminal.
+printf '[q]\nenv = A=$(touch${IFS}%s/pwned)|cat B=it'"'"'s\nrw = /tmp/a&b /tmp/\033[2J\377\302\233z\n' "$T" |
+	as_user sh -c "cat > $pf"
+prof "$SANDCAP" profile show q
+eq "profile show with shell metacharacters and control bytes: exit 0" 0 "$rc"
+expect "... prints no control byte (C0, DEL or C1)" \
+	sh -c "! LC_ALL=C grep -q '[[:cntrl:]]' '$T/out' && ! grep -q \"\$(printf '\302\233')\" '$T/out'"
+line=$(tail -n 1 "$T/out")
+# run the words (without sandcap run ... -- COMMAND) through sh: each comes back exactly
+sh -c "set -- ${line#sandcap run} ; for a; do printf '%s\\n' \"\$a\"; done" > "$T/words"
+printf -- '--env\nA=$(touch${IFS}%s/pwned)|cat\n--env\nB=it'"'"'s\n--rw\n/tmp/a&b\n--rw\n/tmp/\033[2J\377\302\233z\n--\nCOMMAND\n' "$T" > "$T/want"
+expect "... pasted into sh, every word comes back exactly" cmp -s "$T/words" "$T/want"
+expect "... and nothing in it ran" test ! -e "$T/pwned"
+
 # ---- sandcap ps / sandcap kill ----
 nsock() { find "$U/run/sandcap" -name '*.sock' 2> /dev/null | wc -l; }
 wait_sock() { i=0; while [ $i -lt 600 ] && [ "$(nsock)" -lt "$1" ]; do

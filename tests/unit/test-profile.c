@@ -243,6 +243,47 @@ test_bom(void **state)
 	assert_non_null(strstr(err, "f.ini:2: unknown key"));
 }
 
+static const struct {
+	const char *word;
+	const char *quoted;
+} quote_cases[] = {
+	{ "--memory", "--memory" },
+	{ "user@host:/a/b,c+d%e=f_g.h", "user@host:/a/b,c+d%e=f_g.h" },
+	{ "", "''" },
+	{ "A=$(id)|cat", "'A=$(id)|cat'" },
+	{ "/tmp/a&b", "'/tmp/a&b'" },
+	{ "a b", "'a b'" },
+	{ "*.pypi.org:443", "'*.pypi.org:443'" },
+	{ "it's", "'it'\\''s'" },
+	{ "'", "\\'" },
+	{ "`x`;~#!", "'`x`;~#!'" },
+	{ "caf\xc3\xa9", "'caf\xc3\xa9'" },                       /* UTF-8 stays as it is */
+	{ "a\x1b[2Jb", "'a'\"$(printf '\\033')\"'[2Jb'" },          /* C0 control */
+	{ "\x7f", "\"$(printf '\\177')\"" },                       /* DEL */
+	{ "\xff\xfe", "\"$(printf '\\377')\"\"$(printf '\\376')\"" }, /* not UTF-8 */
+	{ "x\xc2\x9by", "'x'\"$(printf '\\302')\"\"$(printf '\\233')\"'y'" }, /* C1 CSI */
+	{ "\xed\xa0\x80", "\"$(printf '\\355')\"\"$(printf '\\240')\"\"$(printf '\\200')\"" },
+	{ "\xc3", "\"$(printf '\\303')\"" },                      /* truncated sequence */
+};
+
+/* profile show's words: safe to paste into a POSIX shell, no control byte reaching a terminal. */
+static void
+test_shell_quote(void **state)
+{
+	char *q = NULL;
+
+	(void) state;
+	for (size_t i = 0; i < sizeof(quote_cases) / sizeof(quote_cases[0]); i++) {
+		assert_int_equal(profile_shell_quote(quote_cases[i].word, &q), 0);
+		if (strcmp(q, quote_cases[i].quoted) != 0)
+			fail_msg("case %zu: got <%s>, wanted <%s>", i, q, quote_cases[i].quoted);
+		for (const unsigned char *c = (const unsigned char *) q; *c != '\0'; c++)
+			assert_true(*c >= 0x20 && *c != 0x7f);
+		free(q);
+	}
+	assert_int_equal(profile_shell_quote("a\nb", &q), -EINVAL);
+}
+
 /* net = loopback and net = proxy with allow become the same words as on the command line. */
 static void
 test_net_words(void **state)
@@ -280,6 +321,7 @@ main(void)
 		cmocka_unit_test(test_net_words),
 		cmocka_unit_test(test_sections_only_when_whole),
 		cmocka_unit_test(test_bom),
+		cmocka_unit_test(test_shell_quote),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
