@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 
 #include "args.h"
 #include "log.h"
+#include "macro.h"
 #include "parse-util.h"
 
 /* Upper bounds for counts: far above anything sensible, well inside the kernel's types. */
@@ -181,31 +183,53 @@ static const struct option long_options[] = {
 	{}
 };
 
+/* The messages below go to err as "--OPT: ...": run_args_parse() prints them after
+ * "sandcap: ", a profile (profile.c) after "FILE:LINE: ". */
 static int
-bad_value(const char *opt, const char *kind, const char *value, int r, const char *forms)
+fail(char *err, size_t errlen, const char *fmt, ...) _printf_(3, 4);
+
+static int
+fail(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	(void) vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+static int
+bad_value(char *err, size_t errlen, const char *opt, const char *kind, const char *value, int r,
+	  const char *forms)
 {
 	char esc[128];
 
 	log_escape(value, esc, sizeof(esc));
 	if (r == -ERANGE)
-		fprintf(stderr, "sandcap: %s: %s '%s' is out of range: expected %s\n", opt, kind, esc,
-			forms);
-	else
-		fprintf(stderr, "sandcap: %s: invalid %s '%s': expected %s\n", opt, kind, esc, forms);
-	return -EINVAL;
+		return fail(err, errlen, "%s: %s '%s' is out of range: expected %s", opt, kind, esc,
+			    forms);
+	return fail(err, errlen, "%s: invalid %s '%s': expected %s", opt, kind, esc, forms);
 }
 
+/* A size; zero is refused when !allow_zero. */
 static int
-get_size(const char *opt, const char *value, uint64_t *ret)
+get_size(char *err, size_t errlen, const char *opt, const char *value, bool allow_zero,
+	 uint64_t *ret)
 {
 	int r = parse_size(value, ret);
 
-	return r < 0 ? bad_value(opt, "size", value, r, parse_size_forms) : 0;
+	if (r < 0)
+		return bad_value(err, errlen, opt, "size", value, r, parse_size_forms);
+	if (*ret == 0 && !allow_zero)
+		return bad_value(err, errlen, opt, "size", value, -ERANGE, "more than 0");
+	return 0;
 }
 
 /* A duration; zero is refused when !allow_zero. */
 static int
-get_duration(const char *opt, const char *value, bool allow_zero, uint64_t *ret)
+get_duration(char *err, size_t errlen, const char *opt, const char *value, bool allow_zero,
+	     uint64_t *ret)
 {
 	uint64_t v;
 	int r = parse_duration_ms(value, &v);
@@ -217,14 +241,15 @@ get_duration(const char *opt, const char *value, bool allow_zero, uint64_t *ret)
 
 		snprintf(forms, sizeof(forms), "%s%s", allow_zero ? "" : "more than 0: ",
 			 parse_duration_forms);
-		return bad_value(opt, "duration", value, r, forms);
+		return bad_value(err, errlen, opt, "duration", value, r, forms);
 	}
 	*ret = v;
 	return 0;
 }
 
 static int
-get_count(const char *opt, const char *value, uint64_t min, uint64_t *ret)
+get_count(char *err, size_t errlen, const char *opt, const char *value, uint64_t min,
+	  uint64_t *ret)
 {
 	int r = parse_u64_range(value, min, COUNT_MAX, ret);
 
@@ -233,7 +258,7 @@ get_count(const char *opt, const char *value, uint64_t min, uint64_t *ret)
 
 		snprintf(forms, sizeof(forms), "a whole number from %llu to %llu",
 			 (unsigned long long) min, (unsigned long long) COUNT_MAX);
-		return bad_value(opt, "number", value, r, forms);
+		return bad_value(err, errlen, opt, "number", value, r, forms);
 	}
 	return 0;
 }
@@ -248,16 +273,12 @@ set_rlimit(struct run_opts *o, enum run_rlimit l, uint64_t v)
 }
 
 static int
-add_path(const char *opt, const char *value, const char **arr, size_t *n)
+add_path(char *err, size_t errlen, const char *opt, const char *value, const char **arr, size_t *n)
 {
-	if (*n >= ISOLATE_PATHS_MAX) {
-		fprintf(stderr, "sandcap: %s: too many paths (at most %d)\n", opt, ISOLATE_PATHS_MAX);
-		return -EINVAL;
-	}
-	if (value[0] == '\0') {
-		fprintf(stderr, "sandcap: %s: empty path\n", opt);
-		return -EINVAL;
-	}
+	if (*n >= ISOLATE_PATHS_MAX)
+		return fail(err, errlen, "%s: too many paths (at most %d)", opt, ISOLATE_PATHS_MAX);
+	if (value[0] == '\0')
+		return fail(err, errlen, "%s: empty path", opt);
 	arr[(*n)++] = value;
 	return 0;
 }
@@ -271,8 +292,8 @@ add_path(const char *opt, const char *value, const char **arr, size_t *n)
  * env.env, env.deny: 37 of the struct's 39 KiB) are not written: parsing into a struct that
  * was never touched costs only the pages the options fill (issue 19; the old local copy
  * and the final copy of the whole struct cost 25 page faults per run). */
-static void
-run_opts_reset(struct run_opts *o)
+void
+run_args_reset(struct run_opts *o)
 {
 	memset(o, 0, offsetof(struct run_opts, allow));
 	o->allow.n = 0;
@@ -288,203 +309,232 @@ run_opts_reset(struct run_opts *o)
 	o->iso.net = POLICY_NET_HOST;
 }
 
+/* Apply option c (an OPT_* or 'q') with value a to *o: the one place each option's value is
+ * checked, for the command line and for profiles alike.  0, or -EINVAL with the reason in
+ * err. */
+static int
+apply(struct run_opts *o, int c, const char *a, char *err, size_t errlen)
+{
+	uint64_t v;
+	int r = 0;
+
+	switch (c) {
+	case OPT_TIMEOUT:
+		r = get_duration(err, errlen, "--timeout", a, false, &o->timeout_ms);
+		o->has_timeout = r == 0;
+		break;
+	case OPT_GRACE:
+		r = get_duration(err, errlen, "--grace", a, true, &o->grace_ms);
+		break;
+	case OPT_CPU_TIME:
+		r = get_duration(err, errlen, "--cpu-time", a, false, &v);
+		if (r == 0)
+			set_rlimit(o, RUN_RL_CPU, v);
+		break;
+	case OPT_AS:
+	case OPT_FSIZE:
+	case OPT_STACK:
+	case OPT_CORE: {
+		enum run_rlimit l = c == OPT_AS ? RUN_RL_AS : c == OPT_FSIZE ? RUN_RL_FSIZE :
+				    c == OPT_STACK ? RUN_RL_STACK : RUN_RL_CORE;
+
+		/* An address space or stack of 0 bytes leaves the command nothing to run in: the
+		 * kernel kills it with SIGSEGV during its exec.  --fsize 0 (write nothing) and
+		 * --core 0 (no core dumps) are real limits. */
+		r = get_size(err, errlen, rlimit_table[l].option, a,
+			     l != RUN_RL_AS && l != RUN_RL_STACK, &v);
+		if (r == 0)
+			set_rlimit(o, l, v);
+		break;
+	}
+	case OPT_NOFILE:
+		r = get_count(err, errlen, "--nofile", a, 1, &v);
+		if (r == 0)
+			set_rlimit(o, RUN_RL_NOFILE, v);
+		break;
+	case OPT_NPROC:
+		r = get_count(err, errlen, "--nproc", a, 1, &v);
+		if (r == 0)
+			set_rlimit(o, RUN_RL_NPROC, v);
+		break;
+	case OPT_MEMORY:
+		r = get_size(err, errlen, "--memory", a, false, &o->memory);
+		break;
+	case OPT_DISK:
+		r = get_size(err, errlen, "--disk", a, false, &o->disk);
+		break;
+	case OPT_CPU:
+		r = parse_percent(a, &o->cpu_percent);
+		if (r == 0 && (o->cpu_percent == 0 || o->cpu_percent > CPU_PERCENT_MAX))
+			r = -ERANGE;
+		if (r < 0)
+			r = bad_value(err, errlen, "--cpu", "percentage", a, r, parse_percent_forms);
+		break;
+	case OPT_PIDS:
+		r = get_count(err, errlen, "--pids", a, 1, &o->pids);
+		break;
+	case OPT_NO_CGROUP:
+		o->no_cgroup = true;
+		break;
+	case OPT_KEEP_FDS:
+		o->keep_fds = true;
+		break;
+	case OPT_FALLBACK:
+		o->fallback = true;
+		o->iso.fallback = true;
+		break;
+	case OPT_FS:
+		r = isolate_parse_fs(a, &o->iso.fs);
+		if (r < 0)
+			r = bad_value(err, errlen, "--fs", "value", a, r, "none, ro or strict");
+		o->has_fs = r == 0;
+		break;
+	case OPT_NET:
+		r = isolate_parse_net(a, &o->iso.net);
+		if (r < 0)
+			r = bad_value(err, errlen, "--net", "value", a, r,
+				      "host, proxy, loopback or none");
+		o->has_net = r == 0;
+		break;
+	case OPT_ALLOW: {
+		struct allow_rule rule;
+		char e[160];
+
+		r = allow_parse_rule(a, &rule, e, sizeof(e));
+		if (r < 0) {
+			char esc[128];
+
+			r = fail(err, errlen, "--allow: invalid rule '%s': %s",
+				 log_escape(a, esc, sizeof(esc)), e);
+			break;
+		}
+		r = allow_add(&o->allow, &rule);
+		if (r < 0)
+			r = fail(err, errlen, "--allow: more than %d rules", ALLOW_RULES_MAX);
+		o->has_allow = r == 0;
+		break;
+	}
+	case OPT_UNIX:
+		if (a != NULL && streq(a, "host"))
+			o->iso.unix_host = true;
+		else if (a != NULL && streq(a, "none"))
+			o->iso.unix_host = false;
+		else
+			r = bad_value(err, errlen, "--unix", "value", a, -EINVAL, "host or none");
+		o->has_unix = r == 0;
+		break;
+	case OPT_RW:
+		r = add_path(err, errlen, "--rw", a, o->iso.rw, &o->iso.n_rw);
+		break;
+	case OPT_RO:
+		r = add_path(err, errlen, "--ro", a, o->iso.ro, &o->iso.n_ro);
+		break;
+	case OPT_REPORT:
+		if (a[0] == '\0')
+			r = fail(err, errlen, "--report: empty file name (use - for stdout)");
+		o->report_path = a;
+		break;
+	case OPT_REPORT_FD:
+		/* 0-2 are the command's own stdin, stdout and stderr: never withheld. */
+		r = parse_u64_range(a, 3, INT_MAX, &v);
+		if (r < 0)
+			r = bad_value(err, errlen, "--report-fd", "file descriptor", a, r,
+				      "a number from 3 up (--report - writes to stdout)");
+		else
+			o->report_fd = (int) v;
+		break;
+	case OPT_ENV:
+	case OPT_ENV_DENY:
+		r = c == OPT_ENV ? env_add(&o->env, a, err, errlen) :
+				   env_add_deny(&o->env, a, err, errlen);
+		break;
+	case OPT_OUTPUT_LIMIT:
+		r = get_size(err, errlen, "--output-limit", a, false, &o->output_limit);
+		break;
+	case OPT_ENV_CLEAR:
+		o->env.clear = true;
+		break;
+	case OPT_CHDIR:
+		if (a[0] == '\0') {
+			r = fail(err, errlen, "--chdir: empty directory name (a path, or @workspace)");
+		} else if (a[0] == '@' && !streq(a, "@workspace")) {
+			char esc[64];
+
+			r = fail(err, errlen, "--chdir: unknown place '%s': expected a directory or "
+				 "@workspace", log_escape(a, esc, sizeof(esc)));
+		}
+		o->chdir = a;
+		break;
+	case 'q':
+		o->quiet = true;
+		break;
+	default:
+		r = fail(err, errlen, "run: option %d has no handler", c);   /* a bug: see callers */
+		break;
+	}
+	return r < 0 ? -EINVAL : 0;
+}
+
+int
+run_args_apply(struct run_opts *o, const char *name, const char *value, char *err, size_t errlen)
+{
+	for (size_t i = 0; long_options[i].name != NULL; i++)
+		if (streq(long_options[i].name, name) && long_options[i].val != 'h')
+			return apply(o, long_options[i].val,
+				     long_options[i].has_arg == no_argument ? NULL : value, err,
+				     errlen);
+	return fail(err, errlen, "run: unknown option '--%s'", name);
+}
+
+int
+run_args_check_net(struct run_opts *o, char *err, size_t errlen)
+{
+	if (o->has_allow && !o->has_net) {
+		o->iso.net = POLICY_NET_PROXY;   /* --allow implies --net proxy */
+		o->has_net = true;
+	}
+	if (o->has_allow && o->iso.net != POLICY_NET_PROXY)
+		return fail(err, errlen, "--allow: only with --net proxy (not --net %s)",
+			    policy_net_name(o->iso.net));
+	if (o->has_unix && !o->iso.unix_host && o->iso.net == POLICY_NET_HOST)
+		return fail(err, errlen, "--unix none: only with --net proxy, loopback or none "
+			    "(--net host leaves every socket family open)");
+	return 0;
+}
+
 int
 run_args_parse(int argc, char **argv, struct run_opts *ret)
 {
 	struct run_opts *o = ret;
-	uint64_t v;
-	int c, r;
+	char err[512];
+	int c;
 
-	run_opts_reset(o);
+	run_args_reset(o);
 	set_rlimit(o, RUN_RL_CORE, 0);         /* no core dumps unless asked */
 	optind = 0;                             /* full reset: cmd_run may be called twice */
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:hq", long_options, NULL)) != -1) {
-		const char *a = optarg;
+		char esc[64];
 
-		r = 0;
 		switch (c) {
-		case OPT_TIMEOUT:
-			r = get_duration("--timeout", a, false, &o->timeout_ms);
-			o->has_timeout = r == 0;
-			break;
-		case OPT_GRACE:
-			r = get_duration("--grace", a, true, &o->grace_ms);
-			break;
-		case OPT_CPU_TIME:
-			r = get_duration("--cpu-time", a, false, &v);
-			if (r == 0)
-				set_rlimit(o, RUN_RL_CPU, v);
-			break;
-		case OPT_AS:
-		case OPT_FSIZE:
-		case OPT_STACK:
-		case OPT_CORE: {
-			enum run_rlimit l = c == OPT_AS ? RUN_RL_AS : c == OPT_FSIZE ? RUN_RL_FSIZE :
-					    c == OPT_STACK ? RUN_RL_STACK : RUN_RL_CORE;
-
-			r = get_size(rlimit_table[l].option, a, &v);
-			if (r == 0)
-				set_rlimit(o, l, v);
-			break;
-		}
-		case OPT_NOFILE:
-			r = get_count("--nofile", a, 1, &v);
-			if (r == 0)
-				set_rlimit(o, RUN_RL_NOFILE, v);
-			break;
-		case OPT_NPROC:
-			r = get_count("--nproc", a, 1, &v);
-			if (r == 0)
-				set_rlimit(o, RUN_RL_NPROC, v);
-			break;
-		case OPT_MEMORY:
-			r = get_size("--memory", a, &o->memory);
-			if (r == 0 && o->memory == 0)
-				r = bad_value("--memory", "size", a, -ERANGE, "more than 0");
-			break;
-		case OPT_DISK:
-			r = get_size("--disk", a, &o->disk);
-			if (r == 0 && o->disk == 0)
-				r = bad_value("--disk", "size", a, -ERANGE, "more than 0");
-			break;
-		case OPT_CPU:
-			r = parse_percent(a, &o->cpu_percent);
-			if (r == 0 && (o->cpu_percent == 0 || o->cpu_percent > CPU_PERCENT_MAX))
-				r = -ERANGE;
-			if (r < 0)
-				r = bad_value("--cpu", "percentage", a, r, parse_percent_forms);
-			break;
-		case OPT_PIDS:
-			r = get_count("--pids", a, 1, &o->pids);
-			break;
-		case OPT_NO_CGROUP:
-			o->no_cgroup = true;
-			break;
-		case OPT_KEEP_FDS:
-			o->keep_fds = true;
-			break;
-		case OPT_FALLBACK:
-			o->fallback = true;
-			o->iso.fallback = true;
-			break;
-		case OPT_FS:
-			r = isolate_parse_fs(a, &o->iso.fs);
-			if (r < 0)
-				r = bad_value("--fs", "value", a, r, "none, ro or strict");
-			o->has_fs = r == 0;
-			break;
-		case OPT_NET:
-			r = isolate_parse_net(a, &o->iso.net);
-			if (r < 0)
-				r = bad_value("--net", "value", a, r, "host, proxy, loopback or none");
-			o->has_net = r == 0;
-			break;
-		case OPT_ALLOW: {
-			struct allow_rule rule;
-			char e[160];
-
-			r = allow_parse_rule(a, &rule, e, sizeof(e));
-			if (r < 0) {
-				char esc[128];
-
-				fprintf(stderr, "sandcap: --allow: invalid rule '%s': %s\n",
-					log_escape(a, esc, sizeof(esc)), e);
-				break;
-			}
-			r = allow_add(&o->allow, &rule);
-			if (r < 0)
-				fprintf(stderr, "sandcap: --allow: more than %d rules\n",
-					ALLOW_RULES_MAX);
-			o->has_allow = r == 0;
-			break;
-		}
-		case OPT_UNIX:
-			if (a != NULL && streq(a, "host"))
-				o->iso.unix_host = true;
-			else if (a != NULL && streq(a, "none"))
-				o->iso.unix_host = false;
-			else
-				r = bad_value("--unix", "value", a, -EINVAL, "host or none");
-			o->has_unix = r == 0;
-			break;
-		case OPT_RW:
-			r = add_path("--rw", a, o->iso.rw, &o->iso.n_rw);
-			break;
-		case OPT_RO:
-			r = add_path("--ro", a, o->iso.ro, &o->iso.n_ro);
-			break;
-		case OPT_REPORT:
-			if (a[0] == '\0') {
-				fprintf(stderr, "sandcap: --report: empty file name (use - for stdout)\n");
-				r = -EINVAL;
-			}
-			o->report_path = a;
-			break;
-		case OPT_REPORT_FD:
-			/* 0-2 are the command's own stdin, stdout and stderr: never withheld. */
-			r = parse_u64_range(a, 3, INT_MAX, &v);
-			if (r < 0)
-				r = bad_value("--report-fd", "file descriptor", a, r,
-					      "a number from 3 up (--report - writes to stdout)");
-			else
-				o->report_fd = (int) v;
-			break;
-		case OPT_ENV:
-		case OPT_ENV_DENY: {
-			char err[256];
-
-			r = c == OPT_ENV ? env_add(&o->env, a, err, sizeof(err)) :
-					   env_add_deny(&o->env, a, err, sizeof(err));
-			if (r < 0)
-				fprintf(stderr, "sandcap: %s\n", err);
-			break;
-		}
-		case OPT_OUTPUT_LIMIT:
-			r = get_size("--output-limit", a, &o->output_limit);
-			if (r == 0 && o->output_limit == 0)
-				r = bad_value("--output-limit", "size", a, -ERANGE, "more than 0");
-			break;
-		case OPT_ENV_CLEAR:
-			o->env.clear = true;
-			break;
-		case OPT_CHDIR:
-			if (a[0] == '\0') {
-				fprintf(stderr, "sandcap: --chdir: empty directory name (a path, or "
-					"@workspace)\n");
-				r = -EINVAL;
-			} else if (a[0] == '@' && !streq(a, "@workspace")) {
-				char esc[64];
-
-				fprintf(stderr, "sandcap: --chdir: unknown place '%s': expected a "
-					"directory or @workspace\n", log_escape(a, esc, sizeof(esc)));
-				r = -EINVAL;
-			}
-			o->chdir = a;
-			break;
-		case 'q':
-			o->quiet = true;
-			break;
 		case 'h':
 			run_args_usage(stdout);
 			return 1;
-		case ':': {
-			char esc[64];
-
+		case ':':
 			fprintf(stderr, "sandcap: %s: missing value; see 'sandcap run --help'\n",
 				log_escape(argv[optind - 1], esc, sizeof(esc)));
 			return -EINVAL;
-		}
-		default: {
-			char esc[64];
-
+		case '?':
 			fprintf(stderr, "sandcap: run: unknown option '%s'; see 'sandcap run --help'\n",
 				log_escape(argv[optind - 1], esc, sizeof(esc)));
 			return -EINVAL;
+		default:
+			if (apply(o, c, optarg, err, sizeof(err)) < 0) {
+				fprintf(stderr, "sandcap: %s\n", err);
+				return -EINVAL;
+			}
+			break;
 		}
-		}
-		if (r < 0)
-			return -EINVAL;
 	}
 	if (o->report_path != NULL && o->report_fd >= 0) {
 		fprintf(stderr, "sandcap: --report-fd: cannot be combined with --report; give one\n");
@@ -499,18 +549,8 @@ run_args_parse(int argc, char **argv, struct run_opts *ret)
 		fprintf(stderr, "sandcap: run: the command name is empty\n");
 		return -EINVAL;
 	}
-	if (o->has_allow && !o->has_net) {
-		o->iso.net = POLICY_NET_PROXY;   /* --allow implies --net proxy */
-		o->has_net = true;
-	}
-	if (o->has_allow && o->iso.net != POLICY_NET_PROXY) {
-		fprintf(stderr, "sandcap: --allow: only with --net proxy (not --net %s)\n",
-			policy_net_name(o->iso.net));
-		return -EINVAL;
-	}
-	if (o->has_unix && !o->iso.unix_host && o->iso.net == POLICY_NET_HOST) {
-		fprintf(stderr, "sandcap: --unix none: only with --net proxy, loopback or none "
-			"(--net host leaves every socket family open)\n");
+	if (run_args_check_net(o, err, sizeof(err)) < 0) {
+		fprintf(stderr, "sandcap: %s\n", err);
 		return -EINVAL;
 	}
 	o->argv = argv + optind;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -66,6 +67,18 @@ struct run_opts {
  * printed (exit 0), or -EINVAL after printing the reason (exit 125); *ret is then
  * partly filled and must not be used. */
 int run_args_parse(int argc, char **argv, struct run_opts *ret);
+
+/* For profiles (profile.c), which must accept exactly what the command line accepts:
+ * run_args_reset() gives *o as parsed from no option; run_args_apply() applies the option
+ * --NAME (no_argument options ignore value) exactly as run_args_parse() does, with the same
+ * parsers, ranges and limits on counts; run_args_check_net() makes the checks between
+ * --net, --allow and --unix that run_args_parse() makes after the last option.  They return
+ * 0, or -EINVAL with "--NAME: reason" in err (run_args_parse() prints it after "sandcap: ").
+ * *o keeps pointers to value. */
+void run_args_reset(struct run_opts *o);
+int run_args_apply(struct run_opts *o, const char *name, const char *value, char *err,
+		   size_t errlen);
+int run_args_check_net(struct run_opts *o, char *err, size_t errlen);
 
 /* Print `sandcap run --help`. */
 void run_args_usage(FILE *f);

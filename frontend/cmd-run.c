@@ -519,7 +519,9 @@ expand_profile(int argc, char **argv, struct profile *prof, int *ret_argc, char 
 	if (name == NULL)
 		return 0;
 	if (profile_load(name, prof, err, sizeof(err)) < 0) {
-		fprintf(stderr, "sandcap: --profile %s: %s\n", name, err);
+		char esc[256];
+
+		fprintf(stderr, "sandcap: --profile %s: %s\n", log_escape(name, esc, sizeof(esc)), err);
 		return -EINVAL;
 	}
 	nv = calloc((size_t) argc + prof->nwords + 1, sizeof(char *));

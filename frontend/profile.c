@@ -12,9 +12,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "args.h"
 #include "commands.h"
-#include "env.h"
 #include "fd-util.h"
+#include "log.h"
 #include "macro.h"
 #include "parse-util.h"
 #include "profile.h"
@@ -26,29 +27,40 @@
 #define PROFILE_NAME_MAX  48            /* below inih's silent 49-byte section cut */
 #define PROFILE_LINE_MAX  199           /* inih's INI_MAX_LINE is 200 with the NUL */
 
-enum ptype { P_SIZE, P_DURATION, P_PERCENT, P_COUNT, P_NET, P_FS, P_PATHS, P_BOOL, P_ENV, P_GLOBS,
-	     P_DIR };
+/* How a key's value becomes option words.  Every value is checked by run_args_apply(), the
+ * code that checks the command line's, so a profile accepts what `sandcap run` accepts and no
+ * more (paths must also be absolute here: a profile has no current directory of its own). */
+enum ptype {
+	P_VALUE,        /* --KEY VALUE */
+	P_BOOL,         /* yes: --KEY; no: nothing */
+	P_WORDS,        /* space-separated: --KEY WORD for each (env, env-deny, allow) */
+	P_PATHS,        /* the same, each an absolute path (rw, ro) */
+	P_DIR,          /* --KEY VALUE, an absolute path or @workspace (chdir) */
+};
 
 static const struct pkey {
 	const char *name;       /* the `sandcap run` long option */
 	const char *alias;      /* with underscores, or NULL */
 	enum ptype type;
 } pkeys[] = {
-	{ "memory", NULL, P_SIZE },       { "cpu", NULL, P_PERCENT },
-	{ "pids", NULL, P_COUNT },        { "disk", NULL, P_SIZE },
-	{ "timeout", NULL, P_DURATION },  { "grace", NULL, P_DURATION },
-	{ "cpu-time", "cpu_time", P_DURATION },
-	{ "as", NULL, P_SIZE },           { "fsize", NULL, P_SIZE },
-	{ "nofile", NULL, P_COUNT },      { "stack", NULL, P_SIZE },
-	{ "core", NULL, P_SIZE },         { "nproc", NULL, P_COUNT },
-	{ "net", NULL, P_NET },           { "fs", NULL, P_FS },
+	{ "memory", NULL, P_VALUE },      { "cpu", NULL, P_VALUE },
+	{ "pids", NULL, P_VALUE },        { "disk", NULL, P_VALUE },
+	{ "timeout", NULL, P_VALUE },     { "grace", NULL, P_VALUE },
+	{ "cpu-time", "cpu_time", P_VALUE },
+	{ "as", NULL, P_VALUE },          { "fsize", NULL, P_VALUE },
+	{ "nofile", NULL, P_VALUE },      { "stack", NULL, P_VALUE },
+	{ "core", NULL, P_VALUE },        { "nproc", NULL, P_VALUE },
+	{ "net", NULL, P_VALUE },         { "allow", NULL, P_WORDS },
+	{ "unix", NULL, P_VALUE },        { "fs", NULL, P_VALUE },
 	{ "rw", NULL, P_PATHS },          { "ro", NULL, P_PATHS },
 	{ "fallback", NULL, P_BOOL },     { "no-cgroup", "no_cgroup", P_BOOL },
 	{ "keep-fds", "keep_fds", P_BOOL },
-	{ "env", NULL, P_ENV },           { "env-clear", "env_clear", P_BOOL },
-	{ "env-deny", "env_deny", P_GLOBS },
+	{ "env", NULL, P_WORDS },         { "env-clear", "env_clear", P_BOOL },
+	{ "env-deny", "env_deny", P_WORDS },
 	{ "chdir", NULL, P_DIR },
 };
+
+#define PROFILE_SECTIONS_MAX 64
 
 struct pctx {
 	const char *filename;
@@ -59,12 +71,14 @@ struct pctx {
 	/* reader state */
 	const char *pos;
 	unsigned line;
-	/* sections seen: names and header lines */
-	char sections[64][PROFILE_NAME_MAX + 1];
+	/* sections seen: names and header lines, reported to cb only once the whole file parsed */
+	char sections[PROFILE_SECTIONS_MAX][PROFILE_NAME_MAX + 1];
+	unsigned section_line[PROFILE_SECTIONS_MAX];
 	size_t nsections;
 	char cur[PROFILE_NAME_MAX + 1];
 	uint32_t seen;                  /* keys seen in cur */
-	bool found;
+	struct run_opts *opts;          /* cur's settings as `sandcap run` takes them (checks only) */
+	unsigned net_line;              /* last net, allow or unix line in cur, or 0 */
 	char *err;
 	size_t errlen;
 	int error;
@@ -89,6 +103,13 @@ perr(struct pctx *c, const char *fmt, ...)
 	(void) vsnprintf(c->err + n, c->errlen - (size_t) n, fmt, ap);
 	va_end(ap);
 	return 0;
+}
+
+/* run_args_apply()'s error, "--KEY: reason", as "KEY: reason" after FILE:LINE. */
+static int
+perr_run(struct pctx *c, const char *err)
+{
+	return perr(c, "%s", strneq(err, "--", 2) ? err + 2 : err);
 }
 
 static bool
@@ -137,14 +158,19 @@ preader(char *str, int num, void *stream)
 	}
 	if (*s == '[') {
 		const char *end = strchr(s, ']');
+		char esc[4 * 64 + 1];
 
 		if (end == NULL) {
 			perr(c, "section header without ']'");
 			return NULL;
 		}
 		if (!name_ok(s + 1, (size_t) (end - s - 1))) {
-			perr(c, "bad profile name '%.*s': use 1-%d of A-Z a-z 0-9 . _ -",
-			     (int) (end - s - 1 > 64 ? 64 : end - s - 1), s + 1, PROFILE_NAME_MAX);
+			char name[65];
+
+			snprintf(name, sizeof(name), "%.*s", (int) (end - s - 1 > 64 ? 64 : end - s - 1),
+				 s + 1);
+			perr(c, "bad profile name '%s': use 1-%d of A-Z a-z 0-9 . _ -",
+			     log_escape(name, esc, sizeof(esc)), PROFILE_NAME_MAX);
 			return NULL;
 		}
 		for (size_t i = 0; i < c->nsections; i++)
@@ -159,8 +185,7 @@ preader(char *str, int num, void *stream)
 		}
 		memcpy(c->sections[c->nsections], s + 1, (size_t) (end - s - 1));
 		c->sections[c->nsections][end - s - 1] = '\0';
-		if (c->cb != NULL)
-			c->cb(c->sections[c->nsections], c->line, c->userdata);
+		c->section_line[c->nsections] = c->line;
 		c->nsections++;
 	}
 	return str;
@@ -182,64 +207,42 @@ add_word(struct pctx *c, const char *w)
 	return 1;
 }
 
+/* The checks `sandcap run` makes between options once it has them all (--allow needs
+ * --net proxy, ...), for the section that just ended; errors name its last net, allow or
+ * unix line. */
 static int
-check_value(struct pctx *c, const struct pkey *k, const char *v, bool *ret_on)
+end_section(struct pctx *c)
 {
-	uint64_t u;
-	int r = 0;
+	char err[256];
+	unsigned line = c->line;
 
-	*ret_on = true;
-	switch (k->type) {
-	case P_SIZE:
-		r = parse_size(v, &u);
-		if (r < 0)
-			return perr(c, "%s = '%s': expected %s", k->name, v, parse_size_forms);
-		break;
-	case P_DURATION:
-		r = parse_duration_ms(v, &u);
-		if (r < 0)
-			return perr(c, "%s = '%s': expected %s", k->name, v, parse_duration_forms);
-		break;
-	case P_PERCENT:
-		r = parse_percent(v, &u);
-		if (r < 0 || u == 0)
-			return perr(c, "%s = '%s': expected %s", k->name, v, parse_percent_forms);
-		break;
-	case P_COUNT:
-		r = parse_u64_range(v, 1, UINT32_MAX, &u);
-		if (r < 0)
-			return perr(c, "%s = '%s': expected a whole number from 1 to %u", k->name, v,
-				    UINT32_MAX);
-		break;
-	case P_NET:
-		if (!streq(v, "host") && !streq(v, "none"))
-			return perr(c, "net = '%s': expected host, proxy, loopback or none", v);
-		break;
-	case P_FS:
-		if (!streq(v, "none") && !streq(v, "ro") && !streq(v, "strict"))
-			return perr(c, "fs = '%s': expected none, ro or strict", v);
-		break;
-	case P_PATHS:
-		if (v[0] != '/')
-			return perr(c, "%s = '%s': expected absolute paths separated by spaces",
-				    k->name, v);
-		break;
-	case P_ENV:
-	case P_GLOBS:
-		break;          /* each word is checked as it is split (phandler) */
-	case P_DIR:
-		if (v[0] != '/' && !streq(v, "@workspace"))
-			return perr(c, "chdir = '%s': expected an absolute path or @workspace", v);
-		break;
-	case P_BOOL:
-		if (streq(v, "yes") || streq(v, "true") || streq(v, "1"))
-			*ret_on = true;
-		else if (streq(v, "no") || streq(v, "false") || streq(v, "0"))
-			*ret_on = false;
-		else
-			return perr(c, "%s = '%s': expected yes or no", k->name, v);
-		break;
+	if (c->error != 0 || c->cur[0] == '\0')
+		return c->error == 0;
+	if (run_args_check_net(c->opts, err, sizeof(err)) < 0) {
+		c->line = c->net_line;
+		perr_run(c, err);
+		c->line = line;
+		return 0;
 	}
+	return 1;
+}
+
+/* One word of a key's value, as --KEY WORD: checked by run_args_apply(), kept if wanted. */
+static int
+take_word(struct pctx *c, const struct pkey *k, const char *w, bool want)
+{
+	char err[512], opt[32], esc[128];
+
+	if ((k->type == P_PATHS && w[0] != '/') ||
+	    (k->type == P_DIR && w[0] != '/' && !streq(w, "@workspace")))
+		return perr(c, "%s = '%s': expected %s", k->name, log_escape(w, esc, sizeof(esc)),
+			    k->type == P_DIR ? "an absolute path or @workspace" :
+					       "absolute paths separated by spaces");
+	if (run_args_apply(c->opts, k->name, w, err, sizeof(err)) < 0)
+		return perr_run(c, err);
+	snprintf(opt, sizeof(opt), "--%s", k->name);
+	if (want && (add_word(c, opt) == 0 || add_word(c, w) == 0))
+		return 0;
 	return 1;
 }
 
@@ -249,95 +252,86 @@ phandler(void *user, const char *section, const char *name, const char *value)
 	struct pctx *c = user;
 	const struct pkey *k = NULL;
 	size_t idx = 0;
-	bool on;
+	bool want;
+	char esc[128];
 
 	if (c->error != 0)
 		return 0;
 	if (section[0] == '\0')
-		return perr(c, "'%s' outside a [profile] section", name);
+		return perr(c, "'%s' outside a [profile] section", log_escape(name, esc, sizeof(esc)));
 	if (!streq(section, c->cur)) {
+		if (end_section(c) == 0)
+			return 0;
 		strlcpy(c->cur, section, sizeof(c->cur));
 		c->seen = 0;
+		c->net_line = 0;
+		run_args_reset(c->opts);
 	}
+	want = c->want != NULL && streq(section, c->want);
 	for (size_t i = 0; i < ELEMENTSOF(pkeys); i++)
 		if (streq(name, pkeys[i].name) || (pkeys[i].alias != NULL && streq(name, pkeys[i].alias))) {
 			k = &pkeys[i];
 			idx = i;
 		}
-	if (k == NULL)
-		return perr(c, "unknown key '%s' in [%s]; known keys: memory cpu pids disk timeout "
-			    "grace cpu-time as fsize nofile stack core nproc net fs rw ro fallback keep-fds "
-			    "no-cgroup env env-clear env-deny chdir", name, section);
+	if (k == NULL) {
+		char known[512] = "";
+
+		for (size_t i = 0; i < ELEMENTSOF(pkeys); i++) {
+			strlcat(known, " ", sizeof(known));
+			strlcat(known, pkeys[i].name, sizeof(known));
+		}
+		return perr(c, "unknown key '%s' in [%s]; known keys:%s",
+			    log_escape(name, esc, sizeof(esc)), section, known);
+	}
 	if (c->seen & (UINT32_C(1) << idx))
 		return perr(c, "'%s' is set twice in [%s]", k->name, section);
 	c->seen |= UINT32_C(1) << idx;
 	if (value[0] == '\0')
 		return perr(c, "'%s' has an empty value", k->name);
-	if (check_value(c, k, value, &on) == 0)
-		return 0;
-	if (k->type == P_ENV || k->type == P_GLOBS) {
-		/* Space-separated words, each an --env / --env-deny argument (so a value of
-		 * --env NAME=VALUE cannot hold a space in a profile). */
-		_cleanup_free_ char *copy = strdup(value);
-		char *save = NULL, opt[16], err[256];
-		bool want = c->want != NULL && streq(section, c->want);
+	if (streq(k->name, "net") || streq(k->name, "allow") || streq(k->name, "unix"))
+		c->net_line = c->line;
 
-		if (copy == NULL) {
-			c->error = -ENOMEM;
-			return 0;
-		}
-		snprintf(opt, sizeof(opt), "--%s", k->name);
-		for (char *t = strtok_r(copy, " \t", &save); t != NULL; t = strtok_r(NULL, " \t", &save)) {
-			if ((k->type == P_ENV ? env_check_arg(t, err, sizeof(err)) :
-			     env_check_glob(t, err, sizeof(err))) < 0)
-				return perr(c, "%s: %s", k->name, err);
-			if (want && (add_word(c, opt) == 0 || add_word(c, t) == 0))
-				return 0;
-		}
-		c->found |= want;
-		return 1;
-	}
-	if (c->want == NULL || !streq(section, c->want))
-		return 1;
-	c->found = true;
-	if (k->type == P_BOOL) {
-		char opt[32];
+	switch (k->type) {
+	case P_VALUE:
+	case P_DIR:
+		return take_word(c, k, value, want);
+	case P_BOOL: {
+		char err[256], opt[32];
 
-		if (!on)
+		if (streq(value, "no") || streq(value, "false") || streq(value, "0"))
 			return 1;
+		if (!streq(value, "yes") && !streq(value, "true") && !streq(value, "1"))
+			return perr(c, "%s = '%s': expected yes or no", k->name,
+				    log_escape(value, esc, sizeof(esc)));
+		if (run_args_apply(c->opts, k->name, NULL, err, sizeof(err)) < 0)
+			return perr_run(c, err);
 		snprintf(opt, sizeof(opt), "--%s", k->name);
-		return add_word(c, opt);
+		return want ? add_word(c, opt) : 1;
 	}
-	if (k->type == P_PATHS) {
+	case P_WORDS:
+	case P_PATHS: {
+		/* Each word is one option's value (so an --env NAME=VALUE in a profile cannot hold
+		 * a space). */
 		_cleanup_free_ char *copy = strdup(value);
-		char *save = NULL, opt[8];
+		char *save = NULL;
 
 		if (copy == NULL) {
 			c->error = -ENOMEM;
 			return 0;
 		}
-		snprintf(opt, sizeof(opt), "--%s", k->name);
-		for (char *t = strtok_r(copy, " \t", &save); t != NULL; t = strtok_r(NULL, " \t", &save)) {
-			if (t[0] != '/')
-				return perr(c, "%s: '%s' is not an absolute path", k->name, t);
-			if (add_word(c, opt) == 0 || add_word(c, t) == 0)
+		for (char *t = strtok_r(copy, " \t", &save); t != NULL; t = strtok_r(NULL, " \t", &save))
+			if (take_word(c, k, t, want) == 0)
 				return 0;
-		}
 		return 1;
 	}
-	{
-		char opt[32];
-
-		snprintf(opt, sizeof(opt), "--%s", k->name);
-		if (add_word(c, opt) == 0)
-			return 0;
-		return add_word(c, value);
 	}
+	return perr(c, "key '%s' has no handler", k->name);   /* not reached */
 }
 
 static int
 parse_into(struct pctx *c, const char *text)
 {
+	_cleanup_free_ struct run_opts *opts = NULL;
 	int r;
 
 	/* clang 14 assumes a failed open()'s -errno can be 0, so profile_read_text() "succeeds"
@@ -346,8 +340,21 @@ parse_into(struct pctx *c, const char *text)
 		return perr(c, "no text to parse"), c->error;
 	if (strlen(text) > PROFILE_FILE_MAX) /* NOLINT(clang-analyzer-core.NonNullParamChecker) */
 		return perr(c, "file is larger than %d bytes", PROFILE_FILE_MAX), c->error;
+	opts = malloc(sizeof(*opts));
+	if (opts == NULL)
+		return -ENOMEM;
+	run_args_reset(opts);
+	c->opts = opts;
+	/* A UTF-8 byte order mark at the very start is ignored (editors add it), as in the policy
+	 * file.  Skipped here, not left to inih (INI_ALLOW_BOM is a build option): preader() must
+	 * see the first line's '[' to record the section. */
+	if (strneq(text, "\xef\xbb\xbf", 3))
+		text += 3;
 	c->pos = text;
 	r = ini_parse_stream(preader, c, phandler, c);
+	if (r == 0 && c->error == 0)
+		end_section(c);
+	c->opts = NULL;
 	if (c->error != 0)
 		return c->error;
 	if (r != 0) {
@@ -355,6 +362,10 @@ parse_into(struct pctx *c, const char *text)
 		perr(c, "syntax error (expected [name] or key = value)");
 		return c->error;
 	}
+	/* Only a file that parsed whole is reported: a section before a bad line is no more
+	 * usable than one after it (profile_load() refuses the file). */
+	for (size_t i = 0; c->cb != NULL && i < c->nsections; i++)
+		c->cb(c->sections[i], c->section_line[i], c->userdata);
 	return 0;
 }
 
@@ -517,8 +528,10 @@ profile_load(const char *name, struct profile *ret, char *err, size_t errlen)
 
 	memset(ret, 0, sizeof(*ret));
 	if (!name_ok(name, strlen(name))) {
-		snprintf(err, errlen, "bad profile name '%s': use 1-%d of A-Z a-z 0-9 . _ -", name,
-			 PROFILE_NAME_MAX);
+		char esc[128];
+
+		snprintf(err, errlen, "bad profile name '%s': use 1-%d of A-Z a-z 0-9 . _ -",
+			 log_escape(name, esc, sizeof(esc)), PROFILE_NAME_MAX);
 		return -EINVAL;
 	}
 	strlcpy(ret->name, name, sizeof(ret->name));
@@ -534,5 +547,91 @@ profile_load(const char *name, struct profile *ret, char *err, size_t errlen)
 			 name, uf[0] != '\0' ? uf : "~/.config/sandcap/profiles.ini", profile_admin_dir());
 		return -ENOENT;
 	}
+	return 0;
+}
+
+/* Length of the UTF-8 sequence at s that prints as itself (not a C1 control), or 0. */
+static size_t
+utf8_printable_len(const unsigned char *s)
+{
+	size_t n;
+
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		n = 2;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		n = 3;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		n = 4;
+	else
+		return 0;
+	for (size_t i = 1; i < n; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	if ((s[0] == 0xc2 && s[1] < 0xa0) ||                    /* U+0080-U+009F: C1 controls */
+	    (s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xf0 && s[1] < 0x90) ||  /* overlong */
+	    (s[0] == 0xed && s[1] > 0x9f) ||                    /* surrogates */
+	    (s[0] == 0xf4 && s[1] > 0x8f))                      /* above U+10FFFF */
+		return 0;
+	return n;
+}
+
+int
+profile_shell_quote(const char *w, char **ret)
+{
+	static const char safe[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+				   "0123456789_@%+=:,./-";
+	const unsigned char *s = (const unsigned char *) w;
+	size_t len = strlen(w), o = 0;
+	bool open = false;              /* inside '...' */
+	char *buf;
+
+	if (strchr(w, '\n') != NULL)
+		return -EINVAL;
+	if (len > 0 && strspn(w, safe) == len) {
+		buf = strdup(w);
+		if (buf == NULL)
+			return -ENOMEM;
+		*ret = buf;
+		return 0;
+	}
+	/* Worst case, every byte becomes '"$(printf '\ooo')"' (20 bytes). */
+	buf = malloc(len * 20 + 3);
+	if (buf == NULL)
+		return -ENOMEM;
+	if (len == 0) {
+		memcpy(buf, "''", 2);
+		o = 2;
+	}
+	while (*s != '\0') {
+		size_t n = *s >= 0x80 ? utf8_printable_len(s) : (*s >= 0x20 && *s != 0x7f);
+
+		if (n == 0 || *s == '\'') {
+			if (open)
+				buf[o++] = '\'';
+			open = false;
+		} else if (!open) {
+			buf[o++] = '\'';
+			open = true;
+		}
+		if (n == 0) {
+			/* A byte that must not reach a terminal raw (a control, or not UTF-8): printf
+			 * makes it when the line is run.  Exact, as no word holds a newline (which
+			 * $(...) would strip). */
+			o += (size_t) sprintf(buf + o, "\"$(printf '\\%03o')\"", *s);
+			s++;
+		} else if (*s == '\'') {
+			buf[o++] = '\\';
+			buf[o++] = '\'';
+			s++;
+		} else {
+			memcpy(buf + o, s, n);
+			o += n;
+			s += n;
+		}
+	}
+	if (open)
+		buf[o++] = '\'';
+	buf[o] = '\0';
+	*ret = buf;
 	return 0;
 }

@@ -5,9 +5,10 @@
  *   1. $XDG_CONFIG_HOME/sandcap/profiles.ini (default ~/.config/sandcap/profiles.ini), the user's;
  *   2. SC_PROFILES_DIR/ *.ini in name order (default /etc/sandcap/profiles.d), the admin's.
  * A profile section [NAME] holds keys named like the long options of `sandcap run` (memory,
- * cpu, pids, disk, timeout, grace, cpu-time, as, fsize, nofile, stack, core, nproc, net, fs,
- * rw, ro, fallback, no-cgroup, keep-fds, env, env-clear, env-deny, chdir; env and env-deny
- * take space-separated words).  Values are validated here, with FILE:LINE in every error;
+ * cpu, pids, disk, timeout, grace, cpu-time, as, fsize, nofile, stack, core, nproc, net,
+ * allow, unix, fs, rw, ro, fallback, no-cgroup, keep-fds, env, env-clear, env-deny, chdir;
+ * env, env-deny and allow take space-separated words).  Values are validated here by
+ * run_args_apply(), the command line's own checks, with FILE:LINE in every error;
  * the profile becomes option words placed before the command line's own, so flags given on
  * the command line override it.  A profile never raises a ceiling: the helper still decides. */
 #pragma once
@@ -42,6 +43,12 @@ int profile_parse_text(const char *text, const char *filename,
 int profile_read_text(const char *path, char **ret, char *err, size_t errlen);
 const char *profile_admin_dir(void);
 int profile_for_each_file(int (*fn)(const char *path, void *userdata), void *userdata);
+
+/* w as one word of a POSIX shell command line, in *ret (malloc'ed): bare if made only of
+ * [A-Za-z0-9_@%+=:,./-], else in single quotes (' as '\''), with each control byte, C1
+ * control or byte that is not UTF-8 written as "$(printf '\ooo')" so that none reaches a
+ * terminal raw.  -EINVAL for a word with a newline (no profile word holds one), -ENOMEM. */
+int profile_shell_quote(const char *w, char **ret);
 
 /* `sandcap profile list` / `sandcap profile show NAME` (cmd-profile.c). */
 int cmd_profile(int argc, char **argv);

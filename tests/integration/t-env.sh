@@ -79,5 +79,5 @@ expect "profile env-deny: LC_TIME dropped" sh -c "! grep -q LC_TIME '$T/out'"
 printf '[bad]\nenv = A-B=1\n' > "$U/sandcap/profiles.ini"
 senv XDG_CONFIG_HOME="$U" -- -q --profile bad -- true
 eq "profile with a bad env word: 125" 125 "$rc"
-contains "... FILE:LINE and the word" "profiles.ini:2: env: --env: invalid variable name in 'A-B=1'" "$(cat "$T/err")"
+contains "... FILE:LINE and the word" "profiles.ini:2: env: invalid variable name in 'A-B=1'" "$(cat "$T/err")"
 done_testing

@@ -55,6 +55,75 @@ prof "$SANDCAP" run -q --profile q -- true
 eq "a malformed user file: exit 125" 125 "$rc"
 contains "a malformed user file: FILE:LINE" "$U/home/.config/sandcap/profiles.ini:3:" "$(cat "$T/err")"
 
+# A profile accepts what `sandcap run` accepts, with the same ranges, and says FILE:LINE.
+pf=$U/home/.config/sandcap/profiles.ini
+printf '[z]\ntimeout = 0\n' | as_user sh -c "cat > $pf"
+prof "$SANDCAP" profile show z
+eq "timeout = 0: profile show refuses it (exit 125)" 125 "$rc"
+contains "... with FILE:LINE and the run option's range" \
+	"$pf:2: timeout: duration '0' is out of range: expected more than 0" "$(cat "$T/err")"
+prof "$SANDCAP" run -q --profile z -- true
+eq "timeout = 0: run --profile refuses it too (exit 125)" 125 "$rc"
+contains "... with FILE:LINE" "$pf:2: timeout:" "$(cat "$T/err")"
+printf '[z]\nnofile = 2000000000\n' | as_user sh -c "cat > $pf"
+prof "$SANDCAP" profile show z
+eq "nofile = 2000000000 (over --nofile's 1073741824): refused" 125 "$rc"
+contains "... naming the range" "$pf:2: nofile: number '2000000000' is out of range: expected a whole number from 1 to 1073741824" "$(cat "$T/err")"
+printf '[z]\nas = 0\n' | as_user sh -c "cat > $pf"
+prof "$SANDCAP" run -q --profile z -- true
+eq "as = 0: refused (exit 125), not a command killed by SIGSEGV" 125 "$rc"
+contains "... with FILE:LINE" "$pf:2: as: size '0' is out of range: expected more than 0" "$(cat "$T/err")"
+prof "$SANDCAP" run -q --as 0 -- true
+eq "--as 0 on the command line: refused the same way (exit 125)" 125 "$rc"
+printf '[lo]\nnet = loopback\n\n[px]\nnet = proxy\nallow = example.com:443\n\n[bad]\nallow = example.com\nnet = none\n' |
+	as_user sh -c "cat > $pf"
+prof "$SANDCAP" profile show lo
+eq "net = loopback: accepted (in a file whose [bad] is refused: no)" 125 "$rc"
+contains "... [bad]: allow needs net = proxy, at its net line" "$pf:10: allow: only with --net proxy (not --net none)" "$(cat "$T/err")"
+printf '[lo]\nnet = loopback\n\n[px]\nnet = proxy\nallow = example.com:443\n' | as_user sh -c "cat > $pf"
+prof "$SANDCAP" profile show lo
+eq "net = loopback: profile show accepts it" 0 "$rc"
+contains "... as --net loopback" "sandcap run --net loopback -- COMMAND" "$(cat "$T/out")"
+prof "$SANDCAP" profile show px
+contains "net = proxy and allow: --net proxy --allow RULE" "sandcap run --net proxy --allow example.com:443 -- COMMAND" "$(cat "$T/out")"
+prof "$SANDCAP" run -q --no-cgroup --profile lo -- true
+eq "run --profile lo in rlimit mode: refused as --net loopback is (exit 125)" 125 "$rc"
+contains "... by run's own check, not the profile parser" "loopback" "$(cat "$T/err")"
+
+# One bad section: the whole file is refused, and so is profile list (it must not look complete).
+printf '[good]\nmemory = 1G\n\n[bad]\nnet = loopbak\n\n[after]\npids = 8\n' | as_user sh -c "cat > $U/pd/15-broken.ini"
+prof "$SANDCAP" profile list
+eq "profile list with a malformed file: exit 125" 125 "$rc"
+contains "... names its FILE:LINE" "$U/pd/15-broken.ini:5: net: invalid value 'loopbak'" "$(cat "$T/err")"
+contains "... and says the list is incomplete" "incomplete" "$(cat "$T/err")"
+contains "... still lists the profiles before it that --profile can use" "$U/pd/10-a.ini:5" "$(cat "$T/out")"
+expect "... lists neither [good] (before the bad line) nor [after] in it" \
+	sh -c "! grep -Eq '^(good|after) ' '$T/out'"
+expect "... nor 20-b.ini's [r], which --profile cannot reach past it" sh -c "! grep -q '^r ' '$T/out'"
+prof "$SANDCAP" run -q --profile good -- true
+eq "run --profile good (same file): refused (exit 125)" 125 "$rc"
+contains "... naming the bad line" "$U/pd/15-broken.ini:5:" "$(cat "$T/err")"
+rm -f "$U/pd/15-broken.ini"
+prof "$SANDCAP" profile list
+eq "profile list once it is fixed: exit 0" 0 "$rc"
+printf '\357\273\277[bom]\ntimeout = 4s\n' | as_user sh -c "cat > $pf"
+prof "$SANDCAP" run -q --profile bom --report "$T/p.json" -- true
+eq "a profiles.ini starting with a UTF-8 BOM: its first profile is found (timeout 4s)" 4000 "$(lim timeout_ms)"
+
+# profile show: a line safe to paste into a shell, with no control byte reaching the terminal.
+printf '[q]\nenv = A=$(touch${IFS}%s/pwned)|cat B=it'"'"'s\nrw = /tmp/a&b /tmp/\033[2J\377\302\233z\n' "$T" |
+	as_user sh -c "cat > $pf"
+prof "$SANDCAP" profile show q
+eq "profile show with shell metacharacters and control bytes: exit 0" 0 "$rc"
+expect "... prints no control byte (C0, DEL or C1)" \
+	sh -c "! LC_ALL=C grep -q '[[:cntrl:]]' '$T/out' && ! grep -q \"\$(printf '\302\233')\" '$T/out'"
+line=$(tail -n 1 "$T/out")
+# run the words (without sandcap run ... -- COMMAND) through sh: each comes back exactly
+sh -c "set -- ${line#sandcap run} ; for a; do printf '%s\\n' \"\$a\"; done" > "$T/words"
+printf -- '--env\nA=$(touch${IFS}%s/pwned)|cat\n--env\nB=it'"'"'s\n--rw\n/tmp/a&b\n--rw\n/tmp/\033[2J\377\302\233z\n--\nCOMMAND\n' "$T" > "$T/want"
+expect "... pasted into sh, every word comes back exactly" cmp -s "$T/words" "$T/want"
+expect "... and nothing in it ran" test ! -e "$T/pwned"
+
 # ---- sandcap ps / sandcap kill ----
 nsock() { find "$U/run/sandcap" -name '*.sock' 2> /dev/null | wc -l; }
 wait_sock() { i=0; while [ $i -lt 600 ] && [ "$(nsock)" -lt "$1" ]; do
