@@ -907,9 +907,14 @@ decide(const struct run_opts *o, const struct sv_outcome *out, const struct outp
 	if (o->output_limit > 0) {
 		rep->has_output_bytes = true;
 		rep->output_bytes = out->output_bytes;
-		report_add_enforcement(rep, "output", "sandcap (stdout: %s, stderr: %s)",
-				       relay->s[0].no_splice ? "read/write" : "splice",
-				       relay->s[1].no_splice ? "read/write" : "splice");
+		if (relay->shared)
+			report_add_enforcement(rep, "output", "sandcap (stdout and stderr, one "
+					       "pipe: %s)", relay->s[0].no_splice ?
+					       "read/write" : "splice");
+		else
+			report_add_enforcement(rep, "output", "sandcap (stdout: %s, stderr: %s)",
+					       relay->s[0].no_splice ? "read/write" : "splice",
+					       relay->s[1].no_splice ? "read/write" : "splice");
 	}
 	in->end_requested = out->end_request.requested;
 	if (out->end_request.requested) {

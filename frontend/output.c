@@ -8,7 +8,9 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
+#include <linux/kcmp.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -56,6 +58,26 @@ open_out(int fd, bool *ret_own)
 	return nfd;
 }
 
+/* Are sandcap's fds 1 and 2 one open file description (2>&1, or a terminal both were
+ * opened as)?  Then one pipe carries both streams and keeps their order, as writing to
+ * the one description would: the command writes to fd 1 and fd 2 of the same pipe.
+ * kcmp(2) tells for sure; without it (no CONFIG_KCMP) the same pipe, socket or character
+ * device counts, which have no file offset to tell two descriptions apart.  A regular
+ * file opened twice (>f 2>f) keeps its two offsets, hence two pipes. */
+static bool
+same_output(void)
+{
+	struct stat a, b;
+	long r = syscall(SYS_kcmp, getpid(), getpid(), KCMP_FILE, 1, 2);
+
+	if (r >= 0)
+		return r == 0;
+	if (fstat(1, &a) < 0 || fstat(2, &b) < 0)
+		return false;
+	return a.st_dev == b.st_dev && a.st_ino == b.st_ino &&
+	       (S_ISFIFO(a.st_mode) || S_ISSOCK(a.st_mode) || S_ISCHR(a.st_mode));
+}
+
 int
 output_relay_open(struct output_relay *r, uint64_t limit, char *err, size_t errlen)
 {
@@ -64,8 +86,20 @@ output_relay_open(struct output_relay *r, uint64_t limit, char *err, size_t errl
 	/* A reader that goes away must end the stream with EPIPE, not sandcap with SIGPIPE
 	 * (the command starts with default dispositions again: supervise.c resets them). */
 	(void) signal(SIGPIPE, SIG_IGN);
+	r->shared = same_output();
 	for (int i = 0; i < 2; i++) {
 		int p[2];
+
+		if (i == 1 && r->shared) {
+			/* The command's fd 2 is its fd 1's pipe; stream 1 stays closed. */
+			r->child_fd[1] = fcntl(r->child_fd[0], F_DUPFD_CLOEXEC, 3);
+			if (r->child_fd[1] < 0) {
+				snprintf(err, errlen, "--output-limit: fcntl: %s", strerror(errno));
+				output_relay_close(r);
+				return -errno;
+			}
+			break;
+		}
 
 		if (pipe2(p, O_CLOEXEC) < 0) {
 			snprintf(err, errlen, "--output-limit: pipe: %s", strerror(errno));
@@ -116,7 +150,7 @@ output_relay_watch(struct output_relay *r, int epfd)
 {
 	r->epfd = epfd;
 	for (int i = 0; i < 2; i++) {
-		int e = watch(r, EPOLL_CTL_ADD, r->s[i].in, EPOLLIN);
+		int e = r->s[i].in < 0 ? 0 : watch(r, EPOLL_CTL_ADD, r->s[i].in, EPOLLIN);
 
 		if (e < 0)
 			return e;

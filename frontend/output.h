@@ -2,7 +2,9 @@
 /* --output-limit SIZE: the command's stdout and stderr pass through sandcap, counted
  * together; past SIZE bytes the sandbox is ended (verdict output).
  *
- * Each stream is a pipe from the sandbox to sandcap, relayed to sandcap's own stdout or
+ * Each stream is a pipe from the sandbox to sandcap (one pipe for both when sandcap's
+ * stdout and stderr are one open file description, 2>&1: their order is kept), relayed to
+ * sandcap's own stdout or
  * stderr with splice(2) (no copy through user space) where the kernel allows it, else with
  * read/write through a buffer (e.g. a terminal, which has no splice_write).  Nothing blocks
  * the supervisor: the pipes are non-blocking, and an output that is a pipe, FIFO or
@@ -44,6 +46,7 @@ struct output_relay {
 	uint64_t passed;        /* bytes passed on, both streams together */
 	bool cap_passed;
 	bool spliced;           /* splice() moved at least one byte */
+	bool shared;            /* fds 1 and 2 are one description: one pipe (s[0]) for both */
 	int child_fd[2];        /* write ends for the command's fd 1 and 2; -1 once closed */
 	struct output_stream s[2];
 	int epfd;

@@ -44,6 +44,24 @@ contains "... enforcement names the relay" "sandcap (stdout: " "$(json "$T/o3.js
 eq "... splice to a regular file" "sandcap (stdout: splice, stderr: splice)" \
 	"$(json "$T/o3.json" '["enforcement"]["output"]')"
 
+# stdout and stderr on one open file (2>&1): one pipe carries both, and their order is
+# kept, to a file and to a pipe; given apart, each keeps its own.
+alt='i=0; while [ $i -lt 400 ]; do echo "o$i"; echo "e$i" >&2; i=$((i + 1)); done'
+want=$(sh -c "$alt" 2>&1 | cksum)
+as_user "$SANDCAP" run -q --output-limit 1G --report "$T/o7.json" -- sh -c "$alt" > "$T/both" 2>&1
+eq "2>&1 to a file: stdout and stderr interleaved as written" "$want" "$(cksum < "$T/both")"
+eq "... one pipe for both" "sandcap (stdout and stderr, one pipe: splice)" \
+	"$(json "$T/o7.json" '["enforcement"]["output"]')"
+got=$(as_user "$SANDCAP" run -q --output-limit 1G -- sh -c "$alt" 2>&1 | cksum)
+eq "2>&1 to a pipe: interleaved as written" "$want" "$got"
+as_user "$SANDCAP" run -q --output-limit 1G -- sh -c "$alt" > "$T/o" 2> "$T/e"
+eq "apart: stdout whole" "$(sh -c "$alt" 2>/dev/null | cksum)" "$(cksum < "$T/o")"
+eq "apart: stderr whole" "$(sh -c "$alt" 2>&1 >/dev/null | cksum)" "$(cksum < "$T/e")"
+as_user "$SANDCAP" run -q --output-limit 20 -- sh -c "$alt; sleep 100.8813" > "$T/both2" 2>&1
+eq "one pipe, 20-byte cap: the first 20 bytes of both, in order" \
+	"$(sh -c "$alt" 2>&1 | head -c 20 | cksum)" "$(cksum < "$T/both2")"
+i=0; while [ $i -lt 50 ] && ! gone "sleep 100.8813"; do sleep 0.1; i=$((i + 1)); done
+
 # A consumer that reads nothing: the timeout still fires on time (the relay never blocks).
 (as_user "$SANDCAP" run -q --output-limit 1G --timeout 1 --report "$T/o4.json" -- sh -c 'exec yes') |
 	sleep 4
