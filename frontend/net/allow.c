@@ -254,6 +254,16 @@ allow_parse_rule(const char *s, struct allow_rule *ret, char *err, size_t errlen
 			memcpy(r.addr, h.addr, sizeof(r.addr));
 			r.prefix = (unsigned) prefix;
 			mask_prefix(r.addr, h.family == AF_INET ? 4 : 16, r.prefix);
+			/* 10.0.0.1/8 may mean the one address with a typo in the prefix:
+			 * refuse rather than widen it to the network unasked. */
+			if (memcmp(r.addr, h.addr, sizeof(r.addr)) != 0) {
+				char a[INET6_ADDRSTRLEN];
+
+				(void) inet_ntop(h.family, r.addr, a, sizeof(a));
+				return fail(err, errlen, "the address has bits set past the "
+					    "prefix length: write %s/%lu for the network, or the "
+					    "address alone for one host", a, prefix);
+			}
 		} else {
 			if (slash != NULL)
 				return fail(err, errlen, "a prefix length needs an address");

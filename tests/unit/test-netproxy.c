@@ -109,10 +109,10 @@ test_rules(void **state)
 		{ "example.com.:8080", "example.com:8080" },
 		{ "*.Example.com:*", "*.example.com:*" },
 		{ "10.1.2.3", "10.1.2.3" },
-		{ "10.1.2.3/8:443", "10.0.0.0/8:443" },
+		{ "10.0.0.0/8:443", "10.0.0.0/8:443" },
 		{ "::1", "::1" },
 		{ "[::1]:8080", "[::1]:8080" },
-		{ "[fd00::1/8]:*", "[fd00::/8]:*" },
+		{ "[fd00::/8]:*", "[fd00::/8]:*" },
 		{ "2001:DB8::/32", "2001:db8::/32" },
 	};
 	static const char *const bad[] = {
@@ -120,6 +120,9 @@ test_rules(void **state)
 		"example.com:", "10.0.0.0/33", "[::1]/129", "[::1", "[::1]x", "a b", "127.1",
 		"0x7f000001", "2130706433", "example.com/8", "*.1.2", "b\xc3\xbc" "cher.de",
 		"[example.com]:80",
+		/* bits past the prefix length: the one host with a wrong prefix, or the
+		 * network?  Refused, never widened unasked */
+		"10.1.2.3/8:443", "[fd00::1/8]:*", "10.0.0.1/31",
 	};
 	struct allow_rule r;
 	char err[160];
