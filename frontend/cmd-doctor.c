@@ -210,7 +210,7 @@ check_helper(struct doctor *d)
 	if (fd < 0 || fstat(fd, &st) < 0) {
 		snprintf(what, sizeof(what), "helper %s: %s", path, strerror(errno));
 		report(d, "FAIL", what, "install sandcap (make install && make install-caps, or the "
-		       "sandcap package); SC_HELPER=PATH points sandcap at another copy");
+		       "sandcap package); SANDCAP_HELPER=PATH points sandcap at another copy");
 		return;
 	}
 	if (fstatvfs(fd, &svfs) == 0 && (svfs.f_flag & ST_NOSUID)) {

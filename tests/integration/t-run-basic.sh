@@ -59,6 +59,11 @@ contains "no command says so" "no command" "$(cat "$T/err")"
 sandcap_run --timeout
 eq "missing value exits 125" 125 "$rc"
 
+# sandcap doctor's fix names the variable sandcap reads.
+out=$(SANDCAP_HELPER=/nonexistent/sandcap-helper "$SANDCAP" doctor 2>&1)
+contains "doctor: SANDCAP_HELPER=PATH" "SANDCAP_HELPER=PATH points sandcap at another copy" "$out"
+case $out in *SC_HELPER*) notok "doctor names no SC_HELPER" ;; *) ok "doctor names no SC_HELPER" ;; esac
+
 # Help, version.
 out=$("$SANDCAP" run --help); r=$?
 eq "sandcap run --help exits 0" 0 "$r"
