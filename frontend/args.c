@@ -1,21 +1,24 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 
 #include "args.h"
+#include "cmd-run.h"
 #include "log.h"
 #include "macro.h"
+#include "opt.h"
 #include "parse-util.h"
+#include "trace.h"
 
-/* Upper bounds for counts: far above anything sensible, well inside the kernel's types. */
+/* Upper bound for --nofile and --nproc, which no policy bounds: far above anything sensible,
+ * well inside the kernel's types.  The other limits take the policy's ranges (policy.h). */
 #define COUNT_MAX (UINT64_C(1) << 30)
-#define CPU_PERCENT_MAX (UINT64_C(100) * 4096)
 
 static const struct {
 	const char *key;
@@ -106,82 +109,78 @@ run_args_usage(FILE *f)
 		"                    whole (written under a temporary name, then renamed)\n"
 		"  --report-fd N     write the JSON report to file descriptor N (3 or more; not\n"
 		"                    passed to the command); also on a refusal (setup-error)\n"
+		"Profiles:\n"
+		"  --profile NAME    take options from the profile NAME (sandcap profile list);\n"
+		"                    the command line's override them; at most one profile\n"
 		"  -h, --help        this text\n"
 		"\n"
-		"DUR: %s.\n"
-		"SIZE: %s.\n"
-		"PERCENT: %s.\n"
+		"Options are matched whole (no abbreviations); OPTION VALUE and OPTION=VALUE are the\n"
+		"same.  Given twice, the last counts; --rw, --ro, --allow, --env and --env-deny add up.\n"
+		"DUR: %s; at most 366 days.\n"
+		"SIZE: %s; at most 1 EiB.\n"
+		"PERCENT: %s; at most %d%%.\n"
 		"Exit status: the command's own; 128+N if it died of signal N; 124 timeout;\n"
 		"125 sandcap failed or refused; 126 not executable; 127 not found.  See sandcap(1).\n",
-		parse_duration_forms, parse_size_forms, parse_percent_forms);
+		parse_duration_forms, parse_size_forms, parse_percent_forms, POLICY_CPU_MAX);
 }
 
-enum {
-	OPT_TIMEOUT = 0x100,
-	OPT_GRACE,
-	OPT_AS,
-	OPT_CPU_TIME,
-	OPT_FSIZE,
-	OPT_NOFILE,
-	OPT_STACK,
-	OPT_CORE,
-	OPT_NPROC,
-	OPT_MEMORY,
-	OPT_CPU,
-	OPT_PIDS,
-	OPT_DISK,
-	OPT_NO_CGROUP,
-	OPT_KEEP_FDS,
-	OPT_FALLBACK,
-	OPT_FS,
-	OPT_NET,
-	OPT_ALLOW,
-	OPT_UNIX,
-	OPT_RW,
-	OPT_RO,
-	OPT_REPORT,
-	OPT_REPORT_FD,
-	OPT_ENV,
-	OPT_ENV_CLEAR,
-	OPT_ENV_DENY,
-	OPT_CHDIR,
-	OPT_OUTPUT_LIMIT,
+/* Every option of sandcap run (and sandcap trace's own, RUN_OPTF_TRACE): whether it takes a
+ * value is said here only, and read by run_args_parse(), trace_args_parse() and
+ * run_args_find_profile() alike. */
+static const struct opt_def run_option_defs[] = {
+	{ "--timeout",      0,   true,  RUN_OPT_TIMEOUT,      0 },
+	{ "--grace",        0,   true,  RUN_OPT_GRACE,        0 },
+	{ "--cpu-time",     0,   true,  RUN_OPT_CPU_TIME,     0 },
+	{ "--as",           0,   true,  RUN_OPT_AS,           0 },
+	{ "--fsize",        0,   true,  RUN_OPT_FSIZE,        0 },
+	{ "--stack",        0,   true,  RUN_OPT_STACK,        0 },
+	{ "--core",         0,   true,  RUN_OPT_CORE,         0 },
+	{ "--nofile",       0,   true,  RUN_OPT_NOFILE,       0 },
+	{ "--nproc",        0,   true,  RUN_OPT_NPROC,        0 },
+	{ "--memory",       0,   true,  RUN_OPT_MEMORY,       0 },
+	{ "--cpu",          0,   true,  RUN_OPT_CPU,          0 },
+	{ "--pids",         0,   true,  RUN_OPT_PIDS,         0 },
+	{ "--disk",         0,   true,  RUN_OPT_DISK,         0 },
+	{ "--no-cgroup",    0,   false, RUN_OPT_NO_CGROUP,    0 },
+	{ "--keep-fds",     0,   false, RUN_OPT_KEEP_FDS,     0 },
+	{ "--fallback",     0,   false, RUN_OPT_FALLBACK,     0 },
+	{ "--fs",           0,   true,  RUN_OPT_FS,           0 },
+	{ "--net",          0,   true,  RUN_OPT_NET,          0 },
+	{ "--allow",        0,   true,  RUN_OPT_ALLOW,        0 },
+	{ "--unix",         0,   true,  RUN_OPT_UNIX,         0 },
+	{ "--rw",           0,   true,  RUN_OPT_RW,           0 },
+	{ "--ro",           0,   true,  RUN_OPT_RO,           0 },
+	{ "--env-clear",    0,   false, RUN_OPT_ENV_CLEAR,    0 },
+	{ "--env",          0,   true,  RUN_OPT_ENV,          0 },
+	{ "--env-deny",     0,   true,  RUN_OPT_ENV_DENY,     0 },
+	{ "--chdir",        0,   true,  RUN_OPT_CHDIR,        0 },
+	{ "--output-limit", 0,   true,  RUN_OPT_OUTPUT_LIMIT, 0 },
+	{ "--report",       0,   true,  RUN_OPT_REPORT,       0 },
+	{ "--report-fd",    0,   true,  RUN_OPT_REPORT_FD,    0 },
+	{ "--profile",      0,   true,  RUN_OPT_PROFILE,      0 },
+	{ "--quiet",        'q', false, RUN_OPT_QUIET,        0 },
+	{ "--help",         'h', false, RUN_OPT_HELP,         0 },
+	{ "--headroom",     0,   true,  RUN_OPT_HEADROOM,     RUN_OPTF_TRACE },
+	{ "--runs",         0,   true,  RUN_OPT_RUNS,         RUN_OPTF_TRACE },
 };
 
-static const struct option long_options[] = {
-	{ "timeout",   required_argument, NULL, OPT_TIMEOUT },
-	{ "grace",     required_argument, NULL, OPT_GRACE },
-	{ "as",        required_argument, NULL, OPT_AS },
-	{ "cpu-time",  required_argument, NULL, OPT_CPU_TIME },
-	{ "fsize",     required_argument, NULL, OPT_FSIZE },
-	{ "nofile",    required_argument, NULL, OPT_NOFILE },
-	{ "stack",     required_argument, NULL, OPT_STACK },
-	{ "core",      required_argument, NULL, OPT_CORE },
-	{ "nproc",     required_argument, NULL, OPT_NPROC },
-	{ "memory",    required_argument, NULL, OPT_MEMORY },
-	{ "cpu",       required_argument, NULL, OPT_CPU },
-	{ "pids",      required_argument, NULL, OPT_PIDS },
-	{ "disk",      required_argument, NULL, OPT_DISK },
-	{ "no-cgroup", no_argument,       NULL, OPT_NO_CGROUP },
-	{ "keep-fds",  no_argument,       NULL, OPT_KEEP_FDS },
-	{ "fallback",  no_argument,       NULL, OPT_FALLBACK },
-	{ "fs",        required_argument, NULL, OPT_FS },
-	{ "net",       required_argument, NULL, OPT_NET },
-	{ "allow",     required_argument, NULL, OPT_ALLOW },
-	{ "unix",      required_argument, NULL, OPT_UNIX },
-	{ "rw",        required_argument, NULL, OPT_RW },
-	{ "ro",        required_argument, NULL, OPT_RO },
-	{ "report",    required_argument, NULL, OPT_REPORT },
-	{ "report-fd", required_argument, NULL, OPT_REPORT_FD },
-	{ "env",       required_argument, NULL, OPT_ENV },
-	{ "env-clear", no_argument,       NULL, OPT_ENV_CLEAR },
-	{ "env-deny",  required_argument, NULL, OPT_ENV_DENY },
-	{ "chdir",     required_argument, NULL, OPT_CHDIR },
-	{ "output-limit", required_argument, NULL, OPT_OUTPUT_LIMIT },
-	{ "quiet",     no_argument,       NULL, 'q' },
-	{ "help",      no_argument,       NULL, 'h' },
-	{}
-};
+const struct opt_def *
+run_args_options(size_t *ret_n)
+{
+	*ret_n = ELEMENTSOF(run_option_defs);
+	return run_option_defs;
+}
+
+/* "sandcap: run: unknown option '-x'; see 'sandcap run --help'" for an opt_next() error. */
+static int
+usage_error(const char *cmd, const struct opt_iter *it, int r)
+{
+	char msg[256];
+
+	opt_error(it, r, msg, sizeof(msg));
+	fprintf(stderr, "sandcap: %s: %s; see 'sandcap %s --help'\n", cmd, msg, cmd);
+	return -EINVAL;
+}
 
 /* The messages below go to err as "--OPT: ...": run_args_parse() prints them after
  * "sandcap: ", a profile (profile.c) after "FILE:LINE: ". */
@@ -212,21 +211,28 @@ bad_value(char *err, size_t errlen, const char *opt, const char *kind, const cha
 	return fail(err, errlen, "%s: invalid %s '%s': expected %s", opt, kind, esc, forms);
 }
 
-/* A size; zero is refused when !allow_zero. */
+/* A size from min (0 or 1) to POLICY_SIZE_MAX: RLIM_INFINITY and the policy's "no ceiling"
+ * are out of reach, so no size typed can mean "unlimited". */
 static int
-get_size(char *err, size_t errlen, const char *opt, const char *value, bool allow_zero,
+get_size(char *err, size_t errlen, const char *opt, const char *value, uint64_t min,
 	 uint64_t *ret)
 {
-	int r = parse_size(value, ret);
+	uint64_t v;
+	int r = parse_size(value, &v);
 
+	if (r == 0 && (v < min || v > POLICY_SIZE_MAX))
+		r = -ERANGE;
+	if (r == -ERANGE)
+		return bad_value(err, errlen, opt, "size", value, r, min == 0 ?
+				 "a size from 0 to 1 EiB (2^60 bytes)" :
+				 "a size from 1 byte to 1 EiB (2^60 bytes)");
 	if (r < 0)
 		return bad_value(err, errlen, opt, "size", value, r, parse_size_forms);
-	if (*ret == 0 && !allow_zero)
-		return bad_value(err, errlen, opt, "size", value, -ERANGE, "more than 0");
+	*ret = v;
 	return 0;
 }
 
-/* A duration; zero is refused when !allow_zero. */
+/* A duration from 0 (allow_zero) or 1 ms to the policy's longest timeout. */
 static int
 get_duration(char *err, size_t errlen, const char *opt, const char *value, bool allow_zero,
 	     uint64_t *ret)
@@ -234,30 +240,29 @@ get_duration(char *err, size_t errlen, const char *opt, const char *value, bool 
 	uint64_t v;
 	int r = parse_duration_ms(value, &v);
 
-	if (r == 0 && v == 0 && !allow_zero)
+	if (r == 0 && ((v == 0 && !allow_zero) || v > POLICY_TIMEOUT_MAX_MS))
 		r = -ERANGE;
-	if (r < 0) {
-		char forms[256];
-
-		snprintf(forms, sizeof(forms), "%s%s", allow_zero ? "" : "more than 0: ",
-			 parse_duration_forms);
-		return bad_value(err, errlen, opt, "duration", value, r, forms);
-	}
+	if (r == -ERANGE)
+		return bad_value(err, errlen, opt, "duration", value, r, allow_zero ?
+				 "a duration from 0 to 366 days (8784h)" :
+				 "a duration from 1ms to 366 days (8784h)");
+	if (r < 0)
+		return bad_value(err, errlen, opt, "duration", value, r, parse_duration_forms);
 	*ret = v;
 	return 0;
 }
 
 static int
-get_count(char *err, size_t errlen, const char *opt, const char *value, uint64_t min,
+get_count(char *err, size_t errlen, const char *opt, const char *value, uint64_t max,
 	  uint64_t *ret)
 {
-	int r = parse_u64_range(value, min, COUNT_MAX, ret);
+	int r = parse_u64_range(value, 1, max, ret);
 
 	if (r < 0) {
 		char forms[96];
 
-		snprintf(forms, sizeof(forms), "a whole number from %llu to %llu",
-			 (unsigned long long) min, (unsigned long long) COUNT_MAX);
+		snprintf(forms, sizeof(forms), "a whole number from 1 to %llu",
+			 (unsigned long long) max);
 		return bad_value(err, errlen, opt, "number", value, r, forms);
 	}
 	return 0;
@@ -319,84 +324,91 @@ apply(struct run_opts *o, int c, const char *a, char *err, size_t errlen)
 	int r = 0;
 
 	switch (c) {
-	case OPT_TIMEOUT:
+	case RUN_OPT_TIMEOUT:
 		r = get_duration(err, errlen, "--timeout", a, false, &o->timeout_ms);
 		o->has_timeout = r == 0;
 		break;
-	case OPT_GRACE:
+	case RUN_OPT_GRACE:
 		r = get_duration(err, errlen, "--grace", a, true, &o->grace_ms);
 		break;
-	case OPT_CPU_TIME:
+	case RUN_OPT_CPU_TIME:
 		r = get_duration(err, errlen, "--cpu-time", a, false, &v);
 		if (r == 0)
 			set_rlimit(o, RUN_RL_CPU, v);
 		break;
-	case OPT_AS:
-	case OPT_FSIZE:
-	case OPT_STACK:
-	case OPT_CORE: {
-		enum run_rlimit l = c == OPT_AS ? RUN_RL_AS : c == OPT_FSIZE ? RUN_RL_FSIZE :
-				    c == OPT_STACK ? RUN_RL_STACK : RUN_RL_CORE;
+	case RUN_OPT_AS:
+	case RUN_OPT_FSIZE:
+	case RUN_OPT_STACK:
+	case RUN_OPT_CORE: {
+		enum run_rlimit l = c == RUN_OPT_AS ? RUN_RL_AS : c == RUN_OPT_FSIZE ? RUN_RL_FSIZE :
+				    c == RUN_OPT_STACK ? RUN_RL_STACK : RUN_RL_CORE;
 
 		/* An address space or stack of 0 bytes leaves the command nothing to run in: the
 		 * kernel kills it with SIGSEGV during its exec.  --fsize 0 (write nothing) and
 		 * --core 0 (no core dumps) are real limits. */
 		r = get_size(err, errlen, rlimit_table[l].option, a,
-			     l != RUN_RL_AS && l != RUN_RL_STACK, &v);
+			     l == RUN_RL_AS || l == RUN_RL_STACK ? 1 : 0, &v);
 		if (r == 0)
 			set_rlimit(o, l, v);
 		break;
 	}
-	case OPT_NOFILE:
-		r = get_count(err, errlen, "--nofile", a, 1, &v);
+	case RUN_OPT_NOFILE:
+		r = get_count(err, errlen, "--nofile", a, COUNT_MAX, &v);
 		if (r == 0)
 			set_rlimit(o, RUN_RL_NOFILE, v);
 		break;
-	case OPT_NPROC:
-		r = get_count(err, errlen, "--nproc", a, 1, &v);
+	case RUN_OPT_NPROC:
+		r = get_count(err, errlen, "--nproc", a, COUNT_MAX, &v);
 		if (r == 0)
 			set_rlimit(o, RUN_RL_NPROC, v);
 		break;
-	case OPT_MEMORY:
-		r = get_size(err, errlen, "--memory", a, false, &o->memory);
+	case RUN_OPT_MEMORY:
+		r = get_size(err, errlen, "--memory", a, 1, &o->memory);
 		break;
-	case OPT_DISK:
-		r = get_size(err, errlen, "--disk", a, false, &o->disk);
+	case RUN_OPT_DISK:
+		r = get_size(err, errlen, "--disk", a, 1, &o->disk);
 		break;
-	case OPT_CPU:
+	case RUN_OPT_CPU:
 		r = parse_percent(a, &o->cpu_percent);
-		if (r == 0 && (o->cpu_percent == 0 || o->cpu_percent > CPU_PERCENT_MAX))
+		if (r == 0 && (o->cpu_percent == 0 || o->cpu_percent > POLICY_CPU_MAX))
 			r = -ERANGE;
-		if (r < 0)
+		if (r == -ERANGE) {
+			char forms[64];
+
+			snprintf(forms, sizeof(forms), "a percentage from 1%% to %d%%",
+				 POLICY_CPU_MAX);
+			r = bad_value(err, errlen, "--cpu", "percentage", a, r, forms);
+		} else if (r < 0) {
 			r = bad_value(err, errlen, "--cpu", "percentage", a, r, parse_percent_forms);
+		}
 		break;
-	case OPT_PIDS:
-		r = get_count(err, errlen, "--pids", a, 1, &o->pids);
+	case RUN_OPT_PIDS:
+		r = get_count(err, errlen, "--pids", a, POLICY_PIDS_MAX, &o->pids);
 		break;
-	case OPT_NO_CGROUP:
+	case RUN_OPT_NO_CGROUP:
 		o->no_cgroup = true;
 		break;
-	case OPT_KEEP_FDS:
+	case RUN_OPT_KEEP_FDS:
 		o->keep_fds = true;
 		break;
-	case OPT_FALLBACK:
+	case RUN_OPT_FALLBACK:
 		o->fallback = true;
 		o->iso.fallback = true;
 		break;
-	case OPT_FS:
+	case RUN_OPT_FS:
 		r = isolate_parse_fs(a, &o->iso.fs);
 		if (r < 0)
 			r = bad_value(err, errlen, "--fs", "value", a, r, "none, ro or strict");
 		o->has_fs = r == 0;
 		break;
-	case OPT_NET:
+	case RUN_OPT_NET:
 		r = isolate_parse_net(a, &o->iso.net);
 		if (r < 0)
 			r = bad_value(err, errlen, "--net", "value", a, r,
 				      "host, proxy, loopback or none");
 		o->has_net = r == 0;
 		break;
-	case OPT_ALLOW: {
+	case RUN_OPT_ALLOW: {
 		struct allow_rule rule;
 		char e[160];
 
@@ -414,7 +426,7 @@ apply(struct run_opts *o, int c, const char *a, char *err, size_t errlen)
 		o->has_allow = r == 0;
 		break;
 	}
-	case OPT_UNIX:
+	case RUN_OPT_UNIX:
 		if (a != NULL && streq(a, "host"))
 			o->iso.unix_host = true;
 		else if (a != NULL && streq(a, "none"))
@@ -423,38 +435,39 @@ apply(struct run_opts *o, int c, const char *a, char *err, size_t errlen)
 			r = bad_value(err, errlen, "--unix", "value", a, -EINVAL, "host or none");
 		o->has_unix = r == 0;
 		break;
-	case OPT_RW:
+	case RUN_OPT_RW:
 		r = add_path(err, errlen, "--rw", a, o->iso.rw, &o->iso.n_rw);
 		break;
-	case OPT_RO:
+	case RUN_OPT_RO:
 		r = add_path(err, errlen, "--ro", a, o->iso.ro, &o->iso.n_ro);
 		break;
-	case OPT_REPORT:
+	case RUN_OPT_REPORT:
 		if (a[0] == '\0')
 			r = fail(err, errlen, "--report: empty file name (use - for stdout)");
 		o->report_path = a;
 		break;
-	case OPT_REPORT_FD:
+	case RUN_OPT_REPORT_FD:
 		/* 0-2 are the command's own stdin, stdout and stderr: never withheld. */
 		r = parse_u64_range(a, 3, INT_MAX, &v);
 		if (r < 0)
 			r = bad_value(err, errlen, "--report-fd", "file descriptor", a, r,
-				      "a number from 3 up (--report - writes to stdout)");
+				      "a number from 3 to 2147483647 (--report - writes to "
+				      "stdout)");
 		else
 			o->report_fd = (int) v;
 		break;
-	case OPT_ENV:
-	case OPT_ENV_DENY:
-		r = c == OPT_ENV ? env_add(&o->env, a, err, errlen) :
+	case RUN_OPT_ENV:
+	case RUN_OPT_ENV_DENY:
+		r = c == RUN_OPT_ENV ? env_add(&o->env, a, err, errlen) :
 				   env_add_deny(&o->env, a, err, errlen);
 		break;
-	case OPT_OUTPUT_LIMIT:
-		r = get_size(err, errlen, "--output-limit", a, false, &o->output_limit);
+	case RUN_OPT_OUTPUT_LIMIT:
+		r = get_size(err, errlen, "--output-limit", a, 1, &o->output_limit);
 		break;
-	case OPT_ENV_CLEAR:
+	case RUN_OPT_ENV_CLEAR:
 		o->env.clear = true;
 		break;
-	case OPT_CHDIR:
+	case RUN_OPT_CHDIR:
 		if (a[0] == '\0') {
 			r = fail(err, errlen, "--chdir: empty directory name (a path, or @workspace)");
 		} else if (a[0] == '@' && !streq(a, "@workspace")) {
@@ -465,7 +478,7 @@ apply(struct run_opts *o, int c, const char *a, char *err, size_t errlen)
 		}
 		o->chdir = a;
 		break;
-	case 'q':
+	case RUN_OPT_QUIET:
 		o->quiet = true;
 		break;
 	default:
@@ -478,11 +491,15 @@ apply(struct run_opts *o, int c, const char *a, char *err, size_t errlen)
 int
 run_args_apply(struct run_opts *o, const char *name, const char *value, char *err, size_t errlen)
 {
-	for (size_t i = 0; long_options[i].name != NULL; i++)
-		if (streq(long_options[i].name, name) && long_options[i].val != 'h')
-			return apply(o, long_options[i].val,
-				     long_options[i].has_arg == no_argument ? NULL : value, err,
-				     errlen);
+	for (size_t i = 0; i < ELEMENTSOF(run_option_defs); i++) {
+		const struct opt_def *d = &run_option_defs[i];
+
+		/* Not options a profile can set: --help, --profile, trace's own. */
+		if (d->id == RUN_OPT_HELP || d->id == RUN_OPT_PROFILE || d->flags != 0)
+			continue;
+		if (streq(d->name + 2, name))
+			return apply(o, d->id, d->has_value ? value : NULL, err, errlen);
+	}
 	return fail(err, errlen, "run: unknown option '--%s'", name);
 }
 
@@ -506,30 +523,31 @@ int
 run_args_parse(int argc, char **argv, struct run_opts *ret)
 {
 	struct run_opts *o = ret;
+	struct opt_iter it;
 	char err[512];
 	int c;
 
 	run_args_reset(o);
 	set_rlimit(o, RUN_RL_CORE, 0);         /* no core dumps unless asked */
-	optind = 0;                             /* full reset: cmd_run may be called twice */
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:hq", long_options, NULL)) != -1) {
-		char esc[64];
-
+	opt_init(&it, argc, argv, 1, run_option_defs, ELEMENTSOF(run_option_defs), RUN_OPTF_TRACE);
+	/* A repeated option: the last one counts, except those that add up (--rw, --ro,
+	 * --allow, --env, --env-deny). */
+	while ((c = opt_next(&it)) != 0) {
+		if (c < 0)
+			return usage_error(argv[0], &it, c);
 		switch (c) {
-		case 'h':
+		case RUN_OPT_PROFILE:
+			/* Read by run_args_find_profile() before this parse: the profile's words
+			 * are already in argv, ahead of the command line's. */
+			break;
+		case RUN_OPT_HELP:
 			run_args_usage(stdout);
 			return 1;
-		case ':':
-			fprintf(stderr, "sandcap: %s: missing value; see 'sandcap run --help'\n",
-				log_escape(argv[optind - 1], esc, sizeof(esc)));
-			return -EINVAL;
-		case '?':
-			fprintf(stderr, "sandcap: run: unknown option '%s'; see 'sandcap run --help'\n",
-				log_escape(argv[optind - 1], esc, sizeof(esc)));
-			return -EINVAL;
+		case RUN_OPT_HEADROOM:
+		case RUN_OPT_RUNS:      /* sandcap trace's own: hidden, opt_next() never returns them */
+			return usage_error(argv[0], &it, -ENOENT);
 		default:
-			if (apply(o, c, optarg, err, sizeof(err)) < 0) {
+			if (apply(o, c, it.value, err, sizeof(err)) < 0) {
 				fprintf(stderr, "sandcap: %s\n", err);
 				return -EINVAL;
 			}
@@ -540,12 +558,12 @@ run_args_parse(int argc, char **argv, struct run_opts *ret)
 		fprintf(stderr, "sandcap: --report-fd: cannot be combined with --report; give one\n");
 		return -EINVAL;
 	}
-	if (optind >= argc) {
-		fprintf(stderr, "sandcap: run: no command given; usage: sandcap run [OPTIONS] -- COMMAND "
-			"[ARG...]\n");
+	if (it.i >= argc) {
+		fprintf(stderr, "sandcap: %s: no command given; usage: sandcap %s [OPTIONS] -- COMMAND "
+			"[ARG...]\n", argv[0], argv[0]);
 		return -EINVAL;
 	}
-	if (argv[optind][0] == '\0') {
+	if (argv[it.i][0] == '\0') {
 		fprintf(stderr, "sandcap: run: the command name is empty\n");
 		return -EINVAL;
 	}
@@ -553,7 +571,113 @@ run_args_parse(int argc, char **argv, struct run_opts *ret)
 		fprintf(stderr, "sandcap: %s\n", err);
 		return -EINVAL;
 	}
-	o->argv = argv + optind;
-	o->argc = argc - optind;
+	o->argv = argv + it.i;
+	o->argc = argc - it.i;
+	return 0;
+}
+
+int
+run_args_find_profile(int argc, char **argv, const char **ret_name)
+{
+	const char *name = NULL;
+	struct opt_iter it;
+	int c;
+
+	opt_init(&it, argc, argv, 1, run_option_defs, ELEMENTSOF(run_option_defs), RUN_OPTF_TRACE);
+	/* A bad word ends the search: run_args_parse() names it. */
+	while ((c = opt_next(&it)) > 0) {
+		char e1[64], e2[64];
+
+		if (c != RUN_OPT_PROFILE)
+			continue;
+		if (name != NULL) {
+			/* Two profiles would be merged in some order: refuse instead of guessing. */
+			fprintf(stderr, "sandcap: --profile: given twice ('%s', then '%s'); a run "
+				"takes one profile (put the other's settings on the command line)\n",
+				log_escape(name, e1, sizeof(e1)), log_escape(it.value, e2, sizeof(e2)));
+			return -EINVAL;
+		}
+		name = it.value;
+	}
+	*ret_name = name;
+	return 0;
+}
+
+void
+trace_args_usage(FILE *f)
+{
+	fprintf(f, "Usage: sandcap trace [--headroom PERCENT] [--runs N] [sandcap run OPTIONS] "
+		"-- COMMAND [ARG...]\n\nRun COMMAND under your ceilings from the policy (or the "
+		"limits given), then print on stderr what it used (peak memory and pids, CPU and "
+		"wall time, workspace bytes, largest file) and the sandcap run flags and profile "
+		"that fit it with PERCENT headroom (0%% to 1000%%, default 25%%), suggesting a limit "
+		"only where the measurement covers all it applies to (never --fsize), with floors "
+		"for short runs (timeout >= 2s and 3x the wall time, CPU time >= 1s and 2x).  "
+		"--runs N (1 to %d) runs it N times (stopping at a failed run) and takes the "
+		"largest figures, showing the spread.  --report FILE or --report-fd N writes the "
+		"same as JSON.  See sandcap(1).\n", TRACE_RUNS_MAX);
+}
+
+int
+trace_args_parse(int argc, char **argv, struct trace_opts *t, char ***ret_nv, int *ret_n)
+{
+	_cleanup_free_ char **nv = NULL;
+	struct opt_iter it;
+	size_t cap = 2;         /* "--" and the NULL */
+	char esc[64];
+	int c, n = 0;
+
+	/* Each word gives at most two ("--as=1G": "--as" "1G"), a bundle one per letter. */
+	for (int i = 0; i < argc; i++)
+		cap += 2 + strlen(argv[i]);
+	nv = calloc(cap, sizeof(char *));
+	if (nv == NULL) {
+		fprintf(stderr, "sandcap: trace: %s\n", strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	nv[n++] = argv[0];
+	opt_init(&it, argc, argv, 1, run_option_defs, ELEMENTSOF(run_option_defs), 0);
+	while ((c = opt_next(&it)) != 0) {
+		if (c < 0)
+			return usage_error(argv[0], &it, c);
+		switch (c) {
+		case RUN_OPT_HELP:
+			trace_args_usage(stdout);
+			return 1;
+		case RUN_OPT_HEADROOM:
+			if (parse_percent(it.value, &t->headroom_percent) < 0 ||
+			    t->headroom_percent > 1000) {
+				fprintf(stderr, "sandcap: --headroom: invalid percentage '%s': "
+					"expected a whole percentage from 0%% to 1000%%, e.g. 25%%\n",
+					log_escape(it.value, esc, sizeof(esc)));
+				return -EINVAL;
+			}
+			break;
+		case RUN_OPT_RUNS: {
+			uint64_t runs;
+
+			if (parse_u64_range(it.value, 1, TRACE_RUNS_MAX, &runs) < 0) {
+				fprintf(stderr, "sandcap: --runs: invalid number '%s': expected a whole "
+					"number from 1 to %d\n", log_escape(it.value, esc, sizeof(esc)),
+					TRACE_RUNS_MAX);
+				return -EINVAL;
+			}
+			t->runs = (unsigned) runs;
+			break;
+		}
+		default:
+			/* sandcap run's: passed on in the long form, the value as its own word */
+			nv[n++] = (char *) it.def->name;
+			if (it.value != NULL)
+				nv[n++] = (char *) it.value;
+			break;
+		}
+	}
+	nv[n++] = (char *) "--";
+	for (int i = it.i; i < argc; i++)
+		nv[n++] = argv[i];
+	nv[n] = NULL;
+	*ret_n = n;
+	*ret_nv = TAKE_PTR(nv);
 	return 0;
 }

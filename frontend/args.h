@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* `sandcap run` options: parsed strictly with lib/parse-util.h; every bad value is refused with
- * "sandcap: --OPT: invalid KIND 'VALUE': expected FORMS" and exit status 125. */
+/* `sandcap run` options: one table (args.c) read by the opt.h iterator, names matched exactly;
+ * values parsed strictly with lib/parse-util.h within the policy's ranges (policy.h).  Every
+ * bad value is refused with "sandcap: --OPT: invalid KIND 'VALUE': expected FORMS" (or "...
+ * is out of range: expected RANGE") and exit status 125. */
 #pragma once
 
 #include <stdbool.h>
@@ -11,6 +13,51 @@
 #include "allow.h"
 #include "env.h"
 #include "isolate.h"
+#include "opt.h"
+
+struct trace_opts;
+
+/* The ids of run_args_options(): sandcap run's options, then sandcap trace's own. */
+enum run_opt_id {
+	RUN_OPT_TIMEOUT = 1,
+	RUN_OPT_GRACE,
+	RUN_OPT_CPU_TIME,
+	RUN_OPT_AS,
+	RUN_OPT_FSIZE,
+	RUN_OPT_STACK,
+	RUN_OPT_CORE,
+	RUN_OPT_NOFILE,
+	RUN_OPT_NPROC,
+	RUN_OPT_MEMORY,
+	RUN_OPT_CPU,
+	RUN_OPT_PIDS,
+	RUN_OPT_DISK,
+	RUN_OPT_NO_CGROUP,
+	RUN_OPT_KEEP_FDS,
+	RUN_OPT_FALLBACK,
+	RUN_OPT_FS,
+	RUN_OPT_NET,
+	RUN_OPT_ALLOW,
+	RUN_OPT_UNIX,
+	RUN_OPT_RW,
+	RUN_OPT_RO,
+	RUN_OPT_ENV_CLEAR,
+	RUN_OPT_ENV,
+	RUN_OPT_ENV_DENY,
+	RUN_OPT_CHDIR,
+	RUN_OPT_OUTPUT_LIMIT,
+	RUN_OPT_REPORT,
+	RUN_OPT_REPORT_FD,
+	RUN_OPT_PROFILE,
+	RUN_OPT_QUIET,
+	RUN_OPT_HELP,
+	RUN_OPT_HEADROOM,       /* RUN_OPTF_TRACE from here */
+	RUN_OPT_RUNS,
+};
+#define RUN_OPTF_TRACE 1u       /* opt_def.flags: sandcap trace's own, not an option of run */
+
+/* The table of every option (for sandcap trace and the tests); *ret_n entries. */
+const struct opt_def *run_args_options(size_t *ret_n);
 
 /* Resource limits applied with setrlimit() in the child. */
 enum run_rlimit {
@@ -82,6 +129,18 @@ int run_args_check_net(struct run_opts *o, char *err, size_t errlen);
 
 /* Print `sandcap run --help`. */
 void run_args_usage(FILE *f);
+
+/* The NAME of --profile NAME (or --profile=NAME) among argv's options, NULL if none.  The
+ * search ends at the command or at a bad option word (run_args_parse() names it).  Returns
+ * 0, or -EINVAL after printing why (--profile given twice). */
+int run_args_find_profile(int argc, char **argv, const char **ret_name);
+
+/* sandcap trace's own options (--headroom, --runs; --help prints trace_args_usage()) into *t;
+ * *ret_nv (malloc'ed, *ret_n words and a NULL; the words are argv's) is argv[0], the rest of
+ * the options in their long form with each value a word of its own, "--" and the command.
+ * Returns 0, 1 when --help was printed (exit 0), or -errno after printing why (exit 125). */
+int trace_args_parse(int argc, char **argv, struct trace_opts *t, char ***ret_nv, int *ret_n);
+void trace_args_usage(FILE *f);
 
 /* Report key ("as", "cpu_time_ms", ...), option name ("--as") and RLIMIT_* resource. */
 const char *run_rlimit_key(enum run_rlimit l);

@@ -86,7 +86,7 @@ struct sc_session {
 /* Initialise s to the closed state (all fds -EBADF).  Call before anything else. */
 void client_init(struct sc_session *s);
 
-/* Spawn the helper (path: $SC_HELPER if set and non-empty, else the compiled-in
+/* Spawn the helper (path: $SANDCAP_HELPER if set and non-empty, else the compiled-in
  * SC_HELPER_PATH) with the socket on fd 3, then HELLO.  On success the helper is running
  * and has accepted the protocol version and the caller (policy loaded, user allowed at
  * all).  On failure the helper has been reaped and err says what is wrong and how to fix it

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* `sandcap kill [--signal SIG] ID`: signal one of the caller's sandboxes through its control
+/* `sandcap kill [-s|--signal SIG] ID`: signal one of the caller's sandboxes through its control
  * socket (control.h). */
 #include <errno.h>
 #include <signal.h>
@@ -9,61 +9,64 @@
 
 #include "commands.h"
 #include "control.h"
+#include "log.h"
 #include "macro.h"
+#include "opt.h"
 
-static int
-parse_signal(const char *s)
+static const struct opt_def kill_options[] = {
+	{ "--signal", 's', true,  1, 0 },
+	{ "--help",   'h', false, 2, 0 },
+};
+
+static void
+usage(FILE *f)
 {
-	static const struct {
-		const char *name;
-		int sig;
-	} sigs[] = {
-		{ "KILL", SIGKILL }, { "TERM", SIGTERM }, { "INT", SIGINT }, { "HUP", SIGHUP },
-		{ "QUIT", SIGQUIT }, { "USR1", SIGUSR1 }, { "USR2", SIGUSR2 }, { "STOP", SIGSTOP },
-		{ "CONT", SIGCONT },
-	};
-	char *end;
-	long n;
-
-	if (strneq(s, "SIG", 3))
-		s += 3;
-	for (size_t i = 0; i < ELEMENTSOF(sigs); i++)
-		if (strcasecmp(s, sigs[i].name) == 0)
-			return sigs[i].sig;
-	n = strtol(s, &end, 10);
-	/* 0 as kill(1): signal nothing, only tell whether the sandbox runs (exit 0 or 1). */
-	if (s[0] >= '0' && s[0] <= '9' && *end == '\0' && n >= 0 && n < NSIG)
-		return (int) n;
-	return -EINVAL;
+	fprintf(f, "Usage: sandcap kill [-s|--signal SIG] ID\n\nSignal every process of one of your "
+		"sandboxes (default KILL, which ends it; its sandcap then tears down the cgroup and "
+		"the workspace and writes its report, verdict killed, naming you).  SIG: %s.  "
+		"--signal 0 signals nothing: exit 0 if the sandbox runs, 1 if not.  IDs come from "
+		"sandcap ps.\nExit status: 0 signalled, 1 no such sandbox of yours (or it refused), "
+		"125 usage or failure.\n", opt_signal_forms);
 }
 
 int
 cmd_kill(int argc, char **argv)
 {
 	const char *id = NULL;
-	char reply[CONTROL_MSG_MAX], req[32];
-	int sig = SIGKILL, r;
+	char reply[CONTROL_MSG_MAX], req[32], msg[128], esc[64];
+	struct opt_iter it;
+	int sig = SIGKILL, c, r;
 
-	for (int i = 1; i < argc; i++) {
-		if ((streq(argv[i], "--signal") || streq(argv[i], "-s")) && i + 1 < argc) {
-			sig = parse_signal(argv[++i]);
-			if (sig < 0) {
-				fprintf(stderr, "sandcap: kill: --signal: unknown signal '%s' (use a name "
-					"like TERM or KILL, or a number)\n", argv[i]);
-				return SC_EXIT_FAILURE;
-			}
-		} else if (streq(argv[i], "--help") || streq(argv[i], "-h")) {
-			printf("Usage: sandcap kill [--signal SIG] ID\n\nSignal every process of one of your "
-			       "sandboxes (default KILL, which ends it; its sandcap then tears down the "
-			       "cgroup and the workspace and writes its report, verdict killed, naming you).  "
-			       "--signal 0 signals nothing: exit 0 if the sandbox runs, 1 if not.  "
-			       "IDs come from sandcap ps.\n");
+	opt_init(&it, argc, argv, 1, kill_options, ELEMENTSOF(kill_options), 0);
+	/* Options may come before or after the ID, as they always could. */
+	for (;;) {
+		c = opt_next(&it);
+		if (c == 0 && it.i >= argc)
+			break;
+		if (c == 0 && id == NULL) {
+			id = argv[it.i++];
+			continue;
+		}
+		if (c == 0) {
+			fprintf(stderr, "sandcap: kill: unexpected argument '%s' after the ID (one "
+				"sandbox at a time; see sandcap kill --help)\n",
+				log_escape(argv[it.i], esc, sizeof(esc)));
+			return SC_EXIT_FAILURE;
+		}
+		if (c < 0) {
+			opt_error(&it, c, msg, sizeof(msg));
+			fprintf(stderr, "sandcap: kill: %s; see 'sandcap kill --help'\n", msg);
+			return SC_EXIT_FAILURE;
+		}
+		if (c == 2) {
+			usage(stdout);
 			return 0;
-		} else if (id == NULL && argv[i][0] != '-') {
-			id = argv[i];
-		} else {
-			fprintf(stderr, "sandcap: kill: unexpected argument '%s' (see sandcap kill --help)\n",
-				argv[i]);
+		}
+		r = opt_parse_signal(it.value, &sig);
+		if (r < 0) {
+			fprintf(stderr, "sandcap: kill: --signal: %s '%s': expected %s\n",
+				r == -ERANGE ? "no signal numbered" : "unknown signal",
+				log_escape(it.value, esc, sizeof(esc)), opt_signal_forms);
 			return SC_EXIT_FAILURE;
 		}
 	}

@@ -468,54 +468,21 @@ caller_policy(struct policy_resolved *ret, char *msg, size_t msglen)
 
 /* ---- --profile NAME: its settings become option words before the command line's ---- */
 
-/* Options of `sandcap run` that take no value; every other option word takes one. */
-bool
-run_option_is_flag(const char *w)
-{
-	static const char *const flags[] = { "--no-cgroup", "--fallback", "--keep-fds", "-q",
-					     "--quiet", "-h", "--help" };
-
-	for (size_t i = 0; w != NULL && i < ELEMENTSOF(flags); i++)
-		if (streq(w, flags[i]))
-			return true;
-	return false;
-}
-
 /* If argv has --profile NAME (or --profile=NAME) among its options, load it and build a new
- * argv: argv[0], the profile's words, then argv without the --profile option.  *ret_argv is
- * malloc'ed (the words belong to prof).  Returns 0 (no profile: *ret_argv = NULL), or
- * -EINVAL after printing why. */
+ * argv: argv[0], the profile's words, then argv[1..] (run_args_parse() passes over the
+ * --profile there).  *ret_argv is malloc'ed (the words belong to prof).  Returns 0 (no
+ * profile: *ret_argv = NULL), or -EINVAL after printing why. */
 static int
 expand_profile(int argc, char **argv, struct profile *prof, int *ret_argc, char ***ret_argv)
 {
 	char err[PROFILE_ERR_MAX];
 	const char *name = NULL;
-	int at = -1, width = 0, n;
 	char **nv;
+	int n;
 
 	*ret_argv = NULL;
-	for (int i = 1; i < argc; i++) {
-		const char *w = argv[i];
-
-		if (streq(w, "--") || w[0] != '-')
-			break;
-		if (strneq(w, "--profile=", 10)) {
-			name = w + 10;
-			at = i;
-			width = 1;
-		} else if (streq(w, "--profile")) {
-			if (i + 1 >= argc) {
-				fprintf(stderr, "sandcap: --profile: missing value; see 'sandcap run --help'\n");
-				return -EINVAL;
-			}
-			name = argv[i + 1];
-			at = i;
-			width = 2;
-			i++;
-		} else if (!run_option_is_flag(w) && strchr(w, '=') == NULL) {
-			i++;            /* skip the option's value */
-		}
-	}
+	if (run_args_find_profile(argc, argv, &name) < 0)
+		return -EINVAL;
 	if (name == NULL)
 		return 0;
 	if (profile_load(name, prof, err, sizeof(err)) < 0) {
@@ -534,8 +501,7 @@ expand_profile(int argc, char **argv, struct profile *prof, int *ret_argc, char 
 	for (size_t i = 0; i < prof->nwords; i++)
 		nv[n++] = prof->words[i];
 	for (int i = 1; i < argc; i++)
-		if (i < at || i >= at + width)
-			nv[n++] = argv[i];
+		nv[n++] = argv[i];
 	nv[n] = NULL;
 	*ret_argc = n;
 	*ret_argv = nv;

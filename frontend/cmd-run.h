@@ -17,6 +17,3 @@ struct trace_opts {
 
 /* Parse argv (argv[0] "run"), run the sandbox, report; returns sandcap's exit status. */
 int run_main(int argc, char **argv, const struct trace_opts *trace);
-
-/* Options of `sandcap run` that take no value; every other option word takes one. */
-bool run_option_is_flag(const char *w);

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "args.h"
 #include "cmd-run.h"
 #include "commands.h"
 #include "json.h"
@@ -210,66 +211,12 @@ cmd_trace(int argc, char **argv)
 {
 	struct trace_acc acc = {};
 	struct trace_opts t = { .on = true, .headroom_percent = 25, .runs = 1, .acc = &acc };
-	_cleanup_free_ char **nv = calloc((size_t) argc + 1, sizeof(char *));
+	_cleanup_free_ char **nv = NULL;
 	int n = 0, r;
 
-	if (nv == NULL)
-		return SC_EXIT_FAILURE;
-	nv[n++] = argv[0];
-	for (int i = 1; i < argc; i++) {
-		const char *v = NULL;
-
-		if (streq(argv[i], "--") || argv[i][0] != '-') {
-			/* the command and its arguments: passed on untouched */
-			for (; i < argc; i++)
-				nv[n++] = argv[i];
-			break;
-		}
-		if (streq(argv[i], "--help") || streq(argv[i], "-h")) {
-			printf("Usage: sandcap trace [--headroom PERCENT] [--runs N] [sandcap run OPTIONS] "
-			       "-- COMMAND [ARG...]\n\nRun COMMAND under your ceilings from the policy "
-			       "(or the limits given), then print on stderr what it used (peak memory and "
-			       "pids, CPU and wall time, workspace bytes, largest file) and the sandcap "
-			       "run flags and profile that fit it with PERCENT headroom (default 25%%), "
-			       "suggesting a limit only where the measurement covers all it applies to "
-			       "(never --fsize), with floors for short runs (timeout >= 2s and 3x the "
-			       "wall time, CPU time >= 1s and 2x).  --runs N runs it N times (stopping "
-			       "at a failed run) and takes the largest figures, showing the spread.  "
-			       "--report FILE or --report-fd N writes the same as JSON.  See "
-			       "sandcap(1).\n");
-			return 0;
-		}
-		if (streq(argv[i], "--headroom") && i + 1 < argc)
-			v = argv[++i];
-		else if (strneq(argv[i], "--headroom=", 11))
-			v = argv[i] + 11;
-		if (streq(argv[i], "--runs") || strneq(argv[i], "--runs=", 7)) {
-			uint64_t runs;
-
-			v = argv[i][6] == '=' ? argv[i] + 7 : i + 1 < argc ? argv[++i] : "";
-			if (parse_u64_range(v, 1, TRACE_RUNS_MAX, &runs) < 0) {
-				fprintf(stderr, "sandcap: --runs: invalid number '%s': expected a whole "
-					"number from 1 to %d\n", v, TRACE_RUNS_MAX);
-				return SC_EXIT_FAILURE;
-			}
-			t.runs = (unsigned) runs;
-			continue;
-		}
-		if (v != NULL) {
-			if (parse_percent(v, &t.headroom_percent) < 0 || t.headroom_percent > 1000) {
-				fprintf(stderr, "sandcap: --headroom: invalid percentage '%s': expected a "
-					"whole percentage from 0%% to 1000%%, e.g. 25%%\n", v);
-				return SC_EXIT_FAILURE;
-			}
-			continue;
-		}
-		nv[n++] = argv[i];
-		/* an option's value (--memory 1G) goes with it, even if it does not start with - */
-		/* NOLINTNEXTLINE(clang-analyzer-core.NonNullParamChecker): argv[i], i < argc */
-		if (!run_option_is_flag(argv[i]) && strchr(argv[i], '=') == NULL && i + 1 < argc)
-			nv[n++] = argv[++i];
-	}
-	nv[n] = NULL;
+	r = trace_args_parse(argc, argv, &t, &nv, &n);
+	if (r != 0)
+		return r > 0 ? 0 : SC_EXIT_FAILURE;
 	/* Each run is a whole sandcap run; run_main() sets acc.done when it has printed the
 	 * summary (the last run, or one that did not end ok).  A refusal measures nothing. */
 	do {

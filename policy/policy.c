@@ -34,10 +34,6 @@
 
 #define ERRORS_MAX      200             /* then "too many errors" */
 #define VALUE_MAX       64              /* any value but paths and name lists */
-#define SIZE_MAX_BYTES  (UINT64_C(1) << 60)     /* 1 EiB: keeps UINT64_MAX a sentinel */
-#define CPU_MAX         (100 * 1024)
-#define PIDS_MAX        4194304
-#define TIMEOUT_MAX_MS  (UINT64_C(366) * 24 * 3600 * 1000)
 #define SANDBOXES_MAX   1024
 
 enum section_kind {
@@ -664,7 +660,7 @@ parse_limit_value(struct parse_ctx *c, unsigned lineno, enum key k, const char *
 				  parse_size_forms);
 			return r;
 		}
-		if (r < 0 || x > SIZE_MAX_BYTES) {
+		if (r < 0 || x > POLICY_SIZE_MAX) {
 			add_error(c, lineno, "%s: size '%s' is out of range (at most 1 EiB)", kn,
 				  ESC(v));
 			return -ERANGE;
@@ -678,16 +674,16 @@ parse_limit_value(struct parse_ctx *c, unsigned lineno, enum key k, const char *
 				  parse_percent_forms);
 			return r;
 		}
-		if (r < 0 || x > CPU_MAX) {
+		if (r < 0 || x > POLICY_CPU_MAX) {
 			add_error(c, lineno, "%s: '%s' is out of range (1%%..%d%%)", kn, ESC(v),
-				  CPU_MAX);
+				  POLICY_CPU_MAX);
 			return -ERANGE;
 		}
 		break;
 	case K_PIDS:
 	case K_TOTAL_PIDS:
 	case K_SANDBOXES: {
-		uint64_t max = k == K_SANDBOXES ? SANDBOXES_MAX : PIDS_MAX;
+		uint64_t max = k == K_SANDBOXES ? SANDBOXES_MAX : POLICY_PIDS_MAX;
 
 		r = parse_u64_range(v, 0, max, &x);
 		if (r == -EINVAL) {
@@ -709,7 +705,7 @@ parse_limit_value(struct parse_ctx *c, unsigned lineno, enum key k, const char *
 				  parse_duration_forms);
 			return r;
 		}
-		if (r < 0 || x > TIMEOUT_MAX_MS) {
+		if (r < 0 || x > POLICY_TIMEOUT_MAX_MS) {
 			add_error(c, lineno, "timeout: '%s' is out of range (at most 366 days)",
 				  ESC(v));
 			return -ERANGE;

@@ -19,6 +19,14 @@
 #define POLICY_LIST_MAX     64          /* names in allow_groups / allow_users */
 #define POLICY_SRC_MAX      (POLICY_NAME_MAX + 48)  /* "[defaults] (capped by [group:x])" */
 
+/* The largest value a limit may have, here and on sandcap run's command line (args.c), so
+ * that the two accept the same range. */
+#define POLICY_SIZE_MAX     (UINT64_C(1) << 60)         /* 1 EiB: keeps UINT64_MAX a sentinel,
+							 * and RLIM_INFINITY out of reach */
+#define POLICY_CPU_MAX      (100 * 1024)                /* percent: 1024 CPUs */
+#define POLICY_PIDS_MAX     4194304                     /* the kernel's PID_MAX_LIMIT */
+#define POLICY_TIMEOUT_MAX_MS (UINT64_C(366) * 24 * 3600 * 1000)
+
 /* The limits a request can carry and the policy can bound.  Units: bytes for memory and
  * disk, percent of one CPU for cpu, a count for pids, milliseconds for timeout. */
 enum policy_limit {

@@ -41,6 +41,12 @@ prof "$SANDCAP" run -q --profile p --timeout 1s --report "$T/p.json" -- true
 eq "a flag after --profile overrides it (timeout 1s)" 1000 "$(lim timeout_ms)"
 prof "$SANDCAP" run -q --nofile 20 --profile p --report "$T/p.json" -- sh -c 'ulimit -n'
 eq "a flag before --profile overrides it too (nofile 20)" 20 "$(cat "$T/out")"
+# --profile: once per run, and found after a flag (--env-clear once hid it).
+prof "$SANDCAP" run -q --env-clear --profile r --report "$T/p.json" -- true
+eq "--env-clear --profile r: the profile applies" 2000 "$(lim timeout_ms)"
+prof "$SANDCAP" run -q --profile r --profile r -- true
+eq "--profile twice: exit 125" 125 "$rc"
+contains "... says it is given twice" "--profile: given twice" "$(cat "$T/err")"
 prof "$SANDCAP" run -q --profile m --report "$T/p.json" -- true
 eq "a profile with fallback = yes: memory becomes RLIMIT_AS without a helper" \
 	"rlimit (RLIMIT_AS, --fallback)" "$(json "$T/p.json" '["enforcement"]["memory"]')"
@@ -61,7 +67,7 @@ printf '[z]\ntimeout = 0\n' | as_user sh -c "cat > $pf"
 prof "$SANDCAP" profile show z
 eq "timeout = 0: profile show refuses it (exit 125)" 125 "$rc"
 contains "... with FILE:LINE and the run option's range" \
-	"$pf:2: timeout: duration '0' is out of range: expected more than 0" "$(cat "$T/err")"
+	"$pf:2: timeout: duration '0' is out of range: expected a duration from 1ms" "$(cat "$T/err")"
 prof "$SANDCAP" run -q --profile z -- true
 eq "timeout = 0: run --profile refuses it too (exit 125)" 125 "$rc"
 contains "... with FILE:LINE" "$pf:2: timeout:" "$(cat "$T/err")"
@@ -72,7 +78,7 @@ contains "... naming the range" "$pf:2: nofile: number '2000000000' is out of ra
 printf '[z]\nas = 0\n' | as_user sh -c "cat > $pf"
 prof "$SANDCAP" run -q --profile z -- true
 eq "as = 0: refused (exit 125), not a command killed by SIGSEGV" 125 "$rc"
-contains "... with FILE:LINE" "$pf:2: as: size '0' is out of range: expected more than 0" "$(cat "$T/err")"
+contains "... with FILE:LINE" "$pf:2: as: size '0' is out of range: expected a size from 1 byte" "$(cat "$T/err")"
 prof "$SANDCAP" run -q --as 0 -- true
 eq "--as 0 on the command line: refused the same way (exit 125)" 125 "$rc"
 printf '[lo]\nnet = loopback\n\n[px]\nnet = proxy\nallow = example.com:443\n\n[bad]\nallow = example.com\nnet = none\n' |
@@ -164,8 +170,8 @@ wait "$a"
 eq "the killed sandbox's sandcap ends with 137" 137 "$?"
 expect "its process is gone" gone "sleep 1000.4711"
 eq "sandcap ps now lists only the other" "$idb" "$(ue "$SANDCAP" ps --json | python3 -c 'import json,sys; print(" ".join(e["id"] for e in json.load(sys.stdin)))')"
-ue "$SANDCAP" kill --signal TERM "$idb"
-eq "sandcap kill --signal TERM ID: exit 0" 0 "$?"
+ue "$SANDCAP" kill --signal=sigterm "$idb"
+eq "sandcap kill --signal=sigterm ID (any case, the = form): exit 0" 0 "$?"
 wait "$b"
 eq "a TERM-handling sandbox exits with its status (3)" 3 "$?"
 expect "its children are gone" gone "sleep 1000.4712"
@@ -178,4 +184,12 @@ eq "no control socket is left" 0 "$(nsock)"
 eq "sandcap ps: empty" "[]" "$(ue "$SANDCAP" ps --json)"
 ue "$SANDCAP" kill --signal NOPE "$idb" 2> "$T/err"
 eq "sandcap kill --signal NOPE: exit 125" 125 "$?"
+ue "$SANDCAP" kill --signal 65 "$idb" 2> "$T/err"
+eq "sandcap kill --signal 65: exit 125" 125 "$?"
+contains "... names the range" "a number from 0 to 64" "$(cat "$T/err")"
+ue "$SANDCAP" kill --signal 2> "$T/err"
+eq "sandcap kill --signal (no value): exit 125" 125 "$?"
+contains "... says it needs a value" "kill: --signal needs a value" "$(cat "$T/err")"
+ue "$SANDCAP" kill -s 0 "$idb" 2> /dev/null
+eq "sandcap kill -s 0 of an ended sandbox: exit 1" 1 "$?"
 done_testing

@@ -58,11 +58,58 @@ eq "no command exits 125" 125 "$rc"
 contains "no command says so" "no command" "$(cat "$T/err")"
 sandcap_run --timeout
 eq "missing value exits 125" 125 "$rc"
+eq "missing value names the option" \
+	"sandcap: run: --timeout needs a value; see 'sandcap run --help'" "$(cat "$T/err")"
+
+# Messages name the word typed: in a bundle of short options, after an option's value.
+sandcap_run -xq -- true
+eq "-xq: names -x" "sandcap: run: unknown option '-x'; see 'sandcap run --help'" "$(cat "$T/err")"
+sandcap_run --timeout 5 -xq
+eq "--timeout 5 -xq: names -x" "sandcap: run: unknown option '-x'; see 'sandcap run --help'" \
+	"$(cat "$T/err")"
+sandcap_run --quiet=yes -- true
+contains "a value given to a flag is refused" "--quiet takes no value" "$(cat "$T/err")"
+# Options are matched whole: abbreviations are refused (rc 125) and the message says so.
+for abbr in "--time 1" "--mem 1G" "--no-cg" "--c 1"; do
+	eval "set -- $abbr"
+	sandcap_run --no-cgroup "$@" -- true
+	if [ "$rc" = 125 ] && grep -q "unknown option '$1' (options are not abbreviated: did you mean" \
+	   "$T/err"; then ok "abbreviation $1 refused"; else notok "abbreviation $1 (rc $rc: $(cat "$T/err"))"; fi
+done
+sandcap_run -q --timeout=5 --as=1G -- true
+eq "--opt=VALUE works as --opt VALUE" 0 "$rc"
+
+# Limits: no size means "unlimited" (at most 1 EiB, the policy's cap); --as 0 and --stack 0
+# are refused (they only killed the command at its exec); --fsize 0 and --core 0 are limits.
+for bad in "--as 18446744073709551615" "--stack 18446744073709551615" \
+	"--fsize 18446744073709551615" "--as 0" "--stack 0" "--memory 2000000T" "--cpu 999999%" \
+	"--pids 4194305" "--timeout 8785h" "--grace 9000h" "--cpu-time 400000000"; do
+	eval "set -- $bad"
+	sandcap_run --no-cgroup "$@" -- true
+	if [ "$rc" = 125 ] && grep -q -- "^sandcap: $1: .* '$2' is out of range: expected .* from .* to " \
+	   "$T/err"; then ok "$bad refused, naming the range"; else notok "$bad (rc $rc: $(cat "$T/err"))"; fi
+done
+contains "sizes: the range is 1 EiB" "from 1 byte to 1 EiB" \
+	"$(as_user "$SANDCAP" run --as 0 -- true 2>&1)"
+# (--fsize 0 applies to the file $T/out too, so through a pipe)
+out=$(as_user "$SANDCAP" run -q --no-cgroup --fsize 0 --core 0 -- sh -c 'ulimit -f; ulimit -c' | cat)
+eq "--fsize 0 --core 0 are applied" "0 0" "$(echo $out)"
+sandcap_run -q --no-cgroup --fsize 0 -- sh -c 'echo x > "$0"' "$T/f0"
+eq "--fsize 0: writing a file is the verdict fsize (exit 153)" 153 "$rc"
+sandcap_run -q --no-cgroup --as 1048576T --stack 8M -- sh -c 'ulimit -v; ulimit -s'
+eq "--as 1 EiB is a limit, not unlimited" "1125899906842624 8192" \
+	"$(tr '\n' ' ' < "$T/out" | sed 's/ $//')"
+
+# sandcap doctor's fix names the variable sandcap reads.
+out=$(SANDCAP_HELPER=/nonexistent/sandcap-helper "$SANDCAP" doctor 2>&1)
+contains "doctor: SANDCAP_HELPER=PATH" "SANDCAP_HELPER=PATH points sandcap at another copy" "$out"
+case $out in *SC_HELPER*) notok "doctor names no SC_HELPER" ;; *) ok "doctor names no SC_HELPER" ;; esac
 
 # Help, version.
 out=$("$SANDCAP" run --help); r=$?
 eq "sandcap run --help exits 0" 0 "$r"
 contains "sandcap run --help lists --timeout" "--timeout DUR" "$out"
+contains "sandcap run --help lists --profile" "--profile NAME" "$out"
 out=$("$SANDCAP" --version); r=$?
 eq "sandcap --version exits 0" 0 "$r"
 contains "sandcap --version prints the version" "sandcap " "$out"

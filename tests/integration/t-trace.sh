@@ -30,4 +30,22 @@ for bad in 0 101 x -1; do
 	if [ "$rc" = 125 ] && grep -q "^sandcap: --runs: " "$T/err"; then ok "--runs $bad refused"
 	else notok "--runs $bad refused (rc $rc: $(cat "$T/err"))"; fi
 done
+
+# trace reads run's options from the same table: a flag (--env-clear) never takes the next
+# option (--runs) as its value, and trace's own options may come anywhere among them.
+as_user "$SANDCAP" trace -q --no-cgroup --env-clear --runs 2 --report "$T/t3.json" -- \
+	sh -c 'echo $$ >> "$0"' "$T/pids3" > /dev/null 2> "$T/err"
+eq "trace --env-clear --runs 2: exit 0" 0 "$?"
+eq "... ran twice" 2 "$(wc -l < "$T/pids3" | tr -d ' ')"
+as_user "$SANDCAP" trace --no-cgroup --headroom > /dev/null 2> "$T/err"
+eq "trace --headroom without a value: exit 125" 125 "$?"
+eq "... says it needs a value" "sandcap: trace: --headroom needs a value; see 'sandcap trace --help'" \
+	"$(cat "$T/err")"
+as_user "$SANDCAP" trace -q --headroom=10% --runs=1 --timeout=5 --report "$T/t4.json" -- true \
+	> /dev/null 2>&1
+eq "trace --opt=VALUE forms: exit 0" 0 "$?"
+eq "... headroom 10" 10 "$(json "$T/t4.json" '["headroom_percent"]')"
+as_user "$SANDCAP" trace --run 2 -- true > /dev/null 2> "$T/err"
+contains "trace: no abbreviations" "unknown option '--run' (options are not abbreviated: did you mean --runs?)" \
+	"$(cat "$T/err")"
 done_testing

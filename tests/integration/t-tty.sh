@@ -41,6 +41,6 @@ expect "its process is gone" gone "sleep 100.7713"
 # --output-limit to a terminal (splice where the kernel's tty takes it, else read/write).
 eq "--output-limit on a terminal: exit 0" "echo 0" \
 	"$(on_pty "$SANDCAP" run -q --output-limit 1M --report "$T/tty.json" -- echo hi)"
-contains "... relayed by sandcap" "sandcap (stdout: " "$(json "$T/tty.json" '["enforcement"]["output"]')"
+contains "... relayed by sandcap, one pipe (the terminal is stdout and stderr)" "sandcap (stdout and stderr, one pipe: " "$(json "$T/tty.json" '["enforcement"]["output"]')"
 eq "... 3 bytes passed" 3 "$(json "$T/tty.json" '["usage"]["output_bytes"]')"
 done_testing

@@ -10,8 +10,8 @@
  *            hostile rlimits, signals blocked/ignored, no_new_privs, ptrace, SIGSTOP
  *   escape   a sandboxed process trying to leave its leaf or raise its limits
  *   flood, attach2, workspace, tmprace N, cap N: issue #14 (hostile-core.inc)
- * The helper path is $SC_HELPER.  After every case the workspace dir of the caller
- * ($SC_WSROOT/<uid>, default /run/sandcap) must hold no sandbox; the harness checks the
+ * The helper path is $SANDCAP_HELPER.  After every case the workspace dir of the caller
+ * ($SANDCAP_WSROOT/<uid>, default /run/sandcap) must hold no sandbox; the harness checks the
  * cgroup parent and the mounts after the scenario.
  */
 #include <endian.h>
@@ -944,7 +944,7 @@ main(int argc, char **argv)
 		return nfail == 0 ? 0 : 1;
 	}
 	if (argc != 2 || helper_path == NULL) {
-		fprintf(stderr, "usage: SC_HELPER=PATH hostile-client frames|attach|exec|escape\n");
+		fprintf(stderr, "usage: SANDCAP_HELPER=PATH hostile-client frames|attach|exec|escape\n");
 		return 64;
 	}
 	(void) signal(SIGPIPE, SIG_IGN);
