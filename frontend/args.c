@@ -320,7 +320,7 @@ run_args_reset(struct run_opts *o)
 static int
 apply(struct run_opts *o, int c, const char *a, char *err, size_t errlen)
 {
-	uint64_t v;
+	uint64_t v = 0;
 	int r = 0;
 
 	switch (c) {

@@ -929,6 +929,117 @@ group_escape(void)
 
 #include "hostile-core.inc"
 
+/* ---- attachlock: the ATTACH reap race, stretched by the per-user lock ---- */
+
+/* Wait (30 s at most) for $HOSTILE_SYNC/name, made by the root half of the scenario. */
+static bool
+sync_wait(const char *dir, const char *name)
+{
+	char path[256];
+
+	(void) snprintf(path, sizeof(path), "%s/%s", dir, name);
+	for (int i = 0; i < 3000; i++) {
+		if (access(path, F_OK) == 0)
+			return true;
+		(void) nanosleep(&(struct timespec) { 0, 10 * 1000 * 1000 }, NULL);
+	}
+	return false;
+}
+
+static void
+sync_put(const char *dir, const char *name, long v)
+{
+	char path[256], tmp[300];
+	FILE *f;
+
+	(void) snprintf(path, sizeof(path), "%s/%s", dir, name);
+	(void) snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	f = fopen(tmp, "w");
+	if (f == NULL)
+		return;
+	fprintf(f, "%ld\n", v);
+	fclose(f);
+	(void) rename(tmp, path);
+}
+
+/* With root (tests/vm/scenarios/47-hostile-attach-lock.root.sh) holding this uid's per-user
+ * lock: ATTACH a child, which the helper must wait for the lock to move; meanwhile the child
+ * is reaped and root gives its number to a process of another user.  The helper must not
+ * move that process, and the sandbox must stay usable (KILL), not "poisoned". */
+static void
+group_attachlock(const char *dir)
+{
+	struct helper a;
+	int rfds[2] = { -1, -1 }, pp[2], pfd, r, st;
+	size_t nr = 0;
+	char reason[256] = "", procs[4096] = "", want[32];
+	uint8_t buf[WIRE_MSG_MAX];
+	pid_t c;
+	int len, fd;
+
+	if (helper_start(&a, C_NONE) < 0 || hello(&a) != 0 || create(&a, rfds, &nr) != 0 || nr < 1) {
+		result(false, "attachlock: a sandbox to attach to", "HELLO/CREATE failed");
+		return;
+	}
+	sync_put(dir, "created", a.pid);
+	if (!sync_wait(dir, "locked")) {
+		result(false, "attachlock: root holds the per-user lock", "no word from root");
+		return;
+	}
+	if (pipe(pp) < 0 || (c = fork()) < 0)
+		return;
+	if (c == 0) {
+		char x;
+
+		close(pp[1]);
+		_exit(read(pp[0], &x, 1) < 0);
+	}
+	close(pp[0]);
+	pfd = (int) syscall(SYS_pidfd_open, c, 0);
+	len = frame(buf, WIRE_REQ_ATTACH, a.seq++, NULL, 0);
+	if (pfd < 0 || len < 0 || send_raw(&a, buf, (size_t) len, &pfd, 1) < 0) {
+		result(false, "attachlock: ATTACH sent", "pidfd_open or sendmsg failed");
+		return;
+	}
+	sync_put(dir, "helper", a.pid);
+	if (!sync_wait(dir, "blocked")) {
+		result(false, "attachlock: the helper waits for the per-user lock", "root did not "
+		       "see it wait (/proc/locks)");
+		return;
+	}
+	/* The child is reaped while the helper waits: its number is free. */
+	(void) kill(c, SIGKILL);
+	(void) waitpid(c, &st, 0);
+	close(pfd);
+	sync_put(dir, "pid", c);
+	if (!sync_wait(dir, "victim")) {
+		result(false, "attachlock: root gave the number away", "no word from root");
+		return;
+	}
+	r = recv_reply(&a, NULL, NULL, reason, sizeof(reason));
+	/* ESRCH for the reaped child, not EAGAIN for a lock held past its 30 s bound. */
+	result(r == ESRCH, "attachlock: the ATTACH of a child reaped during the lock wait is "
+	       "refused: it is gone", "reply %d (%s)", r, reason);
+	(void) snprintf(want, sizeof(want), "%d\n", (int) c);
+	fd = openat(rfds[0], "cgroup.procs", O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		if (read(fd, procs, sizeof(procs) - 1) < 0)
+			procs[0] = '\0';
+		close(fd);
+	}
+	result(fd >= 0 && strstr(procs, want) == NULL,
+	       "attachlock: the process that got the number is not moved into the leaf",
+	       "leaf cgroup.procs: %s", procs);
+	r = simple(&a, WIRE_REQ_KILL);
+	result(r == 0, "attachlock: the sandbox is not poisoned (KILL is carried out)", "KILL: %d", r);
+	r = simple(&a, WIRE_REQ_DESTROY);
+	result(r == 0, "attachlock: DESTROY", "DESTROY: %d", r);
+	(void) helper_wait(&a);
+	close(rfds[0]);
+	if (nr > 1)
+		close(rfds[1]);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -937,6 +1048,11 @@ main(int argc, char **argv)
 		(void) signal(SIGPIPE, SIG_IGN);
 		group_cap(atoi(argv[2]));
 		return 0;
+	}
+	if (argc == 3 && helper_path != NULL && strcmp(argv[1], "attachlock") == 0) {
+		(void) signal(SIGPIPE, SIG_IGN);
+		group_attachlock(argv[2]);
+		return nfail == 0 ? 0 : 1;
 	}
 	if (argc == 3 && helper_path != NULL && strcmp(argv[1], "tmprace") == 0) {
 		(void) signal(SIGPIPE, SIG_IGN);
