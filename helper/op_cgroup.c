@@ -324,8 +324,11 @@ op_create(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr 
 			return -EPERM;
 		s->eff.v[order[i]] = policy_effective(&s->res, order[i], req[order[i]]);
 	}
-	if (s->eff.v[POLICY_CPU] > 100000) {
-		snprintf(msg, msglen, "cpu %" PRIu64 "%% is out of range", s->eff.v[POLICY_CPU]);
+	/* The policy's and sandcap's range (policy.h): cpu.max then holds at most 1024 s of
+	 * quota per 100 ms period, well inside the kernel's. */
+	if (s->eff.v[POLICY_CPU] > POLICY_CPU_MAX) {
+		snprintf(msg, msglen, "cpu %" PRIu64 "%% is out of range (1%% to %d%%)",
+			 s->eff.v[POLICY_CPU], POLICY_CPU_MAX);
 		return -EINVAL;
 	}
 

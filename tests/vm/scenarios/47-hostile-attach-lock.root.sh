@@ -35,11 +35,11 @@ wait_file() { i=0; while [ $i -lt 600 ] && [ ! -e "$1" ]; do sleep 0.1; i=$((i +
 wait_file "$S/created" || diag "the client made no sandbox"
 [ -e "$lockfile" ] || diag "no $lockfile: $(ls -la /run/sandcap/.locks 2>&1 | tr '\n' ' ')"
 if [ -e "$S/created" ] && [ -e "$lockfile" ]; then
-	# -o: sleep does not inherit the lock, so killing flock(1) releases it.
-	flock -o "$lockfile" sleep 600 & lockpid=$!
-	# flock(1) holds it once /proc/locks lists its lock as granted (no "->").
-	i=0; while [ $i -lt 100 ] && ! grep -v -- '->' /proc/locks | grep -q "FLOCK"; do
-		sleep 0.1; i=$((i + 1)); done
+	# One process holds it (flock(1) would leave its command holding it when killed).
+	python3 -c 'import fcntl, sys, time
+f = open(sys.argv[1]); fcntl.flock(f, fcntl.LOCK_EX); open(sys.argv[2], "w").close()
+time.sleep(600)' "$lockfile" "$S/held" & lockpid=$!
+	wait_file "$S/held" || diag "root could not take the per-user lock"
 	touch "$S/locked"
 	if wait_file "$S/helper"; then
 		hp=$(cat "$S/helper")
