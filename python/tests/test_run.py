@@ -327,6 +327,77 @@ def test_cancel_ends_the_sandbox(sandcap_bin):
     wait_until(lambda: procs_with(mark) == [], "the sandbox to end")
 
 
+# Run in a Python of its own with every warning an error: an unclosed transport only
+# shows as "Exception ignored ..." on stderr (from __del__), as does "Event loop is closed",
+# and "Task was destroyed but it is pending!" is logged there.
+CANCEL_SCRIPT = r"""
+import asyncio, gc, os, sys, time
+import sandcap
+
+how, mark, flag, sandcap_bin = sys.argv[1:]
+# On SIGTERM (forwarded by sandcap) the command writes 1 MiB to each of stdout and stderr,
+# then exits: more than asyncio buffers plus a pipe hold, so it ends only if its output is
+# still read after the cancellation.
+prog = ("import signal, sys, time\n"
+        "def term(*_):\n"
+        "    for f in (sys.stdout, sys.stderr):\n"
+        "        f.buffer.write(b'x' * (1 << 20)); f.flush()\n"
+        "    sys.exit(0)\n"
+        "signal.signal(signal.SIGTERM, term)\n"
+        "open(sys.argv[1], 'w').close()\n"
+        "time.sleep(300)\n")
+
+
+async def main():
+    if how == "yes":  # the review's case: yes writes until the SIGTERM
+        try:
+            await asyncio.wait_for(sandcap.run_async(["yes", mark], sandcap=sandcap_bin,
+                                                     kill_grace=60), 0.3)
+        except asyncio.TimeoutError:
+            return
+        sys.exit("yes ended by itself")
+    call = sandcap.run_async([sys.executable, "-c", prog, flag, mark], sandcap=sandcap_bin,
+                             kill_grace=60)
+    task = asyncio.ensure_future(call if how == "cancel" else asyncio.wait_for(call, 600))
+    while not os.path.exists(flag):
+        if task.done():
+            sys.exit(f"the call ended before it was cancelled: {task.result()!r}")
+        await asyncio.sleep(0.05)
+    task.cancel()
+    try:
+        await task
+    except asyncio.CancelledError:
+        return
+    sys.exit("the cancelled call returned")
+
+
+start = time.monotonic()
+asyncio.run(main())
+gc.collect()
+print(time.monotonic() - start)
+"""
+
+
+@pytest.mark.parametrize("how", ["cancel", "wait_for", "yes"])
+def test_cancel_while_the_command_writes(sandcap_bin, tmp_path, how):
+    # After a cancellation nobody read stdout/stderr any more: with kill_grace=60, the
+    # call took those 60 s (sandcap stuck until its SIGKILL, or asyncio waiting for pipes
+    # it had stopped reading), and left an unclosed transport behind.  The bound below is
+    # generous (a bound, not a timing target), and far from kill_grace.
+    mark = marker()
+    src = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src")
+    try:
+        p = subprocess.run([PY, "-W", "error", "-c", CANCEL_SCRIPT, how, mark,
+                            str(tmp_path / "ready"), sandcap_bin],
+                           env={**os.environ, "PYTHONPATH": src}, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, timeout=150)
+    except subprocess.TimeoutExpired:
+        pytest.fail("the cancelled call did not return within 150 s (kill_grace is 60)")
+    assert (p.returncode, p.stderr.decode()) == (0, "")
+    assert float(p.stdout) < 30
+    wait_until(lambda: procs_with(mark) == [], "the sandbox to end")
+
+
 class Interrupted(Exception):
     pass
 

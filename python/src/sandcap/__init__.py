@@ -131,8 +131,10 @@ async def run_async(
     kill_grace: float = 5.0,
 ) -> Result:
     """:func:`run` for asyncio: the same arguments, result and errors.  Cancelling the
-    awaiting task ends the sandbox (SIGTERM to sandcap, SIGKILL after ``kill_grace``)
-    before the cancellation propagates."""
+    awaiting task (``task.cancel()``, ``asyncio.wait_for``'s timeout) ends the sandbox
+    (SIGTERM to sandcap, SIGKILL after ``kill_grace``) before the cancellation propagates:
+    what the command still writes meanwhile is read and thrown away, and the call returns
+    once sandcap has exited and its output pipes are closed."""
     kw = dict(locals())
     del kw["argv"]
     return await _proc.run_async(argv, **kw)

@@ -221,12 +221,12 @@ async def run_async(argv: Sequence[Any], **kw: Any) -> Result:
             )
         except OSError as e:
             raise _start_error(p, e) from None
-        p.close_write()
-        reader = asyncio.StreamReader()
-        transport, _ = await loop.connect_read_pipe(
-            lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(p.rfd, "rb", 0))
-        p.rfd = -1  # owned by the transport now
         try:
+            p.close_write()
+            reader = asyncio.StreamReader()
+            transport, _ = await loop.connect_read_pipe(
+                lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(p.rfd, "rb", 0))
+            p.rfd = -1  # owned by the transport now
             (out, err), report = await asyncio.gather(proc.communicate(p.inv.input),
                                                       reader.read())
         except BaseException:
@@ -240,15 +240,66 @@ async def run_async(argv: Sequence[Any], **kw: Any) -> Result:
         p.close()
 
 
-async def _terminate_async(proc: "asyncio.subprocess.Process", grace: float) -> None:
-    if proc.returncode is not None:
+async def _discard(stream: Optional[asyncio.StreamReader]) -> None:
+    """Read ``stream`` to its end, throwing the data away."""
+    if stream is None:
         return
-    try:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            await asyncio.wait_for(asyncio.shield(proc.wait()), grace)
-        except asyncio.TimeoutError:
-            proc.kill()
-            await proc.wait()
-    except ProcessLookupError:
+    while await stream.read(65536):
         pass
+
+
+async def _terminate_async(proc: "asyncio.subprocess.Process", grace: float) -> None:
+    """End sandcap after the caller gave up on it (cancellation, an exception): SIGTERM,
+    SIGKILL after ``grace`` seconds, and wait until it has exited and its stdout and stderr
+    are closed, reading (and discarding) what the command still writes meanwhile.
+
+    Nobody reads those pipes once ``communicate()`` is cancelled: the command would block
+    writing to a full pipe, and the transport, paused with unread data, would never see
+    the end of the pipes that ``proc.wait()`` waits for (Python 3.11 and later) and that
+    must close before asyncio closes the transport (else "unclosed transport" and a
+    transport destroyed after its loop).  Only if something still holds the pipes open a
+    further ``grace`` seconds after the SIGKILL (the command's descendants, when sandcap's
+    two processes were killed at once: sandcap(1)), or when this cleanup is itself
+    cancelled, is the transport closed without waiting for them."""
+    drains = [asyncio.ensure_future(_discard(s)) for s in (proc.stdout, proc.stderr)]
+    if proc.stdin is not None:
+        proc.stdin.close()  # the rest of the input is not wanted any more
+    settled = False
+    try:
+        _signal(proc, signal.SIGTERM)
+        settled = await _settle(proc, drains, grace)
+        if not settled:
+            _signal(proc, signal.SIGKILL)
+            settled = await _settle(proc, drains, grace)
+    finally:
+        for d in drains:
+            if d.done() and not d.cancelled():
+                d.exception()  # retrieved: a pipe error here is of no interest
+            d.cancel()
+        if not settled:
+            # asyncio has no public way to give up on a subprocess's pipes: close its
+            # transport (which also SIGKILLs sandcap if it is still running).
+            t = getattr(proc, "_transport", None)
+            if t is not None:
+                t.close()
+
+
+def _signal(proc: "asyncio.subprocess.Process", sig: int) -> None:
+    if proc.returncode is None:
+        try:
+            proc.send_signal(sig)
+        except ProcessLookupError:  # exited, not yet noticed by asyncio
+            pass
+
+
+async def _settle(proc: "asyncio.subprocess.Process", drains: List["asyncio.Future[None]"],
+                  timeout: float) -> bool:
+    """Wait up to ``timeout`` seconds for sandcap's exit and the end of its output; True
+    when both came."""
+    waiter = asyncio.ensure_future(proc.wait())
+    try:
+        await asyncio.wait([waiter, *drains], timeout=timeout)
+    finally:
+        if not waiter.done():
+            waiter.cancel()
+    return waiter.done() and all(d.done() for d in drains)
