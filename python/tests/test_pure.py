@@ -65,6 +65,33 @@ def test_bad_values(kw):
         build(**kw)
 
 
+DAYS_366 = 366 * 24 * 3600
+
+
+@pytest.mark.parametrize("kw", [
+    {"timeout": 0}, {"cpu_time": 0}, {"timeout": 0.0}, {"timeout": DAYS_366 + 0.01},
+    {"cpu_time": DAYS_366 + 1}, {"grace": -1}, {"grace": DAYS_366 + 1},
+    {"memory": (1 << 60) + 1}, {"disk": 0}, {"disk": (1 << 60) + 1},
+    {"output_limit": 0}, {"output_limit": (1 << 60) + 1}, {"cpu": 102401}, {"cpu": -5},
+    {"pids": 4194305}, {"pids": -1},
+])
+def test_out_of_sandcaps_range_names_the_argument(kw):
+    # sandcap refuses these too (test_run.py checks the same bounds against it); here the
+    # caller learns which Python argument was wrong.
+    (name,) = kw
+    with pytest.raises(ValueError, match=f"^{name}=: expected"):
+        build(**kw)
+
+
+def test_the_ends_of_sandcaps_ranges_are_accepted():
+    inv = build(timeout=DAYS_366, cpu_time=0.001, grace=0, memory=1 << 60, disk=1,
+                output_limit=1, cpu=102400, pids=4194304)
+    assert inv.options == [
+        "--memory=1152921504606846976", "--cpu=102400%", "--pids=4194304", "--disk=1",
+        "--timeout=31622400000ms", "--grace=0ms", "--cpu-time=1ms", "--output-limit=1",
+    ]
+
+
 @pytest.mark.parametrize("kw", [
     {"memory": True}, {"memory": 1.5}, {"timeout": [1]}, {"env": "A"}, {"input": 3},
     {"env": {"A": 3}},

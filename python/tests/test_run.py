@@ -153,6 +153,70 @@ def test_sandcap_missing(tmp_path):
         sandcap.run(["true"], sandcap=str(tmp_path / "no-sandcap"))
 
 
+DAYS_366 = 366 * 24 * 3600
+
+
+@pytest.mark.parametrize("name,accepted,refused", [
+    ("timeout", [0.001, DAYS_366], ["0", f"{DAYS_366 * 1000 + 1}ms"]),
+    ("cpu_time", [0.001, DAYS_366], ["0", f"{DAYS_366 * 1000 + 1}ms"]),
+    ("grace", [0, DAYS_366], [f"{DAYS_366 * 1000 + 1}ms"]),
+    ("memory", [1, 1 << 60], ["0", str((1 << 60) + 1)]),
+    ("disk", [1, 1 << 60], ["0", str((1 << 60) + 1)]),
+    ("output_limit", [1, 1 << 60], ["0", str((1 << 60) + 1)]),
+    ("cpu", [1, 102400], ["0%", "102401%"]),
+    ("pids", [1, 4194304], ["0", "4194305"]),
+])
+def test_python_ranges_are_sandcaps(sandcap_bin, cli, name, accepted, refused):
+    # The ends of the ranges the package checks (_options.py) pass sandcap's own range
+    # check, and a string just past them (which the package passes on unchecked) fails it.
+    # Whether the limit can then be enforced here is another matter (a refusal for that
+    # is fine).
+    opt = "--" + name.replace("_", "-")
+    needs(cli, opt)
+    for v in accepted:
+        try:
+            sandcap.run(["true"], fallback=True, sandcap=sandcap_bin, **{name: v})
+        except sandcap.SandcapError as e:
+            assert b"out of range" not in e.stderr, (name, v, e.stderr)
+    for v in refused:
+        with pytest.raises(sandcap.SandcapError) as ei:
+            sandcap.run(["true"], fallback=True, sandcap=sandcap_bin, **{name: v})
+        assert f"{opt}: ".encode() in ei.value.stderr
+        assert b"out of range" in ei.value.stderr
+
+
+@pytest.mark.parametrize("v,exc", [("x", TypeError), ("5", TypeError), (None, TypeError),
+                                   (-1, ValueError), (float("nan"), ValueError)])
+def test_bad_kill_grace_names_the_argument(sandcap_bin, v, exc):
+    with pytest.raises(exc, match="^kill_grace=: "):
+        sandcap.run(["true"], kill_grace=v, sandcap=sandcap_bin)
+
+
+def test_sandcap_as_a_name_in_path(sandcap_bin, tmp_path, monkeypatch):
+    # Popen looks a bare name up in PATH; so must the package, before it runs --help.
+    d = tmp_path / "bin"
+    d.mkdir()
+    (d / "sandcap").symlink_to(os.path.abspath(sandcap_bin))
+    monkeypatch.setenv("PATH", f"{d}{os.pathsep}{os.environ.get('PATH', '')}")
+    assert sandcap.find_sandcap("sandcap") == str(d / "sandcap")
+    assert sandcap.run(["true"], sandcap="sandcap").ok
+    monkeypatch.setenv("SANDCAP", "sandcap")
+    assert sandcap.run(["true"]).ok
+    assert "--report-fd" in sandcap.cli_options()
+
+
+def test_sandcap_not_found_says_where_the_name_came_from(tmp_path, monkeypatch):
+    with pytest.raises(sandcap.SandcapError, match="from the sandcap= argument"):
+        sandcap.run(["true"], sandcap="sandcap-pytest-no-such-command")
+    monkeypatch.setenv("SANDCAP", "sandcap-pytest-no-such-command")
+    with pytest.raises(sandcap.SandcapError, match=r"'sandcap-pytest-no-such-command' "
+                                                   r"\(from \$SANDCAP\) is not an executable"):
+        sandcap.run(["true"])
+    monkeypatch.setenv("SANDCAP", str(tmp_path / "none"))
+    with pytest.raises(sandcap.SandcapError, match=r"none \(from \$SANDCAP\): No such file"):
+        sandcap.cli_options()
+
+
 def test_memory(sandcap_bin, mode):
     prog = "b = bytearray(200 * 1024 * 1024); b[::4096] = b'x' * len(b[::4096])"
     if mode == "rlimit":

@@ -74,7 +74,14 @@ def run(
     ``--output-limit``, ``profile`` → ``--profile``, ``fallback`` → ``--fallback``,
     ``no_cgroup`` → ``--no-cgroup``; ``extra_args`` are added as given.  Sizes are bytes
     (int) or strings such as ``"64M"``; durations are seconds (int or float) or strings
-    such as ``"250ms"``.
+    such as ``"250ms"``.  Numbers outside sandcap's ranges raise ValueError naming the
+    argument: sizes 1 byte to 1 EiB (2**60), ``timeout`` and ``cpu_time`` more than 0 and
+    at most 366 days, ``grace`` 0 to 366 days, ``cpu`` 1 to 102400, ``pids`` 1 to 4194304;
+    strings are passed on as written, for sandcap to check.
+
+    ``sandcap`` names the sandcap executable (default ``$SANDCAP``, else ``sandcap``): a
+    path, or a name looked up in PATH.  ``kill_grace`` (seconds, a number >= 0) is how long
+    an interrupted call waits after SIGTERM before it SIGKILLs sandcap.
 
     ``env`` is a mapping of variable names to values (``None``: pass the caller's value
     through) or a sequence of names to pass through; each becomes ``--env NAME``.  Values

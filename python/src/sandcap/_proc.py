@@ -41,24 +41,45 @@ _help_cache: Dict[Tuple[str, int, int], FrozenSet[str]] = {}
 _help_lock = threading.Lock()
 
 
+def _locate(sandcap: Optional[str]) -> Tuple[str, str]:
+    """The sandcap executable's path, and where the name came from (for messages)."""
+    if sandcap:
+        name, source = sandcap, "the sandcap= argument"
+    elif os.environ.get("SANDCAP"):
+        name, source = os.environ["SANDCAP"], "$SANDCAP"
+    else:
+        name, source = "sandcap", "the default"
+    if "/" in name:
+        return name, source
+    # A bare name is looked up in PATH, as Popen would (and as a shell does).
+    path = shutil.which(name)
+    if path is None:
+        if source == "the default":
+            raise SandcapError("sandcap: not found in PATH (install sandcap, or pass "
+                               "sandcap= or set SANDCAP to its path)")
+        raise SandcapError(f"sandcap: {name!r} (from {source}) is not an executable in "
+                           "PATH")
+    return path, source
+
+
 def find_sandcap(sandcap: Optional[str] = None) -> str:
-    """The sandcap executable: the argument, else ``$SANDCAP``, else ``sandcap`` in PATH."""
-    path = sandcap or os.environ.get("SANDCAP") or shutil.which("sandcap")
-    if not path:
-        raise SandcapError("sandcap: not found in PATH (install sandcap, or pass sandcap= "
-                           "or set SANDCAP to its path)")
-    return path
+    """The sandcap executable: the argument, else ``$SANDCAP``, else ``sandcap``; a name
+    without a ``/`` is looked up in PATH.  Raises :class:`SandcapError` when not found."""
+    return _locate(sandcap)[0]
 
 
 def cli_options(sandcap: Optional[str] = None) -> FrozenSet[str]:
     """The long options ``sandcap run`` knows (``--memory``, ...), from ``sandcap run
     --help``; cached per executable.  Used only to pick the report channel and by tests to
     skip what this sandcap cannot do yet; results never come from human-readable text."""
-    path = find_sandcap(sandcap)
+    return _cli_options(*_locate(sandcap))
+
+
+def _cli_options(path: str, source: str) -> FrozenSet[str]:
     try:
         st = os.stat(path)
     except OSError as e:
-        raise SandcapError(f"sandcap: {path}: {e.strerror}") from None
+        raise SandcapError(f"sandcap: {path} (from {source}): {e.strerror}") from None
     key = (os.path.realpath(path), st.st_ino, int(st.st_mtime_ns))
     with _help_lock:
         if key in _help_cache:
@@ -67,12 +88,13 @@ def cli_options(sandcap: Optional[str] = None) -> FrozenSet[str]:
         p = subprocess.run([path, "run", "--help"], stdin=subprocess.DEVNULL,
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=30)
     except (OSError, subprocess.TimeoutExpired) as e:
-        raise SandcapError(f"sandcap: cannot run {path} run --help: {e}") from None
+        raise SandcapError(f"sandcap: cannot run {path} run --help (from {source}): "
+                           f"{e}") from None
     text = (p.stdout + p.stderr).decode("utf-8", "replace")
     opts = frozenset(re.findall(r"(?<![\w-])--[a-z][a-z0-9-]*", text))
     if "--report" not in opts and "--report-fd" not in opts:
-        raise SandcapError(f"sandcap: {path} run --help lists no --report option: is it "
-                           "sandcap?", stderr=p.stderr)
+        raise SandcapError(f"sandcap: {path} (from {source}) run --help lists no --report "
+                           "option: is it sandcap?", stderr=p.stderr)
     with _help_lock:
         _help_cache[key] = opts
     return opts
@@ -94,11 +116,19 @@ def _pdeathsig_preexec() -> Optional[Callable[[], None]]:
     return preexec
 
 
+def _kill_grace(v: Any) -> float:
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        raise TypeError(f"kill_grace=: expected seconds as a number, got {v!r}")
+    if v != v or v < 0 or v == float("inf"):
+        raise ValueError(f"kill_grace=: must be a finite number of seconds >= 0, got {v}")
+    return float(v)
+
+
 class _Prepared:
     def __init__(self, argv: Sequence[Any], kw: Dict[str, Any]) -> None:
-        self.sandcap = find_sandcap(kw.pop("sandcap", None))
-        self.kill_grace = float(kw.pop("kill_grace", 5.0))
-        opts = cli_options(self.sandcap)
+        self.sandcap, source = _locate(kw.pop("sandcap", None))
+        self.kill_grace = _kill_grace(kw.pop("kill_grace", 5.0))
+        opts = _cli_options(self.sandcap, source)
         self.inv = _options.build(argv, cli_has_env="--env" in opts, **kw)
         self.report_fd_opt = "--report-fd" in opts
         self.rfd, self.wfd = os.pipe()  # both O_CLOEXEC; pass_fds opens wfd to sandcap only
