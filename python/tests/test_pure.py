@@ -138,6 +138,46 @@ def test_result_from_report():
     assert pickle.loads(pickle.dumps(r)) == r
 
 
+@pytest.mark.parametrize("out", [b"\xff\x00", bytes(range(256)), "h\u00e9llo\n".encode(),
+                                 b"", b"\xed\xa0\x80"],
+                         ids=["ff00", "all-bytes", "utf8", "empty", "surrogate"])
+def test_to_dict_round_trip_is_lossless(out):
+    # The Celery task's result is to_dict(): it must bring back the command's exact bytes.
+    r = _result.from_report(REPORT, out, b"err \xc3")
+    d = json.loads(json.dumps(r.to_dict()))
+    back = _result.Result.from_dict(d)
+    assert (back.stdout, back.stderr) == (out, b"err \xc3") and back == r
+    assert d["stdout"] == out.decode("utf-8", "replace")
+    assert d["stderr"] == "err \ufffd" and d["stderr_base64"] == "ZXJyIMM="
+    try:
+        out.decode("utf-8")
+    except UnicodeDecodeError:
+        assert "stdout_base64" in d
+    else:
+        assert "stdout_base64" not in d
+
+
+def test_from_dict_reads_dicts_without_base64():
+    r = _result.Result.from_dict({"report": REPORT, "stdout": "h\u00e9", "stderr": ""})
+    assert (r.stdout, r.stderr) == ("h\u00e9".encode(), b"")
+    with pytest.raises(ValueError, match="stdout_base64"):
+        _result.Result.from_dict({"report": REPORT, "stdout": "", "stdout_base64": "*"})
+
+
+def test_repr_abbreviates_output():
+    r = _result.from_report(REPORT, b"x" * (1 << 20), b"short")
+    s = repr(r)
+    assert len(s) < 400
+    assert "stdout=<1048576 bytes: b'xxxx" in s and "stderr=b'short'" in s
+    assert "verdict='memory'" in s and "limits_hit=('memory',)" in s
+
+
+def test_result_is_explicitly_unhashable():
+    r = _result.from_report(REPORT, b"", b"")
+    with pytest.raises(TypeError, match="unhashable type: 'Result'"):
+        hash(r)
+
+
 def test_setup_error_raises_with_report():
     rep = dict(REPORT, verdict="setup-error", sandcap_exit=125, message="refused")
     with pytest.raises(sandcap.SandcapError) as ei:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import http.server
+import json
 import os
 import signal
 import subprocess
@@ -353,6 +354,13 @@ def test_profile_is_passed(sandcap_bin):
         sandcap.run(["true"], profile="no-such-profile-" + uuid.uuid4().hex[:8],
                     sandcap=sandcap_bin)
     assert ei.value.returncode == 125 and b"--profile" in ei.value.stderr
+
+
+def test_celery_task_result_keeps_binary_output(sandcap_bin):
+    # The task body (no Celery needed to call it): its JSON-safe dict keeps the bytes.
+    import sandcap.celery
+    d = sandcap.celery.tool_call(["printf", "\\377\\000ok"], {"sandcap": sandcap_bin})
+    assert sandcap.Result.from_dict(json.loads(json.dumps(d))).stdout == b"\xff\x00ok"
 
 
 def test_run_async_and_concurrency(sandcap_bin):
