@@ -10,9 +10,11 @@ import asyncio
 import http.server
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
+import textwrap
 import threading
 import time
 import uuid
@@ -138,7 +140,7 @@ def test_refusal_writes_setup_error_report(sandcap_bin, cli, mode):
     e = ei.value
     assert e.returncode == 125
     assert e.report is not None and e.report["verdict"] == "setup-error"
-    assert e.report["message"] and e.message == f"sandcap: {e.report['message']}"
+    assert e.report["message"] and e.message.startswith(f"sandcap: {e.report['message']}")
 
 
 def test_unenforceable_limit_is_refused_not_weakened(sandcap_bin, mode):
@@ -147,6 +149,7 @@ def test_unenforceable_limit_is_refused_not_weakened(sandcap_bin, mode):
     with pytest.raises(sandcap.SandcapError) as ei:
         sandcap.run(["true"], pids=10, sandcap=sandcap_bin)
     assert ei.value.returncode == 125 and b"--fallback" in ei.value.stderr
+    assert str(ei.value).endswith("(in Python: fallback=True)")
 
 
 def test_sandcap_missing(tmp_path):
@@ -515,6 +518,31 @@ def test_sandbox_dies_with_a_killed_caller(sandcap_bin, tmp_path):
         if caller.poll() is None:
             caller.kill()
             caller.wait()
+
+
+def python_examples():
+    """The README's ```python blocks, and the example in the package docstring."""
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    with open(os.path.join(here, "README.md"), encoding="utf-8") as f:
+        readme = f.read()
+    blocks = re.findall(r"^```python\n(.*?)^```", readme, re.M | re.S)
+    assert len(blocks) == 1, "a new README example: add its expected output here"
+    doc = sandcap.__doc__.split("::\n", 1)[1].split("\n\n")[0]
+    # What each prints when the call's verdict is ok.
+    return [("README.md", blocks[0], b"HELLO\n"),
+            ("sandcap.__doc__", textwrap.dedent(doc).strip() + "\n", b"")]
+
+
+@pytest.mark.parametrize("where,code,out", python_examples())
+def test_documented_examples_run_as_written(sandcap_bin, where, code, out):
+    # Run as written, with sandcap found the documented way ($SANDCAP), in rlimit mode on
+    # the host as nobody and in cgroup mode in the VM: whatever the host, the call is ok.
+    src = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src")
+    p = subprocess.run([PY, "-c", code], env={**os.environ, "PYTHONPATH": src,
+                                              "SANDCAP": sandcap_bin},
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
+    assert (p.returncode, p.stderr.decode()) == (0, ""), where
+    assert p.stdout == out, where
 
 
 def test_sandbox_slots_reads_the_policy(sandcap_bin):

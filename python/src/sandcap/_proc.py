@@ -9,8 +9,13 @@ KeyboardInterrupt or Celery's SoftTimeLimitExceeded, or asyncio cancellation), s
 SIGTERM, which it forwards to the command, then SIGKILL after ``kill_grace`` seconds.  If
 the calling thread or process dies without that (SIGKILL, an engine's hard time limit),
 sandcap gets SIGKILL from the kernel (PR_SET_PDEATHSIG), and sandcap's own teardown takes
-over: the command's main process has the same setting, and in cgroup mode the helper kills
-and removes the whole sandbox when sandcap's end of its socket closes.
+over (sandcap(1)): in cgroup mode the helper kills and removes the whole sandbox when
+sandcap's end of its socket closes.  In rlimit and user-cgroup mode the process killed is
+the one started here, sandcap's keeper: its child, the supervisor, then ends the whole
+sandbox (background and setsid'd processes included) and still writes the report (verdict
+``killed``).  Only if both of sandcap's processes are killed at once (``pkill -9 sandcap``,
+a global OOM kill) can the command's descendants outlive them (its main process has
+PR_SET_PDEATHSIG too), and no report is written.
 """
 
 from __future__ import annotations
@@ -26,7 +31,7 @@ import threading
 from typing import Any, Callable, Dict, FrozenSet, List, Optional, Sequence, Tuple
 
 from . import _options
-from ._result import Result, SandcapError, from_report, parse_report
+from ._result import Result, SandcapError, from_report, parse_report, python_hint
 
 PR_SET_PDEATHSIG = 1
 _libc: Any
@@ -159,6 +164,7 @@ class _Prepared:
     def result(self, report: bytes, returncode: int, out: bytes, err: bytes) -> Result:
         if not report:
             msg = err.decode("utf-8", "replace").strip() or f"exit status {returncode}"
+            msg = python_hint(msg)
             raise SandcapError(
                 msg if msg.startswith("sandcap") else f"sandcap: {msg}",
                 returncode=returncode, stdout=out, stderr=err)

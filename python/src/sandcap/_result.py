@@ -197,6 +197,14 @@ def parse_report(data: bytes) -> Dict[str, Any]:
     return rep
 
 
+def python_hint(message: str) -> str:
+    """sandcap's message, plus the Python spelling where it tells the caller to pass
+    --fallback."""
+    if "pass --fallback" in message:
+        return f"{message} (in Python: fallback=True)"
+    return message
+
+
 def _opt_int(rep: Mapping[str, Any], key: str) -> Optional[int]:
     v = rep.get(key)
     if v is None:
@@ -214,7 +222,7 @@ def from_report(rep: Mapping[str, Any], stdout: bytes, stderr: bytes) -> Result:
     code = _opt_int(rep, "sandcap_exit")
     if verdict == "setup-error":
         raise SandcapError(
-            f"sandcap: {rep.get('message') or 'setup error'}",
+            f"sandcap: {python_hint(str(rep.get('message') or 'setup error'))}",
             report=dict(rep), returncode=code, stdout=stdout, stderr=stderr,
         )
     hit = rep.get("limits_hit") or []
