@@ -65,6 +65,33 @@ def test_bad_values(kw):
         build(**kw)
 
 
+DAYS_366 = 366 * 24 * 3600
+
+
+@pytest.mark.parametrize("kw", [
+    {"timeout": 0}, {"cpu_time": 0}, {"timeout": 0.0}, {"timeout": DAYS_366 + 0.01},
+    {"cpu_time": DAYS_366 + 1}, {"grace": -1}, {"grace": DAYS_366 + 1},
+    {"memory": (1 << 60) + 1}, {"disk": 0}, {"disk": (1 << 60) + 1},
+    {"output_limit": 0}, {"output_limit": (1 << 60) + 1}, {"cpu": 102401}, {"cpu": -5},
+    {"pids": 4194305}, {"pids": -1},
+])
+def test_out_of_sandcaps_range_names_the_argument(kw):
+    # sandcap refuses these too (test_run.py checks the same bounds against it); here the
+    # caller learns which Python argument was wrong.
+    (name,) = kw
+    with pytest.raises(ValueError, match=f"^{name}=: expected"):
+        build(**kw)
+
+
+def test_the_ends_of_sandcaps_ranges_are_accepted():
+    inv = build(timeout=DAYS_366, cpu_time=0.001, grace=0, memory=1 << 60, disk=1,
+                output_limit=1, cpu=102400, pids=4194304)
+    assert inv.options == [
+        "--memory=1152921504606846976", "--cpu=102400%", "--pids=4194304", "--disk=1",
+        "--timeout=31622400000ms", "--grace=0ms", "--cpu-time=1ms", "--output-limit=1",
+    ]
+
+
 @pytest.mark.parametrize("kw", [
     {"memory": True}, {"memory": 1.5}, {"timeout": [1]}, {"env": "A"}, {"input": 3},
     {"env": {"A": 3}},
@@ -109,6 +136,46 @@ def test_result_from_report():
                                                          False)
     assert _result.Result.from_dict(json.loads(json.dumps(r.to_dict()))) == r
     assert pickle.loads(pickle.dumps(r)) == r
+
+
+@pytest.mark.parametrize("out", [b"\xff\x00", bytes(range(256)), "h\u00e9llo\n".encode(),
+                                 b"", b"\xed\xa0\x80"],
+                         ids=["ff00", "all-bytes", "utf8", "empty", "surrogate"])
+def test_to_dict_round_trip_is_lossless(out):
+    # The Celery task's result is to_dict(): it must bring back the command's exact bytes.
+    r = _result.from_report(REPORT, out, b"err \xc3")
+    d = json.loads(json.dumps(r.to_dict()))
+    back = _result.Result.from_dict(d)
+    assert (back.stdout, back.stderr) == (out, b"err \xc3") and back == r
+    assert d["stdout"] == out.decode("utf-8", "replace")
+    assert d["stderr"] == "err \ufffd" and d["stderr_base64"] == "ZXJyIMM="
+    try:
+        out.decode("utf-8")
+    except UnicodeDecodeError:
+        assert "stdout_base64" in d
+    else:
+        assert "stdout_base64" not in d
+
+
+def test_from_dict_reads_dicts_without_base64():
+    r = _result.Result.from_dict({"report": REPORT, "stdout": "h\u00e9", "stderr": ""})
+    assert (r.stdout, r.stderr) == ("h\u00e9".encode(), b"")
+    with pytest.raises(ValueError, match="stdout_base64"):
+        _result.Result.from_dict({"report": REPORT, "stdout": "", "stdout_base64": "*"})
+
+
+def test_repr_abbreviates_output():
+    r = _result.from_report(REPORT, b"x" * (1 << 20), b"short")
+    s = repr(r)
+    assert len(s) < 400
+    assert "stdout=<1048576 bytes: b'xxxx" in s and "stderr=b'short'" in s
+    assert "verdict='memory'" in s and "limits_hit=('memory',)" in s
+
+
+def test_result_is_explicitly_unhashable():
+    r = _result.from_report(REPORT, b"", b"")
+    with pytest.raises(TypeError, match="unhashable type: 'Result'"):
+        hash(r)
 
 
 def test_setup_error_raises_with_report():

@@ -8,10 +8,13 @@ from __future__ import annotations
 
 import asyncio
 import http.server
+import json
 import os
+import re
 import signal
 import subprocess
 import sys
+import textwrap
 import threading
 import time
 import uuid
@@ -137,7 +140,7 @@ def test_refusal_writes_setup_error_report(sandcap_bin, cli, mode):
     e = ei.value
     assert e.returncode == 125
     assert e.report is not None and e.report["verdict"] == "setup-error"
-    assert e.report["message"] and e.message == f"sandcap: {e.report['message']}"
+    assert e.report["message"] and e.message.startswith(f"sandcap: {e.report['message']}")
 
 
 def test_unenforceable_limit_is_refused_not_weakened(sandcap_bin, mode):
@@ -146,11 +149,76 @@ def test_unenforceable_limit_is_refused_not_weakened(sandcap_bin, mode):
     with pytest.raises(sandcap.SandcapError) as ei:
         sandcap.run(["true"], pids=10, sandcap=sandcap_bin)
     assert ei.value.returncode == 125 and b"--fallback" in ei.value.stderr
+    assert str(ei.value).endswith("(in Python: fallback=True)")
 
 
 def test_sandcap_missing(tmp_path):
     with pytest.raises(sandcap.SandcapError):
         sandcap.run(["true"], sandcap=str(tmp_path / "no-sandcap"))
+
+
+DAYS_366 = 366 * 24 * 3600
+
+
+@pytest.mark.parametrize("name,accepted,refused", [
+    ("timeout", [0.001, DAYS_366], ["0", f"{DAYS_366 * 1000 + 1}ms"]),
+    ("cpu_time", [0.001, DAYS_366], ["0", f"{DAYS_366 * 1000 + 1}ms"]),
+    ("grace", [0, DAYS_366], [f"{DAYS_366 * 1000 + 1}ms"]),
+    ("memory", [1, 1 << 60], ["0", str((1 << 60) + 1)]),
+    ("disk", [1, 1 << 60], ["0", str((1 << 60) + 1)]),
+    ("output_limit", [1, 1 << 60], ["0", str((1 << 60) + 1)]),
+    ("cpu", [1, 102400], ["0%", "102401%"]),
+    ("pids", [1, 4194304], ["0", "4194305"]),
+])
+def test_python_ranges_are_sandcaps(sandcap_bin, cli, name, accepted, refused):
+    # The ends of the ranges the package checks (_options.py) pass sandcap's own range
+    # check, and a string just past them (which the package passes on unchecked) fails it.
+    # Whether the limit can then be enforced here is another matter (a refusal for that
+    # is fine).
+    opt = "--" + name.replace("_", "-")
+    needs(cli, opt)
+    for v in accepted:
+        try:
+            sandcap.run(["true"], fallback=True, sandcap=sandcap_bin, **{name: v})
+        except sandcap.SandcapError as e:
+            assert b"out of range" not in e.stderr, (name, v, e.stderr)
+    for v in refused:
+        with pytest.raises(sandcap.SandcapError) as ei:
+            sandcap.run(["true"], fallback=True, sandcap=sandcap_bin, **{name: v})
+        assert f"{opt}: ".encode() in ei.value.stderr
+        assert b"out of range" in ei.value.stderr
+
+
+@pytest.mark.parametrize("v,exc", [("x", TypeError), ("5", TypeError), (None, TypeError),
+                                   (-1, ValueError), (float("nan"), ValueError)])
+def test_bad_kill_grace_names_the_argument(sandcap_bin, v, exc):
+    with pytest.raises(exc, match="^kill_grace=: "):
+        sandcap.run(["true"], kill_grace=v, sandcap=sandcap_bin)
+
+
+def test_sandcap_as_a_name_in_path(sandcap_bin, tmp_path, monkeypatch):
+    # Popen looks a bare name up in PATH; so must the package, before it runs --help.
+    d = tmp_path / "bin"
+    d.mkdir()
+    (d / "sandcap").symlink_to(os.path.abspath(sandcap_bin))
+    monkeypatch.setenv("PATH", f"{d}{os.pathsep}{os.environ.get('PATH', '')}")
+    assert sandcap.find_sandcap("sandcap") == str(d / "sandcap")
+    assert sandcap.run(["true"], sandcap="sandcap").ok
+    monkeypatch.setenv("SANDCAP", "sandcap")
+    assert sandcap.run(["true"]).ok
+    assert "--report-fd" in sandcap.cli_options()
+
+
+def test_sandcap_not_found_says_where_the_name_came_from(tmp_path, monkeypatch):
+    with pytest.raises(sandcap.SandcapError, match="from the sandcap= argument"):
+        sandcap.run(["true"], sandcap="sandcap-pytest-no-such-command")
+    monkeypatch.setenv("SANDCAP", "sandcap-pytest-no-such-command")
+    with pytest.raises(sandcap.SandcapError, match=r"'sandcap-pytest-no-such-command' "
+                                                   r"\(from \$SANDCAP\) is not an executable"):
+        sandcap.run(["true"])
+    monkeypatch.setenv("SANDCAP", str(tmp_path / "none"))
+    with pytest.raises(sandcap.SandcapError, match=r"none \(from \$SANDCAP\): No such file"):
+        sandcap.cli_options()
 
 
 def test_memory(sandcap_bin, mode):
@@ -291,6 +359,13 @@ def test_profile_is_passed(sandcap_bin):
     assert ei.value.returncode == 125 and b"--profile" in ei.value.stderr
 
 
+def test_celery_task_result_keeps_binary_output(sandcap_bin):
+    # The task body (no Celery needed to call it): its JSON-safe dict keeps the bytes.
+    import sandcap.celery
+    d = sandcap.celery.tool_call(["printf", "\\377\\000ok"], {"sandcap": sandcap_bin})
+    assert sandcap.Result.from_dict(json.loads(json.dumps(d))).stdout == b"\xff\x00ok"
+
+
 def test_run_async_and_concurrency(sandcap_bin):
     async def main():
         return await asyncio.gather(*(sandcap.run_async(["sh", "-c", f"echo {i}; exit {i}"],
@@ -324,6 +399,77 @@ def test_cancel_ends_the_sandbox(sandcap_bin):
     # sandcap was waited for, and it reaps the whole sandbox before it exits (unless it
     # needed the SIGKILL after kill_grace on a loaded machine: then PDEATHSIG ends the
     # command a moment later; a bound, not a timing target).
+    wait_until(lambda: procs_with(mark) == [], "the sandbox to end")
+
+
+# Run in a Python of its own with every warning an error: an unclosed transport only
+# shows as "Exception ignored ..." on stderr (from __del__), as does "Event loop is closed",
+# and "Task was destroyed but it is pending!" is logged there.
+CANCEL_SCRIPT = r"""
+import asyncio, gc, os, sys, time
+import sandcap
+
+how, mark, flag, sandcap_bin = sys.argv[1:]
+# On SIGTERM (forwarded by sandcap) the command writes 1 MiB to each of stdout and stderr,
+# then exits: more than asyncio buffers plus a pipe hold, so it ends only if its output is
+# still read after the cancellation.
+prog = ("import signal, sys, time\n"
+        "def term(*_):\n"
+        "    for f in (sys.stdout, sys.stderr):\n"
+        "        f.buffer.write(b'x' * (1 << 20)); f.flush()\n"
+        "    sys.exit(0)\n"
+        "signal.signal(signal.SIGTERM, term)\n"
+        "open(sys.argv[1], 'w').close()\n"
+        "time.sleep(300)\n")
+
+
+async def main():
+    if how == "yes":  # the review's case: yes writes until the SIGTERM
+        try:
+            await asyncio.wait_for(sandcap.run_async(["yes", mark], sandcap=sandcap_bin,
+                                                     kill_grace=60), 0.3)
+        except asyncio.TimeoutError:
+            return
+        sys.exit("yes ended by itself")
+    call = sandcap.run_async([sys.executable, "-c", prog, flag, mark], sandcap=sandcap_bin,
+                             kill_grace=60)
+    task = asyncio.ensure_future(call if how == "cancel" else asyncio.wait_for(call, 600))
+    while not os.path.exists(flag):
+        if task.done():
+            sys.exit(f"the call ended before it was cancelled: {task.result()!r}")
+        await asyncio.sleep(0.05)
+    task.cancel()
+    try:
+        await task
+    except asyncio.CancelledError:
+        return
+    sys.exit("the cancelled call returned")
+
+
+start = time.monotonic()
+asyncio.run(main())
+gc.collect()
+print(time.monotonic() - start)
+"""
+
+
+@pytest.mark.parametrize("how", ["cancel", "wait_for", "yes"])
+def test_cancel_while_the_command_writes(sandcap_bin, tmp_path, how):
+    # After a cancellation nobody read stdout/stderr any more: with kill_grace=60, the
+    # call took those 60 s (sandcap stuck until its SIGKILL, or asyncio waiting for pipes
+    # it had stopped reading), and left an unclosed transport behind.  The bound below is
+    # generous (a bound, not a timing target), and far from kill_grace.
+    mark = marker()
+    src = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src")
+    try:
+        p = subprocess.run([PY, "-W", "error", "-c", CANCEL_SCRIPT, how, mark,
+                            str(tmp_path / "ready"), sandcap_bin],
+                           env={**os.environ, "PYTHONPATH": src}, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, timeout=150)
+    except subprocess.TimeoutExpired:
+        pytest.fail("the cancelled call did not return within 150 s (kill_grace is 60)")
+    assert (p.returncode, p.stderr.decode()) == (0, "")
+    assert float(p.stdout) < 30
     wait_until(lambda: procs_with(mark) == [], "the sandbox to end")
 
 
@@ -372,6 +518,31 @@ def test_sandbox_dies_with_a_killed_caller(sandcap_bin, tmp_path):
         if caller.poll() is None:
             caller.kill()
             caller.wait()
+
+
+def python_examples():
+    """The README's ```python blocks, and the example in the package docstring."""
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    with open(os.path.join(here, "README.md"), encoding="utf-8") as f:
+        readme = f.read()
+    blocks = re.findall(r"^```python\n(.*?)^```", readme, re.M | re.S)
+    assert len(blocks) == 1, "a new README example: add its expected output here"
+    doc = sandcap.__doc__.split("::\n", 1)[1].split("\n\n")[0]
+    # What each prints when the call's verdict is ok.
+    return [("README.md", blocks[0], b"HELLO\n"),
+            ("sandcap.__doc__", textwrap.dedent(doc).strip() + "\n", b"")]
+
+
+@pytest.mark.parametrize("where,code,out", python_examples())
+def test_documented_examples_run_as_written(sandcap_bin, where, code, out):
+    # Run as written, with sandcap found the documented way ($SANDCAP), in rlimit mode on
+    # the host as nobody and in cgroup mode in the VM: whatever the host, the call is ok.
+    src = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src")
+    p = subprocess.run([PY, "-c", code], env={**os.environ, "PYTHONPATH": src,
+                                              "SANDCAP": sandcap_bin},
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
+    assert (p.returncode, p.stderr.decode()) == (0, ""), where
+    assert p.stdout == out, where
 
 
 def test_sandbox_slots_reads_the_policy(sandcap_bin):

@@ -3,10 +3,14 @@
 ::
 
     import sandcap
-    r = sandcap.run(["python3", "tool.py"], memory="256M", pids=64, timeout=30,
-                    net="none", env_clear=True, output_limit="1M")
+    r = sandcap.run(["python3", "-c", "print('hello')"], memory="256M", timeout=30,
+                    net="none", env_clear=True, output_limit="1M", fallback=True)
     if r.verdict != "ok":
-        print(r.verdict, r.limits_hit, r.report["message"])
+        print(r.verdict, r.limits_hit, r.message)
+
+``fallback=True`` accepts sandcap's documented substitutes for limits this host cannot
+enforce as asked (without the sandcap helper, ``memory`` becomes RLIMIT_AS; see
+python/README.md, "Hosts without the helper").
 
 The package drives the installed ``sandcap`` command (``sandcap run --report-fd N``) and
 reads only its JSON report (``docs/report.md``), never its human-readable text.  Standard
@@ -74,7 +78,20 @@ def run(
     ``--output-limit``, ``profile`` → ``--profile``, ``fallback`` → ``--fallback``,
     ``no_cgroup`` → ``--no-cgroup``; ``extra_args`` are added as given.  Sizes are bytes
     (int) or strings such as ``"64M"``; durations are seconds (int or float) or strings
-    such as ``"250ms"``.
+    such as ``"250ms"``.  Numbers outside sandcap's ranges raise ValueError naming the
+    argument: sizes 1 byte to 1 EiB (2**60), ``timeout`` and ``cpu_time`` more than 0 and
+    at most 366 days, ``grace`` 0 to 366 days, ``cpu`` 1 to 102400, ``pids`` 1 to 4194304;
+    strings are passed on as written, for sandcap to check.
+
+    ``fallback=True`` accepts sandcap's documented substitutes for limits it cannot enforce
+    as asked (without the helper: ``memory`` → RLIMIT_AS, ``pids`` → RLIMIT_NPROC, ``disk``
+    → RLIMIT_FSIZE, ``cpu`` not enforced); without it such a call raises SandcapError.
+    RLIMIT_NPROC counts every process of the user, so parallel calls share one ``pids``
+    budget, and it does not bind root: as root, sandcap refuses ``pids`` even then.
+
+    ``sandcap`` names the sandcap executable (default ``$SANDCAP``, else ``sandcap``): a
+    path, or a name looked up in PATH.  ``kill_grace`` (seconds, a number >= 0) is how long
+    an interrupted call waits after SIGTERM before it SIGKILLs sandcap.
 
     ``env`` is a mapping of variable names to values (``None``: pass the caller's value
     through) or a sequence of names to pass through; each becomes ``--env NAME``.  Values
@@ -131,8 +148,10 @@ async def run_async(
     kill_grace: float = 5.0,
 ) -> Result:
     """:func:`run` for asyncio: the same arguments, result and errors.  Cancelling the
-    awaiting task ends the sandbox (SIGTERM to sandcap, SIGKILL after ``kill_grace``)
-    before the cancellation propagates."""
+    awaiting task (``task.cancel()``, ``asyncio.wait_for``'s timeout) ends the sandbox
+    (SIGTERM to sandcap, SIGKILL after ``kill_grace``) before the cancellation propagates:
+    what the command still writes meanwhile is read and thrown away, and the call returns
+    once sandcap has exited and its output pipes are closed."""
     kw = dict(locals())
     del kw["argv"]
     return await _proc.run_async(argv, **kw)

@@ -47,31 +47,43 @@ def _no_nul(what: str, s: str) -> str:
     return s
 
 
+# sandcap run's ranges for numbers (sandcap run --help, frontend/args.c): given as ints or
+# floats, values outside them are refused here, naming the parameter; strings are passed on
+# as written and checked by sandcap.
+SIZE_MAX = 1 << 60                            # 1 EiB
+DURATION_MAX_MS = 366 * 24 * 3600 * 1000      # 366 days
+CPU_MAX = 102400                              # percent of one core: 1024 cores
+PIDS_MAX = 4194304                            # the kernel's PID_MAX_LIMIT
+
+
 def _size(name: str, v: Size) -> str:
     if isinstance(v, bool) or not isinstance(v, (int, str)):
         raise TypeError(f"{name}=: expected bytes as int or a size string, got {v!r}")
     if isinstance(v, int):
-        if v <= 0:
-            raise ValueError(f"{name}=: must be more than 0, got {v}")
+        if not 1 <= v <= SIZE_MAX:
+            raise ValueError(f"{name}=: expected from 1 byte to 1 EiB (2**60 bytes), "
+                             f"got {v}")
         return str(v)
     return _no_nul(name, v)
 
 
-def _count(name: str, v: Union[int, str]) -> str:
+def _count(name: str, v: Union[int, str], hi: int) -> str:
     if isinstance(v, bool) or not isinstance(v, (int, str)):
         raise TypeError(f"{name}=: expected an int, got {v!r}")
-    if isinstance(v, int) and v <= 0:
-        raise ValueError(f"{name}=: must be more than 0, got {v}")
+    if isinstance(v, int) and not 1 <= v <= hi:
+        raise ValueError(f"{name}=: expected from 1 to {hi}, got {v}")
     return _no_nul(name, str(v))
 
 
-def _duration(name: str, v: Duration) -> str:
+def _duration(name: str, v: Duration, zero_ok: bool = False) -> str:
     if isinstance(v, bool) or not isinstance(v, (int, float, str)):
         raise TypeError(f"{name}=: expected seconds as a number or a duration string, got {v!r}")
     if isinstance(v, str):
         return _no_nul(name, v)
-    if v != v or v < 0 or v == float("inf"):
-        raise ValueError(f"{name}=: must be a finite number of seconds >= 0, got {v}")
+    if v != v or v < 0 or (v == 0 and not zero_ok) or v > DURATION_MAX_MS / 1000:
+        lo = "from 0 to" if zero_ok else "more than 0 and at most"
+        raise ValueError(f"{name}=: expected seconds {lo} 366 days "
+                         f"({DURATION_MAX_MS // 1000}), got {v}")
     ms = int(round(v * 1000))
     if v > 0 and ms == 0:
         ms = 1  # never turn a tiny positive duration into 0 (which may mean "at once")
@@ -82,8 +94,9 @@ def _percent(name: str, v: Percent) -> str:
     if isinstance(v, bool) or not isinstance(v, (int, str)):
         raise TypeError(f"{name}=: expected a percentage of one core as int, got {v!r}")
     if isinstance(v, int):
-        if v <= 0:
-            raise ValueError(f"{name}=: must be more than 0, got {v}")
+        if not 1 <= v <= CPU_MAX:
+            raise ValueError(f"{name}=: expected a percentage of one core from 1 to "
+                             f"{CPU_MAX}, got {v}")
         return f"{v}%"
     return _no_nul(name, v)
 
@@ -170,13 +183,13 @@ def build(
     if cpu is not None:
         opt("cpu", _percent("cpu", cpu))
     if pids is not None:
-        opt("pids", _count("pids", pids))
+        opt("pids", _count("pids", pids, PIDS_MAX))
     if disk is not None:
         opt("disk", _size("disk", disk))
     if timeout is not None:
         opt("timeout", _duration("timeout", timeout))
     if grace is not None:
-        opt("grace", _duration("grace", grace))
+        opt("grace", _duration("grace", grace, zero_ok=True))
     if cpu_time is not None:
         opt("cpu-time", _duration("cpu_time", cpu_time))
     if net is not None:

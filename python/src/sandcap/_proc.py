@@ -9,8 +9,13 @@ KeyboardInterrupt or Celery's SoftTimeLimitExceeded, or asyncio cancellation), s
 SIGTERM, which it forwards to the command, then SIGKILL after ``kill_grace`` seconds.  If
 the calling thread or process dies without that (SIGKILL, an engine's hard time limit),
 sandcap gets SIGKILL from the kernel (PR_SET_PDEATHSIG), and sandcap's own teardown takes
-over: the command's main process has the same setting, and in cgroup mode the helper kills
-and removes the whole sandbox when sandcap's end of its socket closes.
+over (sandcap(1)): in cgroup mode the helper kills and removes the whole sandbox when
+sandcap's end of its socket closes.  In rlimit and user-cgroup mode the process killed is
+the one started here, sandcap's keeper: its child, the supervisor, then ends the whole
+sandbox (background and setsid'd processes included) and still writes the report (verdict
+``killed``).  Only if both of sandcap's processes are killed at once (``pkill -9 sandcap``,
+a global OOM kill) can the command's descendants outlive them (its main process has
+PR_SET_PDEATHSIG too), and no report is written.
 """
 
 from __future__ import annotations
@@ -26,7 +31,7 @@ import threading
 from typing import Any, Callable, Dict, FrozenSet, List, Optional, Sequence, Tuple
 
 from . import _options
-from ._result import Result, SandcapError, from_report, parse_report
+from ._result import Result, SandcapError, from_report, parse_report, python_hint
 
 PR_SET_PDEATHSIG = 1
 _libc: Any
@@ -41,24 +46,45 @@ _help_cache: Dict[Tuple[str, int, int], FrozenSet[str]] = {}
 _help_lock = threading.Lock()
 
 
+def _locate(sandcap: Optional[str]) -> Tuple[str, str]:
+    """The sandcap executable's path, and where the name came from (for messages)."""
+    if sandcap:
+        name, source = sandcap, "the sandcap= argument"
+    elif os.environ.get("SANDCAP"):
+        name, source = os.environ["SANDCAP"], "$SANDCAP"
+    else:
+        name, source = "sandcap", "the default"
+    if "/" in name:
+        return name, source
+    # A bare name is looked up in PATH, as Popen would (and as a shell does).
+    path = shutil.which(name)
+    if path is None:
+        if source == "the default":
+            raise SandcapError("sandcap: not found in PATH (install sandcap, or pass "
+                               "sandcap= or set SANDCAP to its path)")
+        raise SandcapError(f"sandcap: {name!r} (from {source}) is not an executable in "
+                           "PATH")
+    return path, source
+
+
 def find_sandcap(sandcap: Optional[str] = None) -> str:
-    """The sandcap executable: the argument, else ``$SANDCAP``, else ``sandcap`` in PATH."""
-    path = sandcap or os.environ.get("SANDCAP") or shutil.which("sandcap")
-    if not path:
-        raise SandcapError("sandcap: not found in PATH (install sandcap, or pass sandcap= "
-                           "or set SANDCAP to its path)")
-    return path
+    """The sandcap executable: the argument, else ``$SANDCAP``, else ``sandcap``; a name
+    without a ``/`` is looked up in PATH.  Raises :class:`SandcapError` when not found."""
+    return _locate(sandcap)[0]
 
 
 def cli_options(sandcap: Optional[str] = None) -> FrozenSet[str]:
     """The long options ``sandcap run`` knows (``--memory``, ...), from ``sandcap run
     --help``; cached per executable.  Used only to pick the report channel and by tests to
     skip what this sandcap cannot do yet; results never come from human-readable text."""
-    path = find_sandcap(sandcap)
+    return _cli_options(*_locate(sandcap))
+
+
+def _cli_options(path: str, source: str) -> FrozenSet[str]:
     try:
         st = os.stat(path)
     except OSError as e:
-        raise SandcapError(f"sandcap: {path}: {e.strerror}") from None
+        raise SandcapError(f"sandcap: {path} (from {source}): {e.strerror}") from None
     key = (os.path.realpath(path), st.st_ino, int(st.st_mtime_ns))
     with _help_lock:
         if key in _help_cache:
@@ -67,12 +93,13 @@ def cli_options(sandcap: Optional[str] = None) -> FrozenSet[str]:
         p = subprocess.run([path, "run", "--help"], stdin=subprocess.DEVNULL,
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=30)
     except (OSError, subprocess.TimeoutExpired) as e:
-        raise SandcapError(f"sandcap: cannot run {path} run --help: {e}") from None
+        raise SandcapError(f"sandcap: cannot run {path} run --help (from {source}): "
+                           f"{e}") from None
     text = (p.stdout + p.stderr).decode("utf-8", "replace")
     opts = frozenset(re.findall(r"(?<![\w-])--[a-z][a-z0-9-]*", text))
     if "--report" not in opts and "--report-fd" not in opts:
-        raise SandcapError(f"sandcap: {path} run --help lists no --report option: is it "
-                           "sandcap?", stderr=p.stderr)
+        raise SandcapError(f"sandcap: {path} (from {source}) run --help lists no --report "
+                           "option: is it sandcap?", stderr=p.stderr)
     with _help_lock:
         _help_cache[key] = opts
     return opts
@@ -94,11 +121,19 @@ def _pdeathsig_preexec() -> Optional[Callable[[], None]]:
     return preexec
 
 
+def _kill_grace(v: Any) -> float:
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        raise TypeError(f"kill_grace=: expected seconds as a number, got {v!r}")
+    if v != v or v < 0 or v == float("inf"):
+        raise ValueError(f"kill_grace=: must be a finite number of seconds >= 0, got {v}")
+    return float(v)
+
+
 class _Prepared:
     def __init__(self, argv: Sequence[Any], kw: Dict[str, Any]) -> None:
-        self.sandcap = find_sandcap(kw.pop("sandcap", None))
-        self.kill_grace = float(kw.pop("kill_grace", 5.0))
-        opts = cli_options(self.sandcap)
+        self.sandcap, source = _locate(kw.pop("sandcap", None))
+        self.kill_grace = _kill_grace(kw.pop("kill_grace", 5.0))
+        opts = _cli_options(self.sandcap, source)
         self.inv = _options.build(argv, cli_has_env="--env" in opts, **kw)
         self.report_fd_opt = "--report-fd" in opts
         self.rfd, self.wfd = os.pipe()  # both O_CLOEXEC; pass_fds opens wfd to sandcap only
@@ -129,6 +164,7 @@ class _Prepared:
     def result(self, report: bytes, returncode: int, out: bytes, err: bytes) -> Result:
         if not report:
             msg = err.decode("utf-8", "replace").strip() or f"exit status {returncode}"
+            msg = python_hint(msg)
             raise SandcapError(
                 msg if msg.startswith("sandcap") else f"sandcap: {msg}",
                 returncode=returncode, stdout=out, stderr=err)
@@ -221,12 +257,12 @@ async def run_async(argv: Sequence[Any], **kw: Any) -> Result:
             )
         except OSError as e:
             raise _start_error(p, e) from None
-        p.close_write()
-        reader = asyncio.StreamReader()
-        transport, _ = await loop.connect_read_pipe(
-            lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(p.rfd, "rb", 0))
-        p.rfd = -1  # owned by the transport now
         try:
+            p.close_write()
+            reader = asyncio.StreamReader()
+            transport, _ = await loop.connect_read_pipe(
+                lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(p.rfd, "rb", 0))
+            p.rfd = -1  # owned by the transport now
             (out, err), report = await asyncio.gather(proc.communicate(p.inv.input),
                                                       reader.read())
         except BaseException:
@@ -240,15 +276,66 @@ async def run_async(argv: Sequence[Any], **kw: Any) -> Result:
         p.close()
 
 
-async def _terminate_async(proc: "asyncio.subprocess.Process", grace: float) -> None:
-    if proc.returncode is not None:
+async def _discard(stream: Optional[asyncio.StreamReader]) -> None:
+    """Read ``stream`` to its end, throwing the data away."""
+    if stream is None:
         return
-    try:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            await asyncio.wait_for(asyncio.shield(proc.wait()), grace)
-        except asyncio.TimeoutError:
-            proc.kill()
-            await proc.wait()
-    except ProcessLookupError:
+    while await stream.read(65536):
         pass
+
+
+async def _terminate_async(proc: "asyncio.subprocess.Process", grace: float) -> None:
+    """End sandcap after the caller gave up on it (cancellation, an exception): SIGTERM,
+    SIGKILL after ``grace`` seconds, and wait until it has exited and its stdout and stderr
+    are closed, reading (and discarding) what the command still writes meanwhile.
+
+    Nobody reads those pipes once ``communicate()`` is cancelled: the command would block
+    writing to a full pipe, and the transport, paused with unread data, would never see
+    the end of the pipes that ``proc.wait()`` waits for (Python 3.11 and later) and that
+    must close before asyncio closes the transport (else "unclosed transport" and a
+    transport destroyed after its loop).  Only if something still holds the pipes open a
+    further ``grace`` seconds after the SIGKILL (the command's descendants, when sandcap's
+    two processes were killed at once: sandcap(1)), or when this cleanup is itself
+    cancelled, is the transport closed without waiting for them."""
+    drains = [asyncio.ensure_future(_discard(s)) for s in (proc.stdout, proc.stderr)]
+    if proc.stdin is not None:
+        proc.stdin.close()  # the rest of the input is not wanted any more
+    settled = False
+    try:
+        _signal(proc, signal.SIGTERM)
+        settled = await _settle(proc, drains, grace)
+        if not settled:
+            _signal(proc, signal.SIGKILL)
+            settled = await _settle(proc, drains, grace)
+    finally:
+        for d in drains:
+            if d.done() and not d.cancelled():
+                d.exception()  # retrieved: a pipe error here is of no interest
+            d.cancel()
+        if not settled:
+            # asyncio has no public way to give up on a subprocess's pipes: close its
+            # transport (which also SIGKILLs sandcap if it is still running).
+            t = getattr(proc, "_transport", None)
+            if t is not None:
+                t.close()
+
+
+def _signal(proc: "asyncio.subprocess.Process", sig: int) -> None:
+    if proc.returncode is None:
+        try:
+            proc.send_signal(sig)
+        except ProcessLookupError:  # exited, not yet noticed by asyncio
+            pass
+
+
+async def _settle(proc: "asyncio.subprocess.Process", drains: List["asyncio.Future[None]"],
+                  timeout: float) -> bool:
+    """Wait up to ``timeout`` seconds for sandcap's exit and the end of its output; True
+    when both came."""
+    waiter = asyncio.ensure_future(proc.wait())
+    try:
+        await asyncio.wait([waiter, *drains], timeout=timeout)
+    finally:
+        if not waiter.done():
+            waiter.cancel()
+    return waiter.done() and all(d.done() for d in drains)

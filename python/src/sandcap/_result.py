@@ -5,6 +5,8 @@ Built from sandcap's JSON report (``docs/report.md``) only; pure functions, no I
 
 from __future__ import annotations
 
+import base64
+import binascii
 import json
 from dataclasses import dataclass, field
 from typing import Any, Dict, Mapping, Optional, Tuple
@@ -67,6 +69,10 @@ class Result:
     (one of them is ``None``); ``limits_hit`` lists every limit with evidence that it was
     reached; ``usage`` is the report's usage object (``None`` = not measured);
     ``returncode`` is sandcap's own exit status; ``report`` is the whole parsed report.
+
+    Results compare by value (every field) and are not hashable (``report`` and ``usage``
+    are mappings).  ``repr()`` shows stdout and stderr longer than 64 bytes as their size
+    and first 64 bytes.
     """
 
     verdict: str
@@ -111,18 +117,68 @@ class Result:
         return self.stderr.decode("utf-8", "replace")
 
     def to_dict(self) -> Dict[str, Any]:
-        """A JSON-serialisable form (stdout/stderr as text), e.g. for a Celery result."""
-        return {
-            "report": dict(self.report),
-            "stdout": self.stdout_text,
-            "stderr": self.stderr_text,
-        }
+        """A JSON-serialisable form, e.g. for a Celery result: ``{"report": ...,
+        "stdout": str, "stderr": str}``.  Output that is not valid UTF-8 is also given
+        exactly as ``stdout_base64``/``stderr_base64`` (base64 of the bytes), with
+        ``stdout``/``stderr`` then its text with invalid bytes replaced (U+FFFD), so
+        :meth:`from_dict` gives back the same bytes either way."""
+        return {"report": dict(self.report), **output_fields(self.stdout, self.stderr)}
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "Result":
-        """Inverse of :meth:`to_dict` (text re-encoded as UTF-8)."""
-        return from_report(d["report"], d.get("stdout", "").encode(),
-                           d.get("stderr", "").encode())
+        """Inverse of :meth:`to_dict`: ``stdout_base64``/``stderr_base64`` when present,
+        else the text of ``stdout``/``stderr`` encoded as UTF-8 (so a dict without the
+        base64 keys, as written before they existed, still reads)."""
+        return from_report(d["report"], _output(d, "stdout"), _output(d, "stderr"))
+
+    def __repr__(self) -> str:
+        return (f"Result(verdict={self.verdict!r}, exit_code={self.exit_code!r}, "
+                f"signal={self.signal!r}, limits_hit={self.limits_hit!r}, "
+                f"returncode={self.returncode!r}, stdout={_preview(self.stdout)}, "
+                f"stderr={_preview(self.stderr)})")
+
+    # Equality compares every field (report and usage included); those are mappings, so a
+    # Result is not hashable: explicitly so, rather than dataclass's generated __hash__,
+    # which fails on the first dict it meets.
+    __hash__ = None  # type: ignore[assignment]
+
+
+_PREVIEW = 64
+
+
+def _preview(b: bytes) -> str:
+    """Short bytes as their repr; longer ones as their size and first bytes."""
+    if len(b) <= _PREVIEW:
+        return repr(b)
+    return f"<{len(b)} bytes: {b[:_PREVIEW]!r}...>"
+
+
+def output_fields(stdout: bytes, stderr: bytes) -> Dict[str, str]:
+    """The JSON-safe output keys of :meth:`Result.to_dict` (also used for a refusal's
+    dict by ``sandcap.celery``)."""
+    d = {}
+    for key, b in (("stdout", stdout), ("stderr", stderr)):
+        try:
+            d[key] = b.decode("utf-8")
+        except UnicodeDecodeError:
+            d[key] = b.decode("utf-8", "replace")
+            d[key + "_base64"] = base64.b64encode(b).decode("ascii")
+    return d
+
+
+def _output(d: Mapping[str, Any], key: str) -> bytes:
+    b64 = d.get(key + "_base64")
+    if b64 is not None:
+        if not isinstance(b64, str):
+            raise ValueError(f"{key}_base64 is not a string")
+        try:
+            return base64.b64decode(b64, validate=True)
+        except binascii.Error as e:
+            raise ValueError(f"{key}_base64 is not base64: {e}") from None
+    text = d.get(key, "")
+    if not isinstance(text, str):
+        raise ValueError(f"{key} is not a string")
+    return text.encode("utf-8")
 
 
 def parse_report(data: bytes) -> Dict[str, Any]:
@@ -139,6 +195,14 @@ def parse_report(data: bytes) -> Dict[str, Any]:
         if k not in rep:
             raise ValueError(f"the report has no {k!r}")
     return rep
+
+
+def python_hint(message: str) -> str:
+    """sandcap's message, plus the Python spelling where it tells the caller to pass
+    --fallback."""
+    if "pass --fallback" in message:
+        return f"{message} (in Python: fallback=True)"
+    return message
 
 
 def _opt_int(rep: Mapping[str, Any], key: str) -> Optional[int]:
@@ -158,7 +222,7 @@ def from_report(rep: Mapping[str, Any], stdout: bytes, stderr: bytes) -> Result:
     code = _opt_int(rep, "sandcap_exit")
     if verdict == "setup-error":
         raise SandcapError(
-            f"sandcap: {rep.get('message') or 'setup error'}",
+            f"sandcap: {python_hint(str(rep.get('message') or 'setup error'))}",
             report=dict(rep), returncode=code, stdout=stdout, stderr=stderr,
         )
     hit = rep.get("limits_hit") or []

@@ -16,7 +16,9 @@ number of sandboxes its user may run at once (the policy's ``sandboxes`` ceiling
     print(res["report"]["verdict"], res["stdout"])
 
 The task's result is JSON-safe: ``{"report": <sandcap's report>, "stdout": str,
-"stderr": str}`` (:meth:`sandcap.Result.to_dict`; ``Result.from_dict`` turns it back).
+"stderr": str}``, plus ``stdout_base64``/``stderr_base64`` (the exact bytes) for output
+that is not valid UTF-8 (:meth:`sandcap.Result.to_dict`; ``Result.from_dict`` turns it
+back into the same bytes).
 A call sandcap refused returns its ``setup-error`` report the same way, with an ``error``
 key holding sandcap's message; only when sandcap wrote no report at all (it could not
 start, or an older sandcap refused) does the task fail with :class:`sandcap.SandcapError`.
@@ -27,6 +29,7 @@ from __future__ import annotations
 from typing import Any, Dict, Optional, Sequence
 
 import sandcap
+from sandcap._result import output_fields
 
 TASK_NAME = "sandcap.tool_call"
 
@@ -51,8 +54,8 @@ def tool_call(argv: Sequence[str], options: Optional[Dict[str, Any]] = None) -> 
     except sandcap.SandcapError as e:
         if e.report is None:
             raise
-        return {"report": e.report, "stdout": e.stdout.decode("utf-8", "replace"),
-                "stderr": e.stderr.decode("utf-8", "replace"), "error": e.message}
+        return {"report": e.report, **output_fields(e.stdout, e.stderr),
+                "error": e.message}
 
 
 def register(app: Any, name: str = TASK_NAME, **task_options: Any) -> Any:
