@@ -13,9 +13,11 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 case $build in /*) ;; *) build=$top/$build ;; esac
 cc -O2 -o "$build/bench-hello" "$top/bench/hello.c"
 # The floor loads sandcap's own seccomp program: the build's template (make all made it).
+# libseccomp (for seccomp_arch_native()) is linked in statically, as in sandcap: a shared
+# library more to load would be start-up cost that sandcap does not have.
 # shellcheck disable=SC2046
 cc -O2 -I"$top/lib" -I"$top/policy" -I"$top/frontend" -o "$build/bench-floor" \
 	"$top/bench/floor.c" "$top/frontend/seccomp-tpl.c" "$build/gen/seccomp-tpl-data.c" \
-	$(pkg-config --cflags --libs libseccomp)
+	$(pkg-config --cflags libseccomp) -Wl,-Bstatic -lseccomp -Wl,-Bdynamic
 # shellcheck disable=SC2086
 exec python3 "$top/bench/bench.py" --build "$build" --out "$top/bench/RESULTS.md" ${BENCH_ARGS:-}
