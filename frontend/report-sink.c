@@ -218,25 +218,25 @@ report_sink_commit(struct report_sink *s, char *err, size_t errlen)
 	/* The mode open(..., 0644) would have given under the caller's umask. */
 	mask = umask(0);
 	(void) umask(mask);
-	if (fchmod(s->fd, 0644 & ~mask) < 0 || (s->tmp_path != NULL && close(s->fd) < 0)) {
+	if (fchmod(s->fd, 0644 & ~mask) < 0) {
 		r = neg_errno();
-		if (s->tmp_path == NULL)
-			(void) close(s->fd);
-		s->fd = -1;
+		s->fd = safe_close(s->fd);
 		return fail(err, errlen, r, "--report: cannot write",
 			    s->tmp_path != NULL ? s->tmp_path : s->path);
 	}
 	if (s->tmp_path == NULL) {
-		/* The unnamed file, still open: name it. */
+		/* The unnamed file, still open (linked through its fd): name it. */
 		r = link_tmpfile(s);
-		(void) close(s->fd);
-		s->fd = -1;
+		s->fd = safe_close(s->fd);
 		if (r < 0)
 			return fail(err, errlen, r, "--report: cannot put the report in place as",
 				    s->path);
 		return 0;
 	}
+	r = close(s->fd) < 0 ? neg_errno() : 0;
 	s->fd = -1;
+	if (r < 0)
+		return fail(err, errlen, r, "--report: cannot write", s->tmp_path);
 	if (rename(s->tmp_path, s->path) < 0)
 		return fail(err, errlen, neg_errno(), "--report: cannot rename the report to",
 			    s->path);
