@@ -148,6 +148,12 @@ cgstats_read(int leaf_fd, int ws_fd, struct cg_usage *ret)
 		/* fstatfs works on O_PATH fds (open(2), since 3.12). */
 		if (fstatfs(ws_fd, &sfs) == 0) {
 			u.disk_used = (uint64_t) (sfs.f_blocks - sfs.f_bfree) * (uint64_t) sfs.f_bsize;
+			u.disk_size = (uint64_t) sfs.f_blocks * (uint64_t) sfs.f_bsize;
+			u.disk_inodes = (uint64_t) (sfs.f_files - sfs.f_ffree);
+			u.disk_inodes_max = (uint64_t) sfs.f_files;
+			/* tmpfs counts inodes only when nr_inodes is set (the helper always sets
+			 * it); f_files 0 means unlimited, never exhausted. */
+			u.disk_inodes_out = sfs.f_files > 0 && sfs.f_ffree == 0;
 			u.has_disk_used = true;
 		}
 	}

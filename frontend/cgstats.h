@@ -19,8 +19,12 @@ struct cg_usage {
 	uint64_t cpu_system_usec;
 	uint64_t cpu_throttled_usec;
 	uint64_t disk_used;             /* bytes used in the workspace tmpfs (fstatfs) */
+	uint64_t disk_size;             /* its size as applied: --disk rounded up to pages */
+	uint64_t disk_inodes;           /* its inodes in use (files, directories, links) */
+	uint64_t disk_inodes_max;       /* its nr_inodes */
 	bool has_memory_peak, has_memory_events, has_pids_peak, has_pids_events;
 	bool has_cpu_stat, has_cpu_throttled, has_disk_used;
+	bool disk_inodes_out;           /* no inode left (f_ffree == 0): no new file can be made */
 };
 
 /* Fill *ret from leaf_fd (may be -EBADF: cgroup fields stay absent) and ws_fd (O_PATH; may

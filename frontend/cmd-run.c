@@ -17,6 +17,7 @@
 #include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -360,6 +361,16 @@ compose_message(const struct run_opts *o, const struct sv_outcome *out,
 		snprintf(buf, bufsz, "memory limit hit%s%s%s: the kernel's OOM killer ended the "
 			 "sandbox", o->memory > 0 ? " (limit " : "", o->memory > 0 ? b : "",
 			 o->memory > 0 ? ")" : "");
+		/* The workspace is tmpfs: its files are pages charged to the leaf (no swap), and
+		 * they outlive the kill.  A quarter of the limit or more is named, or a full
+		 * workspace reads as the command's own appetite. */
+		if (o->memory > 0 && cg->has_disk_used && cg->disk_used >= o->memory / 4) {
+			size_t n = strlen(buf);
+
+			format_size(cg->disk_used, b, sizeof(b));
+			snprintf(buf + n, bufsz - n, "; the workspace's files held %s of it: they are "
+				 "memory (tmpfs), charged to --memory", b);
+		}
 		break;
 	case VERDICT_PIDS:
 		snprintf(buf, bufsz, "process limit hit: %llu fork%s refused",
@@ -368,7 +379,14 @@ compose_message(const struct run_opts *o, const struct sv_outcome *out,
 		break;
 	case VERDICT_DISK:
 		format_size(cg->disk_used, b, sizeof(b));
-		snprintf(buf, bufsz, "the workspace is full (%s used)", b);
+		format_size(in->disk_limit, esc, sizeof(esc));
+		if (cg->disk_inodes_out)
+			/* Blocks to spare, but no file can be made: say which ran out. */
+			snprintf(buf, bufsz, "the workspace is out of inodes: %llu files, directories "
+				 "and links, its most (one per 4 KiB of --disk, at least 4096); %s "
+				 "of %s used", (unsigned long long) cg->disk_inodes, b, esc);
+		else
+			snprintf(buf, bufsz, "the workspace is full (%s used of %s)", b, esc);
 		break;
 	case VERDICT_KILLED:
 		killed_message(out, v, sig, buf, bufsz);
@@ -755,10 +773,29 @@ open_helper(const struct run_opts *o, const struct trace_opts *trace,
 /* cgroup mode: the limits as the helper applied them, into o and the report.  Returns the
  * whole-sandbox CPU budget (ms; 0 = none), which replaces RLIMIT_CPU. */
 static uint64_t
-use_cgroup(struct run_opts *o, struct report *rep, const struct sc_session *sess)
+use_cgroup(struct run_opts *o, struct report *rep, struct sc_session *sess)
 {
 	uint64_t budget = 0;
 	const struct sc_request *e = &sess->effective;
+	struct statfs sfs;
+
+	/* The workspace's size as the kernel applied it: tmpfs rounds its size up to whole
+	 * pages (--disk 1K is 4 KiB).  That is the limit reported and judged, or 3 bytes
+	 * written (one page) read as 4 KiB used of a 1 KiB limit. */
+	if (e->disk > 0 && sess->ws_fd >= 0 && fstatfs(sess->ws_fd, &sfs) == 0 && sfs.f_blocks > 0)
+		sess->effective.disk = (uint64_t) sfs.f_blocks * (uint64_t) sfs.f_bsize;
+	/* The workspace's files are memory: tmpfs pages charged to the leaf, which has no
+	 * swap.  A workspace bigger than the memory limit fills at that limit, with an OOM
+	 * kill, before it is full. */
+	if (!o->quiet && e->disk > e->memory && e->memory > 0) {
+		char d[32], m[32];
+
+		format_size(e->disk, d, sizeof(d));
+		format_size(e->memory, m, sizeof(m));
+		fprintf(stderr, "sandcap: warning: --disk %s is more than --memory %s: the workspace's "
+			"files are memory (tmpfs, charged to the sandbox's limit), so filling it "
+			"ends in an OOM kill at %s\n", d, m, m);
+	}
 
 	rep->mode = "cgroup";
 	rep->id = sess->id;

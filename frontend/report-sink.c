@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -25,7 +27,8 @@ fail(char *err, size_t errlen, int r, const char *what, const char *path)
 static int
 open_file(struct report_sink *s, const char *path, char *err, size_t errlen)
 {
-	_cleanup_free_ char *dcopy = NULL, *bcopy = NULL, *tmp = NULL;
+	_cleanup_free_ char *dcopy = NULL, *bcopy = NULL, *tmp = NULL, *final = NULL;
+	const char *dir;
 	struct stat st;
 	int fd;
 
@@ -41,30 +44,95 @@ open_file(struct report_sink *s, const char *path, char *err, size_t errlen)
 		s->own_fd = true;
 		return 0;
 	}
+	final = strdup(path);
 	dcopy = strdup(path);
 	bcopy = strdup(path);
-	if (dcopy == NULL || bcopy == NULL)
+	if (final == NULL || dcopy == NULL || bcopy == NULL)
 		return -ENOMEM;
-	if (asprintf(&tmp, "%s/.%s.XXXXXX", dirname(dcopy), basename(bcopy)) < 0) {
-		tmp = NULL;
-		return -ENOMEM;
+	dir = dirname(dcopy);
+	/* An unnamed file in FILE's directory (O_TMPFILE): it proves the directory writable
+	 * now, and a sandcap killed before the end leaves nothing behind (the kernel frees
+	 * it with the last descriptor); it gets a name only when complete. */
+	fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+	if (fd >= 0) {
+		char proc[64];
+
+		/* It is named through /proc/self/fd at the end: without /proc it never could. */
+		(void) snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+		if (faccessat(AT_FDCWD, proc, F_OK, 0) < 0) {
+			fd = safe_close(fd);
+			errno = EOPNOTSUPP;
+		}
 	}
-	/* Same directory, so the final rename() is atomic; O_EXCL by mkostemp. */
-	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0)
-		return fail(err, errlen, neg_errno(),
-			    "--report: cannot create a temporary file next to", path);
-	s->path = strdup(path);
-	if (s->path == NULL) {
-		(void) unlink(tmp);
-		close(fd);
-		return -ENOMEM;
+	if (fd < 0) {
+		/* Refused by the filesystem (EOPNOTSUPP), or a kernel without O_TMPFILE,
+		 * which sees O_DIRECTORY | O_WRONLY (EISDIR), or no /proc: a named
+		 * temporary instead. */
+		if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL)
+			return fail(err, errlen, neg_errno(),
+				    "--report: cannot create a temporary file next to", path);
+		if (asprintf(&tmp, "%s/.%s.XXXXXX", dir, basename(bcopy)) < 0) {
+			tmp = NULL;
+			return -ENOMEM;
+		}
+		/* Same directory, so the final rename() is atomic; O_EXCL by mkostemp. */
+		fd = mkostemp(tmp, O_CLOEXEC);
+		if (fd < 0)
+			return fail(err, errlen, neg_errno(),
+				    "--report: cannot create a temporary file next to", path);
 	}
 	s->kind = REPORT_SINK_FILE;
 	s->fd = fd;
 	s->own_fd = true;
-	s->tmp_path = TAKE_PTR(tmp);
+	s->path = TAKE_PTR(final);
+	s->tmp_path = TAKE_PTR(tmp);    /* NULL: the unnamed file */
 	return 0;
+}
+
+/* Give the complete unnamed file (O_TMPFILE) its name: FILE itself when it does not exist
+ * (linkat never replaces; the file appears whole), else a hidden name beside it, renamed
+ * over FILE.  Through /proc/self/fd: linkat(fd, "", AT_EMPTY_PATH) needs
+ * CAP_DAC_READ_SEARCH.  Returns 0 or -errno. */
+static int
+link_tmpfile(struct report_sink *s)
+{
+	_cleanup_free_ char *dcopy = NULL, *bcopy = NULL;
+	const char *dir, *base;
+	char proc[64];
+	int r = -EEXIST;
+
+	(void) snprintf(proc, sizeof(proc), "/proc/self/fd/%d", s->fd);
+	if (linkat(AT_FDCWD, proc, AT_FDCWD, s->path, AT_SYMLINK_FOLLOW) == 0)
+		return 0;
+	if (errno != EEXIST)
+		return neg_errno();
+	dcopy = strdup(s->path);
+	bcopy = strdup(s->path);
+	if (dcopy == NULL || bcopy == NULL)
+		return -ENOMEM;
+	dir = dirname(dcopy);           /* each may write into its copy: once */
+	base = basename(bcopy);
+	for (int i = 0; i < 100 && r == -EEXIST; i++) {
+		uint64_t rnd = 0;
+
+		if (getrandom(&rnd, sizeof(rnd), GRND_NONBLOCK) < 0)
+			rnd = (uint64_t) getpid() << 20;        /* i still varies it */
+		free(s->tmp_path);
+		if (asprintf(&s->tmp_path, "%s/.%s.%06" PRIx64, dir, base,
+			     (rnd ^ (uint64_t) i) & 0xffffff) < 0) {
+			s->tmp_path = NULL;
+			return -ENOMEM;
+		}
+		r = linkat(AT_FDCWD, proc, AT_FDCWD, s->tmp_path, AT_SYMLINK_FOLLOW) < 0 ?
+		    neg_errno() : 0;
+	}
+	if (r == 0 && rename(s->tmp_path, s->path) < 0) {
+		r = neg_errno();
+		(void) unlink(s->tmp_path);
+	}
+	free(s->tmp_path);              /* on failure not ours (EEXIST) or removed above */
+	s->tmp_path = NULL;
+	return r;
 }
 
 int
@@ -150,11 +218,25 @@ report_sink_commit(struct report_sink *s, char *err, size_t errlen)
 	/* The mode open(..., 0644) would have given under the caller's umask. */
 	mask = umask(0);
 	(void) umask(mask);
-	if (fchmod(s->fd, 0644 & ~mask) < 0 || close(s->fd) < 0) {
-		s->fd = -1;
-		return fail(err, errlen, neg_errno(), "--report: cannot write", s->tmp_path);
+	if (fchmod(s->fd, 0644 & ~mask) < 0) {
+		r = neg_errno();
+		s->fd = safe_close(s->fd);
+		return fail(err, errlen, r, "--report: cannot write",
+			    s->tmp_path != NULL ? s->tmp_path : s->path);
 	}
+	if (s->tmp_path == NULL) {
+		/* The unnamed file, still open (linked through its fd): name it. */
+		r = link_tmpfile(s);
+		s->fd = safe_close(s->fd);
+		if (r < 0)
+			return fail(err, errlen, r, "--report: cannot put the report in place as",
+				    s->path);
+		return 0;
+	}
+	r = close(s->fd) < 0 ? neg_errno() : 0;
 	s->fd = -1;
+	if (r < 0)
+		return fail(err, errlen, r, "--report: cannot write", s->tmp_path);
 	if (rename(s->tmp_path, s->path) < 0)
 		return fail(err, errlen, neg_errno(), "--report: cannot rename the report to",
 			    s->path);

@@ -2,10 +2,13 @@
 /* Where the JSON report goes: --report FILE, --report - (stdout) or --report-fd N.
  *
  * The sink is opened before anything runs (a bad path or fd costs nothing) and written
- * once, at the end.  A file is written under a temporary name in its own directory and
- * renamed over FILE when complete, so a reader sees no file or a whole report, never an
- * empty or partial one; if sandcap dies first, only the hidden temporary name is left.  A
- * FILE that exists and is not a regular file (a FIFO, /dev/stderr) is written in place.
+ * once, at the end.  A file is first an unnamed file in its own directory (O_TMPFILE),
+ * named when complete (linked as FILE, or linked under a hidden name and renamed over an
+ * existing FILE), so a reader sees no file or a whole report, never an empty or partial
+ * one, and a sandcap that dies first leaves nothing.  Where the filesystem refuses
+ * O_TMPFILE, a hidden named temporary (.FILE.XXXXXX) is made at once and renamed at the
+ * end; a sandcap that dies first leaves it.  A FILE that exists and is not a regular
+ * file (a FIFO, /dev/stderr) is written in place.
  * --report-fd N is made close-on-exec at once, so the command never inherits it (even
  * with --keep-fds). */
 #pragma once
@@ -25,7 +28,8 @@ struct report_sink {
 	int fd;
 	bool own_fd;            /* close fd at the end (not --report-fd's) */
 	char *path;             /* REPORT_SINK_FILE: the final name */
-	char *tmp_path;         /* REPORT_SINK_FILE: the temporary name, unlinked on abort */
+	char *tmp_path;         /* REPORT_SINK_FILE: the named temporary, unlinked on abort;
+				 * NULL while fd is an unnamed (O_TMPFILE) file */
 	char *buf;              /* the report, collected by report_sink_stream() */
 	size_t len;
 	FILE *mem;

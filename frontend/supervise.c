@@ -439,7 +439,7 @@ self_pid(void)
 }
 
 int
-sv_signal_descendants(int sig)
+sv_signal_descendants(int sig, pid_t skip_pgrp)
 {
 	/* Breadth first: pv holds (pid) entries; the parent of entry i is recorded in par. */
 	struct pidvec pv, par;
@@ -460,8 +460,9 @@ sv_signal_descendants(int sig)
 		if (p == sv_exclude_pid || (p == sv_ended_pid && par.v[i] == self))
 			continue;
 		if (par.v[i] == self) {
-			/* Our own child: its pid cannot be recycled before we reap it. */
-			if (kill(p, sig) == 0)
+			/* Our own child: its pid cannot be recycled before we reap it.  A member
+			 * of skip_pgrp got the signal from the group kill already. */
+			if ((skip_pgrp <= 0 || getpgid(p) != skip_pgrp) && kill(p, sig) == 0)
 				count++;
 		} else {
 			/* A grandchild may die and its pid be reused at any time: pin it with
@@ -473,7 +474,11 @@ sv_signal_descendants(int sig)
 
 			if (pfd < 0 || proc_ppid(p) != par.v[i])
 				continue;
-			if (pidfd_send_signal(pfd, sig, NULL, 0) == 0)
+			/* Its children are still walked: they may be in another group.  (Had
+			 * p died and its pid been reused since the check, the pidfd names
+			 * the dead p: no signal either way.) */
+			if ((skip_pgrp <= 0 || getpgid(p) != skip_pgrp) &&
+			    pidfd_send_signal(pfd, sig, NULL, 0) == 0)
 				count++;
 		}
 		size_t before = pv.n;
@@ -510,14 +515,23 @@ struct sv_state {
 	uint64_t start_ms;
 };
 
-/* Signal the whole sandbox: the process group (only while the main process is unreaped,
- * so the group id cannot have been recycled) and every descendant. */
+/* Signal the whole sandbox, each process once: the process group (only while the main
+ * process is unreaped, so the group id cannot have been recycled; one kill(2) that a fork
+ * in progress cannot escape), then every descendant outside that group.  Signalling the
+ * group's members again sent them two: a SIGTERM handler that exits 0 was killed by the
+ * second, and a handler ran twice.  A process that leaves the group between the two steps
+ * can still get it twice, one that joins it can miss it: a window of a few system calls
+ * that only the sandbox's own setpgid() opens.  SIGKILL goes to every descendant by
+ * list as well: a second SIGKILL changes nothing, and one that joined the group after
+ * the group kill must not be missed. */
 static void
 signal_sandbox(struct sv_state *st, int sig)
 {
-	if (!st->main_reaped)
-		(void) kill(-st->pid, sig);
-	(void) sv_signal_descendants(sig);
+	pid_t group = 0;
+
+	if (!st->main_reaped && kill(-st->pid, sig) == 0 && sig != SIGKILL)
+		group = st->pid;
+	(void) sv_signal_descendants(sig, group);
 	/* cgroup.kill last: a helper that does not answer costs a round trip's deadline,
 	 * and must not delay sandcap's own kills. */
 	if (sig == SIGKILL && st->spec->kill_all != NULL)
@@ -792,7 +806,7 @@ end_sandbox(struct sv_state *st, const struct termios *tios)
 		reap(st, &no_children);
 		if (no_children)
 			break;
-		(void) sv_signal_descendants(SIGKILL);
+		(void) sv_signal_descendants(SIGKILL, 0);
 		reap(st, &no_children);
 		if (no_children)
 			break;

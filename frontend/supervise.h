@@ -129,8 +129,10 @@ void sv_request_signal(struct sv_state *sv, int sig, bool by_control, pid_t pid,
 uint64_t sv_age_ms(const struct sv_state *sv);
 
 /* Signal every descendant of the calling process (found through /proc/<pid>/task/<tid>/
- * children, recursively).  Returns how many were signalled.  Exposed for tests. */
-int sv_signal_descendants(int sig);
+ * children, recursively), except those in process group skip_pgrp (> 0; 0: none), which
+ * the caller signalled with kill(-skip_pgrp); their descendants are still walked.  Returns
+ * how many were signalled.  Exposed for tests. */
+int sv_signal_descendants(int sig, pid_t skip_pgrp);
 
 /* The signals the supervisor handles (its signalfd's), into *set: the keeper passes on
  * the same ones (keeper.c). */

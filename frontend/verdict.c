@@ -84,7 +84,10 @@ verdict_decide(const struct verdict_input *in, struct verdict *ret)
 	/* No evidence but the signal: it counts only when this run set RLIMIT_FSIZE. */
 	if (in->signaled && in->signal == SIGXFSZ && in->fsize_limit)
 		v.limits_hit |= HIT(VERDICT_FSIZE);
-	if (c->has_disk_used && in->disk_limit > 0 && c->disk_used >= in->disk_limit)
+	/* The workspace is full when its blocks or its inodes are all used: either way
+	 * nothing more can be stored in it (ENOSPC). */
+	if (c->has_disk_used && in->disk_limit > 0 &&
+	    (c->disk_used >= in->disk_limit || c->disk_inodes_out))
 		v.limits_hit |= HIT(VERDICT_DISK);
 
 	if (v.limits_hit & HIT(VERDICT_TIMEOUT)) {

@@ -56,7 +56,8 @@ struct verdict_input {
 
 	/* cgroup mode; has_* false in rlimit mode. */
 	struct cg_usage counters;
-	uint64_t disk_limit;            /* bytes, 0 = none: used >= limit counts as disk hit */
+	uint64_t disk_limit;            /* bytes as applied (tmpfs pages), 0 = none: used >=
+					 * limit, or no inode left, counts as a disk hit */
 };
 
 struct verdict {

@@ -123,6 +123,24 @@ ws_mount_raised(struct session *s, char *note, size_t notelen)
 	return 0;
 }
 
+/* The workspace's inode count (nr_inodes) for a disk limit of disk bytes: one per page of
+ * it, so that files of a page or more fill the blocks first (one per 16 KiB ran out at
+ * about 500 small files in a 16 MiB workspace), at least WS_INODES_MIN (a small workspace
+ * still holds a tree of empty files), at most WS_INODES_MAX.  Safe to be generous: an
+ * inode and its dentry (about 1 KiB) are kernel memory charged to the memory cgroup of
+ * the process that makes the file, the sandbox's leaf, so they count against --memory
+ * like the files' pages (SECURITY.md, "Known limits"). */
+#define WS_INODES_MIN UINT64_C(4096)
+#define WS_INODES_MAX UINT64_C(1048576)
+
+static uint64_t
+ws_inodes(uint64_t disk)
+{
+	uint64_t n = disk / 4096;
+
+	return n < WS_INODES_MIN ? WS_INODES_MIN : n > WS_INODES_MAX ? WS_INODES_MAX : n;
+}
+
 /* A new tmpfs configured with our own numbers (the effective disk limit, the caller's uid
  * and gid), attached at dirfd, the mount point just made; CAP_SYS_ADMIN is raised by the
  * caller.  Nothing the user controls is read or resolved in it. */
@@ -143,11 +161,10 @@ mount_tmpfs_raised(struct session *s, int dirfd, uint64_t disk, int *ret_mfd,
 	if (disk > 0) {
 		(void) snprintf(num, sizeof(num), "%" PRIu64, disk);
 		r = fs_set(fsfd, "size", num);
-		(void) snprintf(num, sizeof(num), "%" PRIu64, disk / 16384 < 1024 ? 1024 :
-				disk / 16384 > 1048576 ? 1048576 : disk / 16384);
+		(void) snprintf(num, sizeof(num), "%" PRIu64, ws_inodes(disk));
 	} else {
 		r = fs_set(fsfd, "size", "50%");
-		(void) snprintf(num, sizeof(num), "%d", 1048576);
+		(void) snprintf(num, sizeof(num), "%" PRIu64, WS_INODES_MAX);
 	}
 	if (r == 0)
 		r = fs_set(fsfd, "nr_inodes", num);

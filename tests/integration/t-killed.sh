@@ -76,6 +76,45 @@ contains "... ..." "forwarded, then the command exited with status 4" "$(json "$
 LIBTEST_PIDS=""
 i=0; while [ $i -lt 50 ] && ! gone "sleep 100.5613"; do sleep 0.1; i=$((i + 1)); done
 
+# Each process gets a signal once: the supervisor signalled the process group, then every
+# descendant again, the group's members included (SIGTERM twice: a handler ran twice, one
+# that exits 0 was killed by the second).  A real-time signal, blocked and so queued,
+# counts the deliveries whatever the scheduler does (probe-sigcount.py).
+D=$T/sigcount; mkdir -p "$D"; chmod 777 "$D"
+ready3() { [ -e "$D/ready.main" ] && [ -e "$D/ready.child" ] && [ -e "$D/ready.other" ]; }
+(ue_exec "$SANDCAP" run -q --no-cgroup --timeout 60 --report "$T/k5.json" -- \
+	python3 "$SRCDIR/tests/integration/probe-sigcount.py" "$D" 40) & b=$!
+LIBTEST_PIDS="$b"
+i=0; while [ $i -lt 300 ] && ! ready3; do sleep 0.1; i=$((i + 1)); done
+wait_sock 1
+ue "$SANDCAP" kill --signal 40 "$(one_id)"
+eq "sandcap kill --signal 40: exit 0" 0 "$?"
+touch "$D/go"
+wait "$b"
+eq "... the sandbox ends on its own: exit 0" 0 "$?"
+for p in main child other; do
+	eq "... the $p process got signal 40 once" 1 "$(cat "$D/n.$p" 2> /dev/null)"
+done
+LIBTEST_PIDS=""
+
+# The finding itself: a SIGTERM handler that exits 0 is not killed by a second SIGTERM.
+rm -f "$D/ready.main"
+(ue_exec "$SANDCAP" run -q --no-cgroup --timeout 60 --report "$T/k6.json" -- python3 -c '
+import signal, sys, time
+signal.signal(signal.SIGTERM, lambda *a: sys.exit(0))
+open(sys.argv[1], "w").close()
+while True:
+    time.sleep(1)' "$D/ready.main") & b=$!
+LIBTEST_PIDS="$b"
+i=0; while [ $i -lt 300 ] && [ ! -e "$D/ready.main" ]; do sleep 0.1; i=$((i + 1)); done
+wait_sock 1
+ue "$SANDCAP" kill --signal TERM "$(one_id)"
+wait "$b"
+eq "a SIGTERM handler that exits 0: sandcap exits 0" 0 "$?"
+eq "... verdict killed" killed "$(json "$T/k6.json" '["verdict"]')"
+eq "... exit_code 0" 0 "$(json "$T/k6.json" '["exit_code"]')"
+LIBTEST_PIDS=""
+
 # Nothing from outside: no killed_by.
 sandcap_run -q --report "$T/k3.json" -- sh -c 'kill -TERM $$'
 eq "a command that signals itself: verdict signal" signal "$(json "$T/k3.json" '["verdict"]')"

@@ -1,6 +1,7 @@
 #!/bin/sh
 # The report channel (issue 16): --report-fd N, setup-error reports for refusals after
-# option parsing, report files that appear whole (temporary name + rename), and sandcap
+# option parsing, report files that appear whole (an unnamed file linked or renamed into
+# place) and leave nothing when sandcap is killed, and sandcap
 # trace's human output on stderr.
 . "$(dirname "$0")/libtest.sh"
 
@@ -78,6 +79,22 @@ else
 	notok "killed sandcap: no report (the supervisor must end the sandbox and write it)"
 fi
 i=0; while [ $i -lt 50 ] && ! gone "sleep 100.3517"; do sleep 0.1; i=$((i + 1)); done
+# The supervisor (the keeper's child, which writes the report) killed: no report, and
+# nothing left beside it either (the report is an unnamed O_TMPFILE file until complete;
+# it used to leave an empty .k2.json.XXXXXX).
+rm -f "$T/rd/k.json" "$T/started"
+(as_user_exec "$SANDCAP" run -q --report "$T/rd/k2.json" -- sh -c "touch $T/started; exec sleep 100.3518") 2>/dev/null &
+sp=$!
+LIBTEST_PIDS="$sp"
+i=0; while [ $i -lt 100 ] && [ ! -e "$T/started" ]; do sleep 0.1; i=$((i + 1)); done
+sup=$(pgrep -P "$sp" | head -n 1)
+expect "killed supervisor: the command had started, the supervisor is found" \
+	test -e "$T/started" -a -n "$sup"
+kill -9 "$sup"; wait "$sp" 2>/dev/null
+eq "killed supervisor: sandcap exits 137" 137 "$?"
+eq "... nothing in the report's directory, no temporary either" "" "$(ls -A "$T/rd")"
+i=0; while [ $i -lt 50 ] && ! gone "sleep 100.3518"; do sleep 0.1; i=$((i + 1)); done
+LIBTEST_PIDS=""
 
 # sandcap trace: human output on stderr, so the command's stdout stays clean.
 as_user "$SANDCAP" trace -- sh -c 'echo build-output' > "$T/trace.out" 2> "$T/trace.err"

@@ -2,7 +2,8 @@
 /* Unit tests for frontend/supervise.c's descendant scan (sv_signal_descendants()): every
  * child is found and signalled, exactly once, when the list of children is longer than any
  * one read of /proc/PID/task/TID/children (an 8 KiB read used to cut it short, and a pid
- * cut in two was signalled as it was). */
+ * cut in two was signalled as it was); the members of the group signal_sandbox() already
+ * killed are skipped, their children are not. */
 #include <errno.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -78,7 +79,7 @@ test_signal_many_children(void **state)
 		       strerror(e));
 		skip();
 	}
-	n = sv_signal_descendants(SIGKILL);
+	n = sv_signal_descendants(SIGKILL, 0);
 	/* Reap them (10 s at most: one left alive must fail the test, not hang it). */
 	for (size_t i = 0, waited = 0; i < nkids; i++) {
 		int st = 0;
@@ -97,6 +98,88 @@ test_signal_many_children(void **state)
 	nkids = 0;
 }
 
+static pid_t
+idle_child(void)
+{
+	pid_t p = fork();
+
+	if (p == 0) {
+		(void) prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+		for (;;)
+			pause();
+	}
+	return p;
+}
+
+/* 'Z' once a process has died (and is not reaped), its state letter otherwise. */
+static char
+proc_state(pid_t p)
+{
+	char path[64], buf[256], *close_paren;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int) p);
+	f = fopen(path, "re");
+	if (f == NULL)
+		return '?';
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	close_paren = strrchr(buf, ')');
+	return close_paren != NULL && close_paren[1] == ' ' ? close_paren[2] : '?';
+}
+
+/* signal_sandbox() kills the sandbox's process group with one kill(2) and then passes
+ * that group to sv_signal_descendants(), which must not signal its members again (each
+ * got SIGTERM twice) but must still walk their children: a and b are in group a and keep
+ * running; c (the test's group) and f (a's child, in a group of its own) are signalled. */
+static void
+test_skip_group(void **state)
+{
+	int pfd[2];
+	pid_t a, b, c, f = 0;
+	int n;
+
+	(void) state;
+	assert_int_equal(pipe(pfd), 0);
+	a = fork();
+	assert_true(a >= 0);
+	if (a == 0) {
+		close(pfd[0]);
+		(void) prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+		(void) setpgid(0, 0);
+		f = idle_child();
+		(void) setpgid(f, f);   /* as f would itself: done before a reports it */
+		if (write(pfd[1], &f, sizeof(f)) != (ssize_t) sizeof(f))
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	kids[nkids++] = a;
+	close(pfd[1]);
+	(void) setpgid(a, a);
+	assert_int_equal(read(pfd[0], &f, sizeof(f)), (ssize_t) sizeof(f));
+	close(pfd[0]);
+	b = idle_child();
+	assert_true(b > 0);
+	kids[nkids++] = b;
+	assert_int_equal(setpgid(b, a), 0);
+	c = idle_child();
+	assert_true(c > 0);
+	kids[nkids++] = c;
+
+	n = sv_signal_descendants(SIGKILL, a);
+	assert_int_equal(n, 2);
+	assert_int_equal(waitpid(c, NULL, 0), c);
+	kids[nkids - 1] = 0;
+	for (int i = 0; i < 1000 && proc_state(f) != 'Z'; i++)
+		usleep(10000);
+	assert_int_equal(proc_state(f), 'Z');
+	assert_int_equal(waitpid(a, NULL, WNOHANG), 0);
+	assert_int_equal(waitpid(b, NULL, WNOHANG), 0);
+}
+
 static int
 teardown(void **state)
 {
@@ -110,6 +193,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_signal_many_children, teardown),
+		cmocka_unit_test_teardown(test_skip_group, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

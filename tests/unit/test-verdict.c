@@ -231,6 +231,20 @@ test_pids_and_disk(void **state)
 	assert_int_equal(decide(&in).kind, VERDICT_DISK);
 	in.counters.disk_used = 4095;
 	assert_int_equal(decide(&in).kind, VERDICT_EXIT);
+
+	/* Out of inodes with blocks to spare (small files in a big workspace): full too. */
+	in.disk_limit = 16 << 20;
+	in.counters.disk_used = 2 << 20;
+	in.counters.disk_inodes_out = true;
+	v = decide(&in);
+	assert_int_equal(v.kind, VERDICT_DISK);
+	assert_int_equal(v.limits_hit, 1u << VERDICT_DISK);
+	in.exit_code = 0;               /* a hit, but the command coped: ok */
+	v = decide(&in);
+	assert_int_equal(v.kind, VERDICT_OK);
+	assert_int_equal(v.limits_hit, 1u << VERDICT_DISK);
+	in.disk_limit = 0;              /* no --disk: not a limit of this run's */
+	assert_int_equal(decide(&in).limits_hit, 0);
 }
 
 static void

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Run as root, acting as sctest through sandcap run (issue 5): everything of a sandbox goes
 # away — on timeout with a TERM-ignoring process and a double-forked setsid'd grandchild,
-# when sandcap itself is SIGKILLed mid-run, and after 20 sandboxes at once; the sandboxed user
+# when sandcap itself is SIGKILLed mid-run (leaving no report file or temporary), and after 20 sandboxes at once; the sandboxed user
 # cannot raise its leaf's limits or move a process out of the leaf.
 # vm-timeout: 240
 # vm-cost: 23
@@ -36,8 +36,10 @@ check_fails "timeout: nothing mounted there" grep -q " $W/$id " /proc/mounts
 
 # ---- sandcap killed with SIGKILL mid-run: the helper tears everything down ----
 rm -f "$R/k.ws"
+mkdir -m 0777 "$R/krep"
 # not through the function "as": backgrounding a function forks a subshell, and $! would be it
-env SANDCAP_HELPER="$SANDCAP_HELPER" TMPDIR=/tmp vm-as-user sctest "$SANDCAP" run -q --timeout 60 -- sh -c '
+env SANDCAP_HELPER="$SANDCAP_HELPER" TMPDIR=/tmp vm-as-user sctest "$SANDCAP" run -q --timeout 60 \
+	--report "$R/krep/k.json" -- sh -c '
 	(setsid sleep 100.362 > /dev/null 2>&1 < /dev/null &)
 	echo "$TMPDIR" > '"$R"'/k.ws; exec sleep 100.363' &
 sandcap_pid=$!             # env, vm-as-user and setpriv exec: this is sandcap itself
@@ -52,6 +54,7 @@ check "SIGKILL: the leaf is gone within 5 s" wait_gone "$P/$SCTEST_UID/$id"
 check "SIGKILL: the workspace is gone within 5 s" wait_gone "$ws"
 check "SIGKILL: the sandboxed processes are gone" no_proc "sleep 100.36[23]"
 check_fails "SIGKILL: no sctest process left (helper included)" pgrep -u sctest
+is "$(ls -A "$R/krep")" "" "SIGKILL: no report, and no temporary beside it (O_TMPFILE)"
 
 # ---- 20 sandboxes at once ----
 i=0
