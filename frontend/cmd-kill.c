@@ -38,9 +38,11 @@ cmd_kill(int argc, char **argv)
 	int sig = SIGKILL, c, r;
 
 	opt_init(&it, argc, argv, 1, kill_options, ELEMENTSOF(kill_options), 0);
-	/* Options may come before or after the ID, as they always could. */
-	for (;;) {
-		c = opt_next(&it);
+	/* Options may come before or after the ID, as they always could; none after "--". */
+	for (bool ended = false;;) {
+		c = ended ? 0 : opt_next(&it);
+		if (c == 0 && !ended && it.i > 1 && streq(argv[it.i - 1], "--"))
+			ended = true;
 		if (c == 0 && it.i >= argc)
 			break;
 		if (c == 0 && id == NULL) {

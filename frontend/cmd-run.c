@@ -383,7 +383,7 @@ compose_message(const struct run_opts *o, const struct sv_outcome *out,
 		if (cg->disk_inodes_out)
 			/* Blocks to spare, but no file can be made: say which ran out. */
 			snprintf(buf, bufsz, "the workspace is out of inodes: %llu files, directories "
-				 "and links, its most (one per 4 KiB of --disk, at least 4096); %s "
+				 "and links, its most (one per 4 KiB of --disk, 4096 to 1048576); %s "
 				 "of %s used", (unsigned long long) cg->disk_inodes, b, esc);
 		else
 			snprintf(buf, bufsz, "the workspace is full (%s used of %s)", b, esc);

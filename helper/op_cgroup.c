@@ -17,10 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <linux/magic.h>
 #include <sys/file.h>
-#include <sys/stat.h>
-#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -539,83 +536,6 @@ attach_source_ok(pid_t pid, char *msg, size_t msglen)
 	return 0;
 }
 
-/* Open the cgroup at path ("/a/b", from /proc/PID/cgroup) of the hierarchy that holds the
- * leaf, component by component (cgroupfs has no symbolic links; "." and ".." refused), with
- * DAC override: cgroup_root is root's 0700.  Returns the directory fd or -errno. */
-static int
-open_cgroup_path(const struct session *s, const char *path)
-{
-	_cleanup_close_ int dir = -EBADF;
-	struct statfs sfs;
-	struct stat a, b;
-	char comp[256];
-
-	dir = open("/sys/fs/cgroup", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (dir < 0)
-		return -errno;
-	if (fstatfs(dir, &sfs) < 0 || fstat(dir, &a) < 0 || fstat(s->leaf_fd, &b) < 0)
-		return -errno;
-	if (sfs.f_type != CGROUP2_SUPER_MAGIC || a.st_dev != b.st_dev)
-		return -EXDEV;          /* not the hierarchy of the leaf: not ours to walk */
-	if (path[0] != '/')
-		return -EINVAL;
-	for (const char *p = path + 1; *p != '\0';) {
-		size_t n = strcspn(p, "/");
-		int fd;
-
-		if (n == 0 || n >= sizeof(comp))
-			return -EINVAL;
-		memcpy(comp, p, n);
-		comp[n] = '\0';
-		if (streq(comp, ".") || streq(comp, ".."))
-			return -EINVAL;
-		fd = WITH_CAP(CAP_DAC_OVERRIDE, openat(dir, comp, O_RDONLY | O_DIRECTORY |
-							O_NOFOLLOW | O_CLOEXEC));
-		if (fd < 0)
-			return -errno;
-		(void) close(dir);
-		dir = fd;
-		p += n + (p[n] == '/');
-	}
-	return TAKE_FD(dir);
-}
-
-/* ATTACH wrote pid, but the caller's process had been reaped by then: whoever holds the
- * number now was moved into the leaf (a caller who stops its own helper between the checks
- * and the write can have a pid recycled there).  Move it back into its parent's cgroup,
- * which a freshly forked process shares.  The caller gains nothing from where that is: a
- * parent in the caller's own cgroups makes it the caller's process or its setuid child.
- * True when the leaf no longer holds pid. */
-static bool
-evict_stranger(struct session *s, pid_t pid)
-{
-	_cleanup_close_ int dir = -EBADF, procs = -EBADF;
-	char path[64], text[4096], cg[1024];
-	long long v[1];
-
-	if (!in_leaf(s->leaf_fd, pid))
-		return true;
-	(void) snprintf(path, sizeof(path), "/proc/%d/status", (int) pid);
-	if (read_once_at(AT_FDCWD, path, text, sizeof(text), NULL) < 0 ||
-	    status_field(text, "PPid", v, 1) != 1 || v[0] <= 0 || v[0] > INT32_MAX)
-		return !in_leaf(s->leaf_fd, pid);
-	if (proc_cgroup((pid_t) v[0], cg, sizeof(cg)) < 0 || !strneq(cg, "0::/", 4))
-		return false;
-	dir = open_cgroup_path(s, cg + 3);
-	if (dir < 0)
-		return false;
-	procs = WITH_CAP(CAP_DAC_OVERRIDE, openat(dir, "cgroup.procs",
-			 O_WRONLY | O_NOFOLLOW | O_CLOEXEC));
-	if (procs < 0)
-		return false;
-	(void) snprintf(path, sizeof(path), "%d\n", (int) pid);
-	if (write(procs, path, strlen(path)) < 0)
-		return false;
-	log_warning("uid %u: pid %d, not the caller's, moved back out of %s to %s",
-		    (unsigned) s->uid, (int) pid, s->id, cg + 3);
-	return !in_leaf(s->leaf_fd, pid);
-}
-
 static int attach_locked(struct session *s, int pidfd, pid_t pid, char *msg, size_t msglen);
 static int attach_checked(struct session *s, int pidfd, char *msg, size_t msglen);
 
@@ -742,18 +662,16 @@ attach_locked(struct session *s, int pidfd, pid_t pid, char *msg, size_t msglen)
 		return r;
 	}
 	/* Still unreaped now, so the number was never recycled: the write hit our process.
-	 * Otherwise a stranger may sit in the leaf: never kill it (KERNEL.md 2, step 6); put
-	 * it back where it came from, and if that fails keep the sandbox out of use. */
+	 * Otherwise a stranger may sit in the leaf: never kill it (KERNEL.md 2, step 6), and
+	 * keep the sandbox out of use (op_attach() refuses every later ATTACH).  Not moved
+	 * back: where it came from is not known (its parent's cgroup is not that, once it was
+	 * reparented or started with CLONE_INTO_CGROUP), and a number that was a thread's
+	 * moved its whole process, which cgroup.procs lists under another pid. */
 	if (pidfd_signal0(pidfd) < 0) {
-		bool evicted = evict_stranger(s, pid);
-
-		if (!evicted) {
-			s->poisoned = true;
-			deadline_forget(s);     /* a stranger may sit in the leaf: nobody kills it */
-		}
-		log_warning("uid %u: pid %d was reaped during ATTACH to %s%s", (unsigned) s->uid,
-			    (int) pid, s->id, evicted ? "" : "; a process that may not be the "
-			    "caller's is left in it, and the sandbox is kept out of use");
+		s->poisoned = true;
+		deadline_forget(s);     /* a stranger may sit in the leaf: nobody kills it */
+		log_warning("uid %u: pid %d was reaped during ATTACH to %s; the sandbox is kept "
+			    "out of use", (unsigned) s->uid, (int) pid, s->id);
 		snprintf(msg, msglen, "the process was reaped during ATTACH");
 		return -ESRCH;
 	}

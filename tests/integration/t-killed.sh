@@ -115,6 +115,11 @@ eq "... verdict killed" killed "$(json "$T/k6.json" '["verdict"]')"
 eq "... exit_code 0" 0 "$(json "$T/k6.json" '["exit_code"]')"
 LIBTEST_PIDS=""
 
+# Options end at "--": what follows the ID there is an argument, refused, not an option.
+"$SANDCAP" kill -- nosuch -s TERM > "$T/out" 2> "$T/err"
+eq "sandcap kill -- ID -s TERM: refused (125)" 125 "$?"
+contains "... -s is an unexpected argument there" "unexpected argument '-s'" "$(cat "$T/err")"
+
 # Nothing from outside: no killed_by.
 sandcap_run -q --report "$T/k3.json" -- sh -c 'kill -TERM $$'
 eq "a command that signals itself: verdict signal" signal "$(json "$T/k3.json" '["verdict"]')"

@@ -16,7 +16,10 @@ fleet_pytest() {
 	_list=/run/sandcap-test-leaves.json
 	chmod 0755 "$SCRATCH"
 	mkdir -m 0700 "$_u" && chown sctest:sctest "$_u"
-	_oom0=$(dmesg | grep -c 'Out of memory')
+	# A mark in the kernel log: the leaves' own OOM kills print pages of it, and the ring
+	# wraps, so counting the whole log before and after compared different windows.
+	_mark="sandcap-fleet-start-$$-$(date +%s%N)"
+	echo "$_mark" > /dev/kmsg
 	python3 "$SRCDIR/tests/vm/leaf-lister.py" /sys/fs/cgroup/sandcap "$_list" &
 	_lister=$!
 	_i=0; while [ ! -s "$_list" ] && [ $_i -lt 100 ]; do sleep 0.1; _i=$((_i + 1)); done
@@ -47,7 +50,11 @@ fleet_pytest() {
 	is "$(awk '$2 ~ "^/run/sandcap/" { n++ } END { print n + 0 }' /proc/mounts)" 0 \
 		"root: nothing mounted under /run/sandcap"
 	check_fails "root: no process of sctest left" pgrep -u sctest
-	is "$(dmesg | grep -c 'Out of memory')" "$_oom0" \
-		"root: no global OOM kill in the guest (memory limits were the leaves' own)"
+	if dmesg | grep -q -- "$_mark"; then
+		is "$(dmesg | sed -n "/$_mark/,\$p" | grep -c 'Out of memory')" 0 \
+			"root: no global OOM kill in the guest (memory limits were the leaves' own)"
+	else
+		skip "root: no global OOM kill in the guest" "the kernel log wrapped past the run's start"
+	fi
 	cp "$_u/junit.xml" "$VM_RESULTS/" 2>/dev/null
 }

@@ -308,7 +308,7 @@ stop_all() {
 trap 'stop_all; exit 130' INT TERM HUP
 trap 'stop_all' EXIT
 
-kcmd="mem=${SANDCAP_VM_MEM:-384M} rootfstype=hostfs rootflags=/ ro quiet
+kcmd="mem=${SANDCAP_VM_MEM:-384M} log_buf_len=1M rootfstype=hostfs rootflags=/ ro quiet
 init=$srcdir/tests/vm/guest-init.sh sandcap_src=$srcdir sandcap_build=$build sandcap_results=$vmres
 con=null con0=fd:0,fd:1"
 

@@ -3,7 +3,7 @@
 ::
 
     import sandcap
-    r = sandcap.run(["python3", "-c", "print('hello')"], memory="256M", timeout=30,
+    r = sandcap.run(["python3", "-c", "print('hello')"], memory="128M", timeout=30,
                     net="none", env_clear=True, output_limit="1M", fallback=True)
     if r.verdict != "ok":
         print(r.verdict, r.limits_hit, r.message)
