@@ -53,7 +53,7 @@ time.sleep(600)' "$lockfile" "$S/held" & lockpid=$!
 			victim=$(python3 - "$P" "$SCOTHER_UID" <<'PY'
 import os, sys
 p, uid = int(sys.argv[1]), int(sys.argv[2])
-for _ in range(200000):
+for _ in range(20 * 1024):        # the small pid space, many times over
     c = os.fork()
     if c == 0:
         if os.getpid() == p:
