@@ -9,7 +9,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "fd-util.h"
+#include "dir-util.h"
 #include "macro.h"
 #include "nproc.h"
 
@@ -72,16 +72,12 @@ nproc_exemption(void)
 {
 	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
 	struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3] = {};
-	_cleanup_close_ int fd = open("/proc/self/uid_map", O_RDONLY | O_CLOEXEC);
 	char map[1024];
-	ssize_t n = fd < 0 ? -1 : read(fd, map, sizeof(map) - 1);
 	uint64_t prm = ~0ULL;   /* unknown: assume every capability */
+	/* A map that fills the buffer may be cut (-EFBIG): unreadable (340 lines at most). */
+	int r = read_once_at(AT_FDCWD, "/proc/self/uid_map", map, sizeof(map), NULL);
 
 	if (syscall(SYS_capget, &h, d) == 0)
 		prm = (uint64_t) d[0].permitted | ((uint64_t) d[1].permitted << 32);
-	if (n >= 0)
-		map[n] = '\0';
-	/* A full buffer may have cut the map: treat it as unreadable (340 lines at most). */
-	return nproc_exemption_of(n >= 0 && (size_t) n < sizeof(map) - 1 ? map : NULL, getuid(),
-				  prm);
+	return nproc_exemption_of(r == 0 ? map : NULL, getuid(), prm);
 }

@@ -438,6 +438,13 @@ self_pid(void)
 	return sv_self > 0 ? sv_self : getpid();
 }
 
+/* Not a member of group pgrp (0: no group to skip), which a group kill already reached. */
+static bool
+outside_group(pid_t p, pid_t pgrp)
+{
+	return pgrp <= 0 || getpgid(p) != pgrp;
+}
+
 int
 sv_signal_descendants(int sig, pid_t skip_pgrp)
 {
@@ -462,7 +469,7 @@ sv_signal_descendants(int sig, pid_t skip_pgrp)
 		if (par.v[i] == self) {
 			/* Our own child: its pid cannot be recycled before we reap it.  A member
 			 * of skip_pgrp got the signal from the group kill already. */
-			if ((skip_pgrp <= 0 || getpgid(p) != skip_pgrp) && kill(p, sig) == 0)
+			if (outside_group(p, skip_pgrp) && kill(p, sig) == 0)
 				count++;
 		} else {
 			/* A grandchild may die and its pid be reused at any time: pin it with
@@ -477,7 +484,7 @@ sv_signal_descendants(int sig, pid_t skip_pgrp)
 			/* Its children are still walked: they may be in another group.  (Had
 			 * p died and its pid been reused since the check, the pidfd names
 			 * the dead p: no signal either way.) */
-			if ((skip_pgrp <= 0 || getpgid(p) != skip_pgrp) &&
+			if (outside_group(p, skip_pgrp) &&
 			    pidfd_send_signal(pfd, sig, NULL, 0) == 0)
 				count++;
 		}
