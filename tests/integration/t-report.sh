@@ -92,7 +92,14 @@ expect "killed supervisor: the command had started, the supervisor is found" \
 	test -e "$T/started" -a -n "$sup"
 kill -9 "$sup"; wait "$sp" 2>/dev/null
 eq "killed supervisor: sandcap exits 137" 137 "$?"
-eq "... nothing in the report's directory, no temporary either" "" "$(ls -A "$T/rd")"
+# Where the filesystem refuses O_TMPFILE, sandcap falls back to a named temporary, which
+# a killed supervisor does leave: probe first.
+if python3 -c 'import os, sys; os.close(os.open(sys.argv[1], os.O_TMPFILE | os.O_WRONLY, 0o600))' \
+	"$T/rd" 2> /dev/null; then
+	eq "... nothing in the report's directory, no temporary either" "" "$(ls -A "$T/rd")"
+else
+	skip "... nothing left beside the report: $T's filesystem has no O_TMPFILE"
+fi
 i=0; while [ $i -lt 50 ] && ! gone "sleep 100.3518"; do sleep 0.1; i=$((i + 1)); done
 LIBTEST_PIDS=""
 
