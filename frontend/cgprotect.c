@@ -214,8 +214,8 @@ protect_dir(int ruleset, uint64_t handled, const char *dir, const char (*protect
 }
 
 int
-cgprotect_apply(int abi, const char *root, const char (*protect)[PATH_MAX], size_t n,
-		char *err, size_t errlen)
+cgprotect_ruleset(int abi, const char *root, const char (*protect)[PATH_MAX], size_t n,
+		  char *err, size_t errlen)
 {
 	struct { uint64_t handled_access_fs; } attr = { isolate_landlock_fs_mask(abi) };
 	_cleanup_close_ int ruleset = -EBADF;
@@ -232,7 +232,7 @@ cgprotect_apply(int abi, const char *root, const char (*protect)[PATH_MAX], size
 		if (is_prefix_dir(root, protect[i]) && !streq(root, protect[i]))
 			(void) snprintf(inside[m++], PATH_MAX, "%s", protect[i]);
 	if (m == 0)
-		return 0;
+		return -ENODATA;
 	ruleset = (int) syscall(SYS_landlock_create_ruleset, &attr, sizeof(attr), 0);
 	if (ruleset < 0) {
 		r = -errno;
@@ -243,6 +243,20 @@ cgprotect_apply(int abi, const char *root, const char (*protect)[PATH_MAX], size
 	r = protect_dir(ruleset, attr.handled_access_fs, root, inside, m, 0, err, errlen);
 	if (r < 0)
 		return r;
+	return TAKE_FD(ruleset);
+}
+
+int
+cgprotect_apply(int abi, const char *root, const char (*protect)[PATH_MAX], size_t n,
+		char *err, size_t errlen)
+{
+	_cleanup_close_ int ruleset = cgprotect_ruleset(abi, root, protect, n, err, errlen);
+	int r;
+
+	if (ruleset == -ENODATA)
+		return 0;
+	if (ruleset < 0)
+		return ruleset;
 	if (syscall(SYS_landlock_restrict_self, ruleset, 0) < 0) {
 		r = -errno;
 		set_err(err, errlen, "Landlock: cannot restrict the sandbox: %s", strerror(-r));

@@ -188,7 +188,7 @@ roundtrip(struct sc_session *s, struct wire_wr *wr, const int *fds, size_t nfds,
 	 * DESTROY waits for the leaf to empty and unmounts: more room, still bounded. */
 	ms = type == WIRE_REQ_DESTROY ? CLIENT_DESTROY_DEADLINE_MS :
 	     type == WIRE_REQ_HELLO ? CLIENT_SETUP_DEADLINE_MS :
-	     type == WIRE_REQ_CREATE || type == WIRE_REQ_ATTACH ? CLIENT_LOCKED_DEADLINE_MS :
+	     type == WIRE_REQ_CREATE || type == WIRE_REQ_SPAWN ? CLIENT_LOCKED_DEADLINE_MS :
 	     CLIENT_DEADLINE_MS;
 	set_deadline(s, ms);
 	r = wire_send_nowait(s->sock, wr->buf, (size_t) n, fds, nfds);
@@ -475,13 +475,32 @@ simple_request(struct sc_session *s, uint16_t type, const int *fds, size_t nfds,
 }
 
 int
-client_attach(struct sc_session *s, int pidfd, char *err, size_t errlen)
+client_spawn(struct sc_session *s, int stage_sock, pid_t *ret_pid, char *err, size_t errlen)
 {
-	int r = simple_request(s, WIRE_REQ_ATTACH, &pidfd, 1, err, errlen);
+	uint8_t buf[WIRE_MSG_MAX], rbuf[WIRE_MSG_MAX + 1];
+	int rfds[WIRE_FDS_MAX];
+	struct wire_wr wr;
+	struct wire_rd body;
+	size_t nrfds = 0;
+	uint32_t pid = 0;
+	int r;
 
-	if (r == 0)
-		s->attached = true;
-	return r;
+	if (s->sock < 0 || !s->created)
+		return -EINVAL;
+	wire_msg_begin(&wr, buf, sizeof(buf), WIRE_REQ_SPAWN, s->seq);
+	r = roundtrip(s, &wr, &stage_sock, 1, rbuf, sizeof(rbuf), rfds, &nrfds, &body, err,
+		      errlen);
+	if (r < 0)
+		return r;
+	if (nrfds != 0 || wire_get_u32(&body, &pid) < 0 || wire_get_end(&body) < 0 || pid == 0 ||
+	    pid > INT32_MAX) {
+		wire_close_fds(rfds, nrfds);
+		seterr(err, errlen, "malformed reply from sandcap-helper");
+		return -EPROTO;
+	}
+	s->attached = true;
+	*ret_pid = (pid_t) pid;
+	return 0;
 }
 
 int

@@ -3,7 +3,7 @@
  * end of a SOCK_SEQPACKET socketpair on its fd 3, then one call per request type.
  *
  * Order of use (anything else is a protocol violation and the helper tears down):
- *     client_open() -> client_create() -> client_attach() -> [client_kill()] ->
+ *     client_open() -> client_create() -> client_spawn() -> [client_kill()] ->
  *     client_destroy()
  * client_close() may be called at any point (also after client_destroy()); closing the
  * socket makes the helper tear everything down on its own (EOF).
@@ -101,10 +101,10 @@ int client_open(struct sc_session *s, char *err, size_t errlen);
 int client_create(struct sc_session *s, const struct sc_request *req, char *err,
 		  size_t errlen);
 
-/* ATTACH: move the process behind pidfd into the leaf.  The process must be our direct
- * child, not yet reaped, of our uid, and must stay blocked until this returns 0 (it would
- * otherwise run, and fork, outside the cgroup).  pidfd is not consumed. */
-int client_attach(struct sc_session *s, int pidfd, char *err, size_t errlen);
+/* SPAWN: the helper creates the sandbox's first process inside the leaf, as our child,
+ * without capabilities; it waits for its stage (lib/stage.h) on stage_sock's peer, which
+ * we keep.  Its pid in *ret_pid.  stage_sock is not consumed (close it after). */
+int client_spawn(struct sc_session *s, int stage_sock, pid_t *ret_pid, char *err, size_t errlen);
 
 /* KILL: SIGKILL every process in the leaf (cgroup.kill).  Returns once the helper has
  * written cgroup.kill, not when the processes are gone. */

@@ -533,15 +533,15 @@ expand_profile(int argc, char **argv, struct profile *prof, int *ret_argc, char 
 static _run_data_ char start_error[512];
 
 static int
-cg_attach(int pidfd, void *userdata)
+cg_spawn(int stage_sock, pid_t *ret_pid, void *userdata)
 {
 	struct sc_session *s = userdata;
 	char err[CLIENT_ERR_MAX] = "";
-	int r = client_attach(s, pidfd, err, sizeof(err));
+	int r = client_spawn(s, stage_sock, ret_pid, err, sizeof(err));
 
 	if (r < 0) {
 		snprintf(start_error, sizeof(start_error),
-			 "cannot move the sandbox into its cgroup: %s",
+			 "cannot start the sandbox's process in its cgroup: %s",
 			 err[0] != '\0' ? err : strerror(-r));
 		fprintf(stderr, "sandcap: %s\n", start_error);
 	}
@@ -851,7 +851,7 @@ use_cgroup(struct run_opts *o, struct report *rep, struct sc_session *sess)
 /* The timeout and the rlimits into the report, and the rlimits the child sets into rl
  * (at most _RUN_RL_MAX); returns how many. */
 static size_t
-plan_rlimits(const struct run_opts *o, struct report *rep, struct sv_rlimit *rl)
+plan_rlimits(const struct run_opts *o, struct report *rep, struct stage_rlimit *rl)
 {
 	size_t n_rl = 0;
 
@@ -960,7 +960,7 @@ struct run {
 	bool have_pol;
 	bool cgroup, ucgroup, refused;
 	uint64_t cpu_budget_ms;         /* whole-sandbox CPU budget (cgroup modes), 0: none */
-	struct sv_rlimit rl[_RUN_RL_MAX];
+	struct stage_rlimit rl[_RUN_RL_MAX];
 	size_t n_rl;
 	const char *chdir_to;
 	struct keeper_info keeper;
@@ -1188,7 +1188,7 @@ run_spec_hooks(struct run *R, struct sv_spec *spec)
 		R->rep.tmpdir_set = spec->tmpdir != NULL;
 		spec->exclude_pid = R->sess.helper_pid;
 		spec->userdata = &R->sess;
-		spec->attach = cg_attach;
+		spec->spawn = cg_spawn;
 		spec->kill_all = cg_kill;
 		spec->cpu_used_usec = cg_cpu_used;
 		pct = R->sess.effective.cpu_percent;

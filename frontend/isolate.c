@@ -564,9 +564,11 @@ fs_ruleset(const struct isolate_opts *o, const struct isolate_plan *plan,
 	return TAKE_FD(ruleset);
 }
 
+/* The Landlock ruleset of o and plan, not applied: its fd, -ENODATA when it handles
+ * nothing, or -errno with err. */
 static int
-landlock_apply(const struct isolate_opts *o, const struct isolate_plan *plan, char *err,
-	       size_t errlen)
+landlock_ruleset(const struct isolate_opts *o, const struct isolate_plan *plan, char *err,
+		 size_t errlen)
 {
 	struct sc_ruleset_attr attr = { 0 };
 	_cleanup_close_ int ruleset = -EBADF;
@@ -583,11 +585,9 @@ landlock_apply(const struct isolate_opts *o, const struct isolate_plan *plan, ch
 	if (plan->landlock_fs)
 		ruleset = fs_ruleset(o, plan, &attr, err, errlen);
 	else if (attr.handled_access_net == 0 && attr.scoped == 0)
-		return 0;
+		return -ENODATA;
 	else
 		ruleset = create_ruleset(&attr, plan->landlock_abi, err, errlen);
-	if (ruleset == -ENODATA)
-		return 0;
 	if (ruleset < 0)
 		return ruleset;
 
@@ -604,7 +604,20 @@ landlock_apply(const struct isolate_opts *o, const struct isolate_plan *plan, ch
 			return r;
 		}
 	}
+	return TAKE_FD(ruleset);
+}
 
+static int
+landlock_apply(const struct isolate_opts *o, const struct isolate_plan *plan, char *err,
+	       size_t errlen)
+{
+	_cleanup_close_ int ruleset = landlock_ruleset(o, plan, err, errlen);
+	int r;
+
+	if (ruleset == -ENODATA)
+		return 0;
+	if (ruleset < 0)
+		return ruleset;
 	if (syscall(SYS_landlock_restrict_self, ruleset, 0) < 0) {
 		r = -errno;
 		set_str(err, errlen, "sandcap: Landlock: cannot restrict the sandbox: %s%s",
@@ -728,5 +741,59 @@ isolate_apply(const struct isolate_opts *o, const struct isolate_plan *plan, cha
 	}
 	if (plan->seccomp)
 		return seccomp_apply(o, plan, err, errlen);
+	return 0;
+}
+
+int
+isolate_rulesets(const struct isolate_opts *o, const struct isolate_plan *plan,
+		 int fds[static 2], size_t *ret_n, char *err, size_t errlen)
+{
+	size_t n = 0;
+	int r;
+
+	r = landlock_ruleset(o, plan, err, errlen);
+	if (r >= 0)
+		fds[n++] = r;
+	else if (r != -ENODATA)
+		return r;
+	if (plan->n_cg_protect > 0) {
+		char why[256];
+
+		r = cgprotect_ruleset(plan->landlock_abi, "/", plan->cg_protect,
+				      plan->n_cg_protect, why, sizeof(why));
+		if (r >= 0) {
+			fds[n++] = r;
+		} else if (r != -ENODATA) {
+			while (n > 0)
+				(void) close(fds[--n]);
+			set_str(err, errlen, "sandcap: keeping the cgroup filesystem unwritable: %s",
+				why);
+			return r;
+		}
+	}
+	*ret_n = n;
+	return 0;
+}
+
+int
+isolate_seccomp_program(const struct isolate_opts *o, const struct isolate_plan *plan,
+			const struct sock_filter **ret_prog, size_t *ret_len, char *err,
+			size_t errlen)
+{
+	struct sock_filter *prog = plan->seccomp_prog;
+	size_t len = plan->seccomp_len;
+	int r;
+
+	*ret_prog = NULL;
+	*ret_len = 0;
+	if (!plan->seccomp)
+		return 0;
+	if (prog == NULL) {
+		r = seccomp_compile(o, plan, &prog, &len, err, errlen);
+		if (r < 0)
+			return r;
+	}
+	*ret_prog = prog;
+	*ret_len = len;
 	return 0;
 }

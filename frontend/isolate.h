@@ -80,6 +80,17 @@ int isolate_seccomp_prepare(struct isolate_plan *plan, const struct isolate_opts
 int isolate_apply(const struct isolate_opts *o, const struct isolate_plan *plan, char *err,
 		  size_t errlen);
 
+/* cgroup mode, in sandcap before SPAWN: what isolate_apply() would apply, as objects the
+ * helper's process applies to itself (lib/stage.c, in the same order): up to two Landlock
+ * rulesets (isolation, then the cgroup-filesystem layer) into fds, and the seccomp program
+ * (none when plan->seccomp is false; it points into plan's or this file's storage).
+ * Returns 0 or -errno with a message in err; on failure no fd is left open. */
+int isolate_rulesets(const struct isolate_opts *o, const struct isolate_plan *plan,
+		     int fds[static 2], size_t *ret_n, char *err, size_t errlen);
+int isolate_seccomp_program(const struct isolate_opts *o, const struct isolate_plan *plan,
+			    const struct sock_filter **ret_prog, size_t *ret_len, char *err,
+			    size_t errlen);
+
 /* Front-end (and helper) check of item 3: refuse a request weaker than the admin's policy.
  * Returns 0, or -EPERM with e.g. "sandcap: --net host: the policy requires --net none for you
  * ([group:students])" in err.  Also refuses --fallback when it would let a required policy

@@ -16,6 +16,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/timerfd.h>
 #include <sys/wait.h>
@@ -28,6 +29,7 @@
 #include "log.h"
 #include "macro.h"
 #include "sigreset.h"
+#include "stage.h"
 #include "procstat.h"
 #include "rawproc.h"
 #include "supervise.h"
@@ -36,15 +38,6 @@
 #include <sanitizer/asan_interface.h>
 #include <sanitizer/common_interface_defs.h>
 #endif
-
-/* What the child sends back through the close-on-exec pipe when it cannot exec.  Smaller
- * than PIPE_BUF, so the write is atomic. */
-enum { CHILD_STAGE_SETUP = 1, CHILD_STAGE_EXEC = 2 };
-struct child_msg {
-	int stage;
-	int err;
-	char msg[200];
-};
 
 static uint64_t
 now_ms(void)
@@ -55,46 +48,10 @@ now_ms(void)
 	return (uint64_t) ts.tv_sec * 1000 + (uint64_t) ts.tv_nsec / 1000000;
 }
 
+_Static_assert(STAGE_EXIT_FAILURE == SC_EXIT_FAILURE && STAGE_EXIT_NOEXEC == SC_EXIT_NOEXEC &&
+	       STAGE_EXIT_NOTFOUND == SC_EXIT_NOTFOUND, "lib/stage.h's exit statuses");
+
 /* ---- the child (between fork and exec: only _exit, no stdio) ---- */
-
-static _noreturn_ void
-child_fail(int fd, int stage, int err, const char *fmt, ...)
-{
-	struct child_msg m = { .stage = stage, .err = err };
-	va_list ap;
-
-	va_start(ap, fmt);
-	(void) vsnprintf(m.msg, sizeof(m.msg), fmt, ap);
-	va_end(ap);
-	(void) !write(fd, &m, sizeof(m));
-	if (stage == CHILD_STAGE_EXEC)
-		_exit(err == ENOENT ? SC_EXIT_NOTFOUND : SC_EXIT_NOEXEC);
-	_exit(SC_EXIT_FAILURE);
-}
-
-/* Does a file named name exist in a directory of $PATH?  Only after a failed exec: never
- * inlined, so that its buffer is not in the child's frame on every run (issue 19). */
-static _noinline_ bool
-on_path(const char *name)
-{
-	const char *path = getenv("PATH");
-	char buf[PATH_MAX];
-
-	if (path == NULL)
-		path = "/bin:/usr/bin";         /* execvp's default */
-	while (*path != '\0') {
-		size_t len = strcspn(path, ":");
-		struct stat st;
-
-		if (snprintf(buf, sizeof(buf), "%.*s/%s", (int) len, len > 0 ? path : ".", name) <
-		    (int) sizeof(buf) && stat(buf, &st) == 0)
-			return true;
-		path += len;
-		if (*path == ':')
-			path++;
-	}
-	return false;
-}
 
 /* What the parent works out before starting the child, so that the child only uses it
  * (issue 19: every page the child writes or code it runs first before its exec is a
@@ -105,7 +62,7 @@ struct child_prep {
 };
 
 /* What the child gets: it runs on its own stack in the supervisor's memory, which is
- * suspended until the child execs or exits (start_child()). */
+ * suspended until the child execs or exits (start_cloned()). */
 struct child_args {
 	const struct sv_spec *spec;
 	const struct child_prep *cp;
@@ -166,11 +123,13 @@ child_attach(const struct sv_spec *spec)
 	return spec->attach(pidfd, spec->userdata);
 }
 
-/* The child's handler of the terminal's stop signals until its exec (child_run()). */
-static void
-drop_stop(int sig)
+/* isolate_apply() as the stage's isolation (stage_tail()). */
+static int
+child_isolate(const void *ud, char *err, size_t errlen)
 {
-	(void) sig;
+	const struct sv_spec *spec = ud;
+
+	return isolate_apply(spec->iso, spec->plan, err, errlen);
 }
 
 static _noreturn_ void
@@ -178,9 +137,6 @@ child_run(struct child_args *a)
 {
 	const struct sv_spec *spec = a->spec;
 	const struct child_prep *cp = a->cp;
-	int msg_fd = a->msg_fd;
-	sigset_t none;
-	char err[200] = "";
 	int r;
 
 	/* Our own process group, so the whole tree can be signalled at once. */
@@ -199,7 +155,7 @@ child_run(struct child_args *a)
 	if (spec->relay != NULL && output_relay_child(spec->relay) < 0)
 		_exit(SC_EXIT_FAILURE);
 
-	/* In cgroup and user-cgroup mode: into the sandbox's cgroup first.  A failure is the
+	/* In user-cgroup mode: into the sandbox's cgroup first.  A failure is the
 	 * supervisor's to report (it printed why). */
 	if (spec->attach != NULL) {
 		r = child_attach(spec);
@@ -211,70 +167,12 @@ child_run(struct child_args *a)
 	/* The wall clock and --timeout start here, where the supervisor used to release the
 	 * child: the set-up below and the exec count. */
 	*a->start_ms = now_ms();
-	/* Default dispositions for the command: ignored signals would survive exec, and
-	 * sandcap's handlers are ours until then.  Only those the kernel reports as ignored or
-	 * caught (lib/sigreset.c, asked by the parent just before the child started: nothing
-	 * changes a disposition in between); every signal is blocked until cleared below. */
-	(void) sig_reset_these(cp->sig_todo, cp->sig_ign);
-
-	/* Always, and only here: sandcap itself must keep the ability to exec the helper with
-	 * its file capabilities. */
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
-		child_fail(msg_fd, CHILD_STAGE_SETUP, errno, "cannot set no_new_privs: %s",
-			   strerror(errno));
-	if (spec->chdir != NULL && chdir(spec->chdir) < 0)
-		child_fail(msg_fd, CHILD_STAGE_SETUP, errno, "--chdir: cannot enter '%s': %s",
-			   spec->chdir, strerror(errno));
-	if (spec->iso != NULL) {
-		r = isolate_apply(spec->iso, spec->plan, err, sizeof(err));
-		if (r < 0)
-			child_fail(msg_fd, CHILD_STAGE_SETUP, -r, "isolation: %s",
-				   strneq(err, "sandcap: ", 9) ? err + 9 : err);
-	}
-
-	/* env.c built it, PWD (else it names where sandcap was started) and TMPDIR set.
-	 * environ is the supervisor's too: start_child() puts its own back. */
-	environ = cp->envp;
-
-	/* A ^Z, or a terminal stop of a background job, would stop us before the exec, where
-	 * our supervisor waits for the exec and cannot see the stop to stop the job too: the
-	 * terminal would hang.  Until the exec those three go to a handler that does nothing
-	 * (one pending since the set-up included: the command gets the next one); the exec
-	 * makes them default again, as it does every caught signal. */
-	for (const int *sig = (const int[]) { SIGTSTP, SIGTTIN, SIGTTOU, 0 }; *sig != 0; sig++)
-		(void) sigaction(*sig, &(const struct sigaction) { .sa_handler = drop_stop,
-								   .sa_flags = SA_RESTART }, NULL);
-	/* A clean signal state for the command: nothing blocked (dispositions were reset
-	 * above, before a Landlock domain could hide /proc/self/status). */
-	sigemptyset(&none);
-	(void) sigprocmask(SIG_SETMASK, &none, NULL);
-
-	/* Only stdin, stdout and stderr reach the command unless --keep-fds: an inherited
-	 * socket or directory fd would bypass --net none and --fs.  Close-on-exec rather than
-	 * close, so msg_fd still reports an exec failure. */
-	if (!spec->keep_fds && close_range(3, ~0U, CLOSE_RANGE_CLOEXEC) < 0)
-		for (int fd = 3; fd < 65536; fd++)
-			(void) fcntl(fd, F_SETFD, FD_CLOEXEC);
-	/* The rlimits last: nothing of sandcap's own set-up (the seccomp filter, the
-	 * environment) runs under --as, --nofile or --nproc. */
-	for (size_t i = 0; i < spec->n_rl; i++) {
-		struct rlimit rl = { .rlim_cur = spec->rl[i].soft, .rlim_max = spec->rl[i].hard };
-
-		if (setrlimit(spec->rl[i].resource, &rl) < 0)
-			child_fail(msg_fd, CHILD_STAGE_SETUP, errno,
-				   "%s: cannot set the limit to %llu: %s%s", spec->rl[i].option,
-				   (unsigned long long) spec->rl[i].hard, strerror(errno),
-				   errno == EPERM ? " (over your hard limit; see ulimit -H)" : "");
-	}
-	execvp(spec->argv[0], spec->argv);
-	r = errno;
-	/* execvp() reports EACCES when a PATH directory cannot be searched even if no
-	 * directory holds the command; like the shells, call that "not found" (127) unless a
-	 * file of that name exists somewhere on PATH. */
-	if (r == EACCES && strchr(spec->argv[0], '/') == NULL && !on_path(spec->argv[0]))
-		r = ENOENT;
-	child_fail(msg_fd, CHILD_STAGE_EXEC, r, "cannot execute '%s': %s", spec->argv[0],
-		   strerror(r));
+	stage_tail(&(const struct stage_tail) {
+		.argv = spec->argv, .envp = cp->envp, .chdir = spec->chdir, .rl = spec->rl,
+		.n_rl = spec->n_rl, .keep_fds = spec->keep_fds, .msg_fd = a->msg_fd,
+		.sig_todo = cp->sig_todo, .sig_ign = cp->sig_ign,
+		.isolate = spec->iso != NULL ? child_isolate : NULL, .isolate_ud = spec,
+	});
 }
 
 static int
@@ -595,7 +493,7 @@ sv_age_ms(const struct sv_state *sv)
 static void
 read_child_msg(struct sv_state *st)
 {
-	struct child_msg m;
+	struct stage_msg m;
 	ssize_t n;
 
 	if (st->msg_done)
@@ -605,7 +503,7 @@ read_child_msg(struct sv_state *st)
 		return;
 	if (n == (ssize_t) sizeof(m)) {
 		m.msg[sizeof(m.msg) - 1] = '\0';
-		st->out->setup = m.stage == CHILD_STAGE_EXEC ? SV_SETUP_EXEC : SV_SETUP_FAILED;
+		st->out->setup = m.stage == STAGE_EXEC ? SV_SETUP_EXEC : SV_SETUP_FAILED;
 		st->out->setup_errno = m.err;
 		snprintf(st->out->setup_msg, sizeof(st->out->setup_msg), "%s", m.msg);
 	}
@@ -932,7 +830,7 @@ watch_all(struct sv_state *st)
 	return 0;
 }
 
-/* The child's stack (start_child()): mapped once, with a guard page below it, so that an
+/* The child's stack (start_cloned()): mapped once, with a guard page below it, so that an
  * overflow faults in the child instead of writing over the supervisor's memory. */
 #define CHILD_STACK_SIZE (256 * 1024)
 #define STACK_MAP (MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK | MAP_NORESERVE)
@@ -966,8 +864,10 @@ child_stack_top(void)
  * sandbox's cgroup.  Every signal is blocked across it: none of our handlers may run on
  * its stack.  Then open what watches it (open_watch()), watch everything and arm the
  * timers.  On failure the child is killed and reaped. */
+static int watch_child(struct sv_state *st);
+
 static int
-start_child(struct sv_state *st)
+start_cloned(struct sv_state *st)
 {
 	const struct sv_spec *spec = st->spec;
 	_cleanup_close_ int msg_w = -EBADF;
@@ -1019,6 +919,17 @@ start_child(struct sv_state *st)
 	/* The child sets it once in its cgroup; one that failed before that ran from now. */
 	if (st->start_ms == 0)
 		st->start_ms = now_ms();
+	return watch_child(st);
+}
+
+/* The started child st->pid: open what watches it (open_watch()), watch everything and arm
+ * the timers.  On failure the child is killed and reaped. */
+static int
+watch_child(struct sv_state *st)
+{
+	const struct sv_spec *spec = st->spec;
+	pid_t pid = st->pid;
+	int r;
 
 	st->pidfd = pidfd_open(pid, 0);
 	if (st->pidfd < 0)
@@ -1154,6 +1065,181 @@ state_close(struct sv_state *st)
 	st->msg_fd = safe_close(st->msg_fd);
 }
 
+/* ---- cgroup mode: the child the helper makes (SPAWN) ---- */
+
+/* --keep-fds: the numbers of our fds >= 3 that an exec would pass on (not close-on-exec),
+ * which the helper's process cannot inherit from us: they travel with the stage. */
+static int
+kept_fds(struct stage_spec *ss)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *de;
+	int r = 0;
+
+	if (d == NULL)
+		return log_error_errno(-errno, "--keep-fds: cannot list /proc/self/fd: %m");
+	while ((de = readdir(d)) != NULL) {
+		char *end;
+		long fd = strtol(de->d_name, &end, 10);
+		int fl;
+
+		if (end == de->d_name || *end != '\0' || fd < 3 || fd == dirfd(d))
+			continue;
+		fl = fcntl((int) fd, F_GETFD);
+		if (fl < 0 || (fl & FD_CLOEXEC) != 0)
+			continue;
+		if (ss->n_keep == STAGE_KEEP_MAX) {
+			r = log_error_errno(-EMFILE, "--keep-fds: more than %d open descriptors to "
+					    "pass on in cgroup mode; close some, or use --no-cgroup",
+					    STAGE_KEEP_MAX);
+			break;
+		}
+		ss->keep[ss->n_keep++] = (uint32_t) fd;
+	}
+	(void) closedir(d);
+	return r;
+}
+
+/* What the helper's process needs from us, in ss and rulesets (closed by the caller). */
+static int
+spawn_prepare(const struct sv_state *st, char **envp, struct stage_spec *ss, int rulesets[2],
+	      size_t *n_rulesets)
+{
+	const struct sv_spec *spec = st->spec;
+	char err[256] = "";
+	mode_t mask = umask(0);
+	int r;
+
+	(void) umask(mask);
+	*ss = (struct stage_spec) { .parent = sv_self, .umask = mask, .argv = spec->argv,
+				    .envp = envp, .chdir = spec->chdir, .n_rl = spec->n_rl };
+	if (spec->chdir != NULL)
+		ss->flags |= STAGE_F_CHDIR;
+	if (spec->keep_fds)
+		ss->flags |= STAGE_F_KEEP_FDS;
+	if (st->tty_fd >= 0)
+		ss->flags |= STAGE_F_TTY;
+	if (spec->n_rl > STAGE_RLIMITS_MAX)
+		return log_error_errno(-E2BIG, "too many limits");
+	memcpy(ss->rl, spec->rl, spec->n_rl * sizeof(spec->rl[0]));
+	if (spec->keep_fds) {
+		r = kept_fds(ss);
+		if (r < 0)
+			return r;
+	}
+	if (spec->iso != NULL) {
+		r = isolate_rulesets(spec->iso, spec->plan, rulesets, n_rulesets, err, sizeof(err));
+		if (r >= 0)
+			r = isolate_seccomp_program(spec->iso, spec->plan, &ss->prog, &ss->prog_len,
+						    err, sizeof(err));
+		if (r < 0) {
+			fprintf(stderr, "sandcap: isolation: %s\n",
+				strneq(err, "sandcap: ", 9) ? err + 9 : err);
+			return r;
+		}
+		ss->n_rulesets = *n_rulesets;
+	}
+	return 0;
+}
+
+/* The stage's fds after the blob (lib/stage.h): msg, cwd, stdin, stdout, stderr, [tty],
+ * rulesets, kept.  A closed fd 0-2 of ours is flagged, its slot filled with msg_w. */
+static size_t
+spawn_fds(const struct sv_state *st, struct stage_spec *ss, int msg_w, int cwd,
+	  const int *rulesets, int *fds)
+{
+	const struct sv_spec *spec = st->spec;
+	size_t n = 0;
+
+	fds[n++] = msg_w;
+	fds[n++] = cwd;
+	for (int i = 0; i < 3; i++) {
+		int fd = spec->relay != NULL && i > 0 ? spec->relay->child_fd[i - 1] : i;
+
+		if (fcntl(fd, F_GETFD) < 0) {
+			ss->flags |= STAGE_F_CLOSED(i);
+			fd = msg_w;
+		}
+		fds[n++] = fd;
+	}
+	if (st->tty_fd >= 0)
+		fds[n++] = st->tty_fd;
+	for (size_t i = 0; i < ss->n_rulesets; i++)
+		fds[n++] = rulesets[i];
+	for (size_t i = 0; i < ss->n_keep; i++)
+		fds[n++] = (int) ss->keep[i];
+	return n;
+}
+
+/* cgroup mode: the helper creates the child in the leaf (SPAWN), as our child and without
+ * capabilities, and we send it its stage (lib/stage.h): everything is prepared first, so
+ * that nothing but the send follows the spawn.  The command never runs outside the leaf:
+ * the process was made in it, and no number is ever written to cgroup.procs. */
+static int
+start_spawned(struct sv_state *st)
+{
+	const struct sv_spec *spec = st->spec;
+	_cleanup_close_ int msg_w = -EBADF, cwd = -EBADF, ours = -EBADF, theirs = -EBADF;
+	_cleanup_free_ char **envp = NULL;
+	_cleanup_free_ void *blob = NULL;
+	int rulesets[STAGE_RULESETS_MAX] = { -EBADF, -EBADF }, fds[STAGE_FDS_MAX], pair[2];
+	size_t n_rulesets = 0, len = 0, n;
+	struct stage_spec ss;
+	pid_t pid = 0;
+	int r;
+
+	r = env_for_exec(spec->envp != NULL ? spec->envp : environ,
+			 spec->chdir != NULL && spec->chdir[0] == '/' ? spec->chdir : NULL,
+			 spec->tmpdir, &envp);
+	if (r < 0)
+		return log_error_errno(r, "cannot build the command's environment: %m");
+	r = spawn_prepare(st, envp != NULL ? envp : spec->envp != NULL ? spec->envp : environ,
+			  &ss, rulesets, &n_rulesets);
+	if (r < 0)
+		goto out;
+	cwd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (cwd < 0 || pipe2(pair, O_CLOEXEC | O_NONBLOCK) < 0) {
+		r = log_error_errno(-errno, "cannot prepare the sandbox's process: %m");
+		goto out;
+	}
+	st->msg_fd = pair[0];
+	msg_w = pair[1];
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) < 0) {
+		r = log_error_errno(-errno, "socketpair: %m");
+		goto out;
+	}
+	ours = pair[0];
+	theirs = pair[1];
+	n = spawn_fds(st, &ss, msg_w, cwd, rulesets, fds);
+	r = stage_pack(&ss, &blob, &len);
+	if (r < 0) {
+		r = log_error_errno(r, "cannot encode the sandbox's start: %m");
+		goto out;
+	}
+
+	r = spec->spawn(theirs, &pid, spec->userdata);
+	if (r < 0)
+		goto out;
+	st->pid = pid;
+	st->start_ms = now_ms();
+	/* Its own process group from now on, as it makes itself: a signal to the group
+	 * before it got there would be lost. */
+	(void) setpgid(pid, pid);
+	theirs = safe_close(theirs);
+	r = stage_send(ours, blob, len, fds, n);
+	if (r < 0) {
+		r = abort_child(pid, log_error_errno(r, "cannot start the sandbox's process: %m"));
+		goto out;
+	}
+	if (spec->relay != NULL)
+		output_relay_parent(spec->relay);
+	r = watch_child(st);
+out:
+	for (size_t i = 0; i < n_rulesets; i++)
+		(void) close(rulesets[i]);
+	return r;
+}
+
 int
 sv_run(const struct sv_spec *spec, struct sv_outcome *ret)
 {
@@ -1176,7 +1262,7 @@ sv_run(const struct sv_spec *spec, struct sv_outcome *ret)
 			st.tty_fd = STDIN_FILENO;
 			have_tios = tcgetattr(st.tty_fd, &tios) == 0;
 		}
-		r = start_child(&st);
+		r = spec->spawn != NULL ? start_spawned(&st) : start_cloned(&st);
 	}
 	if (r >= 0) {
 		supervise(&st);

@@ -20,18 +20,14 @@
 
 #include "isolate.h"
 #include "output.h"
+#include "stage.h"
 
-struct sv_rlimit {
-	int resource;           /* RLIMIT_* */
-	rlim_t soft, hard;
-	const char *option;     /* "--as", for messages */
-};
 
 struct sv_state;
 
 struct sv_spec {
 	char **argv;
-	const struct sv_rlimit *rl;
+	const struct stage_rlimit *rl;
 	size_t n_rl;
 	const struct isolate_opts *iso;         /* NULL: no isolation */
 	const struct isolate_plan *plan;
@@ -47,9 +43,13 @@ struct sv_spec {
 	/* cgroup mode (all NULL/0 in rlimit mode). */
 	pid_t exclude_pid;                      /* the helper: our child, not the sandbox's */
 	void *userdata;
-	/* Called with the blocked child's pidfd before it is released; < 0 aborts (the
-	 * callee has printed why). */
+	/* User-cgroup mode: called with the blocked child's pidfd before it is released; < 0
+	 * aborts (the callee has printed why). */
 	int (*attach)(int pidfd, void *userdata);
+	/* cgroup mode instead: the helper's SPAWN, which creates the child in the leaf as our
+	 * child and hands it stage_sock's peer; its pid in *ret_pid.  < 0 aborts (the callee
+	 * has printed why). */
+	int (*spawn)(int stage_sock, pid_t *ret_pid, void *userdata);
 	/* SIGKILL every process of the sandbox (cgroup.kill), besides sandcap's own kills. */
 	void (*kill_all)(void *userdata);
 	/* Whole-sandbox CPU budget: total CPU time of the sandbox read through cpu_used_usec;

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -135,4 +136,24 @@ caps_lower_all(void)
 	if (effective != 0 && apply(0) < 0)
 		_exit(EXIT_FAILURE);
 	errno = saved;
+}
+
+int
+caps_drop_all(void)
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[2] = { { 0 }, { 0 } };
+
+	/* Permitted, effective and inheritable empty (lowering needs no privilege), and the
+	 * ambient set, which an exec would turn into effective capabilities; then read back:
+	 * a process that still holds one must not go on. */
+	if (syscall(SYS_capset, &h, d) < 0 ||
+	    prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 ||
+	    syscall(SYS_capget, &h, d) < 0)
+		return -EPERM;
+	for (size_t i = 0; i < ELEMENTSOF(d); i++)
+		if (d[i].effective != 0 || d[i].permitted != 0 || d[i].inheritable != 0)
+			return -EPERM;
+	permitted = effective = 0;
+	return 0;
 }

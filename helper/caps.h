@@ -26,6 +26,11 @@ int caps_raise_set(uint64_t caps);
 /* Nothing effective any more (one capset(2), none when nothing is); errno is kept. */
 void caps_lower_all(void);
 
+/* Give up every capability for good: permitted, effective, inheritable and ambient, checked
+ * by reading them back.  For the process SPAWN creates (op_spawn.c), before it reads a
+ * byte from sandcap.  0, or -EPERM when any is left. */
+int caps_drop_all(void);
+
 /* Make cap effective for the next syscall; pair with caps_lower_all().  -EPERM on failure. */
 #define caps_raise(cap) caps_raise_set(CAPS(cap))
 

@@ -370,8 +370,9 @@ cg_remove_at(int parent_fd, const char *name)
 	}
 }
 
-/* Does every process in the leaf run with only uid (real, effective, saved, fs)?  A leaf
- * whose ATTACH lost a reap race may hold a stranger: we must not kill it (KERNEL.md 2).
+/* Does every process in the leaf run with only uid (real, effective, saved, fs)?  No helper
+ * moves a process into a leaf (SPAWN creates its first one there), but root may have: a
+ * leftover holding a stranger is not ours to kill.
  * Processes cannot be moved out of or into the leaf except by root, so the answer holds
  * until we kill: only the leaf's own processes can fork more of the same uid. */
 static int

@@ -60,5 +60,5 @@ int cg_wait_empty(int events_fd, int timeout_ms);
 int cg_remove_at(int parent_fd, const char *name);
 /* Kill, wait and remove <parent>/<name> (used for reclaim and teardown). */
 /* Kill, wait for, and remove <parent>/<name> (a leftover); refuses (-EPERM) when a process
- * in it does not run with only uid: it may be a stranger moved in by an ATTACH race. */
+ * in it does not run with only uid: it may be a stranger root moved in. */
 int cg_destroy_at(int parent_fd, const char *name, uid_t uid);

@@ -17,7 +17,7 @@
 
 #define B_HELLO   (1u << 0)
 #define B_CREATE  (1u << 1)
-#define B_ATTACH  (1u << 2)
+#define B_SPAWN   (1u << 2)
 #define B_KILL    (1u << 3)
 #define B_DESTROY (1u << 4)
 
@@ -26,9 +26,9 @@ static const struct op ops[] = {
 	{ WIRE_REQ_HELLO,   B_HELLO,   OP_ONCE | OP_END_ON_FAIL, B_CREATE, op_hello },
 	/* leaf cgroup with limits + workspace; a failure may leave partial objects: end */
 	{ WIRE_REQ_CREATE,  B_CREATE,  OP_ONCE | OP_END_ON_FAIL,
-	  B_ATTACH | B_KILL | B_DESTROY, op_create },
-	/* move the caller's blocked child in; may be retried after a refusal */
-	{ WIRE_REQ_ATTACH,  B_ATTACH,  OP_ONCE,            0,        op_attach },
+	  B_SPAWN | B_KILL | B_DESTROY, op_create },
+	/* the sandbox's first process, made in the leaf; may be retried after a refusal */
+	{ WIRE_REQ_SPAWN,   B_SPAWN,   OP_ONCE,            0,        op_spawn },
 	/* cgroup.kill; repeatable */
 	{ WIRE_REQ_KILL,    B_KILL,    0,                  0,        op_kill },
 	/* teardown, reply, exit */

@@ -40,7 +40,7 @@
 #include "wire_io.h"
 
 #define SOCK_FD 3
-#define IDLE_MS (60 * 1000)     /* before ATTACH; none after: a sandbox may run for hours */
+#define IDLE_MS (60 * 1000)     /* before SPAWN; none after: a sandbox may run for hours */
 /* The sandbox's timeout is sandcap's to enforce (with its grace period); the helper kills the
  * cgroup BACKSTOP_MS after it, so a client that does not enforce it (a user speaking the
  * protocol by hand) cannot outlive the policy's timeout by more than that. */
@@ -55,7 +55,7 @@ mono_ms(void)
 	return (uint64_t) ts.tv_sec * 1000 + (uint64_t) ts.tv_nsec / 1000000;
 }
 
-/* How long poll() may wait: the idle deadline before ATTACH, the timeout backstop after. */
+/* How long poll() may wait: the idle deadline before SPAWN, the timeout backstop after. */
 static int
 wait_ms(const struct session *s, uint64_t deadline)
 {
@@ -179,8 +179,8 @@ check_socket(struct session *s)
 	s->uid = cred.uid;
 	s->gid = cred.gid;
 	s->peer_pid = cred.pid;
-	/* The peer must be the process that started us (sandcap), with our real uid: then the
-	 * pidfd checks of ATTACH ("a child of our parent") mean "a child of the caller". */
+	/* The peer must be the process that started us (sandcap), with our real uid: SPAWN's
+	 * process becomes its child (CLONE_PARENT), so the caller's. */
 	/* AT_UID: the real uid the kernel gave us at exec, which nothing can change since (we
 	 * hold no CAP_SETUID): no getuid() (#19). */
 	if (cred.pid != getppid() || cred.uid != (uid_t) getauxval(AT_UID)) {
@@ -255,11 +255,9 @@ main(int argc, char **argv)
 		if (r == 0) {
 			/* Past the policy's timeout and the backstop: sandcap did not end it. */
 			backstop_fired = true;
-			if (!s->poisoned) {
-				log_notice("uid %u: %s outlived its timeout by %d s: killing it",
-					   (unsigned) s->uid, s->id, BACKSTOP_MS / 1000);
-				(void) cg_kill_fd(s->kill_fd);
-			}
+			log_notice("uid %u: %s outlived its timeout by %d s: killing it",
+				   (unsigned) s->uid, s->id, BACKSTOP_MS / 1000);
+			(void) cg_kill_fd(s->kill_fd);
 			continue;
 		}
 		if (p[1].revents) {

@@ -42,17 +42,12 @@ session_teardown(struct session *s, char *msg, size_t msglen)
 	char lock[CG_NAME_MAX + 8];
 	int r = 0, q;
 
-	if (s->leaf_created && !s->poisoned) {
+	if (s->leaf_created) {
 		r = s->killed ? 0 : cg_kill_fd(s->kill_fd);
 		if (r == 0)
 			r = cg_wait_empty(s->events_fd, 10000);
 		if (r < 0)
 			snprintf(msg, msglen, "sandbox %s did not empty: %s", s->id, strerror(-r));
-	} else if (s->poisoned && cg_wait_empty(s->events_fd, 0) != 0) {
-		/* Not killed: it may hold a stranger.  An empty leaf can only be refilled by a
-		 * helper writing its root-owned cgroup.procs, so an empty one is removed. */
-		r = -EBUSY;
-		snprintf(msg, msglen, "sandbox %s left in place (ATTACH race)", s->id);
 	}
 	if (s->ws_dir_created) {
 		/* Emptied and shrunk before it is detached: nothing written in the sandbox

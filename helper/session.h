@@ -39,10 +39,8 @@ struct session {
 	int lock_fd;                    /* flock'ed <id>.lock: "a live helper owns <id>" */
 	int leaf_fd, kill_fd, events_fd;
 	bool leaf_created, ws_dir_created, ws_mounted;
-	bool attached;
-	bool procs_written;             /* a pid was written to the leaf's cgroup.procs */
-	bool killed;                    /* KILL done, nothing attached since: no second kill */
-	bool poisoned;                  /* ATTACH may have moved a stranger: never kill */
+	bool attached;                  /* SPAWN made the sandbox's first process */
+	bool killed;                    /* KILL done, nothing spawned since: no second kill */
 	int ws_fd;                      /* O_PATH fd of the workspace root (tmpfs); never
 					 * handed out */
 	char ws_path[POLICY_PATH_MAX + 2 * CG_NAME_MAX];
@@ -61,8 +59,8 @@ int op_hello(struct session *s, struct wire_rd *rd, const int *fds, struct wire_
 	     char *msg, size_t msglen);
 int op_create(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr *body,
 	      char *msg, size_t msglen);
-int op_attach(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr *body,
-	      char *msg, size_t msglen);
+int op_spawn(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr *body,
+	     char *msg, size_t msglen);
 int op_kill(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr *body,
 	    char *msg, size_t msglen);
 int op_destroy(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr *body,
@@ -92,8 +90,8 @@ int dispatch(struct session *s, const uint8_t *buf, size_t n, int *fds, size_t n
 
 /* session.c */
 void session_init(struct session *s, int sock);
-/* Undo everything this session created, in reverse order; kills the sandbox unless
- * poisoned.  0 if nothing is left behind. */
+/* Undo everything this session created, in reverse order, the sandbox killed first.
+ * 0 if nothing is left behind. */
 int session_teardown(struct session *s, char *msg, size_t msglen);
 /* Log, tear down, exit(1).  For protocol violations (OpenSSH fatal_f). */
 _Noreturn void helper_fatal(struct session *s, const char *fmt, ...)

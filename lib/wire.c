@@ -15,7 +15,7 @@ wire_req_nfds(uint16_t type)
 	case WIRE_REQ_KILL:
 	case WIRE_REQ_DESTROY:
 		return 0;
-	case WIRE_REQ_ATTACH:
+	case WIRE_REQ_SPAWN:
 		return 1;
 	default:
 		return -EPROTO;

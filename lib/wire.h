@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #define WIRE_MAGIC     UINT32_C(0x53435031)   /* "SCP1" */
-#define WIRE_VERSION   1
+#define WIRE_VERSION   2       /* 2: SPAWN replaced ATTACH */
 #define WIRE_HDR_SIZE  16
 #define WIRE_MSG_MAX   4096                   /* whole datagram */
 #define WIRE_STR_MAX   1024                   /* any one string field (reasons, paths) */
@@ -21,7 +21,7 @@
 enum wire_type {
 	WIRE_REQ_HELLO   = 0x0001,    /* PROTOCOL.md 3.1: u32 version */
 	WIRE_REQ_CREATE  = 0x0002,    /* 3.2: limits + isolation; reply carries 2 fds */
-	WIRE_REQ_ATTACH  = 0x0003,    /* 3.3: no payload, 1 fd (pidfd) */
+	WIRE_REQ_SPAWN   = 0x0003,    /* 3.3: no payload, 1 fd (the stage socket); reply: u32 pid */
 	WIRE_REQ_KILL    = 0x0004,    /* 3.4: no payload */
 	WIRE_REQ_DESTROY = 0x0005,    /* 3.5: no payload; the helper exits after replying */
 	WIRE_REPLY       = 0x8000,    /* OR'ed into the request type */

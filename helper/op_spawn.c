@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Contract: SPAWN, the sandbox's first process (PROTOCOL.md 3.3).  No process is moved into
+ * the leaf by its number, which a reaped process gives up for reuse: the helper creates the
+ * process in the leaf (clone3 CLONE_INTO_CGROUP, through the leaf's fd this session made and
+ * holds), as a child of sandcap (CLONE_PARENT: the helper's parent, proven at HELLO to be
+ * the caller), and that process gives up every capability before anything else
+ * (caps_drop_all()), closes everything of the helper's but the one socket the request
+ * carried, and only then reads sandcap's stage from it (lib/stage.c, the caller's own
+ * code and data from here on).  Trusts nothing in the request: its one fd is only checked
+ * to be a unix socket and handed to the new process.  Capabilities: CAP_DAC_OVERRIDE
+ * across the clone3 (the kernel checks the leaf's and the common ancestor's cgroup.procs
+ * against the caller's credentials, as for a write to cgroup.procs).
+ */
+#include <errno.h>
+#include <linux/sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "caps.h"
+#include "log.h"
+#include "macro.h"
+#include "session.h"
+#include "stage.h"
+
+/* The new process: nothing of the helper's survives past its first two steps. */
+static _noreturn_ void
+spawned(int sock)
+{
+	/* First: no capability, for good.  Until here it ran only the return of clone3, with
+	 * every signal blocked (spawn_in_leaf()), so no handler of the helper's ran in it. */
+	if (caps_drop_all() < 0)
+		_exit(STAGE_EXIT_FAILURE);
+	/* None of the helper's descriptors (session socket, leaf, cgroup.kill, locks, policy
+	 * dirs): only the stage socket stays open. */
+	if ((sock > 0 && close_range(0, (unsigned) sock - 1, 0) < 0) ||
+	    close_range((unsigned) sock + 1, ~0U, 0) < 0)
+		_exit(STAGE_EXIT_FAILURE);
+	stage_spawned(sock);
+}
+
+/* clone3 into the leaf, as a sibling of the helper: the new pid, or -errno. */
+static pid_t
+spawn_in_leaf(struct session *s, int sock)
+{
+	struct clone_args ca = {
+		.flags = CLONE_INTO_CGROUP | CLONE_PARENT,
+		.cgroup = (uint64_t) s->leaf_fd,
+		.exit_signal = 0,       /* CLONE_PARENT: the helper's own, SIGCHLD to sandcap */
+	};
+	sigset_t all, old;
+	pid_t pid;
+	int e;
+
+	sigfillset(&all);
+	(void) sigprocmask(SIG_SETMASK, &all, &old);
+	if (caps_raise(CAP_DAC_OVERRIDE) < 0) {
+		(void) sigprocmask(SIG_SETMASK, &old, NULL);
+		return -EPERM;
+	}
+	pid = (pid_t) syscall(SYS_clone3, &ca, sizeof(ca));
+	if (pid == 0)
+		spawned(sock);
+	e = errno;
+	caps_lower_all();
+	(void) sigprocmask(SIG_SETMASK, &old, NULL);
+	return pid < 0 ? -e : pid;
+}
+
+int
+op_spawn(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr *body,
+	 char *msg, size_t msglen)
+{
+	int domain = 0;
+	socklen_t len = sizeof(domain);
+	pid_t pid;
+
+	if (wire_get_end(rd) < 0)
+		return -EBADMSG;
+	/* A socket option, not fstat(): nothing that reaches a file system (a FUSE server
+	 * could stall a stat or a flush). */
+	if (getsockopt(fds[0], SOL_SOCKET, SO_DOMAIN, &domain, &len) < 0 || domain != AF_UNIX) {
+		snprintf(msg, msglen, "SPAWN needs a unix socket");
+		return -EBADF;
+	}
+	pid = spawn_in_leaf(s, fds[0]);
+	if (pid < 0) {
+		snprintf(msg, msglen, "cannot start the sandbox's process in %s: %s%s", s->id,
+			 strerror(-pid), pid == -ENOSYS || pid == -EINVAL ?
+			 " (clone3 with CLONE_INTO_CGROUP needs Linux 5.7 or later)" : "");
+		return pid == -ENOSYS || pid == -EINVAL ? -ENOTSUP : pid;
+	}
+	s->attached = true;
+	s->killed = false;      /* a process is in it since the last KILL */
+	wire_put_u32(body, (uint32_t) pid);
+	log_info("uid %u: spawned pid %d in %s", (unsigned) s->uid, (int) pid, s->id);
+	return 0;
+}

@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: MIT */
+/* The sandboxed process's last steps before the command's exec, in one place for the two
+ * processes that run them:
+ *
+ * - sandcap's own child in rlimit and user-cgroup mode (frontend/supervise.c), which runs
+ *   stage_tail() on sandcap's memory;
+ * - in cgroup mode, the process the helper creates inside the leaf (helper/op_spawn.c,
+ *   PROTOCOL.md 3.3), which first gives up every capability, then receives the stage from
+ *   sandcap as one message (stage_recv()), checks it (stage_unpack()) and runs
+ *   stage_spawned(), which ends in stage_tail().
+ *
+ * Nothing here runs with a capability: the helper's process calls stage_recv() only after
+ * caps_drop_all().  The wire format is sandcap's to its own child (both the caller's), so a
+ * malformed stage only hurts the caller; it is still checked in full, and stage_unpack() is
+ * pure, for the fuzzer. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <linux/filter.h>
+
+#include "macro.h"
+
+/* The exit status of a child that could not exec: commands.h's SC_EXIT_* (125, 126, 127). */
+#define STAGE_EXIT_FAILURE  125
+#define STAGE_EXIT_NOEXEC   126
+#define STAGE_EXIT_NOTFOUND 127
+
+/* What the child sends back through its close-on-exec pipe when it cannot exec.  Smaller
+ * than PIPE_BUF, so the write is atomic. */
+enum { STAGE_SETUP = 1, STAGE_EXEC = 2 };
+struct stage_msg {
+	int stage;
+	int err;
+	char msg[200];
+};
+
+struct stage_rlimit {
+	int resource;           /* RLIMIT_* */
+	uint64_t soft, hard;
+	const char *option;     /* "--as", for messages */
+};
+
+/* The steps every sandboxed child takes last, from no_new_privs to the exec. */
+struct stage_tail {
+	char **argv;
+	char **envp;                    /* becomes environ: execvp() searches its PATH */
+	const char *chdir;              /* NULL: stay */
+	const struct stage_rlimit *rl;
+	size_t n_rl;
+	bool keep_fds;                  /* else fds >= 3 are made close-on-exec */
+	int msg_fd;                     /* stage_fail()'s pipe */
+	uint64_t sig_todo, sig_ign;     /* sig_nondefault(): reset before anything else */
+	/* Landlock and seccomp, after no_new_privs and the chdir; < 0 fails the stage with the
+	 * message in err. */
+	int (*isolate)(const void *ud, char *err, size_t errlen);
+	const void *isolate_ud;
+};
+
+/* Write a stage_msg to fd and _exit: 126/127 for STAGE_EXEC (127 for ENOENT), else 125. */
+_noreturn_ void stage_fail(int fd, int stage, int err, const char *fmt, ...) _printf_(4, 5);
+
+/* Run the tail: reset the signals of sig_todo, no_new_privs, chdir, isolate, environ, the
+ * stop signals to a no-op handler until the exec, an empty signal mask, fds >= 3
+ * close-on-exec (unless keep_fds), the rlimits, execvp.  Never returns. */
+_noreturn_ void stage_tail(const struct stage_tail *t);
+
+/* ---- cgroup mode: the stage sandcap sends to the helper's process ---- */
+
+#define STAGE_MAGIC        0x53435331u     /* "SCS1" */
+#define STAGE_F_KEEP_FDS   (1u << 0)
+#define STAGE_F_TTY        (1u << 1)       /* a terminal fd follows the stdio fds */
+#define STAGE_F_CHDIR      (1u << 2)       /* a --chdir string follows the environment */
+/* sandcap's fd 0, 1 or 2 is closed: so is the command's (its slot holds another fd). */
+#define STAGE_F_CLOSED(i)  (1u << (3 + (i)))
+#define STAGE_F_ALL        (STAGE_F_KEEP_FDS | STAGE_F_TTY | STAGE_F_CHDIR | \
+			    STAGE_F_CLOSED(0) | STAGE_F_CLOSED(1) | STAGE_F_CLOSED(2))
+#define STAGE_RULESETS_MAX 2               /* Landlock domains: isolation, cgroup fs */
+#define STAGE_KEEP_MAX     200             /* --keep-fds: descriptors passed on */
+#define STAGE_RLIMITS_MAX  16
+#define STAGE_ARGS_MAX     (1u << 20)      /* argv and envp strings, each */
+#define STAGE_FD_MAX       (1 << 20)       /* a kept descriptor's number is below this */
+/* Fds of the message: blob, msg pipe, cwd, stdin, stdout, stderr, [tty], rulesets, kept. */
+#define STAGE_FIXED_FDS    6
+#define STAGE_FDS_MAX      (STAGE_FIXED_FDS + 1 + STAGE_RULESETS_MAX + STAGE_KEEP_MAX)
+
+/* The blob's head; then rl[n_rl] (struct stage_wire_rl), keep[n_keep] (uint32_t target fd
+ * numbers), prog[prog_len] (struct sock_filter), then NUL-terminated strings: argv,
+ * envp, the --chdir path (STAGE_F_CHDIR), and each rlimit's option name. */
+struct stage_wire {
+	uint32_t magic;
+	uint32_t flags;
+	int32_t parent;                 /* sandcap: the process's parent, checked after PDEATHSIG */
+	uint32_t umask;
+	uint32_t n_argv, n_envp, n_rl, n_keep, n_rulesets, prog_len;
+};
+struct stage_wire_rl {
+	int32_t resource;
+	uint32_t pad;                   /* 0 */
+	uint64_t soft, hard;
+};
+
+/* What stage_pack() takes and stage_unpack() gives back.  The fds are not in the blob: they
+ * travel in the same message (stage_send()/stage_recv()). */
+struct stage_spec {
+	uint32_t flags;
+	pid_t parent;
+	mode_t umask;
+	char **argv;                    /* NULL-terminated */
+	char **envp;                    /* NULL-terminated */
+	const char *chdir;
+	struct stage_rlimit rl[STAGE_RLIMITS_MAX];
+	size_t n_rl;
+	uint32_t keep[STAGE_KEEP_MAX];  /* the numbers the kept fds get in the command */
+	size_t n_keep;
+	size_t n_rulesets;
+	const struct sock_filter *prog; /* NULL: no filter */
+	size_t prog_len;
+};
+
+/* Serialize s into a new buffer (*ret, *ret_len; free()).  0 or -E2BIG/-EINVAL/-ENOMEM. */
+int stage_pack(const struct stage_spec *s, void **ret, size_t *ret_len);
+
+/* Check blob and fill *s with pointers into it (argv, envp, chdir, option names, prog) and
+ * into the arrays *ret_argv and *ret_envp it allocates (free() both).  Pure but for the
+ * allocation.  0, or -EBADMSG for any malformed blob, -ENOMEM. */
+int stage_unpack(const void *blob, size_t len, struct stage_spec *s, char ***ret_argv,
+		 char ***ret_envp);
+
+/* sandcap: send blob (in a sealed memfd) and the fds (STAGE_FIXED_FDS, then the optional
+ * ones in the order above) on sock as one message.  0 or -errno. */
+int stage_send(int sock, const void *blob, size_t len, const int *fds, size_t n_fds);
+
+/* The helper's process, without capabilities: receive the stage on sock, place its fds,
+ * set the process up as sandcap's child did (process group, terminal, PDEATHSIG, stdio,
+ * umask, signal dispositions, working directory) and run stage_tail() with the rulesets and
+ * the seccomp program as isolation.  A malformed stage or failed step exits 125, reported
+ * through the msg pipe when it already has one. */
+_noreturn_ void stage_spawned(int sock);
