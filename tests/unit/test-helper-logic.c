@@ -113,7 +113,7 @@ test_dispatch_happy_path(void **state)
 	(void) state;
 	st = step(st, WIRE_REQ_HELLO, 0, 0);
 	st = step(st, WIRE_REQ_CREATE, 0, 0);
-	st = step(st, WIRE_REQ_ATTACH, 0, 0);
+	st = step(st, WIRE_REQ_SPAWN, 0, 0);
 	st = step(st, WIRE_REQ_KILL, 0, 0);
 	st = step(st, WIRE_REQ_KILL, 0, 0);             /* KILL is repeatable */
 	st = step(st, WIRE_REQ_DESTROY, 0, 0);
@@ -130,20 +130,20 @@ test_dispatch_out_of_order(void **state)
 	(void) state;
 	/* Before HELLO: only HELLO. */
 	(void) step(st, WIRE_REQ_CREATE, 0, -EPERM);
-	(void) step(st, WIRE_REQ_ATTACH, 0, -EPERM);
+	(void) step(st, WIRE_REQ_SPAWN, 0, -EPERM);
 	(void) step(st, WIRE_REQ_KILL, 0, -EPERM);
 	(void) step(st, WIRE_REQ_DESTROY, 0, -EPERM);
 	st = step(st, WIRE_REQ_HELLO, 0, 0);
 	(void) step(st, WIRE_REQ_HELLO, 0, -EPERM);     /* HELLO once */
-	(void) step(st, WIRE_REQ_ATTACH, 0, -EPERM);    /* nothing to attach to yet */
+	(void) step(st, WIRE_REQ_SPAWN, 0, -EPERM);    /* nothing to attach to yet */
 	(void) step(st, WIRE_REQ_KILL, 0, -EPERM);
 	(void) step(st, WIRE_REQ_DESTROY, 0, -EPERM);
 	st = step(st, WIRE_REQ_CREATE, 0, 0);
 	(void) step(st, WIRE_REQ_CREATE, 0, -EPERM);    /* one sandbox per session */
 	/* A refused ATTACH may be retried; a successful one may not. */
-	st = step(st, WIRE_REQ_ATTACH, -EPERM, 0);
-	st = step(st, WIRE_REQ_ATTACH, 0, 0);
-	(void) step(st, WIRE_REQ_ATTACH, 0, -EPERM);
+	st = step(st, WIRE_REQ_SPAWN, -EPERM, 0);
+	st = step(st, WIRE_REQ_SPAWN, 0, 0);
+	(void) step(st, WIRE_REQ_SPAWN, 0, -EPERM);
 	/* DESTROY is allowed without ATTACH too (checked from a fresh CREATE state). */
 }
 
@@ -168,7 +168,7 @@ test_dispatch_failed_create_keeps_state(void **state)
 	st = step(st, WIRE_REQ_CREATE, -EPERM, 0);
 	/* (the session ends after a failed CREATE: OP_END_ON_FAIL), but the state machine
 	 * itself grants nothing on failure */
-	(void) step(st, WIRE_REQ_ATTACH, 0, -EPERM);
+	(void) step(st, WIRE_REQ_SPAWN, 0, -EPERM);
 	(void) step(st, WIRE_REQ_DESTROY, 0, -EPERM);
 }
 

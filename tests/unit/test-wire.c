@@ -189,7 +189,7 @@ test_msg_length_equation_and_limits(void **state)
 	buf[n] = 0;     /* one byte more than len says */
 	assert_int_equal(wire_parse(buf, n + 1, &h, &rd), -EBADMSG);
 	assert_int_equal(wire_parse(buf, WIRE_MSG_MAX + 1, &h, &rd), -EBADMSG);
-	buf[5] = 2;     /* version 2 */
+	buf[5] = WIRE_VERSION + 1;      /* another version */
 	assert_int_equal(wire_parse(buf, n, &h, &rd), -EPROTONOSUPPORT);
 }
 
@@ -224,18 +224,18 @@ test_reply_and_nfds(void **state)
 	int n;
 
 	(void) state;
-	wire_reply_begin(&wr, buf, sizeof(buf), WIRE_REQ_ATTACH, 3, 1, "no");
+	wire_reply_begin(&wr, buf, sizeof(buf), WIRE_REQ_SPAWN, 3, 1, "no");
 	n = wire_msg_end(&wr);
 	assert_true(n > 0);
 	assert_int_equal(wire_parse(buf, (size_t) n, &h, &rd), 0);
-	assert_int_equal(h.type, WIRE_REQ_ATTACH | WIRE_REPLY);
+	assert_int_equal(h.type, WIRE_REQ_SPAWN | WIRE_REPLY);
 	assert_int_equal(wire_get_u32(&rd, &status), 0);
 	assert_int_equal(status, 1);
 	assert_int_equal(wire_get_str(&rd, reason, sizeof(reason)), 0);
 	assert_string_equal(reason, "no");
 	assert_int_equal(wire_get_end(&rd), 0);
 
-	assert_int_equal(wire_req_nfds(WIRE_REQ_ATTACH), 1);
+	assert_int_equal(wire_req_nfds(WIRE_REQ_SPAWN), 1);
 	assert_int_equal(wire_req_nfds(WIRE_REQ_CREATE), 0);
 	assert_int_equal(wire_req_nfds(WIRE_REQ_HELLO | WIRE_REPLY), -EPROTO);
 	assert_int_equal(wire_req_nfds(0x0006), -EPROTO);

@@ -443,11 +443,11 @@ group_frames(void)
 	bad_frame("wrong sequence number", 2, buf, (size_t) len, NULL, 0);
 	len = frame(buf, WIRE_REQ_KILL, 3, NULL, 0);
 	bad_frame("KILL with an fd", 2, buf, (size_t) len, fds, 1);
-	len = frame(buf, WIRE_REQ_ATTACH, 3, NULL, 0);
+	len = frame(buf, WIRE_REQ_SPAWN, 3, NULL, 0);
 	bad_frame("ATTACH without its fd", 2, buf, (size_t) len, NULL, 0);
 	bad_frame("ATTACH with two fds", 2, buf, (size_t) len, fds, 2);
 	bad_frame("ATTACH with three fds", 2, buf, (size_t) len, fds, 3);
-	len = frame(buf, WIRE_REQ_ATTACH, 3, "\0\0\0\0", 4);
+	len = frame(buf, WIRE_REQ_SPAWN, 3, "\0\0\0\0", 4);
 	bad_frame("ATTACH with a payload", 2, buf, (size_t) len, fds, 1);
 	/* A string where a number is expected: a NUL-laden, an over-long and a 4 GiB length. */
 	memcpy(body, "\0\0\0\x05" "a\0b\0c", 9);
@@ -475,7 +475,7 @@ group_frames(void)
 	close(fd);
 
 	out_of_order("CREATE before HELLO", 0, WIRE_REQ_CREATE, 0);
-	out_of_order("ATTACH before CREATE", 1, WIRE_REQ_ATTACH, 1);
+	out_of_order("ATTACH before CREATE", 1, WIRE_REQ_SPAWN, 1);
 	out_of_order("KILL before CREATE", 1, WIRE_REQ_KILL, 0);
 	out_of_order("DESTROY before CREATE", 1, WIRE_REQ_DESTROY, 0);
 	out_of_order("two HELLOs", 1, WIRE_REQ_HELLO, 0);
@@ -507,7 +507,7 @@ attach_refused(const char *desc, int fd)
 		close(fd);
 		return;
 	}
-	r = request(&h, WIRE_REQ_ATTACH, NULL, 0, &fd, 1, NULL, NULL, reason, sizeof(reason));
+	r = request(&h, WIRE_REQ_SPAWN, NULL, 0, &fd, 1, NULL, NULL, reason, sizeof(reason));
 	close(fd);
 	{       /* the leaf's cgroup.procs, through the read-only leaf dirfd */
 		int pfd = openat(rfds[0], "cgroup.procs", O_RDONLY | O_CLOEXEC);
@@ -619,7 +619,7 @@ group_attach(void)
 		pfd = (int) syscall(SYS_pidfd_open, c, 0);
 		{
 			uint8_t buf[WIRE_MSG_MAX];
-			int len = frame(buf, WIRE_REQ_ATTACH, h.seq++, NULL, 0);
+			int len = frame(buf, WIRE_REQ_SPAWN, h.seq++, NULL, 0);
 
 			(void) send_raw(&h, buf, (size_t) len, &pfd, 1);
 			(void) waitpid(c, &st, 0);      /* reap while the helper works */
@@ -909,7 +909,7 @@ group_escape(void)
 	}
 	close(go[0]);
 	pfd = (int) syscall(SYS_pidfd_open, c, 0);
-	r = request(&h, WIRE_REQ_ATTACH, NULL, 0, &pfd, 1, NULL, NULL, NULL, 0);
+	r = request(&h, WIRE_REQ_SPAWN, NULL, 0, &pfd, 1, NULL, NULL, NULL, 0);
 	(void) !write(go[1], "g", 1);
 	close(go[1]);
 	(void) waitpid(c, &st, 0);
@@ -996,7 +996,7 @@ group_attachlock(const char *dir)
 	}
 	close(pp[0]);
 	pfd = (int) syscall(SYS_pidfd_open, c, 0);
-	len = frame(buf, WIRE_REQ_ATTACH, a.seq++, NULL, 0);
+	len = frame(buf, WIRE_REQ_SPAWN, a.seq++, NULL, 0);
 	if (pfd < 0 || len < 0 || send_raw(&a, buf, (size_t) len, &pfd, 1) < 0) {
 		result(false, "attachlock: ATTACH sent", "pidfd_open or sendmsg failed");
 		return;

@@ -3,17 +3,18 @@
  * the VM scenarios.  Usage:
  *   probe-client [-m BYTES] [-c PCT] [-p PIDS] [-d BYTES] [-t MS] [-n] [-f LEVEL]
  *                [-a MODE] [-x] [-k] [-s SECONDS] [-P] [-N NET] [-o PORT] [-- CMD ARG...]
- *   -a child|self|parent|pid:N   what to ATTACH (default child: a blocked child of ours)
+ *   -a child|notsocket|none   SPAWN the sandbox's process (default), SPAWN with /dev/null
+ *        instead of a socket, or no SPAWN
  *   -x   do not DESTROY: just exit after the steps (the helper must tear down on EOF)
  *   -k   KILL before DESTROY
- *   -s N sleep N seconds after ATTACH (while the child runs `sleep` in the sandbox);
+ *   -s N sleep N seconds after SPAWN (while the child runs `sleep` in the sandbox);
  *        SIGUSR1 ends the sleep early (a scenario that is done looking, on a busy machine
  *        where no fixed N is both long enough and short enough)
  *   -P   print the leaf's limit files (memory.max, ...) via the leaf dirfd
  *   -N host|proxy|loopback|none: the net mode asked for; -o the proxy port (wire value)
- *   -- CMD: the attached child execs CMD (no seccomp, no Landlock: only what the helper
+ *   -- CMD: the spawned process execs CMD (no seccomp, no Landlock: only what the helper
  *        enforces applies) and we wait for it before DESTROY; prints "status N"
- * Prints one "key value" line per fact (id, ws, memory, ..., attach, destroy); on a
+ * Prints one "key value" line per fact (id, ws, memory, ..., spawn, pid, destroy); on a
  * refusal prints "error <step> <errno> <message>" and exits 2.  Exit 0 on success. */
 #include <errno.h>
 #include <fcntl.h>
@@ -30,6 +31,7 @@
 #include "../../frontend/client.c"
 #include "../../frontend/procstat.c"
 #include "../../frontend/cgstats.c"
+#include "stage.h"
 
 static int
 fail(const char *step, int r, const char *err)
@@ -57,6 +59,49 @@ print_file(int dirfd, const char *name)
 	printf("%s %s\n", name, buf);
 }
 
+/* SPAWN (mode "child": the stage socket; "notsocket": /dev/null instead), then send the
+ * process its stage: argv with our environment, cwd and stdio, no isolation. */
+static int
+spawn(struct sc_session *s, const char *mode, char **cmd, pid_t *ret, char *err, size_t errlen)
+{
+	extern char **environ;
+	struct stage_spec ss = { .parent = getpid(), .umask = 022, .argv = cmd, .envp = environ };
+	int pair[2], msg[2], fds[5], cwd, r;
+	void *blob = NULL;
+	size_t len = 0;
+
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) < 0 ||
+	    pipe2(msg, O_CLOEXEC) < 0 || (cwd = open(".", O_PATH | O_CLOEXEC)) < 0)
+		return -errno;
+	if (strcmp(mode, "notsocket") == 0) {
+		int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+
+		r = client_spawn(s, fd, ret, err, errlen);
+		close(fd);
+	} else {
+		r = client_spawn(s, pair[1], ret, err, errlen);
+	}
+	close(pair[1]);
+	if (r < 0)
+		return r;
+	fds[0] = msg[1];
+	fds[1] = cwd;
+	fds[2] = 0;
+	fds[3] = 1;
+	fds[4] = 2;
+	r = stage_pack(&ss, &blob, &len);
+	if (r == 0)
+		r = stage_send(pair[0], blob, len, fds, 5);
+	free(blob);
+	close(pair[0]);
+	close(msg[1]);
+	close(msg[0]);
+	close(cwd);
+	if (r < 0)
+		snprintf(err, errlen, "cannot send the stage: %s", strerror(-r));
+	return r;
+}
+
 static void
 on_usr1(int sig)
 {
@@ -71,7 +116,7 @@ main(int argc, char **argv)
 	char err[CLIENT_ERR_MAX] = "";
 	const char *attach = "child";
 	bool nodestroy = false, kill_first = false, print = false;
-	int sleep_s = 0, opt, r, go[2], pidfd = -1;
+	int sleep_s = 0, opt, r;
 	pid_t child = 0;
 
 	while ((opt = getopt(argc, argv, "m:c:p:d:t:nf:a:xks:PN:o:")) != -1) {
@@ -124,47 +169,15 @@ main(int argc, char **argv)
 	}
 	fflush(stdout);
 
-	if (pipe2(go, O_CLOEXEC) < 0)
-		return 1;
 	if (strcmp(attach, "none") != 0) {
-		if (strcmp(attach, "child") == 0) {
-			char secs[16];
+		char secs[16], *sleep_argv[] = { "sleep", secs, NULL };
 
-			snprintf(secs, sizeof(secs), "%d", sleep_s > 0 ? sleep_s * 10 : 30);
-			child = fork();
-			if (child == 0) {
-				char c;
-
-				close(go[1]);
-				if (read(go[0], &c, 1) != 1)
-					_exit(3);
-				if (optind < argc)
-					execvp(argv[optind], argv + optind);
-				else
-					execlp("sleep", "sleep", secs, (char *) NULL);
-				_exit(127);
-			}
-			pidfd = (int) syscall(SYS_pidfd_open, child, 0);
-		} else if (strcmp(attach, "self") == 0) {
-			pidfd = (int) syscall(SYS_pidfd_open, getpid(), 0);
-		} else if (strcmp(attach, "parent") == 0) {
-			pidfd = (int) syscall(SYS_pidfd_open, getppid(), 0);
-		} else if (strncmp(attach, "pid:", 4) == 0) {
-			pidfd = (int) syscall(SYS_pidfd_open, atoi(attach + 4), 0);
-		} else if (strcmp(attach, "notpidfd") == 0) {
-			pidfd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-		}
-		if (pidfd < 0)
-			return fail("pidfd", -errno, strerror(errno));
-		r = client_attach(&s, pidfd, err, sizeof(err));
-		if (r < 0) {
-			if (child > 0)
-				kill(child, SIGKILL);
-			return fail("attach", r, err);
-		}
-		printf("attach ok\n");
-		if (child > 0)
-			(void) !write(go[1], "x", 1);
+		snprintf(secs, sizeof(secs), "%d", sleep_s > 0 ? sleep_s * 10 : 30);
+		r = spawn(&s, attach, optind < argc ? argv + optind : sleep_argv, &child, err,
+			  sizeof(err));
+		if (r < 0)
+			return fail("spawn", r, err);
+		printf("spawn ok\npid %d\n", (int) child);
 	}
 	fflush(stdout);
 	if (child > 0 && optind < argc) {
@@ -175,7 +188,7 @@ main(int argc, char **argv)
 		child = 0;
 	}
 	if (sleep_s > 0)
-		sleep((unsigned) sleep_s);      /* SIGUSR1 (handled, set before ATTACH) ends it */
+		sleep((unsigned) sleep_s);      /* SIGUSR1 (handled, set before SPAWN) ends it */
 	if (nodestroy) {
 		printf("exit without destroy\n");
 		fflush(stdout);

@@ -1,6 +1,6 @@
 #!/bin/sh
-# sandcap-helper driven directly by probe-client: CREATE writes every limit before ATTACH,
-# the leaf and its files belong to root, ATTACH moves our blocked child in, KILL and
+# sandcap-helper driven directly by probe-client: CREATE writes every limit before SPAWN,
+# the leaf and its files belong to root, SPAWN makes our process in the leaf, KILL and
 # DESTROY leave nothing behind (the harness checks leftovers after the scenario too).
 # vm-timeout: 60
 # vm-cost: 4
@@ -10,7 +10,7 @@ MB=1048576
 
 out=$("$P" -m $((100 * MB)) -c 50 -p 20 -d $((8 * MB)) -P -a child -k 2>&1); rc=$?
 printf '%s\n' "$out" | sed 's/^/# /'
-is "$rc" 0 "create/attach/kill/destroy succeeds"
+is "$rc" 0 "create/spawn/kill/destroy succeeds"
 id=$(printf '%s\n' "$out" | sed -n 's/^id //p')
 like "$id" "^$SCTEST_UID-[0-9a-f]{16}\$" "the helper names the leaf <uid>-<16 hex>"
 like "$out" "memory.max $((100 * MB))" "memory.max has the requested value"
@@ -18,7 +18,7 @@ like "$out" "memory.swap.max (0|<No such file or directory>)" "memory.swap.max i
 like "$out" "memory.oom.group 1" "memory.oom.group is 1"
 like "$out" "cpu.max 50000 100000" "cpu.max is 50% of one CPU"
 like "$out" "pids.max 20" "pids.max has the requested value"
-like "$out" "attach ok" "ATTACH of our blocked child succeeds"
+like "$out" "spawn ok" "SPAWN makes the sandbox's process"
 like "$out" "pids_peak [1-9]" "the child ran inside the leaf (pids.peak >= 1)"
 like "$out" "destroy ok" "DESTROY reports a complete teardown"
 
@@ -35,7 +35,7 @@ like "$out" "disk $((16 * MB))" "disk defaults to [defaults] disk"
 "$P" -d $((4 * MB)) -a child -s 40 > "$SCRATCH/ws.out" 2>&1 &
 bg=$!
 i=0
-while [ $i -lt 300 ] && ! grep -q "attach ok" "$SCRATCH/ws.out"; do sleep 0.1; i=$((i + 1)); done
+while [ $i -lt 300 ] && ! grep -q "spawn ok" "$SCRATCH/ws.out"; do sleep 0.1; i=$((i + 1)); done
 ws=$(sed -n 's/^ws //p' "$SCRATCH/ws.out")
 id=$(sed -n 's/^id //p' "$SCRATCH/ws.out")
 like "$ws" "^/run/sandcap/$SCTEST_UID/$SCTEST_UID-" "workspace path is workspace_root/<uid>/<id>"

@@ -13,8 +13,8 @@ wait_for() { i=0; while [ $i -lt 300 ] && ! grep -q "$1" "$2"; do sleep 0.1; i=$
 a=$!
 "$P" -a child -s 40 > "$SCRATCH/b" 2>&1 &
 b=$!
-wait_for "attach ok" "$SCRATCH/a"
-wait_for "attach ok" "$SCRATCH/b"
+wait_for "spawn ok" "$SCRATCH/a"
+wait_for "spawn ok" "$SCRATCH/b"
 out=$("$P" -a none 2>&1); rc=$?
 is "$rc" 2 "a third concurrent sandbox is refused"
 like "$out" "^error create [0-9]+ too many sandboxes: 2 already running, the ceiling is 2 set by \[limits\]" \

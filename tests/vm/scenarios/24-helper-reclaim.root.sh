@@ -13,7 +13,7 @@ wait_for() { i=0; while [ $i -lt 100 ] && ! grep -q "$1" "$2"; do sleep 0.1; i=$
 # --- helper SIGKILLed
 $P -m $((96 * MB)) -a child -s 20 > "$SCRATCH/a" 2>&1 &
 a=$!
-wait_for "attach ok" "$SCRATCH/a"
+wait_for "spawn ok" "$SCRATCH/a"
 hp=$(sed -n 's/^helper //p' "$SCRATCH/a")
 id=$(sed -n 's/^id //p' "$SCRATCH/a")
 ws=$(sed -n 's/^ws //p' "$SCRATCH/a")
@@ -38,7 +38,7 @@ wait $a 2>/dev/null
 # --- client SIGKILLed
 $P -a child -s 20 > "$SCRATCH/b" 2>&1 &
 b=$!
-wait_for "attach ok" "$SCRATCH/b"
+wait_for "spawn ok" "$SCRATCH/b"
 id=$(sed -n 's/^id //p' "$SCRATCH/b")
 hp=$(sed -n 's/^helper //p' "$SCRATCH/b")
 kill -KILL $b
@@ -59,7 +59,7 @@ check_fails "EOF tears the sandbox down" test -e "/sys/fs/cgroup/sandcap/$SCTEST
 # --- SIGTERM to the helper
 $P -a child -s 20 > "$SCRATCH/c" 2>&1 &
 c=$!
-wait_for "attach ok" "$SCRATCH/c"
+wait_for "spawn ok" "$SCRATCH/c"
 id=$(sed -n 's/^id //p' "$SCRATCH/c")
 hp=$(sed -n 's/^helper //p' "$SCRATCH/c")
 vm-as-user sctest kill -TERM "$hp"

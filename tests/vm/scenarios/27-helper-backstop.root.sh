@@ -8,15 +8,15 @@
 P="env SANDCAP_HELPER=$SANDCAP_HELPER vm-as-user sctest $TESTS/probe-client"
 wait_for() { i=0; while [ $i -lt 100 ] && ! grep -q "$1" "$2"; do sleep 0.1; i=$((i + 1)); done; }
 
-# The client stays 18 s after ATTACH: past the backstop (11 s after CREATE) with room for a
+# The client stays 18 s after SPAWN: past the backstop (11 s after CREATE) with room for a
 # loaded guest, and no longer than that (it is waited for below).
 $P -t 1000 -a child -s 18 > "$SCRATCH/o" 2>&1 &
 pid=$!
-wait_for "attach ok" "$SCRATCH/o"
+wait_for "spawn ok" "$SCRATCH/o"
 id=$(sed -n 's/^id //p' "$SCRATCH/o")
 is "$(sed -n 's/^timeout //p' "$SCRATCH/o")" 1000 "the helper accepted a 1 s timeout"
-# 2 s after we saw the attach: past the 1 s timeout, 9 s inside the 10 s backstop (margin
-# for a busy machine that shows us the attach late).
+# 2 s after we saw the spawn: past the 1 s timeout, 9 s inside the 10 s backstop (margin
+# for a busy machine that shows us the spawn late).
 sleep 2
 is "$(sed -n 's/^populated //p' "/sys/fs/cgroup/sandcap/$SCTEST_UID/$id/cgroup.events")" 1 \
 	"2 s in (past the timeout, within the backstop) the sandbox still runs"

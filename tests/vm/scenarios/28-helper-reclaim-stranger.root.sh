@@ -1,6 +1,6 @@
 #!/bin/sh
 # Reclaiming leftovers never kills a stranger: a leftover leaf of sctest that holds a
-# process of another uid (what an ATTACH that lost a reap race could leave) is left in
+# process of another uid (root's doing: no helper moves a process into a leaf) is left in
 # place, not killed, when sctest's next sandbox reclaims; one holding only sctest's
 # processes is reclaimed.
 # vm-timeout: 60

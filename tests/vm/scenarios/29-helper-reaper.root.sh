@@ -25,8 +25,8 @@ start() {       # start USER NAME [TIMEOUT_MS]: a sandbox (timeout $TA) whose ch
 	env SANDCAP_HELPER="$SANDCAP_HELPER" vm-as-user "$1" "$TESTS/probe-client" \
 		-t "${3:-$TA}" -a child -s 200 > "$SCRATCH/$2" 2>&1 &
 	eval "client_$2=\$!"
-	wait_for "attach ok" "$SCRATCH/$2"
-	diag "sandbox $2 attached at $(uptime_ms) ms: $(tr '\n' ' ' < "$SCRATCH/$2")"
+	wait_for "spawn ok" "$SCRATCH/$2"
+	diag "sandbox $2 spawned at $(uptime_ms) ms: $(tr '\n' ' ' < "$SCRATCH/$2")"
 	eval "id_$2=\$(sed -n 's/^id //p' \"$SCRATCH/$2\")"
 	eval "helper_$2=\$(sed -n 's/^helper //p' \"$SCRATCH/$2\")"
 }
@@ -113,7 +113,7 @@ wait_until_ms $(($(deadline_of "$id_C") + 1000))
 is "$(populated "$id_C")" 1 "without a reaper, C runs on past its deadline (helper stopped)"
 env SANDCAP_HELPER="$SANDCAP_HELPER" vm-as-user scother "$TESTS/probe-client" -a child \
 	> "$SCRATCH/D" 2>&1
-like "$(cat "$SCRATCH/D")" "attach ok" "scother runs a sandbox"
+like "$(cat "$SCRATCH/D")" "spawn ok" "scother runs a sandbox"
 is "$(populated "$id_C")" 0 "scother's helper killed sctest's expired sandbox C"
 check_fails "and removed C's record" test -e "$DL/$id_C"
 kill -KILL "$client_C"; kill -CONT "$helper_C"
@@ -126,7 +126,7 @@ check "D's deadline is recorded" test -e "$DL/$id_D"
 check "sctest kills D's helper and client" vm-as-user sctest kill -KILL "$helper_D" "$client_D"
 env SANDCAP_HELPER="$SANDCAP_HELPER" vm-as-user sctest "$TESTS/probe-client" -a child \
 	> "$SCRATCH/E" 2>&1
-like "$(cat "$SCRATCH/E")" "attach ok" "sctest's next sandbox runs"
+like "$(cat "$SCRATCH/E")" "spawn ok" "sctest's next sandbox runs"
 check_fails "it reclaimed the leftover D" test -e "$CGP/$id_D"
 check_fails "and removed D's record (no stale records pile up)" test -e "$DL/$id_D"
 done_testing

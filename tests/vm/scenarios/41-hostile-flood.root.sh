@@ -29,7 +29,7 @@ diag "scother alone: $((t1 - t0)) ms"
 # longer than a 30 s hold, and the client then met its stopped helper.
 as sctest "$TESTS/probe-client" -a child -s 400 > "$SCRATCH/held" 2>&1 &
 held=$!
-wait_for "attach ok" "$SCRATCH/held"
+wait_for "spawn ok" "$SCRATCH/held"
 hp=$(sed -n 's/^helper //p' "$SCRATCH/held")
 check "sctest can stop its own helper" as sctest kill -STOP "$hp"
 as sctest sh -c "while [ ! -e $SCRATCH/stop ]; do $TESTS/hostile-client flood; done" \
