@@ -899,7 +899,6 @@ start_cloned(struct sv_state *st)
 	cp.sig_todo = sig_nondefault(&cp.sig_ign);
 	a = (struct child_args) { .spec = spec, .cp = &cp, .parent = sv_self, .msg_fd = msg_w,
 				  .tty_fd = st->tty_fd, .start_ms = &st->start_ms };
-	sv_exclude_pid = spec->exclude_pid;
 	sigfillset(&all);
 	(void) sigprocmask(SIG_SETMASK, &all, &old);
 	asan_before_clone(stack, CHILD_STACK_SIZE, &fake);
@@ -1252,6 +1251,7 @@ sv_run(const struct sv_spec *spec, struct sv_outcome *ret)
 	int r;
 
 	sv_self = getpid();
+	sv_exclude_pid = spec->exclude_pid;
 	r = setup_supervision();
 	if (r >= 0) {
 		/* Hand the terminal to the sandbox only if we are its foreground job, and
