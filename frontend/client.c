@@ -188,7 +188,7 @@ roundtrip(struct sc_session *s, struct wire_wr *wr, const int *fds, size_t nfds,
 	 * DESTROY waits for the leaf to empty and unmounts: more room, still bounded. */
 	ms = type == WIRE_REQ_DESTROY ? CLIENT_DESTROY_DEADLINE_MS :
 	     type == WIRE_REQ_HELLO ? CLIENT_SETUP_DEADLINE_MS :
-	     type == WIRE_REQ_CREATE || type == WIRE_REQ_SPAWN ? CLIENT_LOCKED_DEADLINE_MS :
+	     type == WIRE_REQ_CREATE ? CLIENT_LOCKED_DEADLINE_MS :
 	     CLIENT_DEADLINE_MS;
 	set_deadline(s, ms);
 	r = wire_send_nowait(s->sock, wr->buf, (size_t) n, fds, nfds);

@@ -74,7 +74,7 @@ struct sc_session {
 /* Deadlines of one round trip (#14 item 3); a helper that misses one is killed. */
 #define CLIENT_DEADLINE_MS              5000    /* KILL */
 #define CLIENT_SETUP_DEADLINE_MS        10000   /* HELLO */
-/* CREATE and ATTACH wait in the helper for the user's own per-user lock (at most 30 s,
+/* CREATE waits in the helper for the user's own per-user lock (at most 30 s,
  * helper/session.h USER_LOCK_MS, only behind that user's other helpers): a shorter
  * deadline killed helpers queued behind 20 concurrent runs of one user. */
 #define CLIENT_LOCKED_DEADLINE_MS       40000

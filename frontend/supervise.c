@@ -110,7 +110,7 @@ static void asan_in_child(struct child_args *a) { }
 static void asan_after_clone(struct child_args *a, void *fake) { }
 #endif
 
-/* Hand ourselves to spec->attach (the helper's ATTACH, or the user cgroup's cgroup.procs)
+/* Hand ourselves to spec->attach (user-cgroup mode: the user cgroup's cgroup.procs)
  * before anything of the command runs: nothing below may run outside the sandbox's
  * cgroup.  The pidfd is close-on-exec. */
 static int
@@ -857,11 +857,11 @@ child_stack_top(void)
 	return top;
 }
 
-/* Start the child with clone(CLONE_VM | CLONE_VFORK) rather than fork() (issue 19): no copy
- * of our page tables, no copy-on-write faults in either process.  We are suspended until it
- * execs or exits, so it has our memory to itself meanwhile; it first hands itself to
- * spec->attach (the helper's ATTACH in cgroup mode), so the command never runs outside the
- * sandbox's cgroup.  Every signal is blocked across it: none of our handlers may run on
+/* rlimit and user-cgroup mode: start the child with clone(CLONE_VM | CLONE_VFORK) rather
+ * than fork() (issue 19): no copy of our page tables, no copy-on-write faults in either
+ * process.  We are suspended until it execs or exits, so it has our memory to itself
+ * meanwhile; in user-cgroup mode it first hands itself to spec->attach, so the command
+ * never runs outside the sandbox's cgroup.  Every signal is blocked across it: none of our handlers may run on
  * its stack.  Then open what watches it (open_watch()), watch everything and arm the
  * timers.  On failure the child is killed and reaped. */
 static int watch_child(struct sv_state *st);

@@ -129,7 +129,8 @@ int stage_pack(const struct stage_spec *s, void **ret, size_t *ret_len);
 int stage_unpack(const void *blob, size_t len, struct stage_spec *s, char ***ret_argv,
 		 char ***ret_envp);
 
-/* sandcap: send blob (in a sealed memfd) and the fds (STAGE_FIXED_FDS, then the optional
+/* sandcap: send blob (in a memfd: the receiver maps it privately; a sender that changed it
+ * afterwards would only confuse its own child) and the fds (STAGE_FIXED_FDS, then the optional
  * ones in the order above) on sock as one message.  0 or -errno. */
 int stage_send(int sock, const void *blob, size_t len, const int *fds, size_t n_fds);
 

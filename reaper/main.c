@@ -11,8 +11,9 @@
  * Contract: reads only SC_DEADLINE_DIR (root:root 0700; records are written by
  * sandcap-helper, see lib/deadline-record.h) and trusts a record as the helper wrote it.
  * The leaf a record names is checked before anything is done to it: cgroup2, root-owned,
- * named like the record, and every process in it has the real uid of the name (a leaf
- * whose ATTACH lost a reap race may hold a stranger: never killed, as in the helper).
+ * named like the record, and every process in it has the real uid of the name (no helper
+ * moves a process into a leaf, but root may have put a stranger there: never killed, as in
+ * the helper's reclaim).
  * Deadlines are CLOCK_BOOTTIME.  Idle means asleep: epoll on inotify (IN_MOVED_TO, a
  * record written) and a timerfd armed for the earliest deadline only, so with no sandbox
  * that has a deadline the reaper makes no wake-up at all.  An expired sandbox is killed
@@ -75,7 +76,7 @@ open_beneath_nolinks(const char *path, int flags)
 }
 
 /* Does every process in the leaf have the real uid uid?  -EPERM when one does not: a leaf
- * whose ATTACH lost a reap race may hold a stranger, never to be killed.  Only the real uid
+ * holding a stranger (only root can have put one there) is never killed.  Only the real uid
  * is compared: a process of the user that executed a set-uid program keeps it, and must
  * not shield the sandbox from its deadline. */
 static int
@@ -203,7 +204,7 @@ reap(const struct deadline_record *rec, const char *name, uint64_t now)
 	}
 	r = procs_real_uid(leaf, (uid_t) uid);
 	if (r == -EPERM) {
-		log_warning("sandbox %s: holds a process of another user (ATTACH race?); not "
+		log_warning("sandbox %s: holds a process of another user; not "
 			    "killed, left for the admin", name);
 		return 0;
 	}

@@ -114,14 +114,14 @@ op_create(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr 
 }
 
 int
-op_attach(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr *body,
-	  char *msg, size_t msglen)
+op_spawn(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr *body,
+	 char *msg, size_t msglen)
 {
 	n_handled++;
 	if (wire_get_end(rd) < 0)
 		return -EBADMSG;
 	if (fds[0] < 0)
-		abort();        /* the fd-count check let an ATTACH without its fd through */
+		abort();        /* the fd-count check let a SPAWN without its fd through */
 	return 0;
 }
 

@@ -135,16 +135,16 @@ test_dispatch_out_of_order(void **state)
 	(void) step(st, WIRE_REQ_DESTROY, 0, -EPERM);
 	st = step(st, WIRE_REQ_HELLO, 0, 0);
 	(void) step(st, WIRE_REQ_HELLO, 0, -EPERM);     /* HELLO once */
-	(void) step(st, WIRE_REQ_SPAWN, 0, -EPERM);    /* nothing to attach to yet */
+	(void) step(st, WIRE_REQ_SPAWN, 0, -EPERM);    /* no leaf to spawn in yet */
 	(void) step(st, WIRE_REQ_KILL, 0, -EPERM);
 	(void) step(st, WIRE_REQ_DESTROY, 0, -EPERM);
 	st = step(st, WIRE_REQ_CREATE, 0, 0);
 	(void) step(st, WIRE_REQ_CREATE, 0, -EPERM);    /* one sandbox per session */
-	/* A refused ATTACH may be retried; a successful one may not. */
+	/* A refused SPAWN may be retried; a successful one may not. */
 	st = step(st, WIRE_REQ_SPAWN, -EPERM, 0);
 	st = step(st, WIRE_REQ_SPAWN, 0, 0);
 	(void) step(st, WIRE_REQ_SPAWN, 0, -EPERM);
-	/* DESTROY is allowed without ATTACH too (checked from a fresh CREATE state). */
+	/* DESTROY is allowed without SPAWN too (checked from a fresh CREATE state). */
 }
 
 static void

@@ -170,9 +170,12 @@ main(int argc, char **argv)
 	fflush(stdout);
 
 	if (strcmp(attach, "none") != 0) {
-		char secs[16], *sleep_argv[] = { "sleep", secs, NULL };
+		/* sleep as a child of sh: the stage's PR_SET_PDEATHSIG kills the spawned process
+		 * with us, the sleep (as any grandchild) stays for the helper, the reaper or
+		 * the KILL to end. */
+		char cmd[64], *sleep_argv[] = { "sh", "-c", cmd, NULL };
 
-		snprintf(secs, sizeof(secs), "%d", sleep_s > 0 ? sleep_s * 10 : 30);
+		snprintf(cmd, sizeof(cmd), "sleep %d & wait", sleep_s > 0 ? sleep_s * 10 : 30);
 		r = spawn(&s, attach, optind < argc ? argv + optind : sleep_argv, &child, err,
 			  sizeof(err));
 		if (r < 0)

@@ -31,7 +31,7 @@ check_fails "host (control): TCP to 192.0.2.1 is not refused with EPERM" \
 
 # ---- loopback, BPF alone. -----------------------------------------------------------------
 $PC -N loopback -- sh -c "$PROBE $ARGS" > "$R/lo.out" 2>&1
-is "$(sed -n 's/^attach //p' "$R/lo.out")" ok "loopback: the helper attached the sandbox"
+is "$(sed -n 's/^spawn //p' "$R/lo.out")" ok "loopback: the helper spawned the sandbox's process"
 is "$(v tcp4_lo "$R/lo.out")" OK "loopback: TCP to 127.0.0.1 (after fork and exec)"
 is "$(v tcp4_lo_other_addr "$R/lo.out")" ECONNREFUSED "loopback: 127.0.0.2 is let through (nothing listens)"
 is "$(v tcp4_lo_other_port "$R/lo.out")" OK "loopback: any port on loopback"

@@ -22,7 +22,7 @@ is "$(stat -c '%U:%G %a' "$cg/sandboxes" 2>&1)" "root:root 700" "the delegated p
 r=$SCRATCH/new.json
 chmod 0777 "$SCRATCH"
 # Before systemd 254 each failed start of the retries removes the unit's empty cgroups, a
-# new sandbox's leaf between its CREATE and ATTACH included: a sandbox started during the
+# new sandbox's leaf between its CREATE and SPAWN included: a sandbox started during the
 # retries may be refused (sandcap-helper(8)).  Whether it is depends on which comes first,
 # so its outcome is reported, not asserted; the new sandbox asserted below starts once the
 # service is back.

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: MIT */
+/* libFuzzer target: lib/stage-wire.c's stage_unpack(), the stage the process the helper
+ * makes in cgroup mode reads from sandcap (lib/stage.h).  A blob it accepts must pack back
+ * to the same bytes. */
+#include <errno.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stage.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct stage_spec s;
+	char **av = NULL, **ev = NULL;
+	void *copy, *again = NULL;
+	size_t len = 0;
+	int r;
+
+	if (size > 1 << 16)
+		return 0;
+	copy = malloc(size > 0 ? size : 1);     /* aligned, as the mmap'ed blob is */
+	if (copy == NULL)
+		return 0;
+	memcpy(copy, data, size);
+	r = stage_unpack(copy, size, &s, &av, &ev);
+	if (r == 0) {
+		if (stage_pack(&s, &again, &len) != 0 || len != size ||
+		    memcmp(again, copy, size) != 0)
+			abort();
+		free(again);
+		free(av);
+		free(ev);
+	} else if (r != -EBADMSG && r != -ENOMEM) {
+		abort();
+	} else if (av != NULL || ev != NULL) {
+		abort();
+	}
+	free(copy);
+	return 0;
+}
