@@ -17,6 +17,7 @@
  * cgroup parent and the mounts after the scenario.  With $HOSTILE_SYNC set (a directory shared
  * with the root half of a scenario), spawn hands the spawned process's /proc/PID/fd, which
  * only root can read, to root: it writes "spawned" (the pid) there and waits for "fdchecked".
+ * "hostile-client escapee LEAF" is the escape group's sandboxed process (its stage's argv).
  */
 #include <endian.h>
 #include <errno.h>
@@ -1364,15 +1365,28 @@ try_write(const char *path, const char *s)
 	return (int) n;
 }
 
-/* Runs inside the sandbox (moved into the leaf); exit status = number of escapes. */
+/* Runs inside the sandbox (the stage's command of a SPAWN); exit status = number of
+ * escapes, or 99 if it does not find itself in the leaf. */
 static int
 escapee(const char *leaf)
 {
-	char path[512], me[32];
-	int escapes = 0, r;
+	char path[512], me[32], cg[512] = "";
+	int escapes = 0, r, cgfd;
+	ssize_t n;
 	static const char *const files[] = { "memory.max", "memory.swap.max", "pids.max",
 		"cpu.max", "memory.oom.group", "cgroup.subtree_control", "cgroup.kill" };
 
+	/* "0::/sandcap/..." names the leaf below the cgroup2 mount (/sys/fs/cgroup). */
+	cgfd = open("/proc/self/cgroup", O_RDONLY | O_CLOEXEC);
+	n = cgfd < 0 ? -1 : read(cgfd, cg, sizeof(cg) - 1);
+	cg[n > 0 ? n : 0] = '\0';
+	cg[strcspn(cg, "\n")] = '\0';
+	if (cgfd >= 0)
+		close(cgfd);
+	(void) snprintf(path, sizeof(path), "0::%s", leaf + strlen("/sys/fs/cgroup"));
+	printf("# escape: running in %s\n", cg);
+	if (strncmp(leaf, "/sys/fs/cgroup/", 15) != 0 || strcmp(cg, path) != 0)
+		return 99;
 	(void) snprintf(me, sizeof(me), "%d\n", (int) getpid());
 	static const char *const procs[] = { "/sys/fs/cgroup/cgroup.procs",
 		"/sys/fs/cgroup/users/sctest/cgroup.procs", "/sys/fs/cgroup/sandcap/cgroup.procs",
@@ -1448,48 +1462,38 @@ static void
 group_escape(void)
 {
 	struct helper h;
-	int rfds[2] = { -1, -1 }, go[2], st, r, pfd;
-	size_t nr = 0;
-	char why[256] = "", leaf[256], line[128], idpath[64];
-	pid_t c;
+	int leaf, sock = -1, msg = -1, st = 0, r, w;
+	pid_t pid = 0;
+	char why[300] = "", path[256], self[256], idpath[64], s[64];
+	char *argv[] = { self, (char *) "escapee", path, NULL };
 	ssize_t n;
 
-	if (helper_start(&h, C_NONE) < 0 || hello(&h) != 0 || create(&h, rfds, &nr) != 0 ||
-	    pipe2(go, O_CLOEXEC) < 0) {
-		result(false, "sandboxed process cannot escape", "setup");
+	/* The sandboxed process is SPAWN's: this program again, as its stage's command. */
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	self[n > 0 ? n : 0] = '\0';
+	if (spawn_start(&h, &leaf, &sock, &pid, why, sizeof(why)) < 0) {
+		result(false, "SPAWN of the escapee", "%s", why);
 		return;
 	}
 	/* The leaf's path, from the leaf dirfd the helper gave us. */
-	(void) snprintf(idpath, sizeof(idpath), "/proc/self/fd/%d", rfds[0]);
-	n = readlink(idpath, leaf, sizeof(leaf) - 1);
-	leaf[n > 0 ? n : 0] = '\0';
-	c = fork();
-	if (c == 0) {
-		char x;
-
-		close(go[1]);
-		if (read(go[0], &x, 1) != 1)
-			_exit(100);
-		_exit(escapee(leaf));
-	}
-	close(go[0]);
-	pfd = (int) syscall(SYS_pidfd_open, c, 0);
-	r = request(&h, WIRE_REQ_SPAWN, NULL, 0, &pfd, 1, NULL, NULL, NULL, 0);
-	(void) !write(go[1], "g", 1);
-	close(go[1]);
-	(void) waitpid(c, &st, 0);
-	(void) snprintf(line, sizeof(line), "attach %d", r);
-	result(r == 0, "ATTACH of the escapee", "%s", line);
-	result(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	(void) snprintf(idpath, sizeof(idpath), "/proc/self/fd/%d", leaf);
+	n = readlink(idpath, path, sizeof(path) - 1);
+	path[n > 0 ? n : 0] = '\0';
+	fflush(stdout);         /* the escapee writes its "#" lines to our stdout */
+	r = send_stage(sock, argv, -1, &msg);
+	close(sock);
+	w = wait_child(pid, &st, 60000);
+	if (msg >= 0)
+		close(msg);
+	result(r == 0 && w == 0 && WIFEXITED(st) && WEXITSTATUS(st) != 99 &&
+	       WEXITSTATUS(st) < 125, "SPAWN of the escapee: it runs in the leaf",
+	       "stage %d, escapee %s (99: not in the leaf)", r, status_str(w, st, s, sizeof(s)));
+	result(w == 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0,
 	       "sandboxed process: no cgroup.procs, limit file or userns cgroup2 write succeeded",
-	       "status %d", WIFEXITED(st) ? WEXITSTATUS(st) : -1);
-	close(pfd);
-	close(rfds[0]);
-	close(rfds[1]);
-	r = simple(&h, WIRE_REQ_DESTROY);
-	st = helper_wait(&h);
-	result(r == 0 && st == 0 && no_workspace_left(why, sizeof(why)),
-	       "torn down after the escape attempts", "destroy %d exit %d %s", r, st, why);
+	       "escapee %s (exit N: N escapes)", status_str(w, st, s, sizeof(s)));
+	close(leaf);
+	result(spawn_end(&h, why, sizeof(why)), "torn down after the escape attempts", "%s",
+	       why);
 }
 
 #include "hostile-core.inc"
@@ -1497,6 +1501,8 @@ group_escape(void)
 int
 main(int argc, char **argv)
 {
+	if (argc == 3 && strcmp(argv[1], "escapee") == 0)
+		return escapee(argv[2]);
 	helper_path = getenv("SANDCAP_HELPER");
 	if (argc == 3 && helper_path != NULL && strcmp(argv[1], "cap") == 0) {
 		(void) signal(SIGPIPE, SIG_IGN);
