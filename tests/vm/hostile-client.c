@@ -441,7 +441,7 @@ group_frames(void)
 	buf[0] ^= 0xff;
 	bad_frame("wrong magic", 2, buf, (size_t) len, NULL, 0);
 	len = frame(buf, WIRE_REQ_KILL, 3, NULL, 0);
-	buf[5] = 2;
+	buf[5] = (uint8_t) (WIRE_VERSION + 1);     /* the version's low byte */
 	bad_frame("wrong version", 2, buf, (size_t) len, NULL, 0);
 	len = frame(buf, 0x0042, 3, NULL, 0);
 	bad_frame("unknown type", 2, buf, (size_t) len, NULL, 0);
