@@ -890,7 +890,8 @@ spawn_no_stage(void)
 		/* Not root: the root half of the scenario looks at /proc/PID/fd now. */
 		sync_put(sync, "spawned", pid);
 		if (!sync_wait(sync, "fdchecked"))
-			result(false, "SPAWN: root looked at the process's fds", "no word from root");
+			result(false, "SPAWN: root looked at the process's fds",
+			       "no word from root");
 	} else {
 		printf("ok - SPAWN: the process holds exactly one fd, a socket # SKIP %s: %s "
 		       "(not root; 32-hostile-spawn.root.sh checks it as root)\n", path,
@@ -1148,9 +1149,10 @@ spawn_signalled(void)
 	w = wait_child(pid, &st, 15000);
 	if (msg >= 0)
 		close(msg);
-	ok = r == 0 && w == 0 && ((WIFEXITED(st) && WEXITSTATUS(st) == 7) ||
-				  (WIFSIGNALED(st) && (WTERMSIG(st) == SIGKILL ||
-						       (sent & (UINT64_C(1) << (WTERMSIG(st) - 1))) != 0)));
+	ok = r == 0 && w == 0 &&
+	     ((WIFEXITED(st) && WEXITSTATUS(st) == 7) ||
+	      (WIFSIGNALED(st) && (WTERMSIG(st) == SIGKILL ||
+				   (sent & (UINT64_C(1) << (WTERMSIG(st) - 1))) != 0)));
 	printf("# spawn: signalled before its stage, the process: %s\n",
 	       status_str(w, st, s, sizeof(s)));
 	close(leaf);
@@ -1515,8 +1517,8 @@ main(int argc, char **argv)
 		return nfail == 0 ? 0 : 1;
 	}
 	if (argc != 2 || helper_path == NULL) {
-		fprintf(stderr, "usage: SANDCAP_HELPER=PATH hostile-client frames|spawn|exec|escape|"
-			"flood|workspace|tmprace N|cap N\n");
+		fprintf(stderr, "usage: SANDCAP_HELPER=PATH hostile-client frames|spawn|exec|"
+			"escape|flood|workspace|tmprace N|cap N\n");
 		return 64;
 	}
 	(void) signal(SIGPIPE, SIG_IGN);
