@@ -5,21 +5,25 @@
  * case starts a fresh helper and prints one line, "ok - DESC" or "not ok - DESC # why",
  * which the VM scenarios turn into TAP.  Usage:  hostile-client GROUP
  *   frames   malformed frames, wrong header fields, fd counts, requests out of order
- *   attach   ATTACH of things that are not the caller's fresh child, and the reap race
+ *   spawn    SPAWN of fds that are not a unix socket, with 0 or 2 fds, twice; the spawned
+ *            process: our child, in the leaf, no capability, one fd; its stage missing,
+ *            malformed, valid; signals before its stage; EOF on the session meanwhile
  *   exec     the helper exec'd with argc 0, LD_PRELOAD/GCONV_PATH, fds 0-2 closed,
  *            hostile rlimits, signals blocked/ignored, no_new_privs, ptrace, SIGSTOP
  *   escape   a sandboxed process trying to leave its leaf or raise its limits
- *   flood, attach2, workspace, tmprace N, cap N: issue #14 (hostile-core.inc)
+ *   flood, workspace, tmprace N, cap N: issue #14 (hostile-core.inc)
  * The helper path is $SANDCAP_HELPER.  After every case the workspace dir of the caller
  * ($SANDCAP_WSROOT/<uid>, default /run/sandcap) must hold no sandbox; the harness checks the
- * cgroup parent and the mounts after the scenario.
+ * cgroup parent and the mounts after the scenario.  With $HOSTILE_SYNC set (a directory shared
+ * with the root half of a scenario), spawn hands the spawned process's /proc/PID/fd, which
+ * only root can read, to root: it writes "spawned" (the pid) there and waits for "fdchecked".
+ * "hostile-client escapee LEAF" is the escape group's sandboxed process (its stage's argv).
  */
 #include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <dirent.h>
 #include <poll.h>
-#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -38,6 +42,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "macro.h"
+#include "stage.h"
 #include "wire.h"
 
 static const char *helper_path;
@@ -73,6 +79,7 @@ struct helper {
 	pid_t pid;
 	int sock;
 	uint32_t seq;
+	uint32_t u32;           /* the last reply's body as a u32 (SPAWN's pid), else 0 */
 };
 
 static void
@@ -226,6 +233,7 @@ recv_reply(struct helper *h, int *rfds, size_t *nrfds, char *reason, size_t reas
 	struct wire_hdr hd;
 	struct wire_rd rd;
 	uint32_t status;
+	char why[WIRE_STR_MAX + 1];
 	size_t got = 0;
 	ssize_t n;
 
@@ -252,8 +260,14 @@ recv_reply(struct helper *h, int *rfds, size_t *nrfds, char *reason, size_t reas
 		*nrfds = got;
 	if (wire_parse(buf, (size_t) n, &hd, &rd) < 0 || wire_get_u32(&rd, &status) < 0)
 		return -2;
-	if (reason != NULL && wire_get_str(&rd, reason, reasonlen) < 0)
-		reason[0] = '\0';
+	/* The reason, then the body: one u32 (SPAWN's pid) is kept in h->u32. */
+	h->u32 = 0;
+	if (wire_get_str(&rd, why, sizeof(why)) < 0)
+		why[0] = '\0';
+	else if (wire_get_u32(&rd, &h->u32) < 0 || wire_get_end(&rd) < 0)
+		h->u32 = 0;
+	if (reason != NULL)
+		(void) snprintf(reason, reasonlen, "%s", why);
 	return (int) status;
 }
 
@@ -427,7 +441,7 @@ group_frames(void)
 	buf[0] ^= 0xff;
 	bad_frame("wrong magic", 2, buf, (size_t) len, NULL, 0);
 	len = frame(buf, WIRE_REQ_KILL, 3, NULL, 0);
-	buf[5] = 2;
+	buf[5] = (uint8_t) (WIRE_VERSION + 1);     /* the version's low byte */
 	bad_frame("wrong version", 2, buf, (size_t) len, NULL, 0);
 	len = frame(buf, 0x0042, 3, NULL, 0);
 	bad_frame("unknown type", 2, buf, (size_t) len, NULL, 0);
@@ -444,11 +458,11 @@ group_frames(void)
 	len = frame(buf, WIRE_REQ_KILL, 3, NULL, 0);
 	bad_frame("KILL with an fd", 2, buf, (size_t) len, fds, 1);
 	len = frame(buf, WIRE_REQ_SPAWN, 3, NULL, 0);
-	bad_frame("ATTACH without its fd", 2, buf, (size_t) len, NULL, 0);
-	bad_frame("ATTACH with two fds", 2, buf, (size_t) len, fds, 2);
-	bad_frame("ATTACH with three fds", 2, buf, (size_t) len, fds, 3);
+	bad_frame("SPAWN without its fd", 2, buf, (size_t) len, NULL, 0);
+	bad_frame("SPAWN with two fds", 2, buf, (size_t) len, fds, 2);
+	bad_frame("SPAWN with three fds", 2, buf, (size_t) len, fds, 3);
 	len = frame(buf, WIRE_REQ_SPAWN, 3, "\0\0\0\0", 4);
-	bad_frame("ATTACH with a payload", 2, buf, (size_t) len, fds, 1);
+	bad_frame("SPAWN with a payload", 2, buf, (size_t) len, fds, 1);
 	/* A string where a number is expected: a NUL-laden, an over-long and a 4 GiB length. */
 	memcpy(body, "\0\0\0\x05" "a\0b\0c", 9);
 	len = frame(buf, WIRE_REQ_CREATE, 2, body, 9);
@@ -475,7 +489,7 @@ group_frames(void)
 	close(fd);
 
 	out_of_order("CREATE before HELLO", 0, WIRE_REQ_CREATE, 0);
-	out_of_order("ATTACH before CREATE", 1, WIRE_REQ_SPAWN, 1);
+	out_of_order("SPAWN before CREATE", 1, WIRE_REQ_SPAWN, 1);
 	out_of_order("KILL before CREATE", 1, WIRE_REQ_KILL, 0);
 	out_of_order("DESTROY before CREATE", 1, WIRE_REQ_DESTROY, 0);
 	out_of_order("two HELLOs", 1, WIRE_REQ_HELLO, 0);
@@ -484,168 +498,722 @@ group_frames(void)
 	out_of_order("CREATE after DESTROY", 3, WIRE_REQ_CREATE, 0);
 }
 
-/* ---- attach ---- */
+/* ---- spawn ---- */
 
-/* ATTACH fd after HELLO+CREATE: must be refused with a reply, leave the leaf empty, and
- * the session must still end cleanly with DESTROY. */
+/* Wait (30 s at most) for $HOSTILE_SYNC/name, made by the root half of a scenario. */
+static bool
+sync_wait(const char *dir, const char *name)
+{
+	char path[256];
+
+	(void) snprintf(path, sizeof(path), "%s/%s", dir, name);
+	for (int i = 0; i < 3000; i++) {
+		if (access(path, F_OK) == 0)
+			return true;
+		(void) nanosleep(&(struct timespec) { 0, 10 * 1000 * 1000 }, NULL);
+	}
+	return false;
+}
+
+/* $HOSTILE_SYNC/name holding v, for the root half of a scenario. */
 static void
-attach_refused(const char *desc, int fd)
+sync_put(const char *dir, const char *name, long v)
+{
+	char path[256], tmp[300];
+	FILE *f;
+
+	(void) snprintf(path, sizeof(path), "%s/%s", dir, name);
+	(void) snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	f = fopen(tmp, "w");
+	if (f == NULL)
+		return;
+	fprintf(f, "%ld\n", v);
+	fclose(f);
+	(void) rename(tmp, path);
+}
+
+/* The leaf's cgroup.procs through the leaf dirfd of a CREATE reply. */
+static void
+leaf_procs(int leaf, char *buf, size_t len)
+{
+	int fd = openat(leaf, "cgroup.procs", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : read(fd, buf, len - 1);
+
+	buf[n > 0 ? n : 0] = '\0';
+	if (fd >= 0)
+		close(fd);
+}
+
+/* The value of "KEY:" in a /proc/PID/status text, blanks and newline cut ("" if none). */
+static void
+status_field(const char *text, const char *key, char *buf, size_t len)
+{
+	size_t klen = strlen(key);
+
+	buf[0] = '\0';
+	for (const char *p = text; p != NULL && *p != '\0';) {
+		if (strncmp(p, key, klen) == 0 && p[klen] == ':') {
+			p += klen + 1;
+			p += strspn(p, " \t");
+			(void) snprintf(buf, len, "%.*s", (int) strcspn(p, "\n"), p);
+			return;
+		}
+		p = strchr(p, '\n');
+		if (p != NULL)
+			p++;
+	}
+}
+
+/* /proc/PID/status ("" if it cannot be read: the process is gone). */
+static void
+proc_status(pid_t pid, char *buf, size_t len)
+{
+	char path[64];
+	int fd;
+	ssize_t n;
+
+	(void) snprintf(path, sizeof(path), "/proc/%d/status", (int) pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	n = fd < 0 ? -1 : read(fd, buf, len - 1);
+	buf[n > 0 ? n : 0] = '\0';
+	if (fd >= 0)
+		close(fd);
+}
+
+/* Are CapPrm, CapEff, CapInh and CapAmb all zero in this status text?  The four values go
+ * to why. */
+static bool
+caps_zero(const char *status, char *why, size_t len)
+{
+	static const char *const keys[] = { "CapPrm", "CapEff", "CapInh", "CapAmb" };
+	bool zero = true;
+	size_t at = 0;
+
+	why[0] = '\0';
+	for (size_t i = 0; i < ELEMENTSOF(keys); i++) {
+		char v[64];
+
+		status_field(status, keys[i], v, sizeof(v));
+		zero = zero && strcmp(v, "0000000000000000") == 0;
+		if (at < len)
+			at += (size_t) snprintf(why + at, len - at, "%s%s '%s'", i ? "," : "",
+						keys[i], v);
+	}
+	return zero;
+}
+
+/* Reap our child pid within ms milliseconds: 0 (status in *st), -2 on timeout, -errno. */
+static int
+wait_child(pid_t pid, int *st, int ms)
+{
+	for (int i = 0; i <= ms / 10; i++) {
+		pid_t p = waitpid(pid, st, WNOHANG);
+
+		if (p == pid)
+			return 0;
+		if (p < 0)
+			return -errno;
+		(void) nanosleep(&(struct timespec) { 0, 10 * 1000 * 1000 }, NULL);
+	}
+	return -2;
+}
+
+/* A wait status in words, for the lines. */
+static const char *
+status_str(int r, int st, char *buf, size_t len)
+{
+	if (r == -2)
+		(void) snprintf(buf, len, "still running");
+	else if (r < 0)
+		(void) snprintf(buf, len, "waitpid: %s", strerror(-r));
+	else if (WIFEXITED(st))
+		(void) snprintf(buf, len, "exit %d", WEXITSTATUS(st));
+	else if (WIFSIGNALED(st))
+		(void) snprintf(buf, len, "killed by %s", strsignal(WTERMSIG(st)));
+	else
+		(void) snprintf(buf, len, "status %#x", (unsigned) st);
+	return buf;
+}
+
+/* Did a child of ours show up that we did not reap?  (Each case reaps what it spawned.) */
+static bool
+no_child_left(void)
+{
+	int st;
+
+	return waitpid(-1, &st, WNOHANG) < 0 && errno == ECHILD;
+}
+
+/* HELLO and CREATE on a fresh helper, the leaf dirfd in *ret_leaf. */
+static int
+session_start(struct helper *h, int *ret_leaf)
+{
+	int rfds[2] = { -1, -1 };
+	size_t nr = 0;
+
+	*ret_leaf = -1;
+	if (helper_start(h, C_NONE) < 0)
+		return -1;
+	if (hello(h) != 0 || create(h, rfds, &nr) != 0 || nr < 1) {
+		for (size_t i = 0; i < nr; i++)
+			close(rfds[i]);
+		(void) helper_wait(h);
+		return -1;
+	}
+	if (nr > 1)
+		close(rfds[1]);
+	*ret_leaf = rfds[0];
+	return 0;
+}
+
+/* A fresh session and a successful SPAWN: our end of the stage socket in *ret_sock, the
+ * new process in *ret_pid.  On failure the session is gone and nothing is open. */
+static int
+spawn_start(struct helper *h, int *ret_leaf, int *ret_sock, pid_t *ret_pid, char *why,
+	    size_t len)
+{
+	char reason[WIRE_STR_MAX + 1] = "";
+	int sv[2], r;
+
+	if (session_start(h, ret_leaf) < 0) {
+		(void) snprintf(why, len, "HELLO/CREATE failed");
+		return -1;
+	}
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
+		(void) snprintf(why, len, "socketpair: %s", strerror(errno));
+		close(*ret_leaf);
+		(void) helper_wait(h);
+		return -1;
+	}
+	r = request(h, WIRE_REQ_SPAWN, NULL, 0, &sv[1], 1, NULL, NULL, reason, sizeof(reason));
+	close(sv[1]);
+	if (r != 0 || h->u32 == 0) {
+		(void) snprintf(why, len, "SPAWN: status %d (%s), pid %u", r, reason,
+				(unsigned) h->u32);
+		close(sv[0]);
+		close(*ret_leaf);
+		(void) helper_wait(h);
+		return -1;
+	}
+	*ret_sock = sv[0];
+	*ret_pid = (pid_t) h->u32;
+	return 0;
+}
+
+/* The spawned process's stage (as sandcap builds it, without isolation): argv with a
+ * minimal environment, the working directory /, stdin /dev/null, stdout out (ours if
+ * -1), our stderr.  The read end of the message pipe goes to *ret_msg. */
+static int
+send_stage(int sock, char **argv, int out, int *ret_msg)
+{
+	static char *envp[] = { (char *) "PATH=/usr/bin:/bin", NULL };
+	struct stage_spec ss = { .parent = getpid(), .umask = 022, .argv = argv, .envp = envp };
+	int msg[2], fds[5], r;
+	void *blob = NULL;
+	size_t len = 0;
+
+	if (pipe2(msg, O_CLOEXEC) < 0)
+		return -errno;
+	fds[0] = msg[1];
+	fds[1] = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	fds[2] = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	fds[3] = out >= 0 ? out : 1;
+	fds[4] = 2;
+	r = fds[1] < 0 || fds[2] < 0 ? -EBADF : stage_pack(&ss, &blob, &len);
+	if (r == 0)
+		r = stage_send(sock, blob, len, fds, ELEMENTSOF(fds));
+	free(blob);
+	close(msg[1]);
+	if (fds[1] >= 0)
+		close(fds[1]);
+	if (fds[2] >= 0)
+		close(fds[2]);
+	if (r < 0) {
+		close(msg[0]);
+		return r;
+	}
+	*ret_msg = msg[0];
+	return 0;
+}
+
+/* DESTROY, the helper's exit, nothing left: true if all went well (why says otherwise). */
+static bool
+spawn_end(struct helper *h, char *why, size_t len)
+{
+	int d = simple(h, WIRE_REQ_DESTROY), st = helper_wait(h);
+	char left[256] = "";
+	bool clean = no_workspace_left(left, sizeof(left));
+
+	(void) snprintf(why, len, "destroy %d, helper exit %d %s", d, st, left);
+	return d == 0 && st == 0 && clean;
+}
+
+/* a. SPAWN with fd after HELLO+CREATE: must be refused with EBADF in a reply, leave the
+ * leaf empty, and the session must still end cleanly with DESTROY. */
+static void
+spawn_refused(const char *desc, int fd, pid_t kid)
 {
 	struct helper h;
-	int rfds[2] = { -1, -1 }, r, d, st;
-	size_t nr = 0;
-	char reason[WIRE_STR_MAX + 1] = "", why[256] = "", procs[256] = "";
+	int leaf, r;
+	char reason[WIRE_STR_MAX + 1] = "", why[300], procs[256] = "";
+	bool clean;
 
-	if (fd < 0) {
-		result(false, desc, "cannot make the fd: %s", strerror(errno));
-		return;
-	}
-	if (helper_start(&h, C_NONE) < 0 || hello(&h) != 0 || create(&h, rfds, &nr) != 0 ||
-	    nr != 1) {
-		result(false, desc, "setup failed");
-		(void) helper_wait(&h);
-		close(fd);
+	if (fd < 0 || session_start(&h, &leaf) < 0) {
+		result(false, desc, fd < 0 ? "cannot make the fd: %s" : "setup failed",
+		       strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		if (kid > 0)
+			(void) kill(kid, SIGKILL);
+		while (kid > 0 && waitpid(kid, NULL, 0) < 0 && errno == EINTR)
+			;
 		return;
 	}
 	r = request(&h, WIRE_REQ_SPAWN, NULL, 0, &fd, 1, NULL, NULL, reason, sizeof(reason));
 	close(fd);
-	{       /* the leaf's cgroup.procs, through the read-only leaf dirfd */
-		int pfd = openat(rfds[0], "cgroup.procs", O_RDONLY | O_CLOEXEC);
-		ssize_t n = pfd < 0 ? -1 : read(pfd, procs, sizeof(procs) - 1);
+	leaf_procs(leaf, procs, sizeof(procs));
+	close(leaf);
+	if (kid > 0) {          /* the process the fd names: ours to end before the checks */
+		int st;
 
-		procs[n > 0 ? n : 0] = '\0';
-		if (pfd >= 0)
-			close(pfd);
+		(void) kill(kid, SIGKILL);
+		(void) waitpid(kid, &st, 0);
 	}
-	close(rfds[0]);
-	close(rfds[1]);
-	d = simple(&h, WIRE_REQ_DESTROY);
-	st = helper_wait(&h);
-	result(r > 0 && procs[0] == '\0' && d == 0 && st == 0 &&
-	       no_workspace_left(why, sizeof(why)), desc,
-	       "status %d (%s), leaf procs '%s', destroy %d, exit %d %s", r, reason, procs, d,
-	       st, why);
+	clean = spawn_end(&h, why, sizeof(why));
+	result(r == EBADF && procs[0] == '\0' && clean && no_child_left(), desc,
+	       "status %d (%s), leaf procs '%s', %s", r, reason, procs, why);
 }
 
-static void *
-thread_main(void *arg)
+/* b. SPAWN with n unix sockets (n != 1): a protocol violation, no reply, no process. */
+static void
+spawn_fd_count(const char *desc, size_t n)
 {
-	(void) arg;
-	pause();
-	return NULL;
+	struct helper h;
+	int leaf, sv[2][2] = { { -1, -1 }, { -1, -1 } }, fds[2], r, st;
+	uint8_t buf[WIRE_MSG_MAX];
+	char left[256] = "";
+	int len;
+
+	if (session_start(&h, &leaf) < 0) {
+		result(false, desc, "setup failed");
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv[i]) < 0)
+			break;
+		fds[i] = sv[i][1];
+	}
+	len = frame(buf, WIRE_REQ_SPAWN, h.seq++, NULL, 0);
+	(void) send_raw(&h, buf, (size_t) len, fds, n);
+	r = recv_reply(&h, NULL, NULL, NULL, 0);
+	st = helper_wait(&h);
+	for (size_t i = 0; i < ELEMENTSOF(sv); i++)
+		for (size_t j = 0; j < 2; j++)
+			if (sv[i][j] >= 0)
+				close(sv[i][j]);
+	close(leaf);
+	result(r == -1 && st == 1 && no_workspace_left(left, sizeof(left)) && no_child_left(),
+	       desc, "reply %d, helper exit %d, %s %s", r, st,
+	       no_child_left() ? "no process" : "a process was spawned", left);
+}
+
+/* c. A SPAWN whose process never gets a stage. */
+static void
+spawn_no_stage(void)
+{
+	struct helper h;
+	int leaf, sock = -1, r, st = 0;
+	pid_t pid = 0;
+	char why[300] = "", status[4096] = "", ppid[32], want[32], procs[256] = "", caps[200];
+	char path[64];
+	const char *sync = getenv("HOSTILE_SYNC");
+	bool zero = false, alive;
+	DIR *d;
+
+	if (spawn_start(&h, &leaf, &sock, &pid, why, sizeof(why)) < 0) {
+		result(false, "SPAWN: the reply's pid is our child", "%s", why);
+		return;
+	}
+	proc_status(pid, status, sizeof(status));
+	status_field(status, "PPid", ppid, sizeof(ppid));
+	alive = waitpid(pid, &st, WNOHANG) == 0;
+	result(atoi(ppid) == getpid() && alive, "SPAWN: the reply's pid is our child",
+	       "pid %d: PPid '%s' (we are %d), waitpid %s", (int) pid, ppid, (int) getpid(),
+	       alive ? "ok" : strerror(errno));
+	(void) snprintf(want, sizeof(want), "%d\n", (int) pid);
+	leaf_procs(leaf, procs, sizeof(procs));
+	result(strcmp(procs, want) == 0, "SPAWN: the process is born in the leaf (and is alone "
+	       "there)", "leaf cgroup.procs '%s', want '%d'", procs, (int) pid);
+	/* The drop is the process's first step after clone3: give it 5 s on a busy machine. */
+	for (int i = 0; i < 500 && !zero; i++) {
+		proc_status(pid, status, sizeof(status));
+		zero = caps_zero(status, caps, sizeof(caps));
+		if (!zero)
+			(void) nanosleep(&(struct timespec) { 0, 10 * 1000 * 1000 }, NULL);
+	}
+	result(zero, "SPAWN: the process holds no capability (CapPrm, CapEff, CapInh, CapAmb 0)",
+	       "%s", caps);
+	/* Its fds: the helper's copy of the dumpable flag (0) makes /proc/PID/fd root's. */
+	(void) snprintf(path, sizeof(path), "/proc/%d/fd", (int) pid);
+	d = opendir(path);
+	if (d != NULL) {
+		int n = 0, socks = 0;
+		char list[256] = "";
+
+		/* Closing comes right after the drop: wait for it like for the drop. */
+		for (int i = 0; i < 500; i++) {
+			n = socks = 0;
+			list[0] = '\0';
+			rewinddir(d);
+			for (struct dirent *de; (de = readdir(d)) != NULL;) {
+				char fp[300], to[128];
+				ssize_t k;
+
+				if (de->d_name[0] == '.')
+					continue;
+				(void) snprintf(fp, sizeof(fp), "%s/%s", path, de->d_name);
+				k = readlink(fp, to, sizeof(to) - 1);
+				to[k > 0 ? k : 0] = '\0';
+				n++;
+				socks += strncmp(to, "socket:", 7) == 0;
+				(void) snprintf(list + strlen(list), sizeof(list) - strlen(list),
+						" %s->%s", de->d_name, to);
+			}
+			if (n == 1 && socks == 1)
+				break;
+			(void) nanosleep(&(struct timespec) { 0, 10 * 1000 * 1000 }, NULL);
+		}
+		closedir(d);
+		result(n == 1 && socks == 1, "SPAWN: the process holds exactly one fd, a socket",
+		       "/proc/%d/fd:%s", (int) pid, list);
+	} else if (sync != NULL) {
+		/* Not root: the root half of the scenario looks at /proc/PID/fd now. */
+		sync_put(sync, "spawned", pid);
+		if (!sync_wait(sync, "fdchecked"))
+			result(false, "SPAWN: root looked at the process's fds",
+			       "no word from root");
+	} else {
+		printf("ok - SPAWN: the process holds exactly one fd, a socket # SKIP %s: %s "
+		       "(not root; 32-hostile-spawn.root.sh checks it as root)\n", path,
+		       strerror(errno));
+		fflush(stdout);
+	}
+	/* No stage ever: its recvmsg sees EOF, and that is a failed set-up. */
+	close(sock);
+	r = wait_child(pid, &st, 15000);
+	result(r == 0 && WIFEXITED(st) && WEXITSTATUS(st) == 125,
+	       "SPAWN: when we close the stage socket unused, the process exits 125", "%s",
+	       status_str(r, st, status, sizeof(status)));
+	close(leaf);
+	result(spawn_end(&h, why, sizeof(why)) && no_child_left(),
+	       "SPAWN without a stage: DESTROY leaves nothing", "%s", why);
+}
+
+/* d. A second SPAWN after a successful one: out of order (OP_ONCE). */
+static void
+spawn_twice(void)
+{
+	const char *desc = "a second SPAWN is a protocol violation: helper exits 1, no reply, "
+			   "torn down (leaf gone, first process killed)";
+	struct helper h;
+	int leaf, sock = -1, sv[2], r, w, st = 0, gone, hst;
+	pid_t pid = 0;
+	uint8_t buf[WIRE_MSG_MAX];
+	char why[300] = "", left[256] = "", s[64];
+	int len;
+
+	if (spawn_start(&h, &leaf, &sock, &pid, why, sizeof(why)) < 0 ||
+	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
+		result(false, desc, "setup: %s", why);
+		return;
+	}
+	len = frame(buf, WIRE_REQ_SPAWN, h.seq++, NULL, 0);
+	(void) send_raw(&h, buf, (size_t) len, &sv[1], 1);
+	close(sv[1]);
+	r = recv_reply(&h, NULL, NULL, NULL, 0);
+	hst = helper_wait(&h);
+	/* We hold our end of the first stage socket: only a kill ends that process. */
+	w = wait_child(pid, &st, 15000);
+	gone = openat(leaf, "cgroup.procs", O_RDONLY | O_CLOEXEC);
+	if (gone >= 0)
+		close(gone);
+	result(r == -1 && hst == 1 && gone < 0 && w == 0 && WIFSIGNALED(st) &&
+	       WTERMSIG(st) == SIGKILL && no_workspace_left(left, sizeof(left)) &&
+	       no_child_left(), desc, "reply %d, helper exit %d, leaf %s, first process %s, "
+	       "%s %s", r, hst, gone < 0 ? "gone" : "still there",
+	       status_str(w, st, s, sizeof(s)), no_child_left() ? "" : "another child", left);
+	close(sv[0]);
+	close(sock);
+	close(leaf);
+}
+
+/* e. A stage that is not one: the process exits 125 (a message on the pipe if it got
+ * one), and the session ends cleanly. */
+static void
+spawn_bad_stage(const char *desc, int kind)
+{
+	static char *argv[] = { (char *) "/bin/true", NULL };
+	struct helper h;
+	int leaf, sock = -1, r = 0, w, st = 0, msg[2] = { -1, -1 }, fds[5];
+	pid_t pid = 0;
+	char why[300] = "", s[64];
+	struct stage_msg m = { 0 };
+	ssize_t got = -1;
+	void *blob = NULL;
+	size_t len = 0;
+
+	if (spawn_start(&h, &leaf, &sock, &pid, why, sizeof(why)) < 0 ||
+	    pipe2(msg, O_CLOEXEC) < 0) {
+		result(false, desc, "setup: %s", why);
+		return;
+	}
+	fds[0] = msg[1];
+	fds[1] = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	fds[2] = fds[3] = fds[4] = 2;
+	if (kind == 0) {                /* garbage in the memfd, fds all there */
+		char junk[200];
+
+		memset(junk, 'A', sizeof(junk));
+		r = stage_send(sock, junk, sizeof(junk), fds, ELEMENTSOF(fds));
+	} else if (kind == 1) {         /* a good blob, but 3 fds of the 6 */
+		struct stage_spec ss = { .parent = getpid(), .umask = 022, .argv = argv,
+					 .envp = argv + 1 };
+
+		r = stage_pack(&ss, &blob, &len);
+		if (r == 0)
+			r = stage_send(sock, blob, len, fds, 2);
+		free(blob);
+	} else {                        /* a count of 6 fds, and no fd at all */
+		uint32_t n = 6;
+
+		r = send(sock, &n, sizeof(n), MSG_NOSIGNAL) < 0 ? -errno : 0;
+	}
+	close(msg[1]);
+	close(fds[1]);
+	w = wait_child(pid, &st, 15000);
+	if (kind == 0) {
+		struct pollfd p = { .fd = msg[0], .events = POLLIN };
+
+		if (poll(&p, 1, 5000) > 0)
+			got = read(msg[0], &m, sizeof(m));
+	}
+	close(msg[0]);
+	close(sock);
+	close(leaf);
+	{
+		bool clean = spawn_end(&h, why, sizeof(why));
+
+		result(r == 0 && w == 0 && WIFEXITED(st) && WEXITSTATUS(st) == 125 &&
+		       (kind != 0 || (got == (ssize_t) sizeof(m) && m.stage == STAGE_SETUP &&
+				      m.err == EBADMSG)) && clean && no_child_left(), desc,
+		       "send %d, process %s, message %zd bytes (stage %d err %d '%.60s'), %s", r,
+		       status_str(w, st, s, sizeof(s)), got, m.stage, m.err, m.msg, why);
+	}
+}
+
+/* f. The session socket closed while the process waits for its stage. */
+static void
+spawn_eof(void)
+{
+	const char *desc = "EOF on the session while the process waits for its stage: "
+			   "torn down, the process killed";
+	struct helper h;
+	int leaf, sock = -1, w, st = 0, hst;
+	pid_t pid = 0;
+	char why[300] = "", left[256] = "", s[64];
+
+	if (spawn_start(&h, &leaf, &sock, &pid, why, sizeof(why)) < 0) {
+		result(false, desc, "setup: %s", why);
+		return;
+	}
+	hst = helper_wait(&h);          /* closes the session socket first */
+	w = wait_child(pid, &st, 15000);
+	result(hst == 0 && w == 0 && WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL &&
+	       no_workspace_left(left, sizeof(left)) && no_child_left(), desc,
+	       "helper exit %d, process %s %s", hst, status_str(w, st, s, sizeof(s)), left);
+	close(sock);
+	close(leaf);
+}
+
+/* g. A full SPAWN: the stage's command runs (the status is its own) with no capability and
+ * with no_new_privs. */
+static void
+spawn_run(void)
+{
+	static char *argv_exit[] = { (char *) "/bin/sh", (char *) "-c", (char *) "exit 7", NULL };
+	static char *argv_cat[] = { (char *) "cat", (char *) "/proc/self/status", NULL };
+	struct helper h;
+	int leaf, sock = -1, msg = -1, w, st = 0, r, out[2] = { -1, -1 };
+	pid_t pid = 0;
+	char why[300] = "", s[64], text[4096] = "", caps[200], nnp[16];
+	ssize_t got, n = 0;
+	bool clean;
+
+	if (spawn_start(&h, &leaf, &sock, &pid, why, sizeof(why)) < 0) {
+		result(false, "SPAWN with a stage: the command runs", "setup: %s", why);
+		return;
+	}
+	r = send_stage(sock, argv_exit, -1, &msg);
+	close(sock);
+	w = wait_child(pid, &st, 15000);
+	/* A successful exec closes the message pipe with nothing in it. */
+	got = msg < 0 ? -1 : read(msg, text, sizeof(text));
+	if (msg >= 0)
+		close(msg);
+	close(leaf);
+	clean = spawn_end(&h, why, sizeof(why));
+	result(r == 0 && w == 0 && WIFEXITED(st) && WEXITSTATUS(st) == 7 && got == 0 && clean &&
+	       no_child_left(), "SPAWN with a stage running sh -c 'exit 7': exit status 7",
+	       "stage %d, process %s, message pipe %zd, %s", r, status_str(w, st, s, sizeof(s)),
+	       got, why);
+
+	if (spawn_start(&h, &leaf, &sock, &pid, why, sizeof(why)) < 0 ||
+	    pipe2(out, O_CLOEXEC) < 0) {
+		result(false, "SPAWN with a stage: the command has no capability", "setup: %s",
+		       why);
+		return;
+	}
+	r = send_stage(sock, argv_cat, out[1], &msg);
+	close(sock);
+	close(out[1]);
+	while (n < (ssize_t) sizeof(text) - 1 &&
+	       (got = read(out[0], text + n, sizeof(text) - 1 - (size_t) n)) > 0)
+		n += got;
+	text[n] = '\0';
+	close(out[0]);
+	w = wait_child(pid, &st, 15000);
+	if (msg >= 0)
+		close(msg);
+	close(leaf);
+	clean = spawn_end(&h, why, sizeof(why));
+	status_field(text, "NoNewPrivs", nnp, sizeof(nnp));
+	result(r == 0 && w == 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0 &&
+	       caps_zero(text, caps, sizeof(caps)) && strcmp(nnp, "1") == 0 && clean &&
+	       no_child_left(), "SPAWN with a stage running cat /proc/self/status: "
+	       "CapPrm, CapEff, CapInh, CapAmb 0, NoNewPrivs 1", "stage %d, process %s, %s, "
+	       "NoNewPrivs '%s', %s", r, status_str(w, st, s, sizeof(s)), caps, nnp, why);
+}
+
+/* The signals 1-31 but SIGKILL and SIGSTOP, as a /proc/PID/status mask. */
+static uint64_t
+blockable(void)
+{
+	uint64_t m = 0;
+
+	for (int sig = 1; sig < 32; sig++)
+		if (sig != SIGKILL && sig != SIGSTOP)
+			m |= UINT64_C(1) << (sig - 1);
+	return m;
+}
+
+/* h. The user signals the process before its stage: it has every signal blocked and
+ * nothing of the helper's to run, so the signals wait, and it still takes its stage.  No
+ * assertion depends on timing: a blocked signal is pending as soon as kill() returns. */
+static void
+spawn_signalled(void)
+{
+	static char *argv_exit[] = { (char *) "/bin/sh", (char *) "-c", (char *) "exit 7", NULL };
+	static const int sigs[] = { SIGTERM, SIGINT, SIGHUP };
+	const char *desc = "SIGTERM/SIGINT/SIGHUP to the process before its stage: blocked, "
+			   "pending, the process alive";
+	struct helper h;
+	int leaf, sock = -1, msg = -1, w, st = 0, r;
+	pid_t pid = 0;
+	char why[300] = "", s[64], status[4096], blk[32], pnd[32], cgt[32];
+	uint64_t sent = 0, b, p;
+	bool alive, ok;
+
+	if (spawn_start(&h, &leaf, &sock, &pid, why, sizeof(why)) < 0) {
+		result(false, desc, "setup: %s", why);
+		return;
+	}
+	for (size_t i = 0; i < ELEMENTSOF(sigs); i++) {
+		(void) kill(pid, sigs[i]);
+		sent |= UINT64_C(1) << (sigs[i] - 1);
+	}
+	proc_status(pid, status, sizeof(status));
+	status_field(status, "SigBlk", blk, sizeof(blk));
+	status_field(status, "ShdPnd", pnd, sizeof(pnd));
+	status_field(status, "SigCgt", cgt, sizeof(cgt));
+	b = strtoull(blk, NULL, 16);
+	p = strtoull(pnd, NULL, 16);
+	alive = waitpid(pid, &st, WNOHANG) == 0;
+	result(alive && (b & blockable()) == blockable() && (p & sent) == sent, desc,
+	       "%s, SigBlk '%s' (want all of %016llx), ShdPnd '%s', SigCgt '%s'",
+	       alive ? "alive" : "dead", blk, (unsigned long long) blockable(), pnd, cgt);
+	/* Then the stage: the command runs, or the process dies of one of our signals with
+	 * its default action when the stage unblocks them before the exec; or teardown's
+	 * SIGKILL.  Any other end (exit 125, 0, ...) means code of the helper's reacted. */
+	r = send_stage(sock, argv_exit, -1, &msg);
+	close(sock);
+	w = wait_child(pid, &st, 15000);
+	if (msg >= 0)
+		close(msg);
+	ok = r == 0 && w == 0 &&
+	     ((WIFEXITED(st) && WEXITSTATUS(st) == 7) ||
+	      (WIFSIGNALED(st) && (WTERMSIG(st) == SIGKILL ||
+				   (sent & (UINT64_C(1) << (WTERMSIG(st) - 1))) != 0)));
+	printf("# spawn: signalled before its stage, the process: %s\n",
+	       status_str(w, st, s, sizeof(s)));
+	close(leaf);
+	ok = spawn_end(&h, why, sizeof(why)) && ok && no_child_left();
+	result(ok, "after those signals the process still takes its stage: exit 7, or killed "
+	       "by one of them (default action) or by SIGKILL", "stage %d, process %s, %s", r,
+	       status_str(w, st, s, sizeof(s)), why);
 }
 
 static void
-group_attach(void)
+group_spawn(void)
 {
-	pthread_t t;
 	pid_t c;
-	int st, ok = 0, refused = 0, other = 0;
-	char path[64];
 
-	attach_refused("ATTACH of a socket is refused",
-		       socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
-	attach_refused("ATTACH of a regular file is refused",
-		       open("/etc/passwd", O_RDONLY | O_CLOEXEC));
-	attach_refused("ATTACH of a cgroup dir fd is refused",
-		       open("/sys/fs/cgroup", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-	/* pidfd_send_signal accepts /proc/<pid> dirfds too: still not a pidfd. */
+	/* a. Not a unix socket. */
+	spawn_refused("SPAWN of a regular file is refused (EBADF)",
+		      open("/etc/passwd", O_RDONLY | O_CLOEXEC), 0);
+	{
+		int p[2] = { -1, -1 };
+
+		if (pipe2(p, O_CLOEXEC) == 0)
+			close(p[1]);
+		spawn_refused("SPAWN of a pipe is refused (EBADF)", p[0], 0);
+	}
+	spawn_refused("SPAWN of a cgroup dir fd is refused (EBADF)",
+		      open("/sys/fs/cgroup", O_RDONLY | O_DIRECTORY | O_CLOEXEC), 0);
+	spawn_refused("SPAWN of /dev/null is refused (EBADF)",
+		      open("/dev/null", O_RDWR | O_CLOEXEC), 0);
 	c = fork();
 	if (c == 0) {
 		pause();
 		_exit(0);
 	}
-	(void) snprintf(path, sizeof(path), "/proc/%d", (int) c);
-	attach_refused("ATTACH of a /proc/<child> dirfd is refused",
-		       open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-	/* A pidfd of our child that we already reaped. */
-	kill(c, SIGKILL);
-	(void) waitpid(c, &st, 0);
-	c = fork();
-	if (c == 0)
-		_exit(0);
+	spawn_refused("SPAWN of a pidfd of our child (ATTACH's fd) is refused (EBADF)",
+		      c > 0 ? (int) syscall(SYS_pidfd_open, c, 0) : -1, c);
 	{
-		int pfd = (int) syscall(SYS_pidfd_open, c, 0);
+		int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 
-		(void) waitpid(c, &st, 0);
-		attach_refused("ATTACH of a reaped child is refused", pfd);
+		if (fd >= 0)
+			spawn_refused("SPAWN of an AF_INET socket is refused (EBADF)", fd, 0);
+		else
+			printf("ok - SPAWN of an AF_INET socket is refused (EBADF) # SKIP "
+			       "socket(AF_INET): %s\n", strerror(errno));
 	}
-	/* A thread: pidfd_open() of a non-leader tid fails (before 6.9's PIDFD_THREAD), so a
-	 * client cannot even name one; our own pid (multi-threaded, not a child) is refused. */
-	if (pthread_create(&t, NULL, thread_main, NULL) == 0) {
-		pid_t tid = 0;
-		DIR *d = opendir("/proc/self/task");
-
-		for (struct dirent *de; d != NULL && (de = readdir(d)) != NULL;)
-			if (atoi(de->d_name) > 0 && atoi(de->d_name) != getpid())
-				tid = atoi(de->d_name);
-		if (d != NULL)
-			closedir(d);
-		errno = 0;
-		{
-			int pfd = tid > 0 ? (int) syscall(SYS_pidfd_open, tid, 0) : -1;
-
-			if (pfd >= 0)
-				attach_refused("ATTACH of a thread's pidfd is refused", pfd);
-			else
-				result(errno == EINVAL || errno == ENOENT,
-				       "a thread cannot be named by pidfd_open (no ATTACH possible)",
-				       "pidfd_open(tid %d): %s", (int) tid, strerror(errno));
-		}
-		attach_refused("ATTACH of the (multi-threaded) caller itself is refused",
-			       (int) syscall(SYS_pidfd_open, getpid(), 0));
-	}
-
-	/* The race: a child that exits and is reaped while ATTACH runs.  The helper must
-	 * either attach it (it was alive) or refuse; never move anything else, never hang,
-	 * and always tear down. */
-	for (int i = 0; i < 40; i++) {
-		struct helper h;
-		int rfds[2] = { -1, -1 }, pfd, r, d;
-		size_t nr = 0;
-		char why[256] = "";
-
-		if (helper_start(&h, C_NONE) < 0 || hello(&h) != 0 || create(&h, rfds, &nr) != 0) {
-			other++;
-			(void) helper_wait(&h);
-			continue;
-		}
-		c = fork();
-		if (c == 0) {
-			/* exit after a short, varying delay */
-			(void) nanosleep(&(struct timespec) { 0, (i % 8) * 50000 }, NULL);
-			_exit(0);
-		}
-		pfd = (int) syscall(SYS_pidfd_open, c, 0);
-		{
-			uint8_t buf[WIRE_MSG_MAX];
-			int len = frame(buf, WIRE_REQ_SPAWN, h.seq++, NULL, 0);
-
-			(void) send_raw(&h, buf, (size_t) len, &pfd, 1);
-			(void) waitpid(c, &st, 0);      /* reap while the helper works */
-			r = recv_reply(&h, NULL, NULL, NULL, 0);
-		}
-		while (waitpid(-1, &st, WNOHANG) > 0)
-			;
-		close(pfd);
-		close(rfds[0]);
-		close(rfds[1]);
-		d = simple(&h, WIRE_REQ_DESTROY);
-		st = helper_wait(&h);
-		if (r == 0 && d == 0 && st == 0 && no_workspace_left(why, sizeof(why)))
-			ok++;
-		else if (r == ESRCH && st == 0 && no_workspace_left(why, sizeof(why)))
-			refused++;
-		else if (r == ESRCH && d == EBUSY)
-			other += 100;   /* poisoned: must not happen for our own child */
-		else {
-			other++;
-			printf("# race %d: attach %d destroy %d exit %d %s\n", i, r, d, st, why);
-		}
-	}
-	result(other == 0, "ATTACH racing exit+reap: attached or refused, torn down each time",
-	       "%d attached, %d refused, %d other", ok, refused, other);
-	printf("# race: %d attached, %d refused\n", ok, refused);
+	/* b. The fd count is part of the frame. */
+	spawn_fd_count("SPAWN without an fd: protocol violation (helper exits 1, no reply, "
+		       "nothing left, no process)", 0);
+	spawn_fd_count("SPAWN with two unix sockets: protocol violation (helper exits 1, no "
+		       "reply, nothing left, no process)", 2);
+	/* c - h. */
+	spawn_no_stage();
+	spawn_twice();
+	spawn_bad_stage("a stage of garbage in its memfd: the process exits 125 (EBADMSG on "
+			"the message pipe); DESTROY leaves nothing", 0);
+	spawn_bad_stage("a stage with 3 fds of 6: the process exits 125; DESTROY leaves nothing",
+			1);
+	spawn_bad_stage("a stage message without any fd: the process exits 125; DESTROY "
+			"leaves nothing", 2);
+	spawn_eof();
+	spawn_run();
+	spawn_signalled();
 }
 
 /* ---- exec conditions ---- */
@@ -799,15 +1367,28 @@ try_write(const char *path, const char *s)
 	return (int) n;
 }
 
-/* Runs inside the sandbox (moved into the leaf); exit status = number of escapes. */
+/* Runs inside the sandbox (the stage's command of a SPAWN); exit status = number of
+ * escapes, or 99 if it does not find itself in the leaf. */
 static int
 escapee(const char *leaf)
 {
-	char path[512], me[32];
-	int escapes = 0, r;
+	char path[512], me[32], cg[512] = "";
+	int escapes = 0, r, cgfd;
+	ssize_t n;
 	static const char *const files[] = { "memory.max", "memory.swap.max", "pids.max",
 		"cpu.max", "memory.oom.group", "cgroup.subtree_control", "cgroup.kill" };
 
+	/* "0::/sandcap/..." names the leaf below the cgroup2 mount (/sys/fs/cgroup). */
+	cgfd = open("/proc/self/cgroup", O_RDONLY | O_CLOEXEC);
+	n = cgfd < 0 ? -1 : read(cgfd, cg, sizeof(cg) - 1);
+	cg[n > 0 ? n : 0] = '\0';
+	cg[strcspn(cg, "\n")] = '\0';
+	if (cgfd >= 0)
+		close(cgfd);
+	(void) snprintf(path, sizeof(path), "0::%s", leaf + strlen("/sys/fs/cgroup"));
+	printf("# escape: running in %s\n", cg);
+	if (strncmp(leaf, "/sys/fs/cgroup/", 15) != 0 || strcmp(cg, path) != 0)
+		return 99;
 	(void) snprintf(me, sizeof(me), "%d\n", (int) getpid());
 	static const char *const procs[] = { "/sys/fs/cgroup/cgroup.procs",
 		"/sys/fs/cgroup/users/sctest/cgroup.procs", "/sys/fs/cgroup/sandcap/cgroup.procs",
@@ -883,176 +1464,52 @@ static void
 group_escape(void)
 {
 	struct helper h;
-	int rfds[2] = { -1, -1 }, go[2], st, r, pfd;
-	size_t nr = 0;
-	char why[256] = "", leaf[256], line[128], idpath[64];
-	pid_t c;
+	int leaf, sock = -1, msg = -1, st = 0, r, w;
+	pid_t pid = 0;
+	char why[300] = "", path[256], self[256], idpath[64], s[64];
+	char *argv[] = { self, (char *) "escapee", path, NULL };
 	ssize_t n;
 
-	if (helper_start(&h, C_NONE) < 0 || hello(&h) != 0 || create(&h, rfds, &nr) != 0 ||
-	    pipe2(go, O_CLOEXEC) < 0) {
-		result(false, "sandboxed process cannot escape", "setup");
+	/* The sandboxed process is SPAWN's: this program again, as its stage's command. */
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	self[n > 0 ? n : 0] = '\0';
+	if (spawn_start(&h, &leaf, &sock, &pid, why, sizeof(why)) < 0) {
+		result(false, "SPAWN of the escapee", "%s", why);
 		return;
 	}
 	/* The leaf's path, from the leaf dirfd the helper gave us. */
-	(void) snprintf(idpath, sizeof(idpath), "/proc/self/fd/%d", rfds[0]);
-	n = readlink(idpath, leaf, sizeof(leaf) - 1);
-	leaf[n > 0 ? n : 0] = '\0';
-	c = fork();
-	if (c == 0) {
-		char x;
-
-		close(go[1]);
-		if (read(go[0], &x, 1) != 1)
-			_exit(100);
-		_exit(escapee(leaf));
-	}
-	close(go[0]);
-	pfd = (int) syscall(SYS_pidfd_open, c, 0);
-	r = request(&h, WIRE_REQ_SPAWN, NULL, 0, &pfd, 1, NULL, NULL, NULL, 0);
-	(void) !write(go[1], "g", 1);
-	close(go[1]);
-	(void) waitpid(c, &st, 0);
-	(void) snprintf(line, sizeof(line), "attach %d", r);
-	result(r == 0, "ATTACH of the escapee", "%s", line);
-	result(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	(void) snprintf(idpath, sizeof(idpath), "/proc/self/fd/%d", leaf);
+	n = readlink(idpath, path, sizeof(path) - 1);
+	path[n > 0 ? n : 0] = '\0';
+	fflush(stdout);         /* the escapee writes its "#" lines to our stdout */
+	r = send_stage(sock, argv, -1, &msg);
+	close(sock);
+	w = wait_child(pid, &st, 60000);
+	if (msg >= 0)
+		close(msg);
+	result(r == 0 && w == 0 && WIFEXITED(st) && WEXITSTATUS(st) != 99 &&
+	       WEXITSTATUS(st) < 125, "SPAWN of the escapee: it runs in the leaf",
+	       "stage %d, escapee %s (99: not in the leaf)", r, status_str(w, st, s, sizeof(s)));
+	result(w == 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0,
 	       "sandboxed process: no cgroup.procs, limit file or userns cgroup2 write succeeded",
-	       "status %d", WIFEXITED(st) ? WEXITSTATUS(st) : -1);
-	close(pfd);
-	close(rfds[0]);
-	close(rfds[1]);
-	r = simple(&h, WIRE_REQ_DESTROY);
-	st = helper_wait(&h);
-	result(r == 0 && st == 0 && no_workspace_left(why, sizeof(why)),
-	       "torn down after the escape attempts", "destroy %d exit %d %s", r, st, why);
+	       "escapee %s (exit N: N escapes)", status_str(w, st, s, sizeof(s)));
+	close(leaf);
+	result(spawn_end(&h, why, sizeof(why)), "torn down after the escape attempts", "%s",
+	       why);
 }
 
 #include "hostile-core.inc"
 
-/* ---- attachlock: the ATTACH reap race, stretched by the per-user lock ---- */
-
-/* Wait (30 s at most) for $HOSTILE_SYNC/name, made by the root half of the scenario. */
-static bool
-sync_wait(const char *dir, const char *name)
-{
-	char path[256];
-
-	(void) snprintf(path, sizeof(path), "%s/%s", dir, name);
-	for (int i = 0; i < 3000; i++) {
-		if (access(path, F_OK) == 0)
-			return true;
-		(void) nanosleep(&(struct timespec) { 0, 10 * 1000 * 1000 }, NULL);
-	}
-	return false;
-}
-
-static void
-sync_put(const char *dir, const char *name, long v)
-{
-	char path[256], tmp[300];
-	FILE *f;
-
-	(void) snprintf(path, sizeof(path), "%s/%s", dir, name);
-	(void) snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	f = fopen(tmp, "w");
-	if (f == NULL)
-		return;
-	fprintf(f, "%ld\n", v);
-	fclose(f);
-	(void) rename(tmp, path);
-}
-
-/* With root (tests/vm/scenarios/47-hostile-attach-lock.root.sh) holding this uid's per-user
- * lock: ATTACH a child, which the helper must wait for the lock to move; meanwhile the child
- * is reaped and root gives its number to a process of another user.  The helper must not
- * move that process, and the sandbox must stay usable (KILL), not "poisoned". */
-static void
-group_attachlock(const char *dir)
-{
-	struct helper a;
-	int rfds[2] = { -1, -1 }, pp[2], pfd, r, st;
-	size_t nr = 0;
-	char reason[256] = "", procs[4096] = "", want[32];
-	uint8_t buf[WIRE_MSG_MAX];
-	pid_t c;
-	int len, fd;
-
-	if (helper_start(&a, C_NONE) < 0 || hello(&a) != 0 || create(&a, rfds, &nr) != 0 || nr < 1) {
-		result(false, "attachlock: a sandbox to attach to", "HELLO/CREATE failed");
-		return;
-	}
-	sync_put(dir, "created", a.pid);
-	if (!sync_wait(dir, "locked")) {
-		result(false, "attachlock: root holds the per-user lock", "no word from root");
-		return;
-	}
-	if (pipe(pp) < 0 || (c = fork()) < 0)
-		return;
-	if (c == 0) {
-		char x;
-
-		close(pp[1]);
-		_exit(read(pp[0], &x, 1) < 0);
-	}
-	close(pp[0]);
-	pfd = (int) syscall(SYS_pidfd_open, c, 0);
-	len = frame(buf, WIRE_REQ_SPAWN, a.seq++, NULL, 0);
-	if (pfd < 0 || len < 0 || send_raw(&a, buf, (size_t) len, &pfd, 1) < 0) {
-		result(false, "attachlock: ATTACH sent", "pidfd_open or sendmsg failed");
-		return;
-	}
-	sync_put(dir, "helper", a.pid);
-	if (!sync_wait(dir, "blocked")) {
-		result(false, "attachlock: the helper waits for the per-user lock", "root did not "
-		       "see it wait (/proc/locks)");
-		return;
-	}
-	/* The child is reaped while the helper waits: its number is free. */
-	(void) kill(c, SIGKILL);
-	(void) waitpid(c, &st, 0);
-	close(pfd);
-	sync_put(dir, "pid", c);
-	if (!sync_wait(dir, "victim")) {
-		result(false, "attachlock: root gave the number away", "no word from root");
-		return;
-	}
-	r = recv_reply(&a, NULL, NULL, reason, sizeof(reason));
-	/* ESRCH for the reaped child, not EAGAIN for a lock held past its 30 s bound. */
-	result(r == ESRCH, "attachlock: the ATTACH of a child reaped during the lock wait is "
-	       "refused: it is gone", "reply %d (%s)", r, reason);
-	(void) snprintf(want, sizeof(want), "%d\n", (int) c);
-	fd = openat(rfds[0], "cgroup.procs", O_RDONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		if (read(fd, procs, sizeof(procs) - 1) < 0)
-			procs[0] = '\0';
-		close(fd);
-	}
-	result(fd >= 0 && strstr(procs, want) == NULL,
-	       "attachlock: the process that got the number is not moved into the leaf",
-	       "leaf cgroup.procs: %s", procs);
-	r = simple(&a, WIRE_REQ_KILL);
-	result(r == 0, "attachlock: the sandbox is not poisoned (KILL is carried out)", "KILL: %d", r);
-	r = simple(&a, WIRE_REQ_DESTROY);
-	result(r == 0, "attachlock: DESTROY", "DESTROY: %d", r);
-	(void) helper_wait(&a);
-	close(rfds[0]);
-	if (nr > 1)
-		close(rfds[1]);
-}
-
 int
 main(int argc, char **argv)
 {
+	if (argc == 3 && strcmp(argv[1], "escapee") == 0)
+		return escapee(argv[2]);
 	helper_path = getenv("SANDCAP_HELPER");
 	if (argc == 3 && helper_path != NULL && strcmp(argv[1], "cap") == 0) {
 		(void) signal(SIGPIPE, SIG_IGN);
 		group_cap(atoi(argv[2]));
 		return 0;
-	}
-	if (argc == 3 && helper_path != NULL && strcmp(argv[1], "attachlock") == 0) {
-		(void) signal(SIGPIPE, SIG_IGN);
-		group_attachlock(argv[2]);
-		return nfail == 0 ? 0 : 1;
 	}
 	if (argc == 3 && helper_path != NULL && strcmp(argv[1], "tmprace") == 0) {
 		(void) signal(SIGPIPE, SIG_IGN);
@@ -1060,22 +1517,21 @@ main(int argc, char **argv)
 		return nfail == 0 ? 0 : 1;
 	}
 	if (argc != 2 || helper_path == NULL) {
-		fprintf(stderr, "usage: SANDCAP_HELPER=PATH hostile-client frames|attach|exec|escape\n");
+		fprintf(stderr, "usage: SANDCAP_HELPER=PATH hostile-client frames|spawn|exec|"
+			"escape|flood|workspace|tmprace N|cap N\n");
 		return 64;
 	}
 	(void) signal(SIGPIPE, SIG_IGN);
 	if (strcmp(argv[1], "frames") == 0)
 		group_frames();
-	else if (strcmp(argv[1], "attach") == 0)
-		group_attach();
+	else if (strcmp(argv[1], "spawn") == 0)
+		group_spawn();
 	else if (strcmp(argv[1], "exec") == 0)
 		group_exec();
 	else if (strcmp(argv[1], "escape") == 0)
 		group_escape();
 	else if (strcmp(argv[1], "flood") == 0)
 		group_flood();
-	else if (strcmp(argv[1], "attach2") == 0)
-		group_attach2();
 	else if (strcmp(argv[1], "workspace") == 0)
 		group_workspace();
 	else
