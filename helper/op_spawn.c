@@ -87,6 +87,12 @@ op_spawn(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr *
 		snprintf(msg, msglen, "SPAWN needs a unix socket");
 		return -EBADF;
 	}
+	/* CLONE_PARENT gives the process to our parent: still sandcap, the peer of HELLO (a
+	 * client that died meanwhile would leave it to whoever reaped us). */
+	if (getppid() != s->peer_pid) {
+		snprintf(msg, msglen, "sandcap (pid %d) is gone", (int) s->peer_pid);
+		return -EPERM;
+	}
 	pid = spawn_in_leaf(s, fds[0]);
 	if (pid < 0) {
 		snprintf(msg, msglen, "cannot start the sandbox's process in %s: %s%s", s->id,
