@@ -1,7 +1,8 @@
 #!/bin/sh
 # Lines of code the file-capability helper trusts: non-blank, non-comment lines of
 # helper/ and of the lib/ and policy/ files sandcap-helper links (found from its objects'
-# includes: every lib/ and policy/ .c whose header a helper/ file includes, plus lib/log.c).
+# includes: every lib/ and policy/ NAME.c and NAME-*.c whose NAME.h a helper/ file includes,
+# plus lib/log.c).
 # Prints both counts and the total; `make tcb-size` calls it.  Budget: helper/ <= 1500.
 set -u
 cd "$(dirname "$0")/.." || exit 1
@@ -17,8 +18,10 @@ libs=""
 for h in $hdrs; do
 	for d in lib policy; do
 		[ -f "$d/$h" ] && libs="$libs $d/$h"
-		c="$d/${h%.h}.c"
-		[ -f "$c" ] && libs="$libs $c"
+		# stage.h is implemented by stage.c and stage-wire.c: NAME.c and NAME-*.c.
+		for c in "$d/${h%.h}.c" "$d/${h%.h}"-*.c; do
+			[ -f "$c" ] && libs="$libs $c"
+		done
 	done
 done
 # policy.h is implemented in several files; all of them are linked.
