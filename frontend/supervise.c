@@ -1106,11 +1106,9 @@ spawn_prepare(const struct sv_state *st, char **envp, struct stage_spec *ss, int
 {
 	const struct sv_spec *spec = st->spec;
 	char err[256] = "";
-	mode_t mask = umask(0);
 	int r;
 
-	(void) umask(mask);
-	*ss = (struct stage_spec) { .parent = sv_self, .umask = mask, .argv = spec->argv,
+	*ss = (struct stage_spec) { .parent = sv_self, .argv = spec->argv,
 				    .envp = envp, .chdir = spec->chdir, .n_rl = spec->n_rl };
 	if (spec->chdir != NULL)
 		ss->flags |= STAGE_F_CHDIR;

@@ -109,7 +109,7 @@ scrub_process(void)
 	 * the helper with its signal, which the user can do anyway with kill(2) (the
 	 * helper's real uid is theirs), and every step fails closed (#19).  ITIMER_REAL is
 	 * the per-user lock's (flock_bounded() sets it before each wait). */
-	umask(077);
+	caller_umask = umask(077);
 	if (chdir("/") < 0)
 		abort();
 }

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -26,6 +27,8 @@
 #include "macro.h"
 #include "session.h"
 #include "stage.h"
+
+mode_t caller_umask = 077;
 
 /* The new process: nothing of the helper's survives past its first two steps. */
 static _noreturn_ void
@@ -36,11 +39,16 @@ spawned(int sock)
 	if (caps_drop_all() < 0)
 		_exit(STAGE_EXIT_FAILURE);
 	/* None of the helper's descriptors (session socket, leaf, cgroup.kill, locks, policy
-	 * dirs): only the stage socket stays open. */
-	if ((sock > 0 && close_range(0, (unsigned) sock - 1, 0) < 0) ||
+	 * dirs): only the stage socket stays open, and fds 0-2, the helper's (sandcap gave
+	 * them; main.c made sure they are open), until the stage replaces them: so the fds
+	 * the stage brings land above 2, where nothing needs moving. */
+	if ((sock > 3 && close_range(3, (unsigned) sock - 1, 0) < 0) ||
 	    close_range((unsigned) sock + 1, ~0U, 0) < 0)
 		_exit(STAGE_EXIT_FAILURE);
-	stage_spawned(sock);
+	(void) umask(caller_umask);
+	/* The helper's dispositions are all default (main.c's scrub_process()) but SIGALRM,
+	 * which the per-user lock's bounded wait may have caught (user.c). */
+	stage_spawned(sock, (uint64_t) 1 << (SIGALRM - 1));
 }
 
 /* clone3 into the leaf, as a sibling of the helper: the new pid, or -errno. */

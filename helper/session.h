@@ -54,6 +54,10 @@ struct session {
 typedef int (*op_fn)(struct session *s, struct wire_rd *rd, const int *fds,
 		     struct wire_wr *body, char *msg, size_t msglen);
 
+/* The umask the helper inherited from sandcap, the caller's: the process SPAWN makes gets
+ * it back (main.c sets it once, before any request). */
+extern mode_t caller_umask;
+
 /* Handlers: 0 or -errno (sent back as the status, msg as the reason).  Never exit. */
 int op_hello(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr *body,
 	     char *msg, size_t msglen);

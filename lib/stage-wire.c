@@ -57,7 +57,7 @@ stage_pack(const struct stage_spec *s, void **ret, size_t *ret_len)
 	size_t n_argv = count_strv(s->argv), n_envp = count_strv(s->envp);
 	struct stage_wire w = {
 		.magic = STAGE_MAGIC, .flags = s->flags, .parent = s->parent,
-		.umask = (uint32_t) s->umask, .n_argv = (uint32_t) n_argv,
+		.n_argv = (uint32_t) n_argv,
 		.n_envp = (uint32_t) n_envp, .n_rl = (uint32_t) s->n_rl,
 		.n_keep = (uint32_t) s->n_keep, .n_rulesets = (uint32_t) s->n_rulesets,
 		.prog_len = (uint32_t) s->prog_len,
@@ -150,7 +150,7 @@ stage_unpack(const void *blob, size_t len, struct stage_spec *s, char ***ret_arg
 		return -EBADMSG;
 	memcpy(&w, p, sizeof(w));
 	if (w.magic != STAGE_MAGIC || (w.flags & ~STAGE_F_ALL) != 0 || w.parent <= 0 ||
-	    w.umask > 0777 || w.n_argv == 0 || w.n_argv > STAGE_ARGS_MAX ||
+	    w.pad != 0 || w.n_argv == 0 || w.n_argv > STAGE_ARGS_MAX ||
 	    w.n_envp > STAGE_ARGS_MAX || w.n_rl > STAGE_RLIMITS_MAX || w.n_keep > STAGE_KEEP_MAX ||
 	    w.n_rulesets > STAGE_RULESETS_MAX || w.prog_len > BPF_MAXINSNS)
 		return -EBADMSG;
@@ -159,7 +159,7 @@ stage_unpack(const void *blob, size_t len, struct stage_spec *s, char ***ret_arg
 		w.prog_len * sizeof(struct sock_filter);
 	if (fixed > len)
 		return -EBADMSG;
-	*s = (struct stage_spec) { .flags = w.flags, .parent = w.parent, .umask = w.umask,
+	*s = (struct stage_spec) { .flags = w.flags, .parent = w.parent,
 				   .n_rl = w.n_rl, .n_keep = w.n_keep,
 				   .n_rulesets = w.n_rulesets, .prog_len = w.prog_len };
 	p += sizeof(w);

@@ -313,7 +313,7 @@ spawned_isolate(const void *ud, char *err, size_t errlen)
 
 /* The process set up as sandcap's own child is before stage_tail() (supervise.c's
  * child_run()): its own process group and the terminal, PDEATHSIG, stdio and the kept fds
- * in place, umask, the working directory. */
+ * in place, the working directory. */
 static void
 spawned_setup(const struct stage_spec *s, struct stage_fds *f, int msg_fd)
 {
@@ -341,14 +341,13 @@ spawned_setup(const struct stage_spec *s, struct stage_fds *f, int msg_fd)
 		if (dup2(f->v[k + s->n_rulesets + i], (int) s->keep[i]) < 0)
 			stage_fail(msg_fd, STAGE_SETUP, errno, "--keep-fds: cannot keep fd %u: %s",
 				   s->keep[i], strerror(errno));
-	(void) umask(s->umask);
 	if (fchdir(f->v[2]) < 0)
 		stage_fail(msg_fd, STAGE_SETUP, errno, "cannot enter the working directory: %s",
 			   strerror(errno));
 }
 
 void
-stage_spawned(int sock)
+stage_spawned(int sock, uint64_t sig_todo)
 {
 	struct stage_fds f;
 	struct stage_spec s;
@@ -378,8 +377,7 @@ stage_spawned(int sock)
 	t = (struct stage_tail) {
 		.argv = s.argv, .envp = s.envp, .chdir = s.chdir, .rl = s.rl, .n_rl = s.n_rl,
 		.keep_fds = (s.flags & STAGE_F_KEEP_FDS) != 0, .msg_fd = f.v[1],
-		.isolate = spawned_isolate, .isolate_ud = &iso,
+		.isolate = spawned_isolate, .isolate_ud = &iso, .sig_todo = sig_todo,
 	};
-	t.sig_todo = sig_nondefault(&t.sig_ign);
 	stage_tail(&t);
 }

@@ -93,7 +93,7 @@ struct stage_wire {
 	uint32_t magic;
 	uint32_t flags;
 	int32_t parent;                 /* sandcap: the process's parent, checked after PDEATHSIG */
-	uint32_t umask;
+	uint32_t pad;                   /* 0 */
 	uint32_t n_argv, n_envp, n_rl, n_keep, n_rulesets, prog_len;
 };
 struct stage_wire_rl {
@@ -107,7 +107,6 @@ struct stage_wire_rl {
 struct stage_spec {
 	uint32_t flags;
 	pid_t parent;
-	mode_t umask;
 	char **argv;                    /* NULL-terminated */
 	char **envp;                    /* NULL-terminated */
 	const char *chdir;
@@ -136,7 +135,8 @@ int stage_send(int sock, const void *blob, size_t len, const int *fds, size_t n_
 
 /* The helper's process, without capabilities: receive the stage on sock, place its fds,
  * set the process up as sandcap's child did (process group, terminal, PDEATHSIG, stdio,
- * umask, signal dispositions, working directory) and run stage_tail() with the rulesets and
- * the seccomp program as isolation.  A malformed stage or failed step exits 125, reported
+ * working directory; the umask is the caller's already) and run stage_tail() with the
+ * rulesets and the seccomp program as isolation, resetting the caught signals of sig_todo
+ * (the process's only non-default dispositions: the caller knows them).  A malformed stage or failed step exits 125, reported
  * through the msg pipe when it already has one. */
-_noreturn_ void stage_spawned(int sock);
+_noreturn_ void stage_spawned(int sock, uint64_t sig_todo);

@@ -707,7 +707,7 @@ static int
 send_stage(int sock, char **argv, int out, int *ret_msg)
 {
 	static char *envp[] = { (char *) "PATH=/usr/bin:/bin", NULL };
-	struct stage_spec ss = { .parent = getpid(), .umask = 022, .argv = argv, .envp = envp };
+	struct stage_spec ss = { .parent = getpid(), .argv = argv, .envp = envp };
 	int msg[2], fds[5], r;
 	void *blob = NULL;
 	size_t len = 0;
@@ -976,7 +976,7 @@ spawn_bad_stage(const char *desc, int kind)
 		memset(junk, 'A', sizeof(junk));
 		r = stage_send(sock, junk, sizeof(junk), fds, ELEMENTSOF(fds));
 	} else if (kind == 1) {         /* a good blob, but 3 fds of the 6 */
-		struct stage_spec ss = { .parent = getpid(), .umask = 022, .argv = argv,
+		struct stage_spec ss = { .parent = getpid(), .argv = argv,
 					 .envp = argv + 1 };
 
 		r = stage_pack(&ss, &blob, &len);

@@ -65,7 +65,7 @@ static int
 spawn(struct sc_session *s, const char *mode, char **cmd, pid_t *ret, char *err, size_t errlen)
 {
 	extern char **environ;
-	struct stage_spec ss = { .parent = getpid(), .umask = 022, .argv = cmd, .envp = environ };
+	struct stage_spec ss = { .parent = getpid(), .argv = cmd, .envp = environ };
 	int pair[2], msg[2], fds[5], cwd, r;
 	void *blob = NULL;
 	size_t len = 0;

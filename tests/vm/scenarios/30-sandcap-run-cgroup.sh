@@ -18,6 +18,24 @@ like "$(head -1 "$R/ok.out")" "^0::/sandcap/$SCTEST_UID/$id\$" "the command ran 
 like "$(sed -n 's/^T=//p' "$R/ok.out")" "/$id\$" "TMPDIR is the sandbox's workspace"
 check_fails "the leaf is gone afterwards" test -e "$P/$SCTEST_UID/$id"
 
+# The process the helper makes (SPAWN) is set up as sandcap's own child would be: the
+# caller's umask, working directory, environment and descriptors; only stdin-stdout-stderr
+# reach the command; sandcap is its parent.
+mkdir -p "$R/wd"
+out=$(cd "$R/wd" && umask 027 && FOO=bar "$SANDCAP" run -q -- sh -c \
+	'umask; pwd; echo "FOO=$FOO"; ls /proc/self/fd | tr "\n" " "; echo; ps -o comm= -p $PPID' \
+	3< /dev/null 2> "$R/spawn.err")
+is "$(printf '%s\n' "$out" | sed -n 1p)" 0027 "cgroup mode: the command has the caller's umask"
+is "$(printf '%s\n' "$out" | sed -n 2p)" "$R/wd" "cgroup mode: the command starts in the caller's directory"
+is "$(printf '%s\n' "$out" | sed -n 3p)" "FOO=bar" "cgroup mode: the command has the caller's environment"
+is "$(printf '%s\n' "$out" | sed -n 4p)" "0 1 2 3 " "cgroup mode: only fds 0-2 reach the command (3 is ls's own)"
+is "$(printf '%s\n' "$out" | sed -n 5p)" "sandcap" "cgroup mode: sandcap is the command's parent"
+out=$("$SANDCAP" run -q --keep-fds -- sh -c 'readlink /proc/self/fd/5 /proc/self/fd/7; cat <&7' \
+	5< /dev/null 7< "$R/wd/../ok.out" 0<&-)
+like "$out" "^/dev/null
+$R/ok.out
+0::/sandcap/" "cgroup mode, --keep-fds: fds 5 and 7 reach the command at their numbers"
+
 # The --timeout is a backstop only: in a busy guest, where page faults are slow, the hog
 # may need tens of seconds to reach 32M; the memory limit must decide, not a race.
 run_rc "$SANDCAP" run -q --memory 32M --timeout 120 --report "$R/mem.json" -- tail /dev/zero

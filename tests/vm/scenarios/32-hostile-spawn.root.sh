@@ -15,13 +15,17 @@ client=$!
 if wait_file "$S/spawned"; then
 	P=$(cat "$S/spawned")
 	# The process closes the helper's fds right after its capability drop: give it time.
+	# It keeps fds 0-2, which sandcap gave the helper, for the stage to replace.
+	above2() { find /proc/"$P"/fd -mindepth 1 ! -name 0 ! -name 1 ! -name 2 2>/dev/null | wc -l; }
 	i=0
-	while [ $i -lt 50 ] && [ "$(find /proc/"$P"/fd -mindepth 1 2>/dev/null | wc -l)" -ne 1 ]; do
+	while [ $i -lt 50 ] && [ "$(above2)" -ne 1 ]; do
 		sleep 0.1; i=$((i + 1))
 	done
 	fds=$(for f in /proc/"$P"/fd/*; do printf '%s->%s ' "${f##*/}" "$(readlink "$f")"; done)
-	like "$fds" '^[0-9]+->socket:\[[0-9]+\] $' \
-		"SPAWN: the process holds exactly one fd, a socket (root reads /proc/$P/fd)"
+	is "$(above2)" 1 "SPAWN: beyond fds 0-2 the process holds one fd (root reads /proc/$P/fd: $fds)"
+	like "$fds" '(^| )([3-9]|[1-9][0-9]+)->socket:\[[0-9]+\]' "SPAWN: that fd is a socket"
+	check_fails "SPAWN: none of its fds is the helper's cgroup, lock, workspace or policy" \
+		sh -c "printf '%s' '$fds' | grep -Eq '(/sys/fs/cgroup|/run/sandcap|/etc/sandcap)'"
 	is "$(awk '/^Uid:/ { print $2, $3, $4, $5 }' /proc/"$P"/status)" \
 		"$SCTEST_UID $SCTEST_UID $SCTEST_UID $SCTEST_UID" \
 		"SPAWN: the process runs as sctest (all four uids)"
