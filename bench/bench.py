@@ -351,6 +351,13 @@ def launch_why(d, L):
             txt += (", and take %d page faults where it takes %d (timeout+prlimit: %s, bwrap: %s)" %
                     (flt["sandcap_cgroup"], flt["bare"], flt.get("timeout_prlimit", "?"),
                      flt.get("bwrap", "?")))
+        child_flt = d.get("faults", {}).get("sandbox child (clone to exit of /bin/true)")
+        if child_flt:
+            txt += ("; the sandboxed process is one the helper creates inside the leaf (SPAWN: "
+                    "no pid number is ever written to cgroup.procs, SECURITY.md), a copy of the "
+                    "small helper rather than a CLONE_VM child sharing sandcap's pages, so it "
+                    "faults in the code it runs before its exec: %s page faults from its "
+                    "creation to the exit of /bin/true" % child_flt)
         parts.append("Beyond the shape, %s; in this guest one syscall costs %.0f µs and a "
                      "first-touch fault up to %.0f µs (on the host both well under a "
                      "microsecond), so %d system calls alone are about %.0f ms here." %
