@@ -216,7 +216,7 @@ recv_fds(int sock, struct stage_fds *f)
 		got = recvmsg(sock, &mh, MSG_CMSG_CLOEXEC);
 	while (got < 0 && errno == EINTR);
 	if (got < 0)
-		return -errno;
+		return -EBADMSG;
 	for (struct cmsghdr *cm = CMSG_FIRSTHDR(&mh); cm != NULL; cm = CMSG_NXTHDR(&mh, cm)) {
 		size_t k;
 
@@ -358,7 +358,7 @@ stage_spawned(int sock, uint64_t sig_todo)
 	size_t len = 0;
 	int msg_fd;
 
-	if (recv_fds(sock, &f) < 0)
+	if (recv_fds(sock, &f) < 0 || f.n < STAGE_FIXED_FDS)
 		_exit(STAGE_EXIT_FAILURE);
 	(void) close(sock);
 	msg_fd = f.v[1];
