@@ -13,6 +13,7 @@
 #   skip DESC REASON    a skipped test (the harness does not count it as passed)
 #   run_hostile GROUP   runs $TESTS/hostile-client GROUP against a fresh helper per case and
 #                       turns its lines into TAP (tests/vm/hostile-client.c)
+#   hostile_tap FILE    the same for hostile-client output a scenario ran itself
 #   done_testing        prints "1..N" if plan was not called; exit status 1 if anything failed
 #
 # The harness counts "ok"/"not ok" lines, so a scenario that crashes part-way still
@@ -68,17 +69,22 @@ done_testing() {
 	exit $?
 }
 
-# run_hostile GROUP: each line of hostile-client is one case with a fresh helper; its exit
-# status is 0 or 1 (a case failed), anything else means it did not run to the end.
-run_hostile() {
-	SANDCAP_HELPER=$SANDCAP_HELPER "$TESTS/hostile-client" "$1" > "$SCRATCH/h.out" 2> "$SCRATCH/h.err"
-	hrc=$?
+# hostile_tap FILE: hostile-client's lines in FILE ("ok - D", "not ok - D # why", "# ...")
+# as TAP.
+hostile_tap() {
 	while IFS= read -r l; do
 		case $l in
 		"ok - "*) ok "${l#ok - }" ;;
 		"not ok - "*) d=${l#not ok - }; fail "${d%% # *}" "${d#* # }" ;;
 		"#"*) echo "$l" ;;
 		esac
-	done < "$SCRATCH/h.out"
+	done < "$1"
+}
+# run_hostile GROUP: each line of hostile-client is one case with a fresh helper; its exit
+# status is 0 or 1 (a case failed), anything else means it did not run to the end.
+run_hostile() {
+	SANDCAP_HELPER=$SANDCAP_HELPER "$TESTS/hostile-client" "$1" > "$SCRATCH/h.out" 2> "$SCRATCH/h.err"
+	hrc=$?
+	hostile_tap "$SCRATCH/h.out"
 	[ "$hrc" -le 1 ] || { fail "hostile-client $1 ran to the end" "exit $hrc"; sed 's/^/# /' "$SCRATCH/h.err"; }
 }

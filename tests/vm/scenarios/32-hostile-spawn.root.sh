@@ -35,13 +35,7 @@ else
 fi
 wait "$client"
 hrc=$?
-while IFS= read -r l; do
-	case $l in
-	"ok - "*) ok "${l#ok - }" ;;
-	"not ok - "*) d=${l#not ok - }; fail "${d%% # *}" "${d#* # }" ;;
-	"#"*) echo "$l" ;;
-	esac
-done < "$S/out"
+hostile_tap "$S/out"
 if [ "$hrc" -gt 1 ]; then
 	fail "hostile-client spawn ran to the end" "exit $hrc"
 	sed 's/^/# /' "$S/err"

@@ -12,12 +12,7 @@ ms() { date +%s%3N; }
 wait_for() { i=0; while [ $i -lt 100 ] && ! grep -q "$1" "$2"; do sleep 0.1; i=$((i + 1)); done; }
 
 as sctest "$TESTS/hostile-client" flood > "$SCRATCH/flood.out" 2>&1
-while IFS= read -r l; do
-	case $l in
-	"ok - "*) ok "${l#ok - }" ;;
-	"not ok - "*) d=${l#not ok - }; fail "${d%% # *}" "${d#* # }" ;;
-	esac
-done < "$SCRATCH/flood.out"
+hostile_tap "$SCRATCH/flood.out"
 
 # The baseline: scother alone.
 t0=$(ms); as scother "$SANDCAP" run -q -- true; rc=$?; t1=$(ms)

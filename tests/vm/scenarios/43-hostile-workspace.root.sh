@@ -12,13 +12,7 @@ as() { u=$1; shift; env SANDCAP_HELPER="$SANDCAP_HELPER" vm-as-user "$u" "$@"; }
 wait_file() { i=0; while [ $i -lt 100 ] && ! [ -e "$1" ]; do sleep 0.1; i=$((i + 1)); done; [ -e "$1" ]; }
 
 as sctest "$TESTS/hostile-client" workspace > "$SCRATCH/ws.out" 2>&1
-while IFS= read -r l; do
-	case $l in
-	"ok - "*) ok "${l#ok - }" ;;
-	"not ok - "*) d=${l#not ok - }; fail "${d%% # *}" "${d#* # }" ;;
-	"#"*) echo "$l" ;;
-	esac
-done < "$SCRATCH/ws.out"
+hostile_tap "$SCRATCH/ws.out"
 
 # Written from inside the sandbox (charged to its leaf), held open from outside.
 sync; echo 1 > /proc/sys/vm/drop_caches 2>/dev/null

@@ -11,13 +11,7 @@ W=/run/sandcap
 rm -rf "$W/.locks"
 env SANDCAP_HELPER="$SANDCAP_HELPER" vm-as-user sctest "$TESTS/hostile-client" tmprace 10 \
 	> "$SCRATCH/race.out" 2> "$SCRATCH/race.err"
-while IFS= read -r l; do
-	case $l in
-	"ok - "*) ok "${l#ok - }" ;;
-	"not ok - "*) d=${l#not ok - }; fail "${d%% # *}" "${d#* # }" ;;
-	"#"*) echo "$l" ;;
-	esac
-done < "$SCRATCH/race.out"
+hostile_tap "$SCRATCH/race.out"
 diag "$(tail -n 1 "$SCRATCH/race.err")"
 is "$(find "$W" -perm -0002 \! -type l | tr '\n' ' ')" "" "no world-writable entry under $W"
 is "$(find "$W" -name '.new-*' | tr '\n' ' ')" "" "no temporary left under $W"
