@@ -370,54 +370,8 @@ cg_remove_at(int parent_fd, const char *name)
 	}
 }
 
-/* Does every process in the leaf run with only uid (real, effective, saved, fs)?  No helper
- * moves a process into a leaf (SPAWN creates its first one there), but root may have: a
- * leftover holding a stranger is not ours to kill.
- * Processes cannot be moved out of or into the leaf except by root, so the answer holds
- * until we kill: only the leaf's own processes can fork more of the same uid. */
-static int
-cg_procs_all_uid(int leaf, uid_t uid)
-{
-	_cleanup_close_ int fd = openat(leaf, "cgroup.procs", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	char buf[16384], path[40], st[4096];
-	size_t len = 0;
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	while (len < sizeof(buf) - 1 && (n = read(fd, buf + len, sizeof(buf) - 1 - len)) > 0)
-		len += (size_t) n;
-	if (len >= sizeof(buf) - 1)
-		return -E2BIG;          /* too many to vet: leave it for the admin */
-	buf[len] = '\0';
-	for (char *p = buf, *e; *p != '\0'; p = e + (*e != '\0')) {
-		_cleanup_close_ int sfd = -EBADF;
-		unsigned long long u[4];
-		const char *line;
-		long pid = strtol(p, &e, 10);
-
-		if (e == p || pid <= 0)
-			return -EBADMSG;
-		(void) snprintf(path, sizeof(path), "/proc/%ld/status", pid);
-		sfd = open(path, O_RDONLY | O_CLOEXEC);
-		if (sfd < 0 && errno == ENOENT)
-			continue;       /* gone meanwhile */
-		if (sfd < 0 || (n = read(sfd, st, sizeof(st) - 1)) <= 0)
-			return -EIO;
-		st[n] = '\0';
-		line = strstr(st, "\nUid:");
-		if (line == NULL || sscanf(line, "\nUid: %llu %llu %llu %llu", &u[0], &u[1], &u[2],
-					   &u[3]) != 4)
-			return -EBADMSG;
-		for (int i = 0; i < 4; i++)
-			if (u[i] != (unsigned long long) uid)
-				return -EPERM;
-	}
-	return 0;
-}
-
 int
-cg_destroy_at(int parent_fd, const char *name, uid_t uid)
+cg_destroy_at(int parent_fd, const char *name)
 {
 	_cleanup_close_ int leaf = -EBADF, kfd = -EBADF, efd = -EBADF;
 	int r;
@@ -426,9 +380,6 @@ cg_destroy_at(int parent_fd, const char *name, uid_t uid)
 			O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
 	if (leaf < 0)
 		return errno == ENOENT ? 0 : -errno;
-	r = cg_procs_all_uid(leaf, uid);
-	if (r < 0)
-		return r;
 	/* One bracket for two files of a leaf of ours, reached through the fd just opened:
 	 * cgroup.kill is root's; cgroup.events stays the user's (cg_file_read_only()), who may
 	 * have made it unreadable to keep this leftover from being reclaimed. */

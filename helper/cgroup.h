@@ -58,7 +58,8 @@ int cg_populated(int events_fd);
 int cg_wait_empty(int events_fd, int timeout_ms);
 /* rmdir <parent>/<name>, retrying EBUSY a few times over at most ~1 s. */
 int cg_remove_at(int parent_fd, const char *name);
-/* Kill, wait and remove <parent>/<name> (used for reclaim and teardown). */
-/* Kill, wait for, and remove <parent>/<name> (a leftover); refuses (-EPERM) when a process
- * in it does not run with only uid: it may be a stranger root moved in. */
-int cg_destroy_at(int parent_fd, const char *name, uid_t uid);
+/* Kill, wait for, and remove <parent>/<name> (a leftover), whatever it holds: no helper
+ * moves a process into a leaf, so a process of another uid in it got there from inside
+ * (a user namespace and the user's subuid range) or by root's hand, and the leftover's
+ * deadline and the user's count of sandboxes must not depend on it. */
+int cg_destroy_at(int parent_fd, const char *name);

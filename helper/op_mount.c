@@ -251,7 +251,7 @@ reclaim_one(struct session *s, const char *name)
 		r = ws_detach_raised(s->uiddir_fd, name);
 	caps_lower_all();       /* the shrink's bracket too, when it was kept (#19) */
 	if (r == 0)
-		r = cg_destroy_at(s->ucg_fd, name, s->uid);
+		r = cg_destroy_at(s->ucg_fd, name);
 	(void) snprintf(lock, sizeof(lock), "%s.lock", name);
 	if (r == 0 && WITH_CAP(CAP_DAC_OVERRIDE, unlinkat(s->lockdir_fd, lock, 0)) < 0 &&
 	    errno != ENOENT)

@@ -120,7 +120,8 @@ helper_fatal(struct session *s, const char *fmt, ...)
 	va_end(ap);
 	log_warning("uid %u pid %d: protocol violation: %s; ending the session",
 		    (unsigned) s->uid, (int) s->peer_pid, buf);
-	(void) fprintf(stderr, "sandcap-helper: protocol violation: %s\n", buf);
+	/* Torn down first: stderr is the user's, and a write to it may block. */
 	(void) session_teardown(s, msg, sizeof(msg));
+	(void) fprintf(stderr, "sandcap-helper: protocol violation: %s\n", buf);
 	exit(EXIT_FAILURE);
 }

@@ -11,9 +11,9 @@
  * Contract: reads only SC_DEADLINE_DIR (root:root 0700; records are written by
  * sandcap-helper, see lib/deadline-record.h) and trusts a record as the helper wrote it.
  * The leaf a record names is checked before anything is done to it: cgroup2, root-owned,
- * named like the record, and every process in it has the real uid of the name (no helper
- * moves a process into a leaf, but root may have put a stranger there: never killed, as in
- * the helper's reclaim).
+ * named like the record.  Whatever it holds is killed: no helper moves a process into a
+ * leaf, so a process of another uid in it got there from inside (a user namespace and the
+ * user's subuid range) or by root's hand, and must not keep the sandbox past its deadline.
  * Deadlines are CLOCK_BOOTTIME.  Idle means asleep: epoll on inotify (IN_MOVED_TO, a
  * record written) and a timerfd armed for the earliest deadline only, so with no sandbox
  * that has a deadline the reaper makes no wake-up at all.  An expired sandbox is killed
@@ -73,51 +73,6 @@ open_beneath_nolinks(const char *path, int flags)
 	int fd = (int) syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof(how));
 
 	return fd < 0 ? -errno : fd;
-}
-
-/* Does every process in the leaf have the real uid uid?  -EPERM when one does not: a leaf
- * holding a stranger (only root can have put one there) is never killed.  Only the real uid
- * is compared: a process of the user that executed a set-uid program keeps it, and must
- * not shield the sandbox from its deadline. */
-static int
-procs_real_uid(int leaf, uid_t uid)
-{
-	int fd = openat(leaf, "cgroup.procs", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	FILE *f = fd < 0 ? NULL : fdopen(fd, "re");
-	char path[40], st[4096];
-	long pid;
-	int r = 0;
-
-	if (f == NULL) {
-		r = neg_errno();
-		(void) safe_close(fd);
-		return r;
-	}
-	/* Streamed: a sandbox with any number of processes is vetted whole. */
-	while (r == 0 && fscanf(f, "%ld", &pid) == 1) {
-		unsigned long long ruid;
-		const char *line;
-
-		(void) snprintf(path, sizeof(path), "/proc/%ld/status", pid);
-		r = read_full_at(AT_FDCWD, path, st, sizeof(st), NULL);
-		if (r == -ENOENT || r == -ESRCH) {
-			r = 0;          /* gone meanwhile */
-			continue;
-		}
-		if (r == -EFBIG)
-			r = 0;          /* Uid: is in the first 4 KiB */
-		if (r < 0)
-			break;
-		line = strstr(st, "\nUid:");
-		if (line == NULL || sscanf(line, "\nUid: %llu", &ruid) != 1)
-			r = -EBADMSG;
-		else if (ruid != (unsigned long long) uid)
-			r = -EPERM;
-	}
-	if (r == 0 && ferror(f))
-		r = -EIO;
-	(void) fclose(f);
-	return r;
 }
 
 /* Wait for "populated 0" (POLLPRI on cgroup.events, re-read after arming), bounded. */
@@ -180,10 +135,8 @@ reap(const struct deadline_record *rec, const char *name, uint64_t now)
 {
 	_cleanup_close_ int leaf = -EBADF, kfd = -EBADF;
 	const char *base = deadline_basename(rec->cgroup);
-	unsigned long uid = strtoul(name, NULL, 10);
 	struct statfs sfs;
 	struct stat st;
-	int r;
 
 	if (base == NULL || !streq(base, name) || strncmp(rec->cgroup, CGROUP_MNT "/",
 							  sizeof(CGROUP_MNT)) != 0) {
@@ -202,14 +155,6 @@ reap(const struct deadline_record *rec, const char *name, uint64_t now)
 			    rec->cgroup);
 		return 0;
 	}
-	r = procs_real_uid(leaf, (uid_t) uid);
-	if (r == -EPERM) {
-		log_warning("sandbox %s: holds a process of another user; not "
-			    "killed, left for the admin", name);
-		return 0;
-	}
-	if (r < 0)                      /* retried in a second */
-		return log_warning_errno(r, "sandbox %s: cannot vet its processes: %m", name);
 	kfd = openat(leaf, "cgroup.kill", O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (kfd < 0 || write(kfd, "1", 1) != 1)
 		return log_warning_errno(neg_errno(), "sandbox %s: cgroup.kill: %m", name);
