@@ -150,17 +150,31 @@ stage_send(int sock, const void *blob, size_t len, const int *fds, size_t n_fds)
 		struct cmsghdr h;
 		char buf[CMSG_SPACE(sizeof(int) * STAGE_FDS_MAX)];
 	} c;
-	uint32_t n = (uint32_t) n_fds;
-	struct iovec iov = { .iov_base = &n, .iov_len = sizeof(n) };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = c.buf,
-			     .msg_controllen = CMSG_SPACE(sizeof(int) * (n_fds + 1)) };
+	uint32_t n = (uint32_t) (n_fds + 1);
+	bool inline_blob = len <= STAGE_INLINE_MAX;
+	struct iovec iov[2] = { { .iov_base = &n, .iov_len = sizeof(n) },
+				{ .iov_base = (void *) blob, .iov_len = len } };
+	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = inline_blob ? 2 : 1,
+			     .msg_control = c.buf,
+			     .msg_controllen = CMSG_SPACE(sizeof(int) * (n_fds + !inline_blob)) };
 	_cleanup_close_ int memfd = -EBADF;
 	struct cmsghdr *cm;
 	const char *p = blob;
 	size_t left = len;
 
-	if (n_fds + 1 > STAGE_FDS_MAX)
+	if (n_fds + 1 > STAGE_FDS_MAX || len == 0)
 		return -E2BIG;
+	memset(c.buf, 0, sizeof(c.buf));
+	cm = CMSG_FIRSTHDR(&mh);
+	if (cm == NULL)
+		return -EINVAL;
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int) * (n_fds + !inline_blob));
+	if (inline_blob) {              /* the usual case: one datagram, no memfd */
+		memcpy(CMSG_DATA(cm), fds, sizeof(int) * n_fds);
+		return sendmsg(sock, &mh, MSG_NOSIGNAL) < 0 ? -errno : 0;
+	}
 	memfd = memfd_create("sandcap-stage", MFD_CLOEXEC);
 	if (memfd < 0)
 		return -errno;
@@ -174,16 +188,8 @@ stage_send(int sock, const void *blob, size_t len, const int *fds, size_t n_fds)
 		p += w;
 		left -= (size_t) w;
 	}
-	memset(c.buf, 0, sizeof(c.buf));
-	cm = CMSG_FIRSTHDR(&mh);
-	if (cm == NULL)
-		return -EINVAL;
-	cm->cmsg_level = SOL_SOCKET;
-	cm->cmsg_type = SCM_RIGHTS;
-	cm->cmsg_len = CMSG_LEN(sizeof(int) * (n_fds + 1));
 	memcpy(CMSG_DATA(cm), &memfd, sizeof(int));
 	memcpy(CMSG_DATA(cm) + sizeof(int), fds, sizeof(int) * n_fds);
-	n = (uint32_t) (n_fds + 1);
 	if (sendmsg(sock, &mh, MSG_NOSIGNAL) < 0)
 		return -errno;
 	return 0;
@@ -197,17 +203,19 @@ struct stage_fds {
 	size_t n;
 };
 
-/* One message of at most STAGE_FDS_MAX fds, all close-on-exec. */
+/* One message of at most STAGE_FDS_MAX fds, all close-on-exec, and the blob when it came
+ * inline (into inl, *ret_len bytes; then f->v[0] is -1), else 0 in *ret_len. */
 static int
-recv_fds(int sock, struct stage_fds *f)
+recv_fds(int sock, struct stage_fds *f, char *inl, size_t *ret_len)
 {
 	union {
 		struct cmsghdr h;
 		char buf[CMSG_SPACE(sizeof(int) * STAGE_FDS_MAX)];
 	} c;
 	uint32_t n = 0;
-	struct iovec iov = { .iov_base = &n, .iov_len = sizeof(n) };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = c.buf,
+	struct iovec iov[2] = { { .iov_base = &n, .iov_len = sizeof(n) },
+				{ .iov_base = inl, .iov_len = STAGE_INLINE_MAX } };
+	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 2, .msg_control = c.buf,
 			     .msg_controllen = sizeof(c.buf) };
 	ssize_t got;
 
@@ -215,8 +223,11 @@ recv_fds(int sock, struct stage_fds *f)
 	do
 		got = recvmsg(sock, &mh, MSG_CMSG_CLOEXEC);
 	while (got < 0 && errno == EINTR);
-	if (got < 0)
+	if (got < (ssize_t) sizeof(n))
 		return -EBADMSG;
+	*ret_len = (size_t) got - sizeof(n);
+	if (*ret_len > 0)
+		f->v[f->n++] = -1;      /* the blob's slot: it came inline */
 	for (struct cmsghdr *cm = CMSG_FIRSTHDR(&mh); cm != NULL; cm = CMSG_NXTHDR(&mh, cm)) {
 		size_t k;
 
@@ -228,25 +239,37 @@ recv_fds(int sock, struct stage_fds *f)
 		memcpy(f->v + f->n, CMSG_DATA(cm), k * sizeof(int));
 		f->n += k;
 	}
-	if (got != (ssize_t) sizeof(n) || (mh.msg_flags & (MSG_CTRUNC | MSG_TRUNC)) != 0 ||
-	    n != f->n || f->n < STAGE_FIXED_FDS)
+	if ((mh.msg_flags & (MSG_CTRUNC | MSG_TRUNC)) != 0 || n != f->n ||
+	    f->n < STAGE_FIXED_FDS)
 		return -EBADMSG;
 	return 0;
 }
 
-/* The blob in fd (a memfd), mapped privately: *ret_len bytes. */
+/* A large blob, from fd (a memfd): read, not mapped, so that what is checked is what is
+ * used (a mapping would show the sender's later writes, and fault on its truncation).
+ * Page-aligned, as stage_unpack() reads the filter program where it lies.  NULL on any
+ * failure. */
 static void *
-map_blob(int fd, size_t *ret_len)
+read_blob(int fd, size_t *ret_len)
 {
 	struct stat st;
-	void *p;
+	size_t len, got = 0;
+	char *p;
 
 	if (fstat(fd, &st) < 0 || st.st_size <= 0 || (uint64_t) st.st_size > 64u << 20)
 		return NULL;
-	p = mmap(NULL, (size_t) st.st_size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
-	if (p == MAP_FAILED)
-		return NULL;
-	*ret_len = (size_t) st.st_size;
+	len = (size_t) st.st_size;
+	p = aligned_alloc(4096, (len + 4095) & ~(size_t) 4095);
+	while (p != NULL && got < len) {
+		ssize_t r = pread(fd, p + got, len - got, (off_t) got);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return NULL;    /* the process ends at once: nothing to free */
+		got += (size_t) r;
+	}
+	*ret_len = len;
 	return p;
 }
 
@@ -263,7 +286,7 @@ lift_fds(struct stage_fds *f, const struct stage_spec *s)
 	for (size_t i = 0; i < f->n; i++) {
 		int fd;
 
-		if (f->v[i] >= hi)
+		if (f->v[i] < 0 || f->v[i] >= hi)     /* an inline blob's slot, or high */
 			continue;
 		fd = fcntl(f->v[i], F_DUPFD_CLOEXEC, hi);
 		if (fd < 0)
@@ -354,15 +377,18 @@ stage_spawned(int sock, uint64_t sig_todo)
 	struct spawned_iso iso;
 	struct stage_tail t;
 	char **argv = NULL, **envp = NULL;
-	void *blob;
+	/* An inline blob lies here until the exec (argv and envp point into it). */
+	_Alignas(8) char inl[STAGE_INLINE_MAX];
+	void *blob = inl;
 	size_t len = 0;
 	int msg_fd;
 
-	if (recv_fds(sock, &f) < 0 || f.n < STAGE_FIXED_FDS)
+	if (recv_fds(sock, &f, inl, &len) < 0 || f.n < STAGE_FIXED_FDS)
 		_exit(STAGE_EXIT_FAILURE);
 	(void) close(sock);
 	msg_fd = f.v[1];
-	blob = map_blob(f.v[0], &len);
+	if (len == 0)
+		blob = read_blob(f.v[0], &len);
 	if (blob == NULL)
 		stage_fail(msg_fd, STAGE_SETUP, EBADMSG, "cannot read the stage");
 	if (stage_unpack(blob, len, &s, &argv, &envp) < 0 ||

@@ -82,7 +82,11 @@ _noreturn_ void stage_tail(const struct stage_tail *t);
 #define STAGE_RLIMITS_MAX  16
 #define STAGE_ARGS_MAX     (1u << 20)      /* argv and envp strings, each */
 #define STAGE_FD_MAX       (1 << 20)       /* a kept descriptor's number is below this */
-/* Fds of the message: blob, msg pipe, cwd, stdin, stdout, stderr, [tty], rulesets, kept. */
+/* A blob up to this size travels in the message itself; a larger one (a large environment)
+ * in a memfd, the message's first fd. */
+#define STAGE_INLINE_MAX   (48 * 1024)
+/* Fds of the message: [the blob's memfd, when not inline], msg pipe, cwd, stdin, stdout,
+ * stderr, [tty], rulesets, kept.  The message's u32 counts them with the blob's slot. */
 #define STAGE_FIXED_FDS    6
 #define STAGE_FDS_MAX      (STAGE_FIXED_FDS + 1 + STAGE_RULESETS_MAX + STAGE_KEEP_MAX)
 
@@ -128,8 +132,8 @@ int stage_pack(const struct stage_spec *s, void **ret, size_t *ret_len);
 int stage_unpack(const void *blob, size_t len, struct stage_spec *s, char ***ret_argv,
 		 char ***ret_envp);
 
-/* sandcap: send blob (in a memfd: the receiver maps it privately; a sender that changed it
- * afterwards would only confuse its own child) and the fds (STAGE_FIXED_FDS, then the optional
+/* sandcap: send blob (in the message up to STAGE_INLINE_MAX bytes, else in a memfd the
+ * receiver reads) and the fds (STAGE_FIXED_FDS, then the optional
  * ones in the order above) on sock as one message.  0 or -errno. */
 int stage_send(int sock, const void *blob, size_t len, const int *fds, size_t n_fds);
 

@@ -30,6 +30,10 @@ is "$(printf '%s\n' "$out" | sed -n 2p)" "$R/wd" "cgroup mode: the command start
 is "$(printf '%s\n' "$out" | sed -n 3p)" "FOO=bar" "cgroup mode: the command has the caller's environment"
 is "$(printf '%s\n' "$out" | sed -n 4p)" "0 1 2 3 " "cgroup mode: only fds 0-2 reach the command (3 is ls's own)"
 is "$(printf '%s\n' "$out" | sed -n 5p)" "sandcap" "cgroup mode: sandcap is the command's parent"
+# A stage over 48 KiB (here the environment) travels in a memfd, not in the message.
+big=$(head -c 60000 /dev/zero | tr '\0' x)
+is "$(BIG=$big "$SANDCAP" run -q -- sh -c 'echo ${#BIG}')" 60000 \
+	"cgroup mode: a 60 KB environment variable reaches the command (the stage in a memfd)"
 out=$("$SANDCAP" run -q --keep-fds -- sh -c 'readlink /proc/self/fd/5 /proc/self/fd/7; cat <&7' \
 	5< /dev/null 7< "$R/wd/../ok.out" 0<&-)
 like "$out" "^/dev/null
