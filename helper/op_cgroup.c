@@ -396,7 +396,7 @@ create_locked(struct session *s, uint32_t net, uint16_t proxy_port, char *msg,
 		snprintf(msg, msglen, "cgroup.events: %m (kernel 5.14 or later needed)");
 		return -ENOTSUP;
 	}
-	r = net_attach(s, net, proxy_port, msg, msglen);   /* before any ATTACH */
+	r = net_attach(s, net, proxy_port, msg, msglen);   /* before any process is in it */
 	if (r < 0)
 		return r;
 	/* For sandcap-reaper and other users' helpers: the user can stop us, not them. */
