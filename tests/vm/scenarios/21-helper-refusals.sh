@@ -1,6 +1,6 @@
 #!/bin/sh
-# Requests over a ceiling, a denied isolation level and SPAWN without a socket are
-# refused with a reason; nothing is left behind.
+# Requests over a ceiling and a denied isolation level are refused with a reason, and a
+# SPAWN without a socket ends the session; nothing is left behind.
 # vm-timeout: 150
 # vm-cost: 5
 . "$VMLIB"
@@ -17,9 +17,11 @@ like "$out" "^error create 1 .*cpu" "cpu over the ceiling is refused"
 out=$("$P" -d $((1024 * MB)) -a none 2>&1)
 like "$out" "^error create 1 .*disk" "disk over the ceiling is refused"
 
-# SPAWN carries no pid, only a socket for the process the helper makes: anything else is
-# refused, and the leaf stays empty.
+# SPAWN carries no pid, only a socket for the process the helper makes: anything else ends
+# the session as a protocol violation (torn down before that fd is ever closed), and the
+# harness finds nothing left.
 out=$("$P" -a notsocket 2>&1)
-like "$out" "^error spawn 9 .*unix socket" "SPAWN with a descriptor that is no socket is refused"
+like "$out" "^error spawn 71 sandcap-helper exited without replying" \
+	"SPAWN with a descriptor that is no socket ends the session (EPROTO, no reply)"
 # (the harness checks, as root, that no leaf, mount or workspace dir is left)
 done_testing
