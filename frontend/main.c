@@ -7,6 +7,7 @@
 #include "control.h"
 #include "log.h"
 #include "macro.h"
+#include "supervise.h"
 
 static const struct {
 	const char *name;
@@ -37,6 +38,7 @@ usage(FILE *f)
 int
 main(int argc, char **argv)
 {
+	sv_note_stdio();        /* first: nothing of ours is open yet */
 	log_setup("sandcap", LOG_INFO, 0);
 	if (argc < 2) {
 		usage(stderr);

@@ -12,6 +12,7 @@
 #include <sched.h>
 #include <sys/epoll.h>
 #include <sys/mman.h>
+#include <sys/personality.h>
 #include <sys/pidfd.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -320,7 +321,8 @@ collect_children(pid_t pid, bool self, struct pidvec *pv)
 	}
 }
 
-static _run_data_ pid_t sv_exclude_pid;    /* a child of sandcap that is not part of the sandbox (helper) */
+static _run_data_ pid_t sv_exclude_pid;
+static _run_data_ unsigned sv_stdio_closed;     /* sv_note_stdio(): bit i, fd i was closed */    /* a child of sandcap that is not part of the sandbox (helper) */
 /* The main process once it has ended and until it is reaped: a zombie, whose children the
  * kernel gave to us (the subreaper) before its end could be seen, so it has nothing left to
  * signal or to list (issue 19: 8 system calls).  0 otherwise: once reaped, its pid may name
@@ -1108,17 +1110,28 @@ spawn_prepare(const struct sv_state *st, char **envp, struct stage_spec *ss, int
 	char err[256] = "";
 	int r;
 
+	struct rlimit stack;
+
+	/* What the helper's secure exec took from what it passes on (the kernel's
+	 * begin_new_exec()): the soft stack limit, capped at 8 MiB, and the personality flags
+	 * of PER_CLEAR_ON_SETID.  Ours go back first; an asked --stack comes after. */
+	if (getrlimit(RLIMIT_STACK, &stack) < 0)
+		return log_error_errno(-errno, "getrlimit: %m");
 	*ss = (struct stage_spec) { .parent = sv_self, .argv = spec->argv,
-				    .envp = envp, .chdir = spec->chdir, .n_rl = spec->n_rl };
+				    .personality = (uint32_t) personality(0xffffffff),
+				    .envp = envp, .chdir = spec->chdir, .n_rl = spec->n_rl + 1 };
+	ss->rl[0] = (struct stage_rlimit) { .resource = RLIMIT_STACK, .soft = stack.rlim_cur,
+					    .hard = stack.rlim_max,
+					    .option = "the stack limit sandcap runs with" };
 	if (spec->chdir != NULL)
 		ss->flags |= STAGE_F_CHDIR;
 	if (spec->keep_fds)
 		ss->flags |= STAGE_F_KEEP_FDS;
 	if (st->tty_fd >= 0)
 		ss->flags |= STAGE_F_TTY;
-	if (spec->n_rl > STAGE_RLIMITS_MAX)
+	if (spec->n_rl + 1 > STAGE_RLIMITS_MAX)
 		return log_error_errno(-E2BIG, "too many limits");
-	memcpy(ss->rl, spec->rl, spec->n_rl * sizeof(spec->rl[0]));
+	memcpy(ss->rl + 1, spec->rl, spec->n_rl * sizeof(spec->rl[0]));
 	if (spec->keep_fds) {
 		r = kept_fds(ss);
 		if (r < 0)
@@ -1153,7 +1166,9 @@ spawn_fds(const struct sv_state *st, struct stage_spec *ss, int msg_w, int cwd,
 	for (int i = 0; i < 3; i++) {
 		int fd = spec->relay != NULL && i > 0 ? spec->relay->child_fd[i - 1] : i;
 
-		if (fcntl(fd, F_GETFD) < 0) {
+		/* Closed when sandcap started (sv_note_stdio()): by now that number may be one
+		 * of ours (the report's file, a socket), which must not reach the command. */
+		if ((fd == i && (sv_stdio_closed & (1u << i)) != 0) || fcntl(fd, F_GETFD) < 0) {
 			ss->flags |= STAGE_F_CLOSED(i);
 			fd = msg_w;
 		}
@@ -1269,4 +1284,12 @@ sv_run(const struct sv_spec *spec, struct sv_outcome *ret)
 	}
 	state_close(&st);
 	return r < 0 ? r : 0;
+}
+
+void
+sv_note_stdio(void)
+{
+	for (int i = 0; i < 3; i++)
+		if (fcntl(i, F_GETFD) < 0)
+			sv_stdio_closed |= 1u << i;
 }

@@ -113,6 +113,10 @@ struct sv_outcome {
 	struct rusage tree_ru;          /* every reaped descendant (RUSAGE_CHILDREN) */
 };
 
+/* Note which of fds 0-2 are closed, before sandcap opens anything (main.c): cgroup mode
+ * hands the command "closed" for those, whatever sandcap later opened at that number. */
+void sv_note_stdio(void);
+
 /* Run spec to completion.  Returns 0 (whatever the command did; see *ret), or -errno when
  * sandcap itself failed before the command could start (after printing why). */
 int sv_run(const struct sv_spec *spec, struct sv_outcome *ret);

@@ -57,14 +57,14 @@ stage_pack(const struct stage_spec *s, void **ret, size_t *ret_len)
 	size_t n_argv = count_strv(s->argv), n_envp = count_strv(s->envp);
 	struct stage_wire w = {
 		.magic = STAGE_MAGIC, .flags = s->flags, .parent = s->parent,
-		.n_argv = (uint32_t) n_argv,
+		.personality = s->personality, .n_argv = (uint32_t) n_argv,
 		.n_envp = (uint32_t) n_envp, .n_rl = (uint32_t) s->n_rl,
 		.n_keep = (uint32_t) s->n_keep, .n_rulesets = (uint32_t) s->n_rulesets,
 		.prog_len = (uint32_t) s->prog_len,
 	};
 	struct buf b = { 0 };
 
-	if ((s->flags & ~STAGE_F_ALL) != 0 || n_argv == 0 || n_argv > STAGE_ARGS_MAX ||
+	if ((s->flags & ~STAGE_F_ALL) != 0 || s->personality == 0xffffffffu || n_argv == 0 || n_argv > STAGE_ARGS_MAX ||
 	    n_envp > STAGE_ARGS_MAX || s->n_rl > STAGE_RLIMITS_MAX || s->n_keep > STAGE_KEEP_MAX ||
 	    s->n_rulesets > STAGE_RULESETS_MAX || s->prog_len > BPF_MAXINSNS ||
 	    (s->prog_len > 0) != (s->prog != NULL) ||
@@ -150,7 +150,7 @@ stage_unpack(const void *blob, size_t len, struct stage_spec *s, char ***ret_arg
 		return -EBADMSG;
 	memcpy(&w, p, sizeof(w));
 	if (w.magic != STAGE_MAGIC || (w.flags & ~STAGE_F_ALL) != 0 || w.parent <= 0 ||
-	    w.pad != 0 || w.n_argv == 0 || w.n_argv > STAGE_ARGS_MAX ||
+	    w.personality == 0xffffffffu || w.n_argv == 0 || w.n_argv > STAGE_ARGS_MAX ||
 	    w.n_envp > STAGE_ARGS_MAX || w.n_rl > STAGE_RLIMITS_MAX || w.n_keep > STAGE_KEEP_MAX ||
 	    w.n_rulesets > STAGE_RULESETS_MAX || w.prog_len > BPF_MAXINSNS)
 		return -EBADMSG;
@@ -160,6 +160,7 @@ stage_unpack(const void *blob, size_t len, struct stage_spec *s, char ***ret_arg
 	if (fixed > len)
 		return -EBADMSG;
 	*s = (struct stage_spec) { .flags = w.flags, .parent = w.parent,
+				   .personality = w.personality,
 				   .n_rl = w.n_rl, .n_keep = w.n_keep,
 				   .n_rulesets = w.n_rulesets, .prog_len = w.prog_len };
 	p += sizeof(w);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/personality.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -346,6 +347,9 @@ spawned_setup(const struct stage_spec *s, struct stage_fds *f, int msg_fd)
 	(void) setpgid(0, 0);
 	if ((s->flags & STAGE_F_TTY) != 0)
 		(void) tcsetpgrp(f->v[STAGE_FIXED_FDS], getpid());
+	if (s->personality != 0 && personality(s->personality) < 0)
+		stage_fail(msg_fd, STAGE_SETUP, errno, "cannot set the personality %#x: %s",
+			   s->personality, strerror(errno));
 	(void) prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (getppid() != s->parent)
 		_exit(STAGE_EXIT_FAILURE);

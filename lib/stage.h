@@ -97,7 +97,7 @@ struct stage_wire {
 	uint32_t magic;
 	uint32_t flags;
 	int32_t parent;                 /* sandcap: the process's parent, checked after PDEATHSIG */
-	uint32_t pad;                   /* 0 */
+	uint32_t personality;           /* sandcap's (not 0xffffffff, the query) */
 	uint32_t n_argv, n_envp, n_rl, n_keep, n_rulesets, prog_len;
 };
 struct stage_wire_rl {
@@ -111,6 +111,9 @@ struct stage_wire_rl {
 struct stage_spec {
 	uint32_t flags;
 	pid_t parent;
+	/* sandcap's personality(2): the helper's secure exec cleared its ADDR_NO_RANDOMIZE and
+	 * kin (PER_CLEAR_ON_SETID), which the command would otherwise lose. */
+	uint32_t personality;
 	char **argv;                    /* NULL-terminated */
 	char **envp;                    /* NULL-terminated */
 	const char *chdir;

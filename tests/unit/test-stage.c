@@ -24,6 +24,7 @@ sample(void)
 {
 	struct stage_spec s = {
 		.flags = STAGE_F_CHDIR | STAGE_F_TTY | STAGE_F_CLOSED(0), .parent = 4242,
+		.personality = 0x0040000,
 		.argv = argv_, .envp = envp_, .chdir = "sub/dir",
 		.n_rl = 2, .n_keep = 2, .n_rulesets = 2, .prog = prog_, .prog_len = 3,
 	};
@@ -48,6 +49,7 @@ test_round_trip(void **state)
 	assert_int_equal(stage_unpack(blob, len, &out, &av, &ev), 0);
 	assert_int_equal(out.flags, in.flags);
 	assert_int_equal(out.parent, 4242);
+	assert_int_equal(out.personality, 0x0040000);
 	assert_string_equal(out.argv[0], "sh");
 	assert_string_equal(out.argv[2], "echo hi");
 	assert_null(out.argv[3]);
@@ -160,7 +162,7 @@ test_bad_head(void **state)
 		{ offsetof(struct stage_wire, flags), 1u << 31 },
 		{ offsetof(struct stage_wire, parent), 0 },
 		{ offsetof(struct stage_wire, parent), (uint32_t) -5 },
-		{ offsetof(struct stage_wire, pad), 1 },
+		{ offsetof(struct stage_wire, personality), 0xffffffffu },
 		{ offsetof(struct stage_wire, n_argv), 0 },
 		{ offsetof(struct stage_wire, n_rl), STAGE_RLIMITS_MAX + 1 },
 		{ offsetof(struct stage_wire, n_keep), STAGE_KEEP_MAX + 1 },

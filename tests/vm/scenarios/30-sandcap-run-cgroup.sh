@@ -30,6 +30,25 @@ is "$(printf '%s\n' "$out" | sed -n 2p)" "$R/wd" "cgroup mode: the command start
 is "$(printf '%s\n' "$out" | sed -n 3p)" "FOO=bar" "cgroup mode: the command has the caller's environment"
 is "$(printf '%s\n' "$out" | sed -n 4p)" "0 1 2 3 " "cgroup mode: only fds 0-2 reach the command (3 is ls's own)"
 is "$(printf '%s\n' "$out" | sed -n 5p)" "sandcap" "cgroup mode: sandcap is the command's parent"
+# What the caller closed stays closed for the command, whatever sandcap opened at that
+# number meanwhile (here the report's file): as in rlimit mode (an outside difference test).
+"$SANDCAP" run -q --report "$R/closed.json" -- sh -c \
+	'printf "{\"forged\": true}\n"; ls /proc/$$/fd > '"$R"'/closed.fds' 1>&- 0<&-
+is "$(jq -e .id "$R/closed.json" > /dev/null 2>&1; echo $?)" 0 \
+	"cgroup mode, stdin and stdout closed: the report is sandcap's JSON alone"
+is "$(tr '\n' ' ' < "$R/closed.fds")" "1 2 " \
+	"cgroup mode, stdin and stdout closed: the command has them closed (1: ls's redirection)"
+# The helper's secure exec caps the soft stack limit at 8 MiB and clears personality
+# flags; the command gets sandcap's back.
+is "$(ulimit -S -s 65536 2>/dev/null && "$SANDCAP" run -q -- sh -c 'ulimit -S -s')" 65536 \
+	"cgroup mode: the caller's soft stack limit (64 MiB) reaches the command"
+if command -v setarch > /dev/null; then
+	is "$(setarch "$(uname -m)" -R "$SANDCAP" run -q -- cat /proc/self/personality)" \
+		"$(setarch "$(uname -m)" -R cat /proc/self/personality)" \
+		"cgroup mode: the caller's personality (setarch -R) reaches the command"
+else
+	skip "cgroup mode: the caller's personality reaches the command" "no setarch in the guest"
+fi
 # A stage over 48 KiB (here the environment) travels in a memfd, not in the message.
 big=$(head -c 60000 /dev/zero | tr '\0' x)
 is "$(BIG=$big "$SANDCAP" run -q -- sh -c 'echo ${#BIG}')" 60000 \
