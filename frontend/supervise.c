@@ -1196,7 +1196,7 @@ start_spawned(struct sv_state *st)
 	_cleanup_free_ void *blob = NULL;
 	int rulesets[STAGE_RULESETS_MAX] = { -EBADF, -EBADF }, fds[STAGE_FDS_MAX], pair[2];
 	size_t n_rulesets = 0, len = 0, n;
-	struct stage_spec ss;
+	struct stage_spec ss = { .flags = 0 };
 	pid_t pid = 0;
 	int r;
 
