@@ -112,21 +112,16 @@ next_str(const char **p, const char *end)
 	return s;
 }
 
+/* n strings of [*p, end) into v[0..n-1] and NULL into v[n]: 0, or -EBADMSG. */
 static int
-unpack_strv(const char **p, const char *end, size_t n, char ***ret)
+unpack_strv(const char **p, const char *end, size_t n, char **v)
 {
-	char **v = calloc(n + 1, sizeof(char *));
-
-	if (v == NULL)
-		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
 		v[i] = (char *) next_str(p, end);
-		if (v[i] == NULL) {
-			free(v);
+		if (v[i] == NULL)
 			return -EBADMSG;
-		}
 	}
-	*ret = v;
+	v[n] = NULL;
 	return 0;
 }
 
@@ -137,23 +132,43 @@ rlimit_ok(const struct stage_wire_rl *rl)
 	       rl->soft <= rl->hard;
 }
 
+/* The head of blob, checked: 0, or -EBADMSG. */
+static int
+unpack_head(const void *blob, size_t len, struct stage_wire *w)
+{
+	if (len < sizeof(*w))
+		return -EBADMSG;
+	memcpy(w, blob, sizeof(*w));
+	if (w->magic != STAGE_MAGIC || (w->flags & ~STAGE_F_ALL) != 0 || w->parent <= 0 ||
+	    w->personality == 0xffffffffu || w->n_argv == 0 || w->n_argv > STAGE_ARGS_MAX ||
+	    w->n_envp > STAGE_ARGS_MAX || w->n_rl > STAGE_RLIMITS_MAX ||
+	    w->n_keep > STAGE_KEEP_MAX || w->n_rulesets > STAGE_RULESETS_MAX ||
+	    w->prog_len > BPF_MAXINSNS)
+		return -EBADMSG;
+	return 0;
+}
+
+size_t
+stage_vec_need(const void *blob, size_t len)
+{
+	struct stage_wire w;
+
+	if (unpack_head(blob, len, &w) < 0)
+		return 0;
+	return (size_t) w.n_argv + w.n_envp + 2;        /* each bounded: no overflow */
+}
+
 int
-stage_unpack(const void *blob, size_t len, struct stage_spec *s, char ***ret_argv,
-	     char ***ret_envp)
+stage_unpack(const void *blob, size_t len, struct stage_spec *s, char **vec, size_t vec_cap)
 {
 	const char *p = blob, *end = (const char *) blob + len;
 	struct stage_wire w;
 	size_t fixed;
-	int r;
 
-	if (len < sizeof(w))
+	if (unpack_head(blob, len, &w) < 0)
 		return -EBADMSG;
-	memcpy(&w, p, sizeof(w));
-	if (w.magic != STAGE_MAGIC || (w.flags & ~STAGE_F_ALL) != 0 || w.parent <= 0 ||
-	    w.personality == 0xffffffffu || w.n_argv == 0 || w.n_argv > STAGE_ARGS_MAX ||
-	    w.n_envp > STAGE_ARGS_MAX || w.n_rl > STAGE_RLIMITS_MAX || w.n_keep > STAGE_KEEP_MAX ||
-	    w.n_rulesets > STAGE_RULESETS_MAX || w.prog_len > BPF_MAXINSNS)
-		return -EBADMSG;
+	if (vec_cap < (size_t) w.n_argv + w.n_envp + 2)
+		return -ENOSPC;
 	/* Each count is bounded above, so this cannot overflow. */
 	fixed = sizeof(w) + w.n_rl * sizeof(struct stage_wire_rl) + w.n_keep * sizeof(uint32_t) +
 		w.prog_len * sizeof(struct sock_filter);
@@ -178,33 +193,20 @@ stage_unpack(const void *blob, size_t len, struct stage_spec *s, char ***ret_arg
 		if (s->keep[i] < 3 || s->keep[i] >= STAGE_FD_MAX)
 			return -EBADMSG;
 	}
-	/* The program is read where it lies: the blob is page-aligned (mmap), and so is
-	 * everything before it (multiples of 4 bytes from the head). */
+	/* The program is read where it lies: the blob is page-aligned, and so is everything
+	 * before it (multiples of 4 bytes from the head). */
 	s->prog = w.prog_len > 0 ? (const struct sock_filter *) (const void *) p : NULL;
 	p += w.prog_len * sizeof(struct sock_filter);
 
-	r = unpack_strv(&p, end, w.n_argv, ret_argv);
-	if (r < 0)
-		return r;
-	r = unpack_strv(&p, end, w.n_envp, ret_envp);
-	if (r < 0)
-		goto fail_argv;
-	r = -EBADMSG;
+	s->argv = vec;
+	s->envp = vec + w.n_argv + 1;
+	if (unpack_strv(&p, end, w.n_argv, s->argv) < 0 ||
+	    unpack_strv(&p, end, w.n_envp, s->envp) < 0)
+		return -EBADMSG;
 	if ((w.flags & STAGE_F_CHDIR) != 0 && (s->chdir = next_str(&p, end)) == NULL)
-		goto fail;
+		return -EBADMSG;
 	for (size_t i = 0; i < w.n_rl; i++)
 		if ((s->rl[i].option = next_str(&p, end)) == NULL)
-			goto fail;
-	if (p != end)
-		goto fail;
-	s->argv = *ret_argv;
-	s->envp = *ret_envp;
-	return 0;
-fail:
-	free(*ret_envp);
-	*ret_envp = NULL;
-fail_argv:
-	free(*ret_argv);
-	*ret_argv = NULL;
-	return r;
+			return -EBADMSG;
+	return p == end ? 0 : -EBADMSG;
 }

@@ -373,6 +373,14 @@ spawned_setup(const struct stage_spec *s, struct stage_fds *f, int msg_fd)
 			   strerror(errno));
 }
 
+/* The spawned process's buffers, static rather than on its stack: a frame of 48 KiB has
+ * every page probed (-fstack-clash-protection), 12 page faults on every run, where here
+ * only the pages a stage fills are touched; and a process the helper forked pays for
+ * malloc's first use (arena, heap, its code) in page faults too (issue 19).  Only the
+ * spawned process uses them; the helper never touches them. */
+static _Alignas(4096) char stage_inline[STAGE_INLINE_MAX];
+static char *stage_vec[512];
+
 void
 stage_spawned(int sock, uint64_t sig_todo)
 {
@@ -380,14 +388,13 @@ stage_spawned(int sock, uint64_t sig_todo)
 	struct stage_spec s;
 	struct spawned_iso iso;
 	struct stage_tail t;
-	char **argv = NULL, **envp = NULL;
-	/* An inline blob lies here until the exec (argv and envp point into it). */
-	_Alignas(8) char inl[STAGE_INLINE_MAX];
-	void *blob = inl;
-	size_t len = 0;
+	/* An inline blob lies in stage_inline until the exec (argv and envp point into it). */
+	void *blob = stage_inline;
+	char **vec = stage_vec;
+	size_t len = 0, need;
 	int msg_fd;
 
-	if (recv_fds(sock, &f, inl, &len) < 0 || f.n < STAGE_FIXED_FDS)
+	if (recv_fds(sock, &f, stage_inline, &len) < 0 || f.n < STAGE_FIXED_FDS)
 		_exit(STAGE_EXIT_FAILURE);
 	(void) close(sock);
 	msg_fd = f.v[1];
@@ -395,7 +402,13 @@ stage_spawned(int sock, uint64_t sig_todo)
 		blob = read_blob(f.v[0], &len);
 	if (blob == NULL)
 		stage_fail(msg_fd, STAGE_SETUP, EBADMSG, "cannot read the stage");
-	if (stage_unpack(blob, len, &s, &argv, &envp) < 0 ||
+	need = stage_vec_need(blob, len);
+	if (need > ELEMENTSOF(stage_vec))       /* a long argv or environment */
+		vec = calloc(need, sizeof(char *));
+	if (vec == NULL)
+		stage_fail(msg_fd, STAGE_SETUP, ENOMEM, "cannot unpack the stage");
+	if (stage_unpack(blob, len, &s, vec, need > ELEMENTSOF(stage_vec) ? need :
+			 ELEMENTSOF(stage_vec)) < 0 ||
 	    f.n != STAGE_FIXED_FDS + ((s.flags & STAGE_F_TTY) != 0) + s.n_rulesets + s.n_keep)
 		stage_fail(msg_fd, STAGE_SETUP, EBADMSG, "malformed stage");
 	spawned_setup(&s, &f, msg_fd);

@@ -129,11 +129,14 @@ struct stage_spec {
 /* Serialize s into a new buffer (*ret, *ret_len; free()).  0 or -E2BIG/-EINVAL/-ENOMEM. */
 int stage_pack(const struct stage_spec *s, void **ret, size_t *ret_len);
 
-/* Check blob and fill *s with pointers into it (argv, envp, chdir, option names, prog) and
- * into the arrays *ret_argv and *ret_envp it allocates (free() both).  Pure but for the
- * allocation.  0, or -EBADMSG for any malformed blob, -ENOMEM. */
-int stage_unpack(const void *blob, size_t len, struct stage_spec *s, char ***ret_argv,
-		 char ***ret_envp);
+/* Check blob and fill *s with pointers into it (chdir, option names, prog) and into vec,
+ * where argv and then envp are placed, each NULL-terminated.  Pure: no allocation, no I/O.
+ * 0, -EBADMSG for any malformed blob, -ENOSPC when vec_cap is below stage_vec_need(). */
+int stage_unpack(const void *blob, size_t len, struct stage_spec *s, char **vec, size_t vec_cap);
+
+/* The number of vec slots stage_unpack() needs for blob (its argv and envp, each with its
+ * NULL), or 0 when blob's head is malformed. */
+size_t stage_vec_need(const void *blob, size_t len);
 
 /* sandcap: send blob (in the message up to STAGE_INLINE_MAX bytes, else in a memfd the
  * receiver reads) and the fds (STAGE_FIXED_FDS, then the optional

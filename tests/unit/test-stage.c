@@ -19,6 +19,10 @@ static const struct sock_filter prog_[3] = {
 	{ 0x20, 0, 0, 4 }, { 0x15, 0, 1, 0xc000003e }, { 0x06, 0, 0, 0x7fff0000 },
 };
 
+/* Where stage_unpack() places argv and envp (the spawned process has a static one too). */
+static char *vec_[2048];
+#define VEC vec_, sizeof(vec_) / sizeof(vec_[0])
+
 static struct stage_spec
 sample(void)
 {
@@ -40,13 +44,12 @@ static void
 test_round_trip(void **state)
 {
 	struct stage_spec in = sample(), out;
-	char **av = NULL, **ev = NULL;
 	void *blob = NULL;
 	size_t len = 0;
 
 	(void) state;
 	assert_int_equal(stage_pack(&in, &blob, &len), 0);
-	assert_int_equal(stage_unpack(blob, len, &out, &av, &ev), 0);
+	assert_int_equal(stage_unpack(blob, len, &out, VEC), 0);
 	assert_int_equal(out.flags, in.flags);
 	assert_int_equal(out.parent, 4242);
 	assert_int_equal(out.personality, 0x0040000);
@@ -66,8 +69,6 @@ test_round_trip(void **state)
 	assert_int_equal(out.n_rulesets, 2);
 	assert_int_equal(out.prog_len, 3);
 	assert_memory_equal(out.prog, prog_, sizeof(prog_));
-	free(av);
-	free(ev);
 	free(blob);
 }
 
@@ -76,19 +77,16 @@ test_minimal(void **state)
 {
 	char *one[] = { "true", NULL };
 	struct stage_spec in = { .parent = 1, .argv = one }, out;
-	char **av = NULL, **ev = NULL;
 	void *blob = NULL;
 	size_t len = 0;
 
 	(void) state;
 	assert_int_equal(stage_pack(&in, &blob, &len), 0);
-	assert_int_equal(stage_unpack(blob, len, &out, &av, &ev), 0);
+	assert_int_equal(stage_unpack(blob, len, &out, VEC), 0);
 	assert_string_equal(out.argv[0], "true");
 	assert_null(out.envp[0]);
 	assert_null(out.chdir);
 	assert_null(out.prog);
-	free(av);
-	free(ev);
 	free(blob);
 }
 
@@ -119,12 +117,34 @@ test_pack_refuses(void **state)
 	assert_null(blob);
 }
 
+/* argv and envp go into the caller's vector, which must hold both with their NULLs. */
+static void
+test_vector(void **state)
+{
+	struct stage_spec in = sample(), out;
+	char *small[7];
+	void *blob = NULL;
+	size_t len = 0;
+
+	(void) state;
+	assert_int_equal(stage_pack(&in, &blob, &len), 0);
+	assert_int_equal(stage_vec_need(blob, len), 3 + 1 + 2 + 1);
+	assert_int_equal(stage_vec_need(blob, sizeof(struct stage_wire) - 1), 0);
+	assert_int_equal(stage_unpack(blob, len, &out, small, 6), -ENOSPC);
+	assert_int_equal(stage_unpack(blob, len, &out, small, 7), 0);
+	assert_ptr_equal(out.argv, small);
+	assert_ptr_equal(out.envp, small + 4);
+	assert_null(small[3]);
+	assert_null(small[6]);
+	assert_string_equal(small[5], "HOME=/home/u");
+	free(blob);
+}
+
 /* Every proper prefix of a good blob is refused; so is one byte more. */
 static void
 test_truncated_and_trailing(void **state)
 {
 	struct stage_spec in = sample(), out;
-	char **av = NULL, **ev = NULL;
 	void *blob = NULL;
 	char *bigger;
 	size_t len = 0;
@@ -135,15 +155,13 @@ test_truncated_and_trailing(void **state)
 		void *copy = malloc(n > 0 ? n : 1);
 
 		memcpy(copy, blob, n);
-		assert_int_equal(stage_unpack(copy, n, &out, &av, &ev), -EBADMSG);
-		assert_null(av);
-		assert_null(ev);
+		assert_int_equal(stage_unpack(copy, n, &out, VEC), -EBADMSG);
 		free(copy);
 	}
 	bigger = malloc(len + 1);
 	memcpy(bigger, blob, len);
 	bigger[len] = 'x';
-	assert_int_equal(stage_unpack(bigger, len + 1, &out, &av, &ev), -EBADMSG);
+	assert_int_equal(stage_unpack(bigger, len + 1, &out, VEC), -EBADMSG);
 	free(bigger);
 	free(blob);
 }
@@ -153,7 +171,6 @@ static void
 test_bad_head(void **state)
 {
 	struct stage_spec in = sample(), out;
-	char **av = NULL, **ev = NULL;
 	struct stage_wire w;
 	void *blob = NULL;
 	size_t len = 0;
@@ -178,7 +195,7 @@ test_bad_head(void **state)
 
 		memcpy(copy, blob, len);
 		memcpy(copy + bad[i].off, &bad[i].v, sizeof(uint32_t));
-		assert_int_equal(stage_unpack(copy, len, &out, &av, &ev), -EBADMSG);
+		assert_int_equal(stage_unpack(copy, len, &out, VEC), -EBADMSG);
 		free(copy);
 	}
 	/* A kept fd numbered 0-2 (the stdio the stage places itself) and an rlimit with soft
@@ -192,12 +209,12 @@ test_bad_head(void **state)
 
 		memcpy(copy, blob, len);
 		memcpy(copy + keep_off, &two, sizeof(two));
-		assert_int_equal(stage_unpack(copy, len, &out, &av, &ev), -EBADMSG);
+		assert_int_equal(stage_unpack(copy, len, &out, VEC), -EBADMSG);
 		memcpy(copy, blob, len);
 		memcpy(&rl, copy + sizeof(w), sizeof(rl));
 		rl.soft = rl.hard + 1;
 		memcpy(copy + sizeof(w), &rl, sizeof(rl));
-		assert_int_equal(stage_unpack(copy, len, &out, &av, &ev), -EBADMSG);
+		assert_int_equal(stage_unpack(copy, len, &out, VEC), -EBADMSG);
 		free(copy);
 	}
 	free(blob);
@@ -208,6 +225,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_vector),
 		cmocka_unit_test(test_minimal),
 		cmocka_unit_test(test_pack_refuses),
 		cmocka_unit_test(test_truncated_and_trailing),
