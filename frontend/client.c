@@ -327,25 +327,46 @@ spawn_helper(struct sc_session *s, const char *path, char *err, size_t errlen)
 	return 0;
 }
 
-/* HELLO on a helper just started.  Never inlined: its two message buffers (8 KiB of
- * stack) are not touched by a run that finds no helper (issue 19). */
+/* One request of the small kind: its body at most one u32 (*arg; NULL: empty), fds with
+ * it, and a reply whose body is at most one u32 (*reply; NULL: empty) with no fds.  what
+ * names the request in the message of a malformed reply.  Never inlined: its two message
+ * buffers (8 KiB of stack) are not touched by a run that finds no helper (issue 19). */
 static _noinline_ int
-hello(struct sc_session *s, char *err, size_t errlen)
+small_request(struct sc_session *s, uint16_t type, const uint32_t *arg, const int *fds,
+	      size_t nfds, uint32_t *reply, const char *what, char *err, size_t errlen)
 {
 	uint8_t buf[WIRE_MSG_MAX], rbuf[WIRE_MSG_MAX + 1];
 	int rfds[WIRE_FDS_MAX];
 	struct wire_wr wr;
 	struct wire_rd body;
-	uint32_t version = 0;
 	size_t nrfds = 0;
 	int r;
 
-	wire_msg_begin(&wr, buf, sizeof(buf), WIRE_REQ_HELLO, s->seq);
-	wire_put_u32(&wr, WIRE_VERSION);
-	r = roundtrip(s, &wr, NULL, 0, rbuf, sizeof(rbuf), rfds, &nrfds, &body, err, errlen);
-	if (r == 0 && (nrfds != 0 || wire_get_u32(&body, &version) < 0 ||
-		       wire_get_end(&body) < 0 || version != WIRE_VERSION)) {
+	wire_msg_begin(&wr, buf, sizeof(buf), type, s->seq);
+	if (arg != NULL)
+		wire_put_u32(&wr, *arg);
+	r = roundtrip(s, &wr, fds, nfds, rbuf, sizeof(rbuf), rfds, &nrfds, &body, err, errlen);
+	if (r < 0)
+		return r;
+	if (nrfds != 0 || (reply != NULL && wire_get_u32(&body, reply) < 0) ||
+	    wire_get_end(&body) < 0) {
 		wire_close_fds(rfds, nrfds);
+		seterr(err, errlen, "malformed %s reply from sandcap-helper", what);
+		return -EPROTO;
+	}
+	return 0;
+}
+
+/* HELLO on a helper just started. */
+static int
+hello(struct sc_session *s, char *err, size_t errlen)
+{
+	const uint32_t ours = WIRE_VERSION;
+	uint32_t version = 0;
+	int r;
+
+	r = small_request(s, WIRE_REQ_HELLO, &ours, NULL, 0, &version, "HELLO", err, errlen);
+	if (r == 0 && version != WIRE_VERSION) {
 		seterr(err, errlen, "malformed HELLO reply from sandcap-helper");
 		r = -EPROTO;
 	}
@@ -448,54 +469,19 @@ client_create(struct sc_session *s, const struct sc_request *req, char *err, siz
 	return 0;
 }
 
-/* A request with no body whose reply has no body. */
-static int
-simple_request(struct sc_session *s, uint16_t type, const int *fds, size_t nfds, char *err,
-	       size_t errlen)
-{
-	uint8_t buf[WIRE_MSG_MAX], rbuf[WIRE_MSG_MAX + 1];
-	int rfds[WIRE_FDS_MAX];
-	struct wire_wr wr;
-	struct wire_rd body;
-	size_t nrfds = 0;
-	int r;
-
-	if (s->sock < 0 || !s->created)
-		return -EINVAL;
-	wire_msg_begin(&wr, buf, sizeof(buf), type, s->seq);
-	r = roundtrip(s, &wr, fds, nfds, rbuf, sizeof(rbuf), rfds, &nrfds, &body, err, errlen);
-	if (r < 0)
-		return r;
-	if (nrfds != 0 || wire_get_end(&body) < 0) {
-		wire_close_fds(rfds, nrfds);
-		seterr(err, errlen, "malformed reply from sandcap-helper");
-		return -EPROTO;
-	}
-	return 0;
-}
-
 int
 client_spawn(struct sc_session *s, int stage_sock, pid_t *ret_pid, char *err, size_t errlen)
 {
-	uint8_t buf[WIRE_MSG_MAX], rbuf[WIRE_MSG_MAX + 1];
-	int rfds[WIRE_FDS_MAX];
-	struct wire_wr wr;
-	struct wire_rd body;
-	size_t nrfds = 0;
 	uint32_t pid = 0;
 	int r;
 
 	if (s->sock < 0 || !s->created)
 		return -EINVAL;
-	wire_msg_begin(&wr, buf, sizeof(buf), WIRE_REQ_SPAWN, s->seq);
-	r = roundtrip(s, &wr, &stage_sock, 1, rbuf, sizeof(rbuf), rfds, &nrfds, &body, err,
-		      errlen);
+	r = small_request(s, WIRE_REQ_SPAWN, NULL, &stage_sock, 1, &pid, "SPAWN", err, errlen);
 	if (r < 0)
 		return r;
-	if (nrfds != 0 || wire_get_u32(&body, &pid) < 0 || wire_get_end(&body) < 0 || pid == 0 ||
-	    pid > INT32_MAX) {
-		wire_close_fds(rfds, nrfds);
-		seterr(err, errlen, "malformed reply from sandcap-helper");
+	if (pid == 0 || pid > INT32_MAX) {
+		seterr(err, errlen, "malformed SPAWN reply from sandcap-helper");
 		return -EPROTO;
 	}
 	s->attached = true;
@@ -506,7 +492,9 @@ client_spawn(struct sc_session *s, int stage_sock, pid_t *ret_pid, char *err, si
 int
 client_kill(struct sc_session *s, char *err, size_t errlen)
 {
-	return simple_request(s, WIRE_REQ_KILL, NULL, 0, err, errlen);
+	if (s->sock < 0 || !s->created)
+		return -EINVAL;
+	return small_request(s, WIRE_REQ_KILL, NULL, NULL, 0, NULL, "KILL", err, errlen);
 }
 
 int
@@ -522,7 +510,8 @@ client_destroy(struct sc_session *s, char *err, size_t errlen)
 		       "cgroup and workspace are left for the reaper and the next run's reclaim");
 		return -ETIMEDOUT;
 	}
-	r = simple_request(s, WIRE_REQ_DESTROY, NULL, 0, err, errlen);
+	r = s->sock < 0 || !s->created ? -EINVAL :
+	    small_request(s, WIRE_REQ_DESTROY, NULL, NULL, 0, NULL, "DESTROY", err, errlen);
 	s->sock = safe_close(s->sock);
 	status = reap_helper(s);
 	if (r == 0 && !(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "log.h"
 #include "macro.h"
 #include "policy.h"
 
@@ -123,6 +124,20 @@ split_list(char *s, const char **out, size_t max)
 	return n;
 }
 
+/* A name given to policy show that no [user:]/[group:] section can have: it would match
+ * nothing, and showing the result would hide the typo. */
+static int
+bad_name(struct policy *p, const char *option, const char *what, const char *name)
+{
+	char esc[256];
+
+	policy_free(p);
+	fprintf(stderr, "sandcap: policy show: %s: '%s' is not a %s name a policy section can "
+		"have (letters, digits, '_', and '.' or '-' after the first character; at most "
+		"%d bytes), so it would match nothing\n", option, log_escape(name, esc, sizeof(esc)), what, POLICY_NAME_MAX);
+	return SC_EXIT_FAILURE;
+}
+
 static int
 do_show(const char *file, const char *user, char *groups_arg)
 {
@@ -175,8 +190,13 @@ do_show(const char *file, const char *user, char *groups_arg)
 		fprintf(stderr, "sandcap: policy show: out of memory\n");
 		return SC_EXIT_FAILURE;
 	}
+	if (owned_user == NULL && !policy_name_ok(user))
+		return bad_name(p, "--user", "user", user);
 	if (groups_arg != NULL) {
 		ng = split_list(groups_arg, names, GROUPS_MAX);
+		for (size_t i = 0; i < ng; i++)
+			if (!policy_name_ok(names[i]))
+				return bad_name(p, "--groups", "group", names[i]);
 	} else {
 		struct passwd *pw = getpwnam(user);
 		int n = GROUPS_MAX;

@@ -7,7 +7,6 @@
 #include "control.h"
 #include "log.h"
 #include "macro.h"
-#include "supervise.h"
 
 static const struct {
 	const char *name;
@@ -38,7 +37,6 @@ usage(FILE *f)
 int
 main(int argc, char **argv)
 {
-	sv_note_stdio();        /* first: nothing of ours is open yet */
 	log_setup("sandcap", LOG_INFO, 0);
 	if (argc < 2) {
 		usage(stderr);

@@ -113,8 +113,9 @@ struct sv_outcome {
 	struct rusage tree_ru;          /* every reaped descendant (RUSAGE_CHILDREN) */
 };
 
-/* Note which of fds 0-2 are closed, before sandcap opens anything (main.c): cgroup mode
- * hands the command "closed" for those, whatever sandcap later opened at that number. */
+/* Note which of fds 0-2 are closed, before sandcap opens anything (cmd_run(), cmd_trace()):
+ * cgroup mode hands the command "closed" for those, whatever sandcap later opened at that
+ * number. */
 void sv_note_stdio(void);
 
 /* Run spec to completion.  Returns 0 (whatever the command did; see *ret), or -errno when

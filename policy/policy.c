@@ -254,6 +254,12 @@ name_check(const char *s, size_t len)
 	return 0;
 }
 
+bool
+policy_name_ok(const char *name)
+{
+	return name_check(name, strlen(name)) == 0;
+}
+
 static struct entry *
 find_entry(struct entry *v, size_t n, const char *name)
 {

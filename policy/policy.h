@@ -154,6 +154,10 @@ size_t policy_allow_groups(const struct policy *p, const char *const **ret);
  * entry.  When none does, callers may skip the (costly) NSS group lookup and resolve with
  * no groups: the result is the same. */
 bool policy_names_groups(const struct policy *p);
+
+/* Can name be the NAME of a [user:NAME] or [group:NAME] section (letters, digits, '_',
+ * '.' and '-', not first; a final '$'; 1 to POLICY_NAME_MAX bytes)? */
+bool policy_name_ok(const char *name);
 /* The same for users: a [user:X] section or an allow_users entry.  When neither users nor
  * groups matter, policy_resolve() needs no name at all (subject user NULL). */
 bool policy_names_users(const struct policy *p);

@@ -230,6 +230,19 @@ if printf '%s\n' "$out" | grep -qF 'allowed: no (not allowed by [sandcap] allow_
 else
 	notok "show: a user outside allow_groups is denied ($out)"
 fi
+# A name no section can have is a typo, not a group that matches nothing: refused, named.
+out=$("$SANDCAP" policy show --user bob --groups 'developers,te;sters' "$f" 2>&1); rc=$?
+if [ "$rc" -eq 125 ] && printf '%s\n' "$out" | grep -qF "policy show: --groups: 'te;sters' is not a group name"; then
+	ok "show: --groups with a name the grammar forbids is refused, naming it"
+else
+	notok "show: --groups 'te;sters' refused (rc=$rc: $out)"
+fi
+out=$("$SANDCAP" policy show --user '-bob' "$f" 2>&1); rc=$?
+if [ "$rc" -eq 125 ] && printf '%s\n' "$out" | grep -qF "policy show: --user: '-bob' is not a user name"; then
+	ok "show: --user with a name the grammar forbids is refused, naming it"
+else
+	notok "show: --user '-bob' refused (rc=$rc: $out)"
+fi
 # Groups from the user database: root is in group root.
 printf '[group:root]\npids = 77\n' > "$T/root.ini"
 out=$("$SANDCAP" policy show --user root "$T/root.ini" 2>/dev/null); rc=$?

@@ -58,6 +58,18 @@ out=$("$SANDCAP" run -q --keep-fds -- sh -c 'readlink /proc/self/fd/5 /proc/self
 like "$out" "^/dev/null
 $R/ok.out
 0::/sandcap/" "cgroup mode, --keep-fds: fds 5 and 7 reach the command at their numbers"
+# The stage carries at most 200 kept fds: with 201 open, a refusal naming the way out, and
+# nothing started.
+out=$(python3 -c 'import os, sys
+fds = [os.open("/dev/null", os.O_RDONLY) for _ in range(201)]
+for fd in fds:
+    os.set_inheritable(fd, True)
+os.execv(sys.argv[1], sys.argv[1:])' "$SANDCAP" run -q --keep-fds -- touch "$R/keep201" 2>&1)
+rc=$?
+is "$rc" 125 "cgroup mode, --keep-fds with 201 open fds: refused (125)"
+like "$out" "more than 200 open descriptors to pass on in cgroup mode; close some, or use --no-cgroup" \
+	"... with a message that names the limit and the way out"
+check_fails "... and the command did not run" test -e "$R/keep201"
 
 # The --timeout is a backstop only: in a busy guest, where page faults are slow, the hog
 # may need tens of seconds to reach 32M; the memory limit must decide, not a race.
