@@ -327,6 +327,15 @@ op_create(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr 
 			 s->eff.v[POLICY_CPU], POLICY_CPU_MAX);
 		return -EINVAL;
 	}
+	/* tmpfs rounds the workspace up to whole pages: never past the ceiling (then down). */
+	r = policy_disk_pages(s->eff.v[POLICY_DISK], s->res.ceiling[POLICY_DISK],
+			      (uint64_t) sysconf(_SC_PAGESIZE), &s->eff.v[POLICY_DISK]);
+	if (r < 0) {
+		snprintf(msg, msglen, "disk: your ceiling (%" PRIu64 " bytes) is less than one "
+			 "page (%ld bytes), the smallest workspace there is; ask the admin",
+			 s->res.ceiling[POLICY_DISK], sysconf(_SC_PAGESIZE));
+		return -EPERM;
+	}
 
 	deadline_reap_expired(s->deadline_fd);  /* anyone's: a stopped helper enforces nothing */
 	/* Count and create under the per-user lock: two helpers of one user cannot both

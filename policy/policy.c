@@ -1427,3 +1427,24 @@ policy_effective(const struct policy_resolved *r, enum policy_limit l, uint64_t 
 		v = req != 0 ? req : ceil;
 	return v == UINT64_MAX ? 0 : v;
 }
+
+int
+policy_disk_pages(uint64_t disk, uint64_t ceiling, uint64_t page, uint64_t *ret)
+{
+	uint64_t up;
+
+	*ret = 0;
+	if (disk == 0 || page == 0)
+		return 0;
+	if (disk > UINT64_MAX - page)
+		return -ERANGE;
+	up = (disk + page - 1) / page * page;
+	if (up <= ceiling) {
+		*ret = up;
+		return 0;
+	}
+	if (ceiling < page)
+		return -ERANGE;
+	*ret = ceiling / page * page;
+	return 0;
+}

@@ -132,6 +132,12 @@ const char *policy_total_name(int t);
  * sandcap in user-cgroup mode. */
 uint64_t policy_effective(const struct policy_resolved *r, enum policy_limit l, uint64_t req);
 
+/* The workspace size for an effective disk limit (policy_effective()) under ceiling (the
+ * resolved one; UINT64_MAX: none): tmpfs rounds a size up to whole pages, so disk is
+ * rounded up to a multiple of page, or down where that would pass the ceiling.  0 in
+ * *ret for 0 (no limit).  -ERANGE when not even one page fits under the ceiling. */
+int policy_disk_pages(uint64_t disk, uint64_t ceiling, uint64_t page, uint64_t *ret);
+
 /* "memory", "cpu", ... */
 const char *policy_limit_name(enum policy_limit l);
 

@@ -654,6 +654,32 @@ test_format_value(void **state)
 	assert_string_equal(policy_net_name(POLICY_NET_NONE), "none");
 }
 
+/* tmpfs rounds a size up to whole pages: up where the ceiling allows, else down to the
+ * pages under it, and refused when not one page fits. */
+static void
+test_disk_pages(void **state)
+{
+	uint64_t v = 1;
+
+	(void) state;
+	assert_int_equal(policy_disk_pages(0, 8192, 4096, &v), 0);
+	assert_int_equal(v, 0);                         /* no limit stays none */
+	assert_int_equal(policy_disk_pages(4096, 8192, 4096, &v), 0);
+	assert_int_equal(v, 4096);
+	assert_int_equal(policy_disk_pages(1, UINT64_MAX, 4096, &v), 0);
+	assert_int_equal(v, 4096);                      /* no ceiling: up */
+	assert_int_equal(policy_disk_pages(5000, 1000000, 4096, &v), 0);
+	assert_int_equal(v, 8192);
+	/* 1000000 is 244.14 pages: 245 would pass the ceiling, so 244. */
+	assert_int_equal(policy_disk_pages(1000000, 1000000, 4096, &v), 0);
+	assert_int_equal(v, 999424);
+	assert_int_equal(policy_disk_pages(999999, 1000000, 4096, &v), 0);
+	assert_int_equal(v, 999424);
+	assert_int_equal(policy_disk_pages(1000, 1000, 4096, &v), -ERANGE);
+	assert_int_equal(v, 0);
+	assert_int_equal(policy_disk_pages(UINT64_MAX - 1, UINT64_MAX, 4096, &v), -ERANGE);
+}
+
 int
 main(void)
 {
@@ -674,6 +700,7 @@ main(void)
 		cmocka_unit_test(test_totals),
 		cmocka_unit_test(test_read_trusted),
 		cmocka_unit_test(test_format_value),
+		cmocka_unit_test(test_disk_pages),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

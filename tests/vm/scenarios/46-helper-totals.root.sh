@@ -57,4 +57,21 @@ sed -i 's/^total_pids *=.*/total_pids = 40/' /etc/sandcap/sandbox.ini
 run_rc vm-as-user sctest env SANDCAP_HELPER="$SANDCAP_HELPER" "$SANDCAP" run -q -- true
 is "$rc" 0 "a run after the policy changed"
 is "$(cat "$U/pids.max")" 40 "the level's pids.max follows the changed total_pids"
+
+# tmpfs rounds a workspace up to whole pages, which must never pass the ceiling: 1000000
+# bytes is 244.1 pages, so 244 (999424 bytes), asked for or by default; under a ceiling
+# below one page no workspace fits, and the run is refused, saying so.
+printf '[user:sctest]\ndisk = 1000000\n' >> /etc/sandcap/sandbox.ini
+for ask in "--disk 1000000" "--disk 999999" ""; do
+	# shellcheck disable=SC2086 # $ask is zero or two words
+	run_rc vm-as-user sctest env SANDCAP_HELPER="$SANDCAP_HELPER" "$SANDCAP" run -q $ask \
+		--report "$SCRATCH/disk.json" -- true
+	is "$rc $(json_get "$SCRATCH/disk.json" .limits.disk)" "0 999424" \
+		"disk ceiling 1000000 bytes, ${ask:-no --disk}: the workspace is 244 pages, within it"
+done
+sed -i 's/^disk = 1000000$/disk = 1000/' /etc/sandcap/sandbox.ini
+out=$(vm-as-user sctest env SANDCAP_HELPER="$SANDCAP_HELPER" "$SANDCAP" run -q --disk 1000 -- \
+	true 2>&1); rc=$?
+is "$rc" 125 "a disk ceiling under one page: the run is refused"
+like "$out" "less than one page" "... and the message says why"
 done_testing
