@@ -53,6 +53,10 @@ fi
 big=$(head -c 60000 /dev/zero | tr '\0' x)
 is "$(BIG=$big "$SANDCAP" run -q -- sh -c 'echo ${#BIG}')" 60000 \
 	"cgroup mode: a 60 KB environment variable reaches the command (the stage in a memfd)"
+# More arguments than the stage's static vector holds (512 slots with the environment).
+# shellcheck disable=SC2046 # one word per number
+is "$("$SANDCAP" run -q -- sh -c 'echo "$# $1 ${700}"' sh $(seq 1001 1700))" "700 1001 1700" \
+	"cgroup mode: 700 arguments reach the command (the stage's vector allocated)"
 out=$("$SANDCAP" run -q --keep-fds -- sh -c 'readlink /proc/self/fd/5 /proc/self/fd/7; cat <&7' \
 	5< /dev/null 7< "$R/wd/../ok.out" 0<&-)
 like "$out" "^/dev/null
