@@ -420,6 +420,14 @@ def vm_lines(d, targets):
                     "capability brackets, signal resets) therefore weighs far more here than on "
                     "a real kernel, while a bare `/bin/true` is mostly exec and page faults." %
                     (u["syscall_us"], u["fault_us"]), ""]
+            if u.get("file_256_faults") is not None:
+                out += ["Reading one byte of each of 256 pages of a cached file (the guest's libc) "
+                        "through a mapping took %d page faults here, where a host kernel maps up "
+                        "to 16 neighbouring pages per fault (fault-around): in this guest a "
+                        "program pays about one fault for every page of code and data it "
+                        "touches, its own and its libraries', so page faults count the pages a "
+                        "process touches rather than the pages it allocates." %
+                        u["file_256_faults"], ""]
         if "syscalls" in d:
             sc = d["syscalls"]
             out += ["System calls per process for one `sandcap run --memory 64M --cpu 100% --pids 32 "
