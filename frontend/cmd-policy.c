@@ -124,18 +124,18 @@ split_list(char *s, const char **out, size_t max)
 	return n;
 }
 
-/* A name given to policy show that no [user:]/[group:] section can have: it would match
- * nothing, and showing the result would hide the typo. */
-static int
-bad_name(struct policy *p, const char *option, const char *what, const char *name)
+/* A name given to policy show that no [user:]/[group:] section can have: a typo, or a
+ * directory name such as alice@corp.example, which gets [defaults] and its groups' sections
+ * all the same.  Said, not refused. */
+static void
+warn_name(const char *option, const char *what, const char *name)
 {
 	char esc[256];
 
-	policy_free(p);
-	fprintf(stderr, "sandcap: policy show: %s: '%s' is not a %s name a policy section can "
-		"have (letters, digits, '_', and '.' or '-' after the first character; at most "
-		"%d bytes), so it would match nothing\n", option, log_escape(name, esc, sizeof(esc)), what, POLICY_NAME_MAX);
-	return SC_EXIT_FAILURE;
+	fprintf(stderr, "sandcap: policy show: warning: %s: '%s' can name no [%s:] section "
+		"(letters, digits, '_', '.' and '-' after the first character, a final '$'; at "
+		"most %d bytes); the defaults and group sections still apply\n", option,
+		log_escape(name, esc, sizeof(esc)), what, POLICY_NAME_MAX);
 }
 
 static int
@@ -191,12 +191,12 @@ do_show(const char *file, const char *user, char *groups_arg)
 		return SC_EXIT_FAILURE;
 	}
 	if (owned_user == NULL && !policy_name_ok(user))
-		return bad_name(p, "--user", "user", user);
+		warn_name("--user", "user", user);
 	if (groups_arg != NULL) {
 		ng = split_list(groups_arg, names, GROUPS_MAX);
 		for (size_t i = 0; i < ng; i++)
 			if (!policy_name_ok(names[i]))
-				return bad_name(p, "--groups", "group", names[i]);
+				warn_name("--groups", "group", names[i]);
 	} else {
 		struct passwd *pw = getpwnam(user);
 		int n = GROUPS_MAX;

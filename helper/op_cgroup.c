@@ -297,6 +297,10 @@ op_create(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr 
 	for (size_t i = 0; i < ELEMENTSOF(order); i++)
 		if (wire_get_u64(rd, &req[order[i]]) < 0)
 			return -EBADMSG;
+	/* sandcap never asks for more than 1 EiB (policy.h); nearer UINT64_MAX the page
+	 * rounding below would wrap. */
+	if (req[POLICY_DISK] > POLICY_SIZE_MAX || req[POLICY_MEMORY] > POLICY_SIZE_MAX)
+		return -EBADMSG;
 	if (wire_get_u32(rd, &net) < 0 || wire_get_u32(rd, &fs) < 0 ||
 	    wire_get_u32(rd, &proxy_port) < 0 || wire_get_end(rd) < 0)
 		return -EBADMSG;

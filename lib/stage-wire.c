@@ -145,6 +145,10 @@ unpack_head(const void *blob, size_t len, struct stage_wire *w)
 	    w->n_keep > STAGE_KEEP_MAX || w->n_rulesets > STAGE_RULESETS_MAX ||
 	    w->prog_len > BPF_MAXINSNS)
 		return -EBADMSG;
+	/* Every string takes a byte at least: no more of them than bytes after the head (so
+	 * that stage_vec_need() asks for no vector larger than the blob warrants). */
+	if ((size_t) w->n_argv + w->n_envp > len - sizeof(*w))
+		return -EBADMSG;
 	return 0;
 }
 

@@ -1434,7 +1434,9 @@ policy_disk_pages(uint64_t disk, uint64_t ceiling, uint64_t page, uint64_t *ret)
 	uint64_t up;
 
 	*ret = 0;
-	if (disk == 0 || page == 0)
+	if (page == 0)
+		return -EINVAL;
+	if (disk == 0)
 		return 0;
 	if (disk > UINT64_MAX - page)
 		return -ERANGE;

@@ -135,7 +135,8 @@ uint64_t policy_effective(const struct policy_resolved *r, enum policy_limit l, 
 /* The workspace size for an effective disk limit (policy_effective()) under ceiling (the
  * resolved one; UINT64_MAX: none): tmpfs rounds a size up to whole pages, so disk is
  * rounded up to a multiple of page, or down where that would pass the ceiling.  0 in
- * *ret for 0 (no limit).  -ERANGE when not even one page fits under the ceiling. */
+ * *ret for 0 (no limit).  -ERANGE when not even one page fits under the ceiling (or
+ * disk is within a page of UINT64_MAX), -EINVAL for a page size of 0. */
 int policy_disk_pages(uint64_t disk, uint64_t ceiling, uint64_t page, uint64_t *ret);
 
 /* "memory", "cpu", ... */

@@ -678,6 +678,7 @@ test_disk_pages(void **state)
 	assert_int_equal(policy_disk_pages(1000, 1000, 4096, &v), -ERANGE);
 	assert_int_equal(v, 0);
 	assert_int_equal(policy_disk_pages(UINT64_MAX - 1, UINT64_MAX, 4096, &v), -ERANGE);
+	assert_int_equal(policy_disk_pages(4096, 8192, 0, &v), -EINVAL);
 }
 
 int

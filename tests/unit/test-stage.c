@@ -130,7 +130,18 @@ test_vector(void **state)
 	assert_int_equal(stage_pack(&in, &blob, &len), 0);
 	assert_int_equal(stage_vec_need(blob, len), 3 + 1 + 2 + 1);
 	assert_int_equal(stage_vec_need(blob, sizeof(struct stage_wire) - 1), 0);
+	{       /* more strings than bytes after the head: no vector is asked for */
+		char *copy = malloc(len);
+		uint32_t many = (uint32_t) len;
+
+		memcpy(copy, blob, len);
+		memcpy(copy + offsetof(struct stage_wire, n_argv), &many, sizeof(many));
+		assert_int_equal(stage_vec_need(copy, len), 0);
+		free(copy);
+	}
+	small[6] = (char *) "sentinel";
 	assert_int_equal(stage_unpack(blob, len, &out, small, 6), -ENOSPC);
+	assert_string_equal(small[6], "sentinel");      /* nothing written past the capacity */
 	assert_int_equal(stage_unpack(blob, len, &out, small, 7), 0);
 	assert_ptr_equal(out.argv, small);
 	assert_ptr_equal(out.envp, small + 4);

@@ -16,6 +16,14 @@ out=$("$P" -c 400 -a none 2>&1)
 like "$out" "^error create 1 .*cpu" "cpu over the ceiling is refused"
 out=$("$P" -d $((1024 * MB)) -a none 2>&1)
 like "$out" "^error create 1 .*disk" "disk over the ceiling is refused"
+# sandcap never asks for more than 1 EiB: more is a protocol violation (the page rounding
+# of disk would wrap near 2^64), whatever the ceiling.
+out=$("$P" -d $((1 << 61)) -a none 2>&1)
+like "$out" "^error create 71 sandcap-helper exited without replying" \
+	"disk over 1 EiB ends the session (a protocol violation, no reply)"
+out=$("$P" -m $((1 << 61)) -a none 2>&1)
+like "$out" "^error create 71 sandcap-helper exited without replying" \
+	"memory over 1 EiB ends the session (a protocol violation, no reply)"
 
 # SPAWN carries no pid, only a socket for the process the helper makes: anything else ends
 # the session as a protocol violation (torn down before that fd is ever closed), and the
