@@ -1372,6 +1372,5 @@ cmd_run(int argc, char **argv)
 {
 	const struct trace_opts t = { .on = false };
 
-	sv_note_stdio();        /* first: nothing of ours is open yet (main() opens nothing) */
 	return run_main(argc, argv, &t);
 }

@@ -15,7 +15,6 @@
 #include "json.h"
 #include "macro.h"
 #include "parse-util.h"
-#include "supervise.h"
 #include "trace.h"
 
 /* The largest regular file under dirfd (the workspace), depth-limited. */
@@ -215,7 +214,6 @@ cmd_trace(int argc, char **argv)
 	_cleanup_free_ char **nv = NULL;
 	int n = 0, r;
 
-	sv_note_stdio();        /* first: nothing of ours is open yet (main() opens nothing) */
 	r = trace_args_parse(argc, argv, &t, &nv, &n);
 	if (r != 0)
 		return r > 0 ? 0 : SC_EXIT_FAILURE;

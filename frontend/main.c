@@ -7,6 +7,7 @@
 #include "control.h"
 #include "log.h"
 #include "macro.h"
+#include "supervise.h"
 
 static const struct {
 	const char *name;
@@ -37,6 +38,10 @@ usage(FILE *f)
 int
 main(int argc, char **argv)
 {
+	/* First, before anything of ours is opened: a closed stdin, stdout or stderr gets
+	 * /dev/null, so that no file or socket of sandcap's takes its number. */
+	if (sv_note_stdio() < 0)
+		return SC_EXIT_FAILURE;
 	log_setup("sandcap", LOG_INFO, 0);
 	if (argc < 2) {
 		usage(stderr);

@@ -133,6 +133,9 @@ child_isolate(const void *ud, char *err, size_t errlen)
 	return isolate_apply(spec->iso, spec->plan, err, errlen);
 }
 
+/* sv_note_stdio(): bit i set when fd i was closed as sandcap started. */
+static _run_data_ unsigned sv_stdio_closed;
+
 static _noreturn_ void
 child_run(struct child_args *a)
 {
@@ -155,6 +158,11 @@ child_run(struct child_args *a)
 	/* --output-limit: stdout and stderr are the relay's pipes. */
 	if (spec->relay != NULL && output_relay_child(spec->relay) < 0)
 		_exit(SC_EXIT_FAILURE);
+	/* What was closed when sandcap started is closed for the command (sv_note_stdio()
+	 * put /dev/null there, so that nothing of ours took the number). */
+	for (int i = 0; i < 3; i++)
+		if ((sv_stdio_closed & (1u << i)) != 0)
+			(void) close(i);
 
 	/* In user-cgroup mode: into the sandbox's cgroup first.  A failure is the
 	 * supervisor's to report (it printed why). */
@@ -321,8 +329,8 @@ collect_children(pid_t pid, bool self, struct pidvec *pv)
 	}
 }
 
+/* A child of sandcap that is not part of the sandbox (the helper). */
 static _run_data_ pid_t sv_exclude_pid;
-static _run_data_ unsigned sv_stdio_closed;     /* sv_note_stdio(): bit i, fd i was closed */    /* a child of sandcap that is not part of the sandbox (helper) */
 /* The main process once it has ended and until it is reaped: a zombie, whose children the
  * kernel gave to us (the subreaper) before its end could be seen, so it has nothing left to
  * signal or to list (issue 19: 8 system calls).  0 otherwise: once reaped, its pid may name
@@ -1166,9 +1174,9 @@ spawn_fds(const struct sv_state *st, struct stage_spec *ss, int msg_w, int cwd,
 	for (int i = 0; i < 3; i++) {
 		int fd = spec->relay != NULL && i > 0 ? spec->relay->child_fd[i - 1] : i;
 
-		/* Closed when sandcap started (sv_note_stdio()): by now that number may be one
-		 * of ours (the report's file, a socket), which must not reach the command. */
-		if ((fd == i && (sv_stdio_closed & (1u << i)) != 0) || fcntl(fd, F_GETFD) < 0) {
+		/* Closed when sandcap started (sv_note_stdio(): /dev/null holds the number
+		 * since): closed for the command too, relayed or not. */
+		if ((sv_stdio_closed & (1u << i)) != 0 || fcntl(fd, F_GETFD) < 0) {
 			ss->flags |= STAGE_F_CLOSED(i);
 			fd = msg_w;
 		}
@@ -1286,10 +1294,17 @@ sv_run(const struct sv_spec *spec, struct sv_outcome *ret)
 	return r < 0 ? r : 0;
 }
 
-void
+int
 sv_note_stdio(void)
 {
 	for (int i = 0; i < 3; i++)
-		if (fcntl(i, F_GETFD) < 0)
+		if (fcntl(i, F_GETFD) < 0) {
 			sv_stdio_closed |= 1u << i;
+			/* The lowest free number, so i itself (0 to i-1 are open by now). */
+			int fd = open("/dev/null", O_RDWR);
+
+			if (fd != i)
+				return fd < 0 ? -errno : -EBADF;
+		}
+	return 0;
 }

@@ -113,10 +113,12 @@ struct sv_outcome {
 	struct rusage tree_ru;          /* every reaped descendant (RUSAGE_CHILDREN) */
 };
 
-/* Note which of fds 0-2 are closed, before sandcap opens anything (cmd_run(), cmd_trace()):
- * cgroup mode hands the command "closed" for those, whatever sandcap later opened at that
- * number. */
-void sv_note_stdio(void);
+/* Note which of fds 0-2 are closed, before sandcap opens anything (main(), first), and
+ * open /dev/null in their place: no descriptor of sandcap's (the report's file, a socket,
+ * the helper's) may take such a number, where sandcap's own messages, or the command's
+ * output, would land in it.  The command gets them closed, in every mode.  0, or -errno
+ * when /dev/null cannot be opened there. */
+int sv_note_stdio(void);
 
 /* Run spec to completion.  Returns 0 (whatever the command did; see *ret), or -errno when
  * sandcap itself failed before the command could start (after printing why). */

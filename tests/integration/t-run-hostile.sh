@@ -211,6 +211,32 @@ eq "item 13: SIGTERM, then SIGKILL from elsewhere: exit 124" 124 "$rc"
 contains "item 13: ... the message says SIGKILL ended it before the grace was over" \
 	"then killed by SIGKILL before the 30s grace was over" "$(cat "$T/err")"
 
+# ---- closed stdio: no descriptor of sandcap's takes its number -------------------------------
+# A closed stdin, stdout or stderr is /dev/null for sandcap (sv_note_stdio(), first thing in
+# main()) and closed for the command: the report's file must not take fd 2 (sandcap's own
+# lines would land in it) nor fd 1 (the command's output would: it could forge its report).
+# These runs are the user's own, as_user (nobody when root), in rlimit mode.
+as_user "$SANDCAP" run --no-cgroup --report "$T/c1.json" -- true 2>&-
+eq "closed stderr: exit 0" 0 "$?"
+eq "closed stderr: the report is whole JSON (sandcap's lines are not in it)" ok \
+	"$(json "$T/c1.json" '["verdict"]')"
+as_user "$SANDCAP" run --no-cgroup -q --output-limit 1K --report "$T/c2.json" -- \
+	sh -c 'printf "{\"forged\": 1}"' >&-
+eq "closed stdout, --output-limit: the report is sandcap's" 1 "$(json "$T/c2.json" '["sandcap_report"]')"
+eq "... and begins with it (the command's output is not in the file)" '{"sandcap_report"' \
+	"$(head -c 17 "$T/c2.json")"
+as_user "$SANDCAP" run --no-cgroup --report "$T/c3.json" -- true <&- >&- 2>&-
+eq "stdin, stdout and stderr closed: the report is whole JSON" ok "$(json "$T/c3.json" '["verdict"]')"
+o=$(as_user "$SANDCAP" run --no-cgroup -q --keep-fds -- sh -c \
+	'for i in 0 1 2; do if [ -e /proc/self/fd/$i ]; then echo "$i-open" >&3; else echo "$i-closed" >&3; fi; done' \
+	3>&1 <&- 2>&- | tr '\n' ' ')
+eq "closed stdin and stderr: closed for the command, stdout open" "0-closed 1-open 2-closed " "$o"
+o=$(as_user "$SANDCAP" run --no-cgroup -q --keep-fds --output-limit 1K -- sh -c \
+	'for i in 0 1 2; do if [ -e /proc/self/fd/$i ]; then echo "$i-open" >&3; else echo "$i-closed" >&3; fi; done' \
+	3>&1 >&- | tr '\n' ' ')
+eq "closed stdout with --output-limit: closed for the command (no relay pipe)" \
+	"0-open 1-closed 2-open " "$o"
+
 # ---- item 3: the sandbox cannot touch its supervisors --------------------------------------
 # Each attack runs inside the sandbox; PPID is sandcap (the supervisor), its parent the keeper.
 # The attacks include kill -1: when root, they run as a uid of their own that nothing else on

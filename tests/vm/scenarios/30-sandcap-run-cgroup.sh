@@ -38,6 +38,18 @@ is "$(jq -e .id "$R/closed.json" > /dev/null 2>&1; echo $?)" 0 \
 	"cgroup mode, stdin and stdout closed: the report is sandcap's JSON alone"
 is "$(tr '\n' ' ' < "$R/closed.fds")" "1 2 " \
 	"cgroup mode, stdin and stdout closed: the command has them closed (1: ls's redirection)"
+# Closed stderr, and closed stdout with --output-limit: the report's file never takes their
+# numbers (sandcap's own lines, or the relayed output, would land in it), and a run with
+# all three closed is still a cgroup-mode run (the helper's socket took no stdio number).
+"$SANDCAP" run --report "$R/closed2.json" -- true 2>&-
+is "$(json_get "$R/closed2.json" .verdict)" ok "cgroup mode, stderr closed: the report is whole JSON"
+"$SANDCAP" run -q --output-limit 1K --report "$R/closed3.json" -- \
+	sh -c 'printf "{\"forged\": 1}"' >&-
+is "$(head -c 17 "$R/closed3.json")" '{"sandcap_report"' \
+	"cgroup mode, stdout closed, --output-limit: the report is sandcap's alone"
+"$SANDCAP" run --report "$R/closed4.json" -- true <&- >&- 2>&-
+is "$(json_get "$R/closed4.json" .mode) $(json_get "$R/closed4.json" .verdict)" "cgroup ok" \
+	"cgroup mode, stdin, stdout and stderr closed: a cgroup-mode run, its report whole"
 # The helper's secure exec caps the soft stack limit at 8 MiB and clears personality
 # flags; the command gets sandcap's back.
 is "$(ulimit -S -s 65536 2>/dev/null && "$SANDCAP" run -q -- sh -c 'ulimit -S -s')" 65536 \
