@@ -134,6 +134,14 @@ scrules_build(const struct scrules_key *k, const struct protect_pids *set, void 
 		if (r == 0 && unix_closed)
 			r = DENY(ctx, EPERM, "socketpair", SCMP_A1(SCMP_CMP_MASKED_EQ, 0xf,
 								   SOCK_RAW));
+		/* --net proxy allows no server: bind is refused (Landlock in rlimit mode, the
+		 * cgroup programs in cgroup mode), but listen() on an unbound socket binds an
+		 * ephemeral port by itself, where neither looks (Landlock has no listen right;
+		 * the autobind passes no bind hook), and took connections from other hosts in
+		 * rlimit mode (outside test).  Refused for every socket: with --unix host a
+		 * UNIX socket server too. */
+		if (r == 0 && k->net == POLICY_NET_PROXY)
+			r = DENY0(ctx, EPERM, "listen");
 		/* socketcall(2) multiplexes every socket call through a pointer seccomp cannot
 		 * read; on the architectures that have it, refuse it whole. */
 		if (r == 0)

@@ -44,6 +44,20 @@ if [ "$rc" -ne 0 ]; then
 fi
 ok "sandcap run --allow runs (rlimit mode)"
 
+# ---- No server: bind is refused, and so is listen() on an unbound socket, which would bind
+# an ephemeral port on every address by itself (Landlock does not see that bind). -----------
+sandcap_run -q --no-cgroup --allow "127.0.0.1:$H" -- python3 -c '
+import errno, socket
+for how in ("listen", "bind"):
+    s = socket.socket()
+    try:
+        s.bind(("127.0.0.1", 0)) if how == "bind" else s.listen()
+        print(how, "ok", s.getsockname())
+    except OSError as e:
+        print(how, errno.errorcode[e.errno])'
+contains "rlimit-mode --net proxy: listen() without bind is refused (EPERM)" "listen EPERM" "$(cat "$T/out")"
+contains "rlimit-mode --net proxy: bind is refused (EACCES, Landlock)" "bind EACCES" "$(cat "$T/out")"
+
 # ---- Refusals. ----------------------------------------------------------------------------
 sandcap_run -q --no-cgroup --net loopback -- true
 eq "--net loopback in rlimit mode: exit 125" 125 "$rc"

@@ -34,6 +34,16 @@ is "$(json_get "$R/px.json" .network.enforcement)" "cgroup-bpf + seccomp" "repor
 is "$(json_get "$R/px.json" .network.connections_omitted)" 0 "report: nothing omitted"
 like "$(cat "$R/px.err")" "network: 3 connections through the proxy, 1 denied" "summary line"
 cp "$R"/px.* "$VM_RESULTS/" 2>/dev/null
+# No server in the sandbox: listen() on an unbound socket, which binds an ephemeral port on
+# every address by itself past the bind hook, is refused by seccomp (EPERM).
+out=$("$SANDCAP" run -q --allow "127.0.0.1:$T" -- python3 -c '
+import errno, socket
+s = socket.socket()
+try:
+    s.listen(); print("listen ok", s.getsockname())
+except OSError as e:
+    print("listen", errno.errorcode[e.errno])' 2>&1)
+is "$out" "listen EPERM" "cgroup-mode --net proxy: listen() without bind is refused (EPERM)"
 kill "$srv" 2>/dev/null
 wait "$srv" 2>/dev/null
 done_testing
