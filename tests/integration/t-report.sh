@@ -83,6 +83,7 @@ i=0; while [ $i -lt 50 ] && ! gone "sleep 100.3517"; do sleep 0.1; i=$((i + 1));
 # nothing left beside it either (the report is an unnamed O_TMPFILE file until complete;
 # it used to leave an empty .k2.json.XXXXXX).
 rm -f "$T/rd/k.json" "$T/started"
+socks_before=$(ls /tmp/sandcap-"$(as_user id -u)"-*.sock 2>/dev/null)
 (as_user_exec "$SANDCAP" run -q --report "$T/rd/k2.json" -- sh -c "touch $T/started; exec sleep 100.3518") 2>/dev/null &
 sp=$!
 LIBTEST_PIDS="$sp"
@@ -102,6 +103,12 @@ else
 fi
 i=0; while [ $i -lt 50 ] && ! gone "sleep 100.3518"; do sleep 0.1; i=$((i + 1)); done
 LIBTEST_PIDS=""
+# Its control socket outlives a killed supervisor (nothing of sandcap's is left to remove
+# it); the user's next sandcap ps removes it, as it does any socket nobody listens on.
+as_user "$SANDCAP" ps > /dev/null 2>&1
+socks_after=$(ls /tmp/sandcap-"$(as_user id -u)"-*.sock 2>/dev/null)
+eq "killed supervisor: its control socket is gone after the user's next sandcap ps" "" \
+	"$(printf '%s\n' "$socks_after" | grep -vxF -e "$socks_before" -e '' )"
 
 # sandcap trace: human output on stderr, so the command's stdout stays clean.
 as_user "$SANDCAP" trace -- sh -c 'echo build-output' > "$T/trace.out" 2> "$T/trace.err"

@@ -340,5 +340,11 @@ for victim in sandcap supervisor; do
 		contains "item 11: ... and says why" "the supervisor (pid $target) was killed by SIGKILL" "$(cat "$T/k11")"
 	fi
 done
+# The runs killed above leave their control sockets (nothing of sandcap's was left to
+# remove them, or only the keeper); the attacker's next sandcap ps removes every one of its
+# sockets nobody listens on.  The uid is this test's own.
+attacker "$SANDCAP" ps > /dev/null 2>&1
+eq "item 11: after the user's sandcap ps no socket of the killed runs is left" "" \
+	"$(ls /tmp/sandcap-$A-*.sock 2>/dev/null)"
 
 done_testing
