@@ -18,6 +18,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <linux/magic.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -88,18 +89,28 @@ resolve_cgroup_fallback(struct run_opts *o, struct report *rep, const char *reas
 	const uint64_t vals[] = { o->memory, o->cpu_percent, o->pids, o->disk };
 	bool any = false;
 
+	struct statfs sfs;
+	/* No cgroup v2 at all: neither the helper nor a user cgroup can work, whatever the
+	 * helper's own reason says (a later, secondary step): the cause comes first. */
+	bool no_v2 = !refused && !o->no_cgroup &&
+		     (statfs("/sys/fs/cgroup", &sfs) < 0 || sfs.f_type != CGROUP2_SUPER_MAGIC);
+
 	for (size_t i = 0; i < ELEMENTSOF(names); i++) {
 		if (vals[i] == 0)
 			continue;
 		any = true;
 		if (!o->fallback) {
-			snprintf(ret_msg, msglen, "%s needs the sandcap helper (cgroup v2), which %s: %s; "
-				"%s or pass --fallback to accept %s instead", names[i],
-				refused ? "refused you" : "is not available", reason,
-				refused ? "ask the admin (sandcap policy show)" :
-				"install it (see sandcap doctor)",
-				i == 0 ? "RLIMIT_AS" : i == 1 ? "no CPU limit" :
-				i == 2 ? "RLIMIT_NPROC" : "RLIMIT_FSIZE");
+			snprintf(ret_msg, msglen, "%s needs the sandcap helper (cgroup v2), which %s: "
+				 "%s%s; %s or pass --fallback to accept %s instead", names[i],
+				 refused ? "refused you" : "is not available",
+				 no_v2 ? "this host has no cgroup v2 at /sys/fs/cgroup (cgroup v1 or a "
+					 "hybrid layout); also " : "", reason,
+				 refused ? "ask the admin (sandcap policy show)" :
+				 o->no_cgroup ? "drop --no-cgroup" :
+				 no_v2 ? "boot with systemd.unified_cgroup_hierarchy=1 (see sandcap "
+					 "doctor)" : "install it (see sandcap doctor)",
+				 i == 0 ? "RLIMIT_AS" : i == 1 ? "no CPU limit" :
+				 i == 2 ? "RLIMIT_NPROC" : "RLIMIT_FSIZE");
 			return -EINVAL;
 		}
 	}

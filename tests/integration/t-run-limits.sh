@@ -109,6 +109,18 @@ for opt in "--memory 64M" "--pids 10" "--disk 1M" "--cpu 50%"; do
 		notok "$opt without the helper (rc $rc: $(cat "$T/err"))"
 	fi
 done
+contains "--no-cgroup: the fix named is to drop it" "drop --no-cgroup or pass --fallback" \
+	"$(cat "$T/err")"
+# On a host without cgroup v2 the refusal names that first, and the fix for it.
+if [ "$(stat -f -c %T /sys/fs/cgroup 2>/dev/null)" != cgroup2fs ]; then
+	sandcap_run --memory 64M -- true
+	contains "no cgroup v2 on this host: the refusal says so first" \
+		"which is not available: this host has no cgroup v2 at /sys/fs/cgroup" "$(cat "$T/err")"
+	contains "... and names the fix for it" "boot with systemd.unified_cgroup_hierarchy=1" \
+		"$(cat "$T/err")"
+else
+	skip "no cgroup v2 on this host: the refusal says so (this host has cgroup v2)"
+fi
 sandcap_run --no-cgroup --fallback --memory 64M --pids 10 --disk 1M --cpu 50% \
 	--report "$T/fb.json" -- awk '/^Max file size/ { print $4 } /^Max processes/ { print $3 }
 	/^Max address space/ { print $4 }' /proc/self/limits
