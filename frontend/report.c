@@ -222,9 +222,16 @@ report_write_summary(FILE *f, const struct report *r)
 		(double) r->cpu_system_ms / 1000.0, rss);
 	if (r->net.proxy != NULL) {
 		const struct net_proxy *p = r->net.proxy;
-		uint64_t total = p->n_conn + p->omitted;
+		uint64_t total = p->n_conn + p->omitted, failed = 0;
 
+		/* Allowed, but no connection was made (cannot resolve, connect refused): of the
+		 * listed attempts (those beyond NET_CONNS_MAX are counted as omitted only). */
+		for (size_t i = 0; i < p->n_conn; i++)
+			failed += !p->conn[i].denied && p->conn[i].address[0] == '\0';
 		fprintf(f, "sandcap: network: %" PRIu64 " connection%s through the proxy, %" PRIu64
-			" denied\n", total, total == 1 ? "" : "s", p->denied);
+			" denied", total, total == 1 ? "" : "s", p->denied);
+		if (failed > 0)
+			fprintf(f, ", %" PRIu64 " allowed but failed", failed);
+		(void) fputc('\n', f);
 	}
 }

@@ -121,6 +121,13 @@ contains "report: the rebinding refusal names the reason" "resolves only to loop
 eq "report: connections_omitted" 0 "$(json "$T/rep/r1.json" '["network"]["connections_omitted"]')"
 contains "summary line counts the denied connections" "6 connections through the proxy, 3 denied" "$(cat "$T/err")"
 
+# An allowed attempt that makes no connection (a closed port) is counted as such.
+closed=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+sandcap_run --no-cgroup --allow "127.0.0.1:$closed" -- \
+	sh -c "curl -sS -m 5 http://127.0.0.1:$closed/ > /dev/null 2>&1; true"
+contains "summary line: an allowed attempt that connected nowhere is 'allowed but failed'" \
+	"1 connection through the proxy, 0 denied, 1 allowed but failed" "$(cat "$T/err")"
+
 # With an address rule for loopback, the name works.
 sandcap_run -q --no-cgroup --allow "localhost:$H" --allow "127.0.0.1:$H" -- \
 	curl -sS http://localhost:$H/named

@@ -18,6 +18,10 @@ for i in 1 2 3 4; do
 	check "sandbox $i left its report" test -s "$R/$i.json"
 done
 
+# In the guest the demo drops the harness's variables: the reports list a login's.
+is "$(json_get "$R/4.json" .env | grep -c 'VMLIB\|SCRATCH\|VM_RESULTS')" 0 \
+	"the demo's reports list no variable of the test harness"
+
 # 1. the memory hog: one process, ended by the memory limit.
 is "$(json_get "$R/1.json" .verdict)" memory "memory hog: verdict memory"
 is "$(json_get "$R/1.json" .limits.memory)" $((64 * MiB)) "memory hog: limits.memory is 64M"
