@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "isolate.h"
+#include "log.h"
 #include "macro.h"
 #include "seccomp-rules.h"
 #include "seccomp-tpl.h"
@@ -229,6 +230,16 @@ set_str(char *buf, size_t len, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* "sandcap: OPT PATH: WHAT", the path escaped.  Never inlined: its buffer is on the stack
+ * only when there is an error to say (issue 19). */
+static _noinline_ void
+path_err(char *err, size_t errlen, const char *opt, const char *path, const char *what)
+{
+	char esc[PATH_MAX];
+
+	set_str(err, errlen, "sandcap: %s %s: %s", opt, log_escape(path, esc, sizeof(esc)), what);
+}
+
 /* "--rw PATH" must name something that exists, and must not be given without a policy. */
 static int
 check_paths(const struct isolate_opts *o, const char *opt, const char *const *paths, size_t n,
@@ -242,14 +253,14 @@ check_paths(const struct isolate_opts *o, const char *opt, const char *const *pa
 			return -EINVAL;
 		}
 		if (o->fs == POLICY_FS_NONE) {
-			set_str(err, errlen, "sandcap: %s %s: needs a filesystem policy; add --fs ro "
-				"or --fs strict", opt, paths[i]);
+			path_err(err, errlen, opt, paths[i],
+				 "needs a filesystem policy; add --fs ro or --fs strict");
 			return -EINVAL;
 		}
 		if (stat(paths[i], &st) < 0) {
 			int r = -errno;
 
-			set_str(err, errlen, "sandcap: %s %s: %s", opt, paths[i], strerror(-r));
+			path_err(err, errlen, opt, paths[i], strerror(-r));
 			return r;
 		}
 	}

@@ -154,6 +154,12 @@ if [ "$have_ll" = 1 ]; then
 	"125:"*"--ro $T/nonexistent"*) ok "--ro of a missing path: exit 125 naming the option and path" ;;
 	*) notok "--ro of a missing path: rc=$rc '$out'" ;;
 	esac
+	# A path that is not UTF-8 is named escaped, as everywhere else (never its raw bytes).
+	out=$(sandcap --fs ro --rw "$(printf '%s/\377x' "$T")" -- true 2>&1); rc=$?
+	case "$rc:$out" in
+	"125:"*"--rw $T/\\xffx: "*) ok "--rw of a path that is not UTF-8: named escaped (\\xff)" ;;
+	*) notok "--rw of a path that is not UTF-8: rc=$rc '$out'" ;;
+	esac
 else
 	skip "no Landlock on this kernel: the --fs tests need it"
 	out=$(sandcap --fs ro -- true 2>&1); rc=$?
