@@ -328,8 +328,9 @@ spawn_helper(struct sc_session *s, const char *path, char *err, size_t errlen)
 }
 
 /* One request of the small kind: its body at most one u32 (*arg; NULL: empty), fds with
- * it, and a reply whose body is at most one u32 (*reply; NULL: empty) with no fds.  what
- * names the request in the message of a malformed reply.  Never inlined: its two message
+ * it, and a reply whose body is at most one u32 (*reply; NULL: empty) with no fds.  Every
+ * request but HELLO needs the sandbox CREATE made (-EINVAL).  what names the request in
+ * the message of a malformed reply.  Never inlined: its two message
  * buffers (8 KiB of stack) are not touched by a run that finds no helper (issue 19). */
 static _noinline_ int
 small_request(struct sc_session *s, uint16_t type, const uint32_t *arg, const int *fds,
@@ -342,6 +343,8 @@ small_request(struct sc_session *s, uint16_t type, const uint32_t *arg, const in
 	size_t nrfds = 0;
 	int r;
 
+	if (s->sock < 0 || (type != WIRE_REQ_HELLO && !s->created))
+		return -EINVAL;
 	wire_msg_begin(&wr, buf, sizeof(buf), type, s->seq);
 	if (arg != NULL)
 		wire_put_u32(&wr, *arg);
@@ -475,8 +478,6 @@ client_spawn(struct sc_session *s, int stage_sock, pid_t *ret_pid, char *err, si
 	uint32_t pid = 0;
 	int r;
 
-	if (s->sock < 0 || !s->created)
-		return -EINVAL;
 	r = small_request(s, WIRE_REQ_SPAWN, NULL, &stage_sock, 1, &pid, "SPAWN", err, errlen);
 	if (r < 0)
 		return r;
@@ -492,8 +493,6 @@ client_spawn(struct sc_session *s, int stage_sock, pid_t *ret_pid, char *err, si
 int
 client_kill(struct sc_session *s, char *err, size_t errlen)
 {
-	if (s->sock < 0 || !s->created)
-		return -EINVAL;
 	return small_request(s, WIRE_REQ_KILL, NULL, NULL, 0, NULL, "KILL", err, errlen);
 }
 
@@ -510,8 +509,7 @@ client_destroy(struct sc_session *s, char *err, size_t errlen)
 		       "cgroup and workspace are left for the reaper and the next run's reclaim");
 		return -ETIMEDOUT;
 	}
-	r = s->sock < 0 || !s->created ? -EINVAL :
-	    small_request(s, WIRE_REQ_DESTROY, NULL, NULL, 0, NULL, "DESTROY", err, errlen);
+	r = small_request(s, WIRE_REQ_DESTROY, NULL, NULL, 0, NULL, "DESTROY", err, errlen);
 	s->sock = safe_close(s->sock);
 	status = reap_helper(s);
 	if (r == 0 && !(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {

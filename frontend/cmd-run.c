@@ -87,19 +87,23 @@ resolve_cgroup_fallback(struct run_opts *o, struct report *rep, const char *reas
 {
 	static const char *const names[] = { "--memory", "--cpu", "--pids", "--disk" };
 	const uint64_t vals[] = { o->memory, o->cpu_percent, o->pids, o->disk };
+	static const char *const substitutes[] = { "RLIMIT_AS", "no CPU limit", "RLIMIT_NPROC",
+						   "RLIMIT_FSIZE" };
 	bool any = false;
-
-	struct statfs sfs;
-	/* No cgroup v2 at all: neither the helper nor a user cgroup can work, whatever the
-	 * helper's own reason says (a later, secondary step): the cause comes first. */
-	bool no_v2 = !refused && !o->no_cgroup &&
-		     (statfs("/sys/fs/cgroup", &sfs) < 0 || sfs.f_type != CGROUP2_SUPER_MAGIC);
 
 	for (size_t i = 0; i < ELEMENTSOF(names); i++) {
 		if (vals[i] == 0)
 			continue;
 		any = true;
 		if (!o->fallback) {
+			struct statfs sfs;
+			/* No cgroup v2 at all: neither the helper nor a user cgroup can work,
+			 * whatever the helper's own reason says (a later, secondary step): the
+			 * cause comes first. */
+			bool no_v2 = !refused && !o->no_cgroup &&
+				     (statfs("/sys/fs/cgroup", &sfs) < 0 ||
+				      sfs.f_type != CGROUP2_SUPER_MAGIC);
+
 			snprintf(ret_msg, msglen, "%s needs the sandcap helper (cgroup v2), which %s: "
 				 "%s%s; %s or pass --fallback to accept %s instead", names[i],
 				 refused ? "refused you" : "is not available",
@@ -108,9 +112,7 @@ resolve_cgroup_fallback(struct run_opts *o, struct report *rep, const char *reas
 				 refused ? "ask the admin (sandcap policy show)" :
 				 o->no_cgroup ? "drop --no-cgroup" :
 				 no_v2 ? "boot with systemd.unified_cgroup_hierarchy=1 (see sandcap "
-					 "doctor)" : "install it (see sandcap doctor)",
-				 i == 0 ? "RLIMIT_AS" : i == 1 ? "no CPU limit" :
-				 i == 2 ? "RLIMIT_NPROC" : "RLIMIT_FSIZE");
+					 "doctor)" : "install it (see sandcap doctor)", substitutes[i]);
 			return -EINVAL;
 		}
 	}

@@ -1175,8 +1175,9 @@ spawn_fds(const struct sv_state *st, struct stage_spec *ss, int msg_w, int cwd,
 		int fd = spec->relay != NULL && i > 0 ? spec->relay->child_fd[i - 1] : i;
 
 		/* Closed when sandcap started (sv_note_stdio(): /dev/null holds the number
-		 * since): closed for the command too, relayed or not. */
-		if ((sv_stdio_closed & (1u << i)) != 0 || fcntl(fd, F_GETFD) < 0) {
+		 * since, so every fd here is open): closed for the command too, relayed or
+		 * not. */
+		if ((sv_stdio_closed & (1u << i)) != 0) {
 			ss->flags |= STAGE_F_CLOSED(i);
 			fd = msg_w;
 		}

@@ -292,6 +292,7 @@ op_create(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr 
 						   POLICY_DISK, POLICY_TIMEOUT };
 	uint64_t req[_POLICY_LIMIT_MAX];
 	uint32_t net, fs, proxy_port;
+	uint64_t page;
 	int r;
 
 	for (size_t i = 0; i < ELEMENTSOF(order); i++)
@@ -332,12 +333,13 @@ op_create(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr 
 		return -EINVAL;
 	}
 	/* tmpfs rounds the workspace up to whole pages: never past the ceiling (then down). */
-	r = policy_disk_pages(s->eff.v[POLICY_DISK], s->res.ceiling[POLICY_DISK],
-			      (uint64_t) sysconf(_SC_PAGESIZE), &s->eff.v[POLICY_DISK]);
+	page = (uint64_t) sysconf(_SC_PAGESIZE);
+	r = policy_disk_pages(s->eff.v[POLICY_DISK], s->res.ceiling[POLICY_DISK], page,
+			      &s->eff.v[POLICY_DISK]);
 	if (r < 0) {
 		snprintf(msg, msglen, "disk: your ceiling (%" PRIu64 " bytes) is less than one "
-			 "page (%ld bytes), the smallest workspace there is; ask the admin",
-			 s->res.ceiling[POLICY_DISK], sysconf(_SC_PAGESIZE));
+			 "page (%" PRIu64 " bytes), the smallest workspace there is; ask the admin",
+			 s->res.ceiling[POLICY_DISK], page);
 		return -EPERM;
 	}
 

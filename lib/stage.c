@@ -391,7 +391,7 @@ stage_spawned(int sock, uint64_t sig_todo)
 	/* An inline blob lies in stage_inline until the exec (argv and envp point into it). */
 	void *blob = stage_inline;
 	char **vec = stage_vec;
-	size_t len = 0, need;
+	size_t len = 0, need, cap = ELEMENTSOF(stage_vec);
 	int msg_fd;
 
 	if (recv_fds(sock, &f, stage_inline, &len) < 0 || f.n < STAGE_FIXED_FDS)
@@ -403,12 +403,13 @@ stage_spawned(int sock, uint64_t sig_todo)
 	if (blob == NULL)
 		stage_fail(msg_fd, STAGE_SETUP, EBADMSG, "cannot read the stage");
 	need = stage_vec_need(blob, len);
-	if (need > ELEMENTSOF(stage_vec))       /* a long argv or environment */
+	if (need > cap) {                       /* a long argv or environment */
 		vec = calloc(need, sizeof(char *));
+		cap = need;
+	}
 	if (vec == NULL)
 		stage_fail(msg_fd, STAGE_SETUP, ENOMEM, "cannot unpack the stage");
-	if (stage_unpack(blob, len, &s, vec, need > ELEMENTSOF(stage_vec) ? need :
-			 ELEMENTSOF(stage_vec)) < 0 ||
+	if (stage_unpack(blob, len, &s, vec, cap) < 0 ||
 	    f.n != STAGE_FIXED_FDS + ((s.flags & STAGE_F_TTY) != 0) + s.n_rulesets + s.n_keep)
 		stage_fail(msg_fd, STAGE_SETUP, EBADMSG, "malformed stage");
 	spawned_setup(&s, &f, msg_fd);
