@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <linux/magic.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <string.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
@@ -89,10 +90,50 @@ reset_raw(int sig)
 	(void) syscall(SYS_rt_sigaction, sig, zero, NULL, (size_t) (_NSIG / 8));
 }
 
+/* Does the kernel hold anything but the default for sig?  The raw call, for libc's own two,
+ * which sigaction() refuses even to report: all zero is SIG_DFL whatever the layout. */
+static bool
+raw_nondefault(int sig)
+{
+	unsigned long old[8] = { 0 };
+
+	if (syscall(SYS_rt_sigaction, sig, NULL, old, (size_t) (_NSIG / 8)) < 0)
+		return true;
+	for (size_t i = 0; i < ELEMENTSOF(old); i++)
+		if (old[i] != 0)
+			return true;
+	return false;
+}
+
+/* Asked signal by signal rather than read from /proc/self/status (issue 19): a process's
+ * first open of its /proc directory builds its entries, and open and read took 58 us on
+ * the test host where the 62 queries take 22 us.  Exact, and procfs or a Landlock domain
+ * cannot hide the answer.  libc's own two count as ignored when not default: the child then
+ * resets them raw, as it would inherited ignored ones (a handler of libc's would not
+ * survive the exec anyway). */
 uint64_t
 sig_nondefault(uint64_t *ret_ign)
 {
-	return nondefault_signals(ret_ign);
+	uint64_t todo = 0, ign = 0;
+
+	for (int sig = 1; sig < NSIG && sig <= 64; sig++) {
+		uint64_t bit = UINT64_C(1) << (sig - 1);
+		struct sigaction old;
+
+		if (sig == SIGKILL || sig == SIGSTOP)
+			continue;
+		if (sigaction(sig, NULL, &old) == 0) {
+			if (old.sa_handler == SIG_IGN)
+				ign |= bit;
+			if (old.sa_handler != SIG_DFL)
+				todo |= bit;
+		} else if (raw_nondefault(sig)) {
+			ign |= bit;
+			todo |= bit;
+		}
+	}
+	*ret_ign = ign;
+	return todo;
 }
 
 int

@@ -16,10 +16,12 @@ int sig_status_mask(const char *status, const char *key, uint64_t *ret_mask);
  * signals it reset (for tests). */
 int sig_reset_dispositions(void);
 
-/* The signals sig_reset_dispositions() would reset, as bits (bit N-1 is signal N), and in
- * *ret_ign the ignored ones; UINT64_MAX for both when /proc/self/status cannot be read or
- * parsed.  For a parent that forks a child which resets them (the child inherits exactly
- * the parent's dispositions at fork), so the child need not read /proc itself. */
+/* The signals that are not SIG_DFL, as bits (bit N-1 is signal N), and in *ret_ign the
+ * ignored ones, asked of the kernel signal by signal (libc's own two, 32 and 33, count as
+ * ignored whenever they are not default).  For a parent that forks a child which resets
+ * them (the child inherits exactly the parent's dispositions at fork), so the child need
+ * not ask itself.  sig_reset_dispositions() reads /proc/self/status instead: one read
+ * where each system call is costly (the helper, measured in user-mode Linux). */
 uint64_t sig_nondefault(uint64_t *ret_ign);
 
 /* Reset the signals of todo (from sig_nondefault()) to SIG_DFL.  Returns how many. */
