@@ -39,8 +39,9 @@ def machine():
 
 
 def interleaved(cmds, runs):
-    """cmds: list of (name, argv).  bench/launch.py runs them round-robin (one run of each per
-    round, so a drift of a shared machine hits all alike).  Returns {name: [seconds...] |
+    """cmds: list of (name, argv).  bench/launch.py runs them in rounds (one run of each per
+    round, so a drift of a shared machine hits all alike; a new shuffled order each round,
+    so no command profits from the one before it).  Returns {name: [seconds...] |
     None (not installed) | "failed: ..."}."""
     out, args = {}, []
     for name, argv in cmds:
@@ -222,8 +223,10 @@ def main():
              "slower than on the host: compare ratios within one environment, never across." %
              (m["cpu"], m["cpus"], m["kernel"]), "",
              "Run as %s. Medians with the 10th–90th percentile spread; %d runs of each command, "
-             "interleaved round-robin after 3 warm-up rounds (bench/launch.py: posix_spawn + "
-             "waitpid, no shell), so that the load of a shared machine hits every command alike." %
+             "interleaved: one run of each per round, in a new shuffled order each round, after 3 "
+             "warm-up rounds (bench/launch.py: posix_spawn + waitpid, no shell), so that the load "
+             "of a shared machine hits every command alike and no command profits from the one "
+             "before it." %
              ("root" if os.geteuid() == 0 else "uid %d" % os.geteuid(), args.runs), ""]
     targets = []
 
@@ -377,8 +380,8 @@ def vm_lines(d, targets):
     if "launch" in d:
         L = d["launch"]
         out += ["Sequential runs of `/bin/true` in the guest, as the unprivileged test user, "
-                "interleaved round-robin (bench/launch.py: posix_spawn + waitpid, %d runs each "
-                "after 3 warm-up rounds): bare; `sandcap run` in cgroup mode with `--memory 64M --cpu "
+                "interleaved, in a new shuffled order each round (bench/launch.py: posix_spawn + "
+                "waitpid, %d runs each after 3 warm-up rounds): bare; `sandcap run` in cgroup mode with `--memory 64M --cpu "
                 "100%% --pids 32 --disk 8M` (the full lifecycle: helper start, cgroup create, "
                 "workspace mount, attach, run, kill, counters, remove, unmount); `sandcap run "
                 "--no-cgroup`; `timeout 10 prlimit --nofile=256 --as=1G /bin/true` (the same shape as "
