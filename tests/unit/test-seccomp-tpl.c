@@ -24,8 +24,10 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/ptrace.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -406,6 +408,78 @@ test_probes_can_fail(void **state)
 		}
 }
 
+/* The program of the same rules as a list of system calls (libseccomp's default), for
+ * comparison with ours, a binary tree (seccomp-rules.c). */
+static size_t
+compile_as_list(const struct scrules_key *k, const struct protect_pids *set,
+		struct sock_filter *buf, size_t max)
+{
+	void *ctx = NULL;
+	int fd = memfd_create("test-seccomp", MFD_CLOEXEC);
+	off_t size;
+
+	assert_true(fd >= 0);
+	assert_int_equal(seccomp_api_set(3), 0);
+	assert_int_equal(scrules_build(k, set, &ctx), 0);
+	assert_int_equal(seccomp_attr_set(ctx, SCMP_FLTATR_CTL_OPTIMIZE, 1), 0);
+	assert_int_equal(seccomp_export_bpf(ctx, fd), 0);
+	seccomp_release(ctx);
+	size = lseek(fd, 0, SEEK_CUR);
+	assert_true(size > 0 && (size_t) size <= max * sizeof(*buf));
+	assert_int_equal(pread(fd, buf, (size_t) size, 0), size);
+	close(fd);
+	return (size_t) size / sizeof(*buf);
+}
+
+/* The binary tree decides as the list does (issue 19): every key and fixed set, the
+ * probes of probe_all() and every system call number up to 1023 (and the x32 and i386
+ * ones) with arguments 0 and with a protected pid in each of the first three; and it is
+ * a tree: the programs differ where libseccomp has one. */
+static void
+test_tree_is_list(void **state)
+{
+	struct scrules_key keys[32];
+	size_t nk = all_keys(keys), probes = 0, differ = 0;
+	const uint32_t arches[] = { seccomp_arch_native(), 0x40000003u, 0xc000003eu };
+
+	(void) state;
+	for (size_t i = 0; i < ELEMENTSOF(fixed_sets); i++)
+		for (size_t k = 0; k < nk; k++) {
+			struct ctx c = { .k = &keys[k], .set = &fixed_sets[i], .tpl = tpl_buf,
+					 .ref = ref_buf };
+			const char *what;
+
+			assert_int_equal(scrules_compile(&keys[k], &fixed_sets[i], tpl_buf,
+							 BPF_MAXINSNS, &c.tpl_len, &what), 0);
+			c.ref_len = compile_as_list(&keys[k], &fixed_sets[i], ref_buf,
+						    BPF_MAXINSNS);
+			differ += c.tpl_len != c.ref_len ||
+				  memcmp(tpl_buf, ref_buf, c.tpl_len * sizeof(*tpl_buf)) != 0;
+			probe_all(&c, false);
+			for (size_t a = 0; a < ELEMENTSOF(arches); a++)
+				for (uint32_t nr = 0; nr < 1024; nr++) {
+					struct seccomp_data d = { .arch = arches[a], .nr = (int) nr };
+
+					if (a == 2)
+						d.nr = (int) (nr | X32_BIT);
+					probe(&c, &d);
+					for (size_t arg = 0; arg < 3; arg++) {
+						struct seccomp_data e = d;
+
+						e.args[arg] = (uint64_t) fixed_sets[i].pid[0];
+						probe(&c, &e);
+					}
+				}
+			probes += c.probes;
+		}
+#if SCMP_VER_MAJOR > 2 || (SCMP_VER_MAJOR == 2 && (SCMP_VER_MINOR > 5 || \
+			   (SCMP_VER_MINOR == 5 && SCMP_VER_MICRO >= 4)))
+	assert_true(differ > 0);
+#endif
+	print_message("  %zu probes, %zu of %zu programs differ in form\n", probes, differ,
+		      ELEMENTSOF(fixed_sets) * nk);
+}
+
 /* No template without a process group or a pid: the caller uses libseccomp then. */
 static void
 test_no_template(void **state)
@@ -435,6 +509,7 @@ main(void)
 		cmocka_unit_test(test_probes_can_fail),
 		cmocka_unit_test(test_fixed_sets_full),
 		cmocka_unit_test(test_random_sets),
+		cmocka_unit_test(test_tree_is_list),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
