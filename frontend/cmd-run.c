@@ -1357,7 +1357,9 @@ run_main(int argc, char **argv, const struct trace_opts *trace)
 	 * faults per run), here only the pages a run writes are.  Zeroed again only for the
 	 * next run of `sandcap trace --runs N`. */
 	static struct run storage;
-	static bool used;
+	/* In .data: in .bss beside storage, reading it first mapped that page read-only, and
+	 * the first write to storage faulted again (issue 19). */
+	static _run_data_ bool used;
 	struct run *R = &storage;
 	int r;
 
