@@ -111,7 +111,7 @@ stage_tail(const struct stage_tail *t)
 		(void) sigaction(*sig, &(const struct sigaction) { .sa_handler = drop_stop,
 								   .sa_flags = SA_RESTART }, NULL);
 	/* A clean signal state for the command: nothing blocked (dispositions were reset
-	 * above, before a Landlock domain could hide /proc/self/status). */
+	 * above, those the parent found not default: sig_nondefault(), or the helper's). */
 	sigemptyset(&none);
 	(void) sigprocmask(SIG_SETMASK, &none, NULL);
 
