@@ -1033,6 +1033,11 @@ run_prepare(struct run *R, int argc, char **argv, struct net_proxy *proxy)
 	 * too: past it the write must fail with EFBIG, which sandcap reports, not kill sandcap
 	 * with SIGXFSZ and lose the report (the child gets the default disposition back). */
 	(void) signal(SIGXFSZ, SIG_IGN);
+	/* A caller that ignores SIGCHLD (or sets SA_NOCLDWAIT) would have the kernel reap our
+	 * children unseen: the supervisor would wait forever for an end that waitid() cannot
+	 * report, and the keeper for a SIGCHLD never sent (outside review).  The command gets
+	 * the default anyway: the child resets every signal that is not (sig_nondefault()). */
+	(void) sigaction(SIGCHLD, &(const struct sigaction) { .sa_handler = SIG_DFL }, NULL);
 
 	/* Open the report before anything runs, so a bad path costs nothing. */
 	r = report_sink_open(&R->sink, R->o.report_path, R->o.report_fd, R->err, sizeof(R->err));

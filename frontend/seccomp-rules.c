@@ -81,6 +81,20 @@ deny_inet_only(scmp_filter_ctx ctx, bool udp)
 	return r;
 }
 
+bool
+scrules_tree(void)
+{
+	/* The library's version, not the header's: with FRONTEND_STATIC=0 they may differ. */
+#if SCMP_VER_MAJOR > 2 || (SCMP_VER_MAJOR == 2 && SCMP_VER_MINOR >= 5)
+	const struct scmp_version *v = seccomp_version();
+
+	return v != NULL && (v->major > 2 || (v->major == 2 && (v->minor > 5 ||
+					      (v->minor == 5 && v->micro >= 4))));
+#else
+	return false;
+#endif
+}
+
 int
 scrules_build(const struct scrules_key *k, const struct protect_pids *set, void **ret_ctx)
 {
@@ -110,12 +124,13 @@ scrules_build(const struct scrules_key *k, const struct protect_pids *set, void 
 	 * them took a third of the load (on the test host 145 us for --net host, 107 us as a
 	 * tree; --net none 170 and 114).  Same actions: test-seccomp-tpl compares the two for
 	 * every key and system call.  2.5.4 fixed the tree of a filter without rules (ours
-	 * always has some); before it, the list. */
-#if SCMP_VER_MAJOR > 2 || (SCMP_VER_MAJOR == 2 && (SCMP_VER_MINOR > 5 || \
-			   (SCMP_VER_MINOR == 5 && SCMP_VER_MICRO >= 4)))
-	r = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_OPTIMIZE, 2);
-	if (r < 0)
-		goto fail;
+	 * always has some); before it, the list (scrules_tree()). */
+#if SCMP_VER_MAJOR > 2 || (SCMP_VER_MAJOR == 2 && SCMP_VER_MINOR >= 5)
+	if (scrules_tree()) {
+		r = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_OPTIMIZE, 2);
+		if (r < 0)
+			goto fail;
+	}
 #endif
 
 	/* Terminal injection: TIOCSTI pushes bytes into the input queue of a terminal the

@@ -610,7 +610,11 @@ reap(struct sv_state *st, bool *ret_no_children)
 	for (;;) {
 		struct rusage ru;
 		int status;
-		pid_t p = wait4(-1, &status, WNOHANG | WUNTRACED | WCONTINUED | __WALL, &ru);
+		/* Stops and continues matter only for the main process (job control): once it
+		 * is reaped, only ends, so that processes stopping and continuing each other
+		 * cannot keep this loop from the kill (outside review). */
+		int flags = WNOHANG | __WALL | (st->main_reaped ? 0 : WUNTRACED | WCONTINUED);
+		pid_t p = wait4(-1, &status, flags, &ru);
 
 		if (p < 0 && errno == EINTR)
 			continue;

@@ -431,53 +431,80 @@ compile_as_list(const struct scrules_key *k, const struct protect_pids *set,
 	return (size_t) size / sizeof(*buf);
 }
 
-/* The binary tree decides as the list does (issue 19): every key and fixed set, the
- * probes of probe_all() and every system call number up to 1023 (and the x32 and i386
- * ones) with arguments 0 and with a protected pid in each of the first three; and it is
- * a tree: the programs differ where libseccomp has one. */
+/* One key and set: our program (a tree) against the list form, on the probes of
+ * probe_all(), every system call number up to 1023 (and the x32 and i386 ones) with
+ * arguments 0 and with a protected pid in each of the first three, and each rule's system
+ * call with each of its first three arguments set to every rule's system call number (a
+ * tree that compared an argument as if it were the number would differ there).  Returns
+ * whether the two differ in form. */
+static bool
+tree_against_list(const struct scrules_key *k, const struct protect_pids *set, size_t *probes)
+{
+	const uint32_t arches[] = { seccomp_arch_native(), 0x40000003u, 0xc000003eu };
+	struct ctx c = { .k = k, .set = set, .tpl = tpl_buf, .ref = ref_buf };
+	int nrs[ELEMENTSOF(names)];
+	const char *what;
+
+	assert_int_equal(scrules_compile(k, set, tpl_buf, BPF_MAXINSNS, &c.tpl_len, &what), 0);
+	c.ref_len = compile_as_list(k, set, ref_buf, BPF_MAXINSNS);
+	probe_all(&c, false);
+	for (size_t a = 0; a < ELEMENTSOF(arches); a++)
+		for (uint32_t nr = 0; nr < 1024; nr++) {
+			struct seccomp_data d = { .arch = arches[a], .nr = (int) nr };
+
+			if (a == 2)
+				d.nr = (int) (nr | X32_BIT);
+			probe(&c, &d);
+			for (size_t arg = 0; arg < 3; arg++) {
+				struct seccomp_data e = d;
+
+				e.args[arg] = (uint64_t) set->pid[0];
+				probe(&c, &e);
+			}
+		}
+	for (size_t i = 0; i < ELEMENTSOF(names); i++)
+		nrs[i] = seccomp_syscall_resolve_name(names[i]);
+	for (size_t i = 0; i < ELEMENTSOF(names); i++)
+		for (size_t j = 0; nrs[i] >= 0 && j < ELEMENTSOF(names); j++)
+			for (size_t arg = 0; nrs[j] >= 0 && arg < 3; arg++) {
+				struct seccomp_data e = { .arch = seccomp_arch_native(), .nr = nrs[i] };
+
+				e.args[arg] = (uint64_t) nrs[j];
+				probe(&c, &e);
+			}
+	*probes += c.probes;
+	return c.tpl_len != c.ref_len || memcmp(tpl_buf, ref_buf, c.tpl_len * sizeof(*tpl_buf)) != 0;
+}
+
+/* The binary tree decides as the list does (issue 19): every key, for the fixed sets and
+ * for random ones (tree_against_list()); and it is a tree: the programs differ in form
+ * where libseccomp makes one. */
 static void
 test_tree_is_list(void **state)
 {
 	struct scrules_key keys[32];
-	size_t nk = all_keys(keys), probes = 0, differ = 0;
-	const uint32_t arches[] = { seccomp_arch_native(), 0x40000003u, 0xc000003eu };
+	size_t nk = all_keys(keys), probes = 0, differ = 0, programs = 0;
 
 	(void) state;
 	for (size_t i = 0; i < ELEMENTSOF(fixed_sets); i++)
-		for (size_t k = 0; k < nk; k++) {
-			struct ctx c = { .k = &keys[k], .set = &fixed_sets[i], .tpl = tpl_buf,
-					 .ref = ref_buf };
-			const char *what;
+		for (size_t k = 0; k < nk; k++, programs++)
+			differ += tree_against_list(&keys[k], &fixed_sets[i], &probes);
+	for (int round = 0; round < 4; round++) {
+		struct protect_pids set = { .n = 1 + next() % PROTECT_PIDS_MAX };
 
-			assert_int_equal(scrules_compile(&keys[k], &fixed_sets[i], tpl_buf,
-							 BPF_MAXINSNS, &c.tpl_len, &what), 0);
-			c.ref_len = compile_as_list(&keys[k], &fixed_sets[i], ref_buf,
-						    BPF_MAXINSNS);
-			differ += c.tpl_len != c.ref_len ||
-				  memcmp(tpl_buf, ref_buf, c.tpl_len * sizeof(*tpl_buf)) != 0;
-			probe_all(&c, false);
-			for (size_t a = 0; a < ELEMENTSOF(arches); a++)
-				for (uint32_t nr = 0; nr < 1024; nr++) {
-					struct seccomp_data d = { .arch = arches[a], .nr = (int) nr };
-
-					if (a == 2)
-						d.nr = (int) (nr | X32_BIT);
-					probe(&c, &d);
-					for (size_t arg = 0; arg < 3; arg++) {
-						struct seccomp_data e = d;
-
-						e.args[arg] = (uint64_t) fixed_sets[i].pid[0];
-						probe(&c, &e);
-					}
-				}
-			probes += c.probes;
-		}
+		for (size_t i = 0; i < set.n; i++)
+			set.pid[i] = random_pid();
+		set.pgid = next() % 2 ? set.pid[next() % set.n] : random_pid();
+		for (size_t k = 0; k < nk; k++, programs++)
+			differ += tree_against_list(&keys[k], &set, &probes);
+	}
 #if SCMP_VER_MAJOR > 2 || (SCMP_VER_MAJOR == 2 && (SCMP_VER_MINOR > 5 || \
 			   (SCMP_VER_MINOR == 5 && SCMP_VER_MICRO >= 4)))
-	assert_true(differ > 0);
+	if (scrules_tree())
+		assert_int_equal(differ, programs);
 #endif
 	print_message("  %zu probes, %zu of %zu programs differ in form\n", probes, differ,
-		      ELEMENTSOF(fixed_sets) * nk);
+		      programs);
 }
 
 /* No template without a process group or a pid: the caller uses libseccomp then. */
