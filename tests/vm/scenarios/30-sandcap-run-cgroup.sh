@@ -120,4 +120,14 @@ check_fails "no process left" pgrep -f "sleep 100.4242"
 id=$(json_get "$R/to.json" .id)
 check_fails "its leaf is gone" test -e "$P/$SCTEST_UID/$id"
 
+# A caller that ignores SIGCHLD (the kernel would reap sandcap's children unseen, the helper
+# and the sandbox's process among them): sandcap takes the default back and ends normally.
+run_rc timeout -s KILL 60 python3 -c 'import os, signal, sys
+signal.signal(signal.SIGCHLD, signal.SIG_IGN)
+os.execvp(sys.argv[1], sys.argv[1:])' "$SANDCAP" run -q --memory 64M --report "$R/chld.json" -- \
+	sh -c 'sleep 100.4343 & exit 3'
+is "$rc" 3 "started with SIGCHLD ignored: the command's status"
+is "$(json_get "$R/chld.json" .mode)" cgroup "... in cgroup mode"
+check_fails "... and nothing of it is left" pgrep -f "sleep 100.4343"
+
 done_testing
