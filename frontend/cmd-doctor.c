@@ -67,9 +67,7 @@ read_small(int dirfd, const char *path, char *buf, size_t bufsz)
 static void
 check_cgroup2(struct doctor *d)
 {
-	struct statfs sfs;
-
-	if (statfs(CGROUP_MNT, &sfs) < 0 || sfs.f_type != CGROUP2_SUPER_MAGIC) {
+	if (!cgroup2_mounted()) {
 		report(d, "FAIL", "cgroup v2 is not mounted at " CGROUP_MNT
 		       " (this host uses cgroup v1 or a hybrid layout)",
 		       "boot with systemd.unified_cgroup_hierarchy=1 (the default since systemd 247 "

@@ -18,7 +18,6 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
-#include <linux/magic.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -106,13 +105,10 @@ resolve_cgroup_fallback(struct run_opts *o, struct report *rep, const char *reas
 			continue;
 		any = true;
 		if (!o->fallback) {
-			struct statfs sfs;
 			/* No cgroup v2 at all: neither the helper nor a user cgroup can work,
 			 * whatever the helper's own reason says (a later, secondary step): the
 			 * cause comes first. */
-			bool no_v2 = !refused && !o->no_cgroup &&
-				     (statfs("/sys/fs/cgroup", &sfs) < 0 ||
-				      sfs.f_type != CGROUP2_SUPER_MAGIC);
+			bool no_v2 = !refused && !o->no_cgroup && !cgroup2_mounted();
 
 			snprintf(ret_msg, msglen, "%s needs the sandcap helper (cgroup v2), which %s: "
 				 "%s%s; %s or pass --fallback to accept %s instead", names[i],

@@ -107,12 +107,7 @@ opt_next(struct opt_iter *it)
 	eq = strchr(w, '=');
 	len = eq != NULL ? (size_t) (eq - w) : strlen(w);
 	it->word = w;
-	{
-		size_t n = len < sizeof(it->name) ? len : sizeof(it->name) - 1;
-
-		memcpy(it->name, w, n);
-		it->name[n] = '\0';
-	}
+	strlcpy(it->name, w, len < sizeof(it->name) ? len + 1 : sizeof(it->name));   /* cut */
 	it->def = find_long(it, w, len);
 	if (it->def == NULL)
 		return -ENOENT;

@@ -59,6 +59,14 @@ usercg_init(struct usercg *u)
 	u->leaf_fd = -EBADF;
 }
 
+bool
+cgroup2_mounted(void)
+{
+	struct statfs sfs;
+
+	return statfs("/sys/fs/cgroup", &sfs) == 0 && sfs.f_type == CGROUP2_SUPER_MAGIC;
+}
+
 int
 usercg_parse_self_cgroup(const char *text, char *ret, size_t retlen)
 {

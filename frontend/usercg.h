@@ -58,6 +58,10 @@ int usercg_destroy(struct usercg *u, char *err, size_t errlen);
  * the reason (as usercg_open would give it). */
 int usercg_probe(char *info, size_t len);
 
+/* Is cgroup v2 mounted at /sys/fs/cgroup?  Without it neither the helper nor user-cgroup
+ * mode can work (sandcap doctor; the refusal of a cgroup limit names it first). */
+bool cgroup2_mounted(void);
+
 /* Close every fd (idempotent). */
 void usercg_close(struct usercg *u);
 
