@@ -1184,7 +1184,12 @@ run_plan(struct run *R, struct net_proxy *proxy)
 	 * (keeper.h, #14 item 11); in cgroup mode the helper does. */
 	(void) prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 	if (!R->cgroup) {
-		r = keeper_start(&R->keeper);
+		/* The socket's name, for the keeper to remove should the supervisor be killed
+		 * (else only the user's next sandcap ps would); none is no error here:
+		 * run_ctl_open() warns. */
+		if (control_path(R->rep.id, R->ctl.path, sizeof(R->ctl.path)) < 0)
+			R->ctl.path[0] = '\0';
+		r = keeper_start(&R->keeper, R->ctl.path);
 		if (r < 0)
 			return refuse(&R->sink, rep, false, "cannot start the keeper process: %s",
 				      strerror(-r));

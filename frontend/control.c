@@ -151,13 +151,11 @@ _Static_assert(sizeof(((struct sockaddr_un *) 0)->sun_path) == CONTROL_PATH_MAX,
 	       "CONTROL_PATH_MAX is sun_path's size");
 
 int
-control_listen(const char *id, int *ret_fd, char *ret_path, size_t pathlen)
+control_path(const char *id, char *ret_path, size_t pathlen)
 {
-	_cleanup_close_ int fd = -EBADF;
 	struct sockaddr_un sa;
 	char dir[PATH_MAX];
 	bool tmp = false;
-	mode_t um;
 	int r;
 
 	if (!id_is_valid(id))
@@ -170,30 +168,63 @@ control_listen(const char *id, int *ret_fd, char *ret_path, size_t pathlen)
 	}
 	if (r == 0)
 		r = make_addr(dir, tmp ? TMP_PREFIX : "", id, &sa);
-	if (r == 0) {
-		fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-		if (fd < 0)
-			r = -errno;
-	}
+	if (r == 0 && strlcpy(ret_path, sa.sun_path, pathlen) >= pathlen)
+		r = -ENAMETOOLONG;
+	return r;
+}
+
+/* Is path a socket in /tmp itself (TMP_PREFIX<id>.sock), not in a directory of ours? */
+static bool
+in_tmp(const char *path)
+{
+	return strneq(path, "/tmp/" TMP_PREFIX, strlen("/tmp/" TMP_PREFIX)) &&
+	       strchr(path + strlen("/tmp/"), '/') == NULL;
+}
+
+int
+control_listen_at(const char *path, int *ret_fd)
+{
+	_cleanup_close_ int fd = -EBADF;
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	mode_t um;
+
+	if (strlcpy(sa.sun_path, path, sizeof(sa.sun_path)) >= sizeof(sa.sun_path))
+		return -ENAMETOOLONG;
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return -errno;
 	/* A stale socket of ours in our own directory is replaced; in /tmp nothing is. */
-	if (r == 0 && !tmp)
+	if (!in_tmp(path))
 		(void) unlink(sa.sun_path);
-	if (r == 0) {
-		/* 0700 from the start: sandcap has one thread, so the umask is ours alone. */
-		um = umask(077);
-		if (bind(fd, (struct sockaddr *) &sa, sizeof(sa)) < 0)
-			r = -errno;
+	/* 0700 from the start: sandcap has one thread, so the umask is ours alone. */
+	um = umask(077);
+	if (bind(fd, (struct sockaddr *) &sa, sizeof(sa)) < 0) {
+		int r = -errno;
+
 		(void) umask(um);
-	}
-	if (r == 0 && listen(fd, 8) < 0) {
-		r = -errno;
-		(void) unlink(sa.sun_path);
-	}
-	if (r < 0)
 		return r;
-	strlcpy(ret_path, sa.sun_path, pathlen);
+	}
+	(void) umask(um);
+	if (listen(fd, 8) < 0) {
+		int r = -errno;
+
+		(void) unlink(sa.sun_path);
+		return r;
+	}
 	*ret_fd = TAKE_FD(fd);
 	return 0;
+}
+
+int
+control_listen(const char *id, int *ret_fd, char *ret_path, size_t pathlen)
+{
+	int r = control_path(id, ret_path, pathlen);
+
+	if (r == 0)
+		r = control_listen_at(ret_path, ret_fd);
+	if (r < 0 && pathlen > 0)
+		ret_path[0] = '\0';
+	return r;
 }
 
 void

@@ -46,8 +46,16 @@ uid_t control_uid(void);
 /* The longest socket path control_listen() returns, its NUL included (sun_path's size). */
 #define CONTROL_PATH_MAX 108
 
-/* Bind and listen on $XDG_RUNTIME_DIR/sandcap/<id>.sock (/tmp/sandcap-<id>.sock, 0700,
- * without a usable XDG_RUNTIME_DIR); *ret_path gets the socket's path, for
+/* The path of run id's socket: $XDG_RUNTIME_DIR/sandcap/<id>.sock (the directory made if
+ * missing), or /tmp/sandcap-<id>.sock without a usable XDG_RUNTIME_DIR.  Known before the
+ * socket exists, so that the keeper can remove it should the supervisor be killed
+ * (keeper.h).  -EPERM for an XDG directory that is not ours alone, -ENAMETOOLONG. */
+int control_path(const char *id, char *ret_path, size_t pathlen);
+
+/* Bind and listen on path (control_path()), mode 0700. */
+int control_listen_at(const char *path, int *ret_fd);
+
+/* control_path(), then control_listen_at(); *ret_path gets the socket's path, for
  * control_unlisten() at the end. */
 int control_listen(const char *id, int *ret_fd, char *ret_path, size_t pathlen);
 

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "control.h"
 #include "keeper.h"
 #include "macro.h"
 #include "rawproc.h"
@@ -28,6 +29,7 @@ struct keeper_arg {
 	uid_t uid;
 	int sigfd;
 	uint64_t mask;          /* the kernel's signal mask for the keeper (64 signals) */
+	char ctl_path[CONTROL_PATH_MAX];        /* the control socket, or "" */
 };
 
 static void
@@ -137,6 +139,10 @@ keeper_main(const struct keeper_arg *a, pid_t sup)
 	if (WIFSIGNALED(status)) {
 		int sig = WTERMSIG(status);
 		unsigned n = rawproc_kill_tree(a->self);
+
+		/* Nobody listens on it any more (the supervisor's end closed with it). */
+		if (a->ctl_path[0] != '\0')
+			(void) rawsys(SYS_unlink, (long) a->ctl_path, 0, 0, 0, 0);
 		const char *abbrev = sigabbrev_np(sig);
 		char num[24];
 
@@ -262,7 +268,7 @@ split_fork(const struct keeper_arg *a)
 }
 
 int
-keeper_start(struct keeper_info *ret)
+keeper_start(struct keeper_info *ret, const char *ctl_path)
 {
 	sigset_t set, old, kmask;
 	struct keeper_arg a;
@@ -285,6 +291,7 @@ keeper_start(struct keeper_info *ret)
 		return (int) r;
 	}
 	a = (struct keeper_arg) { .self = keeper, .uid = getuid(), .sigfd = sigfd };
+	(void) strlcpy(a.ctl_path, ctl_path, sizeof(a.ctl_path));
 	memcpy(&a.mask, &kmask, sizeof(a.mask));        /* glibc's sigset_t begins with it */
 	r = prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0 ? -errno : 0;
 	if (r == 0) {

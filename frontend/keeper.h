@@ -12,7 +12,8 @@
  *     - forwards SIGINT/SIGTERM/SIGHUP/SIGQUIT to the supervisor; stops when the
  *       supervisor stops for job control and continues it when continued;
  *     - exits with the supervisor's status; if the supervisor dies of a signal (SIGKILL),
- *       kills and reaps every process left below it and says so;
+ *       kills and reaps every process left below it, removes the run's control socket
+ *       and says so;
  *   the supervisor (its child, in a process group of its own, so that signals sent to the
  *   caller's job reach it once, through the keeper)
  *     - does everything `sandcap run` does (supervise.c), and is a subreaper too;
@@ -40,5 +41,6 @@ struct keeper_info {
 
 /* Split.  Returns 0 in the supervisor with *ret filled, -errno (nothing forked, or the
  * keeper already gone) on failure.  In the keeper it never returns: it exits with the
- * supervisor's status. */
-int keeper_start(struct keeper_info *ret);
+ * supervisor's status.  ctl_path (copied; "" for none): the control socket the supervisor
+ * will make (control_path()), which the keeper removes if the supervisor is killed. */
+int keeper_start(struct keeper_info *ret, const char *ctl_path);

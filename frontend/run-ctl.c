@@ -112,8 +112,11 @@ run_ctl_open(void *userdata)
 {
 	struct run_ctl *c = userdata;
 
-	if (control_listen(c->id, &c->listen_fd, c->path, sizeof(c->path)) == 0)
+	/* The path is known already where a keeper was started (run_ctl_path()). */
+	if (c->path[0] != '\0' ? control_listen_at(c->path, &c->listen_fd) == 0 :
+	    control_listen(c->id, &c->listen_fd, c->path, sizeof(c->path)) == 0)
 		return c->listen_fd;
+	c->path[0] = '\0';
 	if (!c->o->quiet)
 		fprintf(stderr, "sandcap: warning: no control socket (sandcap ps and sandcap kill "
 			"will not see this sandbox)\n");

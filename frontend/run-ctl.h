@@ -16,7 +16,9 @@ struct run_ctl {
 	const struct run_opts *o;
 	int listen_fd;
 	struct sv_state *sv;                    /* while serving */
-	char path[CONTROL_PATH_MAX];            /* the control socket's, for control_unlisten() */
+	/* The control socket's, for control_unlisten(); set before the split where a keeper
+	 * is started (control_path()), which removes it if the supervisor is killed. */
+	char path[CONTROL_PATH_MAX];
 };
 
 /* sv_spec.open_extra: the control socket, made once the command has started (a warning

@@ -314,6 +314,7 @@ wait_for() { i=0; while [ $i -lt 400 ]; do "$@" && return 0; sleep 0.05; i=$((i 
 three_up() { [ "$(pgrep -f "sleep 1000.$mark" | wc -l)" -ge 3 ]; }
 kill_leftovers() { for p in $(pgrep -f "sleep 1000.$mark"); do kill -9 "$p" 2>/dev/null; done; }
 for victim in sandcap supervisor; do
+	socks_before=$(ls /tmp/sandcap-$A-*.sock 2>/dev/null)
 	(attacker_exec "$SANDCAP" run -q -- sh -c "setsid sleep 1000.${mark}1 & (sleep 1000.${mark}2 &); sleep 1000.${mark}3" 2>"$T/k11") &
 	pid=$!
 	LIBTEST_PIDS="$LIBTEST_PIDS $pid"
@@ -339,6 +340,10 @@ for victim in sandcap supervisor; do
 		eq "item 11: ... sandcap then exits 137" 137 "$krc"
 		contains "item 11: ... and says why" "the supervisor (pid $target) was killed by SIGKILL" "$(cat "$T/k11")"
 	fi
+	# The keeper (supervisor killed) or the supervisor (sandcap killed) removed the run's
+	# control socket: none is new since the run began, before any sandcap ps.
+	eq "item 11: kill -9 of the $victim: the run's control socket is removed" "$socks_before" \
+		"$(ls /tmp/sandcap-$A-*.sock 2>/dev/null)"
 done
 # The runs killed above leave their control sockets (nothing of sandcap's was left to
 # remove them, or only the keeper); the attacker's next sandcap ps removes every one of its
