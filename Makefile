@@ -55,7 +55,7 @@ OPT_LD :=
 endif
 
 PKGS_HELPER   := inih
-PKGS_FRONTEND := libcap-ng inih libbsd-overlay libseccomp libsystemd
+PKGS_FRONTEND := inih libbsd-overlay libseccomp libsystemd
 PKG_CFLAGS    := $(shell $(PKG_CONFIG) --cflags $(PKGS_FRONTEND) 2>/dev/null)
 # The helper loads libc only: each shared library costs about 9 system calls per sandbox to
 # load (#19).  libinih is linked from the distribution's archive where there is one
@@ -73,7 +73,7 @@ HELPER_STATIC ?= 0
 override HELPER_STATIC := $(if $(and $(filter 1,$(HELPER_STATIC)),$(INIH_A),$(filter /%,$(LIBC_A)),$(filter-out 1,$(SANITIZE))),1,0)
 HELPER_LDFLAGS := $(if $(filter 1,$(HELPER_STATIC)),-static-pie)
 # libsystemd: headers only; usercg.c loads it with dlopen() (frontend/sdbus-dl.h, issue 19).
-# The other four are linked statically into sandcap (FRONTEND_STATIC=0: shared): each shared
+# The other three are linked statically into sandcap (FRONTEND_STATIC=0: shared): each shared
 # library costs every run its loading, relocation and page faults, and a fork copies its
 # mappings (issue 19: 52 of 333 page faults per rlimit-mode run).  The helper: above.
 FRONTEND_STATIC ?= 1
@@ -84,6 +84,8 @@ else
 LIBS_FRONTEND := $(shell $(PKG_CONFIG) --libs $(filter-out libsystemd,$(PKGS_FRONTEND)) 2>/dev/null)
 endif
 LIBS_TEST     := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null)
+# libcap-ng: only the VM suite's probe-capcg uses it (sandcap and the helper do not).
+LIBS_PROBE    := $(shell $(PKG_CONFIG) --cflags --libs libcap-ng 2>/dev/null)
 
 DEFS := -DSC_VERSION='"$(VERSION)"' -DSC_HELPER_PATH='"$(HELPER_PATH)"' \
 	-DSC_POLICY_PATH='"$(POLICY_PATH)"' -D_GNU_SOURCE \
@@ -235,7 +237,8 @@ $(BUILD)/tests/hostile-client: tests/vm/hostile-core.inc
 $(BUILD)/tests/%: tests/vm/%.c $(BUILD)/libsandcap.a
 	@mkdir -p $(@D)
 	$(E) '  CCLD   $@'
-	$(Q)$(CC) $(CFLAGS) $(INC_POLICY) $< -o $@ $(LDFLAGS) $(BUILD)/libsandcap.a $(LIBS_FRONTEND)
+	$(Q)$(CC) $(CFLAGS) $(INC_POLICY) $< -o $@ $(LDFLAGS) $(BUILD)/libsandcap.a $(LIBS_FRONTEND) \
+		$(LIBS_PROBE)
 
 probes: $(PROBE_BIN)
 
