@@ -714,6 +714,9 @@ refuse(struct report_sink *sink, struct report *rep, bool printed, const char *f
 		fprintf(stderr, "sandcap: %s\n", strip_sandcap_prefix(msg));
 	rep->v = (struct verdict) { .kind = VERDICT_SETUP_ERROR, .exit_code = -1,
 				    .sc_exit = SC_EXIT_FAILURE };
+	/* Nothing was enforced: what the plan had added so far (a --fallback substitute, the
+	 * limits of a plan refused later) must not read as a sandbox's (docs/report.md). */
+	rep->n_limits = rep->n_enforcement = 0;
 	rep->message = strip_sandcap_prefix(msg);
 	if (f != NULL) {
 		(void) report_write_json(f, rep);
@@ -1035,6 +1038,7 @@ run_prepare(struct run *R, int argc, char **argv, struct net_proxy *proxy)
 		return r > 0 ? 0 : SC_EXIT_FAILURE;
 	make_id(&R->id);
 	R->rep.id = R->id;
+	net_run_report_refused(&R->o, proxy, &R->rep);
 	R->rep.argv = R->o.argv;
 	R->rep.message = R->message;
 	R->rep.env = environ;

@@ -54,13 +54,27 @@ net_run_environment(const struct run_opts *o, const struct net_proxy *p)
 }
 
 void
+net_run_report_refused(const struct run_opts *o, const struct net_proxy *p, struct report *rep)
+{
+	if (o->iso.net == POLICY_NET_HOST && !o->has_net)
+		return;
+	rep->net.mode = policy_net_name(o->iso.net);
+	(void) strlcpy(rep->net.enforcement, "none: the run was refused",
+		       sizeof(rep->net.enforcement));
+	if (o->iso.net == POLICY_NET_PROXY) {
+		rep->net.allow = &o->allow;
+		rep->net.proxy = p;     /* no connection yet: [] */
+	}
+}
+
+void
 net_run_report(const struct run_opts *o, const char *enforcement, struct net_proxy *p,
 	       struct report *rep)
 {
 	if (o->iso.net == POLICY_NET_HOST && !o->has_net)
 		return;
 	rep->net.mode = policy_net_name(o->iso.net);
-	(void) snprintf(rep->net.enforcement, sizeof(rep->net.enforcement), "%s", enforcement);
+	(void) strlcpy(rep->net.enforcement, enforcement, sizeof(rep->net.enforcement));
 	if (o->iso.net != POLICY_NET_PROXY)
 		return;
 	if (net_proxy_finish(p) < 0)

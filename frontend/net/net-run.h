@@ -17,5 +17,11 @@ int net_run_prepare(struct run_opts *o, struct net_proxy *p, char *err, size_t e
 int net_run_environment(const struct run_opts *o, const struct net_proxy *p);
 
 /* After the sandbox ended: stop the proxy, fill rep->net (mode != host or --net given). */
+/* A refusal's report: the network asked for, its enforcement "none: the run was refused",
+ * the proxy's rules and an empty list of connections (the command never ran).  The run's
+ * own net_run_report() replaces it. */
+void net_run_report_refused(const struct run_opts *o, const struct net_proxy *p,
+			    struct report *rep);
+
 void net_run_report(const struct run_opts *o, const char *enforcement, struct net_proxy *p,
 		    struct report *rep);

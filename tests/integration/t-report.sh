@@ -47,6 +47,27 @@ as_user "$SANDCAP" run -q --memory 64M --report-fd 4 -- true 4> "$T/refused-fd.j
 eq "refusal through --report-fd: setup-error" setup-error "$(json "$T/refused-fd.json" '["verdict"]')"
 sandcap_run -q --memory 64M --report - -- true
 eq "refusal with --report -: setup-error on stdout" setup-error "$(json "$T/out" '["verdict"]')"
+# A refusal late in the plan reports nothing as enforced: root gets no --pids substitute,
+# refused after --fallback had planned it.
+if [ "$(id -u)" = 0 ]; then
+	"$SANDCAP" run -q --pids 64 --fallback --report "$T/refused-late.json" -- true 2>/dev/null
+	eq "late refusal: exit 125" 125 "$?"
+	eq "late refusal: limits {}" '{}' "$(json "$T/refused-late.json" '["limits"]')"
+	eq "late refusal: enforcement {}" '{}' "$(json "$T/refused-late.json" '["enforcement"]')"
+else
+	skip "late refusal: needs root (RLIMIT_NPROC does not bind root)"
+fi
+# The network asked for is in a refusal's report too (docs/report.md: always with --net or
+# --allow), with no enforcement and, for the proxy, its rules and no connection.
+sandcap_run -q --memory 64M --net none --report "$T/refused-net.json" -- true
+eq "refusal with --net none: network.mode" none "$(json "$T/refused-net.json" '["network"]["mode"]')"
+eq "... network.enforcement says it was refused" "none: the run was refused" \
+	"$(json "$T/refused-net.json" '["network"]["enforcement"]')"
+sandcap_run -q --memory 64M --net proxy --allow example.org:443 --report "$T/refused-net.json" -- true
+eq "refusal with --net proxy: network.allow" '["example.org:443"]' \
+	"$(json "$T/refused-net.json" '["network"]["allow"]')"
+eq "... and an empty list of connections" '[]' \
+	"$(json "$T/refused-net.json" '["network"]["connections"]')"
 
 # Report files appear whole: an old report is replaced by rename (never truncated first),
 # and no temporary file is left beside it.
