@@ -26,6 +26,7 @@
 #include "client.h"
 #include "cmd-run.h"
 #include "env.h"
+#include "exec-hint.h"
 #include "output.h"
 #include "commands.h"
 #include "control.h"
@@ -366,10 +367,14 @@ compose_message(const struct run_opts *o, const struct sv_outcome *out,
 			 o->rl[RUN_RL_FSIZE].source : "--fsize");
 		break;
 	case VERDICT_SETUP_ERROR:
-		if (out->setup == SV_SETUP_EXEC)
-			snprintf(buf, bufsz, "cannot execute '%s': %s",
-				 log_escape(o->argv[0], esc, sizeof(esc)), strerror(out->setup_errno));
-		else
+		if (out->setup == SV_SETUP_EXEC) {
+			char hint[320];
+
+			exec_hint(o->argv[0], out->setup_errno, o->iso.fs, hint, sizeof(hint));
+			snprintf(buf, bufsz, "cannot execute '%s': %s%s",
+				 log_escape(o->argv[0], esc, sizeof(esc)), strerror(out->setup_errno),
+				 hint);
+		} else
 			snprintf(buf, bufsz, "%s", strip_sandcap_prefix(out->setup_msg));
 		break;
 	case VERDICT_MEMORY:

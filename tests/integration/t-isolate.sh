@@ -132,6 +132,15 @@ if [ "$have_ll" = 1 ]; then
 	else
 		notok "strict: a shell pipeline with redirections works: $out"
 	fi
+	# A program outside the system directories, not named by --ro: 126, and the message
+	# says which option lets it run.
+	out=$(sandcap --fs strict -- "$PROBES/probe-fs" 2>&1)
+	rc=$?
+	case "$rc $out" in
+	"126 "*"needs its directory named: --ro DIR"*)
+		ok "strict: a program outside the system dirs is not executed (126), the message names --ro DIR" ;;
+	*) notok "strict: a program outside the system dirs is not executed (126), the message names --ro DIR (rc $rc: $out)" ;;
+	esac
 
 	# A relative --rw is taken from sandcap's working directory ($T), also when the command
 	# starts elsewhere (--chdir /): the plan asks for the directory only when a path is

@@ -16,6 +16,12 @@ eq "missing command exits 127" 127 "$rc"
 contains "missing command names it" "cannot execute '/nonexistent/cmd'" "$(cat "$T/err")"
 sandcap_run -q -- no-such-command-sandcap-test
 eq "command not on PATH exits 127" 127 "$rc"
+# A script whose interpreter is missing is "No such file" too: the message names it.
+printf '#!/nonexistent/sandcap-interp -x\necho hi\n' > "$T/badinterp"; chmod 755 "$T/badinterp"
+sandcap_run -q -- "$T/badinterp"
+eq "a script whose #! interpreter is missing exits 127" 127 "$rc"
+contains "... and the message names the interpreter" \
+	"the interpreter its #! line names, '/nonexistent/sandcap-interp', does not" "$(cat "$T/err")"
 printf 'echo hi\n' > "$T/noexec"; chmod 644 "$T/noexec"
 sandcap_run -q -- "$T/noexec"
 eq "non-executable file exits 126" 126 "$rc"
