@@ -16,6 +16,7 @@
 #include "macro.h"
 #include "parse-util.h"
 #include "trace.h"
+#include "verdict.h"
 
 /* The largest regular file under dirfd (the workspace), depth-limited. */
 void
@@ -88,6 +89,11 @@ trace_print(FILE *f, const struct trace_opts *t, const struct report *rep,
 	if (acc->runs > 1)
 		fprintf(f, "; the largest of %u runs", acc->runs);
 	fprintf(f, ")\n");
+	/* Figures of a run that failed may be far from what the job needs when it works. */
+	if (rep->v.kind != VERDICT_OK)
+		fprintf(f, "sandcap trace: warning: run %u did not end ok (verdict %s: %s); these "
+			"figures and the limits below are those of a failed run\n", acc->runs,
+			verdict_name(rep->v.kind), rep->message != NULL ? rep->message : "");
 	if (mx->has_memory) {
 		size_spread(acc, mx->memory_peak, mn->memory_peak, a, sizeof(a));
 		fprintf(f, "  peak memory       %s (memory.peak: anonymous, page cache, tmpfs)\n", a);

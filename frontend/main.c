@@ -31,6 +31,7 @@ usage(FILE *f)
 	for (size_t i = 0; i < ELEMENTSOF(commands); i++)
 		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
 	fprintf(f, "\nRun 'sandcap COMMAND --help' for a command's options; see sandcap(1).\n"
+		   "'sandcap --version' prints the version.\n"
 		   "Exit status: the command's own; 128+N if it died of signal N; 124 timeout;\n"
 		   "125 sandcap failed or refused; 126 not executable; 127 not found.\n");
 }

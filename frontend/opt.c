@@ -47,7 +47,9 @@ take_value(struct opt_iter *it, const char *attached)
 		it->value = attached;
 		return it->def->id;
 	}
-	if (it->i >= it->argc)
+	/* "--timeout -- cmd": the value was forgotten; "--" is no value of any option (a
+	 * value of that spelling can still be attached: --rw=--). */
+	if (it->i >= it->argc || streq(it->argv[it->i], "--"))
 		return -ENODATA;
 	it->value = it->argv[it->i++];
 	return it->def->id;
@@ -129,7 +131,10 @@ opt_error(const struct opt_iter *it, int r, char *buf, size_t bufsz)
 	log_escape(it->name, esc, sizeof(esc));
 	switch (r) {
 	case -ENODATA:
-		snprintf(buf, bufsz, "%s needs a value", esc);
+		snprintf(buf, bufsz, "%s needs a value%s", esc,
+			 it->i < it->argc && streq(it->argv[it->i], "--") ?
+			 " (it is followed by '--', which ends the options: give the value "
+			 "before it)" : "");
 		return;
 	case -EINVAL:
 		snprintf(buf, bufsz, "%s takes no value (given '%s')", esc,

@@ -19,10 +19,13 @@ case $(json "$T/t.json" '["suggested"]["flags"]') in *--fsize*) notok "flags wit
 *) ok "flags without --fsize" ;; esac
 
 as_user "$SANDCAP" trace -q --runs 3 --report "$T/t2.json" -- sh -c 'echo $$ >> "$0"; exit 3' "$T/pids2" \
-	> /dev/null 2>&1
+	> /dev/null 2> "$T/t2.err"
 eq "trace --runs 3 of a failing command: its status" 3 "$?"
 eq "... stops after the failed run" 1 "$(wc -l < "$T/pids2" | tr -d ' ')"
 eq "... and reports 1 run" 1 "$(json "$T/t2.json" '["runs"]')"
+contains "... and warns that the figures are of a failed run" \
+	"warning: run 1 did not end ok (verdict exit: the command exited with status 3)" "$(cat "$T/t2.err")"
+expect "a run that went well gets no such warning" sh -c "! grep -q 'did not end ok' '$T/t.err'"
 
 for bad in 0 101 x -1; do
 	as_user "$SANDCAP" trace --runs "$bad" -- true > /dev/null 2> "$T/err"

@@ -208,6 +208,13 @@ test_errors_name_the_word(void **state)
 	assert_int_equal(parse(2, ARGV("run", "--timeout"), &o), -EINVAL);
 	assert_string_equal(captured, "sandcap: run: --timeout needs a value; see 'sandcap run "
 			    "--help'\n");
+	/* A forgotten value before "--": the message says so, not "invalid duration '--'". */
+	assert_int_equal(parse(4, ARGV("run", "--timeout", "--", "true"), &o), -EINVAL);
+	assert_string_equal(captured, "sandcap: run: --timeout needs a value (it is followed by "
+			    "'--', which ends the options: give the value before it); see 'sandcap "
+			    "run --help'\n");
+	assert_int_equal(parse(5, ARGV("run", "-q", "--env", "--", "true"), &o), -EINVAL);
+	assert_non_null(strstr(captured, "--env needs a value (it is followed by '--'"));
 	assert_int_equal(parse(3, ARGV("run", "-qq", "true"), &o), 0);
 	assert_true(o.quiet);
 	/* "-" is a command, as with getopt */
