@@ -282,6 +282,8 @@ check_environment(struct doctor *d)
 		report(d, "FAIL", "the capability bounding set lacks cap_dac_override, cap_chown or "
 		       "cap_sys_admin (a container?): file capabilities cannot be granted",
 		       "run sandcap on the host, not in a restricted container");
+	else
+		report(d, "ok", "the capability bounding set has the helper's capabilities", NULL);
 }
 
 static void
@@ -290,8 +292,12 @@ check_workspace_root(struct doctor *d, const char *wsroot)
 	char what[PATH_MAX + 128];
 	struct stat st;
 
-	if (wsroot == NULL)
+	/* Named in the list of checks: say why it was not made (the policy's line says why). */
+	if (wsroot == NULL) {
+		report(d, "info", "workspace root: unknown (no readable policy names workspace_root)",
+		       "fix the policy first (see above)");
 		return;
+	}
 	if (stat(wsroot, &st) < 0 || !S_ISDIR(st.st_mode)) {
 		snprintf(what, sizeof(what), "workspace root %s does not exist", wsroot);
 		report(d, "FAIL", what, "as root: systemd-tmpfiles --create sandcap.conf, or sandcap-setup");

@@ -110,6 +110,9 @@ eq "--as 1 EiB is a limit, not unlimited" "1125899906842624 8192" \
 out=$(SANDCAP_HELPER=/nonexistent/sandcap-helper "$SANDCAP" doctor 2>&1)
 contains "doctor: SANDCAP_HELPER=PATH" "SANDCAP_HELPER=PATH points sandcap at another copy" "$out"
 case $out in *SC_HELPER*) notok "doctor names no SC_HELPER" ;; *) ok "doctor names no SC_HELPER" ;; esac
+# Every check README and sandcap(1) list gets a line, passed or not (newcomer review).
+contains "doctor: a line for the capability bounding set" "the capability bounding set" "$out"
+contains "doctor: a line for the workspace root" "workspace root" "$out"
 
 # Help, version.
 out=$("$SANDCAP" run --help); r=$?
