@@ -996,8 +996,11 @@ on_timeout(struct sv_state *st)
 	}
 }
 
-/* Signals to sandcap: SIGCHLD reaps, the others go to the sandbox's process group and are
- * noted as an end request (with the sender the keeper saw, if it forwarded them). */
+/* Signals to sandcap: SIGCHLD reaps, the others go to every process of the sandbox (its
+ * group, and those outside it, each once) and are noted as an end request (with the sender
+ * the keeper saw, if it forwarded them).  A SIGCONT follows, as after `sandcap kill` and the
+ * timeout: a stopped process would otherwise keep the signal pending, and sandcap would
+ * wait for ever (real-workload review). */
 static void
 on_signals(struct sv_state *st)
 {
@@ -1017,7 +1020,8 @@ on_signals(struct sv_state *st)
 				uid = (uid_t) (si.ssi_ptr >> 32);
 			}
 			(void) note_end_request(st, (int) si.ssi_signo, false, from, uid);
-			(void) kill(-st->pid, (int) si.ssi_signo);
+			signal_sandbox(st, (int) si.ssi_signo);
+			signal_sandbox(st, SIGCONT);
 		}
 	}
 }

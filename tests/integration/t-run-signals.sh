@@ -39,6 +39,35 @@ kill -TERM "$pid"
 wait "$pid"
 eq "SIGTERM reaches the command's children" child "$(cat "$T/child" 2>/dev/null)"
 
+# ... and a process outside the group (setsid'd) gets it too, once (sandcap(1): each
+# process gets each signal once).
+rm -f "$T/ready" "$T/outside"
+(as_user_exec "$SANDCAP" run -q -- sh -c "setsid sh -c 'trap \"echo got >> $T/outside; exit 0\" TERM;
+	touch $T/ready; while :; do sleep 0.05; done' & trap 'sleep 0.5; exit 0' TERM; wait" \
+	2>/dev/null) &
+pid=$!
+LIBTEST_PIDS="$LIBTEST_PIDS $pid"
+i=0
+while [ ! -e "$T/ready" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+kill -TERM "$pid"
+wait "$pid"
+eq "SIGTERM reaches a process outside the command's group, once" got "$(cat "$T/outside" 2>/dev/null)"
+
+# A stopped command still gets it: a SIGCONT follows (without one the signal stays pending
+# and sandcap waits for ever; a hang here is a failure, bounded by timeout).
+rm -f "$T/ready"
+(as_user_exec timeout -s KILL 30 "$SANDCAP" run -q --report "$T/stopped.json" -- \
+	sh -c "touch $T/ready; kill -STOP \$\$; echo resumed" 2>/dev/null) &
+pid=$!
+LIBTEST_PIDS="$LIBTEST_PIDS $pid"
+i=0
+while [ ! -e "$T/ready" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+sleep 0.2
+kill -TERM "$(pgrep -P "$pid" | head -n 1)" 2>/dev/null || kill -TERM "$pid"
+wait "$pid"
+eq "SIGTERM to sandcap ends a stopped command: exit 143" 143 "$?"
+eq "... verdict killed" killed "$(json "$T/stopped.json" '["verdict"]')"
+
 # A terminal: the command becomes the foreground group, reads the tty, gets ^C itself;
 # sandcap gets the terminal back at the end.
 if python3 -c 'import pty' 2>/dev/null; then
