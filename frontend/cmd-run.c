@@ -941,6 +941,7 @@ decide(const struct run_opts *o, const struct sv_outcome *out, const struct outp
 	if (o->output_limit > 0) {
 		rep->has_output_bytes = true;
 		rep->output_bytes = out->output_bytes;
+		rep->output_dropped = out->output_dropped;
 		if (relay->shared)
 			report_add_enforcement(rep, "output", "sandcap (stdout and stderr, one "
 					       "pipe: %s)", relay->s[0].no_splice ?
@@ -1356,6 +1357,46 @@ run_finish_trace(struct run *R)
 	return r;
 }
 
+/* --output-limit: what the sandbox wrote and the relay still holds goes on once the
+ * sandbox is torn down, for as long as the output takes it, as a plain pipe would wait
+ * for its reader; only a --timeout bounds that wait (what is left of it, at least 5 s), so
+ * the run still ends by its deadline.  What the output never took is counted as dropped:
+ * the message and a warning say so, even with -q (real-workload review: a reader that
+ * paused lost output while the report said ok). */
+static void
+run_drain_output(struct run *R)
+{
+	const struct run_opts *o = &R->o;
+	uint64_t deadline = 0;
+	struct timespec ts;
+
+	if (o->output_limit == 0)
+		return;
+	if (o->has_timeout) {
+		uint64_t left = o->timeout_ms > R->out.wall_ms ? o->timeout_ms - R->out.wall_ms : 0;
+
+		(void) clock_gettime(CLOCK_MONOTONIC, &ts);
+		deadline = (uint64_t) ts.tv_sec * 1000 + (uint64_t) ts.tv_nsec / 1000000 +
+			   (left > 5000 ? left : 5000);
+	}
+	output_relay_drain(&R->relay, deadline);
+	R->out.output_limit_hit |= R->relay.cap_passed;
+	R->out.output_bytes = R->relay.passed;
+	R->out.output_dropped = R->relay.dropped;
+}
+
+/* Appended to the message when the output did not take everything (run_drain_output()). */
+static void
+dropped_note(const struct sv_outcome *out, char *message, size_t msglen)
+{
+	size_t n = strlen(message);
+
+	if (out->output_dropped == 0 || n >= msglen)
+		return;
+	snprintf(message + n, msglen - n, "; %llu bytes of its output were dropped: the output "
+		 "had not taken them when --timeout ran out", (unsigned long long) out->output_dropped);
+}
+
 static int
 run_steps(struct run *R, int argc, char **argv)
 {
@@ -1371,8 +1412,13 @@ run_steps(struct run *R, int argc, char **argv)
 	if (r != RUN_GO)
 		return r;
 	run_collect(R);
+	run_drain_output(R);
 	net_run_report(&R->o, R->plan.net_enforcement, &R->proxy, &R->rep);
 	decide(&R->o, &R->out, &R->relay, &R->in, &R->rep, R->message, sizeof(R->message));
+	dropped_note(&R->out, R->message, sizeof(R->message));
+	if (R->out.output_dropped > 0 && R->o.quiet)
+		fprintf(stderr, "sandcap: warning: %llu bytes of the command's output were dropped "
+			"(see the report)\n", (unsigned long long) R->out.output_dropped);
 	if (R->trace->on)
 		return run_finish_trace(R);
 	return finish(&R->o, &R->sink, &R->rep);

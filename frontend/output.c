@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -321,16 +322,38 @@ now_ms(void)
 	return (uint64_t) ts.tv_sec * 1000 + (uint64_t) ts.tv_nsec / 1000000;
 }
 
-void
-output_relay_drain(struct output_relay *r, int timeout_ms)
+/* The deadline came with bytes still waiting: what the command wrote within the cap and
+ * no output took is counted as dropped (output_bytes then counts only what was passed on:
+ * a read/write buffer's bytes were counted when read). */
+static void
+give_up(struct output_relay *r)
 {
-	uint64_t end = now_ms() + (uint64_t) timeout_ms;
+	for (int i = 0; i < 2; i++) {
+		struct output_stream *s = &r->s[i];
+		size_t buffered = s->buf_len - s->buf_off, allow;
+		int avail = 0;
 
+		if (s->in < 0)
+			continue;
+		r->passed -= buffered;
+		if (ioctl(s->in, FIONREAD, &avail) < 0 || avail < 0)
+			avail = 0;
+		/* Bytes taken from the pipes so far: passed on, dropped before, this buffer. */
+		allow = output_allowance(r->limit, r->passed + r->dropped + buffered, (size_t) avail);
+		if ((size_t) avail > allow)
+			r->cap_passed = true;   /* the command wrote more than the cap */
+		r->dropped += buffered + allow;
+	}
+}
+
+void
+output_relay_drain(struct output_relay *r, uint64_t deadline_ms)
+{
 	r->epfd = -1;           /* poll(2) from here on */
 	for (;;) {
 		struct pollfd p[2];
 		struct output_stream *who[2];
-		int np = 0;
+		int np = 0, wait_ms = -1;
 		uint64_t now = now_ms();
 
 		for (int i = 0; i < 2; i++) {
@@ -343,9 +366,16 @@ output_relay_drain(struct output_relay *r, int timeout_ms)
 			p[np].events = s->waiting_out ? POLLOUT : POLLIN;
 			np++;
 		}
-		if (np == 0 || now >= end)
+		if (np == 0)
 			break;
-		if (poll(p, (nfds_t) np, (int) (end - now)) < 0 && errno != EINTR)
+		if (deadline_ms != 0) {
+			if (now >= deadline_ms) {
+				give_up(r);
+				break;
+			}
+			wait_ms = deadline_ms - now > INT_MAX ? INT_MAX : (int) (deadline_ms - now);
+		}
+		if (poll(p, (nfds_t) np, wait_ms) < 0 && errno != EINTR)
 			break;
 		for (int i = 0; i < np; i++) {
 			if (p[i].revents == 0)

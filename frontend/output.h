@@ -45,6 +45,7 @@ struct output_relay {
 	uint64_t limit;
 	uint64_t passed;        /* bytes passed on, both streams together */
 	bool cap_passed;
+	uint64_t dropped;       /* within the cap, written, never taken by the output (drain) */
 	bool spliced;           /* splice() moved at least one byte */
 	bool shared;            /* fds 1 and 2 are one description: one pipe (s[0]) for both */
 	int child_fd[2];        /* write ends for the command's fd 1 and 2; -1 once closed */
@@ -64,7 +65,9 @@ bool output_relay_owns(const struct output_relay *r, int fd);
 /* Handle readiness of fd (epoll events).  Returns 1 when the cap was passed just now (end
  * the sandbox), else 0. */
 int output_relay_event(struct output_relay *r, int fd, uint32_t events);
-/* After the sandbox ended: pass on what is left in the pipes (within the cap), waiting for
- * the outputs at most timeout_ms in all; then close everything. */
-void output_relay_drain(struct output_relay *r, int timeout_ms);
+/* After the sandbox ended and its cgroup and workspace are gone: pass on what is left in
+ * the pipes (within the cap), for as long as the outputs take it, until deadline_ms
+ * (CLOCK_MONOTONIC milliseconds; 0: none, as a plain pipe would wait); what is left then
+ * is counted in r->dropped.  Then close everything. */
+void output_relay_drain(struct output_relay *r, uint64_t deadline_ms);
 void output_relay_close(struct output_relay *r);

@@ -38,6 +38,7 @@ struct report {
 	uint64_t max_rss;                       /* bytes */
 	bool has_max_rss;
 	uint64_t output_bytes;                  /* --output-limit: bytes passed on */
+	uint64_t output_dropped;                /* --output-limit: never taken by the output */
 	bool has_output_bytes;
 	struct cg_usage cg;                     /* cgroup mode; has_* false otherwise */
 

@@ -750,13 +750,9 @@ end_sandbox(struct sv_state *st, const struct termios *tios)
 	}
 	(void) getrusage(RUSAGE_CHILDREN, &out->tree_ru);
 
-	/* What the sandbox wrote before it ended, within the cap; an output that takes
-	 * nothing for 5 s is given up on (the report says how much was passed). */
-	if (st->spec->relay != NULL) {
-		output_relay_drain(st->spec->relay, 5000);
-		out->output_limit_hit |= st->spec->relay->cap_passed;
-		out->output_bytes = st->spec->relay->passed;
-	}
+	/* What the sandbox wrote and is still in the relay's pipes is passed on by sandcap
+	 * after the teardown (run_drain_output(), cmd-run.c): nothing of the sandbox's is held
+	 * while a slow reader takes it. */
 
 	/* Give the terminal back to sandcap's group if the sandbox still holds it, with the
 	 * settings it had when the sandbox got it (SIGTTOU is blocked, so this works even if

@@ -97,6 +97,7 @@ struct sv_outcome {
 	bool grace_expired;             /* SIGKILL was needed after the grace period */
 	bool output_limit_hit;          /* --output-limit passed: sandcap ended the sandbox */
 	uint64_t output_bytes;          /* --output-limit: bytes passed on (stdout + stderr) */
+	uint64_t output_dropped;        /* --output-limit: within it, never taken by the output */
 	/* The latest request to end the sandbox from outside (KILL, TERM, INT, HUP or QUIT)
 	 * before the main process ended, none replacing a SIGKILL or the keeper's death: by
 	 * `sandcap kill` (by_control) or a signal sent to sandcap and forwarded. */

@@ -66,6 +66,33 @@ i=0; while [ $i -lt 50 ] && ! gone "sleep 100.8813"; do sleep 0.1; i=$((i + 1));
 (as_user "$SANDCAP" run -q --output-limit 1G --timeout 1 --report "$T/o4.json" -- sh -c 'exec yes') |
 	sleep 4
 eq "a stalled reader: the timeout still ends it" timeout "$(json "$T/o4.json" '["verdict"]')"
+# A reader that pauses after the command has ended (a pager, a slow log shipper) still gets
+# everything, as from a plain pipe: nothing is given up without --timeout (real-workload
+# review: the rest was dropped after 5 s and the report said ok).
+reader='import os, sys, time
+n = len(os.read(0, 1000)); time.sleep(float(sys.argv[1]))
+while True:
+    d = os.read(0, 65536)
+    if not d: break
+    n += len(d)
+print(n)'
+got=$(as_user "$SANDCAP" run -q --output-limit 1G --report "$T/o8.json" -- head -c 100000 /dev/zero |
+	python3 -c "$reader" 6)
+eq "a reader that pauses 6 s after the command's end gets all 100000 bytes" 100000 "$got"
+eq "... output_bytes 100000" 100000 "$(json "$T/o8.json" '["usage"]["output_bytes"]')"
+eq "... output_dropped 0" 0 "$(json "$T/o8.json" '["usage"]["output_dropped"]')"
+# With --timeout the wait ends (at least 5 s after the end, here long before the reader's
+# 12 s pause ends): what the reader did not take is counted, said, never silent.
+got=$(as_user "$SANDCAP" run -q --timeout 1 --output-limit 1G --report "$T/o9.json" -- \
+	head -c 100000 /dev/zero 2> "$T/o9.err" | python3 -c "$reader" 12)
+eq "with --timeout, a reader paused past it: output_bytes is what it got" "$got" \
+	"$(json "$T/o9.json" '["usage"]["output_bytes"]')"
+eq "... output_bytes + output_dropped = all the command wrote" 100000 \
+	"$(json "$T/o9.json" '["usage"]["output_bytes"] + d["usage"]["output_dropped"]')"
+eq "... some were dropped" true "$(json "$T/o9.json" '["usage"]["output_dropped"] > 0')"
+contains "... the message says so" "bytes of its output were dropped" "$(json "$T/o9.json" '["message"]')"
+contains "... and so does stderr, even with -q" "of the command's output were dropped" "$(cat "$T/o9.err")"
+
 # A reader that goes away: the command gets SIGPIPE as without the relay; sandcap reports.
 (as_user "$SANDCAP" run -q --output-limit 1G --report "$T/o5.json" -- sh -c 'exec yes') | head -c 10 > /dev/null
 eq "a reader that exits: the command dies of SIGPIPE (13)" 13 "$(json "$T/o5.json" '["signal"]')"

@@ -9,6 +9,8 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/ioctl.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -35,6 +37,15 @@ test_cap_passed_only_with_more_waiting(void **state)
 	assert_false(output_cap_passed(100, 100, 0));   /* exactly the limit, nothing more */
 	assert_true(output_cap_passed(100, 100, 1));    /* one byte over */
 	assert_true(output_cap_passed(100, 200, 1));
+}
+
+static uint64_t
+mono_ms(void)
+{
+	struct timespec ts;
+
+	(void) clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t) ts.tv_sec * 1000 + (uint64_t) ts.tv_nsec / 1000000;
 }
 
 /* The relay between two pipes of our own, as sandcap's stdout: at most limit bytes go
@@ -67,7 +78,7 @@ relay_once(uint64_t limit, size_t write_n, uint64_t want_passed, bool want_cap, 
 			if (output_relay_owns(&r, ev[j].data.fd))
 				capped |= output_relay_event(&r, ev[j].data.fd, ev[j].events);
 	}
-	output_relay_drain(&r, 1000);
+	output_relay_drain(&r, mono_ms() + 2000);
 	while ((n = read(sink[0], buf, sizeof(buf))) > 0)
 		got += n;
 	assert_int_equal(got, (ssize_t) want_passed);
@@ -90,6 +101,54 @@ test_relay_under_at_and_over(void **state)
 	}
 }
 
+/* An output that takes nothing until the deadline: what the command wrote within the cap
+ * is counted as dropped, output_bytes only what the output took (no_splice: bytes read
+ * into the buffer but never written are not counted as passed). */
+static void
+drain_gives_up(uint64_t limit, size_t write_n, bool no_splice)
+{
+	struct output_relay r;
+	char err[256], data[4096];
+	int sink[2], saved = dup(STDOUT_FILENO), cap, in_sink = 0;
+	size_t left = write_n;
+
+	assert_true(saved >= 0);
+	assert_int_equal(pipe2(sink, O_CLOEXEC | O_NONBLOCK), 0);
+	cap = fcntl(sink[1], F_SETPIPE_SZ, 4096);       /* a small output that fills */
+	assert_true(cap >= 4096);
+	assert_int_equal(dup2(sink[1], STDOUT_FILENO), STDOUT_FILENO);
+	assert_int_equal(output_relay_open(&r, limit, err, sizeof(err)), 0);
+	assert_int_equal(dup2(saved, STDOUT_FILENO), STDOUT_FILENO);
+	close(saved);
+	close(sink[1]);
+	r.s[0].no_splice = no_splice;
+	memset(data, 'y', sizeof(data));
+	while (left > 0) {
+		ssize_t n = write(r.child_fd[0], data, left < sizeof(data) ? left : sizeof(data));
+
+		assert_true(n > 0);
+		left -= (size_t) n;
+	}
+	output_relay_parent(&r);
+	output_relay_drain(&r, mono_ms() + 300);
+	assert_int_equal(ioctl(sink[0], FIONREAD, &in_sink), 0);
+	assert_true(in_sink > 0 && (uint64_t) in_sink < write_n);
+	assert_int_equal(r.passed, (uint64_t) in_sink);
+	assert_int_equal(r.passed + r.dropped, write_n < limit ? write_n : limit);
+	assert_int_equal(r.cap_passed, write_n > limit);
+	close(sink[0]);
+}
+
+static void
+test_drain_gives_up_and_counts(void **state)
+{
+	(void) state;
+	for (int rw = 0; rw < 2; rw++) {
+		drain_gives_up(1 << 20, 40000, rw);     /* under the cap: all of the rest dropped */
+		drain_gives_up(20000, 40000, rw);       /* over it: the cap's rest dropped, cap passed */
+	}
+}
+
 int
 main(void)
 {
@@ -97,6 +156,7 @@ main(void)
 		cmocka_unit_test(test_allowance),
 		cmocka_unit_test(test_cap_passed_only_with_more_waiting),
 		cmocka_unit_test(test_relay_under_at_and_over),
+		cmocka_unit_test(test_drain_gives_up_and_counts),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
