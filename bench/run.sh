@@ -25,7 +25,7 @@ cc -O2 -I"$top/lib" -I"$top/policy" -I"$top/frontend" -o "$build/bench-floor" \
 # shellcheck disable=SC2046
 cc -static-pie -Wl,-z,relro,-z,now -Wl,-z,noexecstack -o "$build/bench-sandcap-static" \
 	"$build/frontend/main.o" "$build/libfrontend.a" "$build/libsandcap.a" \
-	$(pkg-config --static --libs libcap-ng inih libbsd-overlay libseccomp) 2>/dev/null ||
+	$(pkg-config --static --libs inih libbsd-overlay libseccomp) 2>/dev/null ||
 	rm -f "$build/bench-sandcap-static"
 # shellcheck disable=SC2086
 exec python3 "$top/bench/bench.py" --build "$build" --out "$top/bench/RESULTS.md" ${BENCH_ARGS:-}

@@ -667,7 +667,13 @@ trace_args_parse(int argc, char **argv, struct trace_opts *t, char ***ret_nv, in
 			break;
 		}
 		default:
-			/* sandcap run's: passed on in the long form, the value as its own word */
+			/* sandcap run's: passed on in the long form, the value as its own word,
+			 * but "--name=VALUE" as it was: a value "--" is only taken attached. */
+			if (it.value != NULL && it.word != NULL && it.word[0] == '-' &&
+			    it.word[1] == '-' && strchr(it.word, '=') != NULL) {
+				nv[n++] = (char *) it.word;
+				break;
+			}
 			nv[n++] = (char *) it.def->name;
 			if (it.value != NULL)
 				nv[n++] = (char *) it.value;

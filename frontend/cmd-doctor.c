@@ -256,8 +256,8 @@ check_environment(struct doctor *d)
 {
 	char line[256];
 	FILE *f = fopen("/proc/self/status", "re");
-	bool nnp = false;
-	unsigned long long bnd = ~0ULL;
+	bool nnp = false, have_bnd = false;
+	unsigned long long bnd = 0;
 
 	if (f == NULL) {
 		report(d, "warn", "cannot read /proc/self/status", "mount /proc");
@@ -266,8 +266,10 @@ check_environment(struct doctor *d)
 	while (fgets(line, sizeof(line), f) != NULL) {
 		if (strneq(line, "NoNewPrivs:", 11))
 			nnp = strtoul(line + 11, NULL, 10) != 0;
-		else if (strneq(line, "CapBnd:", 7))
+		else if (strneq(line, "CapBnd:", 7)) {
 			bnd = strtoull(line + 7, NULL, 16);
+			have_bnd = true;
+		}
 	}
 	fclose(f);
 	if (nnp)
@@ -277,13 +279,17 @@ check_environment(struct doctor *d)
 		       "--security-opt no-new-privileges (or use sandcap run --no-cgroup)");
 	else
 		report(d, "ok", "no_new_privs is not set", NULL);
-	if ((bnd & (1ULL << CAP_DAC_OVERRIDE)) == 0 || (bnd & (1ULL << CAP_CHOWN)) == 0 ||
-	    (bnd & (1ULL << CAP_SYS_ADMIN)) == 0)
+	if (!have_bnd)
+		report(d, "warn", "the capability bounding set is unknown (no CapBnd in "
+		       "/proc/self/status)", "mount a complete /proc");
+	else if ((bnd & (1ULL << CAP_DAC_OVERRIDE)) == 0 || (bnd & (1ULL << CAP_CHOWN)) == 0 ||
+		 (bnd & (1ULL << CAP_SYS_ADMIN)) == 0)
 		report(d, "FAIL", "the capability bounding set lacks cap_dac_override, cap_chown or "
 		       "cap_sys_admin (a container?): file capabilities cannot be granted",
 		       "run sandcap on the host, not in a restricted container");
 	else
-		report(d, "ok", "the capability bounding set has the helper's capabilities", NULL);
+		report(d, "ok", "the capability bounding set has the three capabilities the helper "
+		       "needs", NULL);
 }
 
 static void

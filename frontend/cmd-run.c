@@ -370,7 +370,11 @@ compose_message(const struct run_opts *o, const struct sv_outcome *out,
 		if (out->setup == SV_SETUP_EXEC) {
 			char hint[320];
 
-			exec_hint(o->argv[0], out->setup_errno, o->iso.fs, hint, sizeof(hint));
+			/* The directory the child changed to (run_plan()'s chdir_to). */
+			const char *dir = o->chdir != NULL && streq(o->chdir, "@workspace") ?
+					  o->iso.workspace : o->chdir;
+
+			exec_hint(o->argv[0], dir, out->setup_errno, o->iso.fs, hint, sizeof(hint));
 			snprintf(buf, bufsz, "cannot execute '%s': %s%s",
 				 log_escape(o->argv[0], esc, sizeof(esc)), strerror(out->setup_errno),
 				 hint);

@@ -46,8 +46,11 @@ xdg_rundir(char *buf, size_t len)
 	const char *xdg = getenv("XDG_RUNTIME_DIR");
 	struct stat st;
 
+	/* Ours and writable by us alone: another user who may write in it could swap our
+	 * sandcap directory for one of theirs between its check and a later use (the bind, the
+	 * keeper's unlink).  Else /tmp, as without XDG_RUNTIME_DIR. */
 	if (xdg == NULL || xdg[0] != '/' || stat(xdg, &st) < 0 || !S_ISDIR(st.st_mode) ||
-	    st.st_uid != control_uid())
+	    st.st_uid != control_uid() || (st.st_mode & 022) != 0)
 		return -ENOENT;
 	if ((size_t) snprintf(buf, len, "%s/sandcap", xdg) >= len)
 		return -ENAMETOOLONG;

@@ -2,7 +2,8 @@
 /* The control socket of a running `sandcap run`, for `sandcap ps` and `sandcap kill`.
  *
  * Each running sandbox's sandcap listens on a SOCK_SEQPACKET socket $XDG_RUNTIME_DIR/sandcap/
- * <id>.sock when XDG_RUNTIME_DIR is an absolute path to a directory we own (the sandcap
+ * <id>.sock when XDG_RUNTIME_DIR is an absolute path to a directory we own and only we may
+ * write in (the sandcap
  * directory ours, mode 0700, checked on every use), else /tmp/sandcap-<id>.sock, made with
  * mode 0700 (the id is random: no other user can take the name first; a fixed shared path
  * could be squatted, #14 item 8), removed at the end.  `sandcap ps` uses only sockets of

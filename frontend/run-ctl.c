@@ -112,7 +112,8 @@ run_ctl_open(void *userdata)
 {
 	struct run_ctl *c = userdata;
 
-	/* The path is known already where a keeper was started (run_ctl_path()). */
+	/* The path is known already where a keeper was started (control_path() before the
+	 * split, run_plan()). */
 	if (c->path[0] != '\0' ? control_listen_at(c->path, &c->listen_fd) == 0 :
 	    control_listen(c->id, &c->listen_fd, c->path, sizeof(c->path)) == 0)
 		return c->listen_fd;

@@ -345,9 +345,9 @@ for victim in sandcap supervisor; do
 	eq "item 11: kill -9 of the $victim: the run's control socket is removed" "$socks_before" \
 		"$(ls /tmp/sandcap-$A-*.sock 2>/dev/null)"
 done
-# The runs killed above leave their control sockets (nothing of sandcap's was left to
-# remove them, or only the keeper); the attacker's next sandcap ps removes every one of its
-# sockets nobody listens on.  The uid is this test's own.
+# A run whose keeper and supervisor were both killed above (item 3) leaves its control
+# socket (nothing of sandcap's was left to remove it); the attacker's next sandcap ps
+# removes every one of its sockets nobody listens on.  The uid is this test's own.
 attacker "$SANDCAP" ps > /dev/null 2>&1
 eq "item 11: after the user's sandcap ps no socket of the killed runs is left" "" \
 	"$(ls /tmp/sandcap-$A-*.sock 2>/dev/null)"

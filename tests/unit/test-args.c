@@ -358,12 +358,19 @@ test_trace_args(void **state)
 	assert_int_equal(trace_args_parse(6, ARGV("trace", "-q", "--headroom=50%", "--as=1M", "sh",
 						  "-c"), &t, &nv, &n), 0);
 	assert_int_equal(t.headroom_percent, 50);
-	assert_int_equal(n, 7);
+	assert_int_equal(n, 6);
 	assert_string_equal(nv[1], "--quiet");
-	assert_string_equal(nv[2], "--as");
-	assert_string_equal(nv[3], "1M");
-	assert_string_equal(nv[5], "sh");
-	assert_string_equal(nv[6], "-c");
+	assert_string_equal(nv[2], "--as=1M");      /* attached, as given */
+	assert_string_equal(nv[3], "--");
+	assert_string_equal(nv[4], "sh");
+	assert_string_equal(nv[5], "-c");
+	free(nv);
+	/* A value "--" can only be attached: sandcap run must see it so (review). */
+	assert_int_equal(trace_args_parse(4, ARGV("trace", "--report=--", "--", "true"), &t, &nv,
+					  &n), 0);
+	assert_string_equal(nv[1], "--report=--");
+	assert_string_equal(nv[2], "--");
+	assert_string_equal(nv[3], "true");
 	free(nv);
 	capture_begin();
 	assert_int_equal(trace_args_parse(3, ARGV("trace", "--no-cgroup", "--headroom"), &t, &nv,

@@ -119,6 +119,12 @@ test_bad_ids_and_dirs(void **state)
 	assert_int_equal(control_rundir(dir, sizeof(dir), 0), -EPERM);
 	assert_int_equal(chmod(dir, 0700), 0);
 	assert_int_equal(control_rundir(dir, sizeof(dir), 0), 0);
+	/* an XDG_RUNTIME_DIR others may write in is not used (/tmp instead): they could swap
+	 * our sandcap directory between its check and the bind */
+	assert_int_equal(chmod(tmpdir, 0770), 0);
+	assert_int_equal(control_rundir(dir, sizeof(dir), 0), -ENOENT);
+	assert_int_equal(chmod(tmpdir, 0700), 0);
+	assert_int_equal(control_rundir(dir, sizeof(dir), 0), 0);
 }
 
 /* Without XDG_RUNTIME_DIR: the run's socket is /tmp/sandcap-<id>.sock, ours, mode 0700,

@@ -63,38 +63,57 @@ test_hint(void **state)
 	put("plain", "echo hi\n", 0755);
 
 	snprintf(p, sizeof(p), "%s/script", dir);
-	exec_hint(p, ENOENT, POLICY_FS_NONE, buf, sizeof(buf));
+	exec_hint(p, NULL, ENOENT, POLICY_FS_NONE, buf, sizeof(buf));
 	assert_non_null(strstr(buf, "'/nonexistent/interp'"));
 	assert_non_null(strstr(buf, "#! line"));
 	/* Other errors, or a bare name (found through PATH), get nothing. */
-	exec_hint(p, EACCES, POLICY_FS_NONE, buf, sizeof(buf));
+	exec_hint(p, NULL, EACCES, POLICY_FS_NONE, buf, sizeof(buf));
 	assert_string_equal(buf, "");
-	exec_hint("script", ENOENT, POLICY_FS_NONE, buf, sizeof(buf));
+	exec_hint("script", NULL, ENOENT, POLICY_FS_NONE, buf, sizeof(buf));
 	assert_string_equal(buf, "");
 
 	snprintf(p, sizeof(p), "%s/elf", dir);
-	exec_hint(p, ENOENT, POLICY_FS_NONE, buf, sizeof(buf));
+	exec_hint(p, NULL, ENOENT, POLICY_FS_NONE, buf, sizeof(buf));
 	assert_non_null(strstr(buf, "ELF interpreter"));
 
 	snprintf(p, sizeof(p), "%s/plain", dir);
-	exec_hint(p, ENOENT, POLICY_FS_NONE, buf, sizeof(buf));
+	exec_hint(p, NULL, ENOENT, POLICY_FS_NONE, buf, sizeof(buf));
 	assert_string_equal(buf, "");
 	snprintf(p, sizeof(p), "%s/missing", dir);
-	exec_hint(p, ENOENT, POLICY_FS_NONE, buf, sizeof(buf));
+	exec_hint(p, NULL, ENOENT, POLICY_FS_NONE, buf, sizeof(buf));
 	assert_string_equal(buf, "");
 
 	/* A FIFO at the name is never opened for a read that would block. */
 	snprintf(p, sizeof(p), "%s/fifo", dir);
 	assert_int_equal(mkfifo(p, 0755), 0);
-	exec_hint(p, ENOENT, POLICY_FS_NONE, buf, sizeof(buf));
+	exec_hint(p, NULL, ENOENT, POLICY_FS_NONE, buf, sizeof(buf));
 	assert_string_equal(buf, "");
 
-	exec_hint("./prog", EACCES, POLICY_FS_STRICT, buf, sizeof(buf));
+	/* EACCES under --fs strict: the hint only for a file executable out here. */
+	exec_hint("./script", dir, EACCES, POLICY_FS_STRICT, buf, sizeof(buf));
 	assert_non_null(strstr(buf, "--ro DIR"));
-	exec_hint("./prog", EACCES, POLICY_FS_RO, buf, sizeof(buf));
+	put("noexec", "echo\n", 0644);
+	exec_hint("./noexec", dir, EACCES, POLICY_FS_STRICT, buf, sizeof(buf));
+	assert_string_equal(buf, "");
+	exec_hint("./script", dir, EACCES, POLICY_FS_RO, buf, sizeof(buf));
 	assert_string_equal(buf, "");
 
-	for (const char *n = "script\0elf\0plain\0fifo\0"; *n != '\0'; n += strlen(n) + 1) {
+	/* A relative argv0 is read where the child looked for it: in dir (--chdir). */
+	exec_hint("./script", dir, ENOENT, POLICY_FS_NONE, buf, sizeof(buf));
+	assert_non_null(strstr(buf, "'/nonexistent/interp'"));
+	exec_hint("./script", "/nonexistent-dir", ENOENT, POLICY_FS_NONE, buf, sizeof(buf));
+	assert_string_equal(buf, "");
+
+	/* An interpreter that exists (but could not be run) or a relative one: no claim. */
+	put("exists", "#!/bin/sh\necho\n", 0755);
+	exec_hint("./exists", dir, ENOENT, POLICY_FS_NONE, buf, sizeof(buf));
+	assert_string_equal(buf, "");
+	put("relative", "#!sh\necho\n", 0755);
+	exec_hint("./relative", dir, ENOENT, POLICY_FS_NONE, buf, sizeof(buf));
+	assert_string_equal(buf, "");
+
+	for (const char *n = "script\0elf\0plain\0fifo\0noexec\0exists\0relative\0"; *n != '\0';
+	     n += strlen(n) + 1) {
 		snprintf(p, sizeof(p), "%s/%s", dir, n);
 		(void) unlink(p);
 	}
