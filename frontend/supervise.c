@@ -425,7 +425,10 @@ struct sv_state {
 	int gfd;                        /* the grace period after it */
 	int cfd;                        /* the next CPU-budget check */
 	int extra_fd;                   /* spec->open_extra()'s, -1: none */
-	int tty_fd;
+	int tty_fd;                     /* our controlling terminal on stdin, or -1 */
+	bool tty_fg;                    /* we were its foreground job at the start */
+	bool have_tios;                 /* tios: its settings when the sandbox got it */
+	struct termios tios;
 	bool main_reaped;
 	uint64_t start_ms;
 };
@@ -555,9 +558,14 @@ job_stopped(struct sv_state *st, int stopsig)
 	if (tcgetpgrp(st->tty_fd) == st->pid)
 		(void) tcsetpgrp(st->tty_fd, home);
 	(void) kill(getpid(), SIGSTOP);
-	/* continued */
-	if (tcgetpgrp(st->tty_fd) == home)
+	/* Continued: in the foreground (fg), the terminal goes to the sandbox, with its
+	 * settings kept the first time (a job started in the background gets it only now);
+	 * in the background (bg), not, and a read of it stops the sandbox again. */
+	if (tcgetpgrp(st->tty_fd) == home) {
+		if (!st->have_tios)
+			st->have_tios = tcgetattr(st->tty_fd, &st->tios) == 0;
 		(void) tcsetpgrp(st->tty_fd, st->pid);
+	}
 	signal_sandbox(st, SIGCONT);
 }
 
@@ -706,10 +714,10 @@ epoll_add(int epfd, int fd)
 }
 
 /* The main process has ended (or supervision failed): let the rest use what is left of a
- * timeout's grace, kill and reap everything until ECHILD, give the terminal back as it
- * was (tios: its settings before; NULL if unknown) and pass on what output is left. */
+ * timeout's grace, kill and reap everything until ECHILD, and give the terminal back as
+ * it was (st->tios, when known). */
 static void
-end_sandbox(struct sv_state *st, const struct termios *tios)
+end_sandbox(struct sv_state *st)
 {
 	struct sv_outcome *out = st->out;
 	bool no_children;
@@ -761,8 +769,8 @@ end_sandbox(struct sv_state *st, const struct termios *tios)
 
 	if (st->tty_fd >= 0 && tcgetpgrp(st->tty_fd) == st->pid)
 		(void) tcsetpgrp(st->tty_fd, home);
-	if (st->tty_fd >= 0 && tios != NULL && tcgetpgrp(st->tty_fd) == home)
-		(void) tcsetattr(st->tty_fd, TCSADRAIN, tios);  /* not another job's terminal */
+	if (st->tty_fd >= 0 && st->have_tios && tcgetpgrp(st->tty_fd) == home)
+		(void) tcsetattr(st->tty_fd, TCSADRAIN, &st->tios);     /* not another job's */
 }
 
 void
@@ -923,7 +931,7 @@ start_cloned(struct sv_state *st)
 
 	cp.sig_todo = sig_nondefault(&cp.sig_ign);
 	a = (struct child_args) { .spec = spec, .cp = &cp, .parent = sv_self, .msg_fd = msg_w,
-				  .tty_fd = st->tty_fd, .start_ms = &st->start_ms };
+				  .tty_fd = st->tty_fg ? st->tty_fd : -1, .start_ms = &st->start_ms };
 	sigfillset(&all);
 	(void) sigprocmask(SIG_SETMASK, &all, &old);
 	asan_before_clone(stack, CHILD_STACK_SIZE, &fake);
@@ -1154,7 +1162,7 @@ spawn_prepare(const struct sv_state *st, char **envp, struct stage_spec *ss, int
 		ss->flags |= STAGE_F_CHDIR;
 	if (spec->keep_fds)
 		ss->flags |= STAGE_F_KEEP_FDS;
-	if (st->tty_fd >= 0)
+	if (st->tty_fg)
 		ss->flags |= STAGE_F_TTY;
 	if (spec->n_rl + 1 > STAGE_RLIMITS_MAX)
 		return log_error_errno(-E2BIG, "too many limits");
@@ -1202,7 +1210,7 @@ spawn_fds(const struct sv_state *st, struct stage_spec *ss, int msg_w, int cwd,
 		}
 		fds[n++] = fd;
 	}
-	if (st->tty_fd >= 0)
+	if (st->tty_fg)
 		fds[n++] = st->tty_fd;
 	for (size_t i = 0; i < ss->n_rulesets; i++)
 		fds[n++] = rulesets[i];
@@ -1287,27 +1295,30 @@ sv_run(const struct sv_spec *spec, struct sv_outcome *ret)
 	struct sv_state st = { .spec = spec, .out = &out, .tty_fd = -EBADF, .pidfd = -EBADF,
 			       .sigfd = -EBADF, .msg_fd = -EBADF, .epfd = -EBADF,
 			       .tfd = -EBADF, .gfd = -EBADF, .cfd = -EBADF, .extra_fd = -1 };
-	struct termios tios;
-	bool have_tios = false;
 	int r;
 
 	sv_self = getpid();
 	sv_exclude_pid = spec->exclude_pid;
 	r = setup_supervision();
 	if (r >= 0) {
-		/* Hand the terminal to the sandbox only if we are its foreground job, and
-		 * keep its settings: a command killed in raw or no-echo mode (a timeout,
-		 * sandcap kill) cannot restore them itself. */
-		if (isatty(STDIN_FILENO) &&
-		    tcgetpgrp(STDIN_FILENO) == (spec->home_pgrp > 0 ? spec->home_pgrp : getpgrp())) {
+		/* Our controlling terminal on stdin: job control is followed (job_stopped()).
+		 * It goes to the sandbox at once only if we are its foreground job, its
+		 * settings kept: a command killed in raw or no-echo mode (a timeout, sandcap
+		 * kill) cannot restore them itself.  A job started in the background gets it
+		 * at its fg (real-workload review: it stayed stopped on SIGTTIN for ever). */
+		pid_t fg = isatty(STDIN_FILENO) ? tcgetpgrp(STDIN_FILENO) : -1;
+
+		if (fg > 0) {
 			st.tty_fd = STDIN_FILENO;
-			have_tios = tcgetattr(st.tty_fd, &tios) == 0;
+			st.tty_fg = fg == (spec->home_pgrp > 0 ? spec->home_pgrp : getpgrp());
+			if (st.tty_fg)
+				st.have_tios = tcgetattr(st.tty_fd, &st.tios) == 0;
 		}
 		r = spec->spawn != NULL ? start_spawned(&st) : start_cloned(&st);
 	}
 	if (r >= 0) {
 		supervise(&st);
-		end_sandbox(&st, have_tios ? &tios : NULL);
+		end_sandbox(&st);
 		*ret = out;
 	}
 	state_close(&st);

@@ -94,16 +94,16 @@ def until(pat, t=10):
     return pat in buf
 time.sleep(0.3)
 os.write(fd, b"hello\n")
-print("read" if until(b"got:hello") else "noread")
+print("read-ok" if until(b"got:hello") else "read-none")
 print("armed" if until(b"armed") else "notarmed")
 os.write(fd, b"\x03")
 until(b"int")
 _, st = os.waitpid(pid, 0)
-print("int" if b"int" in buf else "noint", os.waitstatus_to_exitcode(st))
+print("int-ok" if b"int" in buf else "int-none", os.waitstatus_to_exitcode(st))
 PY
 )
-	contains "interactive command reads the terminal" read "$out"
-	contains "^C on the terminal reaches the command, status passes through" "int 3" "$out"
+	contains "interactive command reads the terminal" read-ok "$out"
+	contains "^C on the terminal reaches the command, status passes through" "int-ok 3" "$out"
 	# ^Z: the command stops, sandcap stops with it (the shell sees the job stopped); SIGCONT
 	# to sandcap continues both and hands the terminal back to the command.
 	out=$(python3 - "$SANDCAP" <<'PY' 2>&1
@@ -122,7 +122,7 @@ while b"ready" not in buf:
 time.sleep(0.2)         # into read(2); an earlier ^Z stops it just the same
 os.write(fd, b"\x1a")
 _, st = os.waitpid(pid, os.WUNTRACED)
-print("stopped" if os.WIFSTOPPED(st) else "notstopped")
+print("stopped-ok" if os.WIFSTOPPED(st) else "stopped-none")
 os.kill(pid, signal.SIGCONT)
 os.write(fd, b"go\n")
 _, st = os.waitpid(pid, 0)
@@ -138,7 +138,7 @@ except OSError:
 print("exit", os.waitstatus_to_exitcode(st), "finished" if b"finished" in out else "unfinished")
 PY
 )
-	contains "^Z stops the command and sandcap" stopped "$out"
+	contains "^Z stops the command and sandcap" stopped-ok "$out"
 	contains "SIGCONT resumes both; the command finishes" "exit 0 finished" "$out"
 	# ^Z during the start-up: the child, started with clone(CLONE_VM | CLONE_VFORK), must
 	# not stop before its exec, where sandcap waits for it and cannot stop the job too (the
@@ -181,6 +181,59 @@ print("hung", hung)
 PY
 )
 	eq "^Z at any moment of the start-up never hangs the job (30 runs)" "hung 0" "$out"
+	# Started in the background of an interactive shell, a command that reads the terminal
+	# stops as a plain `cat &` does (the job shows Stopped), and fg hands it the terminal
+	# (real-workload review: it stayed stopped for ever, the job shown running).
+	out=$(python3 - "$SANDCAP" "$T/bg.json" <<'PY' 2>&1
+import os, pty, select, signal, sys, time
+sandcap, rep = sys.argv[1], sys.argv[2]
+signal.alarm(60)        # a hang is a failure, not a stuck suite
+pid, fd = pty.fork()
+if pid == 0:
+    os.environ["PS1"] = "PROMPT$ "
+    os.execv("/bin/bash", ["bash", "--norc", "--noprofile", "-i"])
+buf = b""
+def until(pat, t=10):
+    global buf
+    end = time.time() + t
+    while pat not in buf and time.time() < end:
+        r, _, _ = select.select([fd], [], [], 0.2)
+        if r:
+            try:
+                buf += os.read(fd, 4096)
+            except OSError:
+                break
+    return pat in buf
+until(b"PROMPT$ ")
+os.write(fd, ("%s run -q --report %s -- cat &\n" % (sandcap, rep)).encode())
+until(b"PROMPT$ ")
+buf = b""
+# The job's state as the shell sees it, asked until cat has met its read (a deadline).
+stopped = False
+for i in range(40):
+    os.write(fd, b"jobs -l\n")
+    if until(b"Stopped", 0.25):
+        stopped = True
+        break
+print("stopped-ok" if stopped else "stopped-none")
+buf = b""
+os.write(fd, b"fg\n")
+time.sleep(0.5)
+os.write(fd, b"hello-bg\n")
+print("echoed-ok" if until(b"hello-bg\r\nhello-bg") else "echoed-none")
+os.write(fd, b"\x04")
+until(b"PROMPT$ ")
+buf = b""
+os.write(fd, b"echo rc=$?\n")
+print("rc0-ok" if until(b"rc=0") else "rc0-none")
+os.write(fd, b"exit\n")
+os.waitpid(pid, 0)
+PY
+)
+	contains "started in the background, cat reading the terminal: the job shows Stopped" \
+		stopped-ok "$out"
+	contains "... fg gives it the terminal: it reads and echoes a line" echoed-ok "$out"
+	contains "... ^D ends it, status 0" rc0-ok "$out"
 else
 	notok "python3 pty module missing: terminal test not run"
 fi
