@@ -980,6 +980,21 @@ decide(const struct run_opts *o, const struct sv_outcome *out, const struct outp
 	}
 	rep->max_rss = (uint64_t) out->tree_ru.ru_maxrss * 1024;
 	rep->has_max_rss = true;
+	rep->killed_at_end = out->killed_at_end;
+	/* Work the command left behind is ended with it: say so, or it is lost unseen
+	 * (real-workload review: `tool & exit 0` read as a plain success).  Only where the
+	 * command ended by itself: after a timeout, a kill or the OOM killer, the verdict
+	 * says why everything was ended. */
+	if (out->killed_at_end > 0 && (rep->v.kind == VERDICT_OK || rep->v.kind == VERDICT_EXIT ||
+					rep->v.kind == VERDICT_SIGNAL)) {
+		size_t n = strlen(message);
+
+		if (n < msglen)
+			snprintf(message + n, msglen - n, "; %u process%s it left running %s killed "
+				 "when it ended", out->killed_at_end,
+				 out->killed_at_end == 1 ? "" : "es",
+				 out->killed_at_end == 1 ? "was" : "were");
+	}
 }
 
 /* One run of `sandcap run`, from the command line to the report. */

@@ -187,6 +187,8 @@ report_write_json(FILE *f, const struct report *r)
 	key_opt_uint(&j, "cpu_throttled_ms", c->has_cpu_throttled, c->cpu_throttled_usec / 1000);
 	key_opt_uint(&j, "output_bytes", r->has_output_bytes, r->output_bytes);
 	key_opt_uint(&j, "output_dropped", r->has_output_bytes, r->output_dropped);
+	json_key(&j, "killed_at_end");
+	json_uint(&j, r->killed_at_end);
 	json_object_end(&j);
 	write_env_names(&j, r);
 	json_key(&j, "killed_by");

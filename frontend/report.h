@@ -39,6 +39,7 @@ struct report {
 	bool has_max_rss;
 	uint64_t output_bytes;                  /* --output-limit: bytes passed on */
 	uint64_t output_dropped;                /* --output-limit: never taken by the output */
+	unsigned killed_at_end;                 /* left running by the command, then killed */
 	bool has_output_bytes;
 	struct cg_usage cg;                     /* cgroup mode; has_* false otherwise */
 

@@ -430,6 +430,7 @@ struct sv_state {
 	bool have_tios;                 /* tios: its settings when the sandbox got it */
 	struct termios tios;
 	bool main_reaped;
+	bool main_ended;                /* seen ended (waitid), reaped or not */
 	uint64_t start_ms;
 };
 
@@ -606,6 +607,7 @@ reap(struct sv_state *st, bool *ret_no_children)
 			uint64_t end = now_ms();
 
 			sv_ended_pid = st->pid;
+			st->main_ended = true;
 
 			st->out->wall_ms = end - st->start_ms;
 			/* The sandbox ends with its command -- unless the timeout's grace
@@ -637,15 +639,19 @@ reap(struct sv_state *st, bool *ret_no_children)
 				*ret_no_children = count_children() == 0;
 			return;
 		}
-		if (p != st->pid || st->main_reaped)
+		if (p != st->pid || st->main_reaped) {
+			/* Left running when the command ended, and killed for it. */
+			if (st->main_ended && WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
+				st->out->killed_at_end++;
 			continue;
+		}
 		if (WIFSTOPPED(status)) {
 			job_stopped(st, WSTOPSIG(status));
 			continue;
 		}
 		if (WIFCONTINUED(status))
 			continue;
-		st->main_reaped = true;
+		st->main_reaped = st->main_ended = true;
 		sv_ended_pid = 0;       /* reaped: its pid is free for reuse */
 		st->out->main_ru = ru;
 		if (WIFEXITED(status)) {

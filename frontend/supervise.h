@@ -110,6 +110,8 @@ struct sv_outcome {
 		bool keeper_died;       /* the request is the keeper's death (pid: the keeper) */
 	} end_request;
 	uint64_t wall_ms;               /* release of the child to the main process's end */
+	unsigned killed_at_end;         /* processes reaped after the main process's end, dead
+					 * of SIGKILL: left running, then ended by sandcap */
 	struct rusage main_ru;          /* the main process alone */
 	struct rusage tree_ru;          /* every reaped descendant (RUSAGE_CHILDREN) */
 };

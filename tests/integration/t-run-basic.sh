@@ -27,6 +27,18 @@ sandcap_run -q -- "$T/noexec"
 eq "non-executable file exits 126" 126 "$rc"
 sandcap_run -q -- "$T"
 eq "a directory exits 126" 126 "$rc"
+# Work the command leaves running is ended with it, and the report says so (real-workload
+# review: it read as a plain success).
+sandcap_run -q --report "$T/left.json" -- sh -c 'sleep 100.6601 & echo started'
+eq "a command that leaves a process running: its own status" 0 "$rc"
+eq "... killed_at_end 1" 1 "$(json "$T/left.json" '["usage"]["killed_at_end"]')"
+contains "... the message says so" "1 process it left running was killed when it ended" \
+	"$(json "$T/left.json" '["message"]')"
+expect "... and it is gone" gone "sleep 100.6601"
+sandcap_run -q --report "$T/noleft.json" -- sh -c '(sleep 0.1; echo done) & wait'
+eq "a command that waits for its children: killed_at_end 0" 0 \
+	"$(json "$T/noleft.json" '["usage"]["killed_at_end"]')"
+eq "... and a plain message" "the command exited with status 0" "$(json "$T/noleft.json" '["message"]')"
 # The command's own 127 is not confused with "not found": the report says exit, not
 # setup-error.
 sandcap_run -q --report "$T/r127.json" -- sh -c 'exit 127'

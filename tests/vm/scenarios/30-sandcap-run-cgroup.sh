@@ -17,6 +17,14 @@ id=$(json_get "$R/ok.json" .id)
 like "$(head -1 "$R/ok.out")" "^0::/sandcap/$SCTEST_UID/$id\$" "the command ran in the leaf named by the report id"
 like "$(sed -n 's/^T=//p' "$R/ok.out")" "/$id\$" "TMPDIR is the sandbox's workspace"
 check_fails "the leaf is gone afterwards" test -e "$P/$SCTEST_UID/$id"
+is "$(json_get "$R/ok.json" .usage.killed_at_end)" 0 "a command that leaves nothing running: killed_at_end 0"
+
+# What the command leaves running is ended with it (cgroup.kill), and the report says so.
+run_rc "$SANDCAP" run -q --report "$R/left.json" -- sh -c 'sleep 100 & echo started' > /dev/null
+is "$rc" 0 "a command that leaves a process running: its status"
+is "$(json_get "$R/left.json" .usage.killed_at_end)" 1 "... killed_at_end 1"
+like "$(json_get "$R/left.json" .message)" "1 process it left running was killed when it ended" \
+	"... the message says so"
 
 # The process the helper makes (SPAWN) is set up as sandcap's own child would be: the
 # caller's umask, working directory, environment and descriptors; only stdin-stdout-stderr
