@@ -62,7 +62,7 @@ void
 exec_hint(const char *argv0, const char *dir, int err, enum policy_fs fs, char *buf,
 	  size_t len)
 {
-	char head[256], interp[200], esc[256], path[PATH_MAX];
+	char head[256] = "", interp[200], esc[256], path[PATH_MAX];
 	ssize_t n;
 
 	buf[0] = '\0';
