@@ -248,6 +248,16 @@ pump(struct output_relay *r, struct output_stream *s, bool hup)
 		}
 		if (ioctl(s->in, FIONREAD, &avail) < 0)
 			avail = 0;
+		/* Draining: only what the pipe held when the sandbox had ended (a process that
+		 * escaped it and holds a write end neither adds to it nor keeps us waiting). */
+		if (r->draining) {
+			if (s->drain_left == 0) {
+				stream_end(r, s);
+				return 0;
+			}
+			if ((uint64_t) avail > s->drain_left)
+				avail = (int) s->drain_left;
+		}
 		if (avail == 0) {
 			if (hup)
 				stream_end(r, s);       /* every writer is gone */
@@ -264,6 +274,8 @@ pump(struct output_relay *r, struct output_stream *s, bool hup)
 			if (n > 0) {
 				r->passed += (uint64_t) n;
 				r->spliced = true;
+				if (r->draining)
+					s->drain_left -= (uint64_t) n;
 				continue;
 			}
 			if (n < 0 && errno == EAGAIN) {
@@ -291,6 +303,8 @@ pump(struct output_relay *r, struct output_stream *s, bool hup)
 			return 0;
 		}
 		r->passed += (uint64_t) n;      /* taken from the pipe: it will be passed on */
+		if (r->draining)
+			s->drain_left -= (uint64_t) n;
 		s->buf_off = 0;
 		s->buf_len = (size_t) n;
 	}
@@ -338,6 +352,8 @@ give_up(struct output_relay *r)
 		r->passed -= buffered;
 		if (ioctl(s->in, FIONREAD, &avail) < 0 || avail < 0)
 			avail = 0;
+		if ((uint64_t) avail > s->drain_left)
+			avail = (int) s->drain_left;    /* the rest is not the command's */
 		/* Bytes taken from the pipes so far: passed on, dropped before, this buffer. */
 		allow = output_allowance(r->limit, r->passed + r->dropped + buffered, (size_t) avail);
 		if ((size_t) avail > allow)
@@ -350,6 +366,24 @@ void
 output_relay_drain(struct output_relay *r, uint64_t deadline_ms)
 {
 	r->epfd = -1;           /* poll(2) from here on */
+	/* What the pipes hold now is all the command wrote: every process of the sandbox has
+	 * ended.  Each stream is pumped once at once, so that an empty one ends without a
+	 * wait for an EOF that a write end held outside the sandbox would never give. */
+	r->draining = true;
+	for (int i = 0; i < 2; i++) {
+		struct output_stream *s = &r->s[i];
+		int avail = 0;
+
+		if (s->in < 0)
+			continue;
+		if (ioctl(s->in, FIONREAD, &avail) < 0 || avail < 0)
+			avail = 0;
+		s->drain_left = (uint64_t) avail;
+		if (s->waiting_out)
+			continue;       /* the output is full: its POLLOUT comes first */
+		if (pump(r, s, false) > 0)
+			r->cap_passed = true;
+	}
 	for (;;) {
 		struct pollfd p[2];
 		struct output_stream *who[2];

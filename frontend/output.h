@@ -39,6 +39,7 @@ struct output_stream {
 	bool waiting_out;       /* out is full: watching it for EPOLLOUT, not in */
 	char *buf;              /* read/write mode: bytes read, not yet written */
 	size_t buf_off, buf_len;
+	uint64_t drain_left;    /* draining: bytes of the command's still in the pipe */
 };
 
 struct output_relay {
@@ -46,6 +47,7 @@ struct output_relay {
 	uint64_t passed;        /* bytes passed on, both streams together */
 	bool cap_passed;
 	uint64_t dropped;       /* within the cap, written, never taken by the output (drain) */
+	bool draining;          /* output_relay_drain(): the sandbox has ended */
 	bool spliced;           /* splice() moved at least one byte */
 	bool shared;            /* fds 1 and 2 are one description: one pipe (s[0]) for both */
 	int child_fd[2];        /* write ends for the command's fd 1 and 2; -1 once closed */
@@ -65,8 +67,9 @@ bool output_relay_owns(const struct output_relay *r, int fd);
 /* Handle readiness of fd (epoll events).  Returns 1 when the cap was passed just now (end
  * the sandbox), else 0. */
 int output_relay_event(struct output_relay *r, int fd, uint32_t events);
-/* After the sandbox ended and its cgroup and workspace are gone: pass on what is left in
- * the pipes (within the cap), for as long as the outputs take it, until deadline_ms
+/* After the sandbox ended and its cgroup and workspace are gone: pass on what the pipes
+ * hold at this moment (within the cap; nothing written later, by a process that escaped
+ * the sandbox with a write end), for as long as the outputs take it, until deadline_ms
  * (CLOCK_MONOTONIC milliseconds; 0: none, as a plain pipe would wait); what is left then
  * is counted in r->dropped.  Then close everything. */
 void output_relay_drain(struct output_relay *r, uint64_t deadline_ms);

@@ -149,6 +149,42 @@ test_drain_gives_up_and_counts(void **state)
 	}
 }
 
+/* A write end held outside the sandbox (a process that escaped it): the drain passes on
+ * what the pipe held when it began and returns, with no deadline, without waiting for an
+ * EOF that would never come. */
+static void
+test_drain_ignores_escaped_writer(void **state)
+{
+	struct output_relay r;
+	char err[256], data[1000], buf[4096];
+	int sink[2], saved = dup(STDOUT_FILENO), escaped;
+	ssize_t n, got = 0;
+
+	(void) state;
+	assert_true(saved >= 0);
+	assert_int_equal(pipe2(sink, O_CLOEXEC), 0);
+	assert_int_equal(dup2(sink[1], STDOUT_FILENO), STDOUT_FILENO);
+	assert_int_equal(output_relay_open(&r, 1 << 20, err, sizeof(err)), 0);
+	assert_int_equal(dup2(saved, STDOUT_FILENO), STDOUT_FILENO);
+	close(saved);
+	close(sink[1]);
+	memset(data, 'z', sizeof(data));
+	assert_int_equal(write(r.child_fd[0], data, sizeof(data)), (ssize_t) sizeof(data));
+	escaped = dup(r.child_fd[0]);
+	assert_true(escaped >= 0);
+	output_relay_parent(&r);
+	alarm(20);              /* a hang is a failure */
+	output_relay_drain(&r, 0);
+	alarm(0);
+	while ((n = read(sink[0], buf, sizeof(buf))) > 0)
+		got += n;
+	assert_int_equal(got, (ssize_t) sizeof(data));
+	assert_int_equal(r.passed, sizeof(data));
+	assert_int_equal(r.dropped, 0);
+	close(escaped);
+	close(sink[0]);
+}
+
 int
 main(void)
 {
@@ -157,6 +193,7 @@ main(void)
 		cmocka_unit_test(test_cap_passed_only_with_more_waiting),
 		cmocka_unit_test(test_relay_under_at_and_over),
 		cmocka_unit_test(test_drain_gives_up_and_counts),
+		cmocka_unit_test(test_drain_ignores_escaped_writer),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
