@@ -16,6 +16,7 @@
 #include <sys/prctl.h>
 #include <sys/random.h>
 #include <sys/resource.h>
+#include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <time.h>
@@ -990,10 +991,9 @@ decide(const struct run_opts *o, const struct sv_outcome *out, const struct outp
 		size_t n = strlen(message);
 
 		if (n < msglen)
-			snprintf(message + n, msglen - n, "; %u process%s it left running %s killed "
-				 "when it ended", out->killed_at_end,
-				 out->killed_at_end == 1 ? "" : "es",
-				 out->killed_at_end == 1 ? "was" : "were");
+			snprintf(message + n, msglen - n, "; %u more process%s ended by SIGKILL "
+				 "after it (what it leaves running is killed with it)",
+				 out->killed_at_end, out->killed_at_end == 1 ? "" : "es");
 	}
 }
 
@@ -1016,6 +1016,7 @@ struct run {
 	const char *chdir_to;
 	struct keeper_info keeper;
 	struct output_relay relay;
+	const char *drain_end;          /* why run_drain_output()'s wait ended, if it did */
 	struct sv_outcome out;
 	struct verdict_input in;
 	uint64_t fsize_max;             /* --trace: the largest file left in the workspace */
@@ -1378,19 +1379,28 @@ run_finish_trace(struct run *R)
 
 /* --output-limit: what the sandbox wrote and the relay still holds goes on once the
  * sandbox is torn down, for as long as the output takes it, as a plain pipe would wait
- * for its reader; only a --timeout bounds that wait (what is left of it, at least 5 s), so
- * the run still ends by its deadline.  What the output never took is counted as dropped:
- * the message and a warning say so, even with -q (real-workload review: a reader that
- * paused lost output while the report said ok). */
+ * for its reader; a --timeout bounds that wait (what is left of it, at least 5 s), so the
+ * run still ends by its deadline, and so does a SIGTERM, SIGINT, SIGHUP or SIGQUIT to
+ * sandcap (still blocked, read here through a signalfd) or the keeper's death.  What the
+ * output never took is counted as dropped: the message and a warning say so, even with
+ * -q (real-workload reviews: a reader that paused lost output while the report said ok;
+ * a SIGTERM during the wait went unheard). */
 static void
 run_drain_output(struct run *R)
 {
 	const struct run_opts *o = &R->o;
 	uint64_t deadline = 0;
+	struct signalfd_siginfo si;
 	struct timespec ts;
+	sigset_t end;
+	int stop[2] = { -1, R->cgroup ? -1 : R->keeper.keeper_pidfd }, how;
 
 	if (o->output_limit == 0)
 		return;
+	sigemptyset(&end);
+	for (const int *sig = (const int[]) { SIGTERM, SIGINT, SIGHUP, SIGQUIT, 0 }; *sig; sig++)
+		sigaddset(&end, *sig);
+	stop[0] = signalfd(-1, &end, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (o->has_timeout) {
 		uint64_t left = o->timeout_ms > R->out.wall_ms ? o->timeout_ms - R->out.wall_ms : 0;
 
@@ -1398,22 +1408,34 @@ run_drain_output(struct run *R)
 		deadline = (uint64_t) ts.tv_sec * 1000 + (uint64_t) ts.tv_nsec / 1000000 +
 			   (left > 5000 ? left : 5000);
 	}
-	output_relay_drain(&R->relay, deadline);
+	how = output_relay_drain(&R->relay, deadline, stop);
 	R->out.output_limit_hit |= R->relay.cap_passed;
 	R->out.output_bytes = R->relay.passed;
 	R->out.output_dropped = R->relay.dropped;
+	R->drain_end = how == 1 ? "when --timeout ran out" : "when sandcap was asked to end";
+	if (how == 2 && stop[0] >= 0 && read(stop[0], &si, sizeof(si)) == (ssize_t) sizeof(si))
+		R->drain_end = si.ssi_signo == SIGTERM ? "when a SIGTERM to sandcap ended the wait" :
+			       si.ssi_signo == SIGINT ? "when a SIGINT to sandcap ended the wait" :
+			       si.ssi_signo == SIGHUP ? "when a SIGHUP to sandcap ended the wait" :
+			       "when a SIGQUIT to sandcap ended the wait";
+	else if (how == 2)
+		R->drain_end = "when sandcap's keeper was killed";
+	if (stop[0] >= 0)
+		(void) close(stop[0]);
 }
 
-/* Appended to the message when the output did not take everything (run_drain_output()). */
+/* Appended to the message when the output did not take everything (run_drain_output():
+ * why the wait ended). */
 static void
-dropped_note(const struct sv_outcome *out, char *message, size_t msglen)
+dropped_note(const struct sv_outcome *out, const char *why, char *message, size_t msglen)
 {
 	size_t n = strlen(message);
 
 	if (out->output_dropped == 0 || n >= msglen)
 		return;
 	snprintf(message + n, msglen - n, "; %llu bytes of its output were dropped: the output "
-		 "had not taken them when --timeout ran out", (unsigned long long) out->output_dropped);
+		 "had not taken them %s", (unsigned long long) out->output_dropped,
+		 why != NULL ? why : "");
 }
 
 static int
@@ -1434,7 +1456,7 @@ run_steps(struct run *R, int argc, char **argv)
 	run_drain_output(R);
 	net_run_report(&R->o, R->plan.net_enforcement, &R->proxy, &R->rep);
 	decide(&R->o, &R->out, &R->relay, &R->in, &R->rep, R->message, sizeof(R->message));
-	dropped_note(&R->out, R->message, sizeof(R->message));
+	dropped_note(&R->out, R->drain_end, R->message, sizeof(R->message));
 	if (R->out.output_dropped > 0 && R->o.quiet)
 		fprintf(stderr, "sandcap: warning: %llu bytes of the command's output were dropped "
 			"(see the report)\n", (unsigned long long) R->out.output_dropped);

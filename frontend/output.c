@@ -62,9 +62,23 @@ open_out(int fd, bool *ret_own)
 /* Are sandcap's fds 1 and 2 one open file description (2>&1, or a terminal both were
  * opened as)?  Then one pipe carries both streams and keeps their order, as writing to
  * the one description would: the command writes to fd 1 and fd 2 of the same pipe.
- * kcmp(2) tells for sure; without it (no CONFIG_KCMP) the same pipe, socket or character
- * device counts, which have no file offset to tell two descriptions apart.  A regular
- * file opened twice (>f 2>f) keeps its two offsets, hence two pipes. */
+ * kcmp(2) tells for sure; without it (no CONFIG_KCMP, as in user-mode Linux) the same
+ * pipe, socket or character device counts, which have no file offset to tell two
+ * descriptions apart, and a regular file is asked through its offset, which one
+ * description shares (output_share_offset()).  A regular file opened twice (>f 2>f) keeps its two
+ * offsets, hence two pipes. */
+bool
+output_share_offset(int fd1, int fd2)
+{
+	off_t a = lseek(fd1, 0, SEEK_CUR), b = lseek(fd2, 0, SEEK_CUR), moved;
+
+	if (a < 0 || a != b || lseek(fd1, a + 1, SEEK_SET) < 0)
+		return false;
+	moved = lseek(fd2, 0, SEEK_CUR);
+	(void) lseek(fd1, a, SEEK_SET); /* as it was: nothing was written meanwhile */
+	return moved == a + 1;
+}
+
 static bool
 same_output(void)
 {
@@ -73,10 +87,11 @@ same_output(void)
 
 	if (r >= 0)
 		return r == 0;
-	if (fstat(1, &a) < 0 || fstat(2, &b) < 0)
+	if (fstat(1, &a) < 0 || fstat(2, &b) < 0 || a.st_dev != b.st_dev || a.st_ino != b.st_ino)
 		return false;
-	return a.st_dev == b.st_dev && a.st_ino == b.st_ino &&
-	       (S_ISFIFO(a.st_mode) || S_ISSOCK(a.st_mode) || S_ISCHR(a.st_mode));
+	if (S_ISREG(a.st_mode))
+		return output_share_offset(1, 2);
+	return S_ISFIFO(a.st_mode) || S_ISSOCK(a.st_mode) || S_ISCHR(a.st_mode);
 }
 
 int
@@ -181,6 +196,7 @@ stream_end(struct output_relay *r, struct output_stream *s)
 		(void) watch(r, EPOLL_CTL_DEL, s->in, 0);
 		s->in = safe_close(s->in);
 	}
+	r->passed -= s->buf_len - s->buf_off;   /* read but never written: not passed on */
 	s->buf_off = s->buf_len = 0;
 }
 
@@ -362,9 +378,11 @@ give_up(struct output_relay *r)
 	}
 }
 
-void
-output_relay_drain(struct output_relay *r, uint64_t deadline_ms)
+int
+output_relay_drain(struct output_relay *r, uint64_t deadline_ms, const int stop_fd[2])
 {
+	int ended = 0;
+
 	r->epfd = -1;           /* poll(2) from here on */
 	/* What the pipes hold now is all the command wrote: every process of the sandbox has
 	 * ended.  Each stream is pumped once at once, so that an empty one ends without a
@@ -385,7 +403,7 @@ output_relay_drain(struct output_relay *r, uint64_t deadline_ms)
 			r->cap_passed = true;
 	}
 	for (;;) {
-		struct pollfd p[2];
+		struct pollfd p[4];
 		struct output_stream *who[2];
 		int np = 0, wait_ms = -1;
 		uint64_t now = now_ms();
@@ -405,12 +423,20 @@ output_relay_drain(struct output_relay *r, uint64_t deadline_ms)
 		if (deadline_ms != 0) {
 			if (now >= deadline_ms) {
 				give_up(r);
+				ended = 1;
 				break;
 			}
 			wait_ms = deadline_ms - now > INT_MAX ? INT_MAX : (int) (deadline_ms - now);
 		}
-		if (poll(p, (nfds_t) np, wait_ms) < 0 && errno != EINTR)
+		p[np] = (struct pollfd) { .fd = stop_fd[0], .events = POLLIN };
+		p[np + 1] = (struct pollfd) { .fd = stop_fd[1], .events = POLLIN };
+		if (poll(p, (nfds_t) np + 2, wait_ms) < 0 && errno != EINTR)
 			break;
+		if (p[np].revents != 0 || p[np + 1].revents != 0) {
+			give_up(r);     /* asked to end: the rest is not waited for */
+			ended = 2;
+			break;
+		}
 		for (int i = 0; i < np; i++) {
 			if (p[i].revents == 0)
 				continue;
@@ -421,6 +447,7 @@ output_relay_drain(struct output_relay *r, uint64_t deadline_ms)
 		}
 	}
 	output_relay_close(r);
+	return ended;
 }
 
 void

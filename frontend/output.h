@@ -28,6 +28,11 @@
 /* How many bytes may be passed now: min(want, limit - passed). */
 size_t output_allowance(uint64_t limit, uint64_t passed, size_t want);
 
+/* Do fd1 and fd2 (of one seekable file) share one open file description?  Asked through
+ * the offset, which moves for both (and is put back): the test where kcmp(2) is missing.
+ * False for two opens of the file, or when it cannot be told. */
+bool output_share_offset(int fd1, int fd2);
+
 /* Is the cap passed?  available: bytes waiting in the pipe (FIONREAD). */
 bool output_cap_passed(uint64_t limit, uint64_t passed, size_t available);
 
@@ -70,7 +75,10 @@ int output_relay_event(struct output_relay *r, int fd, uint32_t events);
 /* After the sandbox ended and its cgroup and workspace are gone: pass on what the pipes
  * hold at this moment (within the cap; nothing written later, by a process that escaped
  * the sandbox with a write end), for as long as the outputs take it, until deadline_ms
- * (CLOCK_MONOTONIC milliseconds; 0: none, as a plain pipe would wait); what is left then
- * is counted in r->dropped.  Then close everything. */
-void output_relay_drain(struct output_relay *r, uint64_t deadline_ms);
+ * (CLOCK_MONOTONIC milliseconds; 0: none, as a plain pipe would wait) or until one of
+ * stop_fd is readable (a signalfd of the signals that ask sandcap to end, the keeper's
+ * pidfd; -1: none); what is left then is counted in r->dropped.  Then close everything.
+ * Returns 0 (all passed on, or the outputs went away), 1 (the deadline came), 2 (a
+ * stop_fd). */
+int output_relay_drain(struct output_relay *r, uint64_t deadline_ms, const int stop_fd[2]);
 void output_relay_close(struct output_relay *r);

@@ -540,12 +540,44 @@ read_child_msg(struct sv_state *st)
 	st->msg_done = true;
 }
 
+/* Our job has the terminal's foreground (fg) and the sandbox has not: give it, with the
+ * terminal's settings kept the first time (a job started in the background gets it only
+ * now, to restore them at the end). */
+static void
+give_terminal(struct sv_state *st)
+{
+	pid_t home = st->spec->home_pgrp > 0 ? st->spec->home_pgrp : getpgrp();
+
+	if (st->tty_fd < 0 || tcgetpgrp(st->tty_fd) != home)
+		return;
+	if (!st->have_tios)
+		st->have_tios = tcgetattr(st->tty_fd, &st->tios) == 0;
+	(void) tcsetpgrp(st->tty_fd, st->pid);
+}
+
+/* No stop of sandcap once the end is on its way (the timeout fired or its deadline
+ * passed, an end was asked for) or with no keeper left to be continued through: a sandbox
+ * that keeps stopping itself must not hold off --timeout or outlive its keeper (review). */
+static bool
+may_stop(const struct sv_state *st)
+{
+	const struct sv_spec *spec = st->spec;
+
+	if (st->out->timeout_fired || st->out->end_request.requested)
+		return false;
+	if (spec->has_timeout && now_ms() - st->start_ms >= spec->timeout_ms)
+		return false;
+	return spec->keeper_pid <= 0 || getppid() == spec->keeper_pid;
+}
+
 /* The main process stopped for job control (^Z on its terminal, or a forwarded SIGTSTP):
  * stop sandcap as well, so the shell sees the job stopped; when continued, give the terminal
  * back to the sandbox (if we have the foreground) and continue it.  Only with a terminal:
  * without one there is no job control to follow, and a sandbox that stops its own main
  * process must not stop its supervisor (and with it --timeout) while the rest runs on.
- * The whole sandbox is stopped first, so nothing of it runs while sandcap is stopped. */
+ * The whole sandbox is stopped first, so nothing of it runs while sandcap is stopped.  A
+ * read or write of the terminal while our job has its foreground (fg of a job started in
+ * the background) is no stop: the sandbox gets the terminal and goes on. */
 static void
 job_stopped(struct sv_state *st, int stopsig)
 {
@@ -555,18 +587,20 @@ job_stopped(struct sv_state *st, int stopsig)
 		return;         /* SIGSTOP from someone else: leave sandcap running, timers too */
 	if (st->tty_fd < 0)
 		return;
+	if (stopsig != SIGTSTP && tcgetpgrp(st->tty_fd) == home) {
+		give_terminal(st);
+		signal_sandbox(st, SIGCONT);
+		return;
+	}
+	if (!may_stop(st))
+		return;         /* the main process stays stopped; the kill continues it */
 	signal_sandbox(st, SIGSTOP);
 	if (tcgetpgrp(st->tty_fd) == st->pid)
 		(void) tcsetpgrp(st->tty_fd, home);
 	(void) kill(getpid(), SIGSTOP);
-	/* Continued: in the foreground (fg), the terminal goes to the sandbox, with its
-	 * settings kept the first time (a job started in the background gets it only now);
-	 * in the background (bg), not, and a read of it stops the sandbox again. */
-	if (tcgetpgrp(st->tty_fd) == home) {
-		if (!st->have_tios)
-			st->have_tios = tcgetattr(st->tty_fd, &st->tios) == 0;
-		(void) tcsetpgrp(st->tty_fd, st->pid);
-	}
+	/* Continued: in the foreground (fg), the terminal goes to the sandbox; in the
+	 * background (bg), not, and a read of it stops the sandbox again. */
+	give_terminal(st);
 	signal_sandbox(st, SIGCONT);
 }
 
@@ -640,7 +674,9 @@ reap(struct sv_state *st, bool *ret_no_children)
 			return;
 		}
 		if (p != st->pid || st->main_reaped) {
-			/* Left running when the command ended, and killed for it. */
+			/* Ended by SIGKILL after the command: almost always what it left
+			 * running, killed with it (a process it SIGKILLed itself just before
+			 * its end counts too). */
 			if (st->main_ended && WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
 				st->out->killed_at_end++;
 			continue;
@@ -1030,8 +1066,14 @@ on_signals(struct sv_state *st)
 				uid = (uid_t) (si.ssi_ptr >> 32);
 			}
 			(void) note_end_request(st, (int) si.ssi_signo, false, from, uid);
+			/* fg of a job started in the background that has not stopped: the
+			 * terminal is the sandbox's now. */
+			if (si.ssi_signo == SIGCONT)
+				give_terminal(st);
 			signal_sandbox(st, (int) si.ssi_signo);
-			signal_sandbox(st, SIGCONT);
+			/* Only after a signal that asks for the end (a SIGTSTP stays a stop). */
+			if (is_end_signal((int) si.ssi_signo))
+				signal_sandbox(st, SIGCONT);
 		}
 	}
 }
@@ -1313,10 +1355,16 @@ sv_run(const struct sv_spec *spec, struct sv_outcome *ret)
 		 * kill) cannot restore them itself.  A job started in the background gets it
 		 * at its fg (real-workload review: it stayed stopped on SIGTTIN for ever). */
 		pid_t fg = isatty(STDIN_FILENO) ? tcgetpgrp(STDIN_FILENO) : -1;
+		pid_t home = spec->home_pgrp > 0 ? spec->home_pgrp : getpgrp();
 
-		if (fg > 0) {
+		/* In the background only as the leader of our job (the keeper, or sandcap in
+		 * cgroup mode): the shell continues a job through its leader; under another
+		 * leader (sh -c 'sandcap ...' &) nothing would continue a stopped sandcap
+		 * (review), so there the terminal stays out of it, as before. */
+		if (fg > 0 && (fg == home ||
+			       home == (spec->keeper_pid > 0 ? spec->keeper_pid : getpid()))) {
 			st.tty_fd = STDIN_FILENO;
-			st.tty_fg = fg == (spec->home_pgrp > 0 ? spec->home_pgrp : getpgrp());
+			st.tty_fg = fg == home;
 			if (st.tty_fg)
 				st.have_tios = tcgetattr(st.tty_fd, &st.tios) == 0;
 		}

@@ -93,6 +93,27 @@ eq "... some were dropped" true "$(json "$T/o9.json" '["usage"]["output_dropped"
 contains "... the message says so" "bytes of its output were dropped" "$(json "$T/o9.json" '["message"]')"
 contains "... and so does stderr, even with -q" "of the command's output were dropped" "$(cat "$T/o9.err")"
 
+# A reader that never reads, no --timeout: a SIGTERM to sandcap ends the wait (VM review:
+# it went unheard, sandcap waited for ever with no report).  Whether it lands before or
+# after the command's end, sandcap ends and accounts for every byte.
+mkfifo "$T/fifo"
+(timeout -s KILL 60 sleep 50.4417 < "$T/fifo") &
+LIBTEST_PIDS="$LIBTEST_PIDS $!"
+(as_user_exec timeout -s KILL 40 "$SANDCAP" run -q --output-limit 1G --report "$T/o10.json" -- \
+	sh -c "head -c 100000 /dev/zero; touch $T/ended" > "$T/fifo" 2>/dev/null) &
+pid=$!
+LIBTEST_PIDS="$LIBTEST_PIDS $pid"
+i=0; while [ ! -e "$T/ended" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
+sleep 0.5
+kill -TERM "$(pgrep -P "$pid" | head -n 1)" 2>/dev/null
+wait "$pid"
+rc=$?
+expect "a SIGTERM while sandcap waits for a reader that never reads ends it (not the 40 s kill)" \
+	test "$rc" != 137
+eq "... every byte accounted for: output_bytes + output_dropped" 100000 \
+	"$(json "$T/o10.json" '["usage"]["output_bytes"] + d["usage"]["output_dropped"]')"
+pkill -f "sleep 50.4417" 2>/dev/null
+
 # A reader that goes away: the command gets SIGPIPE as without the relay; sandcap reports.
 (as_user "$SANDCAP" run -q --output-limit 1G --report "$T/o5.json" -- sh -c 'exec yes') | head -c 10 > /dev/null
 eq "a reader that exits: the command dies of SIGPIPE (13)" 13 "$(json "$T/o5.json" '["signal"]')"

@@ -32,7 +32,7 @@ eq "a directory exits 126" 126 "$rc"
 sandcap_run -q --report "$T/left.json" -- sh -c 'sleep 100.6601 & echo started'
 eq "a command that leaves a process running: its own status" 0 "$rc"
 eq "... killed_at_end 1" 1 "$(json "$T/left.json" '["usage"]["killed_at_end"]')"
-contains "... the message says so" "1 process it left running was killed when it ended" \
+contains "... the message says so" "1 more process ended by SIGKILL after it" \
 	"$(json "$T/left.json" '["message"]')"
 expect "... and it is gone" gone "sleep 100.6601"
 sandcap_run -q --report "$T/noleft.json" -- sh -c '(sleep 0.1; echo done) & wait'

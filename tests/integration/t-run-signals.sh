@@ -234,9 +234,90 @@ PY
 		stopped-ok "$out"
 	contains "... fg gives it the terminal: it reads and echoes a line" echoed-ok "$out"
 	contains "... ^D ends it, status 0" rc0-ok "$out"
+	# Job control in the background, as the review of it found wanting: under another job
+	# leader (sh -c 'sandcap ...' &) sandcap never stops itself, so --timeout still fires;
+	# fg of a job that has not stopped yet gives it the terminal; a sandbox that stops
+	# itself over and over (bg each second) does not hold off --timeout.
+	out=$(python3 - "$SANDCAP" "$T" <<'PY' 2>&1
+import os, pty, select, signal, sys, time
+sandcap, T = sys.argv[1], sys.argv[2]
+signal.alarm(100)       # a hang is a failure, not a stuck suite
+pid, fd = pty.fork()
+if pid == 0:
+    os.environ["PS1"] = "PROMPT$ "
+    os.execv("/bin/bash", ["bash", "--norc", "--noprofile", "-i"])
+buf = b""
+def until(pat, t=10):
+    global buf
+    end = time.time() + t
+    while pat not in buf and time.time() < end:
+        r, _, _ = select.select([fd], [], [], 0.2)
+        if r:
+            try:
+                buf += os.read(fd, 4096)
+            except OSError:
+                break
+    return pat in buf
+def cmd(s):
+    global buf
+    buf = b""
+    os.write(fd, s.encode() + b"\n")
+until(b"PROMPT$ ")
+cmd("sh -c '%s run -q --timeout 2 -- cat; echo RC=$?' &" % sandcap)
+print("leader-ok" if until(b"RC=124", 20) else "leader-none")
+until(b"PROMPT$ ", 2)
+cmd("%s run -q -- sh -c 'sleep 1.5; read x; echo got:$x' &" % sandcap)
+until(b"PROMPT$ ", 5)
+cmd("fg")
+time.sleep(3)
+os.write(fd, b"hi-fg\n")
+print("fg-ok" if until(b"got:hi-fg", 10) else "fg-none")
+until(b"PROMPT$ ", 5)
+cmd("%s run -q --timeout 2 --grace 0.5 --report %s/selfstop.json -- sh -c 'trap \"\" TERM; "
+    "while :; do kill -TSTP $$; done' &" % (sandcap, T))
+until(b"PROMPT$ ", 5)
+done = False
+for i in range(20):
+    time.sleep(1)
+    if os.path.exists("%s/selfstop.json" % T):
+        done = True
+        break
+    cmd("bg")
+print("selfstop-ok" if done else "selfstop-none")
+cmd("exit")
+time.sleep(0.5)
+os.kill(pid, signal.SIGKILL)
+os.waitpid(pid, 0)
+PY
+)
+	contains "background under another job leader (sh -c ... &): --timeout still fires (124)" \
+		leader-ok "$out"
+	contains "fg of a background job not yet stopped: it gets the terminal and reads a line" \
+		fg-ok "$out"
+	contains "a sandbox stopping itself over and over (bg each second): --timeout still ends it" \
+		selfstop-ok "$out"
+	eq "... with verdict timeout" timeout "$(json "$T/selfstop.json" '["verdict"]')"
 else
 	notok "python3 pty module missing: terminal test not run"
 fi
+
+# A SIGTSTP to sandcap stops the sandbox, and a SIGCONT continues it (no terminal: sandcap
+# itself runs on).  A SIGCONT sent right after the stop undid it (review).
+rm -f "$T/tick"
+(as_user_exec "$SANDCAP" run -q -- sh -c "while :; do date +%s%N > $T/tick; sleep 0.05; done" \
+	2>/dev/null) &
+pid=$!
+LIBTEST_PIDS="$LIBTEST_PIDS $pid"
+i=0; while [ ! -s "$T/tick" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+kill -TSTP "$pid"
+sleep 0.5
+t1=$(cat "$T/tick"); sleep 0.6; t2=$(cat "$T/tick")
+eq "SIGTSTP to sandcap stops the sandbox (it writes nothing more)" "$t1" "$t2"
+kill -CONT "$pid"
+i=0; while [ "$(cat "$T/tick")" = "$t2" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+expect "... and SIGCONT continues it" test "$(cat "$T/tick")" != "$t2"
+kill -TERM "$pid"
+wait "$pid"
 
 # A caller that ignores SIGCHLD: the kernel would reap sandcap's children unseen, and the
 # supervisor spun at 100% CPU forever waiting for an end it could not see (outside review).

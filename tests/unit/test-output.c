@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
@@ -78,7 +79,7 @@ relay_once(uint64_t limit, size_t write_n, uint64_t want_passed, bool want_cap, 
 			if (output_relay_owns(&r, ev[j].data.fd))
 				capped |= output_relay_event(&r, ev[j].data.fd, ev[j].events);
 	}
-	output_relay_drain(&r, mono_ms() + 2000);
+	output_relay_drain(&r, mono_ms() + 2000, (const int[2]) { -1, -1 });
 	while ((n = read(sink[0], buf, sizeof(buf))) > 0)
 		got += n;
 	assert_int_equal(got, (ssize_t) want_passed);
@@ -130,7 +131,7 @@ drain_gives_up(uint64_t limit, size_t write_n, bool no_splice)
 		left -= (size_t) n;
 	}
 	output_relay_parent(&r);
-	output_relay_drain(&r, mono_ms() + 300);
+	output_relay_drain(&r, mono_ms() + 300, (const int[2]) { -1, -1 });
 	assert_int_equal(ioctl(sink[0], FIONREAD, &in_sink), 0);
 	assert_true(in_sink > 0 && (uint64_t) in_sink < write_n);
 	assert_int_equal(r.passed, (uint64_t) in_sink);
@@ -174,7 +175,7 @@ test_drain_ignores_escaped_writer(void **state)
 	assert_true(escaped >= 0);
 	output_relay_parent(&r);
 	alarm(20);              /* a hang is a failure */
-	output_relay_drain(&r, 0);
+	output_relay_drain(&r, 0, (const int[2]) { -1, -1 });
 	alarm(0);
 	while ((n = read(sink[0], buf, sizeof(buf))) > 0)
 		got += n;
@@ -183,6 +184,31 @@ test_drain_ignores_escaped_writer(void **state)
 	assert_int_equal(r.dropped, 0);
 	close(escaped);
 	close(sink[0]);
+}
+
+/* Without kcmp(2): one description of a regular file is told from two opens of it by
+ * the shared offset, which is put back as it was. */
+static void
+test_share_offset(void **state)
+{
+	char path[] = "/tmp/sandcap-test-output.XXXXXX";
+	int a = mkstemp(path), b, c;
+
+	(void) state;
+	assert_true(a >= 0);
+	assert_int_equal(write(a, "hello", 5), 5);
+	b = dup(a);
+	c = open(path, O_WRONLY | O_CLOEXEC);
+	assert_true(b >= 0 && c >= 0);
+	assert_int_equal(lseek(c, 5, SEEK_SET), 5);    /* the same offset, another description */
+	assert_true(output_share_offset(a, b));
+	assert_false(output_share_offset(a, c));
+	assert_int_equal(lseek(a, 0, SEEK_CUR), 5);
+	assert_int_equal(lseek(c, 0, SEEK_CUR), 5);
+	close(a);
+	close(b);
+	close(c);
+	unlink(path);
 }
 
 int
@@ -194,6 +220,7 @@ main(void)
 		cmocka_unit_test(test_relay_under_at_and_over),
 		cmocka_unit_test(test_drain_gives_up_and_counts),
 		cmocka_unit_test(test_drain_ignores_escaped_writer),
+		cmocka_unit_test(test_share_offset),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
