@@ -1017,6 +1017,7 @@ struct run {
 	struct keeper_info keeper;
 	struct output_relay relay;
 	const char *drain_end;          /* why run_drain_output()'s wait ended, if it did */
+	bool teardown_failed;           /* run_collect(): why in err */
 	struct sv_outcome out;
 	struct verdict_input in;
 	uint64_t fsize_max;             /* --trace: the largest file left in the workspace */
@@ -1326,8 +1327,10 @@ run_collect(struct run *R)
 			fprintf(stderr, "sandcap: warning: cannot read the sandbox's counters: %s\n",
 				strerror(-r));
 		r = usercg_destroy(&R->ucg, R->err, sizeof(R->err));
-		if (r < 0)
+		if (r < 0) {
 			fprintf(stderr, "sandcap: warning: teardown incomplete: %s\n", R->err);
+			R->teardown_failed = true;
+		}
 		R->in.counters = R->rep.cg;
 		R->in.cpu_budget_fired = R->out.cpu_budget_fired;
 	}
@@ -1340,9 +1343,12 @@ run_collect(struct run *R)
 		if (R->trace->on && R->sess.ws_fd >= 0)
 			trace_largest_file(R->sess.ws_fd, 0, &R->fsize_max);
 		r = client_destroy(&R->sess, R->err, sizeof(R->err));
-		if (r < 0)
-			fprintf(stderr, "sandcap: warning: teardown incomplete: %s\n",
-				R->err[0] != '\0' ? R->err : strerror(-r));
+		if (r < 0) {
+			if (R->err[0] == '\0')
+				(void) strlcpy(R->err, strerror(-r), sizeof(R->err));
+			fprintf(stderr, "sandcap: warning: teardown incomplete: %s\n", R->err);
+			R->teardown_failed = true;
+		}
 		R->in.counters = R->rep.cg;
 		R->in.disk_limit = R->sess.effective.disk;
 		R->in.cpu_budget_fired = R->out.cpu_budget_fired;
@@ -1424,6 +1430,28 @@ run_drain_output(struct run *R)
 		(void) close(stop[0]);
 }
 
+/* What else the report's one sentence must not leave out (VM review): limits reached on
+ * the way to a verdict that names none (a full workspace the command coped with, a fork
+ * bomb whose top shell exited 0), and a teardown that failed (a helper killed meanwhile). */
+static void
+run_notes(struct run *R)
+{
+	size_t n = strlen(R->message);
+	const char *sep = "; limits reached meanwhile: ";
+
+	if (R->rep.v.kind == VERDICT_OK || R->rep.v.kind == VERDICT_EXIT)
+		for (int k = 0; k < _VERDICT_MAX; k++) {
+			if (!(R->rep.v.limits_hit & (1u << k)) || n >= sizeof(R->message))
+				continue;
+			n += (size_t) snprintf(R->message + n, sizeof(R->message) - n, "%s%s", sep,
+					       verdict_name((enum verdict_kind) k));
+			sep = ", ";
+		}
+	if (R->teardown_failed && n < sizeof(R->message))
+		snprintf(R->message + n, sizeof(R->message) - n, "; its teardown was incomplete: %s",
+			 R->err);
+}
+
 /* Appended to the message when the output did not take everything (run_drain_output():
  * why the wait ended). */
 static void
@@ -1457,6 +1485,7 @@ run_steps(struct run *R, int argc, char **argv)
 	net_run_report(&R->o, R->plan.net_enforcement, &R->proxy, &R->rep);
 	decide(&R->o, &R->out, &R->relay, &R->in, &R->rep, R->message, sizeof(R->message));
 	dropped_note(&R->out, R->drain_end, R->message, sizeof(R->message));
+	run_notes(R);
 	if (R->out.output_dropped > 0 && R->o.quiet)
 		fprintf(stderr, "sandcap: warning: %llu bytes of the command's output were dropped "
 			"(see the report)\n", (unsigned long long) R->out.output_dropped);

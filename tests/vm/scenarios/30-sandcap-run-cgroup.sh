@@ -126,6 +126,14 @@ is "$(json_get "$R/cpu.json" .enforcement.cpu_time)" "cgroup (cpu.stat, whole sa
 
 run_rc "$SANDCAP" run -q --disk 1M --report "$R/disk.json" -- sh -c 'head -c 4000000 /dev/zero > "$TMPDIR/x"'
 is "$(json_get "$R/disk.json" .verdict)" disk "filling the workspace: verdict disk"
+# A command that copes with the full workspace and exits 0: verdict ok, but the message
+# names the limit it reached (limits_hit alone said so, not the summary: VM review).
+run_rc "$SANDCAP" run -q --disk 1M --report "$R/disk2.json" -- \
+	sh -c 'head -c 4000000 /dev/zero > "$TMPDIR/x" 2>/dev/null; exit 0'
+is "$(json_get "$R/disk2.json" .verdict) $(json_get "$R/disk2.json" '.limits_hit[0]')" "ok disk" \
+	"a full workspace, then exit 0: verdict ok, limits_hit disk"
+like "$(json_get "$R/disk2.json" .message)" "limits reached meanwhile: disk" \
+	"... and the message names the limit reached"
 
 run_rc "$SANDCAP" run -q --timeout 1 --grace 1 --report "$R/to.json" -- \
 	sh -c 'setsid sh -c "trap \"\" TERM; sleep 100.4242" & trap "" TERM; sleep 50'

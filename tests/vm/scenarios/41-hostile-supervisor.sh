@@ -96,6 +96,8 @@ if [ -n "$h" ] && [ -n "$id" ] && kill -STOP "$h"; then
 	is "$?" 137 "a stopped helper: sandcap kill still ends the sandbox (137), no hang"
 	like "$(tr '\n' ' ' < "$R/dead.err")" "did not answer .* treated as dead" \
 		"... and says the helper was treated as dead"
+	like "$(jq -r .message "$R/dead.json" 2>/dev/null)" "its teardown was incomplete" \
+		"... and so does the report's message (not only stderr)"
 	check_fails "... the sandbox's process is gone" pgrep -x -u "$(id -u)" -f "sleep 100"
 	kill -0 "$h" 2>/dev/null && fail "... the helper was killed" "pid $h still there" ||
 		ok "... the helper was killed"
