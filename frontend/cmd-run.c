@@ -1109,10 +1109,10 @@ run_prepare(struct run *R, int argc, char **argv, struct net_proxy *proxy)
 	}
 
 	/* --net proxy: the proxy runs (outside the sandbox) before the helper hears its port. */
-	if (net_run_prepare(&R->o, proxy, R->err, sizeof(R->err)) < 0) {
-		fprintf(stderr, "sandcap: %s\n", strip_sandcap_prefix(R->err));
-		return SC_EXIT_FAILURE;
-	}
+	/* A refusal like any other after the options: with its report (review). */
+	if (net_run_prepare(&R->o, proxy, R->err, sizeof(R->err)) < 0)
+		return refuse(&R->sink, &R->rep, false, "%s", R->err[0] != '\0' ? R->err :
+			      "--net proxy: cannot start the proxy");
 	return RUN_GO;
 }
 

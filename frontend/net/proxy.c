@@ -640,12 +640,17 @@ net_proxy_start(struct net_proxy *p, const struct allow_list *l, char *err, size
 				strerror(-r));
 		return r;
 	}
-	if (pipe2(stop_p, O_CLOEXEC) < 0)
-		return -errno;
-	if (pipe2(res_p, O_CLOEXEC) < 0 || pipe2(pid_p, O_CLOEXEC) < 0) {
+	res_p[0] = res_p[1] = stop_p[0] = stop_p[1] = -EBADF;
+	if (pipe2(stop_p, O_CLOEXEC) < 0 || pipe2(res_p, O_CLOEXEC) < 0 ||
+	    pipe2(pid_p, O_CLOEXEC) < 0) {
 		r = -errno;
-		close(stop_p[0]);
-		close(stop_p[1]);
+		/* Each pipe2() that failed left its pair at -EBADF. */
+		for (int i = 0; i < 2; i++) {
+			(void) safe_close(stop_p[i]);
+			(void) safe_close(res_p[i]);
+		}
+		(void) snprintf(err, errlen, "sandcap: --net proxy: cannot start the proxy: %s",
+				strerror(-r));
 		return r;
 	}
 	/* Fork twice: the proxy must not be a child of sandcap, whose supervisor treats its

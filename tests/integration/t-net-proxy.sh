@@ -184,4 +184,21 @@ if "$SYSPY" -m pip --version >/dev/null 2>&1; then
 else
 	ok "# SKIP pip download: no pip for $SYSPY"
 fi
+
+# The proxy cannot start (no descriptor left for its pipes): a refusal with its reason and
+# its report, never an empty "sandcap: " line and no report (review).
+out=$( (ulimit -n 8; exec "$SANDCAP" run -q --net proxy --allow example.org:443 \
+	--report "$T/noproxy.json" -- true) 2>&1)
+rc=$?
+eq "the proxy cannot start: exit 125" 125 "$rc"
+case $out in
+"sandcap: "?*) ok "... stderr gives the reason ($out)" ;;
+*) notok "... stderr gives the reason (got '$out')" ;;
+esac
+case $out in
+*"cannot start the proxy"*)
+	eq "... the report says setup-error" setup-error "$(python3 -c 'import json, sys
+print(json.load(open(sys.argv[1]))["verdict"])' "$T/noproxy.json" 2>&1)" ;;
+*) ok "# SKIP the report of that refusal: it failed earlier with 8 descriptors ($out)" ;;
+esac
 done_testing
