@@ -184,50 +184,31 @@ PY
 	# Started in the background of an interactive shell, a command that reads the terminal
 	# stops as a plain `cat &` does (the job shows Stopped), and fg hands it the terminal
 	# (real-workload review: it stayed stopped for ever, the job shown running).
-	out=$(python3 - "$SANDCAP" "$T/bg.json" <<'PY' 2>&1
-import os, pty, select, signal, sys, time
+	out=$(python3 - "$SANDCAP" "$T/bg.json" "$SRCDIR/tests/integration" <<'PY' 2>&1
+import sys, time
 sandcap, rep = sys.argv[1], sys.argv[2]
-signal.alarm(60)        # a hang is a failure, not a stuck suite
-pid, fd = pty.fork()
-if pid == 0:
-    os.environ["PS1"] = "PROMPT$ "
-    os.execv("/bin/bash", ["bash", "--norc", "--noprofile", "-i"])
-buf = b""
-def until(pat, t=10):
-    global buf
-    end = time.time() + t
-    while pat not in buf and time.time() < end:
-        r, _, _ = select.select([fd], [], [], 0.2)
-        if r:
-            try:
-                buf += os.read(fd, 4096)
-            except OSError:
-                break
-    return pat in buf
-until(b"PROMPT$ ")
-os.write(fd, ("%s run -q --report %s -- cat &\n" % (sandcap, rep)).encode())
-until(b"PROMPT$ ")
-buf = b""
+sys.path.insert(0, sys.argv[3])
+from ptyshell import Shell, PROMPT
+sh = Shell(60)
+sh.cmd("%s run -q --report %s -- cat &" % (sandcap, rep))
+sh.until(PROMPT)
 # The job's state as the shell sees it, asked until cat has met its read (a deadline).
 stopped = False
 for i in range(40):
-    os.write(fd, b"jobs -l\n")
-    if until(b"Stopped", 0.25):
+    sh.cmd("jobs -l")
+    if sh.until(b"Stopped", 0.25):
         stopped = True
         break
 print("stopped-ok" if stopped else "stopped-none")
-buf = b""
-os.write(fd, b"fg\n")
+sh.cmd("fg")
 time.sleep(0.5)
-os.write(fd, b"hello-bg\n")
-print("echoed-ok" if until(b"hello-bg\r\nhello-bg") else "echoed-none")
-os.write(fd, b"\x04")
-until(b"PROMPT$ ")
-buf = b""
-os.write(fd, b"echo rc=$?\n")
-print("rc0-ok" if until(b"rc=0") else "rc0-none")
-os.write(fd, b"exit\n")
-os.waitpid(pid, 0)
+sh.write(b"hello-bg\n")
+print("echoed-ok" if sh.until(b"hello-bg\r\nhello-bg") else "echoed-none")
+sh.write(b"\x04")
+sh.until(PROMPT)
+sh.cmd("echo rc=$?")
+print("rc0-ok" if sh.until(b"rc=0") else "rc0-none")
+sh.close()
 PY
 )
 	contains "started in the background, cat reading the terminal: the job shows Stopped" \
@@ -238,56 +219,34 @@ PY
 	# leader (sh -c 'sandcap ...' &) sandcap never stops itself, so --timeout still fires;
 	# fg of a job that has not stopped yet gives it the terminal; a sandbox that stops
 	# itself over and over (bg each second) does not hold off --timeout.
-	out=$(python3 - "$SANDCAP" "$T" <<'PY' 2>&1
-import os, pty, select, signal, sys, time
+	out=$(python3 - "$SANDCAP" "$T" "$SRCDIR/tests/integration" <<'PY' 2>&1
+import os, sys, time
 sandcap, T = sys.argv[1], sys.argv[2]
-signal.alarm(100)       # a hang is a failure, not a stuck suite
-pid, fd = pty.fork()
-if pid == 0:
-    os.environ["PS1"] = "PROMPT$ "
-    os.execv("/bin/bash", ["bash", "--norc", "--noprofile", "-i"])
-buf = b""
-def until(pat, t=10):
-    global buf
-    end = time.time() + t
-    while pat not in buf and time.time() < end:
-        r, _, _ = select.select([fd], [], [], 0.2)
-        if r:
-            try:
-                buf += os.read(fd, 4096)
-            except OSError:
-                break
-    return pat in buf
-def cmd(s):
-    global buf
-    buf = b""
-    os.write(fd, s.encode() + b"\n")
-until(b"PROMPT$ ")
-cmd("sh -c '%s run -q --timeout 2 -- cat; echo RC=$?' &" % sandcap)
-print("leader-ok" if until(b"RC=124", 20) else "leader-none")
-until(b"PROMPT$ ", 2)
-cmd("%s run -q -- sh -c 'sleep 1.5; read x; echo got:$x' &" % sandcap)
-until(b"PROMPT$ ", 5)
-cmd("fg")
+sys.path.insert(0, sys.argv[3])
+from ptyshell import Shell, PROMPT
+sh = Shell(100)
+sh.cmd("sh -c '%s run -q --timeout 2 -- cat; echo RC=$?' &" % sandcap)
+print("leader-ok" if sh.until(b"RC=124", 20) else "leader-none")
+sh.until(PROMPT, 2)
+sh.cmd("%s run -q -- sh -c 'sleep 1.5; read x; echo got:$x' &" % sandcap)
+sh.until(PROMPT, 5)
+sh.cmd("fg")
 time.sleep(3)
-os.write(fd, b"hi-fg\n")
-print("fg-ok" if until(b"got:hi-fg", 10) else "fg-none")
-until(b"PROMPT$ ", 5)
-cmd("%s run -q --timeout 2 --grace 0.5 --report %s/selfstop.json -- sh -c 'trap \"\" TERM; "
-    "while :; do kill -TSTP $$; done' &" % (sandcap, T))
-until(b"PROMPT$ ", 5)
+sh.write(b"hi-fg\n")
+print("fg-ok" if sh.until(b"got:hi-fg", 10) else "fg-none")
+sh.until(PROMPT, 5)
+sh.cmd("%s run -q --timeout 2 --grace 0.5 --report %s/selfstop.json -- sh -c 'trap \"\" TERM; "
+       "while :; do kill -TSTP $$; done' &" % (sandcap, T))
+sh.until(PROMPT, 5)
 done = False
 for i in range(20):
     time.sleep(1)
     if os.path.exists("%s/selfstop.json" % T):
         done = True
         break
-    cmd("bg")
+    sh.cmd("bg")
 print("selfstop-ok" if done else "selfstop-none")
-cmd("exit")
-time.sleep(0.5)
-os.kill(pid, signal.SIGKILL)
-os.waitpid(pid, 0)
+sh.close()
 PY
 )
 	contains "background under another job leader (sh -c ... &): --timeout still fires (124)" \
