@@ -25,43 +25,38 @@ forward INT
 forward HUP
 forward QUIT
 
+# bg_ready CMD...: CMD in the background as the test user, its pid in $pid, waited for
+# (a deadline, not a timing target) until it has touched $T/ready.
+bg_ready() {
+	rm -f "$T/ready"
+	(as_user_exec "$@" 2>/dev/null) &
+	pid=$!
+	LIBTEST_PIDS="$LIBTEST_PIDS $pid"
+	i=0
+	while [ ! -e "$T/ready" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+}
+
 # Forwarded to the whole process group: a child of the command gets it too.
-rm -f "$T/ready"
 # (the command waits for its child on SIGTERM: the sandbox ends with the command)
-(as_user_exec "$SANDCAP" run -q -- sh -c "sh -c 'trap \"echo child > $T/child; exit 0\" TERM;
-	touch $T/ready; while :; do sleep 0.05; done' & trap 'wait; exit 0' TERM; wait" \
-	2>/dev/null) &
-pid=$!
-LIBTEST_PIDS="$LIBTEST_PIDS $pid"
-i=0
-while [ ! -e "$T/ready" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+bg_ready "$SANDCAP" run -q -- sh -c "sh -c 'trap \"echo child > $T/child; exit 0\" TERM;
+	touch $T/ready; while :; do sleep 0.05; done' & trap 'wait; exit 0' TERM; wait"
 kill -TERM "$pid"
 wait "$pid"
 eq "SIGTERM reaches the command's children" child "$(cat "$T/child" 2>/dev/null)"
 
 # ... and a process outside the group (setsid'd) gets it too, once (sandcap(1): each
 # process gets each signal once).
-rm -f "$T/ready" "$T/outside"
-(as_user_exec "$SANDCAP" run -q -- sh -c "setsid sh -c 'trap \"echo got >> $T/outside; exit 0\" TERM;
-	touch $T/ready; while :; do sleep 0.05; done' & trap 'sleep 0.5; exit 0' TERM; wait" \
-	2>/dev/null) &
-pid=$!
-LIBTEST_PIDS="$LIBTEST_PIDS $pid"
-i=0
-while [ ! -e "$T/ready" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+rm -f "$T/outside"
+bg_ready "$SANDCAP" run -q -- sh -c "setsid sh -c 'trap \"echo got >> $T/outside; exit 0\" TERM;
+	touch $T/ready; while :; do sleep 0.05; done' & trap 'sleep 0.5; exit 0' TERM; wait"
 kill -TERM "$pid"
 wait "$pid"
 eq "SIGTERM reaches a process outside the command's group, once" got "$(cat "$T/outside" 2>/dev/null)"
 
 # A stopped command still gets it: a SIGCONT follows (without one the signal stays pending
 # and sandcap waits for ever; a hang here is a failure, bounded by timeout).
-rm -f "$T/ready"
-(as_user_exec timeout -s KILL 30 "$SANDCAP" run -q --report "$T/stopped.json" -- \
-	sh -c "touch $T/ready; kill -STOP \$\$; echo resumed" 2>/dev/null) &
-pid=$!
-LIBTEST_PIDS="$LIBTEST_PIDS $pid"
-i=0
-while [ ! -e "$T/ready" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+bg_ready timeout -s KILL 30 "$SANDCAP" run -q --report "$T/stopped.json" -- \
+	sh -c "touch $T/ready; kill -STOP \$\$; echo resumed"
 sleep 0.2
 kill -TERM "$(pgrep -P "$pid" | head -n 1)" 2>/dev/null || kill -TERM "$pid"
 wait "$pid"
