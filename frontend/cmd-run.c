@@ -1407,8 +1407,11 @@ run_drain_output(struct run *R)
 	for (const int *sig = (const int[]) { SIGTERM, SIGINT, SIGHUP, SIGQUIT, 0 }; *sig; sig++)
 		sigaddset(&end, *sig);
 	stop[0] = signalfd(-1, &end, SFD_CLOEXEC | SFD_NONBLOCK);
-	if (o->has_timeout) {
-		uint64_t left = o->timeout_ms > R->out.wall_ms ? o->timeout_ms - R->out.wall_ms : 0;
+	/* An end asked for during the run (a signal, sandcap kill) bounds the wait as a
+	 * timeout that has run out does: 5 s for the reader (review). */
+	if (o->has_timeout || R->out.end_request.requested) {
+		uint64_t left = o->has_timeout && !R->out.end_request.requested &&
+				o->timeout_ms > R->out.wall_ms ? o->timeout_ms - R->out.wall_ms : 0;
 
 		(void) clock_gettime(CLOCK_MONOTONIC, &ts);
 		deadline = (uint64_t) ts.tv_sec * 1000 + (uint64_t) ts.tv_nsec / 1000000 +
@@ -1418,7 +1421,8 @@ run_drain_output(struct run *R)
 	R->out.output_limit_hit |= R->relay.cap_passed;
 	R->out.output_bytes = R->relay.passed;
 	R->out.output_dropped = R->relay.dropped;
-	R->drain_end = how == 1 ? "when --timeout ran out" : "when sandcap was asked to end";
+	R->drain_end = how != 1 ? "when sandcap was asked to end" : R->out.end_request.requested ?
+		       "5 s after the end sandcap was asked for" : "when --timeout ran out";
 	if (how == 2 && stop[0] >= 0 && read(stop[0], &si, sizeof(si)) == (ssize_t) sizeof(si))
 		R->drain_end = si.ssi_signo == SIGTERM ? "when a SIGTERM to sandcap ended the wait" :
 			       si.ssi_signo == SIGINT ? "when a SIGINT to sandcap ended the wait" :

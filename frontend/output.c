@@ -64,19 +64,19 @@ open_out(int fd, bool *ret_own)
  * the one description would: the command writes to fd 1 and fd 2 of the same pipe.
  * kcmp(2) tells for sure; without it (no CONFIG_KCMP, as in user-mode Linux) the same
  * pipe, socket or character device counts, which have no file offset to tell two
- * descriptions apart, and a regular file is asked through its offset, which one
- * description shares (output_share_offset()).  A regular file opened twice (>f 2>f) keeps its two
+ * descriptions apart, and a regular file is asked through its status flags, which one
+ * description shares (output_share_one_description()).  A regular file opened twice (>f 2>f) keeps its two
  * offsets, hence two pipes. */
 bool
-output_share_offset(int fd1, int fd2)
+output_share_one_description(int fd1, int fd2)
 {
-	off_t a = lseek(fd1, 0, SEEK_CUR), b = lseek(fd2, 0, SEEK_CUR), moved;
+	int f1 = fcntl(fd1, F_GETFL), f2;
 
-	if (a < 0 || a != b || lseek(fd1, a + 1, SEEK_SET) < 0)
+	if (f1 < 0 || fcntl(fd1, F_SETFL, f1 ^ O_NONBLOCK) < 0)
 		return false;
-	moved = lseek(fd2, 0, SEEK_CUR);
-	(void) lseek(fd1, a, SEEK_SET); /* as it was: nothing was written meanwhile */
-	return moved == a + 1;
+	f2 = fcntl(fd2, F_GETFL);
+	(void) fcntl(fd1, F_SETFL, f1);
+	return f2 >= 0 && ((f2 ^ f1) & O_NONBLOCK) != 0;
 }
 
 static bool
@@ -90,7 +90,7 @@ same_output(void)
 	if (fstat(1, &a) < 0 || fstat(2, &b) < 0 || a.st_dev != b.st_dev || a.st_ino != b.st_ino)
 		return false;
 	if (S_ISREG(a.st_mode))
-		return output_share_offset(1, 2);
+		return output_share_one_description(1, 2);
 	return S_ISFIFO(a.st_mode) || S_ISSOCK(a.st_mode) || S_ISCHR(a.st_mode);
 }
 
@@ -430,8 +430,11 @@ output_relay_drain(struct output_relay *r, uint64_t deadline_ms, const int stop_
 		}
 		p[np] = (struct pollfd) { .fd = stop_fd[0], .events = POLLIN };
 		p[np + 1] = (struct pollfd) { .fd = stop_fd[1], .events = POLLIN };
-		if (poll(p, (nfds_t) np + 2, wait_ms) < 0 && errno != EINTR)
+		if (poll(p, (nfds_t) np + 2, wait_ms) < 0 && errno != EINTR) {
+			give_up(r);     /* cannot wait: the rest counts as dropped */
+			ended = 1;
 			break;
+		}
 		if (p[np].revents != 0 || p[np + 1].revents != 0) {
 			give_up(r);     /* asked to end: the rest is not waited for */
 			ended = 2;

@@ -28,10 +28,12 @@
 /* How many bytes may be passed now: min(want, limit - passed). */
 size_t output_allowance(uint64_t limit, uint64_t passed, size_t want);
 
-/* Do fd1 and fd2 (of one seekable file) share one open file description?  Asked through
- * the offset, which moves for both (and is put back): the test where kcmp(2) is missing.
- * False for two opens of the file, or when it cannot be told. */
-bool output_share_offset(int fd1, int fd2);
+/* Do fd1 and fd2 (of one regular file) share one open file description?  Asked through
+ * O_NONBLOCK, a status flag of the description that changes nothing for a regular file,
+ * flipped on fd1 and put back: the test where kcmp(2) is missing (no offset moves, so
+ * another process writing to the file meanwhile is not disturbed).  False for two opens
+ * of the file, or when it cannot be told. */
+bool output_share_one_description(int fd1, int fd2);
 
 /* Is the cap passed?  available: bytes waiting in the pipe (FIONREAD). */
 bool output_cap_passed(uint64_t limit, uint64_t passed, size_t available);

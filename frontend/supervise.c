@@ -556,14 +556,19 @@ give_terminal(struct sv_state *st)
 }
 
 /* No stop of sandcap once the end is on its way (the timeout fired or its deadline
- * passed, an end was asked for) or with no keeper left to be continued through: a sandbox
- * that keeps stopping itself must not hold off --timeout or outlive its keeper (review). */
+ * passed, an end was asked for), with no keeper left to be continued through, or with no
+ * shell to continue it: our job leads its own session (ssh -t, script -c, setsid -c), where
+ * nothing does job control and a stopped sandcap would stay stopped for ever.  A sandbox
+ * that stops itself must not hold off --timeout or outlive its keeper (reviews). */
 static bool
 may_stop(const struct sv_state *st)
 {
 	const struct sv_spec *spec = st->spec;
+	pid_t home = spec->home_pgrp > 0 ? spec->home_pgrp : getpgrp();
 
 	if (st->out->timeout_fired || st->out->end_request.requested)
+		return false;
+	if (getsid(0) == home)
 		return false;
 	if (spec->has_timeout && now_ms() - st->start_ms >= spec->timeout_ms)
 		return false;

@@ -694,9 +694,10 @@ net_proxy_start(struct net_proxy *p, const struct allow_list *l, char *err, size
 			pid = 0;
 	}
 	close(pid_p[0]);
+	errno = mid < 0 ? errno : ESRCH;        /* fork()'s, or no pid read */
 	p->pidfd = pid > 0 ? sys_pidfd_open(pid) : -EBADF;
 	if (p->pidfd < 0) {
-		r = mid < 0 ? -errno : -ESRCH;
+		r = -errno;
 		(void) snprintf(err, errlen, "sandcap: --net proxy: cannot start the proxy: %s",
 				strerror(-r));
 		close(stop_p[1]);

@@ -114,6 +114,23 @@ eq "... every byte accounted for: output_bytes + output_dropped" 100000 \
 	"$(json "$T/o10.json" '["usage"]["output_bytes"] + d["usage"]["output_dropped"]')"
 pkill -f "sleep 50.4417" 2>/dev/null
 
+# An end asked for during the run (SIGTERM) bounds the wait for such a reader too: 5 s,
+# as a timeout that has run out (review: it waited for a second signal).
+(timeout -s KILL 60 sleep 50.4418 < "$T/fifo") &
+LIBTEST_PIDS="$LIBTEST_PIDS $!"
+(as_user_exec timeout -s KILL 40 "$SANDCAP" run -q --output-limit 1G --report "$T/o11.json" -- \
+	sh -c "head -c 300000 /dev/zero; exec sleep 100.4419" > "$T/fifo" 2>/dev/null) &
+pid=$!
+LIBTEST_PIDS="$LIBTEST_PIDS $pid"
+i=0; while ! pgrep -f "sleep 100.4419" > /dev/null && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
+kill -TERM "$(pgrep -P "$pid" | head -n 1)" 2>/dev/null
+wait "$pid"
+expect "a SIGTERM during the run, then a reader that never reads: sandcap still ends (not the 40 s kill)" \
+	test "$?" != 137
+contains "... and says why the rest was dropped" "5 s after the end sandcap was asked for" \
+	"$(json "$T/o11.json" '["message"]')"
+pkill -f "sleep 50.4418" 2>/dev/null
+
 # A reader that goes away: the command gets SIGPIPE as without the relay; sandcap reports.
 (as_user "$SANDCAP" run -q --output-limit 1G --report "$T/o5.json" -- sh -c 'exec yes') | head -c 10 > /dev/null
 eq "a reader that exits: the command dies of SIGPIPE (13)" 13 "$(json "$T/o5.json" '["signal"]')"

@@ -186,10 +186,10 @@ test_drain_ignores_escaped_writer(void **state)
 	close(sink[0]);
 }
 
-/* Without kcmp(2): one description of a regular file is told from two opens of it by
- * the shared offset, which is put back as it was. */
+/* Without kcmp(2): one description of a regular file is told from two opens of it by a
+ * shared status flag; its offset and flags are as they were afterwards. */
 static void
-test_share_offset(void **state)
+test_share_one_description(void **state)
 {
 	char path[] = "/tmp/sandcap-test-output.XXXXXX";
 	int a = mkstemp(path), b, c;
@@ -201,10 +201,11 @@ test_share_offset(void **state)
 	c = open(path, O_WRONLY | O_CLOEXEC);
 	assert_true(b >= 0 && c >= 0);
 	assert_int_equal(lseek(c, 5, SEEK_SET), 5);    /* the same offset, another description */
-	assert_true(output_share_offset(a, b));
-	assert_false(output_share_offset(a, c));
+	assert_true(output_share_one_description(a, b));
+	assert_false(output_share_one_description(a, c));
 	assert_int_equal(lseek(a, 0, SEEK_CUR), 5);
 	assert_int_equal(lseek(c, 0, SEEK_CUR), 5);
+	assert_int_equal(fcntl(a, F_GETFL) & O_NONBLOCK, 0);
 	close(a);
 	close(b);
 	close(c);
@@ -220,7 +221,7 @@ main(void)
 		cmocka_unit_test(test_relay_under_at_and_over),
 		cmocka_unit_test(test_drain_gives_up_and_counts),
 		cmocka_unit_test(test_drain_ignores_escaped_writer),
-		cmocka_unit_test(test_share_offset),
+		cmocka_unit_test(test_share_one_description),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
