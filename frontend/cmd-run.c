@@ -982,19 +982,6 @@ decide(const struct run_opts *o, const struct sv_outcome *out, const struct outp
 	rep->max_rss = (uint64_t) out->tree_ru.ru_maxrss * 1024;
 	rep->has_max_rss = true;
 	rep->killed_at_end = out->killed_at_end;
-	/* Work the command left behind is ended with it: say so, or it is lost unseen
-	 * (real-workload review: `tool & exit 0` read as a plain success).  Only where the
-	 * command ended by itself: after a timeout, a kill or the OOM killer, the verdict
-	 * says why everything was ended. */
-	if (out->killed_at_end > 0 && (rep->v.kind == VERDICT_OK || rep->v.kind == VERDICT_EXIT ||
-					rep->v.kind == VERDICT_SIGNAL)) {
-		size_t n = strlen(message);
-
-		if (n < msglen)
-			snprintf(message + n, msglen - n, "; %u more process%s ended by SIGKILL "
-				 "after it (what it leaves running is killed with it)",
-				 out->killed_at_end, out->killed_at_end == 1 ? "" : "es");
-	}
 }
 
 /* One run of `sandcap run`, from the command line to the report. */
@@ -1016,7 +1003,8 @@ struct run {
 	const char *chdir_to;
 	struct keeper_info keeper;
 	struct output_relay relay;
-	const char *drain_end;          /* why run_drain_output()'s wait ended, if it did */
+	int drain_end;                  /* output_relay_drain()'s result: why its wait ended */
+	int drain_sig;                  /* ... the signal that ended it, if one did */
 	bool teardown_failed;           /* run_collect(): why in err */
 	struct sv_outcome out;
 	struct verdict_input in;
@@ -1395,11 +1383,10 @@ static void
 run_drain_output(struct run *R)
 {
 	const struct run_opts *o = &R->o;
-	uint64_t deadline = 0;
 	struct signalfd_siginfo si;
-	struct timespec ts;
+	int64_t wait_ms = -1;
 	sigset_t end;
-	int stop[2] = { -1, R->cgroup ? -1 : R->keeper.keeper_pidfd }, how;
+	int stop[2] = { -1, R->cgroup ? -1 : R->keeper.keeper_pidfd };
 
 	if (o->output_limit == 0)
 		return;
@@ -1413,61 +1400,73 @@ run_drain_output(struct run *R)
 		uint64_t left = o->has_timeout && !R->out.end_request.requested &&
 				o->timeout_ms > R->out.wall_ms ? o->timeout_ms - R->out.wall_ms : 0;
 
-		(void) clock_gettime(CLOCK_MONOTONIC, &ts);
-		deadline = (uint64_t) ts.tv_sec * 1000 + (uint64_t) ts.tv_nsec / 1000000 +
-			   (left > 5000 ? left : 5000);
+		wait_ms = (int64_t) (left > 5000 ? left : 5000);
 	}
-	how = output_relay_drain(&R->relay, deadline, stop);
+	R->drain_end = output_relay_drain(&R->relay, wait_ms, stop);
 	R->out.output_limit_hit |= R->relay.cap_passed;
 	R->out.output_bytes = R->relay.passed;
 	R->out.output_dropped = R->relay.dropped;
-	R->drain_end = how != 1 ? "when sandcap was asked to end" : R->out.end_request.requested ?
-		       "5 s after the end sandcap was asked for" : "when --timeout ran out";
-	if (how == 2 && stop[0] >= 0 && read(stop[0], &si, sizeof(si)) == (ssize_t) sizeof(si))
-		R->drain_end = si.ssi_signo == SIGTERM ? "when a SIGTERM to sandcap ended the wait" :
-			       si.ssi_signo == SIGINT ? "when a SIGINT to sandcap ended the wait" :
-			       si.ssi_signo == SIGHUP ? "when a SIGHUP to sandcap ended the wait" :
-			       "when a SIGQUIT to sandcap ended the wait";
-	else if (how == 2)
-		R->drain_end = "when sandcap's keeper was killed";
+	if (R->drain_end == 2 && stop[0] >= 0 &&
+	    read(stop[0], &si, sizeof(si)) == (ssize_t) sizeof(si))
+		R->drain_sig = (int) si.ssi_signo;
 	if (stop[0] >= 0)
 		(void) close(stop[0]);
 }
 
-/* What else the report's one sentence must not leave out (VM review): limits reached on
- * the way to a verdict that names none (a full workspace the command coped with, a fork
- * bomb whose top shell exited 0), and a teardown that failed (a helper killed meanwhile). */
+/* One more part of the report's message, after "; " (run_notes()). */
+static void _printf_(2, 3)
+add_note(struct run *R, const char *fmt, ...)
+{
+	size_t n = strlen(R->message);
+	va_list ap;
+
+	if (n + 2 >= sizeof(R->message))
+		return;
+	memcpy(R->message + n, "; ", 3);
+	va_start(ap, fmt);
+	(void) vsnprintf(R->message + n + 2, sizeof(R->message) - n - 2, fmt, ap);
+	va_end(ap);
+}
+
+/* What the report's one sentence must not leave out (reviews of real workloads):
+ * - work the command left running, ended with it, where it ended by itself (after a
+ *   timeout, a kill or the OOM killer the verdict says why everything was ended):
+ *   `tool & exit 0` read as a plain success;
+ * - output its reader never took (run_drain_output()), and why the wait ended;
+ * - limits reached on the way to a verdict that names none (a full workspace the command
+ *   coped with, a fork bomb whose top shell exited 0);
+ * - a teardown that failed (a helper killed meanwhile). */
 static void
 run_notes(struct run *R)
 {
-	size_t n = strlen(R->message);
-	const char *sep = "; limits reached meanwhile: ";
+	const struct sv_outcome *out = &R->out;
+	enum verdict_kind v = R->rep.v.kind;
+	char what[64], hit[128] = "";
 
-	if (R->rep.v.kind == VERDICT_OK || R->rep.v.kind == VERDICT_EXIT)
-		for (int k = 0; k < _VERDICT_MAX; k++) {
-			if (!(R->rep.v.limits_hit & (1u << k)) || n >= sizeof(R->message))
-				continue;
-			n += (size_t) snprintf(R->message + n, sizeof(R->message) - n, "%s%s", sep,
-					       verdict_name((enum verdict_kind) k));
-			sep = ", ";
+	if (out->killed_at_end > 0 && (v == VERDICT_OK || v == VERDICT_EXIT || v == VERDICT_SIGNAL))
+		add_note(R, "%u more process%s ended by SIGKILL after it (what it leaves running "
+			 "is killed with it)", out->killed_at_end, out->killed_at_end == 1 ? "" : "es");
+	if (out->output_dropped > 0) {
+		const char *abbrev = R->drain_sig > 0 ? sigabbrev_np(R->drain_sig) : NULL;
+
+		if (abbrev != NULL)
+			snprintf(what, sizeof(what), "when a SIG%s to sandcap ended the wait", abbrev);
+		add_note(R, "%llu bytes of its output were dropped: the output had not taken them %s",
+			 (unsigned long long) out->output_dropped,
+			 abbrev != NULL ? what : R->drain_end == 2 ? "when sandcap's keeper was killed" :
+			 out->end_request.requested ? "5 s after the end sandcap was asked for" :
+			 "when --timeout ran out");
+	}
+	for (int k = 0; k < _VERDICT_MAX && (v == VERDICT_OK || v == VERDICT_EXIT); k++)
+		if (R->rep.v.limits_hit & (1u << k)) {
+			if (hit[0] != '\0')
+				(void) strlcat(hit, ", ", sizeof(hit));
+			(void) strlcat(hit, verdict_name((enum verdict_kind) k), sizeof(hit));
 		}
-	if (R->teardown_failed && n < sizeof(R->message))
-		snprintf(R->message + n, sizeof(R->message) - n, "; its teardown was incomplete: %s",
-			 R->err);
-}
-
-/* Appended to the message when the output did not take everything (run_drain_output():
- * why the wait ended). */
-static void
-dropped_note(const struct sv_outcome *out, const char *why, char *message, size_t msglen)
-{
-	size_t n = strlen(message);
-
-	if (out->output_dropped == 0 || n >= msglen)
-		return;
-	snprintf(message + n, msglen - n, "; %llu bytes of its output were dropped: the output "
-		 "had not taken them %s", (unsigned long long) out->output_dropped,
-		 why != NULL ? why : "");
+	if (hit[0] != '\0')
+		add_note(R, "limits reached meanwhile: %s", hit);
+	if (R->teardown_failed)
+		add_note(R, "its teardown was incomplete: %s", R->err);
 }
 
 static int
@@ -1488,7 +1487,6 @@ run_steps(struct run *R, int argc, char **argv)
 	run_drain_output(R);
 	net_run_report(&R->o, R->plan.net_enforcement, &R->proxy, &R->rep);
 	decide(&R->o, &R->out, &R->relay, &R->in, &R->rep, R->message, sizeof(R->message));
-	dropped_note(&R->out, R->drain_end, R->message, sizeof(R->message));
 	run_notes(R);
 	if (R->out.output_dropped > 0 && R->o.quiet)
 		fprintf(stderr, "sandcap: warning: %llu bytes of the command's output were dropped "

@@ -379,8 +379,9 @@ give_up(struct output_relay *r)
 }
 
 int
-output_relay_drain(struct output_relay *r, uint64_t deadline_ms, const int stop_fd[2])
+output_relay_drain(struct output_relay *r, int64_t wait_ms, const int stop_fd[2])
 {
+	uint64_t deadline_ms = wait_ms < 0 ? 0 : now_ms() + (uint64_t) wait_ms;
 	int ended = 0;
 
 	r->epfd = -1;           /* poll(2) from here on */
@@ -405,7 +406,7 @@ output_relay_drain(struct output_relay *r, uint64_t deadline_ms, const int stop_
 	for (;;) {
 		struct pollfd p[4];
 		struct output_stream *who[2];
-		int np = 0, wait_ms = -1;
+		int np = 0, tmo = -1;
 		uint64_t now = now_ms();
 
 		for (int i = 0; i < 2; i++) {
@@ -426,11 +427,11 @@ output_relay_drain(struct output_relay *r, uint64_t deadline_ms, const int stop_
 				ended = 1;
 				break;
 			}
-			wait_ms = deadline_ms - now > INT_MAX ? INT_MAX : (int) (deadline_ms - now);
+			tmo = deadline_ms - now > INT_MAX ? INT_MAX : (int) (deadline_ms - now);
 		}
 		p[np] = (struct pollfd) { .fd = stop_fd[0], .events = POLLIN };
 		p[np + 1] = (struct pollfd) { .fd = stop_fd[1], .events = POLLIN };
-		if (poll(p, (nfds_t) np + 2, wait_ms) < 0 && errno != EINTR) {
+		if (poll(p, (nfds_t) np + 2, tmo) < 0 && errno != EINTR) {
 			give_up(r);     /* cannot wait: the rest counts as dropped */
 			ended = 1;
 			break;

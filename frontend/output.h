@@ -76,11 +76,11 @@ bool output_relay_owns(const struct output_relay *r, int fd);
 int output_relay_event(struct output_relay *r, int fd, uint32_t events);
 /* After the sandbox ended and its cgroup and workspace are gone: pass on what the pipes
  * hold at this moment (within the cap; nothing written later, by a process that escaped
- * the sandbox with a write end), for as long as the outputs take it, until deadline_ms
- * (CLOCK_MONOTONIC milliseconds; 0: none, as a plain pipe would wait) or until one of
+ * the sandbox with a write end), for as long as the outputs take it, for at most wait_ms
+ * (negative: no bound, as a plain pipe would wait) or until one of
  * stop_fd is readable (a signalfd of the signals that ask sandcap to end, the keeper's
  * pidfd; -1: none); what is left then is counted in r->dropped.  Then close everything.
  * Returns 0 (all passed on, or the outputs went away), 1 (the deadline came), 2 (a
  * stop_fd). */
-int output_relay_drain(struct output_relay *r, uint64_t deadline_ms, const int stop_fd[2]);
+int output_relay_drain(struct output_relay *r, int64_t wait_ms, const int stop_fd[2]);
 void output_relay_close(struct output_relay *r);
