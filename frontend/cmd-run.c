@@ -6,9 +6,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <grp.h>
 #include <inttypes.h>
-#include <pwd.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -37,6 +35,7 @@
 #include "keeper.h"
 #include "log.h"
 #include "net-run.h"
+#include "nss.h"
 #include "nproc.h"
 #include "macro.h"
 #include "parse-util.h"
@@ -435,26 +434,19 @@ compose_message(const struct run_opts *o, const struct sv_outcome *out,
 
 /* ---- the caller's policy, read without privilege (the file is normally 0644) ---- */
 
-/* Resolve the installed policy for the calling user.  Used for early refusals (isolation
- * the policy requires) and by `sandcap trace` (the ceilings); the helper always decides again
- * for itself.  Returns 0; -ENOENT when there is no policy file (today's behaviour: nothing
- * to apply) or the caller has no passwd entry while the policy names users or groups; any
- * other -errno when the file exists but cannot be trusted, read or parsed, with the refusal
- * in msg: the caller must refuse to run, in every mode, or a typo in the policy would
- * silently drop what it requires (#14 item 10). */
+/* Read and parse the installed policy (no NSS: nss.h).  Returns 0 with *ret; -ENOENT when
+ * there is no policy file (nothing to apply); any other -errno when the file exists but
+ * cannot be trusted, read or parsed, with the refusal in msg: the caller must refuse to
+ * run, in every mode, or a typo in the policy would silently drop what it requires (#14
+ * item 10). */
 static int
-caller_policy(struct policy_resolved *ret, char *msg, size_t msglen)
+load_policy(struct policy **ret, char *msg, size_t msglen)
 {
-	_cleanup_free_ char *text = NULL, *user = NULL;
-	char err[POLICY_ERR_MAX] = "", *owned[128] = { NULL };
-	const char *names[128];
-	struct policy_subject subj;
-	struct policy *p = NULL;
-	struct passwd *pw;
-	gid_t gids[128], pgid;
-	int ngids = ELEMENTSOF(gids), r;
+	_cleanup_free_ char *text = NULL;
+	char err[POLICY_ERR_MAX] = "";
 	unsigned line = 0;
-	size_t len = 0, ng = 0;
+	size_t len = 0;
+	int r;
 
 	/* Without a message first, and again with one only to say why a policy cannot be used:
 	 * a run without a policy formats no reason it will not print (issue 19). */
@@ -469,7 +461,7 @@ caller_policy(struct policy_resolved *ret, char *msg, size_t msglen)
 			 err[0] != '\0' ? err : strerror(-r), SC_POLICY_PATH);
 		return r == -ENOENT ? -EACCES : r;
 	}
-	r = policy_parse_string(text, len, SC_POLICY_PATH, &p, &line, err, sizeof(err));
+	r = policy_parse_string(text, len, SC_POLICY_PATH, ret, &line, err, sizeof(err));
 	if (r < 0) {
 		/* err is "FILE:LINE: message". */
 		snprintf(msg, msglen, "the policy %s is invalid (%s); refusing to run until the admin "
@@ -477,44 +469,46 @@ caller_policy(struct policy_resolved *ret, char *msg, size_t msglen)
 			 err[0] != '\0' ? err : strerror(-r), SC_POLICY_PATH);
 		return r == -ENOENT ? -EINVAL : r;
 	}
+	return 0;
+}
+
+static bool
+policy_names_ids(const struct policy *p)
+{
+	return p != NULL && (policy_names_users(p) || policy_names_groups(p));
+}
+
+/* Resolve the policy for the calling user (and free it).  Used for early refusals
+ * (isolation the policy requires), by rlimit and user-cgroup mode, and by `sandcap trace`
+ * (the ceilings); the helper always decides again for itself.  Returns 0; -ENOENT when
+ * the caller has no passwd entry while the policy names users or groups; -ENOTSUP in the
+ * static sandcap, which leaves such a policy to the helper (cgroup mode only:
+ * run_handover()); -ENOMEM. */
+static int
+resolve_policy(struct policy *p, struct policy_resolved *ret)
+{
+	_cleanup_free_ char *user = NULL;
+	char *owned[128] = { NULL };
+	struct policy_subject subj;
+	size_t ng = 0;
+	int r = 0;
+
 	/* As the helper (issue 19): no section or list names a user or a group, so the name
 	 * cannot change the verdict; no NSS lookup (about 20 system calls through nscd,
-	 * nsswitch.conf and passwd), and a uid without a passwd entry is judged like any other. */
-	if (!policy_names_users(p) && !policy_names_groups(p)) {
-		subj = (struct policy_subject) { .user = NULL, .groups = names, .ngroups = 0 };
+	 * nsswitch.conf and passwd), and a uid without a passwd entry is judged like any other.
+	 * As the helper, too: no group lookup when no group is named (same result, faster). */
+	if (policy_names_ids(p))
+		r = nss_caller_names(policy_names_groups(p), &user, owned, ELEMENTSOF(owned), &ng);
+	if (r == 0) {
+		subj = (struct policy_subject) { .user = user,
+						 .groups = (const char *const *) owned,
+						 .ngroups = ng };
 		policy_resolve(p, &subj, ret);
-		policy_free(p);
-		return 0;
 	}
-	pw = getpwuid(getuid());
-	if (pw == NULL) {
-		policy_free(p);
-		return -ENOENT;
-	}
-	user = strdup(pw->pw_name);
-	pgid = pw->pw_gid;
-	if (user == NULL) {
-		policy_free(p);
-		snprintf(msg, msglen, "cannot resolve the policy: %s", strerror(ENOMEM));
-		return -ENOMEM;
-	}
-	/* As the helper: no NSS group lookup when no group is named (same result, faster). */
-	if (!policy_names_groups(p) || getgrouplist(user, pgid, gids, &ngids) < 0)
-		ngids = 0;
-	for (int i = 0; i < ngids && ng < ELEMENTSOF(names); i++) {
-		struct group *gr = getgrgid(gids[i]);
-
-		if (gr != NULL && (owned[ng] = strdup(gr->gr_name)) != NULL) {
-			names[ng] = owned[ng];
-			ng++;
-		}
-	}
-	subj = (struct policy_subject) { .user = user, .groups = names, .ngroups = ng };
-	policy_resolve(p, &subj, ret);
 	for (size_t i = 0; i < ng; i++)
 		free(owned[i]);
 	policy_free(p);
-	return 0;
+	return r;
 }
 
 /* ---- --profile NAME: its settings become option words before the command line's ---- */
@@ -748,64 +742,6 @@ profile_donep_(struct profile *p)
 	profile_done(p);
 }
 
-/* Ask the helper for a sandbox, unless --no-cgroup.  Returns 1 (cgroup mode), 0 (rlimit
- * mode; why in err, *ret_refused if the policy said no), or -errno when the helper refused
- * this sandbox (the reason in err).  pol: the caller's policy, if readable. */
-static int
-open_helper(const struct run_opts *o, const struct trace_opts *trace,
-	    const struct policy_resolved *pol, struct sc_session *sess, bool *ret_refused,
-	    char *err, size_t errlen)
-{
-	int r;
-
-	if (o->no_cgroup) {
-		snprintf(err, errlen, "--no-cgroup was given");
-	} else {
-		r = client_open(sess, err, errlen);
-		*ret_refused = r == -EPERM;          /* the helper ran: the policy said no */
-		/* Installed but unusable, and nothing cgroup-only asked for: rlimit mode, said
-		 * aloud (the policy's default limits do not apply).  A missing helper is the
-		 * normal state of a host without sandcap's helper: no warning. */
-		if (r < 0 && r != -ENOENT && !o->quiet && o->memory == 0 && o->cpu_percent == 0 &&
-		    o->pids == 0 && o->disk == 0)
-			/* One short line (#14 item 13): the reason up to its details, which
-			 * sandcap doctor prints in full with the fix. */
-		{
-			const char *why = err[0] != '\0' ? err : strerror(-r);
-			int n = (int) strcspn(why, ";(");
-
-			while (n > 0 && why[n - 1] == ' ')
-				n--;
-			fprintf(stderr, "sandcap: warning: the helper is unusable: %.*s "
-				"(see sandcap doctor)\n", n, why);
-		}
-		if (r == 0) {
-			struct sc_request req = {
-				.memory = o->memory, .cpu_percent = o->cpu_percent, .pids = o->pids,
-				.disk = o->disk, .timeout_ms = o->has_timeout ? o->timeout_ms : 0,
-				.net = o->iso.net, .fs = o->iso.fs, .proxy_port = o->iso.proxy_port,
-			};
-
-			/* sandcap trace: as generous as the policy allows, for what was not given. */
-			if (trace->on && pol != NULL && pol->allowed) {
-				uint64_t *f[] = { &req.memory, &req.cpu_percent, &req.pids, &req.disk };
-				const enum policy_limit l[] = { POLICY_MEMORY, POLICY_CPU, POLICY_PIDS,
-								POLICY_DISK };
-
-				for (size_t i = 0; i < ELEMENTSOF(f); i++)
-					if (*f[i] == 0 && pol->ceiling[l[i]] != UINT64_MAX)
-						*f[i] = pol->ceiling[l[i]];
-			}
-
-			r = client_create(sess, &req, err, errlen);
-			if (r < 0)
-				return r;
-			return 1;
-		}
-	}
-	return 0;
-}
-
 /* cgroup mode: the limits as the helper applied them, into o and the report.  Returns the
  * whole-sandbox CPU budget (ms; 0 = none), which replaces RLIMIT_CPU. */
 static uint64_t
@@ -997,6 +933,9 @@ struct run {
 	char **envp;                    /* the command's environment (--env ...), or NULL */
 	bool have_pol;
 	bool cgroup, ucgroup, refused;
+	int helper_r;                   /* client_open()'s result (run_handover()) */
+	int pol_r;                      /* load_policy()'s result (its refusal in err) */
+	struct policy *polfile;         /* the policy as parsed, until resolve_policy() */
 	uint64_t cpu_budget_ms;         /* whole-sandbox CPU budget (cgroup modes), 0: none */
 	struct stage_rlimit rl[_RUN_RL_MAX];
 	size_t n_rl;
@@ -1010,6 +949,7 @@ struct run {
 	struct verdict_input in;
 	uint64_t fsize_max;             /* --trace: the largest file left in the workspace */
 	char id[64], err[512], message[512];
+	char helper_err[CLIENT_ERR_MAX];  /* client_open()'s reason, when it failed */
 	struct run_ctl ctl;
 	struct net_proxy proxy;         /* --net proxy (its large array last) */
 	struct sc_session sess;         /* cgroup mode: the helper */
@@ -1032,7 +972,40 @@ run_close(struct run *R)
 	profile_donep_(&R->prof);
 	usercg_closep_(&R->ucg);
 	session_closep_(&R->sess);
+	R->polfile = policy_free(R->polfile);
 	report_sink_closep_(&R->sink);
+}
+
+/* The policy file, the helper's HELLO and, in the static sandcap, the handover to its
+ * dynamic twin of what needs NSS or sd-bus (nss.h): decided here, before sandcap has
+ * opened, printed or started anything the twin would do again (a report FIFO opened twice
+ * would lose its reader).  The twin runs the same code, where nss_handover() does nothing. */
+static int
+run_handover(struct run *R)
+{
+	const struct run_opts *o = &R->o;
+	const char *why = NULL;
+
+	if (nss_static() && o->iso.net == POLICY_NET_PROXY)
+		why = "--net proxy (its allow-list's host names are resolved by the C library)";
+	if (why == NULL) {
+		R->pol_r = load_policy(&R->polfile, R->err, sizeof(R->err));
+		R->helper_r = -ENOENT;
+		if (!o->no_cgroup)
+			R->helper_r = client_open(&R->sess, R->helper_err, sizeof(R->helper_err));
+		if (!nss_static() || R->helper_r == 0)
+			return RUN_GO;
+		/* No helper to decide: rlimit or user-cgroup mode resolve the policy here. */
+		if (policy_names_ids(R->polfile))
+			why = "a policy that names users or groups, in rlimit or user-cgroup mode,";
+		else if (!o->no_cgroup && usercg_bus_present())
+			why = "user-cgroup mode (sd-bus)";
+		else
+			return RUN_GO;
+	}
+	client_close(&R->sess);
+	(void) nss_handover(why);
+	return SC_EXIT_FAILURE;
 }
 
 /* The command line (with its profile), the report's sink, the environment, the caller's
@@ -1057,6 +1030,9 @@ run_prepare(struct run *R, int argc, char **argv, struct net_proxy *proxy)
 	R->rep.argv = R->o.argv;
 	R->rep.message = R->message;
 	R->rep.env = environ;
+	r = run_handover(R);
+	if (r != RUN_GO)
+		return r;
 
 	/* A file size limit sandcap's caller set binds the command, and sandcap's own report
 	 * too: past it the write must fail with EFBIG, which sandcap reports, not kill sandcap
@@ -1082,7 +1058,18 @@ run_prepare(struct run *R, int argc, char **argv, struct net_proxy *proxy)
 		R->rep.env = R->envp;
 	}
 
-	r = caller_policy(&R->pol, R->err, sizeof(R->err));
+	r = R->pol_r;
+	if (r == 0) {
+		r = resolve_policy(TAKE_PTR(R->polfile), &R->pol);
+		/* The static sandcap leaves a policy naming users or groups to the helper, which
+		 * decides in cgroup mode anyway; without it, run_handover() gave the run to the
+		 * twin.  Never a run that ignores the policy. */
+		if (r == -ENOTSUP && R->helper_r == 0 && !R->o.no_cgroup)
+			r = -ENOENT;
+		if (r < 0 && r != -ENOENT)
+			snprintf(R->err, sizeof(R->err), "cannot resolve the policy %s for you: %s",
+				 SC_POLICY_PATH, strerror(-r));
+	}
 	if (r < 0 && r != -ENOENT) {
 		/* Even with --no-cgroup or --fallback: an admin's policy that cannot be read as
 		 * written must not fail open (#14 item 10). */
@@ -1104,6 +1091,65 @@ run_prepare(struct run *R, int argc, char **argv, struct net_proxy *proxy)
 	return RUN_GO;
 }
 
+/* Ask the helper for a sandbox, unless --no-cgroup.  R->helper_r is client_open()'s result
+ * (run_handover() opened it).  Returns 1 (cgroup mode), 0 (rlimit mode; why in R->err,
+ * R->refused if the policy said no), or -errno when the helper refused this sandbox (the
+ * reason in R->err).  pol: the caller's policy, if readable. */
+static int
+open_helper(struct run *R, const struct policy_resolved *pol)
+{
+	const struct run_opts *o = &R->o;
+	char *err = R->err;
+	size_t errlen = sizeof(R->err);
+	int r = R->helper_r;
+
+	if (o->no_cgroup) {
+		snprintf(err, errlen, "--no-cgroup was given");
+		return 0;
+	}
+	snprintf(err, errlen, "%s", R->helper_err);
+	R->refused = r == -EPERM;          /* the helper ran: the policy said no */
+	/* Installed but unusable, and nothing cgroup-only asked for: rlimit mode, said aloud
+	 * (the policy's default limits do not apply).  A missing helper is the normal state of
+	 * a host without sandcap's helper: no warning. */
+	if (r < 0 && r != -ENOENT && !o->quiet && o->memory == 0 && o->cpu_percent == 0 &&
+	    o->pids == 0 && o->disk == 0) {
+		/* One short line (#14 item 13): the reason up to its details, which sandcap
+		 * doctor prints in full with the fix. */
+		const char *why = err[0] != '\0' ? err : strerror(-r);
+		int n = (int) strcspn(why, ";(");
+
+		while (n > 0 && why[n - 1] == ' ')
+			n--;
+		fprintf(stderr, "sandcap: warning: the helper is unusable: %.*s "
+			"(see sandcap doctor)\n", n, why);
+	}
+	if (r == 0) {
+		struct sc_request req = {
+			.memory = o->memory, .cpu_percent = o->cpu_percent, .pids = o->pids,
+			.disk = o->disk, .timeout_ms = o->has_timeout ? o->timeout_ms : 0,
+			.net = o->iso.net, .fs = o->iso.fs, .proxy_port = o->iso.proxy_port,
+		};
+
+		/* sandcap trace: as generous as the policy allows, for what was not given. */
+		if (R->trace->on && pol != NULL && pol->allowed) {
+			uint64_t *f[] = { &req.memory, &req.cpu_percent, &req.pids, &req.disk };
+			const enum policy_limit l[] = { POLICY_MEMORY, POLICY_CPU, POLICY_PIDS,
+							POLICY_DISK };
+
+			for (size_t i = 0; i < ELEMENTSOF(f); i++)
+				if (*f[i] == 0 && pol->ceiling[l[i]] != UINT64_MAX)
+					*f[i] = pol->ceiling[l[i]];
+		}
+
+		r = client_create(&R->sess, &req, err, errlen);
+		if (r < 0)
+			return r;
+		return 1;
+	}
+	return 0;
+}
+
 /* cgroup mode unless --no-cgroup, when the helper is there and takes us; else user-cgroup
  * mode; else rlimit mode, where the policy and the options allow it. */
 static int
@@ -1113,7 +1159,7 @@ run_choose_mode(struct run *R)
 	const struct policy_resolved *pol = R->have_pol ? &R->pol : NULL;
 	int r;
 
-	r = open_helper(o, R->trace, pol, &R->sess, &R->refused, R->err, sizeof(R->err));
+	r = open_helper(R, pol);
 	if (r < 0)
 		return refuse(&R->sink, &R->rep, false, "the sandcap helper refused the sandbox: %s",
 			      R->err[0] != '\0' ? R->err : strerror(-r));

@@ -14,6 +14,7 @@
 #include "commands.h"
 #include "json.h"
 #include "macro.h"
+#include "nss.h"
 #include "parse-util.h"
 #include "trace.h"
 #include "verdict.h"
@@ -223,6 +224,12 @@ cmd_trace(int argc, char **argv)
 	r = trace_args_parse(argc, argv, &t, &nv, &n);
 	if (r != 0)
 		return r > 0 ? 0 : SC_EXIT_FAILURE;
+	/* Its runs are whole sandcap runs: the static sandcap leaves them all to its twin
+	 * (nss.h), so that no run can be handed over after an earlier one has printed. */
+	if (nss_static()) {
+		(void) nss_handover("sandcap trace");
+		return SC_EXIT_FAILURE;
+	}
 	/* Each run is a whole sandcap run; run_main() sets acc.done when it has printed the
 	 * summary (the last run, or one that did not end ok).  A refusal measures nothing. */
 	do {
