@@ -173,7 +173,7 @@ all: $(SANDCAP) $(SANDCAP_NSS) $(HELPER) $(REAPER) probes
 help:
 	@echo "make deps | all | demo | check | check-unit | check-integration | check-vm | check-python"
 	@echo "     fuzz | lint | format-check | tcb-size | bench | install | install-caps | dist"
-	@echo "Variables: SANITIZE=1 PREFIX BINDIR LIBEXECDIR SYSCONFDIR MANDIR DESTDIR CC"
+	@echo "Variables: SANITIZE=1 SANDCAP_STATIC=0 PREFIX BINDIR LIBEXECDIR SYSCONFDIR MANDIR DESTDIR CC"
 
 deps:
 	@sh tools/deps.sh

@@ -13,19 +13,19 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 case $build in /*) ;; *) build=$top/$build ;; esac
 cc -O2 -o "$build/bench-hello" "$top/bench/hello.c"
 # The floor loads sandcap's own seccomp program: the build's template (make all made it).
-# libseccomp (for seccomp_arch_native()) is linked in statically, as in sandcap: a shared
-# library more to load would be start-up cost that sandcap does not have.
-# shellcheck disable=SC2046
-cc -O2 -I"$top/lib" -I"$top/policy" -I"$top/frontend" -o "$build/bench-floor" \
-	"$top/bench/floor.c" "$top/frontend/seccomp-tpl.c" "$build/gen/seccomp-tpl-data.c" \
-	$(pkg-config --cflags libseccomp) -Wl,-Bstatic -lseccomp -Wl,-Bdynamic
-# A static-pie link of sandcap's own objects, measured beside it and never installed: what
-# the dynamic loader costs each run (RESULTS.md).  glibc warns that its NSS and dlopen() need
-# the shared C library of the same version at run time; the bench's runs use neither.
-# shellcheck disable=SC2046
-cc -static-pie -Wl,-z,relro,-z,now -Wl,-z,noexecstack -o "$build/bench-sandcap-static" \
-	"$build/frontend/main.o" "$build/libfrontend.a" "$build/libsandcap.a" \
-	$(pkg-config --static --libs inih libbsd-overlay libseccomp) 2>/dev/null ||
-	rm -f "$build/bench-sandcap-static"
+# It is linked as sandcap is: static-pie where sandcap is (its loader would be start-up cost
+# sandcap does not have), else dynamic with libseccomp (for seccomp_arch_native()) static.
+floor() {
+	# shellcheck disable=SC2046
+	cc -O2 -I"$top/lib" -I"$top/policy" -I"$top/frontend" -o "$build/bench-floor" \
+		"$top/bench/floor.c" "$top/frontend/seccomp-tpl.c" "$build/gen/seccomp-tpl-data.c" \
+		$(pkg-config --cflags libseccomp) "$@"
+}
+if readelf -lW "$build/sandcap" | grep -q INTERP; then
+	floor -Wl,-Bstatic -lseccomp -Wl,-Bdynamic
+else
+	# shellcheck disable=SC2046
+	floor -static-pie $(pkg-config --static --libs libseccomp)
+fi
 # shellcheck disable=SC2086
 exec python3 "$top/bench/bench.py" --build "$build" --out "$top/bench/RESULTS.md" ${BENCH_ARGS:-}
