@@ -235,7 +235,7 @@ $(SANDCAP): $(BUILD)/frontend/main.o $(NSS_STATIC_OBJ) $(BUILD)/libfrontend.a \
 	$(E) '  LD     $@ (static-pie)'
 	$(Q)$(CC) $(LDFLAGS) -static-pie -Wl,-Map=$@.map -o $@.tmp \
 		$(filter-out $(SLINK_STAMP),$^) $(LIBS_STATIC)
-	$(Q)sh tools/nss-check.sh $@.tmp $@.map || { rm -f $@.tmp; exit 1; }
+	$(Q)sh tools/nss-check.sh $@.tmp $@.map $(filter %.o %.a,$^) || { rm -f $@.tmp; exit 1; }
 	$(Q)mv $@.tmp $@
 else
 $(SANDCAP): $(SANDCAP_NSS) $(SLINK_STAMP)

@@ -480,10 +480,9 @@ policy_names_ids(const struct policy *p)
 
 /* Resolve the policy for the calling user (and free it).  Used for early refusals
  * (isolation the policy requires), by rlimit and user-cgroup mode, and by `sandcap trace`
- * (the ceilings); the helper always decides again for itself.  Returns 0; -ENOENT when
- * the caller has no passwd entry while the policy names users or groups; -ENOTSUP in the
- * static sandcap, which leaves such a policy to the helper (cgroup mode only:
- * run_handover()); -ENOMEM. */
+ * (the ceilings); the helper always decides again for itself.  Returns 0; -ENOTSUP in the
+ * static sandcap, which leaves a policy naming users or groups to the helper (cgroup mode
+ * only: run_handover()); -ENOMEM. */
 static int
 resolve_policy(struct policy *p, struct policy_resolved *ret)
 {
@@ -499,6 +498,10 @@ resolve_policy(struct policy *p, struct policy_resolved *ret)
 	 * As the helper, too: no group lookup when no group is named (same result, faster). */
 	if (policy_names_ids(p))
 		r = nss_caller_names(policy_names_groups(p), &user, owned, ELEMENTSOF(owned), &ng);
+	/* A uid without a passwd entry: no section or list can name it, so it is judged by
+	 * what applies to every user (never by no policy at all: hostile review). */
+	if (r == -ENOENT)
+		r = 0;
 	if (r == 0) {
 		subj = (struct policy_subject) { .user = user,
 						 .groups = (const char *const *) owned,
@@ -935,6 +938,7 @@ struct run {
 	bool cgroup, ucgroup, refused;
 	int helper_r;                   /* client_open()'s result (run_handover()) */
 	int pol_r;                      /* load_policy()'s result (its refusal in err) */
+	bool handover_failed;           /* run_handover(): why in err */
 	struct policy *polfile;         /* the policy as parsed, until resolve_policy() */
 	uint64_t cpu_budget_ms;         /* whole-sandbox CPU budget (cgroup modes), 0: none */
 	struct stage_rlimit rl[_RUN_RL_MAX];
@@ -985,6 +989,7 @@ run_handover(struct run *R)
 {
 	const struct run_opts *o = &R->o;
 	const char *why = NULL;
+	bool ids;
 
 	if (nss_static() && o->iso.net == POLICY_NET_PROXY)
 		why = "--net proxy (its allow-list's host names are resolved by the C library)";
@@ -993,19 +998,23 @@ run_handover(struct run *R)
 		R->helper_r = -ENOENT;
 		if (!o->no_cgroup)
 			R->helper_r = client_open(&R->sess, R->helper_err, sizeof(R->helper_err));
-		if (!nss_static() || R->helper_r == 0)
+		if (!nss_static())
 			return RUN_GO;
-		/* No helper to decide: rlimit or user-cgroup mode resolve the policy here. */
-		if (policy_names_ids(R->polfile))
-			why = "a policy that names users or groups, in rlimit or user-cgroup mode,";
-		else if (!o->no_cgroup && usercg_bus_present())
+		/* Without a helper to decide, rlimit or user-cgroup mode resolve the policy here;
+		 * with --fallback, sandcap alone refuses what the kernel cannot enforce of what
+		 * the policy requires (isolate_check_required()), in cgroup mode too. */
+		ids = policy_names_ids(R->polfile);
+		if (ids && (R->helper_r != 0 || o->fallback))
+			why = "a policy that names users or groups (rlimit or user-cgroup mode, or "
+			      "--fallback)";
+		else if (R->helper_r != 0 && !o->no_cgroup && usercg_bus_present())
 			why = "user-cgroup mode (sd-bus)";
 		else
 			return RUN_GO;
 	}
 	client_close(&R->sess);
-	(void) nss_handover(why);
-	return SC_EXIT_FAILURE;
+	R->handover_failed = nss_handover(why, R->err, sizeof(R->err)) < 0;
+	return RUN_GO;
 }
 
 /* The command line (with its profile), the report's sink, the environment, the caller's
@@ -1013,6 +1022,7 @@ run_handover(struct run *R)
 static int
 run_prepare(struct run *R, int argc, char **argv, struct net_proxy *proxy)
 {
+	char rerr[512] = "";
 	int pargc = 0, r;
 
 	if (expand_profile(argc, argv, &R->prof, &pargc, &R->pargv) < 0)
@@ -1045,11 +1055,16 @@ run_prepare(struct run *R, int argc, char **argv, struct net_proxy *proxy)
 	(void) sigaction(SIGCHLD, &(const struct sigaction) { .sa_handler = SIG_DFL }, NULL);
 
 	/* Open the report before anything runs, so a bad path costs nothing. */
-	r = report_sink_open(&R->sink, R->o.report_path, R->o.report_fd, R->err, sizeof(R->err));
+	r = report_sink_open(&R->sink, R->o.report_path, R->o.report_fd, rerr, sizeof(rerr));
 	if (r < 0) {
-		fprintf(stderr, "sandcap: %s\n", R->err[0] != '\0' ? R->err : strerror(-r));
+		if (R->handover_failed)
+			fprintf(stderr, "sandcap: %s\n", R->err);
+		fprintf(stderr, "sandcap: %s\n", rerr[0] != '\0' ? rerr : strerror(-r));
 		return SC_EXIT_FAILURE;
 	}
+	/* The dynamic twin could not take the run (run_handover()): a refusal, reported. */
+	if (R->handover_failed)
+		return refuse(&R->sink, &R->rep, false, "%s", R->err);
 
 	if (env_active(&R->o.env)) {
 		if (env_build(&R->o.env, environ, &R->envp) < 0)

@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <netdb.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,7 @@
 #include "macro.h"
 #include "nss.h"
 #include "sdbus-dl.h"
+#include "supervise.h"
 
 #define TWIN_NAME "sandcap-nss"
 
@@ -45,51 +47,63 @@ trusted(const struct stat *st)
 	return (st->st_uid == 0 || st->st_uid == getuid()) && (st->st_mode & 022) == 0;
 }
 
-/* The twin in directory dir (a path), opened O_PATH if it and dir are trusted.  Returns the
- * descriptor, or -errno; -EPERM with why in err when either is writable by others. */
-static int
-open_twin_in(const char *dir, char *err, size_t errlen)
+/* Append "; path: why" (the first without "; ") to the list of places looked at. */
+static void _printf_(3, 4)
+tried(char *err, size_t errlen, const char *fmt, ...)
 {
-	_cleanup_close_ int dfd = -EBADF;
+	size_t n = strlen(err);
+	va_list ap;
+
+	if (n + 3 >= errlen)
+		return;
+	if (n > 0) {
+		memcpy(err + n, "; ", 3);
+		n += 2;
+	}
+	va_start(ap, fmt);
+	(void) vsnprintf(err + n, errlen - n, fmt, ap);
+	va_end(ap);
+}
+
+/* The twin in directory dir, opened O_PATH if it and dir are trusted.  Returns the
+ * descriptor; -ENOENT when it is not there; -EPERM when it is there but must not be run
+ * (stop looking).  Either way, what was found is added to err. */
+static int
+open_twin_in(const char *dir, char *where, size_t wherelen, char *err, size_t errlen)
+{
+	_cleanup_close_ int dfd = -EBADF, fd = -EBADF;
 	struct stat st;
-	int fd;
+
+	snprintf(where, wherelen, "%s/%s", dir, TWIN_NAME);
 
 	dfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0)
-		return -errno;
-	fd = openat(dfd, TWIN_NAME, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
+	if (dfd >= 0)
+		fd = openat(dfd, TWIN_NAME, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		tried(err, errlen, "%s/%s: %s", dir, TWIN_NAME, strerror(errno));
+		return -ENOENT;
+	}
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return -ENOEXEC;
+		tried(err, errlen, "%s/%s: not a regular file (a symbolic link is not followed)", dir,
+		      TWIN_NAME);
+		return -EPERM;
 	}
 	if (!trusted(&st)) {
-		snprintf(err, errlen, "%s/%s is writable by others or owned by another user "
-			 "(chmod go-w, or reinstall sandcap)", dir, TWIN_NAME);
-		close(fd);
+		tried(err, errlen, "%s/%s: writable by others or owned by another user, not run "
+		      "(chmod go-w, or reinstall sandcap)", dir, TWIN_NAME);
 		return -EPERM;
 	}
 	if (fstat(dfd, &st) < 0 || !trusted(&st)) {
-		snprintf(err, errlen, "%s is writable by others or owned by another user: its %s "
-			 "is not run (chmod go-w %s)", dir, TWIN_NAME, dir);
-		close(fd);
+		tried(err, errlen, "%s: writable by others or owned by another user, its %s not run "
+		      "(chmod go-w %s)", dir, TWIN_NAME, dir);
 		return -EPERM;
 	}
-	return fd;
-}
-
-/* dir's twin into *fd (0: found, or refused with why in err: stop looking; 1: not there). */
-static int
-try_dir(const char *dir, int *fd, char *where, size_t wherelen, char *err, size_t errlen)
-{
-	snprintf(where, wherelen, "%s/%s", dir, TWIN_NAME);
-	*fd = open_twin_in(dir, err, errlen);
-	return *fd >= 0 || *fd == -EPERM ? 0 : 1;
+	return TAKE_FD(fd);
 }
 
 /* Beside this program (a build tree), then in ../libexec/sandcap from it (an installed tree
- * wherever it was unpacked), then where sandcap installs it. */
+ * wherever it was unpacked), then where sandcap installs it.  The first that is there is
+ * the one: run if trusted, else a refusal (never passed over for the next). */
 static int
 open_twin(char *where, size_t wherelen, char *err, size_t errlen)
 {
@@ -103,10 +117,12 @@ open_twin(char *where, size_t wherelen, char *err, size_t errlen)
 		slash = strrchr(exe, '/');
 		if (slash != NULL && slash != exe) {
 			*slash = '\0';
-			if (try_dir(exe, &fd, where, wherelen, err, errlen) == 0)
+			fd = open_twin_in(exe, where, wherelen, err, errlen);
+			if (fd != -ENOENT)
 				return fd;
 			snprintf(dir, sizeof(dir), "%s/../libexec/sandcap", exe);
-			if (try_dir(dir, &fd, where, wherelen, err, errlen) == 0)
+			fd = open_twin_in(dir, where, wherelen, err, errlen);
+			if (fd != -ENOENT)
 				return fd;
 		}
 	}
@@ -115,38 +131,35 @@ open_twin(char *where, size_t wherelen, char *err, size_t errlen)
 	if (slash == NULL || slash == dir)
 		return -ENOENT;
 	*slash = '\0';
-	(void) try_dir(dir, &fd, where, wherelen, err, errlen);
-	return fd;
+	return open_twin_in(dir, where, wherelen, err, errlen);
 }
 
 int
-nss_handover(const char *why)
+nss_handover(const char *why, char *err, size_t errlen)
 {
-	char where[PATH_MAX + 32] = "", err[PATH_MAX + 160] = "", *var = NULL;
+	char found[3 * PATH_MAX] = "", where[PATH_MAX + 64] = "", *var = NULL;
 	_cleanup_close_ int fd = -EBADF;
 	size_t n = 0;
 	char **envp;
 	int e;
 
 	if (getenv(NSS_HANDOVER_ENV) != NULL) {
-		fprintf(stderr, "sandcap: %s needs sandcap's dynamic twin, which handed the run "
-			"back (%s is set): reinstall sandcap\n", why, NSS_HANDOVER_ENV);
+		snprintf(err, errlen, "%s needs sandcap's dynamic twin, which handed the run back "
+			 "(%s is set in sandcap's environment: unset it, or reinstall sandcap)", why,
+			 NSS_HANDOVER_ENV);
 		return -ELOOP;
 	}
-	fd = open_twin(where, sizeof(where), err, sizeof(err));
+	fd = open_twin(where, sizeof(where), found, sizeof(found));
 	if (fd < 0) {
-		if (err[0] == '\0')
-			snprintf(err, sizeof(err), "%s cannot be opened: %s; reinstall sandcap "
-				 "(make install)", where, strerror(-fd));
-		fprintf(stderr, "sandcap: %s needs sandcap's dynamic twin, and %s\n", why, err);
+		snprintf(err, errlen, "%s needs sandcap's dynamic twin %s, and there is none to run "
+			 "(%s); reinstall sandcap (make install)", why, TWIN_NAME, found);
 		return fd;
 	}
 	while (saved_envp != NULL && saved_envp[n] != NULL)
 		n++;
 	envp = calloc(n + 2, sizeof(char *));
 	if (envp == NULL || asprintf(&var, "%s=%s", NSS_HANDOVER_ENV, why) < 0) {
-		fprintf(stderr, "sandcap: %s needs sandcap's dynamic twin: %s\n", why,
-			strerror(ENOMEM));
+		snprintf(err, errlen, "%s needs sandcap's dynamic twin: %s", why, strerror(ENOMEM));
 		free(envp);
 		return -ENOMEM;
 	}
@@ -154,13 +167,26 @@ nss_handover(const char *why)
 		memcpy(envp, saved_envp, n * sizeof(char *));
 	envp[n] = var;
 	(void) fflush(NULL);
+	sv_close_noted_stdio();
 	(void) execveat(fd, "", saved_argv, envp, AT_EMPTY_PATH);
 	e = errno;
-	fprintf(stderr, "sandcap: %s needs sandcap's dynamic twin, and %s cannot be run: %s; "
-		"reinstall sandcap\n", why, where, strerror(e));
+	/* /dev/null in their place again: nothing sandcap opens next may take their numbers. */
+	(void) sv_note_stdio();
+	snprintf(err, errlen, "%s needs sandcap's dynamic twin, and %s cannot be run: %s; "
+		 "reinstall sandcap", why, where, strerror(e));
 	free(var);
 	free(envp);
 	return -e;
+}
+
+int
+nss_handover_cmd(const char *why)
+{
+	char err[4 * PATH_MAX];
+
+	(void) nss_handover(why, err, sizeof(err));
+	fprintf(stderr, "sandcap: %s\n", err);
+	return SC_EXIT_FAILURE;
 }
 
 int
@@ -199,8 +225,7 @@ cmd_doctor(int argc, char **argv)
 {
 	(void) argc;
 	(void) argv;
-	(void) nss_handover("sandcap doctor (user and group lookups, sd-bus)");
-	return SC_EXIT_FAILURE;
+	return nss_handover_cmd("sandcap doctor (user and group lookups, sd-bus)");
 }
 
 int
@@ -208,8 +233,7 @@ cmd_policy(int argc, char **argv)
 {
 	(void) argc;
 	(void) argv;
-	(void) nss_handover("sandcap policy (user and group lookups)");
-	return SC_EXIT_FAILURE;
+	return nss_handover_cmd("sandcap policy (user and group lookups)");
 }
 
 /* Never loaded here: cmd-run.c hands user-cgroup mode over before it would connect. */

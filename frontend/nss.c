@@ -6,6 +6,7 @@
 #include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include "macro.h"
@@ -15,8 +16,13 @@ void
 nss_init(char **argv)
 {
 	(void) argv;
-	/* Set by the static sandcap for the exec of this twin; the command must not see it. */
-	(void) unsetenv(NSS_HANDOVER_ENV);
+	/* Set by the static sandcap for the exec of this twin; the command must not see it.
+	 * The exec by descriptor named this process after the twin's file (or the descriptor
+	 * number, on older kernels): it is sandcap's, for ps and pgrep as before. */
+	if (getenv(NSS_HANDOVER_ENV) != NULL) {
+		(void) unsetenv(NSS_HANDOVER_ENV);
+		(void) prctl(PR_SET_NAME, "sandcap");
+	}
 }
 
 bool
@@ -26,7 +32,16 @@ nss_static(void)
 }
 
 int
-nss_handover(const char *why)
+nss_handover(const char *why, char *err, size_t errlen)
+{
+	(void) why;
+	(void) err;
+	(void) errlen;
+	return 0;
+}
+
+int
+nss_handover_cmd(const char *why)
 {
 	(void) why;
 	return 0;

@@ -31,11 +31,16 @@ void nss_init(char **argv);
 /* true in the static sandcap: what needs NSS or sd-bus must be handed over. */
 bool nss_static(void);
 
-/* Hand the run to the dynamic twin, saying why in its environment (NSS_HANDOVER_ENV).  In
- * the twin itself: returns 0 (nothing to do).  In the static sandcap: does not return on
- * success; otherwise prints why it cannot ("sandcap: ...: the twin ... cannot be run: ...")
- * and returns -errno: the caller exits 125 (never a run that ignores the policy). */
-int nss_handover(const char *why);
+/* Hand the run to the dynamic twin, saying why in its environment (NSS_HANDOVER_ENV), with
+ * fds 0-2 as sandcap found them.  In the twin itself: returns 0 (nothing to do).  In the
+ * static sandcap: does not return on success; otherwise returns -errno with why in err
+ * (every place the twin was looked for, and the fix): the caller refuses (exit 125, with
+ * its report where there is one), never a run that ignores the policy. */
+int nss_handover(const char *why, char *err, size_t errlen);
+
+/* For the subcommands that are all the twin's (doctor, policy, trace): hand over, or print
+ * why not; returns the exit status. */
+int nss_handover_cmd(const char *why);
 
 /* The caller's user name and the names of all its groups (primary first) when
  * want_groups, for policy_resolve(): strdup'ed into *ret_user and names[0..*ret_n).

@@ -1398,3 +1398,11 @@ sv_note_stdio(void)
 		}
 	return 0;
 }
+
+void
+sv_close_noted_stdio(void)
+{
+	for (int i = 0; i < 3; i++)
+		if ((sv_stdio_closed & (1u << i)) != 0)
+			(void) close(i);
+}

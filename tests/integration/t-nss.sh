@@ -36,12 +36,22 @@ if readelf -lW "$SANDCAP" | grep -q INTERP; then
 	skip "the static sandcap: built with SANDCAP_STATIC=0 (no libc.a, SANITIZE=1)"
 	done_testing
 fi
-if [ -f "$BUILD/sandcap.map" ]; then
-	expect "nss-check passes the built sandcap" sh "$SRCDIR/tools/nss-check.sh" "$SANDCAP" \
-		"$BUILD/sandcap.map"
+objs="$BUILD/frontend/main.o $BUILD/frontend/nss-static.o $BUILD/libfrontend.a $BUILD/libsandcap.a"
+# shellcheck disable=SC2086
+expect "nss-check passes the built sandcap and its objects" sh "$SRCDIR/tools/nss-check.sh" \
+	"$SANDCAP" "$BUILD/sandcap.map" $objs
+# An object of the project's that calls setlocale() (gconv modules, static dlopen) is not.
+printf '#include <locale.h>\nvoid f(void);\nvoid f(void) { setlocale(LC_ALL, ""); }\n' > "$T/loc.c"
+cc -c -o "$T/loc.o" "$T/loc.c"
+# shellcheck disable=SC2086
+out=$(sh "$SRCDIR/tools/nss-check.sh" "$SANDCAP" "$BUILD/sandcap.map" $objs "$T/loc.o" 2>&1); r=$?
+if [ "$r" -ne 0 ]; then
+	contains "nss-check rejects an object that calls setlocale()" "setlocale" "$out"
 else
-	notok "nss-check passes the built sandcap: no $BUILD/sandcap.map"
+	notok "nss-check rejects an object that calls setlocale() (it passed)"
 fi
+out=$(sh "$SRCDIR/tools/nss-check.sh" "$SANDCAP" "$T/no.map" 2>&1); r=$?
+eq "nss-check fails without its link map" "1" "$r"
 
 # A plain run in rlimit mode: sandcap itself (not -f: the command is dynamic) opens no
 # shared library, nsswitch.conf or NSS module.
@@ -61,15 +71,18 @@ fi
 mkdir -m 0755 "$T/bin" && cp "$SANDCAP" "$T/bin/sandcap" && chmod 0755 "$T/bin/sandcap"
 # (A program, not a script: sandcap runs its twin through a close-on-exec descriptor.)
 cat > "$T/fake.c" <<'C'
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 int main(int argc, char **argv)
 {
+	int out_open = fcntl(1, F_GETFD) >= 0;
 	FILE *f = fopen(CALLED, "w");
 	const char *why = getenv("SANDCAP_NSS_HANDOVER");
 
 	if (f == NULL)
 		return 99;
+	fprintf(f, "stdout=%s\n", out_open ? "open" : "closed");
 	fprintf(f, "why=%s\nargv=", why ? why : "");
 	for (int i = 1; i < argc; i++)
 		fprintf(f, "%s%s", i > 1 ? " " : "", argv[i]);
@@ -93,6 +106,11 @@ contains "... which is told why" "why=--net proxy" "$called"
 contains "... with the same arguments" "argv=run -q --net proxy --report $T/r.json -- true" "$called"
 expect "... before the report was opened" test ! -e "$T/r.json"
 eq "... and nothing printed first" "" "$(cat "$T/out" "$T/err")"
+contains "... its stdout open as sandcap's was" "stdout=open" "$called"
+rm -f "$T/called"
+as_user "$T/bin/sandcap" run -q --net proxy -- true >&- 2> "$T/err"
+contains "a closed stdout: closed for the twin too (not /dev/null)" "stdout=closed" \
+	"$(cat "$T/called" 2>/dev/null)"
 for c in doctor "policy show" "trace -- true"; do
 	# shellcheck disable=SC2086
 	twin $c
@@ -143,9 +161,18 @@ chmod 0755 "$T/bin/sandcap-nss"
 if [ -e /usr/libexec/sandcap/sandcap-nss ] || [ -e /usr/local/libexec/sandcap/sandcap-nss ]; then
 	skip "no twin: refused: an installed twin is there to fall back to"
 else
-	rm -f "$T/bin/sandcap-nss"
+	ln -sf "$BUILD/sandcap-nss" "$T/bin/sandcap-nss.link"
+	mv "$T/bin/sandcap-nss" "$T/fake-nss" && mv "$T/bin/sandcap-nss.link" "$T/bin/sandcap-nss"
 	twin run -q --net proxy -- true
+	eq "a symbolic link as the twin: not followed, refused" "125:" "$rc:$called"
+	contains "... saying so" "not a regular file (a symbolic link is not followed)" "$(cat "$T/err")"
+	rm -f "$T/bin/sandcap-nss"
+	twin run -q --net proxy --report "$T/r.json" -- true
 	eq "no twin anywhere: the run is refused" 125 "$rc"
-	contains "... naming the twin and the fix" "sandcap-nss cannot be opened" "$(cat "$T/err")"
+	contains "... naming every place looked at" \
+		"$T/bin/sandcap-nss: No such file or directory; $T/bin/../libexec/sandcap/sandcap-nss:" \
+		"$(cat "$T/err")"
+	contains "... and the fix" "reinstall sandcap" "$(cat "$T/err")"
+	eq "... with a setup-error report" setup-error "$(json "$T/r.json" '["verdict"]')"
 fi
 done_testing

@@ -1,0 +1,27 @@
+#!/bin/sh
+# A uid without a passwd entry, under a policy that names users (38-sandcap-run-nameless.ini):
+# in rlimit mode sandcap judges it by what applies to every user (the default timeout, 7 s),
+# never by no policy at all (hostile review: it ran with no timeout).  Named users get their
+# own section's (sctest: 9 s).  The static sandcap hands both to its twin (frontend/nss.h).
+# vm-timeout: 30
+# vm-cost: 1
+# shellcheck source=tests/vm/lib.sh
+. "$VMLIB"
+R=$SCRATCH
+chmod 0777 "$R"
+
+uid=4242
+if getent passwd "$uid" > /dev/null; then
+	skip "a uid without a passwd entry: the default timeout" "uid $uid has an entry here"
+else
+	run_rc setpriv --reuid="$uid" --regid="$uid" --clear-groups -- "$SANDCAP" run -q --no-cgroup \
+		--report "$R/nameless.json" -- true
+	is "$rc" 0 "a uid without a passwd entry: runs in rlimit mode"
+	is "$(json_get "$R/nameless.json" .limits.timeout_ms)" 7000 \
+		"... with the policy's default timeout (7 s), not none"
+fi
+run_rc env SANDCAP_HELPER="$SANDCAP_HELPER" vm-as-user sctest "$SANDCAP" run -q --no-cgroup \
+	--report "$R/sctest.json" -- true
+is "$rc" 0 "sctest: runs in rlimit mode"
+is "$(json_get "$R/sctest.json" .limits.timeout_ms)" 9000 "... with its own section's timeout (9 s)"
+done_testing
