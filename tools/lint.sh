@@ -12,7 +12,7 @@ mkdir -p "$build/results" "$build/lint"
 pass=0 fail=0 skipped=0
 SRC=$(ls lib/*.c policy/*.c frontend/*.c frontend/net/*.c helper/*.c reaper/*.c tools/*.c)
 DEFS="-D_GNU_SOURCE -DSC_VERSION=\"0\" -DSC_HELPER_PATH=\"/x\" -DSC_POLICY_PATH=\"/x\" -DSC_PROFILES_DIR=\"/x\"
-	-DSC_DEADLINE_DIR=\"/x/y\" -DSC_SETUP_PATH=\"/x\""
+	-DSC_DEADLINE_DIR=\"/x/y\" -DSC_SETUP_PATH=\"/x\" -DSC_NSS_PATH=\"/x/y\""
 PKGF=$(pkg-config --cflags inih libbsd-overlay libseccomp)
 
 inc_for() {
