@@ -1048,6 +1048,10 @@ run_prepare(struct run *R, int argc, char **argv, struct net_proxy *proxy)
 	 * too: past it the write must fail with EFBIG, which sandcap reports, not kill sandcap
 	 * with SIGXFSZ and lose the report (the child gets the default disposition back). */
 	(void) signal(SIGXFSZ, SIG_IGN);
+	/* Likewise a report or summary written to a pipe whose reader went away: EPIPE, said
+	 * as an error that cannot write the report, not a supervisor killed by SIGPIPE
+	 * (real-workload review). */
+	(void) signal(SIGPIPE, SIG_IGN);
 	/* A caller that ignores SIGCHLD (or sets SA_NOCLDWAIT) would have the kernel reap our
 	 * children unseen: the supervisor would wait forever for an end that waitid() cannot
 	 * report, and the keeper for a SIGCHLD never sent (outside review).  The command gets
@@ -1248,10 +1252,13 @@ run_plan(struct run *R, struct net_proxy *proxy)
 		report_add_enforcement(rep, "fs", "%s", R->plan.fs_enforcement);
 	if (o->has_net)
 		report_add_enforcement(rep, "net", "%s", R->plan.net_enforcement);
-	if (net_run_environment(o, proxy) < 0) {
-		fprintf(stderr, "sandcap: --net proxy: cannot set the proxy variables\n");
-		return SC_EXIT_FAILURE;
-	}
+	r = net_run_environment(o, proxy, &R->envp);
+	if (r < 0)
+		return refuse(&R->sink, rep, false, "--net proxy: cannot set the proxy variables: %s",
+			      strerror(-r));
+	/* The report lists the command's environment as it gets it (setenv() or env_put()
+	 * may have moved the array). */
+	rep->env = R->envp != NULL ? R->envp : environ;
 	if (!R->plan.seccomp && !R->plan.landlock_signal &&
 	    (o->has_timeout || R->cpu_budget_ms > 0) && !o->fallback)
 		return refuse(&R->sink, rep, false, "--timeout/--cpu-time: this kernel has neither "

@@ -205,6 +205,29 @@ env_build(const struct env_opts *o, char *const *base, char ***ret)
 	return (int) n;
 }
 
+int
+env_put(char ***v, char *entry)
+{
+	size_t n = 0;
+	ssize_t at;
+	char **nv;
+
+	while ((*v)[n] != NULL)
+		n++;
+	at = find(*v, n, entry);
+	if (at >= 0) {
+		(*v)[at] = entry;
+		return 0;
+	}
+	nv = realloc(*v, (n + 2) * sizeof(char *));
+	if (nv == NULL)
+		return -ENOMEM;
+	nv[n] = entry;
+	nv[n + 1] = NULL;
+	*v = nv;
+	return 0;
+}
+
 /* Index of the first "NAME=..." in base[0..n), or -1. */
 static ssize_t
 first_named(char *const *base, size_t n, const char *name)

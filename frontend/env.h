@@ -49,6 +49,11 @@ bool env_active(const struct env_opts *o);
  * into o (free only the array).  Returns the number of variables, or -ENOMEM. */
 int env_build(const struct env_opts *o, char *const *base, char ***ret);
 
+/* Set entry ("NAME=VALUE", not copied: it must outlive *v) in *v, a NULL-terminated array
+ * that env_build() made: the first NAME replaced, else appended (*v is realloc'ed).
+ * 0 or -ENOMEM. */
+int env_put(char ***v, char *entry);
+
 /* The length of the name in "NAME=VALUE" (the whole string if there is no '='). */
 size_t env_name_len(const char *entry);
 

@@ -306,9 +306,11 @@ keeper_start(struct keeper_info *ret, const char *ctl_path)
 		return (int) r;
 	}
 
-	/* The supervisor. */
+	/* The supervisor.  The signals the keeper passes on stay blocked (setup_supervision()
+	 * blocks them again, and its signalfd reads what came meanwhile): unblocked in
+	 * between, one passed on in the first milliseconds killed the supervisor before it
+	 * wrote a report (real-workload review). */
 	(void) close(sigfd);
-	(void) sigprocmask(SIG_SETMASK, &old, NULL);
 	/* Its own process group: a signal to the caller's job reaches the keeper, which passes
 	 * it on once (both would get it otherwise, and the command twice). */
 	(void) setpgid(0, 0);

@@ -13,6 +13,7 @@
 #include "log.h"
 #include "macro.h"
 #include "report-sink.h"
+#include "supervise.h"
 
 static int
 fail(char *err, size_t errlen, int r, const char *what, const char *path)
@@ -140,8 +141,11 @@ report_sink_open(struct report_sink *s, const char *path, int fd, char *err, siz
 {
 	*s = (struct report_sink) REPORT_SINK_INIT;
 	if (fd >= 0) {
-		int fl = fcntl(fd, F_GETFL);
+		int fl = sv_stdio_was_closed(fd) ? -1 : fcntl(fd, F_GETFL);
 
+		/* A closed 0-2 holds /dev/null (sv_note_stdio()): the report would be lost. */
+		if (fl < 0 && sv_stdio_was_closed(fd))
+			errno = EBADF;
 		if (fl < 0 || fcntl(fd, F_SETFD, FD_CLOEXEC) < 0) {
 			snprintf(err, errlen, "--report-fd: %d is not an open file descriptor: %s", fd,
 				 strerror(errno));
@@ -159,6 +163,12 @@ report_sink_open(struct report_sink *s, const char *path, int fd, char *err, siz
 	if (path == NULL)
 		return 0;
 	if (streq(path, "-")) {
+		if (sv_stdio_was_closed(STDOUT_FILENO)) {
+			snprintf(err, errlen, "--report -: standard output is closed, so the report "
+				 "would be lost; give --report FILE, or --report-fd N of an open "
+				 "descriptor");
+			return -EBADF;
+		}
 		s->kind = REPORT_SINK_STDOUT;
 		s->fd = STDOUT_FILENO;
 		return 0;

@@ -1399,6 +1399,12 @@ sv_note_stdio(void)
 	return 0;
 }
 
+bool
+sv_stdio_was_closed(int fd)
+{
+	return fd >= 0 && fd < 3 && (sv_stdio_closed & (1u << fd)) != 0;
+}
+
 void
 sv_close_noted_stdio(void)
 {

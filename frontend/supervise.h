@@ -123,6 +123,9 @@ struct sv_outcome {
  * when /dev/null cannot be opened there. */
 int sv_note_stdio(void);
 
+/* Was fd (0-2) closed when sandcap started (sv_note_stdio())?  /dev/null is there now. */
+bool sv_stdio_was_closed(int fd);
+
 /* Close again what sv_note_stdio() found closed: before an exec of another sandcap (the
  * dynamic twin, frontend/nss.h), which must see fds 0-2 as its caller left them. */
 void sv_close_noted_stdio(void);

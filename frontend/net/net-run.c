@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "env.h"
+#include "macro.h"
 #include "net-run.h"
 
 int
@@ -30,26 +32,39 @@ net_run_prepare(struct run_opts *o, struct net_proxy *p, char *err, size_t errle
 }
 
 int
-net_run_environment(const struct run_opts *o, const struct net_proxy *p)
+net_run_environment(const struct run_opts *o, const struct net_proxy *p, char ***envp)
 {
-	char http[64], socks[64];
-	static const char *const http_vars[] = { "HTTP_PROXY", "http_proxy", "HTTPS_PROXY",
-						 "https_proxy" };
-	static const char *const all_vars[] = { "ALL_PROXY", "all_proxy" };
+	static const char *const vars[] = { "HTTP_PROXY", "http_proxy", "HTTPS_PROXY",
+					    "https_proxy", "ALL_PROXY", "all_proxy", "NO_PROXY",
+					    "no_proxy" };
+	/* The entries stay referenced by *envp (env_put()) until the exec. */
+	static char entry[ELEMENTSOF(vars)][48];
 
 	if (o->iso.net != POLICY_NET_PROXY)
 		return 0;
-	(void) snprintf(http, sizeof(http), "http://127.0.0.1:%u", (unsigned) p->port);
-	(void) snprintf(socks, sizeof(socks), "socks5h://127.0.0.1:%u", (unsigned) p->port);
-	for (size_t i = 0; i < sizeof(http_vars) / sizeof(http_vars[0]); i++)
-		if (setenv(http_vars[i], http, 1) < 0)
+	for (size_t i = 0; i < ELEMENTSOF(vars); i++) {
+		/* Nothing bypasses the proxy: the sandbox could not reach it directly anyway. */
+		const char *value = i < 4 ? "http://127.0.0.1" : i < 6 ? "socks5h://127.0.0.1" : NULL;
+		char *eq;
+
+		if (value != NULL)
+			(void) snprintf(entry[i], sizeof(entry[i]), "%s=%s:%u", vars[i], value,
+					(unsigned) p->port);
+		else
+			(void) snprintf(entry[i], sizeof(entry[i]), "%s=", vars[i]);
+		/* sandcap's own variables, not inherited ones: they survive --env-clear and
+		 * --env-deny (real-workload review: they were filtered out with the rest). */
+		if (*envp != NULL) {
+			if (env_put(envp, entry[i]) < 0)
+				return -ENOMEM;
+			continue;
+		}
+		eq = strchr(entry[i], '=');
+		*eq = '\0';
+		if (setenv(entry[i], eq + 1, 1) < 0)
 			return -errno;
-	for (size_t i = 0; i < sizeof(all_vars) / sizeof(all_vars[0]); i++)
-		if (setenv(all_vars[i], socks, 1) < 0)
-			return -errno;
-	/* Nothing bypasses the proxy: the sandbox could not reach it directly anyway. */
-	if (setenv("NO_PROXY", "", 1) < 0 || setenv("no_proxy", "", 1) < 0)
-		return -errno;
+		*eq = '=';
+	}
 	return 0;
 }
 

@@ -13,8 +13,10 @@
  * with the message in err. */
 int net_run_prepare(struct run_opts *o, struct net_proxy *p, char *err, size_t errlen);
 
-/* After the isolation plan: the proxy variables for the command (--net proxy only). */
-int net_run_environment(const struct run_opts *o, const struct net_proxy *p);
+/* After the isolation plan: the proxy variables for the command (--net proxy only), into
+ * *envp when the command has an environment of its own (--env...: env_build()), else into
+ * sandcap's.  0 or -errno. */
+int net_run_environment(const struct run_opts *o, const struct net_proxy *p, char ***envp);
 
 /* After the sandbox ended: stop the proxy, fill rep->net (mode != host or --net given). */
 /* A refusal's report: the network asked for, its enforcement "none: the run was refused",

@@ -121,6 +121,20 @@ contains "report: the rebinding refusal names the reason" "resolves only to loop
 eq "report: connections_omitted" 0 "$(json "$T/rep/r1.json" '["network"]["connections_omitted"]')"
 contains "summary line counts the denied connections" "6 connections through the proxy, 3 denied" "$(cat "$T/err")"
 
+# The proxy variables are sandcap's own: --env-clear and --env-deny keep them, and the report
+# lists them (real-workload review: --env-clear removed them, curl then failed).
+for f in --env-clear --env-deny=*; do
+	sandcap_run -q --no-cgroup --allow "127.0.0.1:$H" "$f" --report "$T/rep/e.json" -- \
+		sh -c 'echo "env: $HTTP_PROXY ${ALL_PROXY%%:*} [$NO_PROXY]"; curl -sS http://127.0.0.1:'"$H"'/envc'
+	contains "$f: the proxy variables are still set" "env: http://127.0.0.1:" "$(cat "$T/out")"
+	contains "$f: curl through the proxy" "hello /envc" "$(cat "$T/out")"
+	contains "$f: the report lists them" '"HTTPS_PROXY", "https_proxy", "ALL_PROXY"' \
+		"$(json "$T/rep/e.json" '["env"]')"
+done
+sandcap_run -q --no-cgroup --allow "127.0.0.1:$H" --report "$T/rep/e.json" -- true
+contains "the report lists the proxy variables without --env options too" '"NO_PROXY", "no_proxy"' \
+	"$(json "$T/rep/e.json" '["env"]')"
+
 # An allowed attempt that makes no connection (a closed port) is counted as such.
 closed=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 sandcap_run --no-cgroup --allow "127.0.0.1:$closed" -- \

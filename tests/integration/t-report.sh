@@ -138,4 +138,13 @@ contains "trace: the summary is on stderr" "limits that fit it" "$(cat "$T/trace
 as_user "$SANDCAP" trace --report-fd 3 -- true 3> "$T/trace.json" 2>/dev/null
 eq "trace --report-fd: the trace JSON" 1 "$(json "$T/trace.json" '["sandcap_trace"]')"
 
+# A report that would be lost is a refusal, and a reader that goes away an error that says
+# so (real-workload review: a closed stdout held /dev/null and took the report silently; a
+# closed pipe killed the supervisor with SIGPIPE).
+as_user "$SANDCAP" run --report - -- true >&- 2> "$T/err"
+eq "--report - with stdout closed: exit 125" 125 "$?"
+contains "... saying the report would be lost" "standard output is closed" "$(cat "$T/err")"
+(as_user "$SANDCAP" run -q --report - -- sleep 0.3 2> "$T/err"; echo "rc=$?" > "$T/rc") | true
+eq "--report - into a pipe whose reader left: exit 125" "rc=125" "$(cat "$T/rc")"
+contains "... cannot write the report" "cannot write the report: Broken pipe" "$(cat "$T/err")"
 done_testing
