@@ -992,7 +992,7 @@ run_handover(struct run *R)
 	bool ids;
 
 	if (nss_static() && o->iso.net == POLICY_NET_PROXY)
-		why = "--net proxy (its allow-list's host names are resolved by the C library)";
+		why = "--net proxy (its proxy resolves host names with the C library)";
 	if (why == NULL) {
 		R->pol_r = load_policy(&R->polfile, R->err, sizeof(R->err));
 		R->helper_r = -ENOENT;
