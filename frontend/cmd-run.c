@@ -498,8 +498,9 @@ resolve_policy(struct policy *p, struct policy_resolved *ret)
 	 * As the helper, too: no group lookup when no group is named (same result, faster). */
 	if (policy_names_ids(p))
 		r = nss_caller_names(policy_names_groups(p), &user, owned, ELEMENTSOF(owned), &ng);
-	/* A uid without a passwd entry: no section or list can name it, so it is judged by
-	 * what applies to every user (never by no policy at all: hostile review). */
+	/* A uid without a passwd entry: no [user:] section or list can name it, so it is
+	 * judged as a user of its process's groups (never by no policy at all: hostile
+	 * review). */
 	if (r == -ENOENT)
 		r = 0;
 	if (r == 0) {
@@ -1253,12 +1254,12 @@ run_plan(struct run *R, struct net_proxy *proxy)
 	if (o->has_net)
 		report_add_enforcement(rep, "net", "%s", R->plan.net_enforcement);
 	r = net_run_environment(o, proxy, &R->envp);
+	/* The report lists the command's environment as it gets it (setenv() or env_put()
+	 * may have moved the array, also when a later one failed). */
+	rep->env = R->envp != NULL ? R->envp : environ;
 	if (r < 0)
 		return refuse(&R->sink, rep, false, "--net proxy: cannot set the proxy variables: %s",
 			      strerror(-r));
-	/* The report lists the command's environment as it gets it (setenv() or env_put()
-	 * may have moved the array). */
-	rep->env = R->envp != NULL ? R->envp : environ;
 	if (!R->plan.seccomp && !R->plan.landlock_signal &&
 	    (o->has_timeout || R->cpu_budget_ms > 0) && !o->fallback)
 		return refuse(&R->sink, rep, false, "--timeout/--cpu-time: this kernel has neither "

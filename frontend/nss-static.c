@@ -66,8 +66,8 @@ tried(char *err, size_t errlen, const char *fmt, ...)
 }
 
 /* The twin in directory dir, opened O_PATH if it and dir are trusted.  Returns the
- * descriptor; -ENOENT when it is not there; -EPERM when it is there but must not be run
- * (stop looking).  Either way, what was found is added to err. */
+ * descriptor; -ENOENT when it is not there; -EPERM when it is there but must not be run.
+ * Either way, what was found is added to err. */
 static int
 open_twin_in(const char *dir, char *where, size_t wherelen, char *err, size_t errlen)
 {
@@ -102,36 +102,43 @@ open_twin_in(const char *dir, char *where, size_t wherelen, char *err, size_t er
 }
 
 /* Beside this program (a build tree), then in ../libexec/sandcap from it (an installed tree
- * wherever it was unpacked), then where sandcap installs it.  The first that is there is
- * the one: run if trusted, else a refusal (never passed over for the next). */
+ * wherever it was unpacked), then where sandcap installs it.  The first trusted one runs;
+ * one that is there but not trusted is passed over, its reason kept for the refusal (so
+ * that another user's file in a directory they may write to can neither run nor stop the
+ * run from reaching an installed twin: hostile review). */
 static int
 open_twin(char *where, size_t wherelen, char *err, size_t errlen)
 {
-	char exe[PATH_MAX], dir[PATH_MAX + 32];
+	char exe[PATH_MAX], dir[3][PATH_MAX + 32];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	size_t nd = 0;
 	char *slash;
-	int fd;
+	int fd = -ENOENT;
 
 	if (n > 0) {
 		exe[n] = '\0';
 		slash = strrchr(exe, '/');
 		if (slash != NULL && slash != exe) {
 			*slash = '\0';
-			fd = open_twin_in(exe, where, wherelen, err, errlen);
-			if (fd != -ENOENT)
-				return fd;
-			snprintf(dir, sizeof(dir), "%s/../libexec/sandcap", exe);
-			fd = open_twin_in(dir, where, wherelen, err, errlen);
-			if (fd != -ENOENT)
-				return fd;
+			snprintf(dir[nd++], sizeof(dir[0]), "%s", exe);
+			snprintf(dir[nd++], sizeof(dir[0]), "%s/../libexec/sandcap", exe);
 		}
 	}
-	snprintf(dir, sizeof(dir), "%s", SC_NSS_PATH);
-	slash = strrchr(dir, '/');
-	if (slash == NULL || slash == dir)
-		return -ENOENT;
-	*slash = '\0';
-	return open_twin_in(dir, where, wherelen, err, errlen);
+	snprintf(dir[nd], sizeof(dir[0]), "%s", SC_NSS_PATH);
+	slash = strrchr(dir[nd], '/');
+	if (slash != NULL && slash != dir[nd]) {
+		*slash = '\0';
+		nd++;
+	}
+	for (size_t i = 0; i < nd; i++) {
+		int r = open_twin_in(dir[i], where, wherelen, err, errlen);
+
+		if (r >= 0)
+			return r;
+		if (r == -EPERM || fd == -ENOENT)
+			fd = r;
+	}
+	return fd;
 }
 
 int

@@ -44,8 +44,9 @@ int nss_handover_cmd(const char *why);
 
 /* The caller's user name and the names of all its groups (primary first) when
  * want_groups, for policy_resolve(): strdup'ed into *ret_user and names[0..*ret_n).
- * Returns 0, -ENOENT when the uid has no passwd entry, -ENOMEM; -ENOTSUP in the static
- * sandcap (the helper resolves the policy there: cmd-run.c). */
+ * Returns 0; -ENOENT when the uid has no passwd entry (then *ret_user is NULL and names
+ * are those of the process's own groups, getgid() and getgroups()); -ENOMEM; -ENOTSUP in
+ * the static sandcap (the helper resolves the policy there: cmd-run.c). */
 int nss_caller_names(bool want_groups, char **ret_user, char **names, size_t max,
 		     size_t *ret_n);
 

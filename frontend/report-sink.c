@@ -136,16 +136,35 @@ link_tmpfile(struct report_sink *s)
 	return r;
 }
 
+/* 0-2 when path names that descriptor of sandcap's ("-" is standard output, /dev/stdout,
+ * /dev/fd/N, /proc/self/fd/N), else -1. */
+static int
+std_alias(const char *path)
+{
+	static const char *const names[] = { "/dev/stdin", "/dev/stdout", "/dev/stderr" };
+	const char *n = NULL;
+
+	if (streq(path, "-"))
+		return STDOUT_FILENO;
+	for (int i = 0; i < 3; i++)
+		if (streq(path, names[i]))
+			return i;
+	if (strneq(path, "/dev/fd/", 8))
+		n = path + 8;
+	else if (strneq(path, "/proc/self/fd/", 14))
+		n = path + 14;
+	if (n != NULL && n[0] >= '0' && n[0] <= '2' && n[1] == '\0')
+		return n[0] - '0';
+	return -1;
+}
+
 int
 report_sink_open(struct report_sink *s, const char *path, int fd, char *err, size_t errlen)
 {
 	*s = (struct report_sink) REPORT_SINK_INIT;
 	if (fd >= 0) {
-		int fl = sv_stdio_was_closed(fd) ? -1 : fcntl(fd, F_GETFL);
+		int fl = fcntl(fd, F_GETFL);
 
-		/* A closed 0-2 holds /dev/null (sv_note_stdio()): the report would be lost. */
-		if (fl < 0 && sv_stdio_was_closed(fd))
-			errno = EBADF;
 		if (fl < 0 || fcntl(fd, F_SETFD, FD_CLOEXEC) < 0) {
 			snprintf(err, errlen, "--report-fd: %d is not an open file descriptor: %s", fd,
 				 strerror(errno));
@@ -162,13 +181,16 @@ report_sink_open(struct report_sink *s, const char *path, int fd, char *err, siz
 	}
 	if (path == NULL)
 		return 0;
+	/* A closed 0-2 holds /dev/null (sv_note_stdio()): a report there would be lost. */
+	if (sv_stdio_was_closed(std_alias(path))) {
+		static const char *const what[] = { "input", "output", "error" };
+
+		snprintf(err, errlen, "--report %s: sandcap's standard %s was closed, so the report "
+			 "would be lost; give --report FILE, or --report-fd N of an open descriptor",
+			 path, what[std_alias(path)]);
+		return -EBADF;
+	}
 	if (streq(path, "-")) {
-		if (sv_stdio_was_closed(STDOUT_FILENO)) {
-			snprintf(err, errlen, "--report -: standard output is closed, so the report "
-				 "would be lost; give --report FILE, or --report-fd N of an open "
-				 "descriptor");
-			return -EBADF;
-		}
 		s->kind = REPORT_SINK_STDOUT;
 		s->fd = STDOUT_FILENO;
 		return 0;

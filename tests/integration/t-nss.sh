@@ -148,19 +148,30 @@ else
 	notok "the real twin: $BUILD/sandcap-nss was not built"
 fi
 
-# A twin in a directory others may write to is not run: the run is refused, the fix named.
-chmod 0775 "$T/bin"
+# A twin in a directory others may write to, or one others may write, is passed over for the
+# next place (hostile review: another user's file there stopped the run from reaching an
+# installed twin); here a trusted stand-in in ../libexec/sandcap, which records elsewhere.
+mkdir -m 0755 "$T/libexec" "$T/libexec/sandcap"
+cc -DCALLED="\"$T/called2\"" -o "$T/libexec/sandcap/sandcap-nss" "$T/fake.c"
+chmod 0775 "$T/bin"; rm -f "$T/called2"
 twin run -q --net proxy -- true
-eq "a group-writable directory: the twin is not run" "" "$called"
-eq "... the run is refused" 125 "$rc"
-contains "... with the fix" "chmod go-w $T/bin" "$(cat "$T/err")"
-chmod 0755 "$T/bin"; chmod 0777 "$T/bin/sandcap-nss"
+eq "a group-writable directory: its twin is passed over for a trusted one" "42:" "$rc:$called"
+contains "... which runs" "why=--net proxy" "$(cat "$T/called2" 2>/dev/null)"
+chmod 0755 "$T/bin"; chmod 0777 "$T/bin/sandcap-nss"; rm -f "$T/called2"
 twin run -q --net proxy -- true
-eq "a twin others may write: not run, refused" "125:" "$rc:$called"
-chmod 0755 "$T/bin/sandcap-nss"
+eq "a twin others may write: passed over for a trusted one" "42:" "$rc:$called"
+contains "... which runs" "why=--net proxy" "$(cat "$T/called2" 2>/dev/null)"
+rm -rf "$T/libexec"
 if [ -e /usr/libexec/sandcap/sandcap-nss ] || [ -e /usr/local/libexec/sandcap/sandcap-nss ]; then
-	skip "no twin: refused: an installed twin is there to fall back to"
+	skip "no trusted twin anywhere: refused: an installed twin is there to fall back to"
 else
+	twin run -q --net proxy -- true
+	eq "only a twin others may write: not run, the run refused" "125:" "$rc:$called"
+	chmod 0755 "$T/bin/sandcap-nss"; chmod 0775 "$T/bin"
+	twin run -q --net proxy -- true
+	eq "only a twin in a group-writable directory: not run, the run refused" "125:" "$rc:$called"
+	contains "... with the fix" "chmod go-w $T/bin" "$(cat "$T/err")"
+	chmod 0755 "$T/bin"
 	ln -sf "$BUILD/sandcap-nss" "$T/bin/sandcap-nss.link"
 	mv "$T/bin/sandcap-nss" "$T/fake-nss" && mv "$T/bin/sandcap-nss.link" "$T/bin/sandcap-nss"
 	twin run -q --net proxy -- true

@@ -143,7 +143,9 @@ eq "trace --report-fd: the trace JSON" 1 "$(json "$T/trace.json" '["sandcap_trac
 # closed pipe killed the supervisor with SIGPIPE).
 as_user "$SANDCAP" run --report - -- true >&- 2> "$T/err"
 eq "--report - with stdout closed: exit 125" 125 "$?"
-contains "... saying the report would be lost" "standard output is closed" "$(cat "$T/err")"
+contains "... saying the report would be lost" "standard output was closed" "$(cat "$T/err")"
+as_user "$SANDCAP" run --report /dev/stderr -- true 2>&-
+eq "--report /dev/stderr with stderr closed: exit 125" 125 "$?"
 (as_user "$SANDCAP" run -q --report - -- sleep 0.3 2> "$T/err"; echo "rc=$?" > "$T/rc") | true
 eq "--report - into a pipe whose reader left: exit 125" "rc=125" "$(cat "$T/rc")"
 contains "... cannot write the report" "cannot write the report: Broken pipe" "$(cat "$T/err")"
