@@ -45,7 +45,6 @@ net_run_environment(const struct run_opts *o, const struct net_proxy *p, char **
 	for (size_t i = 0; i < ELEMENTSOF(vars); i++) {
 		/* Nothing bypasses the proxy: the sandbox could not reach it directly anyway. */
 		const char *value = i < 4 ? "http://127.0.0.1" : i < 6 ? "socks5h://127.0.0.1" : NULL;
-		char *eq;
 
 		if (value != NULL)
 			(void) snprintf(entry[i], sizeof(entry[i]), "%s=%s:%u", vars[i], value,
@@ -59,11 +58,8 @@ net_run_environment(const struct run_opts *o, const struct net_proxy *p, char **
 				return -ENOMEM;
 			continue;
 		}
-		eq = strchr(entry[i], '=');
-		*eq = '\0';
-		if (setenv(entry[i], eq + 1, 1) < 0)
+		if (setenv(vars[i], entry[i] + strlen(vars[i]) + 1, 1) < 0)
 			return -errno;
-		*eq = '=';
 	}
 	return 0;
 }
