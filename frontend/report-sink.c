@@ -161,6 +161,8 @@ std_alias(const char *path)
 int
 report_sink_open(struct report_sink *s, const char *path, int fd, char *err, size_t errlen)
 {
+	int std;
+
 	*s = (struct report_sink) REPORT_SINK_INIT;
 	if (fd >= 0) {
 		int fl = fcntl(fd, F_GETFL);
@@ -182,12 +184,13 @@ report_sink_open(struct report_sink *s, const char *path, int fd, char *err, siz
 	if (path == NULL)
 		return 0;
 	/* A closed 0-2 holds /dev/null (sv_note_stdio()): a report there would be lost. */
-	if (sv_stdio_was_closed(std_alias(path))) {
+	std = std_alias(path);
+	if (std >= 0 && std < 3 && sv_stdio_was_closed(std)) {
 		static const char *const what[] = { "input", "output", "error" };
 
 		snprintf(err, errlen, "--report %s: sandcap's standard %s was closed, so the report "
 			 "would be lost; give --report FILE, or --report-fd N of an open descriptor",
-			 path, what[std_alias(path)]);
+			 path, what[std]);
 		return -EBADF;
 	}
 	if (streq(path, "-")) {
