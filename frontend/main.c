@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* sandcap: the unprivileged front-end.  Dispatches to one subcommand. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -37,6 +38,19 @@ usage(FILE *f)
 		   "125 sandcap failed or refused; 126 not executable; 127 not found.\n");
 }
 
+/* What sandcap printed on its standard output must have arrived: a full disk or a closed
+ * pipe is a failure (125), never a silent success (real-workload review: doctor, ps and
+ * --help into /dev/full exited as if written).  The command's own output is not ours. */
+static int
+flushed(int status)
+{
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "sandcap: cannot write to standard output: %s\n", strerror(errno));
+		return SC_EXIT_FAILURE;
+	}
+	return status;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -52,15 +66,15 @@ main(int argc, char **argv)
 	}
 	if (streq(argv[1], "--help") || streq(argv[1], "-h") || streq(argv[1], "help")) {
 		usage(stdout);
-		return 0;
+		return flushed(0);
 	}
 	if (streq(argv[1], "--version") || streq(argv[1], "-V")) {
 		printf("sandcap %s\n", SC_VERSION);
-		return 0;
+		return flushed(0);
 	}
 	for (size_t i = 0; i < ELEMENTSOF(commands); i++)
 		if (streq(argv[1], commands[i].name))
-			return commands[i].fn(argc - 1, argv + 1);
+			return flushed(commands[i].fn(argc - 1, argv + 1));
 	fprintf(stderr, "sandcap: unknown command '%s'; run 'sandcap --help' for the list\n", argv[1]);
 	return SC_EXIT_FAILURE;
 }

@@ -192,4 +192,15 @@ eq "sandcap kill --signal (no value): exit 125" 125 "$?"
 contains "... says it needs a value" "kill: --signal needs a value" "$(cat "$T/err")"
 ue "$SANDCAP" kill -s 0 "$idb" 2> /dev/null
 eq "sandcap kill -s 0 of an ended sandbox: exit 1" 1 "$?"
+# What sandcap itself prints must arrive: a full disk is a failure, not a silent success.
+if [ -w /dev/full ]; then
+	for c in --help "ps" "profile list"; do
+		# shellcheck disable=SC2086
+		as_user "$SANDCAP" $c > /dev/full 2> "$T/err"
+		eq "sandcap $c into /dev/full: exit 125" 125 "$?"
+		contains "... saying why" "cannot write to standard output" "$(cat "$T/err")"
+	done
+else
+	skip "sandcap's own output into /dev/full: no writable /dev/full here"
+fi
 done_testing
