@@ -172,8 +172,10 @@ all: $(SANDCAP) $(SANDCAP_NSS) $(HELPER) $(REAPER) probes
 
 help:
 	@echo "make deps | all | demo | check | check-unit | check-integration | check-vm | check-python"
-	@echo "     fuzz | lint | format-check | tcb-size | bench | install | install-caps | dist"
-	@echo "Variables: SANITIZE=1 SANDCAP_STATIC=0 PREFIX BINDIR LIBEXECDIR SYSCONFDIR MANDIR DESTDIR CC"
+	@echo "     fuzz | lint | format-check | tcb-size | bench | install | install-caps | uninstall"
+	@echo "     dist | deb"
+	@echo "Variables: SANITIZE=1 SANDCAP_STATIC=0 FRONTEND_STATIC=0 HELPER_STATIC=1 PREFIX BINDIR"
+	@echo "     LIBEXECDIR SYSCONFDIR MANDIR DESTDIR CC"
 
 deps:
 	@sh tools/deps.sh

@@ -138,6 +138,11 @@ else
 	else
 		notok "trust: group-writable file is refused (rc=$rc: $out)"
 	fi
+	if printf '%s' "$out" | grep -qF "(its contents are valid: --no-trust checks only them)"; then
+		ok "... saying its contents are valid, and --no-trust"
+	else
+		notok "... saying its contents are valid, and --no-trust ($out)"
+	fi
 	chmod 644 "$f"
 
 	chown 65534 "$f"
