@@ -97,12 +97,18 @@ contains "... and so does stderr, even with -q" "of the command's output were dr
 # it went unheard, sandcap waited for ever with no report).  Whether it lands before or
 # after the command's end, sandcap ends and accounts for every byte.
 mkfifo "$T/fifo"
-(timeout -s KILL 60 sleep 50.4417 < "$T/fifo") &
-LIBTEST_PIDS="$LIBTEST_PIDS $!"
-(as_user_exec timeout -s KILL 40 "$SANDCAP" run -q --output-limit 1G --report "$T/o10.json" -- \
-	sh -c "head -c 100000 /dev/zero; touch $T/ended" > "$T/fifo" 2>/dev/null) &
-pid=$!
-LIBTEST_PIDS="$LIBTEST_PIDS $pid"
+# unread_run MARK REPORT SCRIPT: a reader of $T/fifo that never reads (sleep 50.MARK), and
+# sandcap --output-limit writing SCRIPT's output into it, both in the background; $pid is
+# the subshell whose child is sandcap (40 s kill: a hang shows as 137).
+unread_run() {
+	(timeout -s KILL 60 sleep "50.$1" < "$T/fifo") &
+	LIBTEST_PIDS="$LIBTEST_PIDS $!"
+	(as_user_exec timeout -s KILL 40 "$SANDCAP" run -q --output-limit 1G --report "$2" -- \
+		sh -c "$3" > "$T/fifo" 2>/dev/null) &
+	pid=$!
+	LIBTEST_PIDS="$LIBTEST_PIDS $pid"
+}
+unread_run 4417 "$T/o10.json" "head -c 100000 /dev/zero; touch $T/ended"
 i=0; while [ ! -e "$T/ended" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
 sleep 0.5
 kill -TERM "$(pgrep -P "$pid" | head -n 1)" 2>/dev/null
@@ -116,12 +122,7 @@ pkill -f "sleep 50.4417" 2>/dev/null
 
 # An end asked for during the run (SIGTERM) bounds the wait for such a reader too: 5 s,
 # as a timeout that has run out (review: it waited for a second signal).
-(timeout -s KILL 60 sleep 50.4418 < "$T/fifo") &
-LIBTEST_PIDS="$LIBTEST_PIDS $!"
-(as_user_exec timeout -s KILL 40 "$SANDCAP" run -q --output-limit 1G --report "$T/o11.json" -- \
-	sh -c "head -c 300000 /dev/zero; exec sleep 100.4419" > "$T/fifo" 2>/dev/null) &
-pid=$!
-LIBTEST_PIDS="$LIBTEST_PIDS $pid"
+unread_run 4418 "$T/o11.json" "head -c 300000 /dev/zero; exec sleep 100.4419"
 # The command's own shell, not sandcap (whose arguments name it too: a signal in sandcap's
 # first milliseconds, before it can report, is not what this tests).
 i=0; while ! pgrep -f -- '^sh -c head -c 300000 /dev/zero; exec sleep 100\.4419$' > /dev/null && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
