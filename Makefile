@@ -165,7 +165,7 @@ SANDCAP_NSS  := $(BUILD)/sandcap-nss
 HELPER       := $(BUILD)/sandcap-helper
 REAPER       := $(BUILD)/sandcap-reaper
 
-.PHONY: deb all help deps demo check check-unit check-integration check-vm check-python check-fuzz fuzz \
+.PHONY: deb hooks all help deps demo check check-unit check-integration check-vm check-python check-fuzz fuzz \
 	format-check tcb-size bench install install-caps uninstall dist clean probes lint
 
 all: $(SANDCAP) $(SANDCAP_NSS) $(HELPER) $(REAPER) probes
@@ -173,7 +173,7 @@ all: $(SANDCAP) $(SANDCAP_NSS) $(HELPER) $(REAPER) probes
 help:
 	@echo "make deps | all | demo | check | check-unit | check-integration | check-vm | check-python"
 	@echo "     fuzz | lint | format-check | tcb-size | bench | install | install-caps | uninstall"
-	@echo "     dist | deb"
+	@echo "     dist | deb | hooks"
 	@echo "Variables: SANITIZE=1 SANDCAP_STATIC=0 FRONTEND_STATIC=0 HELPER_STATIC=1 PREFIX BINDIR"
 	@echo "     LIBEXECDIR SYSCONFDIR MANDIR DESTDIR CC"
 
@@ -332,6 +332,12 @@ tcb-size:
 
 lint: all
 	@sh tools/lint.sh $(BUILD)
+
+# The commit-msg hook that keeps subjects to "area: summary" (CONTRIBUTING.md).
+hooks:
+	@hooks=$$(git rev-parse --git-path hooks) && mkdir -p "$$hooks" && \
+		install -m 0755 tools/commit-msg "$$hooks/commit-msg" && \
+		echo "hooks: installed $$hooks/commit-msg"
 
 format-check:
 	@clang-format --dry-run --Werror $(LIB_SRC) $(POLICY_SRC) $(FRONTEND_SRC) $(HELPER_SRC) \

@@ -1,6 +1,7 @@
 #!/bin/sh
 # make lint: static analysis over the tree; any finding fails.
-#   cppcheck, gcc -fanalyzer, clang-tidy (.clang-tidy), and the hardening of the built binaries.
+#   cppcheck, gcc -fanalyzer, clang-tidy (.clang-tidy), the hardening of the built binaries,
+#   and the subjects of the commits made since the commit rule (tools/check-commits.sh).
 # Writes "lint PASSED FAILED SKIPPED" (one count per tool) into $BUILD/results/lint.  A tool
 # that is not installed (`make deps` installs them all) is a skip naming it, or a failure
 # when SANDBOX_TESTS_MUST_RUN=1.
@@ -115,6 +116,16 @@ for b in "$build/sandcap" "$build/sandcap-nss"; do
 	fi
 done
 result hardening $rc "$log"
+
+# 5. commit messages made since the rule was set (CONTRIBUTING.md): subject lines that read
+#    as history.  Outside a git checkout there is none to check: a skip with its reason.
+log="$build/lint/commits.log"
+sh tools/check-commits.sh >"$log" 2>&1; rc=$?
+if [ "$rc" -eq 77 ]; then
+	skipped=$((skipped + 1)); echo "lint: commit-subjects: SKIP, $(sed -n 's/.*# SKIP //p' "$log")"
+else
+	result commit-subjects "$rc" "$log"
+fi
 
 echo "lint $pass $fail $skipped" > "$build/results/lint"
 echo "lint: $pass passed, $fail failed, $skipped skipped"
