@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* `sandcap run`: parse, decide how each limit is enforced, run the sandbox (supervise.c), decide
- * the verdict (verdict.c) and report it (report.c).  DESIGN.md "The flow of one sandcap run".
+ * the verdict (verdict.c) and report it (report.c).  docs/design.md, "One run".
  * `sandcap trace` is the same run with trace_opts.on (cmd-trace.c); the control socket's
  * callbacks are in run-ctl.c. */
 #include <dirent.h>
@@ -333,7 +333,7 @@ compose_message(const struct run_opts *o, const struct sv_outcome *out,
 		break;
 	case VERDICT_SIGNAL:
 		/* oom_kill counts kills by any OOM killer; without oom in the leaf it was the
-		 * host's global OOM killer, not the sandbox's limit (DESIGN.md "Results"). */
+		 * host's global OOM killer, not the sandbox's limit (docs/kernel.md 2). */
 		snprintf(buf, bufsz, "the command was killed by signal %d (SIG%s)%s", v->signal,
 			 sig != NULL ? sig : "?",
 			 cg->has_memory_events && cg->oom_kill > 0 && cg->oom == 0 ?

@@ -2,7 +2,7 @@
 /* Subcommands of sandcap.  Each returns the process exit status (0..255). */
 #pragma once
 
-/* Exit codes (DESIGN.md "Results"). */
+/* Exit codes (sandcap(1), EXIT STATUS). */
 #define SC_EXIT_TIMEOUT   124
 #define SC_EXIT_FAILURE   125     /* sandcap itself failed or refused */
 #define SC_EXIT_NOEXEC    126     /* command found but not executable */

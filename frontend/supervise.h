@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Spawn the sandboxed child and supervise it to the end (DESIGN.md "The flow of one sandcap
+/* Spawn the sandboxed child and supervise it to the end (docs/design.md, "One
  * run", steps 3-6, rlimit mode).
  *
  * The child runs in its own process group (and gets the terminal's foreground when sandcap has

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The verdict of one sandbox run, decided from evidence only (DESIGN.md "Results"): how the
+/* The verdict of one sandbox run, decided from evidence only (docs/report.md, "Verdicts"): how the
  * main process ended, which of sandcap's timers fired, and (cgroup mode) the leaf's counters.
  * Pure: no I/O, unit-tested in tests/unit/test-verdict.c. */
 #pragma once

@@ -2,7 +2,7 @@
 /*
  * Contract: the helper's entire privilege.  Trusts the kernel.  The file capabilities are
  * "=p": nothing is effective until caps_raise(), and each call site brackets one privileged
- * syscall (DESIGN.md "The helper's rules"), except the sequences on objects the helper made
+ * syscall (docs/design.md, "Decisions"), except the sequences on objects the helper made
  * and holds by fd that SECURITY.md lists under "Savings of issue 19".
  *
  * capget(2)/capset(2) directly, with the v3 ABI (two 32-bit words): the helper is single-

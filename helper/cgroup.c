@@ -89,7 +89,7 @@ cg_open_root_raised(const char *root, int *ret_fd, char *subtree, size_t len)
 	if (sfs.f_type != CGROUP2_SUPER_MAGIC)
 		return -EXDEV;
 	/* Only a root-owned parent that others cannot write keeps users out of the leaves
-	 * between mkdir and chown (KERNEL.md 1.4). */
+	 * between mkdir and chown (docs/kernel.md 1). */
 	if (st.st_uid != 0 || (st.st_mode & 0077) != 0)
 		return -EPERM;
 	r = read_once_at(fd, "cgroup.subtree_control", subtree, len, NULL);
@@ -151,8 +151,8 @@ cg_take_raised(int fd, bool all)
 	 * still own it, so this needs no capability (and must come before the chown). */
 	if (fchmod(fd, 0755) < 0 || fchown(fd, 0, 0) < 0)
 		return -errno;
-	/* Before any limit is written, or the user could raise its own limits (KERNEL.md 1.4,
-	 * pitfall 1). */
+	/* Before any limit is written, or the user could raise its own limits (docs/kernel.md
+	 * 1). */
 	while ((name = dir_next(&it, NULL)) != NULL)
 		if ((all || !cg_file_read_only(name)) &&
 		    fchownat(fd, name, 0, 0, AT_SYMLINK_NOFOLLOW) < 0)
@@ -348,7 +348,7 @@ cg_wait_empty(int events_fd, int timeout_ms)
 		if (left <= 0)
 			return -ETIMEDOUT;
 		/* kernfs reports a change as POLLPRI|POLLERR; POLLIN is always set, so it
-		 * cannot be what we wait for (KERNEL.md 3). */
+		 * cannot be what we wait for (docs/kernel.md 2). */
 		if (poll(&p, 1, (int) left) < 0 && errno != EINTR)
 			return -errno;
 	}

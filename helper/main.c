@@ -130,7 +130,7 @@ in_initial_userns(void)
 }
 
 /* Why the helper cannot work, or "" (refusals are sent at HELLO and written to stderr).
- * no_new_privs is refused even with capabilities (run as root): DESIGN.md's rule. */
+ * no_new_privs is refused even with capabilities (run as root): docs/kernel.md 4. */
 static void
 check_privilege(struct session *s)
 {

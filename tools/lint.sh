@@ -1,7 +1,8 @@
 #!/bin/sh
 # make lint: static analysis over the tree; any finding fails.
 #   cppcheck, gcc -fanalyzer, clang-tidy (.clang-tidy), the hardening of the built binaries,
-#   and the subjects of the commits made since the commit rule (tools/check-commits.sh).
+#   the files comments and documents name (tools/check-refs.sh), and the subjects of the
+#   commits made since the commit rule (tools/check-commits.sh).
 # Writes "lint PASSED FAILED SKIPPED" (one count per tool) into $BUILD/results/lint.  A tool
 # that is not installed (`make deps` installs them all) is a skip naming it, or a failure
 # when SANDBOX_TESTS_MUST_RUN=1.
@@ -117,7 +118,12 @@ for b in "$build/sandcap" "$build/sandcap-nss"; do
 done
 result hardening $rc "$log"
 
-# 5. commit messages made since the rule was set (CONTRIBUTING.md): subject lines that read
+# 5. references: every file a comment or a document names exists (tools/check-refs.sh).
+log="$build/lint/refs.log"
+sh tools/check-refs.sh >"$log" 2>&1
+result references $? "$log"
+
+# 6. commit messages made since the rule was set (CONTRIBUTING.md): subject lines that read
 #    as history.  Outside a git checkout there is none to check: a skip with its reason.
 log="$build/lint/commits.log"
 sh tools/check-commits.sh >"$log" 2>&1; rc=$?

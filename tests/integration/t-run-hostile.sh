@@ -10,7 +10,7 @@
 #   item 13: a helper that refuses is reported once, in one short line, silenced by -q; a
 #            timeout whose SIGTERM was followed by someone else's SIGKILL says so
 # (Without Landlock ABI 6 the seccomp rules alone are tested in the VM suite, whose kernel
-# has no Landlock: tests/vm/scenarios/35-hostile-supervisor.sh.)
+# has no Landlock: tests/vm/scenarios/41-hostile-supervisor.sh.)
 # The cases that need another user or a policy at /etc/sandcap/sandbox.ini run as root in a
 # private mount namespace (a tmpfs /tmp, a copy of /etc), so nothing of the host changes;
 # without root or unshare they are reported as SKIP.

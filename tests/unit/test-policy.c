@@ -206,7 +206,7 @@ test_malformed_table(void **state)
 }
 
 static const char good[] =
-	"\xef\xbb\xbf; the example from DESIGN.md, with CRLF on one line\n"
+	"\xef\xbb\xbf; the example of the first design, with CRLF on one line\n"
 	"[sandcap]\n"
 	"cgroup_root = /sys/fs/cgroup/sandcap     ; delegated parent\r\n"
 	"workspace_root = /run/sandcap\n"

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* lib/wire: the OpenSSH treatment for every decoder: each truncation, each single-bit
+/* lib/wire.c: the OpenSSH treatment for every decoder: each truncation, each single-bit
  * flip, oversized lengths, embedded NULs, trailing bytes; and the framing equation. */
 #include <errno.h>
 #include <setjmp.h>

@@ -1,6 +1,6 @@
 #!/bin/sh
 # sandcap run in rlimit mode (--no-cgroup: no helper) works for the unprivileged user in the
-# guest: exit codes as DESIGN.md "Results" says, --timeout, and the JSON report.
+# guest: exit codes as sandcap(1) says, --timeout, and the JSON report.
 # vm-timeout: 60
 # vm-cost: 7
 # shellcheck source=tests/vm/lib.sh
