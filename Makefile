@@ -56,13 +56,15 @@ OPT_LD :=
 endif
 
 PKGS_HELPER   := inih
-PKGS_FRONTEND := inih libbsd-overlay libseccomp libsystemd
+PKGS_FRONTEND := inih libbsd-overlay libseccomp libcap-ng libsystemd
 PKG_CFLAGS    := $(shell $(PKG_CONFIG) --cflags $(PKGS_FRONTEND) 2>/dev/null)
 # The helper loads libc only: each shared library costs about 9 system calls per sandbox to
 # load (#19).  libinih is linked from the distribution's archive where there is one
 # (Debian's libinih-dev ships it; it parses only the root-owned policy file).
 INIH_A        := $(wildcard $(shell $(PKG_CONFIG) --variable=libdir inih 2>/dev/null)/libinih.a)
 LIBS_HELPER   := $(or $(INIH_A),$(shell $(PKG_CONFIG) --libs $(PKGS_HELPER) 2>/dev/null))
+# The helper's capabilities go through libcap-ng (helper/caps.c).
+LIBS_HELPER   += $(shell $(PKG_CONFIG) --libs libcap-ng 2>/dev/null)
 # HELPER_STATIC=1 links the helper static-pie (where the C library's and libinih's archives
 # are installed; never with SANITIZE=1): no dynamic loader at its exec, 18 of its system
 # calls and 93 of its 234 page faults per sandbox (#19).  Not the default: a policy naming
@@ -95,7 +97,8 @@ override SANDCAP_STATIC := $(if $(and $(filter 1,$(SANDCAP_STATIC)),$(filter 1,$
 LIBS_STATIC   := $(shell $(PKG_CONFIG) --static --libs $(filter-out libsystemd,$(PKGS_FRONTEND)) \
 	2>/dev/null)
 LIBS_TEST     := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null)
-# libcap-ng: only the VM suite's probe-capcg uses it (sandcap and the helper do not).
+# libcap-ng: the helper's capabilities, sandcap doctor's reading of the helper's, and the
+# VM suite's probe-capcg.
 LIBS_PROBE    := $(shell $(PKG_CONFIG) --cflags --libs libcap-ng 2>/dev/null)
 
 DEFS := -DSC_VERSION='"$(VERSION)"' -DSC_HELPER_PATH='"$(HELPER_PATH)"' \

@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Contract: the helper's entire privilege.  Trusts the kernel.  The file capabilities are
- * "=p": nothing is effective until caps_raise(), and each call site brackets one privileged
- * syscall (docs/design.md, "Decisions"), except the sequences on objects the helper made
- * and holds by fd that SECURITY.md lists under "Savings of issue 19".
+ * Contract: the helper's entire privilege.  Trusts the kernel and libcap-ng.  The file
+ * capabilities are "=p": nothing is effective until caps_raise(), and each call site
+ * brackets one privileged syscall (docs/design.md, "Decisions"), except the sequences on
+ * objects the helper made and holds by fd that SECURITY.md lists.
  *
- * capget(2)/capset(2) directly, with the v3 ABI (two 32-bit words): the helper is single-
- * threaded (capabilities are per thread) and keeps the state here, so raising or lowering
- * is exactly one capset(2).  libcap-ng did the same with a library load and 15 start-up
- * system calls (issue 19).
+ * libcap-ng keeps the state per thread; the helper is single-threaded, and the state always
+ * names the calling process (pid 0), so that the process SPAWN creates, which inherits it
+ * through clone3 without libcap-ng's fork handler, drops its own capabilities.
  */
+#include <cap-ng.h>
 #include <errno.h>
 #include <linux/capability.h>
 #include <stdbool.h>
@@ -18,7 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "caps.h"
@@ -47,18 +46,20 @@ static const struct {
 static bool have_net;   /* both optional capabilities are permitted */
 static uint64_t permitted, effective;   /* what the kernel holds for us after caps_init() */
 
+/* Set exactly permitted as permitted and eff as effective, nothing inheritable. */
 static int
 apply(uint64_t eff)
 {
-	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
-	/* inheritable stays empty: nothing passes through an exec. */
-	struct __user_cap_data_struct d[2] = {
-		{ .effective = (uint32_t) eff, .permitted = (uint32_t) permitted },
-		{ .effective = (uint32_t) (eff >> 32), .permitted = (uint32_t) (permitted >> 32) },
-	};
-
-	if (syscall(SYS_capset, &h, d) < 0)
-		return -errno;
+	capng_clear(CAPNG_SELECT_CAPS);
+	for (unsigned c = 0; c < 64; c++) {
+		if ((permitted & CAPS(c)) &&
+		    capng_update(CAPNG_ADD, CAPNG_PERMITTED, c) < 0)
+			return -EPERM;
+		if ((eff & CAPS(c)) && capng_update(CAPNG_ADD, CAPNG_EFFECTIVE, c) < 0)
+			return -EPERM;
+	}
+	if (capng_apply(CAPNG_SELECT_CAPS) < 0)
+		return -EPERM;
 	effective = eff;
 	return 0;
 }
@@ -72,20 +73,18 @@ caps_have_net(void)
 int
 caps_init(char *missing, size_t len)
 {
-	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
-	struct __user_cap_data_struct d[2];
-	uint64_t have, keep = 0;
+	uint64_t keep = 0;
 	size_t off = 0;
 	int r = 0;
 
 	if (len > 0)
 		missing[0] = '\0';
-	if (syscall(SYS_capget, &h, d) < 0)
+	capng_setpid(0);
+	if (capng_get_caps_process() < 0)
 		return -EPERM;
-	have = (uint64_t) d[0].permitted | (uint64_t) d[1].permitted << 32;
 	have_net = true;
 	for (size_t i = 0; i < ELEMENTSOF(helper_caps); i++) {
-		if (have & CAPS(helper_caps[i].cap))
+		if (capng_have_capability(CAPNG_PERMITTED, helper_caps[i].cap))
 			keep |= CAPS(helper_caps[i].cap);
 		else if (helper_caps[i].optional)
 			have_net = false;
@@ -101,17 +100,10 @@ caps_init(char *missing, size_t len)
 		return r;
 	if (!have_net)
 		keep &= ~(CAPS(CAP_BPF) | CAPS(CAP_NET_ADMIN));
-	/* Only our capabilities stay permitted, none effective.  The bounding set is left
-	 * alone: changing it needs CAP_SETPCAP. */
+	/* Only our capabilities stay permitted, none effective, none inheritable.  The
+	 * bounding set is left alone: changing it needs CAP_SETPCAP. */
 	permitted = keep;
-	/* Already so (the file grants exactly ours, permitted only: the usual case): the
-	 * capset would set what the kernel holds (#19). */
-	if (have == keep && d[0].effective == 0 && d[1].effective == 0 &&
-	    d[0].inheritable == 0 && d[1].inheritable == 0) {
-		effective = 0;
-		return 0;
-	}
-	return apply(0) < 0 ? -EPERM : 0;
+	return apply(0);
 }
 
 int
@@ -119,11 +111,7 @@ caps_raise_set(uint64_t caps)
 {
 	if ((caps & ~permitted) != 0)
 		return -EPERM;
-	/* Already effective (a bracket that continues one opened for the step before, #19):
-	 * the capset would set what the kernel holds. */
-	if ((effective | caps) == effective)
-		return 0;
-	return apply(effective | caps) < 0 ? -EPERM : 0;
+	return apply(effective | caps);
 }
 
 void
@@ -138,22 +126,30 @@ caps_lower_all(void)
 	errno = saved;
 }
 
+/* Does the kernel still hold any capability for us, in any of the three sets? */
+static bool
+any_left(void)
+{
+	if (capng_get_caps_process() < 0)
+		return true;
+	for (unsigned c = 0; c < 64; c++)
+		if (capng_have_capability(CAPNG_EFFECTIVE, c) != 0 ||
+		    capng_have_capability(CAPNG_PERMITTED, c) != 0 ||
+		    capng_have_capability(CAPNG_INHERITABLE, c) != 0)
+			return true;
+	return false;
+}
+
 int
 caps_drop_all(void)
 {
-	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
-	struct __user_cap_data_struct d[2] = { { 0 }, { 0 } };
-
 	/* Permitted, effective and inheritable empty (lowering needs no privilege), and the
 	 * ambient set, which an exec would turn into effective capabilities; then read back:
 	 * a process that still holds one must not go on. */
-	if (syscall(SYS_capset, &h, d) < 0 ||
-	    prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 ||
-	    syscall(SYS_capget, &h, d) < 0)
+	capng_clear(CAPNG_SELECT_CAPS);
+	if (capng_apply(CAPNG_SELECT_CAPS) < 0 ||
+	    prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 || any_left())
 		return -EPERM;
-	for (size_t i = 0; i < ELEMENTSOF(d); i++)
-		if (d[i].effective != 0 || d[i].permitted != 0 || d[i].inheritable != 0)
-			return -EPERM;
 	permitted = effective = 0;
 	return 0;
 }
