@@ -204,14 +204,6 @@ bus_dir(char *dir, size_t dirlen, char *err, size_t errlen)
 	return 0;
 }
 
-bool
-usercg_bus_present(void)
-{
-	char dir[256];
-
-	return bus_dir(dir, sizeof(dir), NULL, 0) == 0;
-}
-
 /* The user manager's own socket when it is ours, else the user bus. */
 static int
 bus_connect(sd_bus **ret, char *err, size_t errlen)
