@@ -72,10 +72,9 @@ LIBC_A        := $(shell $(CC) -print-file-name=libc.a 2>/dev/null)
 HELPER_STATIC ?= 0
 override HELPER_STATIC := $(if $(and $(filter 1,$(HELPER_STATIC)),$(INIH_A),$(filter /%,$(LIBC_A)),$(filter-out 1,$(SANITIZE))),1,0)
 HELPER_LDFLAGS := $(if $(filter 1,$(HELPER_STATIC)),-static-pie)
-# libsystemd: headers only; usercg.c loads it with dlopen() (frontend/sdbus-dl.h).  The
-# others are the distribution's shared libraries, as for every program it ships: a security
-# update of one reaches sandcap without a rebuild.
-LIBS_FRONTEND := $(shell $(PKG_CONFIG) --libs $(filter-out libsystemd,$(PKGS_FRONTEND)) 2>/dev/null)
+# The distribution's shared libraries, as for every program it ships: a security update of
+# one reaches sandcap without a rebuild.
+LIBS_FRONTEND := $(shell $(PKG_CONFIG) --libs $(PKGS_FRONTEND) 2>/dev/null)
 LIBS_TEST     := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null)
 # libcap-ng: only the VM suite's probe-capcg uses it (sandcap and the helper do not).
 LIBS_PROBE    := $(shell $(PKG_CONFIG) --cflags --libs libcap-ng 2>/dev/null)

@@ -80,7 +80,7 @@ check "postinst respects dpkg-statoverride" "grep -q 'dpkg-statoverride --list' 
 check "postinst creates the system group sandcap (Depends: adduser)" \
 	"grep -q 'addgroup --system --quiet sandcap' '$tmp/ctl/postinst' && \
 	 grep -q '^Depends:.*adduser' '$tmp/ctl/control'"
-check "Depends: libsystemd0 (sandcap loads it with dlopen for user-cgroup mode; issue 19)" \
+check "Depends: libsystemd0 (sandcap links it for user-cgroup mode; dpkg-shlibdeps)" \
 	"grep -q '^Depends:.*libsystemd0' '$tmp/ctl/control'"
 check "an upgrade neither stops nor restarts sandcap.service (running sandboxes stay)" \
 	"! grep -q 'deb-systemd-invoke restart\\|_dh_action=restart' '$tmp/ctl/postinst' && \
@@ -100,10 +100,10 @@ check "postinst enables the unit (dh_installsystemd)" \
 mkdir -p "$tmp/x" && dpkg-deb -x "$deb" "$tmp/x"
 check "sandcap looks for the helper at /usr/libexec/sandcap/sandcap-helper" \
 	"grep -aq /usr/libexec/sandcap/sandcap-helper '$tmp/x/usr/bin/sandcap'"
-check "the packaged sandcap links the shared libseccomp, libinih and libbsd, and runs" \
+check "the packaged sandcap links the shared libseccomp, libinih, libbsd, libsystemd; runs" \
 	"readelf -d '$tmp/x/usr/bin/sandcap' > '$tmp/needed' && \
 	 grep -q 'NEEDED.*libseccomp\.so' '$tmp/needed' && grep -q 'NEEDED.*libinih\.so' '$tmp/needed' && \
-	 grep -q 'NEEDED.*libbsd\.so' '$tmp/needed' && \
+	 grep -q 'NEEDED.*libbsd\.so' '$tmp/needed' && grep -q 'NEEDED.*libsystemd\.so' '$tmp/needed' && \
 	 '$tmp/x/usr/bin/sandcap' policy check --no-trust '$tmp/x/etc/sandcap/sandbox.ini' | grep -q ': OK\$'"
 check "the unit's long-lived main process is the packaged reaper (Type=notify)" \
 	"grep -q '^ExecStart=/usr/libexec/sandcap/sandcap-reaper --systemd\$' '$tmp/x/lib/systemd/system/sandcap.service' && \
