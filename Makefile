@@ -57,21 +57,10 @@ endif
 PKGS_HELPER   := inih
 PKGS_FRONTEND := inih libbsd-overlay libseccomp libsystemd
 PKG_CFLAGS    := $(shell $(PKG_CONFIG) --cflags $(PKGS_FRONTEND) 2>/dev/null)
-# The helper loads libc only: each shared library costs about 9 system calls per sandbox to
-# load (#19).  libinih is linked from the distribution's archive where there is one
-# (Debian's libinih-dev ships it; it parses only the root-owned policy file).
-INIH_A        := $(wildcard $(shell $(PKG_CONFIG) --variable=libdir inih 2>/dev/null)/libinih.a)
-LIBS_HELPER   := $(or $(INIH_A),$(shell $(PKG_CONFIG) --libs $(PKGS_HELPER) 2>/dev/null))
-# HELPER_STATIC=1 links the helper static-pie (where the C library's and libinih's archives
-# are installed; never with SANITIZE=1): no dynamic loader at its exec, 18 of its system
-# calls and 93 of its 234 page faults per sandbox (#19).  Not the default: a policy naming
-# users or groups makes it load NSS modules with glibc's static dlopen, and with
-# libnss_systemd in a guest booted by systemd the helper died on the packaged policy
-# (allow_groups = sandcap; VM 72-systemd-quickstart, 2026-11-26).  SECURITY.md.
-LIBC_A        := $(shell $(CC) -print-file-name=libc.a 2>/dev/null)
-HELPER_STATIC ?= 0
-override HELPER_STATIC := $(if $(and $(filter 1,$(HELPER_STATIC)),$(INIH_A),$(filter /%,$(LIBC_A)),$(filter-out 1,$(SANITIZE))),1,0)
-HELPER_LDFLAGS := $(if $(filter 1,$(HELPER_STATIC)),-static-pie)
+# The helper links the shared libinih like sandcap: it runs in secure-execution mode (its
+# file capabilities), where the dynamic loader ignores LD_* and loads only from the system's
+# directories.
+LIBS_HELPER   := $(shell $(PKG_CONFIG) --libs $(PKGS_HELPER) 2>/dev/null)
 # The distribution's shared libraries, as for every program it ships: a security update of
 # one reaches sandcap without a rebuild.
 LIBS_FRONTEND := $(shell $(PKG_CONFIG) --libs $(PKGS_FRONTEND) 2>/dev/null)
@@ -91,13 +80,9 @@ DEFS := -DSC_VERSION='"$(VERSION)"' -DSC_HELPER_PATH='"$(HELPER_PATH)"' \
 PATHS_STAMP := $(BUILD)/paths.stamp
 PATHS_TEXT  := helper=$(HELPER_PATH) policy=$(POLICY_PATH) sysconf=$(SYSCONFDIR) \
 	deadlines=$(DEADLINE_DIR) setup=$(SETUP_PATH)
-# The helper's link mode likewise: changing HELPER_STATIC relinks it.
-HLINK_STAMP := $(BUILD)/helper-link.stamp
 ifeq ($(filter clean help deps,$(MAKECMDGOALS)),)
 $(shell mkdir -p $(BUILD) && { [ "$$(cat $(PATHS_STAMP) 2>/dev/null)" = '$(PATHS_TEXT)' ] || \
 	printf '%s\n' '$(PATHS_TEXT)' > $(PATHS_STAMP); })
-$(shell [ "$$(cat $(HLINK_STAMP) 2>/dev/null)" = 'static=$(HELPER_STATIC)' ] || \
-	echo 'static=$(HELPER_STATIC)' > $(HLINK_STAMP))
 endif
 
 BASE_CFLAGS := -std=gnu11 $(OPT) $(WARN) $(HARDEN) $(DEFS) $(PKG_CFLAGS) -MMD -MP
@@ -145,7 +130,7 @@ help:
 	@echo "make deps | all | demo | check | check-unit | check-integration | check-vm | check-python"
 	@echo "     fuzz | lint | format-check | tcb-size | bench | install | install-caps | uninstall"
 	@echo "     dist | deb | hooks"
-	@echo "Variables: SANITIZE=1 HELPER_STATIC=1 PREFIX BINDIR"
+	@echo "Variables: SANITIZE=1 PREFIX BINDIR"
 	@echo "     LIBEXECDIR SYSCONFDIR MANDIR DESTDIR CC"
 
 deps:
@@ -202,13 +187,13 @@ $(SCTPL_OBJ): $(BUILD)/gen/seccomp-tpl-data.c
 $(SANDCAP): $(BUILD)/frontend/main.o $(BUILD)/libfrontend.a $(BUILD)/libsandcap.a
 	$(E) '  LD     $@'
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_FRONTEND)
-$(HELPER): $(BUILD)/helper/main.o $(BUILD)/libhelper.a $(BUILD)/libsandcap.a $(HLINK_STAMP)
+$(HELPER): $(BUILD)/helper/main.o $(BUILD)/libhelper.a $(BUILD)/libsandcap.a
 	$(E) '  LD     $@'
-	$(Q)$(CC) $(LDFLAGS) $(HELPER_LDFLAGS) -o $@ $(filter-out $(HLINK_STAMP),$^) $(LIBS_HELPER)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_HELPER)
 
 $(REAPER): $(REAPER_OBJ) $(BUILD)/libsandcap.a
 	$(E) '  LD     $@'
-	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_HELPER)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^
 
 $(BUILD)/tests/test-%: tests/unit/test-%.c $(BUILD)/libfrontend.a $(BUILD)/libhelper.a \
 		$(BUILD)/libsandcap.a
