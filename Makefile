@@ -37,7 +37,6 @@ POLICY_PATH  ?= $(SYSCONFDIR)/sandcap/sandbox.ini
 RUNSTATEDIR  ?= /run
 DEADLINE_DIR ?= $(RUNSTATEDIR)/sandcap-deadlines
 SETUP_PATH   ?= $(LIBEXECDIR)/sandcap/sandcap-setup
-NSS_PATH     ?= $(LIBEXECDIR)/sandcap/sandcap-nss
 
 WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2 \
 	-Wswitch-enum -Wvla -Wnull-dereference -Wno-unused-parameter -Wno-format-truncation \
@@ -55,47 +54,16 @@ OPT := -O2 -g -D_FORTIFY_SOURCE=3
 OPT_LD :=
 endif
 
-PKGS_HELPER   := inih
+PKGS_HELPER   := inih libcap-ng
 PKGS_FRONTEND := inih libbsd-overlay libseccomp libcap-ng libsystemd
 PKG_CFLAGS    := $(shell $(PKG_CONFIG) --cflags $(PKGS_FRONTEND) 2>/dev/null)
-# The helper loads libc only: each shared library costs about 9 system calls per sandbox to
-# load (#19).  libinih is linked from the distribution's archive where there is one
-# (Debian's libinih-dev ships it; it parses only the root-owned policy file).
-INIH_A        := $(wildcard $(shell $(PKG_CONFIG) --variable=libdir inih 2>/dev/null)/libinih.a)
-LIBS_HELPER   := $(or $(INIH_A),$(shell $(PKG_CONFIG) --libs $(PKGS_HELPER) 2>/dev/null))
-# The helper's capabilities go through libcap-ng (helper/caps.c).
-LIBS_HELPER   += $(shell $(PKG_CONFIG) --libs libcap-ng 2>/dev/null)
-# HELPER_STATIC=1 links the helper static-pie (where the C library's and libinih's archives
-# are installed; never with SANITIZE=1): no dynamic loader at its exec, 18 of its system
-# calls and 93 of its 234 page faults per sandbox (#19).  Not the default: a policy naming
-# users or groups makes it load NSS modules with glibc's static dlopen, and with
-# libnss_systemd in a guest booted by systemd the helper died on the packaged policy
-# (allow_groups = sandcap; VM 72-systemd-quickstart, 2026-11-26).  SECURITY.md.
-LIBC_A        := $(shell $(CC) -print-file-name=libc.a 2>/dev/null)
-HELPER_STATIC ?= 0
-override HELPER_STATIC := $(if $(and $(filter 1,$(HELPER_STATIC)),$(INIH_A),$(filter /%,$(LIBC_A)),$(filter-out 1,$(SANITIZE))),1,0)
-HELPER_LDFLAGS := $(if $(filter 1,$(HELPER_STATIC)),-static-pie)
-# libsystemd: headers only; usercg.c loads it with dlopen() (frontend/sdbus-dl.h, issue 19).
-# The other three are linked statically into sandcap (FRONTEND_STATIC=0: shared): each shared
-# library costs every run its loading, relocation and page faults, and a fork copies its
-# mappings (issue 19: 52 of 333 page faults per rlimit-mode run).  The helper: above.
-FRONTEND_STATIC ?= 1
-ifeq ($(FRONTEND_STATIC),1)
-LIBS_FRONTEND := -Wl,-Bstatic $(shell $(PKG_CONFIG) --static --libs \
-	$(filter-out libsystemd,$(PKGS_FRONTEND)) 2>/dev/null) -Wl,-Bdynamic
-else
-LIBS_FRONTEND := $(shell $(PKG_CONFIG) --libs $(filter-out libsystemd,$(PKGS_FRONTEND)) 2>/dev/null)
-endif
-# sandcap itself is linked static-pie (SANDCAP_STATIC=1, where libc.a is installed; never
-# with SANITIZE=1 or FRONTEND_STATIC=0): no dynamic loader at each exec, a tenth of an
-# rlimit-mode run (issue 19).  What needs the C library's NSS or libsystemd (NSS_DYN_SRC)
-# is linked only into its dynamic twin, sandcap-nss, to which the static one hands such runs
-# over (frontend/nss.h; SECURITY.md).  nss-check below fails the build if glibc's NSS is in
-# the static program at all.
-SANDCAP_STATIC ?= 1
-override SANDCAP_STATIC := $(if $(and $(filter 1,$(SANDCAP_STATIC)),$(filter 1,$(FRONTEND_STATIC)),$(filter /%,$(LIBC_A)),$(filter-out 1,$(SANITIZE))),1,0)
-LIBS_STATIC   := $(shell $(PKG_CONFIG) --static --libs $(filter-out libsystemd,$(PKGS_FRONTEND)) \
-	2>/dev/null)
+# The helper links the shared libinih like sandcap: it runs in secure-execution mode (its
+# file capabilities), where the dynamic loader ignores LD_* and loads only from the system's
+# directories.
+LIBS_HELPER   := $(shell $(PKG_CONFIG) --libs $(PKGS_HELPER) 2>/dev/null)
+# The distribution's shared libraries, as for every program it ships: a security update of
+# one reaches sandcap without a rebuild.
+LIBS_FRONTEND := $(shell $(PKG_CONFIG) --libs $(PKGS_FRONTEND) 2>/dev/null)
 LIBS_TEST     := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null)
 # libcap-ng: the helper's capabilities, sandcap doctor's reading of the helper's, and the
 # VM suite's probe-capcg.
@@ -104,8 +72,7 @@ LIBS_PROBE    := $(shell $(PKG_CONFIG) --cflags --libs libcap-ng 2>/dev/null)
 DEFS := -DSC_VERSION='"$(VERSION)"' -DSC_HELPER_PATH='"$(HELPER_PATH)"' \
 	-DSC_POLICY_PATH='"$(POLICY_PATH)"' -D_GNU_SOURCE \
 	-DSC_PROFILES_DIR='"$(SYSCONFDIR)/sandcap/profiles.d"' \
-	-DSC_DEADLINE_DIR='"$(DEADLINE_DIR)"' -DSC_SETUP_PATH='"$(SETUP_PATH)"' \
-	-DSC_NSS_PATH='"$(NSS_PATH)"'
+	-DSC_DEADLINE_DIR='"$(DEADLINE_DIR)"' -DSC_SETUP_PATH='"$(SETUP_PATH)"'
 
 # The paths compiled into the programs, recorded in $(BUILD)/paths.stamp: every object depends
 # on it, and it is rewritten only when they change, so `make install PREFIX=/usr` after a
@@ -113,18 +80,10 @@ DEFS := -DSC_VERSION='"$(VERSION)"' -DSC_HELPER_PATH='"$(HELPER_PATH)"' \
 # that looks for its helper elsewhere.
 PATHS_STAMP := $(BUILD)/paths.stamp
 PATHS_TEXT  := helper=$(HELPER_PATH) policy=$(POLICY_PATH) sysconf=$(SYSCONFDIR) \
-	deadlines=$(DEADLINE_DIR) setup=$(SETUP_PATH) nss=$(NSS_PATH)
-# The helper's and sandcap's link modes likewise: changing HELPER_STATIC or SANDCAP_STATIC
-# relinks them.
-HLINK_STAMP := $(BUILD)/helper-link.stamp
-SLINK_STAMP := $(BUILD)/sandcap-link.stamp
+	deadlines=$(DEADLINE_DIR) setup=$(SETUP_PATH)
 ifeq ($(filter clean help deps,$(MAKECMDGOALS)),)
 $(shell mkdir -p $(BUILD) && { [ "$$(cat $(PATHS_STAMP) 2>/dev/null)" = '$(PATHS_TEXT)' ] || \
 	printf '%s\n' '$(PATHS_TEXT)' > $(PATHS_STAMP); })
-$(shell [ "$$(cat $(HLINK_STAMP) 2>/dev/null)" = 'static=$(HELPER_STATIC)' ] || \
-	echo 'static=$(HELPER_STATIC)' > $(HLINK_STAMP))
-$(shell [ "$$(cat $(SLINK_STAMP) 2>/dev/null)" = 'static=$(SANDCAP_STATIC)' ] || \
-	echo 'static=$(SANDCAP_STATIC)' > $(SLINK_STAMP))
 endif
 
 BASE_CFLAGS := -std=gnu11 $(OPT) $(WARN) $(HARDEN) $(DEFS) $(PKG_CFLAGS) -MMD -MP
@@ -159,25 +118,20 @@ FUZZ_BIN     := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 SCTPL_GEN    := $(BUILD)/tools/seccomp-gen
 SCTPL_OBJ    := $(BUILD)/gen/seccomp-tpl-data.o
 
-NSS_DYN_SRC  := frontend/nss.c frontend/cmd-doctor.c frontend/cmd-policy.c frontend/sdbus-dl.c
-NSS_DYN_OBJ  := $(NSS_DYN_SRC:%.c=$(BUILD)/%.o)
-NSS_STATIC_OBJ := $(BUILD)/frontend/nss-static.o
-
 SANDCAP      := $(BUILD)/sandcap
-SANDCAP_NSS  := $(BUILD)/sandcap-nss
 HELPER       := $(BUILD)/sandcap-helper
 REAPER       := $(BUILD)/sandcap-reaper
 
 .PHONY: deb hooks all help deps demo check check-unit check-integration check-vm check-python check-fuzz fuzz \
 	format-check tcb-size bench install install-caps uninstall dist clean probes lint
 
-all: $(SANDCAP) $(SANDCAP_NSS) $(HELPER) $(REAPER) probes
+all: $(SANDCAP) $(HELPER) $(REAPER) probes
 
 help:
 	@echo "make deps | all | demo | check | check-unit | check-integration | check-vm | check-python"
 	@echo "     fuzz | lint | format-check | tcb-size | bench | install | install-caps | uninstall"
 	@echo "     dist | deb | hooks"
-	@echo "Variables: SANITIZE=1 SANDCAP_STATIC=0 FRONTEND_STATIC=0 HELPER_STATIC=1 PREFIX BINDIR"
+	@echo "Variables: SANITIZE=1 PREFIX BINDIR"
 	@echo "     LIBEXECDIR SYSCONFDIR MANDIR DESTDIR CC"
 
 deps:
@@ -208,7 +162,7 @@ $(BUILD)/reaper/%.o: reaper/%.c $(PATHS_STAMP)
 $(BUILD)/libsandcap.a: $(LIB_OBJ) $(POLICY_OBJ)
 	@rm -f $@
 	$(Q)$(AR) rcs $@ $^
-$(BUILD)/libfrontend.a: $(filter-out $(BUILD)/frontend/main.o $(NSS_DYN_OBJ) $(NSS_STATIC_OBJ),$(FRONTEND_OBJ)) \
+$(BUILD)/libfrontend.a: $(filter-out $(BUILD)/frontend/main.o,$(FRONTEND_OBJ)) \
 		$(SCTPL_OBJ)
 	@rm -f $@
 	$(Q)$(AR) rcs $@ $^
@@ -231,48 +185,32 @@ $(SCTPL_OBJ): $(BUILD)/gen/seccomp-tpl-data.c
 	$(E) '  CC     $<'
 	$(Q)$(CC) $(CFLAGS) $(INC_FRONTEND) -c $< -o $@
 
-ifeq ($(SANDCAP_STATIC),1)
-# The map lists every archive member linked in: none of glibc's NSS may be among them
-# (nss-static.c stands in for NSS_DYN_SRC; a new call to getpwnam(), getgrouplist(),
-# getaddrinfo() or the like from another file would pull it in and fail here).
-$(SANDCAP): $(BUILD)/frontend/main.o $(NSS_STATIC_OBJ) $(BUILD)/libfrontend.a \
-		$(BUILD)/libsandcap.a $(SLINK_STAMP)
-	$(E) '  LD     $@ (static-pie)'
-	$(Q)$(CC) $(LDFLAGS) -static-pie -Wl,-Map=$@.map -o $@.tmp \
-		$(filter-out $(SLINK_STAMP),$^) $(LIBS_STATIC)
-	$(Q)sh tools/nss-check.sh $@.tmp $@.map $(filter %.o %.a,$^) || { rm -f $@.tmp; exit 1; }
-	$(Q)mv $@.tmp $@
-else
-$(SANDCAP): $(SANDCAP_NSS) $(SLINK_STAMP)
-	$(Q)cp $< $@
-endif
-$(SANDCAP_NSS): $(BUILD)/frontend/main.o $(NSS_DYN_OBJ) $(BUILD)/libfrontend.a \
-		$(BUILD)/libsandcap.a
+$(SANDCAP): $(BUILD)/frontend/main.o $(BUILD)/libfrontend.a $(BUILD)/libsandcap.a
 	$(E) '  LD     $@'
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_FRONTEND)
-$(HELPER): $(BUILD)/helper/main.o $(BUILD)/libhelper.a $(BUILD)/libsandcap.a $(HLINK_STAMP)
-	$(E) '  LD     $@'
-	$(Q)$(CC) $(LDFLAGS) $(HELPER_LDFLAGS) -o $@ $(filter-out $(HLINK_STAMP),$^) $(LIBS_HELPER)
-
-$(REAPER): $(REAPER_OBJ) $(BUILD)/libsandcap.a
+$(HELPER): $(BUILD)/helper/main.o $(BUILD)/libhelper.a $(BUILD)/libsandcap.a
 	$(E) '  LD     $@'
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_HELPER)
 
-$(BUILD)/tests/test-%: tests/unit/test-%.c $(NSS_DYN_OBJ) $(BUILD)/libfrontend.a $(BUILD)/libhelper.a \
+$(REAPER): $(REAPER_OBJ) $(BUILD)/libsandcap.a
+	$(E) '  LD     $@'
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^
+
+$(BUILD)/tests/test-%: tests/unit/test-%.c $(BUILD)/libfrontend.a $(BUILD)/libhelper.a \
 		$(BUILD)/libsandcap.a
 	@mkdir -p $(@D)
 	$(E) '  CCLD   $@'
-	$(Q)$(CC) $(CFLAGS) $(INC_FRONTEND) -Ihelper $< -o $@ $(LDFLAGS) $(NSS_DYN_OBJ) \
+	$(Q)$(CC) $(CFLAGS) $(INC_FRONTEND) -Ihelper $< -o $@ $(LDFLAGS) \
 		$(BUILD)/libfrontend.a $(BUILD)/libhelper.a $(BUILD)/libsandcap.a \
 		$(LIBS_FRONTEND) $(LIBS_TEST)
 
 # Small C programs the integration and VM suites run (probes, the hostile client).
 # probe-cgprotect exercises a front-end module directly.
-$(BUILD)/tests/probe-cgprotect: tests/integration/probe-cgprotect.c $(NSS_DYN_OBJ) $(BUILD)/libfrontend.a \
+$(BUILD)/tests/probe-cgprotect: tests/integration/probe-cgprotect.c $(BUILD)/libfrontend.a \
 		$(BUILD)/libsandcap.a
 	@mkdir -p $(@D)
 	$(E) '  CCLD   $@'
-	$(Q)$(CC) $(CFLAGS) $(INC_FRONTEND) $< -o $@ $(LDFLAGS) $(NSS_DYN_OBJ) $(BUILD)/libfrontend.a \
+	$(Q)$(CC) $(CFLAGS) $(INC_FRONTEND) $< -o $@ $(LDFLAGS) $(BUILD)/libfrontend.a \
 		$(BUILD)/libsandcap.a $(LIBS_FRONTEND)
 $(BUILD)/tests/%: tests/integration/%.c $(BUILD)/libsandcap.a
 	@mkdir -p $(@D)
@@ -349,13 +287,12 @@ format-check:
 # Installs files only: never runs chown or setcap (packages and `make install-caps` do).
 MAN_PAGES := $(wildcard docs/man/*.[158])
 SUBST := sed -e 's|@LIBEXECDIR@|$(LIBEXECDIR)|g' -e 's|@DEADLINE_DIR@|$(DEADLINE_DIR)|g'
-install: $(SANDCAP) $(SANDCAP_NSS) $(HELPER) $(REAPER)
+install: $(SANDCAP) $(HELPER) $(REAPER)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBEXECDIR)/sandcap $(DESTDIR)$(SYSCONFDIR)/sandcap \
 		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man8 \
 		$(DESTDIR)$(DOCDIR) $(DESTDIR)$(SYSTEMDUNITDIR) $(DESTDIR)$(TMPFILESDIR) \
 		$(DESTDIR)$(BASHCOMPDIR)
 	install -m 0755 $(SANDCAP) $(DESTDIR)$(BINDIR)/sandcap
-	install -m 0755 $(SANDCAP_NSS) $(DESTDIR)$(NSS_PATH)
 	install -m 0755 $(HELPER) $(DESTDIR)$(LIBEXECDIR)/sandcap/sandcap-helper
 	install -m 0755 $(REAPER) $(DESTDIR)$(LIBEXECDIR)/sandcap/sandcap-reaper
 	$(SUBST) packaging/sandcap-setup.in > $(DESTDIR)$(LIBEXECDIR)/sandcap/sandcap-setup
@@ -379,7 +316,7 @@ install-caps:
 # Removes everything install put, except the live policy (the admin's configuration:
 # remove /etc/sandcap/sandbox.ini yourself).
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/sandcap $(DESTDIR)$(NSS_PATH) \
+	rm -f $(DESTDIR)$(BINDIR)/sandcap \
 		$(DESTDIR)$(LIBEXECDIR)/sandcap/sandcap-helper \
 		$(DESTDIR)$(LIBEXECDIR)/sandcap/sandcap-reaper \
 		$(DESTDIR)$(LIBEXECDIR)/sandcap/sandcap-setup $(DESTDIR)$(SYSTEMDUNITDIR)/sandcap.service \

@@ -73,8 +73,6 @@ def fmt_ms(s):
 FLOOR = "floor: sandcap's processes, no work (bench/floor.c)"
 FLOOR_ISO = "floor + no_new_privs, Landlock, seccomp (bench/floor.c --isolate)"
 SANDCAP_TPL = "sandcap run --timeout 10 --nofile 256 --as 1G"
-SANDCAP_DYN = ("the same, by the dynamic twin sandcap-nss (the same objects, dynamically linked: "
-               "what the static link saves)")
 
 
 def floor_txt(res, sandcap_med):
@@ -108,9 +106,6 @@ def launch_section(args, sandcap, hello):
         ("sandcap --version (its own exec and start-up)", [sandcap, "--version"]),
         (SANDCAP_TPL, [sandcap, "run", "-q", "--no-cgroup", "--timeout", "10",
                        "--nofile", "256", "--as", "1G", "--", "/bin/true"]),
-        (SANDCAP_DYN, [os.path.join(args.build, "sandcap-nss"), "run", "-q",
-                          "--no-cgroup", "--timeout", "10", "--nofile", "256", "--as", "1G", "--",
-                          "/bin/true"]),
         (FLOOR, [os.path.join(args.build, "bench-floor"), "/bin/true"]),
         (FLOOR_ISO, [os.path.join(args.build, "bench-floor"), "--isolate", "/bin/true"]),
         ("prlimit /bin/true", ["prlimit", "--nofile=256", "--as=1073741824", "/bin/true"]),
@@ -125,8 +120,7 @@ def launch_section(args, sandcap, hello):
     for name, _ in cmds:
         t = res[name]
         if t is None:
-            why = ("not built (make all)" if name == SANDCAP_DYN else
-                   "not installed: skipped (apt-get install bubblewrap firejail)")
+            why = "not installed: skipped (apt-get install bubblewrap firejail)"
             rows.append((name, why, "", "", ""))
             continue
         if isinstance(t, str):
@@ -266,13 +260,6 @@ def main():
             below = (" The floor with the isolation calls is %.2f× prlimit, so the target leaves "
                      "sandcap's own work %s where it takes %s." %
                      (floor / pl_med, fmt_ms(pl_med * 1.1 - floor), fmt_ms(sandcap_med - floor)))
-        st = res.get(SANDCAP_DYN)
-        if isinstance(st, list):
-            st_med = statistics.median(st)
-            below += (" sandcap is linked static-pie (SECURITY.md): its dynamic twin, the same "
-                      "objects with the dynamic loader, takes %s (%.2f× prlimit) in the same "
-                      "rounds, so the static link saves %s of each run." %
-                      (fmt_ms(st_med), st_med / pl_med, fmt_ms(max(st_med - sandcap_med, 0))))
         targets.append(("rlimit mode (--timeout 10 --nofile 256 --as 1G) at most 1.1× prlimit "
                         "(host, issue 19)",
                         "%.2f× (%s vs %s)" % (sandcap_med / pl_med, fmt_ms(sandcap_med), fmt_ms(pl_med)),

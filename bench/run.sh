@@ -13,19 +13,11 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 case $build in /*) ;; *) build=$top/$build ;; esac
 cc -O2 -o "$build/bench-hello" "$top/bench/hello.c"
 # The floor loads sandcap's own seccomp program: the build's template (make all made it).
-# It is linked as sandcap is: static-pie where sandcap is (its loader would be start-up cost
-# sandcap does not have), else dynamic with libseccomp (for seccomp_arch_native()) static.
-floor() {
-	# shellcheck disable=SC2046
-	cc -O2 -I"$top/lib" -I"$top/policy" -I"$top/frontend" -o "$build/bench-floor" \
-		"$top/bench/floor.c" "$top/frontend/seccomp-tpl.c" "$build/gen/seccomp-tpl-data.c" \
-		$(pkg-config --cflags libseccomp) "$@"
-}
-if readelf -lW "$build/sandcap" | grep -q INTERP; then
-	floor -Wl,-Bstatic -lseccomp -Wl,-Bdynamic
-else
-	# shellcheck disable=SC2046
-	floor -static-pie $(pkg-config --static --libs libseccomp)
-fi
+# It is linked as sandcap is: dynamically, with the shared libseccomp (for
+# seccomp_arch_native()).
+# shellcheck disable=SC2046
+cc -O2 -I"$top/lib" -I"$top/policy" -I"$top/frontend" -o "$build/bench-floor" \
+	"$top/bench/floor.c" "$top/frontend/seccomp-tpl.c" "$build/gen/seccomp-tpl-data.c" \
+	$(pkg-config --cflags --libs libseccomp)
 # shellcheck disable=SC2086
 exec python3 "$top/bench/bench.py" --build "$build" --out "$top/bench/RESULTS.md" ${BENCH_ARGS:-}

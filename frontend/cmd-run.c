@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "args.h"
+#include "caller.h"
 #include "cgstats.h"
 #include "client.h"
 #include "cmd-run.h"
@@ -35,7 +36,6 @@
 #include "keeper.h"
 #include "log.h"
 #include "net-run.h"
-#include "nss.h"
 #include "nproc.h"
 #include "macro.h"
 #include "parse-util.h"
@@ -434,11 +434,10 @@ compose_message(const struct run_opts *o, const struct sv_outcome *out,
 
 /* ---- the caller's policy, read without privilege (the file is normally 0644) ---- */
 
-/* Read and parse the installed policy (no NSS: nss.h).  Returns 0 with *ret; -ENOENT when
- * there is no policy file (nothing to apply); any other -errno when the file exists but
- * cannot be trusted, read or parsed, with the refusal in msg: the caller must refuse to
- * run, in every mode, or a typo in the policy would silently drop what it requires (#14
- * item 10). */
+/* Read and parse the installed policy.  Returns 0 with *ret; -ENOENT when there is no
+ * policy file (nothing to apply); any other -errno when the file exists but cannot be
+ * trusted, read or parsed, with the refusal in msg: the caller must refuse to run, in every
+ * mode, or a typo in the policy would silently drop what it requires. */
 static int
 load_policy(struct policy **ret, char *msg, size_t msglen)
 {
@@ -480,9 +479,7 @@ policy_names_ids(const struct policy *p)
 
 /* Resolve the policy for the calling user (and free it).  Used for early refusals
  * (isolation the policy requires), by rlimit and user-cgroup mode, and by `sandcap trace`
- * (the ceilings); the helper always decides again for itself.  Returns 0; -ENOTSUP in the
- * static sandcap, which leaves a policy naming users or groups to the helper (cgroup mode
- * only: run_handover()); -ENOMEM. */
+ * (the ceilings); the helper always decides again for itself.  Returns 0; -ENOMEM. */
 static int
 resolve_policy(struct policy *p, struct policy_resolved *ret)
 {
@@ -492,12 +489,12 @@ resolve_policy(struct policy *p, struct policy_resolved *ret)
 	size_t ng = 0;
 	int r = 0;
 
-	/* As the helper (issue 19): no section or list names a user or a group, so the name
-	 * cannot change the verdict; no NSS lookup (about 20 system calls through nscd,
-	 * nsswitch.conf and passwd), and a uid without a passwd entry is judged like any other.
+	/* As the helper: no section or list names a user or a group, so the name cannot
+	 * change the verdict; no NSS lookup (nscd, nsswitch.conf, passwd), and a uid without
+	 * a passwd entry is judged like any other.
 	 * As the helper, too: no group lookup when no group is named (same result, faster). */
 	if (policy_names_ids(p))
-		r = nss_caller_names(policy_names_groups(p), &user, owned, ELEMENTSOF(owned), &ng);
+		r = caller_names(policy_names_groups(p), &user, owned, ELEMENTSOF(owned), &ng);
 	/* A uid without a passwd entry: no [user:] section or list can name it, so it is
 	 * judged as a user of its process's groups (never by no policy at all: hostile
 	 * review). */
@@ -937,9 +934,8 @@ struct run {
 	char **envp;                    /* the command's environment (--env ...), or NULL */
 	bool have_pol;
 	bool cgroup, ucgroup, refused;
-	int helper_r;                   /* client_open()'s result (run_handover()) */
+	int helper_r;                   /* client_open()'s result (open_policy_and_helper()) */
 	int pol_r;                      /* load_policy()'s result (its refusal in err) */
-	bool handover_failed;           /* run_handover(): why in err */
 	struct policy *polfile;         /* the policy as parsed, until resolve_policy() */
 	uint64_t cpu_budget_ms;         /* whole-sandbox CPU budget (cgroup modes), 0: none */
 	struct stage_rlimit rl[_RUN_RL_MAX];
@@ -981,41 +977,14 @@ run_close(struct run *R)
 	report_sink_closep_(&R->sink);
 }
 
-/* The policy file, the helper's HELLO and, in the static sandcap, the handover to its
- * dynamic twin of what needs NSS or sd-bus (nss.h): decided here, before sandcap has
- * opened, printed or started anything the twin would do again (a report FIFO opened twice
- * would lose its reader).  The twin runs the same code, where nss_handover() does nothing. */
-static int
-run_handover(struct run *R)
+/* The policy file and the helper's HELLO, before the report is opened. */
+static void
+open_policy_and_helper(struct run *R)
 {
-	const struct run_opts *o = &R->o;
-	const char *why = NULL;
-	bool ids;
-
-	if (nss_static() && o->iso.net == POLICY_NET_PROXY)
-		why = "--net proxy (its proxy resolves host names with the C library)";
-	if (why == NULL) {
-		R->pol_r = load_policy(&R->polfile, R->err, sizeof(R->err));
-		R->helper_r = -ENOENT;
-		if (!o->no_cgroup)
-			R->helper_r = client_open(&R->sess, R->helper_err, sizeof(R->helper_err));
-		if (!nss_static())
-			return RUN_GO;
-		/* Without a helper to decide, rlimit or user-cgroup mode resolve the policy here;
-		 * with --fallback, sandcap alone refuses what the kernel cannot enforce of what
-		 * the policy requires (isolate_check_required()), in cgroup mode too. */
-		ids = policy_names_ids(R->polfile);
-		if (ids && (R->helper_r != 0 || o->fallback))
-			why = "a policy that names users or groups (rlimit or user-cgroup mode, or "
-			      "--fallback)";
-		else if (R->helper_r != 0 && !o->no_cgroup && usercg_bus_present())
-			why = "user-cgroup mode (sd-bus)";
-		else
-			return RUN_GO;
-	}
-	client_close(&R->sess);
-	R->handover_failed = nss_handover(why, R->err, sizeof(R->err)) < 0;
-	return RUN_GO;
+	R->pol_r = load_policy(&R->polfile, R->err, sizeof(R->err));
+	R->helper_r = -ENOENT;
+	if (!R->o.no_cgroup)
+		R->helper_r = client_open(&R->sess, R->helper_err, sizeof(R->helper_err));
 }
 
 /* The command line (with its profile), the report's sink, the environment, the caller's
@@ -1041,9 +1010,7 @@ run_prepare(struct run *R, int argc, char **argv, struct net_proxy *proxy)
 	R->rep.argv = R->o.argv;
 	R->rep.message = R->message;
 	R->rep.env = environ;
-	r = run_handover(R);
-	if (r != RUN_GO)
-		return r;
+	open_policy_and_helper(R);
 
 	/* A file size limit sandcap's caller set binds the command, and sandcap's own report
 	 * too: past it the write must fail with EFBIG, which sandcap reports, not kill sandcap
@@ -1062,15 +1029,9 @@ run_prepare(struct run *R, int argc, char **argv, struct net_proxy *proxy)
 	/* Open the report before anything runs, so a bad path costs nothing. */
 	r = report_sink_open(&R->sink, R->o.report_path, R->o.report_fd, rerr, sizeof(rerr));
 	if (r < 0) {
-		if (R->handover_failed)
-			fprintf(stderr, "sandcap: %s\n", R->err);
 		fprintf(stderr, "sandcap: %s\n", rerr[0] != '\0' ? rerr : strerror(-r));
 		return SC_EXIT_FAILURE;
 	}
-	/* The dynamic twin could not take the run (run_handover()): a refusal, reported. */
-	if (R->handover_failed)
-		return refuse(&R->sink, &R->rep, false, "%s", R->err);
-
 	if (env_active(&R->o.env)) {
 		if (env_build(&R->o.env, environ, &R->envp) < 0)
 			return refuse(&R->sink, &R->rep, false, "cannot build the environment: %s",
@@ -1081,11 +1042,6 @@ run_prepare(struct run *R, int argc, char **argv, struct net_proxy *proxy)
 	r = R->pol_r;
 	if (r == 0) {
 		r = resolve_policy(TAKE_PTR(R->polfile), &R->pol);
-		/* The static sandcap leaves a policy naming users or groups to the helper, which
-		 * decides in cgroup mode anyway; without it, run_handover() gave the run to the
-		 * twin.  Never a run that ignores the policy. */
-		if (r == -ENOTSUP && R->helper_r == 0 && !R->o.no_cgroup)
-			r = -ENOENT;
 		if (r < 0 && r != -ENOENT)
 			snprintf(R->err, sizeof(R->err), "cannot resolve the policy %s for you: %s",
 				 SC_POLICY_PATH, strerror(-r));
@@ -1112,9 +1068,9 @@ run_prepare(struct run *R, int argc, char **argv, struct net_proxy *proxy)
 }
 
 /* Ask the helper for a sandbox, unless --no-cgroup.  R->helper_r is client_open()'s result
- * (run_handover() opened it).  Returns 1 (cgroup mode), 0 (rlimit mode; why in R->err,
- * R->refused if the policy said no), or -errno when the helper refused this sandbox (the
- * reason in R->err).  pol: the caller's policy, if readable. */
+ * (open_policy_and_helper() opened it).  Returns 1 (cgroup mode), 0 (rlimit mode; why in
+ * R->err, R->refused if the policy said no), or -errno when the helper refused this
+ * sandbox (the reason in R->err).  pol: the caller's policy, if readable. */
 static int
 open_helper(struct run *R, const struct policy_resolved *pol)
 {

@@ -14,7 +14,6 @@
 #include "commands.h"
 #include "json.h"
 #include "macro.h"
-#include "nss.h"
 #include "parse-util.h"
 #include "trace.h"
 #include "verdict.h"
@@ -224,10 +223,6 @@ cmd_trace(int argc, char **argv)
 	r = trace_args_parse(argc, argv, &t, &nv, &n);
 	if (r != 0)
 		return r > 0 ? 0 : SC_EXIT_FAILURE;
-	/* Its runs are whole sandcap runs: the static sandcap leaves them all to its twin
-	 * (nss.h), so that no run can be handed over after an earlier one has printed. */
-	if (nss_static())
-		return nss_handover_cmd("sandcap trace");
 	/* Each run is a whole sandcap run; run_main() sets acc.done when it has printed the
 	 * summary (the last run, or one that did not end ok).  A refusal measures nothing. */
 	do {

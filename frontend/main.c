@@ -8,7 +8,6 @@
 #include "control.h"
 #include "log.h"
 #include "macro.h"
-#include "nss.h"
 #include "supervise.h"
 
 static const struct {
@@ -59,7 +58,6 @@ main(int argc, char **argv)
 	if (sv_note_stdio() < 0)
 		return SC_EXIT_FAILURE;
 	log_setup("sandcap", LOG_INFO, 0);
-	nss_init(argv);
 	if (argc < 2) {
 		usage(stderr);
 		return SC_EXIT_FAILURE;

@@ -84,7 +84,7 @@ deny_inet_only(scmp_filter_ctx ctx, bool udp)
 bool
 scrules_tree(void)
 {
-	/* The library's version, not the header's: with FRONTEND_STATIC=0 they may differ. */
+	/* The library's version, not the header's: the shared library may differ from it. */
 #if SCMP_VER_MAJOR > 2 || (SCMP_VER_MAJOR == 2 && SCMP_VER_MINOR >= 5)
 	const struct scmp_version *v = seccomp_version();
 

@@ -1404,11 +1404,3 @@ sv_stdio_was_closed(int fd)
 {
 	return fd >= 0 && fd < 3 && (sv_stdio_closed & (1u << fd)) != 0;
 }
-
-void
-sv_close_noted_stdio(void)
-{
-	for (int i = 0; i < 3; i++)
-		if ((sv_stdio_closed & (1u << i)) != 0)
-			(void) close(i);
-}

@@ -126,10 +126,6 @@ int sv_note_stdio(void);
 /* Was fd (0-2) closed when sandcap started (sv_note_stdio())?  /dev/null is there now. */
 bool sv_stdio_was_closed(int fd);
 
-/* Close again what sv_note_stdio() found closed: before an exec of another sandcap (the
- * dynamic twin, frontend/nss.h), which must see fds 0-2 as its caller left them. */
-void sv_close_noted_stdio(void);
-
 /* Run spec to completion.  Returns 0 (whatever the command did; see *ret), or -errno when
  * sandcap itself failed before the command could start (after printing why). */
 int sv_run(const struct sv_spec *spec, struct sv_outcome *ret);

@@ -12,13 +12,13 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
+#include <systemd/sd-bus.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "cgprotect.h"
 #include "fd-util.h"
 #include "macro.h"
-#include "sdbus-dl.h"
 #include "usercg.h"
 
 #define BUS_TIMEOUT_USEC   (2 * 1000 * 1000)    /* one D-Bus round trip */
@@ -177,8 +177,8 @@ is_socket(const char *dir, const char *name)
 }
 
 /* The caller's runtime directory into dir (256 bytes), if it holds a socket of a user
- * manager; else -ENOENT with why in err.  No libsystemd (about 2.5 ms of every run on a
- * host with runtime directories but no user manager; issue 19). */
+ * manager; else -ENOENT with why in err.  Without one, no connection is tried: a host with
+ * runtime directories but no user manager pays nothing for this mode. */
 static int
 bus_dir(char *dir, size_t dirlen, char *err, size_t errlen)
 {
@@ -204,26 +204,15 @@ bus_dir(char *dir, size_t dirlen, char *err, size_t errlen)
 	return 0;
 }
 
-bool
-usercg_bus_present(void)
-{
-	char dir[256];
-
-	return bus_dir(dir, sizeof(dir), NULL, 0) == 0;
-}
-
 /* The user manager's own socket when it is ours, else the user bus. */
 static int
 bus_connect(sd_bus **ret, char *err, size_t errlen)
 {
-	_cleanup_(sdbus_closep) sd_bus *bus = NULL;
+	_cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
 	char dir[256], addr[300];
 	int r;
 
 	r = bus_dir(dir, sizeof(dir), err, errlen);
-	if (r < 0)
-		return r;
-	r = sdbus_load(err, errlen);
 	if (r < 0)
 		return r;
 	(void) snprintf(addr, sizeof(addr), "unix:path=%s/systemd/private", dir);
@@ -256,9 +245,9 @@ bus_connect(sd_bus **ret, char *err, size_t errlen)
 static int
 start_scope(sd_bus *bus, const char *unit, uint64_t runtime_max_ms, char *err, size_t errlen)
 {
-	_cleanup_(sdbus_error_freep) sd_bus_error e = SD_BUS_ERROR_NULL;
-	_cleanup_(sdbus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
-	_cleanup_(sdbus_slot_unrefp) sd_bus_slot *slot = NULL;
+	_cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
+	_cleanup_(sd_bus_slot_unrefp) sd_bus_slot *slot = NULL;
 	struct job_wait w = { 0 };
 	const char *job;
 	uint64_t deadline;
@@ -365,7 +354,7 @@ int
 usercg_open(struct usercg *u, const char *id, uint64_t runtime_max_ms, char *err,
 	    size_t errlen)
 {
-	_cleanup_(sdbus_closep) sd_bus *bus = NULL;
+	_cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
 	_cleanup_close_ int fd = -EBADF;
 	struct statfs sfs;
 	struct stat st;
@@ -597,8 +586,8 @@ usercg_destroy(struct usercg *u, char *err, size_t errlen)
 int
 usercg_probe(char *info, size_t len)
 {
-	_cleanup_(sdbus_closep) sd_bus *bus = NULL;
-	_cleanup_(sdbus_error_freep) sd_bus_error e = SD_BUS_ERROR_NULL;
+	_cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+	_cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
 	_cleanup_free_ char *version = NULL;
 	char mounts[CGPROTECT_MAX][PATH_MAX], mnt[PATH_MAX], path[PATH_MAX + 128], ctl[256] = "";
 	size_t n;

@@ -58,10 +58,6 @@ int usercg_destroy(struct usercg *u, char *err, size_t errlen);
  * the reason (as usercg_open would give it). */
 int usercg_probe(char *info, size_t len);
 
-/* Does the caller's runtime directory hold a socket of a user manager (the condition for
- * usercg_open() to load libsystemd and try)?  No library, no connection. */
-bool usercg_bus_present(void);
-
 /* Is cgroup v2 mounted at /sys/fs/cgroup?  Without it neither the helper nor user-cgroup
  * mode can work (sandcap doctor; the refusal of a cgroup limit names it first). */
 bool cgroup2_mounted(void);

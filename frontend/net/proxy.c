@@ -33,7 +33,6 @@
 
 #include "allow.h"
 #include "macro.h"
-#include "nss.h"
 #include "proxy-parse.h"
 #include "proxy.h"
 
@@ -285,7 +284,7 @@ decide_and_connect(const struct allow_list *l, const struct proxy_req *req, stru
 	(void) snprintf(port, sizeof(port), "%u", (unsigned) c->port);
 	if (h.is_addr)
 		hints.ai_flags |= AI_NUMERICHOST;
-	r = nss_getaddrinfo(h.name, port, &hints, &res);
+	r = getaddrinfo(h.name, port, &hints, &res);
 	if (r != 0) {
 		(void) snprintf(c->reason, sizeof(c->reason), "cannot resolve: %s",
 				gai_strerror(r));
@@ -310,13 +309,13 @@ decide_and_connect(const struct allow_list *l, const struct proxy_req *req, stru
 		r = connect_to(ai->ai_addr, ai->ai_addrlen, &fd);
 		if (r == 0) {
 			(void) snprintf(c->address, sizeof(c->address), "%s", text);
-			nss_freeaddrinfo(res);
+			freeaddrinfo(res);
 			*ret_fd = fd;
 			return 0;
 		}
 		last = r;
 	}
-	nss_freeaddrinfo(res);
+	freeaddrinfo(res);
 	if (tried == 0) {
 		c->denied = true;
 		(void) snprintf(c->reason, sizeof(c->reason), "%s resolves only to %s addresses "

@@ -58,8 +58,8 @@ check "the helper in /usr/libexec/sandcap, 0755 root:root, not setuid" \
 check "sandcap-setup in /usr/libexec/sandcap" "has -rwxr-xr-x usr/libexec/sandcap/sandcap-setup"
 check "sandcap-reaper in /usr/libexec/sandcap, 0755, not setuid" \
 	"has -rwxr-xr-x usr/libexec/sandcap/sandcap-reaper"
-check "sandcap's dynamic twin sandcap-nss in /usr/libexec/sandcap, 0755 (frontend/nss.h)" \
-	"has -rwxr-xr-x usr/libexec/sandcap/sandcap-nss"
+check "one sandcap: no second program beside the helper (no sandcap-nss)" \
+	"! grep -q 'sandcap-nss' '$tmp/contents'"
 check "the example policy is documentation only (/usr/share/doc/sandcap)" \
 	"grep -Eq ' \\./usr/share/doc/sandcap/sandbox\\.ini\\.example(\\.gz)?\$' '$tmp/contents'"
 check "the policy at /etc/sandcap/sandbox.ini, 0644" "has -rw-r--r-- etc/sandcap/sandbox.ini"
@@ -80,7 +80,7 @@ check "postinst respects dpkg-statoverride" "grep -q 'dpkg-statoverride --list' 
 check "postinst creates the system group sandcap (Depends: adduser)" \
 	"grep -q 'addgroup --system --quiet sandcap' '$tmp/ctl/postinst' && \
 	 grep -q '^Depends:.*adduser' '$tmp/ctl/control'"
-check "Depends: libsystemd0 (sandcap loads it with dlopen for user-cgroup mode; issue 19)" \
+check "Depends: libsystemd0 (sandcap links it for user-cgroup mode; dpkg-shlibdeps)" \
 	"grep -q '^Depends:.*libsystemd0' '$tmp/ctl/control'"
 check "an upgrade neither stops nor restarts sandcap.service (running sandboxes stay)" \
 	"! grep -q 'deb-systemd-invoke restart\\|_dh_action=restart' '$tmp/ctl/postinst' && \
@@ -100,8 +100,10 @@ check "postinst enables the unit (dh_installsystemd)" \
 mkdir -p "$tmp/x" && dpkg-deb -x "$deb" "$tmp/x"
 check "sandcap looks for the helper at /usr/libexec/sandcap/sandcap-helper" \
 	"grep -aq /usr/libexec/sandcap/sandcap-helper '$tmp/x/usr/bin/sandcap'"
-check "the packaged sandcap is static and hands 'policy check' to the unpacked twin" \
-	"! readelf -lW '$tmp/x/usr/bin/sandcap' | grep -q INTERP && \
+check "the packaged sandcap links the shared libseccomp, libinih, libbsd, libsystemd; runs" \
+	"readelf -d '$tmp/x/usr/bin/sandcap' > '$tmp/needed' && \
+	 grep -q 'NEEDED.*libseccomp\.so' '$tmp/needed' && grep -q 'NEEDED.*libinih\.so' '$tmp/needed' && \
+	 grep -q 'NEEDED.*libbsd\.so' '$tmp/needed' && grep -q 'NEEDED.*libsystemd\.so' '$tmp/needed' && \
 	 '$tmp/x/usr/bin/sandcap' policy check --no-trust '$tmp/x/etc/sandcap/sandbox.ini' | grep -q ': OK\$'"
 check "the unit's long-lived main process is the packaged reaper (Type=notify)" \
 	"grep -q '^ExecStart=/usr/libexec/sandcap/sandcap-reaper --systemd\$' '$tmp/x/lib/systemd/system/sandcap.service' && \
@@ -212,8 +214,9 @@ if command -v rpmbuild >/dev/null 2>&1; then
 		 grep -q 'rm -rf --one-file-system /run/sandcap /run/sandcap-deadlines' '$tmp/scripts'"
 	check "the RPM ships the reaper" \
 		"[ -n '$rpm' ] && rpm -qpl '$rpm' 2>/dev/null | grep -qx /usr/libexec/sandcap/sandcap-reaper"
-	check "the RPM ships sandcap's twin sandcap-nss" \
-		"[ -n '$rpm' ] && rpm -qpl '$rpm' 2>/dev/null | grep -qx /usr/libexec/sandcap/sandcap-nss"
+	check "the RPM ships one sandcap (no sandcap-nss)" \
+		"[ -n '$rpm' ] && rpm -qpl '$rpm' > '$tmp/rpmfiles' 2>/dev/null && \
+		 grep -qx /usr/bin/sandcap '$tmp/rpmfiles' && ! grep -q sandcap-nss '$tmp/rpmfiles'"
 else
 	missing_tool "rpmbuild builds packaging/rpm/sandcap.spec, with %caps and %config" rpmbuild
 fi

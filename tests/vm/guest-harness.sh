@@ -122,7 +122,6 @@ must "enable $CONTROLLERS in $PARENT" \
 # ---- 4. The freshly built binaries on a tmpfs, with file capabilities. ----------------
 mkdir -p $OPT/bin $OPT/libexec $OPT/tests
 must "copy sandcap" cp "$VM_BUILD/sandcap" $OPT/bin/sandcap
-must "copy sandcap-nss (its twin: frontend/nss.h)" cp "$VM_BUILD/sandcap-nss" $OPT/bin/sandcap-nss
 must "copy sandcap-helper" cp "$VM_BUILD/sandcap-helper" $OPT/libexec/sandcap-helper
 must "copy sandcap-reaper" cp "$VM_BUILD/sandcap-reaper" $OPT/libexec/sandcap-reaper
 for p in "$VM_BUILD"/tests/probe-* "$VM_BUILD"/tests/hostile-*; do

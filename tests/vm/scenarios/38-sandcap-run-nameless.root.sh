@@ -3,8 +3,7 @@
 # in rlimit mode sandcap judges it by what applies to every user (the default timeout, 7 s)
 # and to its process's groups ([group:scdev] caps it at 3 s), never by no policy at all
 # (hostile reviews: it ran with no timeout, then escaped its group's section).  Named users get their
-# own (sctest: its section caps the default at 5 s).  The static sandcap hands both to its
-# twin (frontend/nss.h).
+# own (sctest: its section caps the default at 5 s).
 # vm-timeout: 30
 # vm-cost: 1
 # shellcheck source=tests/vm/lib.sh

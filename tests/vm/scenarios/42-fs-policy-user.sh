@@ -1,9 +1,8 @@
 #!/bin/sh
 # A policy that requires --fs ro of one user by name ([user:sctest] fs = ro,
-# 42-fs-policy-user.ini), in cgroup mode: the static sandcap leaves such a policy to the
-# helper, except with --fallback, where only sandcap itself can see that this kernel cannot
-# enforce the requirement (it hands the run to its dynamic twin, frontend/nss.h, which
-# refuses as before: hostile review of the static build).
+# 42-fs-policy-user.ini), in cgroup mode: sandcap refuses what the helper would refuse, and
+# with --fallback, where only sandcap itself can see that this kernel cannot enforce the
+# requirement, it refuses too (hostile review).
 # vm-timeout: 30
 # vm-cost: 1
 # shellcheck source=tests/vm/lib.sh

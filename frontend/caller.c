@@ -1,51 +1,14 @@
 /* SPDX-License-Identifier: MIT */
-/* The dynamic twin's side of nss.h: the real lookups (see nss.h for why they live here). */
+/* Who is the caller: see caller.h. */
 #include <errno.h>
 #include <grp.h>
-#include <netdb.h>
 #include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <unistd.h>
 
+#include "caller.h"
 #include "macro.h"
-#include "nss.h"
-
-void
-nss_init(char **argv)
-{
-	(void) argv;
-	/* Set by the static sandcap for the exec of this twin; the command must not see it.
-	 * The exec by descriptor named this process after the twin's file (or the descriptor
-	 * number, on older kernels): it is sandcap's, for ps and pgrep as before. */
-	if (getenv(NSS_HANDOVER_ENV) != NULL) {
-		(void) unsetenv(NSS_HANDOVER_ENV);
-		(void) prctl(PR_SET_NAME, "sandcap");
-	}
-}
-
-bool
-nss_static(void)
-{
-	return false;
-}
-
-int
-nss_handover(const char *why, char *err, size_t errlen)
-{
-	(void) why;
-	(void) err;
-	(void) errlen;
-	return 0;
-}
-
-int
-nss_handover_cmd(const char *why)
-{
-	(void) why;
-	return 0;
-}
 
 /* The names of gids[0..n) into names (at most max), strdup'ed; the count. */
 static size_t
@@ -63,7 +26,7 @@ group_names(const gid_t *gids, int n, char **names, size_t max)
 }
 
 int
-nss_caller_names(bool want_groups, char **ret_user, char **names, size_t max, size_t *ret_n)
+caller_names(bool want_groups, char **ret_user, char **names, size_t max, size_t *ret_n)
 {
 	gid_t gids[128];
 	int ngids = ELEMENTSOF(gids);
@@ -91,17 +54,4 @@ nss_caller_names(bool want_groups, char **ret_user, char **names, size_t max, si
 		ngids = 0;
 	*ret_n = group_names(gids, ngids, names, max);
 	return 0;
-}
-
-int
-nss_getaddrinfo(const char *node, const char *service, const struct addrinfo *hints,
-		struct addrinfo **res)
-{
-	return getaddrinfo(node, service, hints, res);
-}
-
-void
-nss_freeaddrinfo(struct addrinfo *res)
-{
-	freeaddrinfo(res);
 }
