@@ -47,7 +47,7 @@ for f in files:
             if re.search(r'[*\[{<$%]', rest) or re.search(r'(^|[/-])[A-Z]{2,}\b', m.group(1)):
                 continue
             # paths inside an installed package, not in this tree
-            if m.group(1).startswith('lib/systemd/'):
+            if m.group(1).startswith('lib/systemd'):
                 continue
             refs.append((m.group(1), 'path'))
         for m in md_re.findall(line):
