@@ -39,6 +39,7 @@
 #include "nproc.h"
 #include "macro.h"
 #include "parse-util.h"
+#include "opt.h"
 #include "policy.h"
 #include "profile.h"
 #include "protect.h"
@@ -760,19 +761,6 @@ use_cgroup(struct run_opts *o, struct report *rep, struct sc_session *sess)
 	 * written (one page) read as 4 KiB used of a 1 KiB limit. */
 	if (e->disk > 0 && sess->ws_fd >= 0 && fstatfs(sess->ws_fd, &sfs) == 0 && sfs.f_blocks > 0)
 		sess->effective.disk = (uint64_t) sfs.f_blocks * (uint64_t) sfs.f_bsize;
-	/* The workspace's files are memory: tmpfs pages charged to the leaf, which has no
-	 * swap.  A workspace bigger than the memory limit fills at that limit, with an OOM
-	 * kill, before it is full. */
-	if (!o->quiet && e->disk > e->memory && e->memory > 0) {
-		char d[32], m[32];
-
-		format_size(e->disk, d, sizeof(d));
-		format_size(e->memory, m, sizeof(m));
-		fprintf(stderr, "sandcap: warning: --disk %s is more than --memory %s: the workspace's "
-			"files are memory (tmpfs, charged to the sandbox's limit), so filling it "
-			"ends in an OOM kill at %s\n", d, m, m);
-	}
-
 	rep->mode = "cgroup";
 	rep->id = sess->id;
 	o->iso.cgroup_bpf = o->iso.net != POLICY_NET_HOST;     /* the helper attached them */
@@ -1170,6 +1158,71 @@ open_helper(struct run *R, const struct policy_resolved *pol)
 	return 0;
 }
 
+/* Whether the words argv[first..] (options, then the command) hold option opt. */
+static bool
+args_have_option(int argc, char *const *argv, int first, const char *opt)
+{
+	const struct opt_def *defs;
+	struct opt_iter it;
+	size_t n;
+
+	defs = run_args_options(&n);
+	opt_init(&it, argc, argv, first, defs, n, 0);
+	while (opt_next(&it) > 0)
+		if (streq(it.def->name, opt))
+			return true;
+	return false;
+}
+
+/* Where the value of option opt that a warning names came from, for a user who may not
+ * have typed it: "" from the command line; " (from profile NAME)"; " (the policy's
+ * default, SECTION)" when requested is 0 (not asked for) and the policy gave the value. */
+static void
+value_origin(const struct run *R, const char *opt, uint64_t requested, enum policy_limit l,
+	     char *buf, size_t bufsz)
+{
+	buf[0] = '\0';
+	if (requested == 0) {
+		if (R->have_pol && R->pol.dflt_src[l][0] != '\0')
+			snprintf(buf, bufsz, " (the policy's default, %s)", R->pol.dflt_src[l]);
+		else
+			snprintf(buf, bufsz, " (the policy's default)");
+		return;
+	}
+	if (R->pargv == NULL)
+		return;
+	for (size_t i = 0; i < R->prof.nwords; i++)
+		if (streq(R->prof.words[i], opt)) {
+			int argc = 0;
+
+			while (R->pargv[argc] != NULL)
+				argc++;
+			if (!args_have_option(argc, R->pargv, 1 + (int) R->prof.nwords, opt))
+				snprintf(buf, bufsz, " (from profile %s)", R->prof.name);
+			return;
+		}
+}
+
+/* The workspace's files are memory: tmpfs pages charged to the leaf, which has no swap.  A
+ * workspace bigger than the memory limit fills at that limit, with an OOM kill, before it
+ * is full.  req_disk and req_memory are the values asked for (0: the policy's). */
+static void
+warn_disk_over_memory(const struct run *R, uint64_t req_disk, uint64_t req_memory)
+{
+	const struct sc_request *e = &R->sess.effective;
+	char d[32], m[32], dsrc[POLICY_SRC_MAX + 64], msrc[POLICY_SRC_MAX + 64];
+
+	if (R->o.quiet || e->disk <= e->memory || e->memory == 0)
+		return;
+	format_size(e->disk, d, sizeof(d));
+	format_size(e->memory, m, sizeof(m));
+	value_origin(R, "--disk", req_disk, POLICY_DISK, dsrc, sizeof(dsrc));
+	value_origin(R, "--memory", req_memory, POLICY_MEMORY, msrc, sizeof(msrc));
+	fprintf(stderr, "sandcap: warning: --disk %s%s is more than --memory %s%s: the "
+		"workspace's files are memory (tmpfs, charged to the sandbox's limit), so filling "
+		"it ends in an OOM kill at %s\n", d, dsrc, m, msrc, m);
+}
+
 /* cgroup mode unless --no-cgroup, when the helper is there and takes us; else user-cgroup
  * mode; else rlimit mode, where the policy and the options allow it. */
 static int
@@ -1198,7 +1251,10 @@ run_choose_mode(struct run *R)
 		}
 	}
 	if (R->cgroup) {
+		uint64_t req_disk = o->disk, req_memory = o->memory;
+
 		R->cpu_budget_ms = use_cgroup(o, &R->rep, &R->sess);
+		warn_disk_over_memory(R, req_disk, req_memory);
 	} else if (!R->ucgroup) {
 		char why[1024];
 
