@@ -339,6 +339,8 @@ format-check:
 
 # Installs files only: never runs chown or setcap (packages and `make install-caps` do).
 MAN_PAGES := $(wildcard docs/man/*.[158])
+DOC_FILES := README.md SECURITY.md
+DOC_DOCS  := $(wildcard docs/*.md)
 SUBST := sed -e 's|@LIBEXECDIR@|$(LIBEXECDIR)|g' -e 's|@DEADLINE_DIR@|$(DEADLINE_DIR)|g'
 install: $(SANDCAP) $(SANDCAP_NSS) $(HELPER) $(REAPER)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBEXECDIR)/sandcap $(DESTDIR)$(SYSCONFDIR)/sandcap \
@@ -352,6 +354,10 @@ install: $(SANDCAP) $(SANDCAP_NSS) $(HELPER) $(REAPER)
 	$(SUBST) packaging/sandcap-setup.in > $(DESTDIR)$(LIBEXECDIR)/sandcap/sandcap-setup
 	chmod 0755 $(DESTDIR)$(LIBEXECDIR)/sandcap/sandcap-setup
 	install -m 0644 sandbox.ini.example $(DESTDIR)$(DOCDIR)/sandbox.ini.example
+	@# What the man pages cite (SECURITY.md, docs/report.md, ...), at the same relative paths.
+	install -d $(DESTDIR)$(DOCDIR)/docs
+	install -m 0644 $(DOC_FILES) $(DESTDIR)$(DOCDIR)/
+	install -m 0644 $(DOC_DOCS) $(DESTDIR)$(DOCDIR)/docs/
 	@# The live policy allows the group sandcap; never overwrite an admin's policy.
 	[ -e $(DESTDIR)$(SYSCONFDIR)/sandcap/sandbox.ini ] || \
 		install -m 0644 packaging/sandbox.ini $(DESTDIR)$(SYSCONFDIR)/sandcap/sandbox.ini
@@ -377,7 +383,8 @@ uninstall:
 		$(DESTDIR)$(SYSTEMDUNITDIR)/sandcap.slice $(DESTDIR)$(TMPFILESDIR)/sandcap.conf \
 		$(DESTDIR)$(BASHCOMPDIR)/sandcap $(DESTDIR)$(DOCDIR)/sandbox.ini.example
 	for m in $(notdir $(MAN_PAGES)); do rm -f $(DESTDIR)$(MANDIR)/man$${m##*.}/$$m; done
-	-rmdir $(DESTDIR)$(LIBEXECDIR)/sandcap $(DESTDIR)$(DOCDIR)
+	for d in $(DOC_FILES) $(DOC_DOCS); do rm -f $(DESTDIR)$(DOCDIR)/$$d; done
+	-rmdir $(DESTDIR)$(LIBEXECDIR)/sandcap $(DESTDIR)$(DOCDIR)/docs $(DESTDIR)$(DOCDIR)
 
 # Debian package: a clean export of the tree (git archive: tracked files only, with their
 # uncommitted changes) in $(BUILD)/deb, built there by dpkg-buildpackage.
