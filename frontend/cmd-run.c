@@ -316,6 +316,50 @@ rlimit_signal_note(const struct run_opts *o, const struct verdict_input *in, int
 		 "this run's)", sig == SIGXCPU ? "RLIMIT_CPU" : "RLIMIT_FSIZE", b);
 }
 
+/* The per-process limits (RLIMIT_CPU, _FSIZE, _AS) bind each process alone, so one may kill
+ * a process below the main one while the main process ends well.  A death by SIGXCPU or
+ * SIGXFSZ that sandcap reaped is named; otherwise the message says once, for the limits
+ * set, that they are per process (a process reaped by a parent of its own in the sandbox,
+ * or an allocation refused under RLIMIT_AS, cannot be seen from here). */
+static void
+per_process_note(const struct run_opts *o, const struct verdict_input *in,
+		 const struct verdict *v, char *buf, size_t bufsz)
+{
+	static const struct {
+		enum run_rlimit rl;
+		const char *name;
+	} lims[] = { { RUN_RL_CPU, "RLIMIT_CPU" }, { RUN_RL_FSIZE, "RLIMIT_FSIZE" },
+		     { RUN_RL_AS, "RLIMIT_AS" } };
+	size_t n = strlen(buf), k = 0;
+
+	if (v->kind == VERDICT_SETUP_ERROR)
+		return;
+	if (in->other_sigxcpu > 0 && in->cpu_limit_ms > 0)
+		n += (size_t) snprintf(buf + n, n < bufsz ? bufsz - n : 0, "; %u other process%s "
+				       "killed by SIGXCPU at the CPU time limit (RLIMIT_CPU, per "
+				       "process)", in->other_sigxcpu,
+				       in->other_sigxcpu == 1 ? " was" : "es were");
+	if (in->other_sigxfsz > 0 && in->fsize_limit)
+		n += (size_t) snprintf(buf + n, n < bufsz ? bufsz - n : 0, "; %u other process%s "
+				       "killed by SIGXFSZ at the file size limit (RLIMIT_FSIZE, per "
+				       "process)", in->other_sigxfsz,
+				       in->other_sigxfsz == 1 ? " was" : "es were");
+	if (v->kind != VERDICT_OK && v->kind != VERDICT_EXIT && v->kind != VERDICT_SIGNAL)
+		return;
+	for (size_t i = 0; i < ELEMENTSOF(lims); i++) {
+		const struct run_rlimit_req *r = &o->rl[lims[i].rl];
+
+		if (!r->set || n + 1 >= bufsz)
+			continue;
+		n += (size_t) snprintf(buf + n, bufsz - n, "%s%s (%s)", k++ == 0 ?
+				       " (per-process limits: " : ", ",
+				       r->source != NULL ? r->source : "?", lims[i].name);
+	}
+	if (k > 0 && n + 1 < bufsz)
+		snprintf(buf + n, bufsz - n, "; a process other than the main one that reached "
+			 "one is named here only when sandcap reaped it)");
+}
+
 static void
 compose_message(const struct run_opts *o, const struct sv_outcome *out,
 		const struct verdict_input *in, const struct verdict *v,
@@ -897,8 +941,11 @@ decide(const struct run_opts *o, const struct sv_outcome *out, const struct outp
 	if (o->rl[RUN_RL_CPU].set)
 		in->cpu_limit_ms = (o->rl[RUN_RL_CPU].value + 999) / 1000 * 1000;
 	in->fsize_limit = o->rl[RUN_RL_FSIZE].set;
+	in->other_sigxcpu = out->other_sigxcpu;
+	in->other_sigxfsz = out->other_sigxfsz;
 	verdict_decide(in, &rep->v);
 	compose_message(o, out, in, &rep->v, &rep->cg, message, msglen);
+	per_process_note(o, in, &rep->v, message, msglen);
 
 	rep->wall_ms = out->wall_ms;
 	rep->cpu_user_ms = tv_ms(&out->tree_ru.ru_utime);

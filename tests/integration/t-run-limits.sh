@@ -1,6 +1,7 @@
 #!/bin/sh
 # sandcap run rlimits: --cpu-time -> cpu-time, --fsize -> fsize, --nproc, --nofile, --stack,
-# --core default 0, --as; cgroup options refused or substituted with --fallback.
+# --core default 0, --as; cgroup options refused or substituted with --fallback; a limit hit
+# by a process other than the main one.
 . "$(dirname "$0")/libtest.sh"
 
 sandcap_run -q --cpu-time 1 --report "$T/c.json" -- sh -c 'while :; do :; done'
@@ -86,6 +87,39 @@ contains "... sandcap says why there is no report" "--report: cannot write the r
 	"$(cat "$T/err")"
 expect "... and leaves no report file behind, not even a partial one" \
 	[ -z "$(find "$T" -name '*x2.json*')" ]
+
+# A per-process limit that kills a process other than the main one: named in the message
+# and in limits_hit when sandcap reaps that process (an orphan comes to sandcap, the
+# subreaper), the verdict staying the main process's.  The orphan starts its work once its
+# parent has ended, and the main process waits until the orphan is reaped (kill -0 finds a
+# zombie too), so nothing depends on timing.
+orphan_then_wait='sh -c "q=\$\$; (while kill -0 \$q 2> /dev/null; do sleep 0.05; done; $1) &
+echo \$! > $2/orphan.pid"; p=$(cat $2/orphan.pid)
+while kill -0 "$p" 2> /dev/null; do sleep 0.1; done; exit 0'
+sandcap_run -q --cpu-time 1 --report "$T/oc.json" -- sh -c "$orphan_then_wait" sh \
+	'while :; do :; done' "$T"
+eq "--cpu-time 1, an orphan spins: the main process exits 0" 0 "$rc"
+eq "... verdict ok (the main process's)" ok "$(json "$T/oc.json" '["verdict"]')"
+eq "... limits_hit names cpu-time" '["cpu-time"]' "$(json "$T/oc.json" '["limits_hit"]')"
+contains "... the message names the other process's SIGXCPU" \
+	"1 other process was killed by SIGXCPU at the CPU time limit (RLIMIT_CPU, per process)" \
+	"$(json "$T/oc.json" '["message"]')"
+sandcap_run -q --fsize 1K --report "$T/of.json" -- sh -c "$orphan_then_wait" sh \
+	"exec head -c 4096 /dev/zero > $T/orphan-big" "$T"
+eq "--fsize 1K, an orphan writes 4 KiB: verdict ok" ok "$(json "$T/of.json" '["verdict"]')"
+eq "... limits_hit names fsize" '["fsize"]' "$(json "$T/of.json" '["limits_hit"]')"
+contains "... the message names the other process's SIGXFSZ" \
+	"1 other process was killed by SIGXFSZ at the file size limit" "$(json "$T/of.json" '["message"]')"
+# Not seen (its own parent in the sandbox reaps it): the message says once that the limits
+# are per process.
+sandcap_run -q --cpu-time 1 --as 1G --report "$T/on.json" -- sh -c 'sh -c "while :; do :; done"; exit 0'
+eq "--cpu-time 1, a child its parent reaps: verdict ok" ok "$(json "$T/on.json" '["verdict"]')"
+contains "... the message says the limits are per process, once" \
+	"the command exited with status 0 (per-process limits: --cpu-time (RLIMIT_CPU), --as (RLIMIT_AS); a process other than the main one that reached one is named here only when sandcap reaped it)" \
+	"$(json "$T/on.json" '["message"]')"
+sandcap_run -q --report "$T/pl.json" -- true
+eq "no per-process limit: the message is the plain one" "the command exited with status 0" \
+	"$(json "$T/pl.json" '["message"]')"
 
 # --cpu-time under a second: RLIMIT_CPU counts whole seconds, and the message says which.
 sandcap_run -q --cpu-time 300ms --report "$T/c3.json" -- sh -c 'while :; do :; done'
