@@ -341,6 +341,10 @@ format-check:
 MAN_PAGES := $(wildcard docs/man/*.[158])
 DOC_FILES := README.md SECURITY.md
 DOC_DOCS  := $(wildcard docs/*.md)
+# The systemd sandcap.service is installed for (its libsystemd, else the running one): the
+# unit has DelegateSubgroup= only from 254 on, older versions warn about an unknown key.
+SYSTEMD_VERSION ?= $(shell { $(PKG_CONFIG) --modversion libsystemd 2>/dev/null || \
+	systemctl --version 2>/dev/null | sed -n '1s/^systemd \([0-9]*\).*/\1/p'; } | sed -n '1{s/[^0-9].*//;p;}')
 SUBST := sed -e 's|@LIBEXECDIR@|$(LIBEXECDIR)|g' -e 's|@DEADLINE_DIR@|$(DEADLINE_DIR)|g'
 install: $(SANDCAP) $(SANDCAP_NSS) $(HELPER) $(REAPER)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBEXECDIR)/sandcap $(DESTDIR)$(SYSCONFDIR)/sandcap \
@@ -363,7 +367,10 @@ install: $(SANDCAP) $(SANDCAP_NSS) $(HELPER) $(REAPER)
 		install -m 0644 packaging/sandbox.ini $(DESTDIR)$(SYSCONFDIR)/sandcap/sandbox.ini
 	for m in $(MAN_PAGES); do \
 		install -m 0644 $$m $(DESTDIR)$(MANDIR)/man$${m##*.}/ || exit 1; done
-	$(SUBST) packaging/systemd/sandcap.service.in > $(DESTDIR)$(SYSTEMDUNITDIR)/sandcap.service
+	if [ "0$(SYSTEMD_VERSION)" -ge 254 ]; then ds='DelegateSubgroup=reaper'; \
+	else ds='# DelegateSubgroup=reaper: systemd 254 and later (this is $(or $(SYSTEMD_VERSION),unknown))'; fi; \
+	$(SUBST) -e "s|^@DELEGATE_SUBGROUP@\$$|$$ds|" packaging/systemd/sandcap.service.in \
+		> $(DESTDIR)$(SYSTEMDUNITDIR)/sandcap.service
 	install -m 0644 packaging/systemd/sandcap.slice $(DESTDIR)$(SYSTEMDUNITDIR)/sandcap.slice
 	install -m 0644 packaging/tmpfiles.d/sandcap.conf $(DESTDIR)$(TMPFILESDIR)/sandcap.conf
 	install -m 0644 packaging/completion/sandcap.bash $(DESTDIR)$(BASHCOMPDIR)/sandcap

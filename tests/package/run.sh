@@ -113,6 +113,28 @@ check "the documents the man pages cite are in /usr/share/doc/sandcap ($(echo $c
 	"[ -n '$cited' ] && [ -z '$nocite' ]"
 check "the man pages say where those documents are installed" \
 	"grep -q '/usr/share/doc/sandcap/' docs/man/sandcap.1 && grep -q '/usr/share/doc/sandcap/' docs/man/sandcap-helper.8"
+# The unit as systemd sees it: no unknown key (DelegateSubgroup= is only for systemd 254 and
+# later, the version the package was built for decides), no missing program.
+sdv=$(pkg-config --modversion libsystemd 2>/dev/null | sed -n '1{s/[^0-9].*//;p;}')
+unit=$tmp/x/lib/systemd/system/sandcap.service
+if [ "0$sdv" -ge 254 ]; then
+	check "built for systemd $sdv: the unit has DelegateSubgroup=reaper" "grep -qx 'DelegateSubgroup=reaper' '$unit'"
+else
+	check "built for systemd ${sdv:-?}: the unit has no DelegateSubgroup= (an unknown key before 254)" \
+		"! grep -q '^DelegateSubgroup' '$unit'"
+fi
+if command -v systemd-analyze >/dev/null 2>&1; then
+	mkdir -p "$tmp/verify"
+	sed "s|^ExecStart=/usr/|ExecStart=$tmp/x/usr/|" "$unit" > "$tmp/verify/sandcap.service"
+	cp "$tmp/x/lib/systemd/system/sandcap.slice" "$tmp/verify/"
+	systemd-analyze verify --man=no "$tmp/verify/sandcap.service" "$tmp/verify/sandcap.slice" \
+		> "$tmp/verify.out" 2>&1
+	check "systemd-analyze verify (systemd $(systemd-analyze --version | sed -n '1s/^systemd \([0-9]*\).*/\1/p')) says nothing about the unit and the slice" \
+		"[ ! -s '$tmp/verify.out' ]"
+	[ -s "$tmp/verify.out" ] && sed 's/^/# /' "$tmp/verify.out"
+else
+	missing_tool "systemd-analyze verify says nothing about the unit" systemd-analyze
+fi
 check "every lintian override has its reason on the line above it" \
 	"awk 'NF && !/^#/ && prev !~ /^# ./ { bad = 1 } { prev = \$0 } END { exit bad }' packaging/debian/*.lintian-overrides"
 check "the package's control names a maintainer with an address, and no invented Homepage or Vcs-*" \
