@@ -92,6 +92,52 @@ strip_sandcap_prefix(const char *s)
  * (refused), or --no-cgroup): refuse, or with --fallback substitute rlimits (the caller
  * says so: fallback_warning()).  Returns 0 (nothing to substitute), 1 (substituted), or
  * -EINVAL with the refusal in ret_msg. */
+/* The refusal of a cgroup limit (opt) without cgroup mode: the reason that matters and its
+ * fix first, then the other reasons (reason is "first; second; ..." from the helper and
+ * user-cgroup mode).  --fallback is offered only where it would be accepted: its
+ * substitute for --pids, RLIMIT_NPROC, does not bind root (check_nproc_binds()). */
+static void
+refusal_without_cgroup(const struct run_opts *o, const char *opt, const char *substitute,
+		       const char *reason, bool refused, char *buf, size_t bufsz)
+{
+	/* No cgroup v2 at all: neither the helper nor a user cgroup can work, whatever the
+	 * helper's own reason says (a later, secondary step): the cause comes first. */
+	bool no_v2 = !refused && !o->no_cgroup && !cgroup2_mounted();
+	const char *nproc_why = o->pids > 0 ? nproc_exemption() : NULL;
+	const char *rest = NULL;
+	char first[512], fallback[256];
+	int depth = 0;
+
+	/* The first of the reasons: up to a "; " outside parentheses. */
+	for (const char *p = reason; *p != '\0'; p++) {
+		depth += *p == '(' ? 1 : *p == ')' && depth > 0 ? -1 : 0;
+		if (depth == 0 && p[0] == ';' && p[1] == ' ') {
+			rest = p + 2;
+			break;
+		}
+	}
+	snprintf(first, sizeof(first), "%.*s", rest != NULL ? (int) (rest - 2 - reason) :
+		 (int) strlen(reason), reason);
+	if (nproc_why != NULL)
+		snprintf(fallback, sizeof(fallback), "; as an unprivileged user, --fallback accepts "
+			 "%s%s instead (not here: %s)", substitute,
+			 streq(substitute, "RLIMIT_NPROC") ? "" : " and RLIMIT_NPROC", nproc_why);
+	else
+		snprintf(fallback, sizeof(fallback), ", or pass --fallback to accept %s instead",
+			 substitute);
+	if (no_v2)
+		snprintf(buf, bufsz, "%s needs cgroup v2, which this host does not have at "
+			 "/sys/fs/cgroup (cgroup v1 or a hybrid layout): boot with "
+			 "systemd.unified_cgroup_hierarchy=1 (see sandcap doctor)%s.  Also: %s",
+			 opt, fallback, reason);
+	else
+		snprintf(buf, bufsz, "%s needs the sandcap helper (cgroup v2), which %s: %s; %s%s%s%s",
+			 opt, refused ? "refused you" : "is not available", first,
+			 refused ? "ask the admin (sandcap policy show)" :
+			 o->no_cgroup ? "drop --no-cgroup" : "install it (see sandcap doctor)",
+			 fallback, rest != NULL ? ".  Also: " : "", rest != NULL ? rest : "");
+}
+
 static int
 resolve_cgroup_fallback(struct run_opts *o, struct report *rep, const char *reason,
 			bool refused, char *ret_msg, size_t msglen)
@@ -107,20 +153,8 @@ resolve_cgroup_fallback(struct run_opts *o, struct report *rep, const char *reas
 			continue;
 		any = true;
 		if (!o->fallback) {
-			/* No cgroup v2 at all: neither the helper nor a user cgroup can work,
-			 * whatever the helper's own reason says (a later, secondary step): the
-			 * cause comes first. */
-			bool no_v2 = !refused && !o->no_cgroup && !cgroup2_mounted();
-
-			snprintf(ret_msg, msglen, "%s needs the sandcap helper (cgroup v2), which %s: "
-				 "%s%s; %s or pass --fallback to accept %s instead", names[i],
-				 refused ? "refused you" : "is not available",
-				 no_v2 ? "this host has no cgroup v2 at /sys/fs/cgroup (cgroup v1 or a "
-					 "hybrid layout); also " : "", reason,
-				 refused ? "ask the admin (sandcap policy show)" :
-				 o->no_cgroup ? "drop --no-cgroup" :
-				 no_v2 ? "boot with systemd.unified_cgroup_hierarchy=1 (see sandcap "
-					 "doctor)" : "install it (see sandcap doctor)", substitutes[i]);
+			refusal_without_cgroup(o, names[i], substitutes[i], reason, refused, ret_msg,
+					       msglen);
 			return -EINVAL;
 		}
 	}

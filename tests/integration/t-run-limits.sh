@@ -143,15 +143,35 @@ for opt in "--memory 64M" "--pids 10" "--disk 1M" "--cpu 50%"; do
 		notok "$opt without the helper (rc $rc: $(cat "$T/err"))"
 	fi
 done
-contains "--no-cgroup: the fix named is to drop it" "drop --no-cgroup or pass --fallback" \
+eq "--no-cgroup: the reason, then the fix (drop it, or --fallback)" \
+	"sandcap: --cpu needs the sandcap helper (cgroup v2), which is not available: --no-cgroup was given; drop --no-cgroup, or pass --fallback to accept no CPU limit instead" \
 	"$(cat "$T/err")"
-# On a host without cgroup v2 the refusal names that first, and the fix for it.
+# On a host without cgroup v2 the refusal leads with that and its fix; the other reasons
+# (the helper's, user-cgroup mode's) come after.
 if [ "$(stat -f -c %T /sys/fs/cgroup 2>/dev/null)" != cgroup2fs ]; then
 	sandcap_run --memory 64M -- true
-	contains "no cgroup v2 on this host: the refusal says so first" \
-		"which is not available: this host has no cgroup v2 at /sys/fs/cgroup" "$(cat "$T/err")"
-	contains "... and names the fix for it" "boot with systemd.unified_cgroup_hierarchy=1" \
-		"$(cat "$T/err")"
+	case $(cat "$T/err") in
+	"sandcap: --memory needs cgroup v2, which this host does not have at /sys/fs/cgroup (cgroup v1 or a hybrid layout): boot with systemd.unified_cgroup_hierarchy=1 (see sandcap doctor), or pass --fallback to accept RLIMIT_AS instead.  Also: "*)
+		ok "no cgroup v2 on this host: the refusal leads with it and its fix, the rest after" ;;
+	*) notok "no cgroup v2 on this host: the refusal leads with it and its fix ($(cat "$T/err"))" ;;
+	esac
+	# As root, --fallback would refuse --pids (RLIMIT_NPROC does not bind root): the
+	# refusal offers it only as what an unprivileged user can do, and says why not here.
+	if [ "$(id -u)" = 0 ]; then
+		"$SANDCAP" run -q --memory 64M --pids 10 -- true > "$T/out" 2> "$T/err"
+		contains "as root, --memory --pids: --fallback offered only for an unprivileged user" \
+			"; as an unprivileged user, --fallback accepts RLIMIT_AS and RLIMIT_NPROC instead (not here: you are root (uid 0)" \
+			"$(cat "$T/err")"
+		"$SANDCAP" run -q --memory 64M -- true > "$T/out" 2> "$T/err"
+		contains "as root, --memory alone: --fallback is offered (it works for root)" \
+			", or pass --fallback to accept RLIMIT_AS instead." "$(cat "$T/err")"
+		"$SANDCAP" run -q --fallback --memory 64M -- true > "$T/out" 2> "$T/err"
+		eq "... and it does" 0 "$?"
+	else
+		skip "as root, --memory --pids: the tests do not run as root"
+		skip "as root, --memory alone: the tests do not run as root"
+		skip "as root, --memory --fallback: the tests do not run as root"
+	fi
 else
 	skip "no cgroup v2 on this host: the refusal says so (this host has cgroup v2)"
 fi
