@@ -175,7 +175,7 @@ help:
 	@echo "     fuzz | lint | format-check | tcb-size | bench | install | install-caps | uninstall"
 	@echo "     dist | deb"
 	@echo "Variables: SANITIZE=1 SANDCAP_STATIC=0 FRONTEND_STATIC=0 HELPER_STATIC=1 PREFIX BINDIR"
-	@echo "     LIBEXECDIR SYSCONFDIR MANDIR DESTDIR CC"
+	@echo "     LIBEXECDIR SYSCONFDIR MANDIR DOCDIR SYSTEMD_VERSION DESTDIR CC"
 
 deps:
 	@sh tools/deps.sh

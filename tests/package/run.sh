@@ -86,7 +86,7 @@ check "an upgrade neither stops nor restarts sandcap.service (running sandboxes 
 	"! grep -q 'deb-systemd-invoke restart\\|_dh_action=restart' '$tmp/ctl/postinst' && \
 	 grep -B1 'deb-systemd-invoke stop' '$tmp/ctl/prerm' | grep -q '\"\\\$1\" = remove'"
 check "removing the package kills the running sandboxes (prerm remove: the unit's cgroup.kill)" \
-	"grep -q 'echo 1 >\"\$d/cgroup.kill\"' '$tmp/ctl/prerm'"
+	"grep -q 'echo 1 2>/dev/null >\"\$d/cgroup.kill\"' '$tmp/ctl/prerm' && grep -q 'kill -KILL' '$tmp/ctl/prerm'"
 check "removal stops sandcap.slice too, once the subtree is empty (prerm remove; VM 76 runs it)" \
 	"grep -q 'deb-systemd-invoke stop sandcap.slice' '$tmp/ctl/prerm' && grep -q 'populated 0' '$tmp/ctl/prerm'"
 # As debhelper writes them: units are started and stopped through deb-systemd-invoke (which
