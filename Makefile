@@ -131,8 +131,8 @@ help:
 	@echo "make deps | all | demo | check | check-unit | check-integration | check-vm | check-python"
 	@echo "     fuzz | lint | format-check | tcb-size | bench | install | install-caps | uninstall"
 	@echo "     dist | deb | hooks"
-	@echo "Variables: SANITIZE=1 PREFIX BINDIR"
-	@echo "     LIBEXECDIR SYSCONFDIR MANDIR DESTDIR CC"
+	@echo "Variables: SANITIZE=1 PREFIX BINDIR LIBEXECDIR SYSCONFDIR MANDIR DOCDIR"
+	@echo "     SYSTEMD_VERSION DESTDIR CC"
 
 deps:
 	@sh tools/deps.sh
@@ -286,6 +286,12 @@ format-check:
 
 # Installs files only: never runs chown or setcap (packages and `make install-caps` do).
 MAN_PAGES := $(wildcard docs/man/*.[158])
+DOC_FILES := README.md SECURITY.md
+DOC_DOCS  := $(wildcard docs/*.md)
+# The systemd sandcap.service is installed for (its libsystemd, else the running one): the
+# unit has DelegateSubgroup= only from 254 on, older versions warn about an unknown key.
+SYSTEMD_VERSION ?= $(shell { $(PKG_CONFIG) --modversion libsystemd 2>/dev/null || \
+	systemctl --version 2>/dev/null | sed -n '1s/^systemd \([0-9]*\).*/\1/p'; } | sed -n '1{s/[^0-9].*//;p;}')
 SUBST := sed -e 's|@LIBEXECDIR@|$(LIBEXECDIR)|g' -e 's|@DEADLINE_DIR@|$(DEADLINE_DIR)|g'
 install: $(SANDCAP) $(HELPER) $(REAPER)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBEXECDIR)/sandcap $(DESTDIR)$(SYSCONFDIR)/sandcap \
@@ -298,12 +304,19 @@ install: $(SANDCAP) $(HELPER) $(REAPER)
 	$(SUBST) packaging/sandcap-setup.in > $(DESTDIR)$(LIBEXECDIR)/sandcap/sandcap-setup
 	chmod 0755 $(DESTDIR)$(LIBEXECDIR)/sandcap/sandcap-setup
 	install -m 0644 sandbox.ini.example $(DESTDIR)$(DOCDIR)/sandbox.ini.example
+	@# What the man pages cite (SECURITY.md, docs/report.md, ...), at the same relative paths.
+	install -d $(DESTDIR)$(DOCDIR)/docs
+	install -m 0644 $(DOC_FILES) $(DESTDIR)$(DOCDIR)/
+	install -m 0644 $(DOC_DOCS) $(DESTDIR)$(DOCDIR)/docs/
 	@# The live policy allows the group sandcap; never overwrite an admin's policy.
 	[ -e $(DESTDIR)$(SYSCONFDIR)/sandcap/sandbox.ini ] || \
 		install -m 0644 packaging/sandbox.ini $(DESTDIR)$(SYSCONFDIR)/sandcap/sandbox.ini
 	for m in $(MAN_PAGES); do \
 		install -m 0644 $$m $(DESTDIR)$(MANDIR)/man$${m##*.}/ || exit 1; done
-	$(SUBST) packaging/systemd/sandcap.service.in > $(DESTDIR)$(SYSTEMDUNITDIR)/sandcap.service
+	if [ "0$(SYSTEMD_VERSION)" -ge 254 ]; then ds='DelegateSubgroup=reaper'; \
+	else ds='# DelegateSubgroup=reaper: systemd 254 and later (this is $(or $(SYSTEMD_VERSION),unknown))'; fi; \
+	$(SUBST) -e "s|^@DELEGATE_SUBGROUP@\$$|$$ds|" packaging/systemd/sandcap.service.in \
+		> $(DESTDIR)$(SYSTEMDUNITDIR)/sandcap.service
 	install -m 0644 packaging/systemd/sandcap.slice $(DESTDIR)$(SYSTEMDUNITDIR)/sandcap.slice
 	install -m 0644 packaging/tmpfiles.d/sandcap.conf $(DESTDIR)$(TMPFILESDIR)/sandcap.conf
 	install -m 0644 packaging/completion/sandcap.bash $(DESTDIR)$(BASHCOMPDIR)/sandcap
@@ -323,7 +336,8 @@ uninstall:
 		$(DESTDIR)$(SYSTEMDUNITDIR)/sandcap.slice $(DESTDIR)$(TMPFILESDIR)/sandcap.conf \
 		$(DESTDIR)$(BASHCOMPDIR)/sandcap $(DESTDIR)$(DOCDIR)/sandbox.ini.example
 	for m in $(notdir $(MAN_PAGES)); do rm -f $(DESTDIR)$(MANDIR)/man$${m##*.}/$$m; done
-	-rmdir $(DESTDIR)$(LIBEXECDIR)/sandcap $(DESTDIR)$(DOCDIR)
+	for d in $(DOC_FILES) $(DOC_DOCS); do rm -f $(DESTDIR)$(DOCDIR)/$$d; done
+	-rmdir $(DESTDIR)$(LIBEXECDIR)/sandcap $(DESTDIR)$(DOCDIR)/docs $(DESTDIR)$(DOCDIR)
 
 # Debian package: a clean export of the tree (git archive: tracked files only, with their
 # uncommitted changes) in $(BUILD)/deb, built there by dpkg-buildpackage.

@@ -31,13 +31,23 @@ jfield(const char *json, const char *key, char *out, size_t outlen)
 	while (*p == ' ')
 		p++;
 	if (*p == '"') {
-		p++;
-		for (e = p; *e != '\0' && !(*e == '"' && e[-1] != '\\'); e++)
-			;
-	} else {
-		for (e = p; *e != '\0' && *e != ',' && *e != '}'; e++)
-			;
+		size_t o = 0;
+
+		/* A string: \" and \\ unescaped (the command line holds quotes); any other
+		 * escape is kept as it is written. */
+		for (p++; *p != '\0' && *p != '"' && o + 1 < outlen; p++) {
+			if (*p == '\\' && (p[1] == '"' || p[1] == '\\'))
+				p++;
+			else if (*p == '\\' && p[1] != '\0')
+				out[o++] = *p++;
+			if (o + 1 < outlen)
+				out[o++] = *p;
+		}
+		out[o] = '\0';
+		return;
 	}
+	for (e = p; *e != '\0' && *e != ',' && *e != '}'; e++)
+		;
 	snprintf(out, outlen, "%.*s", (int) (e - p), p);
 }
 
@@ -112,8 +122,10 @@ cmd_ps(int argc, char **argv)
 			c.json = true;
 		} else if (streq(argv[i], "--help") || streq(argv[i], "-h")) {
 			printf("Usage: sandcap ps [--json]\n\nList your running sandboxes: id, mode, age, "
-			       "memory (current, peak), CPU time, pids, workspace used, command; "
-			       "'-' where it is not measured (rlimit mode has no cgroup to read).  "
+			       "memory (current, peak), CPU time, pids, workspace used, command (quoted "
+			       "as a shell reads it); '-' where it is not measured.  Without a "
+			       "cgroup (rlimit mode) memory, CPU and pids are summed from /proc over "
+			       "the sandbox's processes (MEM counts shared pages in each; no peak).  "
 			       "--json gives the raw figures (bytes, ms, null).  Other users' sandboxes are never shown.\n");
 			return 0;
 		} else {

@@ -39,6 +39,7 @@
 #include "nproc.h"
 #include "macro.h"
 #include "parse-util.h"
+#include "opt.h"
 #include "policy.h"
 #include "profile.h"
 #include "protect.h"
@@ -91,6 +92,52 @@ strip_sandcap_prefix(const char *s)
  * (refused), or --no-cgroup): refuse, or with --fallback substitute rlimits (the caller
  * says so: fallback_warning()).  Returns 0 (nothing to substitute), 1 (substituted), or
  * -EINVAL with the refusal in ret_msg. */
+/* The refusal of a cgroup limit (opt) without cgroup mode: the reason that matters and its
+ * fix first, then the other reasons (reason is "first; second; ..." from the helper and
+ * user-cgroup mode).  --fallback is offered only where it would be accepted: its
+ * substitute for --pids, RLIMIT_NPROC, does not bind root (check_nproc_binds()). */
+static void
+refusal_without_cgroup(const struct run_opts *o, const char *opt, const char *substitute,
+		       const char *reason, bool refused, char *buf, size_t bufsz)
+{
+	/* No cgroup v2 at all: neither the helper nor a user cgroup can work, whatever the
+	 * helper's own reason says (a later, secondary step): the cause comes first. */
+	bool no_v2 = !refused && !o->no_cgroup && !cgroup2_mounted();
+	const char *nproc_why = o->pids > 0 ? nproc_exemption() : NULL;
+	const char *rest = NULL;
+	char first[512], fallback[256];
+	int depth = 0;
+
+	/* The first of the reasons: up to a "; " outside parentheses. */
+	for (const char *p = reason; *p != '\0'; p++) {
+		depth += *p == '(' ? 1 : *p == ')' && depth > 0 ? -1 : 0;
+		if (depth == 0 && p[0] == ';' && p[1] == ' ') {
+			rest = p + 2;
+			break;
+		}
+	}
+	snprintf(first, sizeof(first), "%.*s", rest != NULL ? (int) (rest - 2 - reason) :
+		 (int) strlen(reason), reason);
+	if (nproc_why != NULL)
+		snprintf(fallback, sizeof(fallback), "; as an unprivileged user, --fallback accepts "
+			 "%s%s instead (not here: %s)", substitute,
+			 streq(substitute, "RLIMIT_NPROC") ? "" : " and RLIMIT_NPROC", nproc_why);
+	else
+		snprintf(fallback, sizeof(fallback), ", or pass --fallback to accept %s instead",
+			 substitute);
+	if (no_v2)
+		snprintf(buf, bufsz, "%s needs cgroup v2, which this host does not have at "
+			 "/sys/fs/cgroup (cgroup v1 or a hybrid layout): boot with "
+			 "systemd.unified_cgroup_hierarchy=1 (see sandcap doctor)%s.  Also: %s",
+			 opt, fallback, reason);
+	else
+		snprintf(buf, bufsz, "%s needs the sandcap helper (cgroup v2), which %s: %s; %s%s%s%s",
+			 opt, refused ? "refused you" : "is not available", first,
+			 refused ? "ask the admin (sandcap policy show)" :
+			 o->no_cgroup ? "drop --no-cgroup" : "install it (see sandcap doctor)",
+			 fallback, rest != NULL ? ".  Also: " : "", rest != NULL ? rest : "");
+}
+
 static int
 resolve_cgroup_fallback(struct run_opts *o, struct report *rep, const char *reason,
 			bool refused, char *ret_msg, size_t msglen)
@@ -106,20 +153,8 @@ resolve_cgroup_fallback(struct run_opts *o, struct report *rep, const char *reas
 			continue;
 		any = true;
 		if (!o->fallback) {
-			/* No cgroup v2 at all: neither the helper nor a user cgroup can work,
-			 * whatever the helper's own reason says (a later, secondary step): the
-			 * cause comes first. */
-			bool no_v2 = !refused && !o->no_cgroup && !cgroup2_mounted();
-
-			snprintf(ret_msg, msglen, "%s needs the sandcap helper (cgroup v2), which %s: "
-				 "%s%s; %s or pass --fallback to accept %s instead", names[i],
-				 refused ? "refused you" : "is not available",
-				 no_v2 ? "this host has no cgroup v2 at /sys/fs/cgroup (cgroup v1 or a "
-					 "hybrid layout); also " : "", reason,
-				 refused ? "ask the admin (sandcap policy show)" :
-				 o->no_cgroup ? "drop --no-cgroup" :
-				 no_v2 ? "boot with systemd.unified_cgroup_hierarchy=1 (see sandcap "
-					 "doctor)" : "install it (see sandcap doctor)", substitutes[i]);
+			refusal_without_cgroup(o, names[i], substitutes[i], reason, refused, ret_msg,
+					       msglen);
 			return -EINVAL;
 		}
 	}
@@ -313,6 +348,50 @@ rlimit_signal_note(const struct run_opts *o, const struct verdict_input *in, int
 		format_size((uint64_t) lim.rlim_cur, b, sizeof(b));
 	snprintf(buf + n, bufsz - n, " (%s %s inherited from sandcap's caller, not a limit of "
 		 "this run's)", sig == SIGXCPU ? "RLIMIT_CPU" : "RLIMIT_FSIZE", b);
+}
+
+/* The per-process limits (RLIMIT_CPU, _FSIZE, _AS) bind each process alone, so one may kill
+ * a process below the main one while the main process ends well.  A death by SIGXCPU or
+ * SIGXFSZ that sandcap reaped is named; otherwise the message says once, for the limits
+ * set, that they are per process (a process reaped by a parent of its own in the sandbox,
+ * or an allocation refused under RLIMIT_AS, cannot be seen from here). */
+static void
+per_process_note(const struct run_opts *o, const struct verdict_input *in,
+		 const struct verdict *v, char *buf, size_t bufsz)
+{
+	static const struct {
+		enum run_rlimit rl;
+		const char *name;
+	} lims[] = { { RUN_RL_CPU, "RLIMIT_CPU" }, { RUN_RL_FSIZE, "RLIMIT_FSIZE" },
+		     { RUN_RL_AS, "RLIMIT_AS" } };
+	size_t n = strlen(buf), k = 0;
+
+	if (v->kind == VERDICT_SETUP_ERROR)
+		return;
+	if (in->other_sigxcpu > 0 && in->cpu_limit_ms > 0)
+		n += (size_t) snprintf(buf + n, n < bufsz ? bufsz - n : 0, "; %u other process%s "
+				       "killed by SIGXCPU at the CPU time limit (RLIMIT_CPU, per "
+				       "process)", in->other_sigxcpu,
+				       in->other_sigxcpu == 1 ? " was" : "es were");
+	if (in->other_sigxfsz > 0 && in->fsize_limit)
+		n += (size_t) snprintf(buf + n, n < bufsz ? bufsz - n : 0, "; %u other process%s "
+				       "killed by SIGXFSZ at the file size limit (RLIMIT_FSIZE, per "
+				       "process)", in->other_sigxfsz,
+				       in->other_sigxfsz == 1 ? " was" : "es were");
+	if (v->kind != VERDICT_OK && v->kind != VERDICT_EXIT && v->kind != VERDICT_SIGNAL)
+		return;
+	for (size_t i = 0; i < ELEMENTSOF(lims); i++) {
+		const struct run_rlimit_req *r = &o->rl[lims[i].rl];
+
+		if (!r->set || n + 1 >= bufsz)
+			continue;
+		n += (size_t) snprintf(buf + n, bufsz - n, "%s%s (%s)", k++ == 0 ?
+				       " (per-process limits: " : ", ",
+				       r->source != NULL ? r->source : "?", lims[i].name);
+	}
+	if (k > 0 && n + 1 < bufsz)
+		snprintf(buf + n, bufsz - n, "; a process other than the main one that reached "
+			 "one is named here only when sandcap reaped it)");
 }
 
 static void
@@ -757,19 +836,6 @@ use_cgroup(struct run_opts *o, struct report *rep, struct sc_session *sess)
 	 * written (one page) read as 4 KiB used of a 1 KiB limit. */
 	if (e->disk > 0 && sess->ws_fd >= 0 && fstatfs(sess->ws_fd, &sfs) == 0 && sfs.f_blocks > 0)
 		sess->effective.disk = (uint64_t) sfs.f_blocks * (uint64_t) sfs.f_bsize;
-	/* The workspace's files are memory: tmpfs pages charged to the leaf, which has no
-	 * swap.  A workspace bigger than the memory limit fills at that limit, with an OOM
-	 * kill, before it is full. */
-	if (!o->quiet && e->disk > e->memory && e->memory > 0) {
-		char d[32], m[32];
-
-		format_size(e->disk, d, sizeof(d));
-		format_size(e->memory, m, sizeof(m));
-		fprintf(stderr, "sandcap: warning: --disk %s is more than --memory %s: the workspace's "
-			"files are memory (tmpfs, charged to the sandbox's limit), so filling it "
-			"ends in an OOM kill at %s\n", d, m, m);
-	}
-
 	rep->mode = "cgroup";
 	rep->id = sess->id;
 	o->iso.cgroup_bpf = o->iso.net != POLICY_NET_HOST;     /* the helper attached them */
@@ -906,8 +972,11 @@ decide(const struct run_opts *o, const struct sv_outcome *out, const struct outp
 	if (o->rl[RUN_RL_CPU].set)
 		in->cpu_limit_ms = (o->rl[RUN_RL_CPU].value + 999) / 1000 * 1000;
 	in->fsize_limit = o->rl[RUN_RL_FSIZE].set;
+	in->other_sigxcpu = out->other_sigxcpu;
+	in->other_sigxfsz = out->other_sigxfsz;
 	verdict_decide(in, &rep->v);
 	compose_message(o, out, in, &rep->v, &rep->cg, message, msglen);
+	per_process_note(o, in, &rep->v, message, msglen);
 
 	rep->wall_ms = out->wall_ms;
 	rep->cpu_user_ms = tv_ms(&out->tree_ru.ru_utime);
@@ -1126,6 +1195,71 @@ open_helper(struct run *R, const struct policy_resolved *pol)
 	return 0;
 }
 
+/* Whether the words argv[first..] (options, then the command) hold option opt. */
+static bool
+args_have_option(int argc, char *const *argv, int first, const char *opt)
+{
+	const struct opt_def *defs;
+	struct opt_iter it;
+	size_t n;
+
+	defs = run_args_options(&n);
+	opt_init(&it, argc, argv, first, defs, n, 0);
+	while (opt_next(&it) > 0)
+		if (streq(it.def->name, opt))
+			return true;
+	return false;
+}
+
+/* Where the value of option opt that a warning names came from, for a user who may not
+ * have typed it: "" from the command line; " (from profile NAME)"; " (the policy's
+ * default, SECTION)" when requested is 0 (not asked for) and the policy gave the value. */
+static void
+value_origin(const struct run *R, const char *opt, uint64_t requested, enum policy_limit l,
+	     char *buf, size_t bufsz)
+{
+	buf[0] = '\0';
+	if (requested == 0) {
+		if (R->have_pol && R->pol.dflt_src[l][0] != '\0')
+			snprintf(buf, bufsz, " (the policy's default, %s)", R->pol.dflt_src[l]);
+		else
+			snprintf(buf, bufsz, " (the policy's default)");
+		return;
+	}
+	if (R->pargv == NULL)
+		return;
+	for (size_t i = 0; i < R->prof.nwords; i++)
+		if (streq(R->prof.words[i], opt)) {
+			int argc = 0;
+
+			while (R->pargv[argc] != NULL)
+				argc++;
+			if (!args_have_option(argc, R->pargv, 1 + (int) R->prof.nwords, opt))
+				snprintf(buf, bufsz, " (from profile %s)", R->prof.name);
+			return;
+		}
+}
+
+/* The workspace's files are memory: tmpfs pages charged to the leaf, which has no swap.  A
+ * workspace bigger than the memory limit fills at that limit, with an OOM kill, before it
+ * is full.  req_disk and req_memory are the values asked for (0: the policy's). */
+static void
+warn_disk_over_memory(const struct run *R, uint64_t req_disk, uint64_t req_memory)
+{
+	const struct sc_request *e = &R->sess.effective;
+	char d[32], m[32], dsrc[POLICY_SRC_MAX + 64], msrc[POLICY_SRC_MAX + 64];
+
+	if (R->o.quiet || e->disk <= e->memory || e->memory == 0)
+		return;
+	format_size(e->disk, d, sizeof(d));
+	format_size(e->memory, m, sizeof(m));
+	value_origin(R, "--disk", req_disk, POLICY_DISK, dsrc, sizeof(dsrc));
+	value_origin(R, "--memory", req_memory, POLICY_MEMORY, msrc, sizeof(msrc));
+	fprintf(stderr, "sandcap: warning: --disk %s%s is more than --memory %s%s: the "
+		"workspace's files are memory (tmpfs, charged to the sandbox's limit), so filling "
+		"it ends in an OOM kill at %s\n", d, dsrc, m, msrc, m);
+}
+
 /* cgroup mode unless --no-cgroup, when the helper is there and takes us; else user-cgroup
  * mode; else rlimit mode, where the policy and the options allow it. */
 static int
@@ -1154,7 +1288,10 @@ run_choose_mode(struct run *R)
 		}
 	}
 	if (R->cgroup) {
+		uint64_t req_disk = o->disk, req_memory = o->memory;
+
 		R->cpu_budget_ms = use_cgroup(o, &R->rep, &R->sess);
+		warn_disk_over_memory(R, req_disk, req_memory);
 	} else if (!R->ucgroup) {
 		char why[1024];
 

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
+#include <stdint.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -122,6 +123,60 @@ opt_next(struct opt_iter *it)
 	return take_value(it, NULL);
 }
 
+/* The optimal string alignment distance between a and b (edits: insert, delete, replace,
+ * swap two neighbours), or SIZE_MAX when either is longer than an option name can be. */
+size_t
+opt_edit_distance(const char *a, const char *b)
+{
+	enum { N = 40 };
+	size_t la = strlen(a), lb = strlen(b), d[N + 1][N + 1];
+
+	if (la > N || lb > N)
+		return SIZE_MAX;
+	for (size_t i = 0; i <= la; i++)
+		d[i][0] = i;
+	for (size_t j = 0; j <= lb; j++)
+		d[0][j] = j;
+	for (size_t i = 1; i <= la; i++)
+		for (size_t j = 1; j <= lb; j++) {
+			size_t v = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+
+			if (d[i - 1][j] + 1 < v)
+				v = d[i - 1][j] + 1;
+			if (d[i][j - 1] + 1 < v)
+				v = d[i][j - 1] + 1;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+			    d[i - 2][j - 2] + 1 < v)
+				v = d[i - 2][j - 2] + 1;
+			d[i][j] = v;
+		}
+	return d[la][lb];
+}
+
+/* The visible long option nearest to the word w ("--memroy": --memory), if it is near
+ * enough to be a typo: at most two edits, and at most one per three letters of the name,
+ * so that a short word is not "corrected" into an unrelated option. */
+static const struct opt_def *
+nearest_long(const struct opt_iter *it, const char *w)
+{
+	const struct opt_def *best = NULL;
+	size_t best_d = SIZE_MAX, letters = strlen(w) - 2;
+
+	for (size_t k = 0; k < it->n_defs; k++) {
+		const struct opt_def *d = &it->defs[k];
+		size_t dist;
+
+		if (d->flags & it->hide)
+			continue;
+		dist = opt_edit_distance(w, d->name);
+		if (dist < best_d) {
+			best_d = dist;
+			best = d;
+		}
+	}
+	return best_d <= 2 && best_d * 3 <= letters ? best : NULL;
+}
+
 void
 opt_error(const struct opt_iter *it, int r, char *buf, size_t bufsz)
 {
@@ -151,6 +206,13 @@ opt_error(const struct opt_iter *it, int r, char *buf, size_t bufsz)
 	for (size_t k = 0; k < it->n_defs; k++)
 		if (!(it->defs[k].flags & it->hide) && strneq(it->defs[k].name, it->name, len))
 			matches++;
+	if (matches == 0) {
+		const struct opt_def *d = nearest_long(it, it->name);
+
+		if (d != NULL && n < bufsz)
+			snprintf(buf + n, bufsz - n, " (did you mean %s?)", d->name);
+		return;
+	}
 	for (size_t k = 0, m = 0; k < it->n_defs && m < matches && n < bufsz; k++) {
 		const struct opt_def *d = &it->defs[k];
 

@@ -47,8 +47,13 @@ int opt_next(struct opt_iter *it);
 
 /* The message for error r of opt_next(), without "sandcap: CMD: ": "unknown option '-x'",
  * "--timeout needs a value", "unknown option '--mem' (options are not abbreviated: did you
- * mean --memory?)". */
+ * mean --memory?)", "unknown option '--memroy' (did you mean --memory?)". */
 void opt_error(const struct opt_iter *it, int r, char *buf, size_t bufsz);
+
+/* The number of single-letter edits (insert, delete, replace, swap of neighbours) from a
+ * to b; SIZE_MAX for words longer than 40 bytes.  opt_error() suggests the option nearest
+ * to an unknown word with it ("--memroy": did you mean --memory?). */
+size_t opt_edit_distance(const char *a, const char *b);
 
 /* Signal names and numbers for sandcap kill: "KILL", "sigterm", "SIGTERM", "9", "0" (case
  * does not matter).  0 <= *ret < NSIG; 0 signals nothing.  Returns 0, -EINVAL (not a

@@ -10,6 +10,49 @@
 #include "macro.h"
 #include "procstat.h"
 
+/* One unsigned field after the blank at *p; *p moves past it.  false if there is none. */
+static bool
+next_u(const char **p, unsigned long long *ret)
+{
+	char *end;
+
+	if (**p != ' ' || (*p)[1] < '0' || (*p)[1] > '9')
+		return false;
+	errno = 0;
+	*ret = strtoull(*p + 1, &end, 10);
+	if (errno != 0 || (*end != ' ' && *end != '\n' && *end != '\0'))
+		return false;
+	*p = end;
+	return true;
+}
+
+/* Fields 16 on, after stime at p: cutime, cstime, then rss (24).  Optional: a shorter text
+ * (an older kernel's, a test's) leaves them 0. */
+static void
+parse_tail(const char *p, struct procstat *ret)
+{
+	unsigned long long v[9];
+
+	ret->child_cpu_ticks = 0;
+	ret->rss_pages = 0;
+	ret->has_rss = false;
+	for (size_t i = 0; i < ELEMENTSOF(v); i++) {
+		/* priority and nice (18, 19) may be negative: any field but the summed ones */
+		if (i == 2 || i == 3) {
+			p = strchr(p + 1, ' ');
+			if (p == NULL)
+				return;
+			continue;
+		}
+		if (!next_u(&p, &v[i]))
+			return;
+		if (i == 1 && v[0] <= ~0ULL - v[1])
+			ret->child_cpu_ticks = v[0] + v[1];
+	}
+	ret->rss_pages = v[8];
+	ret->has_rss = true;
+}
+
 int
 procstat_parse(const char *buf, struct procstat *ret)
 {
@@ -41,6 +84,7 @@ procstat_parse(const char *buf, struct procstat *ret)
 	if (f[0] > ~0ULL - f[1])
 		return -EINVAL;
 	ret->cpu_ticks = f[0] + f[1];
+	parse_tail(p, ret);
 	return 0;
 }
 

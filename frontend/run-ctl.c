@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "cgstats.h"
@@ -13,7 +14,11 @@
 #include "fd-util.h"
 #include "json.h"
 #include "macro.h"
+#include "log.h"
 #include "parse-util.h"
+#include "profile.h"
+#include "procstat.h"
+#include "rawproc.h"
 #include "run-ctl.h"
 #include "supervise.h"
 
@@ -32,24 +37,84 @@ read_u64_at(int dirfd, const char *name, uint64_t *ret)
 	return parse_u64_range(buf, 0, UINT64_MAX, ret);
 }
 
+/* The command as one line a POSIX shell would read back into the same words (quoted as
+ * `sandcap profile show` quotes), cut to bufsz; a word with a newline, which no shell word
+ * on one line can hold, is shown escaped ("\n") in quotes. */
+static void
+command_line(char *const *argv, char *buf, size_t bufsz)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (char *const *a = argv; *a != NULL && used + 2 < bufsz; a++) {
+		_cleanup_free_ char *q = NULL;
+		char esc[256];
+
+		if (profile_shell_quote(*a, &q) < 0)
+			snprintf(esc, sizeof(esc), "'%s'", log_escape(*a, (char[240]) {}, 240));
+		used += (size_t) snprintf(buf + used, bufsz - used, "%s%s", a == argv ? "" : " ",
+					  q != NULL ? q : esc);
+	}
+}
+
+/* Without a cgroup to read (rlimit mode): the sandbox's figures from /proc.  Its processes
+ * are this supervisor's descendants (a subreaper: the orphaned ones come to it).  CPU: each one's utime + stime and its waited-for
+ * children's, plus what this process has reaped (RUSAGE_CHILDREN); memory: the sum of
+ * their resident sets (pages shared between them counted in each).  A process that starts
+ * or ends during the walk may be missed: the figures are a snapshot, as ps(1)'s are. */
+struct proc_usage {
+	uint64_t cpu_ms, rss, n;
+};
+
+static void
+proc_usage_read(struct proc_usage *ret)
+{
+	enum { MAX = 4096 };
+	static pid_t pv[MAX], par[MAX];
+	unsigned long long ticks = 0, pages = 0;
+	long hz = sysconf(_SC_CLK_TCK), page = sysconf(_SC_PAGESIZE);
+	struct rusage ru;
+	size_t n;
+
+	*ret = (struct proc_usage) {};
+	n = rawproc_children(getpid(), pv, par, 0, MAX);
+	for (size_t i = 0; i < n; i++) {
+		struct procstat ps;
+
+		n = rawproc_children(pv[i], pv, par, n, MAX);
+		if (procstat_read(pv[i], &ps) < 0 || ps.state == 'Z')
+			continue;
+		ticks += ps.cpu_ticks + ps.child_cpu_ticks;
+		pages += ps.rss_pages;
+		ret->n++;
+	}
+	if (getrusage(RUSAGE_CHILDREN, &ru) == 0)
+		ret->cpu_ms = (uint64_t) (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000 +
+			      (uint64_t) (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1000;
+	if (hz > 0)
+		ret->cpu_ms += ticks * 1000 / (unsigned long long) hz;
+	if (page > 0)
+		ret->rss = pages * (unsigned long long) page;
+}
+
 static int
 ctl_status(void *userdata, char *buf, size_t len)
 {
 	struct run_ctl *c = userdata;
 	struct cg_usage u = {};
+	struct proc_usage pu = {};
 	struct json j;
 	uint64_t v = 0;
 	FILE *f = fmemopen(buf, len, "w");
 	char line[1024] = "";
-	size_t used = 0;
 
 	if (f == NULL)
 		return -errno;
-	for (char *const *a = c->argv; *a != NULL && used + 2 < sizeof(line); a++)
-		used += (size_t) snprintf(line + used, sizeof(line) - used, "%s%s",
-					  a == c->argv ? "" : " ", *a);
+	command_line(c->argv, line, sizeof(line));
 	if (c->sess != NULL)
 		(void) cgstats_read(c->sess->leaf_fd, c->sess->ws_fd, &u);
+	else
+		proc_usage_read(&pu);
 	json_init(&j, f);
 	json_object_begin(&j);
 	json_key(&j, "id"); json_string(&j, c->id);
@@ -69,18 +134,29 @@ ctl_status(void *userdata, char *buf, size_t len)
 		json_key(&j, "timeout_ms"); json_uint(&j, c->o->timeout_ms);
 	}
 	json_object_end(&j);
+	/* "cgroup": the figures are the sandbox cgroup's; "proc": summed from /proc. */
+	json_key(&j, "usage_from"); json_string(&j, c->sess != NULL ? "cgroup" : "proc");
 	json_key(&j, "memory_current");
 	if (c->sess != NULL && read_u64_at(c->sess->leaf_fd, "memory.current", &v) == 0)
 		json_uint(&j, v);
+	else if (c->sess == NULL)
+		json_uint(&j, pu.rss);
 	else
 		json_null(&j);
 	json_key(&j, "memory_peak");
 	if (u.has_memory_peak) json_uint(&j, u.memory_peak); else json_null(&j);
 	json_key(&j, "cpu_ms");
-	if (u.has_cpu_stat) json_uint(&j, u.cpu_usage_usec / 1000); else json_null(&j);
+	if (u.has_cpu_stat)
+		json_uint(&j, u.cpu_usage_usec / 1000);
+	else if (c->sess == NULL)
+		json_uint(&j, pu.cpu_ms);
+	else
+		json_null(&j);
 	json_key(&j, "pids_current");
 	if (c->sess != NULL && read_u64_at(c->sess->leaf_fd, "pids.current", &v) == 0)
 		json_uint(&j, v);
+	else if (c->sess == NULL)
+		json_uint(&j, pu.n);
 	else
 		json_null(&j);
 	json_key(&j, "disk_used");

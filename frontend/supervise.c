@@ -629,6 +629,19 @@ count_children(void)
 	return n;
 }
 
+/* A process other than the main one, reaped here: a death by a resource limit's signal is
+ * counted, so that the report can name a limit hit below the main process. */
+static void
+note_other_end(struct sv_outcome *out, int status)
+{
+	if (!WIFSIGNALED(status))
+		return;
+	if (WTERMSIG(status) == SIGXCPU)
+		out->other_sigxcpu++;
+	else if (WTERMSIG(status) == SIGXFSZ)
+		out->other_sigxfsz++;
+}
+
 /* Reap what can be reaped.  The main process is first checked without reaping: when it
  * has ended, its group is killed while the zombie still pins the group id.
  * ret_no_children: NULL when the caller does not need to know whether children are left
@@ -684,6 +697,7 @@ reap(struct sv_state *st, bool *ret_no_children)
 			 * its end counts too). */
 			if (st->main_ended && WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
 				st->out->killed_at_end++;
+			note_other_end(st->out, status);
 			continue;
 		}
 		if (WIFSTOPPED(status)) {

@@ -114,6 +114,11 @@ struct sv_outcome {
 					 * of SIGKILL: left running, then ended by sandcap */
 	struct rusage main_ru;          /* the main process alone */
 	struct rusage tree_ru;          /* every reaped descendant (RUSAGE_CHILDREN) */
+	/* Processes other than the main one that sandcap reaped (its children, and orphans
+	 * that came to it), dead of a per-process limit's signal.  One reaped by a parent of
+	 * its own in the sandbox is not seen. */
+	unsigned other_sigxcpu;         /* RLIMIT_CPU */
+	unsigned other_sigxfsz;         /* RLIMIT_FSIZE */
 };
 
 /* Note which of fds 0-2 are closed, before sandcap opens anything (main(), first), and

@@ -121,5 +121,11 @@ verdict_decide(const struct verdict_input *in, struct verdict *ret)
 	} else {
 		v.kind = VERDICT_OK;
 	}
+	/* The limits are per process: one that killed another process of the sandbox was hit
+	 * as well, though the verdict says how the main process ended. */
+	if (in->other_sigxcpu > 0 && in->cpu_limit_ms > 0)
+		v.limits_hit |= HIT(VERDICT_CPU_TIME);
+	if (in->other_sigxfsz > 0 && in->fsize_limit)
+		v.limits_hit |= HIT(VERDICT_FSIZE);
 	*ret = v;
 }

@@ -53,6 +53,9 @@ struct verdict_input {
 	uint64_t cpu_limit_ms;          /* the soft limit as applied (whole seconds); 0 = none */
 	uint64_t main_cpu_ms;           /* user + system of the main process (wait4 rusage) */
 	bool fsize_limit;               /* this run set RLIMIT_FSIZE (--fsize, --fallback --disk) */
+	/* Processes other than the main one that sandcap reaped, dead of SIGXCPU or SIGXFSZ:
+	 * under this run's limit, it is in limits_hit (the verdict stays the main process's). */
+	unsigned other_sigxcpu, other_sigxfsz;
 
 	/* cgroup mode; has_* false in rlimit mode. */
 	struct cg_usage counters;

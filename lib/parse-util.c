@@ -8,7 +8,8 @@
 
 const char parse_size_forms[] =
 	"a whole number of bytes, or a number with a unit K, M, G or T (1024-based; "
-	"KiB/KB forms accepted), e.g. 4096, 512M, 1.5G";
+	"KiB/KB forms accepted, with an upper-case B: a lower-case b means bits), "
+	"e.g. 4096, 512M, 1.5G";
 const char parse_duration_forms[] =
 	"a number of seconds, or a number with a unit ms, s, m or h, e.g. 30, 1.5s, 250ms, 5m";
 const char parse_percent_forms[] =
@@ -114,7 +115,12 @@ parse_size(const char *s, uint64_t *ret)
 		{ "g", UINT64_C(1) << 30 }, { "gb", UINT64_C(1) << 30 }, { "gib", UINT64_C(1) << 30 },
 		{ "t", UINT64_C(1) << 40 }, { "tb", UINT64_C(1) << 40 }, { "tib", UINT64_C(1) << 40 },
 	};
+	size_t len = s != NULL ? strlen(s) : 0;
 
+	/* "1Mb", "1kb", "1Gib": a lower-case b is the symbol of bits, so the size was meant
+	 * in a unit eight times smaller than bytes; refused rather than guessed. */
+	if (len > 0 && s[len - 1] == 'b')
+		return -EINVAL;
 	return parse_scaled(s, units, sizeof(units) / sizeof(units[0]), true, false, true, ret);
 }
 

@@ -50,6 +50,7 @@ id -un 2>/dev/null | sed 's/^/== running as user: /'
 # guest, where every page fault is slow, that can take half a minute).
 show 1 "a memory hog, stopped by --memory 64M (tail /dev/zero keeps everything it reads)" \
 	--memory 64M --timeout 300 -- tail /dev/zero
+echo "== why: peak rss counts every page the process maps, its program and libraries too (in the page cache, charged to whoever read them first), so it can exceed memory.max; oom_kills counts the kernel's kill events, the victim once alone and once with its group (memory.oom.group), not processes"
 # Every process forks two more, waits for them and does it again.  A fork fails only at
 # the limit, and a shell whose fork failed ends ("Cannot fork", sent to /dev/null): so the
 # bomb reaches --pids 32 and is held there, until the command's own shell is refused a fork

@@ -528,8 +528,12 @@ def python_examples():
     blocks = re.findall(r"^```python\n(.*?)^```", readme, re.M | re.S)
     assert len(blocks) == 1, "a new README example: add its expected output here"
     doc = sandcap.__doc__.split("::\n", 1)[1].split("\n\n")[0]
+    # The project README's first example (an agent's tool call).
+    with open(os.path.join(os.path.dirname(here), "README.md"), encoding="utf-8") as f:
+        top = re.findall(r"^```python\n(.*?)^```", f.read(), re.M | re.S)[0]
     # What each prints when the call's verdict is ok.
     return [("README.md", blocks[0], b"HELLO\n"),
+            ("../README.md", top, b"45\n"),
             ("sandcap.__doc__", textwrap.dedent(doc).strip() + "\n", b"")]
 
 

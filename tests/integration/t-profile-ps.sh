@@ -146,6 +146,17 @@ eq "sandcap ps --json: both in rlimit mode" '["rlimit", "rlimit"]' "$(json "$T/p
 ps_out=$(ue "$SANDCAP" ps)
 contains "sandcap ps: shows the first command" "sleep 1000.4711" "$ps_out"
 contains "sandcap ps: shows the second command" "sleep 1000.4712" "$ps_out"
+# The command line as a shell reads it back (quoted), and usage in rlimit mode from /proc.
+eq "sandcap ps --json: the command line is shell-quoted" \
+	"sh -c 'trap \"exit 3\" TERM; sleep 1000.4712 & wait'" \
+	"$(python3 -c 'import json,sys; print([e["command_line"] for e in json.load(open(sys.argv[1])) if "4712" in e["command_line"]][0])' "$T/ps.json")"
+eq "sandcap ps --json in rlimit mode: CPU, memory and pids from /proc (usage_from proc)" \
+	"proc True True True" \
+	"$(python3 -c 'import json,sys; e = [e for e in json.load(open(sys.argv[1])) if "4712" in e["command_line"]][0]; print(e["usage_from"], type(e["cpu_ms"]) is int, e["memory_current"] > 0, e["pids_current"] >= 2)' "$T/ps.json")"
+line_b=$(printf '%s\n' "$ps_out" | grep 'sleep 1000.4712')
+contains "sandcap ps: the MEM column has a size in rlimit mode" "iB " "$line_b"
+contains "sandcap ps: the CPU column has seconds in rlimit mode" "s " "$(printf '%s' "$line_b" | cut -c 33-)"
+contains "sandcap ps: the command as sh would read it" "sh -c 'trap \"exit 3\" TERM; sleep 1000.4712 & wait'" "$line_b"
 ida=$(python3 -c 'import json,sys; print([e["id"] for e in json.load(open(sys.argv[1])) if "4711" in e["command_line"]][0])' "$T/ps.json")
 idb=$(python3 -c 'import json,sys; print([e["id"] for e in json.load(open(sys.argv[1])) if "4712" in e["command_line"]][0])' "$T/ps.json")
 if [ "$(id -u)" = 0 ]; then

@@ -40,9 +40,9 @@ sandcap_run --memory 64M --report "$T/refused.json" -- true
 eq "refusal: exit 125" 125 "$rc"
 eq "refusal: report verdict setup-error" setup-error "$(json "$T/refused.json" '["verdict"]')"
 eq "refusal: sandcap_exit 125" 125 "$(json "$T/refused.json" '["sandcap_exit"]')"
-contains "refusal: the report's message says why" "--memory needs the sandcap helper" \
+contains "refusal: the report's message says why" "--memory needs " \
 	"$(json "$T/refused.json" '["message"]')"
-contains "refusal: stderr says the same" "--memory needs the sandcap helper" "$(cat "$T/err")"
+contains "refusal: stderr says the same" "sandcap: $(json "$T/refused.json" '["message"]')" "$(cat "$T/err")"
 as_user "$SANDCAP" run -q --memory 64M --report-fd 4 -- true 4> "$T/refused-fd.json" 2>/dev/null
 eq "refusal through --report-fd: setup-error" setup-error "$(json "$T/refused-fd.json" '["verdict"]')"
 sandcap_run -q --memory 64M --report - -- true

@@ -1,6 +1,7 @@
 #!/bin/sh
 # sandcap run rlimits: --cpu-time -> cpu-time, --fsize -> fsize, --nproc, --nofile, --stack,
-# --core default 0, --as; cgroup options refused or substituted with --fallback.
+# --core default 0, --as; cgroup options refused or substituted with --fallback; a limit hit
+# by a process other than the main one.
 . "$(dirname "$0")/libtest.sh"
 
 sandcap_run -q --cpu-time 1 --report "$T/c.json" -- sh -c 'while :; do :; done'
@@ -87,6 +88,39 @@ contains "... sandcap says why there is no report" "--report: cannot write the r
 expect "... and leaves no report file behind, not even a partial one" \
 	[ -z "$(find "$T" -name '*x2.json*')" ]
 
+# A per-process limit that kills a process other than the main one: named in the message
+# and in limits_hit when sandcap reaps that process (an orphan comes to sandcap, the
+# subreaper), the verdict staying the main process's.  The orphan starts its work once its
+# parent has ended, and the main process waits until the orphan is reaped (kill -0 finds a
+# zombie too), so nothing depends on timing.
+orphan_then_wait='sh -c "q=\$\$; (while kill -0 \$q 2> /dev/null; do sleep 0.05; done; $1) &
+echo \$! > $2/orphan.pid"; p=$(cat $2/orphan.pid)
+while kill -0 "$p" 2> /dev/null; do sleep 0.1; done; exit 0'
+sandcap_run -q --cpu-time 1 --report "$T/oc.json" -- sh -c "$orphan_then_wait" sh \
+	'while :; do :; done' "$T"
+eq "--cpu-time 1, an orphan spins: the main process exits 0" 0 "$rc"
+eq "... verdict ok (the main process's)" ok "$(json "$T/oc.json" '["verdict"]')"
+eq "... limits_hit names cpu-time" '["cpu-time"]' "$(json "$T/oc.json" '["limits_hit"]')"
+contains "... the message names the other process's SIGXCPU" \
+	"1 other process was killed by SIGXCPU at the CPU time limit (RLIMIT_CPU, per process)" \
+	"$(json "$T/oc.json" '["message"]')"
+sandcap_run -q --fsize 1K --report "$T/of.json" -- sh -c "$orphan_then_wait" sh \
+	"exec head -c 4096 /dev/zero > $T/orphan-big" "$T"
+eq "--fsize 1K, an orphan writes 4 KiB: verdict ok" ok "$(json "$T/of.json" '["verdict"]')"
+eq "... limits_hit names fsize" '["fsize"]' "$(json "$T/of.json" '["limits_hit"]')"
+contains "... the message names the other process's SIGXFSZ" \
+	"1 other process was killed by SIGXFSZ at the file size limit" "$(json "$T/of.json" '["message"]')"
+# Not seen (its own parent in the sandbox reaps it): the message says once that the limits
+# are per process.
+sandcap_run -q --cpu-time 1 --as 1G --report "$T/on.json" -- sh -c 'sh -c "while :; do :; done"; exit 0'
+eq "--cpu-time 1, a child its parent reaps: verdict ok" ok "$(json "$T/on.json" '["verdict"]')"
+contains "... the message says the limits are per process, once" \
+	"the command exited with status 0 (per-process limits: --cpu-time (RLIMIT_CPU), --as (RLIMIT_AS); a process other than the main one that reached one is named here only when sandcap reaped it)" \
+	"$(json "$T/on.json" '["message"]')"
+sandcap_run -q --report "$T/pl.json" -- true
+eq "no per-process limit: the message is the plain one" "the command exited with status 0" \
+	"$(json "$T/pl.json" '["message"]')"
+
 # --cpu-time under a second: RLIMIT_CPU counts whole seconds, and the message says which.
 sandcap_run -q --cpu-time 300ms --report "$T/c3.json" -- sh -c 'while :; do :; done'
 eq "busy loop under --cpu-time 300ms: verdict cpu-time" cpu-time "$(json "$T/c3.json" '["verdict"]')"
@@ -109,15 +143,35 @@ for opt in "--memory 64M" "--pids 10" "--disk 1M" "--cpu 50%"; do
 		notok "$opt without the helper (rc $rc: $(cat "$T/err"))"
 	fi
 done
-contains "--no-cgroup: the fix named is to drop it" "drop --no-cgroup or pass --fallback" \
+eq "--no-cgroup: the reason, then the fix (drop it, or --fallback)" \
+	"sandcap: --cpu needs the sandcap helper (cgroup v2), which is not available: --no-cgroup was given; drop --no-cgroup, or pass --fallback to accept no CPU limit instead" \
 	"$(cat "$T/err")"
-# On a host without cgroup v2 the refusal names that first, and the fix for it.
+# On a host without cgroup v2 the refusal leads with that and its fix; the other reasons
+# (the helper's, user-cgroup mode's) come after.
 if [ "$(stat -f -c %T /sys/fs/cgroup 2>/dev/null)" != cgroup2fs ]; then
 	sandcap_run --memory 64M -- true
-	contains "no cgroup v2 on this host: the refusal says so first" \
-		"which is not available: this host has no cgroup v2 at /sys/fs/cgroup" "$(cat "$T/err")"
-	contains "... and names the fix for it" "boot with systemd.unified_cgroup_hierarchy=1" \
-		"$(cat "$T/err")"
+	case $(cat "$T/err") in
+	"sandcap: --memory needs cgroup v2, which this host does not have at /sys/fs/cgroup (cgroup v1 or a hybrid layout): boot with systemd.unified_cgroup_hierarchy=1 (see sandcap doctor), or pass --fallback to accept RLIMIT_AS instead.  Also: "*)
+		ok "no cgroup v2 on this host: the refusal leads with it and its fix, the rest after" ;;
+	*) notok "no cgroup v2 on this host: the refusal leads with it and its fix ($(cat "$T/err"))" ;;
+	esac
+	# As root, --fallback would refuse --pids (RLIMIT_NPROC does not bind root): the
+	# refusal offers it only as what an unprivileged user can do, and says why not here.
+	if [ "$(id -u)" = 0 ]; then
+		"$SANDCAP" run -q --memory 64M --pids 10 -- true > "$T/out" 2> "$T/err"
+		contains "as root, --memory --pids: --fallback offered only for an unprivileged user" \
+			"; as an unprivileged user, --fallback accepts RLIMIT_AS and RLIMIT_NPROC instead (not here: you are root (uid 0)" \
+			"$(cat "$T/err")"
+		"$SANDCAP" run -q --memory 64M -- true > "$T/out" 2> "$T/err"
+		contains "as root, --memory alone: --fallback is offered (it works for root)" \
+			", or pass --fallback to accept RLIMIT_AS instead." "$(cat "$T/err")"
+		"$SANDCAP" run -q --fallback --memory 64M -- true > "$T/out" 2> "$T/err"
+		eq "... and it does" 0 "$?"
+	else
+		skip "as root, --memory --pids: the tests do not run as root"
+		skip "as root, --memory alone: the tests do not run as root"
+		skip "as root, --memory --fallback: the tests do not run as root"
+	fi
 else
 	skip "no cgroup v2 on this host: the refusal says so (this host has cgroup v2)"
 fi

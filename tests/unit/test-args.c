@@ -240,6 +240,49 @@ test_no_abbreviations(void **state)
 	/* sandcap trace's own options are no options of run, and not suggested there */
 	assert_int_equal(parse(4, ARGV("run", "--run", "1", "true"), &o), -EINVAL);
 	assert_null(strstr(captured, "--runs"));
+	assert_null(strstr(captured, "did you mean"));
+}
+
+/* A typo gets the nearest option by edit distance; a word far from every option none. */
+static void
+test_typo_suggestions(void **state)
+{
+	static struct run_opts o;
+
+	(void) state;
+	assert_int_equal(parse(4, ARGV("run", "--memroy", "1G", "true"), &o), -EINVAL);
+	assert_string_equal(captured, "sandcap: run: unknown option '--memroy' (did you mean "
+			    "--memory?); see 'sandcap run --help'\n");
+	assert_int_equal(parse(4, ARGV("run", "--timeuot", "1", "true"), &o), -EINVAL);
+	assert_non_null(strstr(captured, "(did you mean --timeout?)"));
+	assert_int_equal(parse(4, ARGV("run", "--pid", "1", "true"), &o), -EINVAL);
+	assert_non_null(strstr(captured, "did you mean --pids?"));
+	assert_int_equal(parse(3, ARGV("run", "--fallbak", "true"), &o), -EINVAL);
+	assert_non_null(strstr(captured, "(did you mean --fallback?)"));
+	assert_int_equal(parse(4, ARGV("run", "--banana", "1", "true"), &o), -EINVAL);
+	assert_null(strstr(captured, "did you mean"));
+	assert_int_equal(opt_edit_distance("--memroy", "--memory"), 1);
+	assert_int_equal(opt_edit_distance("", "abc"), 3);
+	assert_int_equal(opt_edit_distance("kitten", "sitting"), 3);
+}
+
+/* A lower-case b means bits: "1Mb" is refused with the accepted forms, not read as bytes. */
+static void
+test_size_bits_refused(void **state)
+{
+	static struct run_opts o;
+	static const char *const bad[] = { "1Mb", "1mb", "1Kb", "64gib", "100b" };
+
+	(void) state;
+	for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
+		assert_int_equal(parse(4, ARGV("run", "--memory", (char *) bad[i], "true"), &o),
+				 -EINVAL);
+		assert_non_null(strstr(captured, bad[i]));
+		assert_non_null(strstr(captured, "a lower-case b means bits"));
+		assert_non_null(strstr(captured, "512M"));
+	}
+	assert_int_equal(parse(4, ARGV("run", "--memory", "1MB", "true"), &o), 0);
+	assert_int_equal(parse(4, ARGV("run", "--memory", "1MiB", "true"), &o), 0);
 }
 
 /* Every size is at most 1 EiB (the policy's cap): RLIM_INFINITY cannot be typed. */
@@ -441,6 +484,8 @@ main(void)
 		cmocka_unit_test(test_help_lists_every_option),
 		cmocka_unit_test(test_errors_name_the_word),
 		cmocka_unit_test(test_no_abbreviations),
+		cmocka_unit_test(test_typo_suggestions),
+		cmocka_unit_test(test_size_bits_refused),
 		cmocka_unit_test(test_ranges),
 		cmocka_unit_test(test_last_wins),
 		cmocka_unit_test(test_find_profile),

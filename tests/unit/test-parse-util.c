@@ -108,6 +108,11 @@ static const struct bad1 bad_one[] = {
 	{ SIZE, "16777216T", -ERANGE },         /* 2^64 */
 	{ SIZE, "18446744073709551615K", -ERANGE },
 	{ SIZE, "5%", -EINVAL },
+	{ SIZE, "1Mb", -EINVAL },               /* a lower-case b means bits */
+	{ SIZE, "1mb", -EINVAL },
+	{ SIZE, "1Kb", -EINVAL },
+	{ SIZE, "2gib", -EINVAL },
+	{ SIZE, "12b", -EINVAL },
 	{ DURATION, "5d", -EINVAL },
 	{ DURATION, "5S", -EINVAL },            /* units are case-sensitive */
 	{ DURATION, "1 s", -EINVAL },
@@ -153,7 +158,8 @@ static const struct good good[] = {
 	{ SIZE, "100MB", 100 * MiB },
 	{ SIZE, "1.5G", 3 * GiB / 2 },
 	{ SIZE, "2GiB", 2 * GiB },
-	{ SIZE, "2gib", 2 * GiB },
+	{ SIZE, "2giB", 2 * GiB },
+	{ SIZE, "1mB", MiB },
 	{ SIZE, "1T", TiB },
 	{ SIZE, "0.5K", 512 },
 	{ SIZE, "1.0001K", 1024 },              /* rounded down to a whole byte */

@@ -25,10 +25,18 @@ test_parse(void **state)
 	assert_int_equal(ps.state, 'R');
 	assert_int_equal(ps.ppid, 4241);
 	assert_true(ps.cpu_ticks == 22);
+	assert_true(ps.has_rss);
+	assert_true(ps.rss_pages == 300);
+	assert_true(ps.child_cpu_ticks == 0);
+	/* Children's CPU time (fields 16, 17), a negative nice (19), rss (24). */
+	assert_int_equal(procstat_parse("9 (sh) S 1 9 9 0 -1 4194560 1 2 0 0 10 20 30 40 39 -19 "
+					"1 0 77 8192 12\n", &ps), 0);
+	assert_true(ps.cpu_ticks == 30 && ps.child_cpu_ticks == 70 && ps.rss_pages == 12);
 	/* A name with ")", blanks and digits: fields count from the last ")". */
 	assert_int_equal(procstat_parse("7 (a) S 1 2 3 ) T 9 9 9 9 9 9 9 9 9 9 3 4 0 0\n", &ps), 0);
 	assert_int_equal(ps.state, 'T');
 	assert_true(ps.cpu_ticks == 7);
+	assert_false(ps.has_rss);               /* a text that ends before field 24 */
 }
 
 static void

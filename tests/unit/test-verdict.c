@@ -155,6 +155,30 @@ test_fsize(void **state)
 	assert_int_equal(v.kind, VERDICT_EXIT);
 }
 
+/* A per-process limit's signal that killed another process (sandcap reaped it): in
+ * limits_hit under this run's limit, the verdict staying the main process's. */
+static void
+test_other_process_hits(void **state)
+{
+	struct verdict_input in = { .exited = true, .exit_code = 0, .cpu_limit_ms = 1000,
+				    .other_sigxcpu = 2 };
+	struct verdict v = decide(&in);
+
+	(void) state;
+	assert_int_equal(v.kind, VERDICT_OK);
+	assert_int_equal(v.sc_exit, 0);
+	assert_int_equal(v.limits_hit, 1u << VERDICT_CPU_TIME);
+	in = (struct verdict_input) { .exited = true, .exit_code = 1, .fsize_limit = true,
+				      .other_sigxfsz = 1 };
+	v = decide(&in);
+	assert_int_equal(v.kind, VERDICT_EXIT);
+	assert_int_equal(v.limits_hit, 1u << VERDICT_FSIZE);
+	/* Without this run's limit, such a death is no limit of the report's. */
+	in = (struct verdict_input) { .exited = true, .other_sigxcpu = 1, .other_sigxfsz = 1 };
+	v = decide(&in);
+	assert_int_equal(v.limits_hit, 0);
+}
+
 static void
 test_setup_errors(void **state)
 {
@@ -329,6 +353,7 @@ main(void)
 		cmocka_unit_test(test_timeout_wins_whatever_the_end),
 		cmocka_unit_test(test_cpu_time),
 		cmocka_unit_test(test_fsize),
+		cmocka_unit_test(test_other_process_hits),
 		cmocka_unit_test(test_setup_errors),
 		cmocka_unit_test(test_memory_needs_leaf_oom),
 		cmocka_unit_test(test_pids_and_disk),

@@ -2,7 +2,8 @@
 # The workspace and signals in cgroup mode (an outside test's findings): each process gets
 # a signal once; the workspace has an inode per 4 KiB of --disk, and running out of them is
 # a disk hit named as such; limits.disk is the tmpfs's real size (pages); a workspace over
-# --memory is warned about, and an OOM kill it caused says so.
+# --memory is warned about (naming the policy or profile that set a value not typed), and an
+# OOM kill it caused says so.
 # vm-timeout: 120
 # vm-cost: 12
 # shellcheck source=tests/vm/lib.sh
@@ -74,4 +75,19 @@ like "$(json_get "$R/oom.json" .message)" "the workspace's files held [0-9.]+ Mi
 	"... and the message says the workspace's files held it"
 run_rc "$SANDCAP" run -q --disk 64M --memory 32M -- true > "$R/q.out" 2> "$R/q.err"
 is "$(cat "$R/q.err")" "" "... no warning with -q"
+# A value the user did not type is named with where it came from: the policy's default
+# (tests/vm/policy.ini: [defaults] disk = 16M), a profile.
+run_rc "$SANDCAP" run --memory 8M -- true > "$R/dflt.out" 2> "$R/dflt.err"
+like "$(cat "$R/dflt.err")" "warning: --disk 16 MiB \\(the policy's default, \\[defaults\\]\\) is more than --memory 8 MiB:" \
+	"--memory 8M, no --disk: the warning names the policy's default disk"
+mkdir -p "$R/xdg/sandcap"
+printf '[big-disk]\ndisk = 48M\n' > "$R/xdg/sandcap/profiles.ini"
+run_rc env XDG_CONFIG_HOME="$R/xdg" "$SANDCAP" run --profile big-disk --memory 32M -- true \
+	> "$R/prof.out" 2> "$R/prof.err"
+like "$(cat "$R/prof.err")" "warning: --disk 48 MiB \\(from profile big-disk\\) is more than --memory 32 MiB:" \
+	"--profile big-disk --memory 32M: the warning names the profile"
+run_rc env XDG_CONFIG_HOME="$R/xdg" "$SANDCAP" run --profile big-disk --disk 48M --memory 32M \
+	-- true > "$R/prof2.out" 2> "$R/prof2.err"
+like "$(cat "$R/prof2.err")" "warning: --disk 48 MiB is more than --memory 32 MiB:" \
+	"... and no origin when the command line gives --disk itself"
 done_testing

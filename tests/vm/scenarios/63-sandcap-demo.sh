@@ -32,6 +32,8 @@ is "$(json_get "$R/1.json" .message)" \
 	"memory hog: the message counts no processes (oom_kill is no process count)"
 like "$(cat "$R/demo.out")" "sandcap: memory: memory limit hit \(limit 64 MiB\): the kernel's OOM killer ended the sandbox" \
 	"memory hog: sandcap's verdict line says the same"
+like "$(cat "$R/demo.out")" "^== why: peak rss counts every page the process maps.*can exceed memory.max; oom_kills counts the kernel's kill events" \
+	"memory hog: one line says why peak rss can exceed memory.max and what oom_kills counts"
 
 # 2. the fork bomb: held at the limit.
 is "$(json_get "$R/2.json" .limits.pids)" 32 "fork bomb: limits.pids is 32"

@@ -24,4 +24,9 @@ is "$rc" 0 "systemctl status sandcap: active (status.txt)"
 is "$(systemctl show -p Delegate --value sandcap.service)" yes "the unit has Delegate=yes"
 is "$(stat -c '%U:%G %a' /run/sandcap 2>&1)" "root:root 755" "the workspace root /run/sandcap is root:root 0755"
 check "sandcap policy check accepts the installed policy" sandcap policy check /etc/sandcap/sandbox.ini
+# The guest's systemd (Debian 12: 252, no DelegateSubgroup=) finds nothing to say about the
+# installed unit: no unknown key, no missing program.
+run_rc systemd-analyze verify --man=no sandcap.service sandcap.slice > "$SCRATCH/verify.txt" 2>&1
+is "$rc:$(cat "$SCRATCH/verify.txt")" "0:" \
+	"systemd-analyze verify sandcap.service sandcap.slice (systemd $(systemctl --version | sed -n '1s/^systemd \([0-9]*\).*/\1/p')): clean"
 done_testing
