@@ -244,6 +244,38 @@ test_rebinding(void **state)
 	assert_false(addr_ok(&l, "::ffff:127.0.0.5", 8080, "loopback"));
 }
 
+/* A rule wider than a special range contains it but does not name it: [::]/0 admits no
+ * mapped loopback or metadata address, 0.0.0.0/0 no loopback; a rule inside the range
+ * does.  Address literals and resolved names pass the same screen. */
+static void
+test_wide_rules(void **state)
+{
+	struct allow_list l = { .n = 0 };
+	struct allow_rule r;
+
+	(void) state;
+	r = rule("[::/0]:*");
+	assert_int_equal(allow_add(&l, &r), 0);
+	r = rule("0.0.0.0/0:*");
+	assert_int_equal(allow_add(&l, &r), 0);
+	assert_false(addr_ok(&l, "::ffff:127.0.0.1", 80, "loopback"));
+	assert_false(addr_ok(&l, "::ffff:169.254.169.254", 80, "link-local"));
+	assert_false(addr_ok(&l, "::1", 80, "loopback"));
+	assert_false(addr_ok(&l, "fe80::1", 80, "link-local"));
+	assert_false(addr_ok(&l, "127.0.0.1", 80, "loopback"));
+	assert_false(addr_ok(&l, "10.0.0.1", 80, "private"));
+	assert_true(addr_ok(&l, "93.184.216.34", 80, NULL));
+	assert_true(addr_ok(&l, "2606:2800:220:1::1", 80, NULL));
+	r = rule("[::ffff:127.0.0.0/104]:*");
+	assert_int_equal(allow_add(&l, &r), 0);
+	r = rule("127.0.0.2:80");
+	assert_int_equal(allow_add(&l, &r), 0);
+	assert_true(addr_ok(&l, "::ffff:127.0.0.1", 80, NULL));
+	assert_true(addr_ok(&l, "127.0.0.2", 80, NULL));
+	assert_false(addr_ok(&l, "127.0.0.3", 80, "loopback"));
+	assert_false(addr_ok(&l, "::ffff:169.254.169.254", 80, "link-local"));
+}
+
 static int
 http(const char *s, struct proxy_req *r, int *status)
 {
@@ -417,6 +449,7 @@ main(void)
 		cmocka_unit_test(test_rules),
 		cmocka_unit_test(test_decisions),
 		cmocka_unit_test(test_rebinding),
+		cmocka_unit_test(test_wide_rules),
 		cmocka_unit_test(test_http_connect),
 		cmocka_unit_test(test_http_nul_and_limits),
 		cmocka_unit_test(test_http_forward),
