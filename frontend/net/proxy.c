@@ -972,8 +972,11 @@ probe_peer(int lfd, const struct sockaddr_in *sa, bool *ret_cgroup)
 	return 0;
 }
 
-/* Connections at once: NET_CONCURRENT_MAX, fewer when RLIMIT_NOFILE leaves less (two
- * descriptors each, and the proxy's own). */
+#define PROXY_FDS (2 * NET_CONCURRENT_MAX + 16)  /* two per connection, and its own */
+
+/* Connections at once: NET_CONCURRENT_MAX, fewer when RLIMIT_NOFILE's hard limit leaves
+ * less.  The proxy raises its own soft limit up to that (raise_nofile()); sandcap's, which
+ * the sandbox inherits, stays as it is. */
 static size_t
 conn_cap(void)
 {
@@ -982,14 +985,21 @@ conn_cap(void)
 
 	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
 		return 0;
-	fds = rl.rlim_max < 2 * NET_CONCURRENT_MAX + 16 ? rl.rlim_max : 2 * NET_CONCURRENT_MAX + 16;
-	if (rl.rlim_cur < fds) {
-		rl.rlim_cur = fds;
-		if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
-			fds = rl.rlim_cur;
+	fds = rl.rlim_max < PROXY_FDS ? rl.rlim_max : PROXY_FDS;
+	if (fds < 16 + 2)
+		return 0;
+	return (size_t) (fds - 16) / 2;
+}
+
+static void
+raise_nofile(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < PROXY_FDS) {
+		rl.rlim_cur = rl.rlim_max < PROXY_FDS ? rl.rlim_max : PROXY_FDS;
+		(void) setrlimit(RLIMIT_NOFILE, &rl);
 	}
-	return fds < 16 + 2 ? 0 : (size_t) (fds - 16) / 2 < NET_CONCURRENT_MAX ?
-	       (size_t) (fds - 16) / 2 : NET_CONCURRENT_MAX;
 }
 
 int
@@ -1082,6 +1092,7 @@ net_proxy_start(struct net_proxy *p, const struct allow_list *l, char *err, size
 			(void) sigemptyset(&all);
 			(void) sigprocmask(SIG_SETMASK, &all, NULL);
 			(void) signal(SIGPIPE, SIG_IGN);
+			raise_nofile();
 			px.ctl = stop_p[0];
 			proxy_main(&px, res_p[1]);
 		}
