@@ -63,7 +63,7 @@ int
 proxy_peer_lookup(int nl, int fd, struct proxy_peer *ret)
 {
 	static uint32_t seq;
-	struct sockaddr_in me, peer;
+	struct sockaddr_in me = { 0 }, peer = { 0 };
 	socklen_t ml = sizeof(me), pl = sizeof(peer);
 	struct {
 		struct nlmsghdr nlh;

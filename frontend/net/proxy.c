@@ -197,24 +197,24 @@ enum pstate {
 };
 
 struct pconn {
-	enum pstate st;
-	bool authed;                    /* the secret was right: the connection is recorded */
-	bool cl_eof, up_eof, cl_shut, up_shut;
-	int cl, up;
 	int64_t since, deadline;        /* deadline: ST_HEAD .. ST_CONNECTING */
 	/* client -> upstream: the head, then the payload (in_off: what was sent or parsed) */
-	uint8_t in[PROXY_HEAD_MAX];
 	size_t in_off, in_len;
 	/* upstream -> client, and the proxy's own reply first */
-	uint8_t out[RELAY_BUF];
 	size_t out_off, out_len;
 	size_t fwd_off;                 /* PROXY_HTTP_FORWARD: req.fwd sent so far */
-	struct proxy_req req;
-	struct sockaddr_storage addr[ADDRS_MAX];
-	socklen_t addr_len[ADDRS_MAX];
 	size_t n_addr, i_addr;
-	int last_err;
 	struct net_conn rec;
+	struct sockaddr_storage addr[ADDRS_MAX];
+	struct proxy_req req;
+	enum pstate st;
+	int cl, up;
+	int last_err;
+	socklen_t addr_len[ADDRS_MAX];
+	bool authed;                    /* the secret was right: the connection is recorded */
+	bool cl_eof, up_eof, cl_shut, up_shut;
+	uint8_t in[PROXY_HEAD_MAX];
+	uint8_t out[RELAY_BUF];
 };
 
 struct px {
