@@ -4,17 +4,20 @@
 #   server SECONDS        an HTTP/1.1 server on 127.0.0.1 (prints "port N", then "ready"):
 #                         GET /host answers "host: <the Host header it got>"; POST reads its
 #                         Content-Length body slowly (small receive buffer, a pause every
-#                         64 KiB) and answers "got <bytes>".
+#                         64 KiB) and answers "got <bytes>"; POST /reset resets the
+#                         connection (RST) right after the head instead.
 #   idle PORT N           opens N connections, sends nothing, and prints "closed K of N":
 #                         how many the proxy closed (each waited for, at most 20 s).
 #   hold PORT N SECONDS   opens N connections, prints "holding N", sends nothing, sleeps.
 #   ask PORT CRED HOSTPORT  one absolute-form GET through the proxy with CRED as Basic
 #                         credentials ("-" for none); prints the status line, or "closed"
 #                         when the proxy closed the connection without a word.
-#   upload PROXY_URL HOSTPORT BYTES  a CONNECT tunnel (credentials from the URL), a POST of
-#                         BYTES through it; prints the answer's body.
+#   upload PROXY_URL HOSTPORT BYTES [PATH]  a CONNECT tunnel (credentials from the URL), a
+#                         POST of BYTES to PATH (/up) through it; prints the answer's body,
+#                         or "ended: ERROR" when the connection broke.
 import base64
 import socket
+import struct
 import sys
 import threading
 import time
@@ -37,6 +40,9 @@ def serve_one(c):
         for ln in lines[1:]:
             k, v = ln.split(b":", 1)
             hdr.setdefault(k.strip().lower(), []).append(v.strip())
+        if method == b"POST" and path == b"/reset":
+            c.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            return
         if method == b"POST":
             want = int(hdr[b"content-length"][0])
             got = len(rest)
@@ -113,7 +119,7 @@ def ask(port, cred, hostport):
     print(data.split(b"\r\n", 1)[0].decode() if data else "closed", flush=True)
 
 
-def upload(url, hostport, size):
+def upload(url, hostport, size, path="/up"):
     u = urllib.parse.urlsplit(url)
     cred = base64.b64encode(("%s:%s" % (u.username, u.password)).encode())
     s = socket.create_connection((u.hostname, u.port))
@@ -125,19 +131,23 @@ def upload(url, hostport, size):
     if b" 200 " not in head.split(b"\r\n")[0]:
         print("refused:", head.split(b"\r\n")[0].decode())
         return
-    s.sendall(b"POST /up HTTP/1.1\r\nHost: %s\r\nContent-Length: %d\r\n\r\n"
-              % (hostport.encode(), size))
+    s.sendall(b"POST %s HTTP/1.1\r\nHost: %s\r\nContent-Length: %d\r\n\r\n"
+              % (path.encode(), hostport.encode(), size))
     block = b"x" * 65536
     left = size
-    while left > 0:
-        s.sendall(block[:min(left, len(block))])
-        left -= min(left, len(block))
     data = b""
-    while True:
-        b = s.recv(4096)
-        if not b:
-            break
-        data += b
+    try:
+        while left > 0:
+            s.sendall(block[:min(left, len(block))])
+            left -= min(left, len(block))
+        while True:
+            b = s.recv(4096)
+            if not b:
+                break
+            data += b
+    except OSError as e:
+        print("ended:", e.__class__.__name__, flush=True)
+        return
     print(data.split(b"\r\n\r\n", 1)[-1].decode().strip(), flush=True)
 
 
@@ -151,4 +161,4 @@ elif cmd == "hold":
 elif cmd == "ask":
     ask(int(sys.argv[2]), sys.argv[3], sys.argv[4])
 elif cmd == "upload":
-    upload(sys.argv[2], sys.argv[3], int(sys.argv[4]))
+    upload(sys.argv[2], sys.argv[3], int(sys.argv[4]), *sys.argv[5:6])

@@ -273,6 +273,12 @@ eq "... and through an absolute-form request" "got 8388608" "$(v forward "$T/out
 eq "report: both relays ended without an error" '["", ""]' \
 	"$(json "$T/rep/up.json" '["network"]["connections"] and [c["reason"] for c in d["network"]["connections"]]')"
 
+# A relay that ends on an error says why: the server resets the connection mid-upload.
+sandcap_run -q --no-cgroup --allow "127.0.0.1:$E" --report "$T/rep/rst.json" -- sh -c \
+	"$PEERS upload \"\$HTTP_PROXY\" 127.0.0.1:$E 4194304 /reset"
+contains "an upload the server resets: the report names the relay's error" \
+	"relay ended: " "$(json "$T/rep/rst.json" '["network"]["connections"][0]["reason"]')"
+
 # Absolute-form: the origin sees the target's authority as Host:, not the client's.
 sandcap_run -q --no-cgroup --allow "127.0.0.1:$E" -- \
 	curl -sS -H "Host: evil.example" "http://127.0.0.1:$E/host"
