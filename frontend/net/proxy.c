@@ -1144,6 +1144,8 @@ net_proxy_authorize(struct net_proxy *p, int cgroup_fd)
 			"sandbox by uid and secret only\n");
 	if (msg[1] != 0)
 		(void) snprintf(who, sizeof(who), ", cgroup id %llu", (unsigned long long) msg[1]);
+	else if (cgroup_fd >= 0)
+		(void) snprintf(who, sizeof(who), ", cgroup unchecked: no cgroup id from this kernel");
 	else
 		who[0] = '\0';
 	(void) snprintf(p->authentication, sizeof(p->authentication), "peer uid %u%s (sock_diag), "
