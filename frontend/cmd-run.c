@@ -1639,6 +1639,13 @@ run_steps(struct run *R, int argc, char **argv)
 	r = run_prepare(R, argc, argv, &R->proxy);
 	if (r == RUN_GO)
 		r = run_choose_mode(R);
+	/* The proxy serves only this sandbox: its uid and, where there is one, its cgroup. */
+	if (r == RUN_GO) {
+		r = net_run_authorize(&R->o, &R->proxy, R->cgroup ? R->sess.leaf_fd :
+				      R->ucgroup ? R->ucg.leaf_fd : -EBADF);
+		r = r < 0 ? refuse(&R->sink, &R->rep, false, "--net proxy: cannot tell the proxy "
+				   "whom to serve: %s", strerror(-r)) : RUN_GO;
+	}
 	if (r == RUN_GO)
 		r = run_plan(R, &R->proxy);
 	if (r == RUN_GO)

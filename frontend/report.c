@@ -116,6 +116,10 @@ write_network(struct json *j, const struct report_network *n)
 		json_array_end(j);
 		json_key(j, "connections_omitted");
 		json_uint(j, p->omitted);
+		json_key(j, "max_connections");
+		json_uint(j, p->max_conn);
+		json_key(j, "authentication");
+		json_string(j, p->authentication);
 	}
 	json_object_end(j);
 }
@@ -231,10 +235,10 @@ report_write_summary(FILE *f, const struct report *r)
 		 * listed attempts (those beyond NET_CONNS_MAX are counted as omitted only). */
 		for (size_t i = 0; i < p->n_conn; i++)
 			failed += !p->conn[i].denied && p->conn[i].address[0] == '\0';
-		fprintf(f, "sandcap: network: %" PRIu64 " connection%s through the proxy, %" PRIu64
-			" denied", total, total == 1 ? "" : "s", p->denied);
+		fprintf(f, "sandcap: network: %" PRIu64 " allowed, %" PRIu64 " denied by the proxy",
+			total - p->denied, p->denied);
 		if (failed > 0)
-			fprintf(f, ", %" PRIu64 " allowed but failed", failed);
+			fprintf(f, " (%" PRIu64 " allowed but failed to connect)", failed);
 		(void) fputc('\n', f);
 	}
 }

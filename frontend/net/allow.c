@@ -363,7 +363,8 @@ allow_host_ok(const struct allow_list *l, const struct allow_host *h, uint16_t p
 	return NULL;
 }
 
-static bool
+/* The special IPv4 range holding a (4 bytes), as its prefix length; 0 when none. */
+static unsigned
 v4_special(const uint8_t *a, const char **why)
 {
 	static const struct {
@@ -394,56 +395,66 @@ v4_special(const uint8_t *a, const char **why)
 		mask_prefix(m, 4, nets[i].prefix);
 		if (memcmp(m, nets[i].net, 4) == 0) {
 			*why = nets[i].why;
-			return true;
+			return nets[i].prefix;
 		}
 	}
-	return false;
+	return 0;
+}
+
+/* The special range holding an address, as its prefix length (> 0), or 0 when the address
+ * is an ordinary one.  IPv4 inside IPv6 (mapped, compatible, NAT64) is judged as the IPv4
+ * address, its range 96 bits longer. */
+static unsigned
+special_range(int family, const uint8_t *a, const char **reason)
+{
+	static const uint8_t zero[16], mapped[12] = { [10] = 0xff, [11] = 0xff },
+			     nat64[12] = { 0x00, 0x64, 0xff, 0x9b };
+	static const struct {
+		uint8_t net[4];
+		unsigned prefix;
+		const char *why;
+	} v6[] = {
+		{ { 0xfc }, 7, "private (ULA)" },
+		{ { 0xfe, 0x80 }, 10, "link-local" },
+		{ { 0xfe, 0xc0 }, 10, "site-local" },
+		{ { 0xff }, 8, "multicast" },
+		{ { 0x20, 0x01, 0x0d, 0xb8 }, 32, "documentation" },
+	};
+	unsigned p;
+
+	if (family == AF_INET)
+		return v4_special(a, reason);
+	if (family != AF_INET6) {
+		*reason = "not an internet address";
+		return 1;
+	}
+	if (memcmp(a, zero, 15) == 0 && (a[15] == 0 || a[15] == 1)) {
+		*reason = a[15] == 1 ? "loopback" : "unspecified";
+		return 128;
+	}
+	if (memcmp(a, mapped, 12) == 0 || memcmp(a, nat64, 12) == 0 || memcmp(a, zero, 12) == 0) {
+		p = v4_special(a + 12, reason);
+		return p > 0 ? 96 + p : 0;
+	}
+	for (size_t i = 0; i < ELEMENTSOF(v6); i++) {
+		uint8_t m[4];
+
+		memcpy(m, a, 4);
+		mask_prefix(m, 4, v6[i].prefix);
+		if (memcmp(m, v6[i].net, 4) == 0) {
+			*reason = v6[i].why;
+			return v6[i].prefix;
+		}
+	}
+	return 0;
 }
 
 bool
 allow_addr_special(int family, const uint8_t *a, const char **reason)
 {
-	static const uint8_t zero[16], mapped[12] = { [10] = 0xff, [11] = 0xff },
-			     nat64[12] = { 0x00, 0x64, 0xff, 0x9b };
 	const char *dummy;
 
-	if (reason == NULL)
-		reason = &dummy;
-	if (family == AF_INET)
-		return v4_special(a, reason);
-	if (family != AF_INET6) {
-		*reason = "not an internet address";
-		return true;
-	}
-	/* An IPv4 address inside IPv6 (mapped, compatible, NAT64): judge the IPv4 one. */
-	if (memcmp(a, mapped, 12) == 0 || memcmp(a, nat64, 12) == 0 ||
-	    (memcmp(a, zero, 12) == 0 && (a[12] | a[13] | a[14]) != 0))
-		return v4_special(a + 12, reason);
-	if (memcmp(a, zero, 15) == 0 && (a[15] == 0 || a[15] == 1)) {
-		*reason = a[15] == 1 ? "loopback" : "unspecified";
-		return true;
-	}
-	if ((a[0] & 0xfe) == 0xfc) {
-		*reason = "private (ULA)";
-		return true;
-	}
-	if (a[0] == 0xfe && (a[1] & 0xc0) == 0x80) {
-		*reason = "link-local";
-		return true;
-	}
-	if (a[0] == 0xfe && (a[1] & 0xc0) == 0xc0) {
-		*reason = "site-local";
-		return true;
-	}
-	if (a[0] == 0xff) {
-		*reason = "multicast";
-		return true;
-	}
-	if (a[0] == 0x20 && a[1] == 0x01 && a[2] == 0x0d && a[3] == 0xb8) {
-		*reason = "documentation";
-		return true;
-	}
-	return false;
+	return special_range(family, a, reason != NULL ? reason : &dummy) > 0;
 }
 
 bool
@@ -451,11 +462,15 @@ allow_addr_ok(const struct allow_list *l, int family, const uint8_t *addr, uint1
 	      const char **reason)
 {
 	const char *why = NULL;
+	unsigned range = special_range(family, addr, &why);
 
-	if (!allow_addr_special(family, addr, &why))
+	if (range == 0)
 		return true;
+	/* Only a rule inside the special range names it: a rule as wide as [::]/0 or
+	 * 0.0.0.0/0 contains loopback and link-local but does not mean them. */
 	for (size_t i = 0; i < l->n; i++)
-		if (port_ok(&l->rule[i], port) && in_cidr(&l->rule[i], family, addr))
+		if (port_ok(&l->rule[i], port) && in_cidr(&l->rule[i], family, addr) &&
+		    l->rule[i].prefix >= range)
 			return true;
 	if (reason != NULL)
 		*reason = why;

@@ -79,6 +79,8 @@ const struct allow_rule *allow_host_ok(const struct allow_list *l, const struct 
 bool allow_addr_special(int family, const uint8_t *addr, const char **reason);
 
 /* May the proxy connect to this resolved address (for a host that passed allow_host_ok)?
- * A special address needs a CIDR rule that contains it and allows port. */
+ * A special address needs a CIDR rule that allows port, contains it and lies inside its
+ * special range (127.0.0.2 or 127.0.0.0/8 name loopback; 0.0.0.0/0 and [::]/0 do not).  The
+ * same rule for address literals and for the addresses a name resolves to. */
 bool allow_addr_ok(const struct allow_list *l, int family, const uint8_t *addr, uint16_t port,
 		   const char **reason);

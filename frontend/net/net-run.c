@@ -24,11 +24,23 @@ net_run_prepare(struct run_opts *o, struct net_proxy *p, char *err, size_t errle
 	p->stop_fd = p->result_fd = p->pidfd = -EBADF;
 	if (o->iso.net != POLICY_NET_PROXY)
 		return 0;
+	if (o->allow.n == 0 && !o->quiet)
+		fprintf(stderr, "sandcap: warning: --net proxy without --allow: nothing will be "
+			"reachable through the proxy; add --allow HOST[:PORT] for each host the "
+			"command needs\n");
 	r = net_proxy_start(p, &o->allow, err, errlen);
 	if (r < 0)
 		return r;
 	o->iso.proxy_port = p->port;
 	return 0;
+}
+
+int
+net_run_authorize(const struct run_opts *o, struct net_proxy *p, int cgroup_fd)
+{
+	if (o->iso.net != POLICY_NET_PROXY)
+		return 0;
+	return net_proxy_authorize(p, cgroup_fd);
 }
 
 int
@@ -38,17 +50,20 @@ net_run_environment(const struct run_opts *o, const struct net_proxy *p, char **
 					    "https_proxy", "ALL_PROXY", "all_proxy", "NO_PROXY",
 					    "no_proxy" };
 	/* The entries stay referenced by *envp (env_put()) until the exec. */
-	static char entry[ELEMENTSOF(vars)][48];
+	static char entry[ELEMENTSOF(vars)][128];
 
 	if (o->iso.net != POLICY_NET_PROXY)
 		return 0;
 	for (size_t i = 0; i < ELEMENTSOF(vars); i++) {
 		/* Nothing bypasses the proxy: the sandbox could not reach it directly anyway. */
-		const char *value = i < 4 ? "http://127.0.0.1" : i < 6 ? "socks5h://127.0.0.1" : NULL;
+		const char *value = i < 4 ? "http" : i < 6 ? "socks5h" : NULL;
 
+		/* The per-run secret as the URL's credentials: curl, wget, git, pip, Python's
+		 * requests and urllib send it (Proxy-Authorization: Basic, or SOCKS5
+		 * username/password); nothing else gets through (proxy.c). */
 		if (value != NULL)
-			(void) snprintf(entry[i], sizeof(entry[i]), "%s=%s:%u", vars[i], value,
-					(unsigned) p->port);
+			(void) snprintf(entry[i], sizeof(entry[i]), "%s=%s://sandcap:%s@127.0.0.1:%u",
+					vars[i], value, p->secret, (unsigned) p->port);
 		else
 			(void) snprintf(entry[i], sizeof(entry[i]), "%s=", vars[i]);
 		/* sandcap's own variables, not inherited ones: they survive --env-clear and

@@ -13,6 +13,10 @@
  * with the message in err. */
 int net_run_prepare(struct run_opts *o, struct net_proxy *p, char *err, size_t errlen);
 
+/* Once the mode is known: tell the proxy whom to serve (cgroup_fd: the sandbox's cgroup
+ * directory, or -EBADF in rlimit mode).  0 or -errno. */
+int net_run_authorize(const struct run_opts *o, struct net_proxy *p, int cgroup_fd);
+
 /* After the isolation plan: the proxy variables for the command (--net proxy only), into
  * *envp when the command has an environment of its own (--env...: env_build()), else into
  * sandcap's.  0 or -errno. */

@@ -89,12 +89,22 @@ proxy_split_authority(const char *s, size_t len, uint16_t default_port, char *ho
 	return 0;
 }
 
-/* Hop-by-hop and proxy headers the origin server must not see. */
+static bool
+header_is(const char *line, size_t len, const char *name)
+{
+	size_t nl = strlen(name);
+
+	return len > nl && line[nl] == ':' && strncasecmp(line, name, nl) == 0;
+}
+
+/* Hop-by-hop and proxy headers the origin server must not see, and Host:, which the
+ * request-target's authority replaces. */
 static bool
 drop_header(const char *line, size_t len)
 {
 	static const char *const names[] = { "proxy-connection", "proxy-authorization",
-					     "proxy-authenticate", "connection", "keep-alive" };
+					     "proxy-authenticate", "connection", "keep-alive",
+					     "host" };
 	const char *colon = memchr(line, ':', len);
 	size_t nl;
 
@@ -116,6 +126,42 @@ fwd_put(struct proxy_req *r, const void *p, size_t n, bool *overflow)
 	}
 	memcpy(r->fwd + r->fwd_len, p, n);
 	r->fwd_len += n;
+}
+
+/* The one Proxy-Authorization header's value, blanks trimmed; two of them: -EINVAL. */
+static int
+find_auth(const char *h, const char *end, struct proxy_req *r)
+{
+	bool seen = false;
+
+	while (h < end) {
+		const char *e = memchr(h, '\r', (size_t) (end - h));
+		size_t hl = (size_t) (e - h);
+		const char *colon = memchr(h, ':', hl);
+
+		/* RFC 9112 5.1: no blank between a field name and its colon. */
+		if (colon != NULL && (memchr(h, ' ', (size_t) (colon - h)) != NULL ||
+				      memchr(h, '\t', (size_t) (colon - h)) != NULL))
+			return -EINVAL;
+		if (header_is(h, hl, "proxy-authorization")) {
+			const char *v = h + strlen("proxy-authorization") + 1;
+
+			if (seen)
+				return -EINVAL;
+			seen = true;
+			while (v < e && (*v == ' ' || *v == '\t'))
+				v++;
+			while (e > v && (e[-1] == ' ' || e[-1] == '\t'))
+				e--;
+			if ((size_t) (e - v) >= sizeof(r->auth))
+				return -EINVAL;
+			memcpy(r->auth, v, (size_t) (e - v));
+			r->auth[e - v] = '\0';
+			r->auth_len = (size_t) (e - v);
+		}
+		h = h + hl + 2;
+	}
+	return 0;
 }
 
 int
@@ -166,6 +212,10 @@ proxy_parse_http(const uint8_t *buf, size_t n, struct proxy_req *ret, int *ret_s
 		return refuse(ret_status, 400, err, errlen, -EINVAL, "not HTTP/1.0 or HTTP/1.1");
 	target = sp1 + 1;
 	tlen = (size_t) (sp2 - target);
+	if (find_auth(line_end + 2, (const char *) end + 2, &r) < 0)
+		return refuse(ret_status, 400, err, errlen, -EINVAL,
+			      "a blank before a header's ':', more than one "
+			      "Proxy-Authorization header, or one too long");
 
 	if ((size_t) (sp1 - p) == 7 && strneq(p, "CONNECT", 7)) {
 		r.kind = PROXY_HTTP_CONNECT;
@@ -202,6 +252,9 @@ proxy_parse_http(const uint8_t *buf, size_t n, struct proxy_req *ret, int *ret_s
 		else
 			fwd_put(&r, "/", 1, &overflow);
 		fwd_put(&r, sp2, (size_t) (line_end - sp2) + 2, &overflow);
+		fwd_put(&r, "Host: ", 6, &overflow);
+		fwd_put(&r, auth, alen, &overflow);
+		fwd_put(&r, "\r\n", 2, &overflow);
 		/* Headers, minus hop-by-hop and proxy ones. */
 		for (const char *h = line_end + 2; h < (const char *) end + 2;) {
 			const char *e = memchr(h, '\r', (size_t) ((const char *) end + 2 - h));
@@ -234,7 +287,93 @@ proxy_parse_socks5_greeting(const uint8_t *buf, size_t n)
 		return -EINVAL;
 	if (n < 2u + buf[1])
 		return 0;
-	return memchr(buf + 2, 0, buf[1]) != NULL ? 2 + buf[1] : -EPERM;
+	return memchr(buf + 2, 2, buf[1]) != NULL ? 2 + buf[1] : -EPERM;
+}
+
+int
+proxy_parse_socks5_userpass(const uint8_t *buf, size_t n, char *cred, size_t *ret_len)
+{
+	size_t ul, pl;
+
+	if (n >= 1 && buf[0] != 1)
+		return -EINVAL;
+	if (n < 2)
+		return 0;
+	ul = buf[1];
+	if (ul == 0)
+		return -EINVAL;
+	if (n < 2 + ul + 1)
+		return 0;
+	pl = buf[2 + ul];
+	if (pl == 0)
+		return -EINVAL;
+	if (n < 3 + ul + pl)
+		return 0;
+	if (memchr(buf + 2, '\0', ul) != NULL || memchr(buf + 3 + ul, '\0', pl) != NULL ||
+	    memchr(buf + 2, ':', ul) != NULL)
+		return -EINVAL;
+	memcpy(cred, buf + 2, ul);
+	cred[ul] = ':';
+	memcpy(cred + ul + 1, buf + 3 + ul, pl);
+	cred[ul + 1 + pl] = '\0';
+	*ret_len = ul + 1 + pl;
+	return (int) (3 + ul + pl);
+}
+
+static int
+b64_value(char c)
+{
+	if (c >= 'A' && c <= 'Z')
+		return c - 'A';
+	if (c >= 'a' && c <= 'z')
+		return c - 'a' + 26;
+	if (c >= '0' && c <= '9')
+		return c - '0' + 52;
+	return c == '+' ? 62 : c == '/' ? 63 : -1;
+}
+
+int
+proxy_parse_basic(const char *v, size_t len, char *cred, size_t *ret_len)
+{
+	size_t i = 5, o = 0;
+
+	if (len < 6 || strncasecmp(v, "basic", 5) != 0 || (v[5] != ' ' && v[5] != '\t'))
+		return -EINVAL;
+	while (i < len && (v[i] == ' ' || v[i] == '\t'))
+		i++;
+	if (i == len || (len - i) % 4 != 0 || (len - i) / 4 * 3 > PROXY_CRED_MAX + 2)
+		return -EINVAL;
+	for (; i < len; i += 4) {
+		int d[4];
+		uint32_t q = 0;
+		size_t pad = 0;
+
+		for (size_t k = 0; k < 4; k++) {
+			d[k] = b64_value(v[i + k]);
+			if (d[k] < 0) {
+				/* '=' only at the end, in the last one or two places. */
+				if (v[i + k] != '=' || i + 4 != len || k < 2)
+					return -EINVAL;
+				pad++;
+				d[k] = 0;
+			} else if (pad > 0) {
+				return -EINVAL;
+			}
+			q = q << 6 | (uint32_t) d[k];
+		}
+		for (size_t k = 0; k < 3 - pad; k++) {
+			char c = (char) (q >> (16 - 8 * k) & 0xff);
+
+			if (o >= PROXY_CRED_MAX || c == '\0' || (unsigned char) c < 0x20 || c == 0x7f)
+				return -EINVAL;
+			cred[o++] = c;
+		}
+	}
+	cred[o] = '\0';
+	if (memchr(cred, ':', o) == NULL)
+		return -EINVAL;
+	*ret_len = o;
+	return 0;
 }
 
 int

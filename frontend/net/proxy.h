@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* The egress proxy of --net proxy: a process sandcap forks before the sandbox, outside it,
- * as the user, on 127.0.0.1 and an ephemeral port; HTTP (CONNECT and absolute-URI) and
- * SOCKS5 with names.  One connection per forked child; each attempt becomes a record for
- * the report's network object.  See docs/isolation.md. */
+/* The egress proxy of --net proxy: one process sandcap forks before the sandbox, outside
+ * it, as the user, on 127.0.0.1 and an ephemeral port; HTTP (CONNECT and absolute-URI) and
+ * SOCKS5 with names, for its own sandbox only (peer uid and cgroup, per-run secret).  Each
+ * authenticated attempt becomes a record for the report's network object.  See
+ * docs/isolation.md and SECURITY.md. */
 #pragma once
 
 #include <netinet/in.h>
@@ -15,7 +16,8 @@
 
 #define NET_CONNS_MAX      256          /* records kept for the report; the rest are counted */
 #define NET_REASON_MAX     160
-#define NET_CONCURRENT_MAX 64           /* connections handled at once */
+#define NET_CONCURRENT_MAX 64           /* connections handled at once (at most) */
+#define PROXY_SECRET_BYTES 16           /* from getrandom(), written as hex */
 
 struct net_conn {
 	bool denied;
@@ -36,6 +38,10 @@ struct net_proxy {
 	uint64_t omitted;               /* attempts beyond NET_CONNS_MAX */
 	uint64_t denied;                /* all denied attempts, omitted ones included */
 	bool collected;
+	bool peer_cgroup;               /* sock_diag reports a peer's cgroup id (Linux 5.7+) */
+	size_t max_conn;                /* connections at once, for the report */
+	char secret[2 * PROXY_SECRET_BYTES + 1];        /* the proxy URL's password */
+	char authentication[128];       /* how peers are known, for the report */
 	/* Last: read only below n_conn, so a run without a proxy touches only the fields
 	 * above (issue 19). */
 	struct net_conn conn[NET_CONNS_MAX];
@@ -43,6 +49,11 @@ struct net_proxy {
 
 /* Fork the proxy with the allow-list l.  Returns 0 with p->port set, or -errno with err. */
 int net_proxy_start(struct net_proxy *p, const struct allow_list *l, char *err, size_t errlen);
+
+/* Tell the proxy whom to serve, once the run's mode is known: the sandbox's uid (sandcap's)
+ * and, when cgroup_fd is the sandbox's cgroup (>= 0), its cgroup id.  Until then it
+ * accepts no connection.  Warns when the kernel cannot report cgroup ids.  0 or -errno. */
+int net_proxy_authorize(struct net_proxy *p, int cgroup_fd);
 
 /* Stop the proxy, wait (at most a few seconds) for its records, reap it.  Idempotent. */
 int net_proxy_finish(struct net_proxy *p);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* libFuzzer target: the egress proxy's parsers (frontend/net/proxy-parse.c: HTTP request
- * line and headers, CONNECT authority, SOCKS5 greeting and request) and what the proxy
+ * line and headers, CONNECT authority, SOCKS5 greeting, username/password and request,
+ * Proxy-Authorization: Basic) and what the proxy
  * does with a parsed host (frontend/net/allow.c: normalisation, rule matching).  The first
  * byte picks the parser.  Checks the invariants, not just the absence of crashes. */
 #include <errno.h>
@@ -65,13 +66,15 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (size < 1)
 		return 0;
-	switch (data[0] % 4) {
+	switch (data[0] % 6) {
 	case 0:
 		n = proxy_parse_http(data + 1, size - 1, &r, &st, err, sizeof(err));
 		if (n > 0) {
 			if ((size_t) n > size - 1 || memcmp(data + 1 + n - 4, "\r\n\r\n", 4) != 0)
 				abort();
 			check_host(&r);
+			if (r.auth_len >= sizeof(r.auth) || strlen(r.auth) != r.auth_len)
+				abort();
 			if (r.kind == PROXY_HTTP_FORWARD && (r.fwd_len > sizeof(r.fwd) ||
 			    r.fwd_len < 4 || memcmp(r.fwd + r.fwd_len - 4, "\r\n\r\n", 4) != 0))
 				abort();
@@ -92,6 +95,26 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			check_host(&r);
 		}
 		break;
+	case 4: {
+		char cred[PROXY_CRED_MAX + 1];
+		size_t len = 0;
+
+		n = proxy_parse_socks5_userpass(data + 1, size - 1, cred, &len);
+		/* "user:password", NUL-free, within bounds. */
+		if (n > 0 && ((size_t) n > size - 1 || len > PROXY_CRED_MAX ||
+			      strlen(cred) != len || memchr(cred, ':', len) == NULL))
+			abort();
+		break;
+	}
+	case 5: {
+		char cred[PROXY_CRED_MAX + 1];
+		size_t len = 0;
+
+		if (proxy_parse_basic((const char *) data + 1, size - 1, cred, &len) == 0 &&
+		    (len > PROXY_CRED_MAX || strlen(cred) != len || memchr(cred, ':', len) == NULL))
+			abort();
+		break;
+	}
 	default: {
 		struct allow_rule ar;
 		char *s = malloc(size);

@@ -244,6 +244,38 @@ test_rebinding(void **state)
 	assert_false(addr_ok(&l, "::ffff:127.0.0.5", 8080, "loopback"));
 }
 
+/* A rule wider than a special range contains it but does not name it: [::]/0 admits no
+ * mapped loopback or metadata address, 0.0.0.0/0 no loopback; a rule inside the range
+ * does.  Address literals and resolved names pass the same screen. */
+static void
+test_wide_rules(void **state)
+{
+	struct allow_list l = { .n = 0 };
+	struct allow_rule r;
+
+	(void) state;
+	r = rule("[::/0]:*");
+	assert_int_equal(allow_add(&l, &r), 0);
+	r = rule("0.0.0.0/0:*");
+	assert_int_equal(allow_add(&l, &r), 0);
+	assert_false(addr_ok(&l, "::ffff:127.0.0.1", 80, "loopback"));
+	assert_false(addr_ok(&l, "::ffff:169.254.169.254", 80, "link-local"));
+	assert_false(addr_ok(&l, "::1", 80, "loopback"));
+	assert_false(addr_ok(&l, "fe80::1", 80, "link-local"));
+	assert_false(addr_ok(&l, "127.0.0.1", 80, "loopback"));
+	assert_false(addr_ok(&l, "10.0.0.1", 80, "private"));
+	assert_true(addr_ok(&l, "93.184.216.34", 80, NULL));
+	assert_true(addr_ok(&l, "2606:2800:220:1::1", 80, NULL));
+	r = rule("[::ffff:127.0.0.0/104]:*");
+	assert_int_equal(allow_add(&l, &r), 0);
+	r = rule("127.0.0.2:80");
+	assert_int_equal(allow_add(&l, &r), 0);
+	assert_true(addr_ok(&l, "::ffff:127.0.0.1", 80, NULL));
+	assert_true(addr_ok(&l, "127.0.0.2", 80, NULL));
+	assert_false(addr_ok(&l, "127.0.0.3", 80, "loopback"));
+	assert_false(addr_ok(&l, "::ffff:169.254.169.254", 80, "link-local"));
+}
+
 static int
 http(const char *s, struct proxy_req *r, int *status)
 {
@@ -322,10 +354,12 @@ static void
 test_http_forward(void **state)
 {
 	static struct proxy_req r;
-	const char *head = "GET http://Example.com:8080/a/b?c=d HTTP/1.1\r\nHost: example.com:8080\r\n"
+	/* The client's Host: names another host: the URI's authority replaces it (RFC 9112
+	 * 3.2.2), and the proxy's credentials never go upstream. */
+	const char *head = "GET http://Example.com:8080/a/b?c=d HTTP/1.1\r\nHost: evil.test\r\n"
 			   "Proxy-Connection: keep-alive\r\nProxy-Authorization: Basic eA==\r\n"
-			   "Connection: keep-alive\r\nAccept: */*\r\n\r\n";
-	const char *want = "GET /a/b?c=d HTTP/1.1\r\nHost: example.com:8080\r\nAccept: */*\r\n"
+			   "Connection: keep-alive\r\nAccept: */*\r\nhost: again.test\r\n\r\n";
+	const char *want = "GET /a/b?c=d HTTP/1.1\r\nHost: Example.com:8080\r\nAccept: */*\r\n"
 			   "Connection: close\r\n\r\n";
 	int st;
 
@@ -336,7 +370,15 @@ test_http_forward(void **state)
 	assert_int_equal(r.port, 8080);
 	assert_int_equal(r.fwd_len, strlen(want));
 	assert_memory_equal(r.fwd, want, strlen(want));
+	assert_string_equal(r.auth, "Basic eA==");
+	assert_int_equal(r.auth_len, 10);
+	/* Two Proxy-Authorization headers, or a blank before a colon: refused. */
+	assert_int_equal(http("GET http://a.test/ HTTP/1.1\r\nProxy-Authorization: x\r\n"
+			      "proxy-authorization: y\r\n\r\n", &r, &st), -EINVAL);
+	assert_int_equal(http("GET http://a.test/ HTTP/1.1\r\nProxy-Authorization : x\r\n\r\n",
+			      &r, &st), -EINVAL);
 	assert_int_equal(http("GET http://[::1]/ HTTP/1.0\r\n\r\n", &r, &st), 30);
+	assert_memory_equal(r.fwd, "GET / HTTP/1.0\r\nHost: [::1]\r\n", 29);
 	assert_string_equal(r.host, "::1");
 	assert_int_equal(r.port, 80);
 	assert_int_equal(http("HEAD http://example.com HTTP/1.1\r\n\r\n", &r, &st), 36);
@@ -347,7 +389,7 @@ static void
 test_socks5(void **state)
 {
 	static struct proxy_req r;
-	const uint8_t greet[] = { 5, 2, 2, 0 }, greet_auth[] = { 5, 1, 2 };
+	const uint8_t greet[] = { 5, 2, 2, 0 }, greet_none[] = { 5, 1, 0 };
 	const uint8_t name[] = { 5, 1, 0, 3, 11, 'e', 'x', 'a', 'm', 'p', 'l', 'e', '.', 'c', 'o',
 				 'm', 0x01, 0xbb };
 	const uint8_t nul[] = { 5, 1, 0, 3, 5, 'a', '\0', 'b', '.', 'c', 0, 80 };
@@ -361,7 +403,8 @@ test_socks5(void **state)
 	(void) state;
 	assert_int_equal(proxy_parse_socks5_greeting(greet, sizeof(greet)), 4);
 	assert_int_equal(proxy_parse_socks5_greeting(greet, 3), 0);
-	assert_int_equal(proxy_parse_socks5_greeting(greet_auth, sizeof(greet_auth)), -EPERM);
+	/* Only username/password (RFC 1929) is taken: no client without the secret. */
+	assert_int_equal(proxy_parse_socks5_greeting(greet_none, sizeof(greet_none)), -EPERM);
 	assert_int_equal(proxy_parse_socks5_greeting((const uint8_t *) "\x04\x01", 2), -EINVAL);
 	assert_int_equal(proxy_parse_socks5_request(name, sizeof(name), &r, &rep),
 			 (int) sizeof(name));
@@ -381,6 +424,33 @@ test_socks5(void **state)
 	assert_int_equal(rep, 7);
 	assert_int_equal(proxy_parse_socks5_request(atyp, sizeof(atyp), &r, &rep), -ENOTSUP);
 	assert_int_equal(rep, 8);
+}
+
+static void
+test_credentials(void **state)
+{
+	const uint8_t up[] = { 1, 3, 'a', 'b', 'c', 2, 'x', 'y' }, colon[] = { 1, 1, ':', 1, 'x' };
+	char cred[PROXY_CRED_MAX + 1];
+	size_t len = 0;
+
+	(void) state;
+	assert_int_equal(proxy_parse_socks5_userpass(up, sizeof(up), cred, &len), 8);
+	assert_string_equal(cred, "abc:xy");
+	assert_int_equal(len, 6);
+	for (size_t n = 0; n < sizeof(up); n++)
+		assert_int_equal(proxy_parse_socks5_userpass(up, n, cred, &len), 0);
+	assert_int_equal(proxy_parse_socks5_userpass(colon, sizeof(colon), cred, &len), -EINVAL);
+	assert_int_equal(proxy_parse_socks5_userpass((const uint8_t *) "\x05", 1, cred, &len),
+			 -EINVAL);
+	/* "sandcap:s3cret" */
+	assert_int_equal(proxy_parse_basic("Basic c2FuZGNhcDpzM2NyZXQ=", 26, cred, &len), 0);
+	assert_string_equal(cred, "sandcap:s3cret");
+	assert_int_equal(proxy_parse_basic("basic   c2FuZGNhcDpzM2NyZXQ=", 28, cred, &len), 0);
+	assert_int_equal(proxy_parse_basic("Bearer c2FuZGNhcDpzM2NyZXQ=", 27, cred, &len), -EINVAL);
+	assert_int_equal(proxy_parse_basic("Basic c2FuZGNhcDpzM2NyZXQ", 25, cred, &len), -EINVAL);
+	assert_int_equal(proxy_parse_basic("Basic c2Fu=GNh", 14, cred, &len), -EINVAL);
+	assert_int_equal(proxy_parse_basic("Basic eA==", 10, cred, &len), -EINVAL); /* no ':' */
+	assert_int_equal(proxy_parse_basic("Basic YQBiOmM=", 14, cred, &len), -EINVAL); /* NUL */
 }
 
 static void
@@ -417,10 +487,12 @@ main(void)
 		cmocka_unit_test(test_rules),
 		cmocka_unit_test(test_decisions),
 		cmocka_unit_test(test_rebinding),
+		cmocka_unit_test(test_wide_rules),
 		cmocka_unit_test(test_http_connect),
 		cmocka_unit_test(test_http_nul_and_limits),
 		cmocka_unit_test(test_http_forward),
 		cmocka_unit_test(test_socks5),
+		cmocka_unit_test(test_credentials),
 		cmocka_unit_test(test_records),
 		cmocka_unit_test(test_normalise),
 	};
