@@ -138,7 +138,8 @@ run_usercg_protect(struct report *rep, struct isolate_plan *plan)
 	    cgprotect_mounts(plan->cg_protect, CGPROTECT_MAX, &n, NULL, 0) == 0 && n > 0) {
 		plan->n_cg_protect = n;
 		report_add_enforcement(rep, "cgroup_files", "landlock (ABI %d): the sandbox cannot "
-				       "write the cgroup filesystem", plan->landlock_abi);
+				       "write the cgroup filesystem, so the limits bind hostile code "
+				       "too", plan->landlock_abi);
 	} else {
 		report_add_enforcement(rep, "cgroup_files", "not protected (no Landlock): the limits "
 				       "bind runaway code, not hostile code, which can write its own "
