@@ -376,6 +376,7 @@ if [ "$mode" = run ] && [ "$n_plain" -eq 0 ] && [ $((n_sysd + n_612)) -gt 0 ]; t
 		[ -n "$kb_pid" ] && kill -TERM "-$kb_pid" 2>/dev/null; exit 130' INT TERM HUP
 	passed=0 failed=0
 	[ "$also_612" = 1 ] && rm -f "$build/results/$rec612"
+	[ "$n_612" -gt 0 ] && lock_build
 	run_612 0
 	[ "$n_sysd" -gt 0 ] && run_sysd
 	[ "$passed$failed" = 00 ] || record "$passed" "$failed"
