@@ -16,6 +16,8 @@
 # SANDCAP_VM_KERNEL_CACHE    cache directory (default /var/cache/sandcap-vm when it is
 #                            writable, else ${XDG_CACHE_HOME:-~/.cache}/sandcap-vm)
 # SANDCAP_VM_KERNEL_JOBS     make -j (default 2)
+# SANDCAP_VM_KERNEL_MIRROR   the Debian mirror (default http://deb.debian.org), for a machine
+#                            that reaches Debian only through its own mirror
 set -eu
 
 HERE=$(cd "$(dirname "$0")" && pwd)
