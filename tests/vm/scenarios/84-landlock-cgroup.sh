@@ -49,7 +49,8 @@ rc=$?
 is "$rc" 0 "--fs ro --rw --net none in cgroup mode runs"
 is "$(json_get "$R/ro.json" .mode)" cgroup "... in cgroup mode"
 like "$(json_get "$R/ro.json" .enforcement.fs)" '^landlock \(ABI [6-9]' "... enforcement.fs is Landlock (ABI 6 or later)"
-like "$(json_get "$R/ro.json" .enforcement.net)" 'landlock' "... enforcement.net includes Landlock"
+is "$(json_get "$R/ro.json" .enforcement.net)" "cgroup-bpf + seccomp + landlock" \
+	"... --net none: cgroup BPF, seccomp and Landlock's TCP rules"
 like "$(sed -n 's/^TMPDIR=//p' "$R/ro.out")" '^/run/sandcap/' "... the sandbox's TMPDIR is its workspace"
 like "$(grep ' /run/sandcap/.*/w: ' "$R/ro.out")" ': OK$' "... the workspace is writable"
 is "$(v "write $R/rw/a" "$R/ro.out")" OK "... --rw is writable"
