@@ -54,7 +54,8 @@ exec 9>"$CACHE/.lock"
 flock 9
 
 TMP=$(mktemp -d "$CACHE/tmp.XXXXXX")
-trap 'rm -rf "$TMP"' EXIT INT TERM HUP
+trap 'rm -rf "$TMP"' EXIT
+trap 'rm -rf "$TMP"; exit 130' INT TERM HUP
 
 # apt with nothing of the machine's state: only the keyring and apt.conf.d (a proxy) are read.
 aptq() {
