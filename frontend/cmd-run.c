@@ -1353,6 +1353,11 @@ run_plan(struct run *R, struct net_proxy *proxy)
 	if (r < 0)
 		return refuse(&R->sink, rep, false, "--net proxy: cannot set the proxy variables: %s",
 			      strerror(-r));
+	/* The temp dir --fs ro|strict keeps writable is the sandbox's: the workspace in cgroup
+	 * mode (run_spec_hooks() points TMPDIR there), else the TMPDIR its environment carries;
+	 * sandcap's own TMPDIR would grant a directory the sandbox was never given. */
+	o->iso.tmpdir = R->cgroup && o->iso.workspace != NULL ? o->iso.workspace
+							      : env_value(rep->env, "TMPDIR");
 	if (!R->plan.seccomp && !R->plan.landlock_signal &&
 	    (o->has_timeout || R->cpu_budget_ms > 0) && !o->fallback)
 		return refuse(&R->sink, rep, false, "--timeout/--cpu-time: this kernel has neither "

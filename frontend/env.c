@@ -228,6 +228,14 @@ env_put(char ***v, char *entry)
 	return 0;
 }
 
+const char *
+env_value(char *const *v, const char *name)
+{
+	char *e = lookup(v, name);
+
+	return e != NULL ? e + env_name_len(e) + 1 : NULL;
+}
+
 /* Index of the first "NAME=..." in base[0..n), or -1. */
 static ssize_t
 first_named(char *const *base, size_t n, const char *name)

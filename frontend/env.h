@@ -54,6 +54,9 @@ int env_build(const struct env_opts *o, char *const *base, char ***ret);
  * 0 or -ENOMEM. */
 int env_put(char ***v, char *entry);
 
+/* The value of the first "NAME=VALUE" in v (NULL-terminated), or NULL. */
+const char *env_value(char *const *v, const char *name);
+
 /* The length of the name in "NAME=VALUE" (the whole string if there is no '='). */
 size_t env_name_len(const char *entry);
 

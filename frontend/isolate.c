@@ -470,12 +470,12 @@ abs_path(const char *base, const char *path, char *buf, size_t len)
 	return n < 0 || (size_t) n >= len ? -ENAMETOOLONG : 0;
 }
 
-/* The writable temp dir in ro/strict: the child's $TMPDIR if it is an absolute path to a
- * directory (sandcap sets it to the workspace's tmp when there is one), else /tmp. */
+/* The writable temp dir in ro/strict: the sandbox's $TMPDIR (the one its command is
+ * exec'd with, never sandcap's own) if it is an absolute path to a directory, else /tmp. */
 static const char *
-pick_tmpdir(void)
+pick_tmpdir(const struct isolate_opts *o)
 {
-	const char *t = getenv("TMPDIR");
+	const char *t = o->tmpdir;
 	struct stat st;
 
 	if (t != NULL && t[0] == '/' && stat(t, &st) == 0 && S_ISDIR(st.st_mode))
@@ -558,7 +558,7 @@ fs_ruleset(const struct isolate_opts *o, const struct isolate_plan *plan,
 	size_t n = 0;
 	int r;
 
-	r = isolate_fs_rules(o, plan->landlock_abi, pick_tmpdir(), rules, ELEMENTSOF(rules), &n,
+	r = isolate_fs_rules(o, plan->landlock_abi, pick_tmpdir(o), rules, ELEMENTSOF(rules), &n,
 			     &attr->handled_access_fs);
 	if (r < 0) {
 		set_str(err, errlen, "sandcap: --fs %s: too many paths", policy_fs_name(o->fs));

@@ -24,6 +24,7 @@ struct isolate_opts {
 	const char *ro[ISOLATE_PATHS_MAX];      /* --ro PATH */
 	size_t n_ro;
 	const char *workspace;                  /* writable when fs != none; may be NULL */
+	const char *tmpdir;                     /* the sandbox's TMPDIR as it gets it; may be NULL */
 	bool fallback;                          /* --fallback: accept weaker substitutes */
 	bool unix_host;                         /* --unix host: keep socket(AF_UNIX) */
 	uint16_t proxy_port;                    /* --net proxy: the proxy's port on 127.0.0.1 */

@@ -137,11 +137,12 @@ run_usercg_protect(struct report *rep, struct isolate_plan *plan)
 	if (plan->landlock_abi >= 1 &&
 	    cgprotect_mounts(plan->cg_protect, CGPROTECT_MAX, &n, NULL, 0) == 0 && n > 0) {
 		plan->n_cg_protect = n;
+		/* Both fit the report's 96 bytes. */
 		report_add_enforcement(rep, "cgroup_files", "landlock (ABI %d): the sandbox cannot "
-				       "write the cgroup filesystem", plan->landlock_abi);
+				       "write the cgroup files; the limits bind hostile code",
+				       plan->landlock_abi);
 	} else {
 		report_add_enforcement(rep, "cgroup_files", "not protected (no Landlock): the limits "
-				       "bind runaway code, not hostile code, which can write its own "
-				       "cgroup's limits");
+				       "bind runaway code, not hostile code");
 	}
 }

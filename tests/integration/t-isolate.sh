@@ -116,6 +116,15 @@ if [ "$have_ll" = 1 ]; then
 	check OK "$T/o2" "read /proc/self/status" "strict: /proc is readable"
 	check OK "$T/o2" "read /dev/urandom" "strict: /dev/urandom is readable"
 	check EACCES "$T/o2" "write $T/out/s" "strict: writes outside fail"
+	# The temp dir Landlock keeps writable is the sandbox's TMPDIR, never sandcap's own: with
+	# --env TMPDIR=DIR the sandbox writes DIR, and the caller's TMPDIR is refused to it.
+	mkdir -p "$T/tmp2"; [ -n "$USERCMD" ] && chown 65534:65534 "$T/tmp2"
+	for fs in ro strict; do
+		sandcap --fs "$fs" --ro "$PROBES" --env TMPDIR="$T/tmp2" -- "$PROBES/probe-fs" \
+			write "$T/tmp2/$fs" write "$TMPDIR/$fs-own" > "$T/o-tmp-$fs" 2>&1
+		check OK "$T/o-tmp-$fs" "write $T/tmp2/$fs" "$fs: the sandbox's TMPDIR (--env TMPDIR) is writable"
+		check EACCES "$T/o-tmp-$fs" "write $TMPDIR/$fs-own" "$fs: sandcap's own TMPDIR is not the sandbox's: refused"
+	done
 	sandcap --fs strict --ro "$PROBES" --ro "$T/home" -- "$PROBES/probe-fs" read "$T/home/secret" \
 		write "$T/home/secret" > "$T/o3" 2>&1
 	check OK "$T/o3" "read $T/home/secret" "strict: --ro PATH makes it readable"

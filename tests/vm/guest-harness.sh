@@ -67,6 +67,7 @@ write_fails() {         # the file cannot be created (read-only filesystem)
 
 : > "$R/tap"
 echo "# vm: setup starts at $(cut -d" " -f1 /proc/uptime) s of guest uptime"
+echo "# vm: kernel $(uname -r) (${VM_KERNEL:-6.1} guest)"
 setup_ok=1
 
 # ---- 1. The host's root is read-only; tmpfs over every place that is written. --------

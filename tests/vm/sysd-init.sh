@@ -45,10 +45,12 @@ mount -n -t hostfs -o "$sandcap_results" none $V/results || die "hostfs $sandcap
 
 t() { echo "# vm: shim: $* at $(cut -d" " -f1 /proc/uptime) s" >> $V/results/console-notes; }
 t "views mounted"
-mod=$(ls -d /usr/lib/uml/modules/"$(uname -r)" 2>/dev/null)
-[ -n "$mod" ] || die "no modules for $(uname -r) in /usr/lib/uml/modules"
-grep -qw overlay /proc/filesystems || insmod "$mod/kernel/fs/overlayfs/overlay.ko" ||
-	die "cannot load overlay.ko"
+# Debian's 6.1 has overlayfs as a module; the 6.12 kernel (kernel-6.12.config) builds it in.
+if ! grep -qw overlay /proc/filesystems; then
+	mod=$(ls -d /usr/lib/uml/modules/"$(uname -r)" 2>/dev/null)
+	[ -n "$mod" ] || die "no modules for $(uname -r) in /usr/lib/uml/modules"
+	insmod "$mod/kernel/fs/overlayfs/overlay.ko" || die "cannot load overlay.ko"
+fi
 [ -b /dev/ubda ] || die "no /dev/ubda (run.sh passes ubd0=IMAGE)"
 mount -n -t ext4 /dev/ubda $V/rw || die "cannot mount the upper layer /dev/ubda"
 t "overlay.ko and ext4 ready"

@@ -19,6 +19,12 @@
 # the same image again (at most 3 boots).  Environment: SANDCAP_VM_SYSD_MEM (default
 # 512M), SANDCAP_VM_SYSD_BOOT (seconds allowed for one boot and the harness's own setup,
 # default 420: a loaded 2-core machine boots systemd in UML in 20 s to several minutes).
+# The kernel is the 6.12 one (tests/vm/kernel-build.sh; run.sh passes it in
+# SANDCAP_VM_UML_612, or SANDCAP_VM_UML_612_MISSING with the reason there is none): what
+# users of Debian 13 and Ubuntu 24.04 run, with Landlock.  Without it the guest boots
+# Debian 12's 6.1 (user-mode-linux) and says so; what needs Landlock then skips.
+# SANDCAP_VM_SYSD_KERNEL=6.1 boots 6.1 on purpose.  The kernel booted is left in
+# BUILD/vm-systemd/kernel (6.1 or 6.12).
 # See tests/vm/README.md, "The systemd guest".
 set -u
 
@@ -54,12 +60,27 @@ for p in "$srcdir" "$build"; do
 done
 uml=$(command -v linux.uml 2>/dev/null) ||
 	fail_setup "linux.uml not found: install Debian's user-mode-linux package (make deps)"
+ukernel=6.1 why_61="SANDCAP_VM_SYSD_KERNEL=6.1"
+case ${SANDCAP_VM_SYSD_KERNEL:-6.12} in
+6.1) ;;
+6.12)
+	if [ -z "${SANDCAP_VM_UML_612:-}${SANDCAP_VM_UML_612_MISSING:-}" ]; then
+		SANDCAP_VM_UML_612=$(sh "$srcdir/tests/vm/kernel-build.sh" 2> "$build/vm-kernel-612.log") ||
+			SANDCAP_VM_UML_612_MISSING=$(sed -n 's/^kernel-build: //p' "$build/vm-kernel-612.log" | tail -n 1)
+	fi
+	if [ -n "${SANDCAP_VM_UML_612:-}" ]; then
+		uml=$SANDCAP_VM_UML_612 ukernel=6.12
+	else
+		why_61="no 6.12 kernel: ${SANDCAP_VM_UML_612_MISSING:-tests/vm/kernel-build.sh failed}"
+	fi ;;
+*) fail_setup "SANDCAP_VM_SYSD_KERNEL takes 6.1 or 6.12, not '$SANDCAP_VM_SYSD_KERNEL'" ;;
+esac
 # The guest runs the host's own programs: these come from tools/deps.sh.
 for t in /lib/systemd/systemd /usr/sbin/insmod /usr/sbin/mkfs.ext4 /usr/bin/dbus-daemon \
 	/lib/x86_64-linux-gnu/security/pam_systemd.so; do
 	[ -e "$t" ] || fail_setup "$t is missing: run 'make deps' (systemd, dbus, libpam-systemd, kmod, e2fsprogs)"
 done
-ls -d /usr/lib/uml/modules/*/kernel/fs/overlayfs/overlay.ko > /dev/null 2>&1 ||
+[ "$ukernel" = 6.12 ] || ls -d /usr/lib/uml/modules/*/kernel/fs/overlayfs/overlay.ko > /dev/null 2>&1 ||
 	fail_setup "overlay.ko for the UML kernel is missing (user-mode-linux package)"
 
 # Bound of one boot: boot and setup, plus every selected scenario's timeout and margin.
@@ -91,6 +112,9 @@ if [ "${SANDCAP_VM_LOCKED:-0}" != 1 ]; then
 fi
 rm -rf "$R"
 mkdir -p "$R" || fail_setup "cannot create $R"
+echo "$ukernel" > "$R/kernel"
+echo "# vm-systemd: the guest boots $ukernel ($uml)"
+[ "$ukernel" = 6.1 ] && echo "# vm-systemd: booting 6.1: $why_61"
 cat > "$R/config" <<EOF
 VM_MODE=$mode
 VM_ONLY='$(printf '%s' "$only" | sed "s/'/'\\\\''/g")'

@@ -2,8 +2,10 @@
 # user-cgroup mode (#18), in the systemd guest before the package is installed: no helper,
 # a user with a real login (logind session, user@.service) gets cgroup limits from their
 # own systemd user manager: every cgroup verdict, nothing left in their subtree, the policy's
-# ceilings applied by the front-end, doctor names the mode; this kernel has no Landlock, so
-# the report must say the limits bind runaway code, not hostile code.
+# ceilings applied by the front-end, doctor names the mode.  On a kernel with Landlock (the
+# 6.12 this guest boots) the sandbox tries to rewrite its own limits, escape its scope and
+# make a sibling, all refused, and the report says the limits bind hostile code; without
+# Landlock (the 6.1 fallback) the report must say they bind runaway code, not hostile code.
 # vm-timeout: 500
 # vm-cost: 35
 . "$VMLIB"
@@ -27,9 +29,49 @@ is "$rc" 0 "sandcap run -- true as a logged-in user without a helper"
 is "$(json_get "$R/true.json" .mode)" user-cgroup "the report's mode is user-cgroup"
 like "$(json_get "$R/true.json" .enforcement.helper)" "not used: .*not installed" \
 	"enforcement.helper says why the helper was not used"
-like "$(json_get "$R/true.json" .enforcement.cgroup_files)" "not protected \(no Landlock\).*runaway" \
-	"no Landlock here: the report says the limits bind runaway code, not hostile code"
+# The kernel's own answer: landlock_create_ruleset(NULL, 0, LANDLOCK_CREATE_RULESET_VERSION).
+ll_abi=$(python3 -c 'import ctypes
+print(max(ctypes.CDLL(None, use_errno=True).syscall(444, None, 0, 1), 0))' 2> /dev/null)
+has_landlock=0
+[ "${ll_abi:-0}" -ge 1 ] && has_landlock=1
+diag "guest kernel $(uname -r), Landlock ABI ${ll_abi:-0}"
+if [ "$has_landlock" = 1 ]; then
+	like "$(json_get "$R/true.json" .enforcement.cgroup_files)" \
+		"^landlock \(ABI $ll_abi\): the sandbox cannot write the cgroup files; the limits bind hostile code$" \
+		"Landlock here: the report says the cgroup files are protected and the limits bind hostile code"
+else
+	like "$(json_get "$R/true.json" .enforcement.cgroup_files)" "^not protected \(no Landlock\): the limits bind runaway code, not hostile code$" \
+		"no Landlock here: the report says the limits bind runaway code, not hostile code"
+fi
 check "the scope is gone after the run" wait_for 10 no_leftovers
+
+# The hostile sandbox: its own scope's files are the user's, so only the Landlock layer keeps
+# it from raising memory.max, moving itself out, enabling controllers or making a sibling.
+# EACCES is Landlock's answer (cgroup's own rules would say EBUSY, or let it through).
+hostile='cg=/sys/fs/cgroup$(sed -n "s/^0:://p" /proc/self/cgroup); up=${cg%/*}
+try() { n=$1; shift; if e=$( (eval "$*") 2>&1); then echo "$n: WRITTEN"; else echo "$n: refused: $e"; fi; }
+try memory.max "echo max > $cg/memory.max"
+try cgroup.procs "echo \$\$ > $up/cgroup.procs"
+try subtree_control "echo +pids > $cg/cgroup.subtree_control"
+try sibling "mkdir $up/sandcap-sibling-$$"
+echo "memory.max now: $(cat $cg/memory.max)"'
+if [ "$has_landlock" = 1 ]; then
+	run_rc u run -q --memory 48M --timeout 60 --report "$R/hostile.json" -- sh -c "$hostile" \
+		> "$R/hostile.out" 2>&1
+	diag "$(tr '\n' ';' < "$R/hostile.out")"
+	for t in memory.max cgroup.procs subtree_control sibling; do
+		like "$(sed -n "s/^$t: //p" "$R/hostile.out")" '^refused: .*Permission denied' \
+			"the sandbox cannot write its own cgroup's $t (EACCES: Landlock, not the cgroup's rules)"
+	done
+	is "$(sed -n 's/^memory.max now: //p' "$R/hostile.out")" $((48 * MiB)) \
+		"... and its memory.max is still 48M"
+	is "$(json_get "$R/hostile.json" .verdict)" ok "... its run ends ok (the attempts just fail)"
+	check "no sibling was made in the user's tree" sh -c "! find '$UCG' -name 'sandcap-sibling-*' | grep -q ."
+else
+	for t in memory.max cgroup.procs subtree_control sibling 'memory.max kept' verdict sibling-gone; do
+		skip "a hostile sandbox rewriting its cgroup ($t)" "this guest's kernel $(uname -r) has no Landlock"
+	done
+fi
 
 run_rc u run -q --memory 48M --timeout 30 --report "$R/mem.json" -- tail /dev/zero
 is "$(json_get "$R/mem.json" .verdict)" memory "memory hog under --memory 48M: verdict memory"

@@ -1,0 +1,144 @@
+#!/bin/sh
+# The VM suite's second guest kernel: Debian's linux-source-6.12 built as a user-mode Linux
+# binary with kernel-6.12.config, cached outside the source tree.
+#
+#   sh tests/vm/kernel-build.sh            prints the kernel's path (builds it at most once)
+#
+# The cache key is the source package's version and the fragment's hash, so a second run on
+# the same machine reuses the binary and a changed setting or a new upload builds anew.
+# The source is fetched with a throw-away apt configuration (its own sources.list, state
+# and cache under a temporary directory): the machine's /etc/apt is never changed.
+# Exit 0 with the path on stdout; exit 2 with the reason on stderr when the kernel cannot
+# be had here (no network and nothing cached, a tool missing, the build failed), which
+# the VM runner reports as a skip of the 6.12 scenarios.
+#
+# SANDCAP_VM_KERNEL_612      use this binary instead (nothing is fetched or built)
+# SANDCAP_VM_KERNEL_CACHE    cache directory (default /var/cache/sandcap-vm when it is
+#                            writable, else ${XDG_CACHE_HOME:-~/.cache}/sandcap-vm)
+# SANDCAP_VM_KERNEL_JOBS     make -j (default 2)
+# SANDCAP_VM_KERNEL_MIRROR   the Debian mirror (default http://deb.debian.org), for a machine
+#                            that reaches Debian only through its own mirror
+set -eu
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+FRAGMENT=$HERE/kernel-6.12.config
+PKG=linux-source-6.12
+MIRROR=${SANDCAP_VM_KERNEL_MIRROR:-http://deb.debian.org}
+
+say() { echo "kernel-build: $*" >&2; }
+unavailable() { say "$*"; exit 2; }
+
+if [ -n "${SANDCAP_VM_KERNEL_612:-}" ]; then
+	[ -x "$SANDCAP_VM_KERNEL_612" ] || unavailable "SANDCAP_VM_KERNEL_612=$SANDCAP_VM_KERNEL_612 is not an executable file"
+	echo "$SANDCAP_VM_KERNEL_612"
+	exit 0
+fi
+
+cache_dir() {
+	if [ -n "${SANDCAP_VM_KERNEL_CACHE:-}" ]; then
+		echo "$SANDCAP_VM_KERNEL_CACHE"
+	elif mkdir -p /var/cache/sandcap-vm 2>/dev/null && [ -w /var/cache/sandcap-vm ]; then
+		echo /var/cache/sandcap-vm
+	else
+		echo "${XDG_CACHE_HOME:-${HOME:?}/.cache}/sandcap-vm"
+	fi
+}
+CACHE=$(cache_dir)
+mkdir -p "$CACHE" || unavailable "cannot create the cache directory $CACHE"
+# The settings, comments aside and in a stable order: a reworded comment rebuilds nothing.
+HASH=$(grep -E '^(CONFIG_[A-Z0-9_]+=|# CONFIG_[A-Z0-9_]+ is not set$)' "$FRAGMENT" | LC_ALL=C sort |
+	sha256sum | cut -c1-12)
+
+# One build at a time per cache: a second run waits for the first and then reuses it.
+exec 9>"$CACHE/.lock"
+flock 9
+
+TMP=$(mktemp -d "$CACHE/tmp.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+trap 'rm -rf "$TMP"; exit 130' INT TERM HUP
+
+# apt with nothing of the machine's state: only the keyring and apt.conf.d (a proxy) are read.
+aptq() {
+	"$@" -q -o Dir::Etc::SourceList="$TMP/sources.list" -o Dir::Etc::SourceParts="$TMP/none" \
+		-o Dir::State="$TMP/state" -o Dir::State::status="$TMP/status" \
+		-o Dir::Cache="$TMP/cache" -o Debug::NoLocking=1 -o APT::Sandbox::User="$(id -un)"
+}
+resolve_version() {
+	mkdir -p "$TMP/none" "$TMP/state/lists/partial" "$TMP/cache/archives/partial"
+	: >"$TMP/status"
+	key=/usr/share/keyrings/debian-archive-keyring.gpg
+	[ -r "$key" ] || return 1
+	cat >"$TMP/sources.list" <<-EOF
+	deb [signed-by=$key] $MIRROR/debian bookworm-backports main
+	deb [signed-by=$key] $MIRROR/debian-security bookworm-security main
+	EOF
+	aptq apt-get update >"$TMP/update.log" 2>&1 || return 1
+	aptq apt-cache show --no-all-versions "$PKG" 2>/dev/null | sed -n 's/^Version: //p' | head -n1
+}
+
+VERSION=$(resolve_version || true)
+if [ -z "$VERSION" ]; then
+	# Offline: the newest binary already built from this fragment still serves.
+	found=$(ls -d "$CACHE"/linux-*-"$HASH" 2>/dev/null | sort -V | tail -n1 || true)
+	[ -n "$found" ] && [ -x "$found/linux" ] ||
+		unavailable "cannot resolve $PKG from bookworm-backports/bookworm-security (offline?) and no cached build of this fragment ($HASH) in $CACHE"
+	say "apt unreachable; using the cached $(basename "$found")"
+	echo "$found/linux"
+	exit 0
+fi
+OUT=$CACHE/linux-$(echo "$VERSION" | tr -c 'A-Za-z0-9.+\n-' _)-$HASH
+if [ -x "$OUT/linux" ]; then
+	echo "$OUT/linux"
+	exit 0
+fi
+
+for tool in make gcc flex bison bc xz dpkg-deb; do
+	command -v "$tool" >/dev/null 2>&1 || unavailable "$tool is missing (make deps installs what the kernel build needs)"
+done
+
+say "building $PKG $VERSION (fragment $HASH) in $TMP; the result goes to $OUT"
+start=$(date +%s)
+(cd "$TMP" && aptq apt-get download "$PKG=$VERSION") >"$TMP/download.log" 2>&1 ||
+	unavailable "apt-get download $PKG=$VERSION failed: $(tail -n3 "$TMP/download.log")"
+deb=$(ls "$TMP"/"$PKG"_*.deb)
+dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$TMP" --wildcards './usr/src/linux-source-6.12.tar.*'
+rm -f "$deb"
+mkdir "$TMP/src"
+tar -x -C "$TMP/src" --strip-components=1 -f "$TMP"/usr/src/linux-source-6.12.tar.*
+rm -rf "${TMP:?}/usr"
+
+cd "$TMP/src"
+make -s ARCH=um defconfig >/dev/null
+# Every line of the fragment as a scripts/config argument.
+sed -n -e 's/^\(CONFIG_[A-Z0-9_]*\)=\(.*\)$/--set-val \1 \2/p' \
+	-e 's/^# \(CONFIG_[A-Z0-9_]*\) is not set$/--disable \1/p' "$FRAGMENT" |
+	while read -r op name val; do
+		case "$op" in
+		--set-val) case "$val" in
+			\"*) scripts/config --file .config --set-str "$name" "$(echo "$val" | sed 's/^"\(.*\)"$/\1/')" ;;
+			*) scripts/config --file .config --set-val "$name" "$val" ;;
+			esac ;;
+		--disable) scripts/config --file .config --disable "$name" ;;
+		esac
+	done
+make -s ARCH=um olddefconfig >/dev/null
+# olddefconfig silently drops what Kconfig does not allow: refuse a kernel without them.
+bad=""
+while IFS= read -r line; do
+	case "$line" in
+	CONFIG_*=*) grep -qxF "$line" .config || bad="$bad $line" ;;
+	"# CONFIG_"*" is not set") name=${line#\# }; name=${name%% *}
+		grep -q "^$name=" .config && bad="$bad $line" ;;
+	esac
+done <"$FRAGMENT"
+[ -z "$bad" ] || unavailable "the kernel configuration does not hold:$bad"
+
+make -s ARCH=um -j"${SANDCAP_VM_KERNEL_JOBS:-2}" linux >"$TMP/build.log" 2>&1 ||
+	unavailable "make linux failed (ARCH=um): $(tail -n5 "$TMP/build.log")"
+mkdir -p "$OUT.new"
+cp linux "$OUT.new/linux"
+cp .config "$OUT.new/config"
+rm -rf "$OUT"
+mv "$OUT.new" "$OUT"
+say "built $OUT/linux in $(($(date +%s) - start)) s"
+echo "$OUT/linux"
