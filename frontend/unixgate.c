@@ -160,10 +160,64 @@ peer_inside(const struct ugate *g, int s)
 	return ok;
 }
 
-/* connect(fd, sa, len) as thread tid would resolve a relative path: from its working
- * directory.  0 or -errno. */
+static int connect_in(const struct ugate *g, uint64_t id, pid_t tid, int fd,
+		      const struct sockaddr_un *sa, socklen_t len);
+
+/* A path that starts with /proc/self/ or /proc/thread-self/ names the caller's own
+ * entries, which we must not resolve as ours: rewritten to /proc/TID/ into *out.  A
+ * /proc/self reached through a symbolic link further down still resolves as ours: that
+ * fails, or names a socket whose listener is checked like any other.  0, 1 when
+ * rewritten, -ENAMETOOLONG. */
+int
+ugate_proc_self(const struct sockaddr_un *sa, socklen_t len, pid_t tid, struct sockaddr_un *out,
+		socklen_t *ret_len)
+{
+	static const char *const pre[] = { "/proc/self/", "/proc/thread-self/" };
+	size_t n = len > offsetof(struct sockaddr_un, sun_path) ?
+			   len - offsetof(struct sockaddr_un, sun_path) : 0;
+
+	for (size_t i = 0; i < ELEMENTSOF(pre); i++) {
+		size_t pl = strlen(pre[i]), tail;
+		char head[32];
+		int hl;
+
+		if (n < pl || memcmp(sa->sun_path, pre[i], pl) != 0)
+			continue;
+		tail = strnlen(sa->sun_path + pl, n - pl);
+		hl = snprintf(head, sizeof(head), "/proc/%d/", (int) tid);
+		if (hl < 0 || (size_t) hl + tail >= sizeof(out->sun_path))
+			return -ENAMETOOLONG;
+		memset(out, 0, sizeof(*out));
+		out->sun_family = AF_UNIX;
+		memcpy(out->sun_path, head, (size_t) hl);
+		memcpy(out->sun_path + hl, sa->sun_path + pl, tail);
+		*ret_len = (socklen_t) (offsetof(struct sockaddr_un, sun_path) + (size_t) hl + tail + 1);
+		return 1;
+	}
+	return 0;
+}
+
+/* connect(fd, sa, len) as thread tid would resolve the path: a relative one from its
+ * working directory, its /proc/self as its own.  0 or -errno. */
 static int
 connect_as(const struct ugate *g, uint64_t id, pid_t tid, int fd, const struct sockaddr_un *sa,
+	   socklen_t len)
+{
+	struct sockaddr_un re;
+	socklen_t re_len = 0;
+	int rw = sa->sun_family == AF_UNIX ? ugate_proc_self(sa, len, tid, &re, &re_len) : 0;
+
+	if (rw < 0)
+		return rw;
+	if (rw > 0) {
+		sa = &re;
+		len = re_len;
+	}
+	return connect_in(g, id, tid, fd, sa, len);
+}
+
+static int
+connect_in(const struct ugate *g, uint64_t id, pid_t tid, int fd, const struct sockaddr_un *sa,
 	   socklen_t len)
 {
 	bool relative = sa->sun_family == AF_UNIX && len > offsetof(struct sockaddr_un, sun_path) &&

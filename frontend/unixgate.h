@@ -26,7 +26,9 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <sys/socket.h>
 #include <sys/types.h>
 
 #define UGATE_PENDING_MAX 128
@@ -65,3 +67,9 @@ void ugate_close(struct ugate *g);
 
 /* The printable form of a sockaddr_un of len bytes ("@name" for an abstract one) in buf. */
 void ugate_addr_str(const void *sa, unsigned len, char *buf, size_t size);
+
+/* A path under /proc/self/ or /proc/thread-self/ rewritten to /proc/TID/ in *out (the
+ * caller's entries, not sandcap's): 1, 0 when it is not one, -ENAMETOOLONG. */
+struct sockaddr_un;
+int ugate_proc_self(const struct sockaddr_un *sa, socklen_t len, pid_t tid,
+		    struct sockaddr_un *out, socklen_t *ret_len);

@@ -7,9 +7,11 @@ PKGS="make gcc pkg-config libcap-ng-dev libinih-dev libbsd-dev libseccomp-dev li
 libsystemd-dev libcap2-bin util-linux user-mode-linux clang python3 procps iproute2 jq
 dpkg-dev debhelper lintian fakeroot cppcheck clang-tidy rpm strace
 python3-pytest python3-pip python3-distributed python3-celery python3-kombu
-systemd dbus libpam-systemd kmod e2fsprogs adduser"
-# (the last line: the VM suite's systemd guest boots the host's own systemd, D-Bus and
-#  logind, loads overlay.ko with insmod and makes its ext4 layer with mkfs.ext4)
+systemd dbus libpam-systemd kmod e2fsprogs adduser
+tmux"
+# (the systemd line: the VM suite's systemd guest boots the host's own systemd, D-Bus and
+#  logind, loads overlay.ko with insmod and makes its ext4 layer with mkfs.ext4; tmux: the
+#  user's own service that t-unix.sh tries to reach from inside a sandbox)
 
 # `make bench` also measures the peers sandcap is compared with.
 [ "${1:-}" = bench ] && PKGS="$PKGS bubblewrap firejail"
