@@ -297,8 +297,8 @@ isolate_unotify_available(void)
  * filters; user notification came with Linux 5.0, the descriptor injection sandcap needs
  * with 5.9, the oldest kernel sandcap runs on. */
 static int
-plan_unix_notify(const struct isolate_opts *o, bool seccomp, struct isolate_plan *p, char *err,
-		 size_t errlen)
+plan_unix_notify(const struct isolate_opts *o, int abi, bool seccomp, struct isolate_plan *p,
+		 char *err, size_t errlen)
 {
 	if (o->unix_host) {
 		set_str(p->unix_enforcement, sizeof(p->unix_enforcement), "none (--unix host): "
@@ -307,8 +307,17 @@ plan_unix_notify(const struct isolate_opts *o, bool seccomp, struct isolate_plan
 	}
 	if (seccomp && isolate_unotify_available()) {
 		p->unix_notify = p->seccomp = true;
-		set_str(p->unix_enforcement, sizeof(p->unix_enforcement), "seccomp-notify: UNIX "
-			"stream/seqpacket only to the sandbox's listeners; datagrams unchecked");
+		/* Where Landlock scopes abstract sockets (ABI 6), datagrams to abstract names
+		 * outside are refused too: the command never connects itself, sandcap does. */
+		p->landlock_scope = abi >= 6;
+		if (p->landlock_scope)
+			set_str(p->unix_enforcement, sizeof(p->unix_enforcement), "seccomp-notify + "
+				"landlock: UNIX stream/seqpacket only to its own; datagrams to paths "
+				"unchecked");
+		else
+			set_str(p->unix_enforcement, sizeof(p->unix_enforcement), "seccomp-notify: "
+				"UNIX stream/seqpacket only to the sandbox's listeners; datagrams "
+				"unchecked");
 		return 0;
 	}
 	if (o->fallback) {
@@ -372,7 +381,7 @@ isolate_plan_on(const struct isolate_opts *o, int abi, bool seccomp, struct isol
 	/* Network. */
 	if (o->net == POLICY_NET_HOST) {
 		set_str(p->net_enforcement, sizeof(p->net_enforcement), "none");
-		r = plan_unix_notify(o, seccomp, p, err, errlen);
+		r = plan_unix_notify(o, abi, seccomp, p, err, errlen);
 		if (r < 0)
 			return r;
 	} else if (o->net == POLICY_NET_NONE && !o->cgroup_bpf) {

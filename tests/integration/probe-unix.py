@@ -146,6 +146,12 @@ def main():
     try_outside("nonblocking", outside, nonblocking=True)
     try_outside("seqpacket", outside_sp, socket.SOCK_SEQPACKET)
     race(outside, own)
+    d = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    try:
+        d.sendto(b"PWN\n", "\0" + outside_abs + "-dgram")
+        say("dgram-abstract", "SENT")
+    except OSError as e:
+        say("dgram-abstract", "REFUSED " + errno.errorcode.get(e.errno, str(e.errno)))
 
     # What must keep working.
     a, b = socket.socketpair()

@@ -284,8 +284,11 @@ test_plan_fs(void **state)
 	assert_int_equal(isolate_plan_on(&none, 7, true, &p, err, sizeof(err)), 0);
 	assert_string_equal(p.fs_enforcement, "none");
 	assert_string_equal(p.net_enforcement, "none");
-	assert_false(p.landlock_fs || p.landlock_net || p.landlock_scope);
+	assert_false(p.landlock_fs || p.landlock_net);
 	assert_true(p.seccomp && p.landlock_signal);
+	/* Abstract sockets scoped with the gate on (unixgate.h: datagrams to abstract names
+	 * outside refused too). */
+	assert_int_equal(p.landlock_scope, isolate_unotify_available());
 	assert_string_equal(p.protect_enforcement, "seccomp+landlock (ABI 7)");
 	assert_int_equal(isolate_plan_on(&none, 5, true, &p, err, sizeof(err)), 0);
 	assert_false(p.landlock_signal);
@@ -295,7 +298,10 @@ test_plan_fs(void **state)
 	assert_int_equal(isolate_plan_on(&none, 7, true, &p, err, sizeof(err)), 0);
 	if (isolate_unotify_available()) {
 		assert_true(p.unix_notify);
-		assert_non_null(strstr(p.unix_enforcement, "seccomp-notify"));
+		assert_non_null(strstr(p.unix_enforcement, "seccomp-notify + landlock"));
+		assert_int_equal(isolate_plan_on(&none, 5, true, &p, err, sizeof(err)), 0);
+		assert_false(p.landlock_scope);
+		assert_non_null(strstr(p.unix_enforcement, "seccomp-notify: "));
 	}
 	assert_int_equal(isolate_plan_on(&none, 0, false, &p, err, sizeof(err)), -EOPNOTSUPP);
 	assert_non_null(strstr(err, "--unix host"));
