@@ -91,7 +91,9 @@ run_args_usage(FILE *f)
 		"                    sandcap's HTTP/SOCKS5 proxy, which reaches what --allow lists\n"
 		"  --allow HOST[:PORT]  (repeatable; implies --net proxy) a name, *.suffix, address\n"
 		"                    or CIDR; PORT a number or *; no port = 80 and 443\n"
-		"  --unix host|none  new AF_UNIX sockets with --net other than host (default none)\n"
+		"  --unix host|none  host: the user's UNIX sockets (systemd --user, D-Bus, tmux)\n"
+		"                    reachable; by default only those the sandbox made (--net host)\n"
+		"                    or no new AF_UNIX socket at all (none, other --net)\n"
 		"Environment and directory:\n"
 		"  --env-clear       start from nothing but PATH HOME USER LOGNAME SHELL TERM LANG\n"
 		"                    LC_* TZ TMPDIR\n"
@@ -516,7 +518,8 @@ run_args_check_net(struct run_opts *o, char *err, size_t errlen)
 			    policy_net_name(o->iso.net));
 	if (o->has_unix && !o->iso.unix_host && o->iso.net == POLICY_NET_HOST)
 		return fail(err, errlen, "--unix none: only with --net proxy, loopback or none "
-			    "(--net host leaves every socket family open)");
+			    "(with --net host the sandbox reaches only the UNIX sockets it made; "
+			    "--unix host opens the user's)");
 	return 0;
 }
 

@@ -988,6 +988,7 @@ decide(const struct run_opts *o, const struct sv_outcome *out, const struct outp
 	rep->max_rss = (uint64_t) out->tree_ru.ru_maxrss * 1024;
 	rep->has_max_rss = true;
 	rep->killed_at_end = out->killed_at_end;
+	rep->unix_refused = out->unix_refused;
 }
 
 /* One run of `sandcap run`, from the command line to the report. */
@@ -1346,6 +1347,9 @@ run_plan(struct run *R, struct net_proxy *proxy)
 		report_add_enforcement(rep, "fs", "%s", R->plan.fs_enforcement);
 	if (o->has_net)
 		report_add_enforcement(rep, "net", "%s", R->plan.net_enforcement);
+	/* Always: what keeps the user's services (systemd --user, tmux) from working for it. */
+	report_add_enforcement(rep, "unix", "%s", R->plan.unix_enforcement);
+	rep->has_unix_refused = R->plan.unix_notify;
 	r = net_run_environment(o, proxy, &R->envp);
 	/* The report lists the command's environment as it gets it (setenv() or env_put()
 	 * may have moved the array, also when a later one failed). */
@@ -1613,6 +1617,10 @@ run_notes(struct run *R)
 	if (out->killed_at_end > 0 && (v == VERDICT_OK || v == VERDICT_EXIT || v == VERDICT_SIGNAL))
 		add_note(R, "%u more process%s ended by SIGKILL after it (what it leaves running "
 			 "is killed with it)", out->killed_at_end, out->killed_at_end == 1 ? "" : "es");
+	if (out->unix_refused > 0)
+		add_note(R, "%lu connection%s to UNIX sockets outside the sandbox refused (the "
+			 "first: %s; --unix host allows them)", out->unix_refused,
+			 out->unix_refused == 1 ? "" : "s", out->unix_refused_first);
 	if (out->output_dropped > 0) {
 		const char *abbrev = R->drain_sig > 0 ? sigabbrev_np(R->drain_sig) : NULL;
 

@@ -33,6 +33,7 @@
 #include "macro.h"
 #include "seccomp-rules.h"
 #include "seccomp-tpl.h"
+#include "stage.h"
 
 #include "landlock-compat.h"
 
@@ -276,6 +277,61 @@ has_relative(const char *const *paths, size_t n)
 	return false;
 }
 
+bool
+isolate_unotify_available(void)
+{
+	static int avail = -1;
+
+	if (avail < 0) {
+		uint32_t action = SECCOMP_RET_USER_NOTIF;
+
+		avail = syscall(SYS_seccomp, SECCOMP_GET_ACTION_AVAIL, 0, &action) == 0;
+	}
+	return avail > 0;
+}
+
+/* The report's words (96 bytes at most) where nothing keeps them out. */
+#define UNIX_OPEN "the user's services are reachable; limits bind runaway code only"
+
+/* --net host: the user's services over UNIX sockets (unixgate.h).  seccomp is the kernel's
+ * filters; user notification came with Linux 5.0, the descriptor injection sandcap needs
+ * with 5.9, the oldest kernel sandcap runs on. */
+static int
+plan_unix_notify(const struct isolate_opts *o, int abi, bool seccomp, struct isolate_plan *p,
+		 char *err, size_t errlen)
+{
+	if (o->unix_host) {
+		set_str(p->unix_enforcement, sizeof(p->unix_enforcement), "none (--unix host): "
+			UNIX_OPEN);
+		return 0;
+	}
+	if (seccomp && isolate_unotify_available()) {
+		p->unix_notify = p->seccomp = true;
+		/* Where Landlock scopes abstract sockets (ABI 6), datagrams to abstract names
+		 * outside are refused too: the command never connects itself, sandcap does. */
+		p->landlock_scope = abi >= 6;
+		if (p->landlock_scope)
+			set_str(p->unix_enforcement, sizeof(p->unix_enforcement), "seccomp-notify + "
+				"landlock: UNIX stream/seqpacket only to its own; datagrams to paths "
+				"unchecked");
+		else
+			set_str(p->unix_enforcement, sizeof(p->unix_enforcement), "seccomp-notify: "
+				"UNIX stream/seqpacket only to the sandbox's listeners; datagrams "
+				"unchecked");
+		return 0;
+	}
+	if (o->fallback) {
+		set_str(p->unix_enforcement, sizeof(p->unix_enforcement), "none (no seccomp user "
+			"notification; --fallback): the user's services are reachable");
+		return 0;
+	}
+	set_str(err, errlen, "sandcap: --net host: this kernel has no seccomp user notification "
+		"(needs CONFIG_SECCOMP_FILTER, Linux 5.9), which keeps the sandbox from the user's "
+		"services over UNIX sockets (systemd --user, D-Bus, tmux); pass --unix host to "
+		"open them, or --fallback");
+	return -EOPNOTSUPP;
+}
+
 int
 isolate_plan_on(const struct isolate_opts *o, int abi, bool seccomp, struct isolate_plan *ret,
 		char *err, size_t errlen)
@@ -325,6 +381,9 @@ isolate_plan_on(const struct isolate_opts *o, int abi, bool seccomp, struct isol
 	/* Network. */
 	if (o->net == POLICY_NET_HOST) {
 		set_str(p->net_enforcement, sizeof(p->net_enforcement), "none");
+		r = plan_unix_notify(o, abi, seccomp, p, err, errlen);
+		if (r < 0)
+			return r;
 	} else if (o->net == POLICY_NET_NONE && !o->cgroup_bpf) {
 		p->landlock_net = abi >= 4;
 		p->landlock_scope = abi >= 6;
@@ -384,6 +443,16 @@ isolate_plan_on(const struct isolate_opts *o, int abi, bool seccomp, struct isol
 			return -EOPNOTSUPP;
 		}
 	}
+
+	if (o->net != POLICY_NET_HOST && o->unix_host)
+		set_str(p->unix_enforcement, sizeof(p->unix_enforcement), "none (--unix host): "
+			UNIX_OPEN);
+	else if (o->net != POLICY_NET_HOST && p->seccomp)
+		set_str(p->unix_enforcement, sizeof(p->unix_enforcement), "seccomp (no new AF_UNIX "
+			"sockets; socketpair stream/seqpacket only)");
+	else if (o->net != POLICY_NET_HOST)
+		set_str(p->unix_enforcement, sizeof(p->unix_enforcement), "none (no seccomp; "
+			"--fallback): the user's services are reachable");
 
 	/* The supervisors' protection (protect.h) is on every run: seccomp rules wherever
 	 * seccomp filters work, and Landlock signal scoping wherever the kernel has it.  The
@@ -645,7 +714,7 @@ seccomp_key(const struct isolate_opts *o, const struct isolate_plan *plan)
 {
 	return (struct scrules_key) {
 		.net = o->net,
-		.unix_closed = o->net != POLICY_NET_HOST && !o->unix_host,
+		.unix_closed = !o->unix_host && (o->net != POLICY_NET_HOST || plan->unix_notify),
 		.landlock_domain = plan->landlock_fs || plan->landlock_net || plan->landlock_scope ||
 				   plan->landlock_signal,
 		.landlock_signal = plan->landlock_signal,
@@ -703,8 +772,8 @@ isolate_seccomp_prepare(struct isolate_plan *plan, const struct isolate_opts *o,
 }
 
 static int
-seccomp_apply(const struct isolate_opts *o, const struct isolate_plan *plan, char *err,
-	      size_t errlen)
+seccomp_apply(const struct isolate_opts *o, const struct isolate_plan *plan, int notify_sock,
+	      char *err, size_t errlen)
 {
 	struct sock_fprog fp;
 	struct sock_filter *prog = plan->seccomp_prog;
@@ -721,6 +790,10 @@ seccomp_apply(const struct isolate_opts *o, const struct isolate_plan *plan, cha
 	 * LOG, SPEC_ALLOW or listener flags, and no_new_privs is already set (the caller's,
 	 * isolate.h). */
 	fp = (struct sock_fprog) { .len = (unsigned short) len, .filter = prog };
+	if (plan->unix_notify) {
+		r = stage_load_notify_filter(&fp, notify_sock, err, errlen);
+		return r;
+	}
 	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &fp) == 0)
 		return 0;
 	r = -errno;
@@ -731,6 +804,13 @@ seccomp_apply(const struct isolate_opts *o, const struct isolate_plan *plan, cha
 int
 isolate_apply(const struct isolate_opts *o, const struct isolate_plan *plan, char *err,
 	      size_t errlen)
+{
+	return isolate_apply_notify(o, plan, -EBADF, err, errlen);
+}
+
+int
+isolate_apply_notify(const struct isolate_opts *o, const struct isolate_plan *plan,
+		     int notify_sock, char *err, size_t errlen)
 {
 	int r;
 
@@ -751,7 +831,7 @@ isolate_apply(const struct isolate_opts *o, const struct isolate_plan *plan, cha
 		}
 	}
 	if (plan->seccomp)
-		return seccomp_apply(o, plan, err, errlen);
+		return seccomp_apply(o, plan, notify_sock, err, errlen);
 	return 0;
 }
 

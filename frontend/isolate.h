@@ -44,6 +44,10 @@ struct isolate_plan {
 	/* The sandbox cannot touch its supervisors (protect.h, #14 item 3), on every run. */
 	bool landlock_signal;                   /* Landlock SCOPE_SIGNAL (ABI >= 6) */
 	char protect_enforcement[64];           /* "seccomp+landlock (ABI 7)", "seccomp", ... */
+	/* --net host without --unix host: connect() is notified to sandcap (unixgate.h), the
+	 * filter loaded with a listener the child sends back. */
+	bool unix_notify;
+	char unix_enforcement[96];              /* what keeps the user's services out */
 	struct protect_pids protect;            /* filled by the caller before the fork */
 	/* The seccomp program, built before the fork (isolate_seccomp_prepare()); NULL: the
 	 * child builds it itself. */
@@ -81,6 +85,11 @@ int isolate_seccomp_prepare(struct isolate_plan *plan, const struct isolate_opts
 int isolate_apply(const struct isolate_opts *o, const struct isolate_plan *plan, char *err,
 		  size_t errlen);
 
+/* isolate_apply() with plan->unix_notify: the filter's listener is sent over notify_sock
+ * (stage_send_listener()) and closed here. */
+int isolate_apply_notify(const struct isolate_opts *o, const struct isolate_plan *plan,
+			 int notify_sock, char *err, size_t errlen);
+
 /* cgroup mode, in sandcap before SPAWN: what isolate_apply() would apply, as objects the
  * helper's process applies to itself (lib/stage.c, in the same order): up to two Landlock
  * rulesets (isolation, then the cgroup-filesystem layer) into fds, and the seccomp program
@@ -104,6 +113,8 @@ int isolate_check_required(const struct isolate_opts *o, const struct policy_res
 /* The running kernel's Landlock ABI (0 = none) and whether seccomp filters work. */
 int isolate_landlock_abi(void);
 bool isolate_seccomp_available(void);
+/* Whether seccomp filters can notify a listener (SECCOMP_RET_USER_NOTIF). */
+bool isolate_unotify_available(void);
 
 /* isolate_check_required() with the kernel facts given instead of probed. */
 int isolate_check_required_on(const struct isolate_opts *o, const struct policy_resolved *r,

@@ -193,6 +193,7 @@ report_write_json(FILE *f, const struct report *r)
 	key_opt_uint(&j, "output_dropped", r->has_output_bytes, r->output_dropped);
 	json_key(&j, "killed_at_end");
 	json_uint(&j, r->killed_at_end);
+	key_opt_uint(&j, "unix_refused", r->has_unix_refused, r->unix_refused);
 	json_object_end(&j);
 	write_env_names(&j, r);
 	json_key(&j, "killed_by");

@@ -40,6 +40,10 @@ struct report {
 	uint64_t output_bytes;                  /* --output-limit: bytes passed on */
 	uint64_t output_dropped;                /* --output-limit: never taken by the output */
 	unsigned killed_at_end;                 /* left running by the command, then killed */
+	/* connects to UNIX listeners outside the sandbox refused (unixgate.h); has_: the
+	 * gate was on. */
+	bool has_unix_refused;
+	uint64_t unix_refused;
 	bool has_output_bytes;
 	struct cg_usage cg;                     /* cgroup mode; has_* false otherwise */
 

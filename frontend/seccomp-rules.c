@@ -214,6 +214,26 @@ scrules_build(const struct scrules_key *k, const struct protect_pids *set, void 
 			goto fail;
 	}
 
+	/* --net host without --unix host: connect() goes to sandcap (unixgate.h), which
+	 * connects on the command's behalf and refuses UNIX sockets made outside the sandbox
+	 * (the user's systemd over D-Bus, a tmux server).  The family of the descriptor is
+	 * not an argument the filter can read: every connect() is notified. */
+	if (k->net == POLICY_NET_HOST && unix_closed) {
+		int nr = seccomp_syscall_resolve_name("connect");
+
+		if (nr >= 0)
+			r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 0);
+		if (r == 0)
+			r = DENY0(ctx, ENOSYS, "socketcall");
+		/* io_uring connects without connect(2) (IORING_OP_CONNECT). */
+		if (r == 0)
+			r = DENY0(ctx, ENOSYS, "io_uring_setup");
+		if (r == 0)
+			r = DENY0(ctx, ENOSYS, "io_uring_enter");
+		if (r < 0)
+			goto fail;
+	}
+
 	/* The supervisors (protect.h, #14 item 3): on every run. */
 	r = protect_seccomp_rules(ctx, set, k->landlock_signal);
 fail:
@@ -235,11 +255,12 @@ scrules_compile(const struct scrules_key *k, const struct protect_pids *set,
 	 * 6.18).  The one action we use that needs a newer kernel than seccomp filters
 	 * themselves, KILL_PROCESS (for a foreign architecture), came in 4.14 with the
 	 * SECCOMP_GET_ACTION_AVAIL query that plan->seccomp needs (isolate_seccomp_available()),
-	 * which level 3 says.  A kernel that refused the program would fail the load (a setup
+	 * which level 3 says (5 adds user notification, unixgate.h).  A kernel that refused the program would fail the load (a setup
 	 * error), never run the sandbox without it.  The build-time generator sets the same
 	 * level, so its programs are those this function makes on the same machine. */
 	*ret_what = "build";
-	r = seccomp_api_set(3);
+	/* Level 5: level 3's probes skipped likewise, and SCMP_ACT_NOTIFY accepted. */
+	r = seccomp_api_set(5);
 	if (r == 0)
 		r = scrules_build(k, set, &ctx);
 	if (r < 0)

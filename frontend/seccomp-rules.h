@@ -15,12 +15,12 @@
 
 struct sock_filter;
 
-/* Every input of the filter but the pids.  unix_closed is false with --net host, and
- * landlock_signal implies landlock_domain (a Landlock domain that scopes signals is a
- * domain); with --net host only landlock_signal changes the rules. */
+/* Every input of the filter but the pids.  landlock_signal implies landlock_domain (a
+ * Landlock domain that scopes signals is a domain).  unix_closed with --net host: connect()
+ * is notified to sandcap (unixgate.h) rather than refused by socket(). */
 struct scrules_key {
 	enum policy_net net;            /* --net */
-	bool unix_closed;               /* new AF_UNIX sockets refused (--net not host, no --unix host) */
+	bool unix_closed;               /* no --unix host: see above */
 	bool landlock_domain;           /* the child applies a Landlock domain of any kind */
 	bool landlock_signal;           /* that domain scopes signals (pidfd_send_signal may stay) */
 };

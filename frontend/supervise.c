@@ -34,6 +34,7 @@
 #include "procstat.h"
 #include "rawproc.h"
 #include "supervise.h"
+#include "unixgate.h"
 
 #ifdef __SANITIZE_ADDRESS__
 #include <sanitizer/asan_interface.h>
@@ -69,6 +70,7 @@ struct child_args {
 	const struct child_prep *cp;
 	pid_t parent;
 	int msg_fd, tty_fd;
+	int notify_sock;                /* the filter's listener goes there (-1: none) */
 	uint64_t *start_ms;             /* the supervisor's: set once in the cgroup */
 	int attach_err;                 /* spec->attach()'s error, for the supervisor */
 #ifdef __SANITIZE_ADDRESS__
@@ -128,9 +130,9 @@ child_attach(const struct sv_spec *spec)
 static int
 child_isolate(const void *ud, char *err, size_t errlen)
 {
-	const struct sv_spec *spec = ud;
+	const struct child_args *a = ud;
 
-	return isolate_apply(spec->iso, spec->plan, err, errlen);
+	return isolate_apply_notify(a->spec->iso, a->spec->plan, a->notify_sock, err, errlen);
 }
 
 /* sv_note_stdio(): bit i set when fd i was closed as sandcap started. */
@@ -180,7 +182,7 @@ child_run(struct child_args *a)
 		.argv = spec->argv, .envp = cp->envp, .chdir = spec->chdir, .rl = spec->rl,
 		.n_rl = spec->n_rl, .keep_fds = spec->keep_fds, .msg_fd = a->msg_fd,
 		.sig_todo = cp->sig_todo, .sig_ign = cp->sig_ign,
-		.isolate = spec->iso != NULL ? child_isolate : NULL, .isolate_ud = spec,
+		.isolate = spec->iso != NULL ? child_isolate : NULL, .isolate_ud = a,
 	});
 }
 
@@ -432,7 +434,34 @@ struct sv_state {
 	bool main_reaped;
 	bool main_ended;                /* seen ended (waitid), reaped or not */
 	uint64_t start_ms;
+	bool ugate_on;                  /* sv_ugate answers the command's connect() */
 };
+
+/* Static: a run without it never touches its pages. */
+static struct ugate sv_ugate;
+
+/* plan->unix_notify: the socket the child sends its filter's listener on; our end goes to
+ * sv_ugate, the child's end in *ret_theirs.  0 or -errno (said). */
+static int
+ugate_prepare(struct sv_state *st, int *ret_theirs)
+{
+	int pair[2], r;
+
+	*ret_theirs = -EBADF;
+	if (st->spec->plan == NULL || !st->spec->plan->unix_notify)
+		return 0;
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) < 0)
+		return log_error_errno(-errno, "socketpair: %m");
+	r = ugate_start(&sv_ugate, pair[0], sv_self, st->spec->exclude_pid);
+	st->ugate_on = true;
+	if (r < 0) {
+		(void) close(pair[1]);
+		return log_error_errno(r, "cannot answer the sandbox's connect() (seccomp user "
+				       "notification): %m; pass --unix host");
+	}
+	*ret_theirs = pair[1];
+	return 0;
+}
 
 /* Signal the whole sandbox, each process once: the process group (only while the main
  * process is unreaped, so the group id cannot have been recycled; one kill(2) that a fork
@@ -964,7 +993,7 @@ static int
 start_cloned(struct sv_state *st)
 {
 	const struct sv_spec *spec = st->spec;
-	_cleanup_close_ int msg_w = -EBADF;
+	_cleanup_close_ int msg_w = -EBADF, notify_w = -EBADF;
 	_cleanup_free_ char **envp = NULL;
 	struct child_prep cp;
 	struct child_args a;
@@ -990,9 +1019,13 @@ start_cloned(struct sv_state *st)
 	st->msg_fd = fds[0];
 	msg_w = fds[1];
 
+	r = ugate_prepare(st, &notify_w);
+	if (r < 0)
+		return r;
 	cp.sig_todo = sig_nondefault(&cp.sig_ign);
 	a = (struct child_args) { .spec = spec, .cp = &cp, .parent = sv_self, .msg_fd = msg_w,
-				  .tty_fd = st->tty_fg ? st->tty_fd : -1, .start_ms = &st->start_ms };
+				  .tty_fd = st->tty_fg ? st->tty_fd : -1, .start_ms = &st->start_ms,
+				  .notify_sock = notify_w };
 	sigfillset(&all);
 	(void) sigprocmask(SIG_SETMASK, &all, &old);
 	asan_before_clone(stack, CHILD_STACK_SIZE, &fake);
@@ -1004,6 +1037,7 @@ start_cloned(struct sv_state *st)
 	if (pid < 0)
 		return log_error_errno(-e, "cannot start the sandbox's process: %s", strerror(e));
 	msg_w = safe_close(msg_w);
+	notify_w = safe_close(notify_w);
 	if (spec->relay != NULL)
 		output_relay_parent(spec->relay);
 	st->pid = pid;
@@ -1032,6 +1066,11 @@ watch_child(struct sv_state *st)
 	if (r < 0)
 		return abort_child(pid, r);
 	r = watch_all(st);
+	if (r >= 0 && st->ugate_on) {
+		r = ugate_watch(&sv_ugate, st->epfd);
+		if (r < 0)
+			r = log_error_errno(r, "epoll: %m");
+	}
 	if (r < 0)
 		return abort_child(pid, r);
 	if (spec->cpu_budget_ms > 0 && spec->cpu_used_usec != NULL)
@@ -1103,7 +1142,9 @@ on_event(struct sv_state *st, int fd, uint32_t events)
 	const struct sv_spec *spec = st->spec;
 	struct sv_outcome *out = st->out;
 
-	if (fd == st->pidfd) {
+	if (st->ugate_on && ugate_owns(&sv_ugate, fd)) {
+		ugate_event(&sv_ugate, st->epfd, fd, events);
+	} else if (fd == st->pidfd) {
 		read_child_msg(st);     /* written before the child exited */
 		reap(st, NULL);
 	} else if (fd == st->tfd) {
@@ -1166,6 +1207,10 @@ state_close(struct sv_state *st)
 	st->cfd = safe_close(st->cfd);
 	st->pidfd = safe_close(st->pidfd);
 	st->msg_fd = safe_close(st->msg_fd);
+	if (st->ugate_on) {
+		ugate_close(&sv_ugate);
+		st->ugate_on = false;
+	}
 }
 
 /* ---- cgroup mode: the child the helper makes (SPAWN) ---- */
@@ -1325,6 +1370,8 @@ start_spawned(struct sv_state *st)
 	}
 	ours = pair[0];
 	theirs = pair[1];
+	if (spec->plan != NULL && spec->plan->unix_notify && ss.prog_len > 0)
+		ss.flags |= STAGE_F_NOTIFY;
 	n = spawn_fds(st, &ss, msg_w, cwd, rulesets, fds);
 	r = stage_pack(&ss, &blob, &len);
 	if (r < 0) {
@@ -1345,6 +1392,16 @@ start_spawned(struct sv_state *st)
 	if (r < 0) {
 		r = abort_child(pid, log_error_errno(r, "cannot start the sandbox's process: %m"));
 		goto out;
+	}
+	/* The stage socket brings the filter's listener back (STAGE_F_NOTIFY). */
+	if ((ss.flags & STAGE_F_NOTIFY) != 0) {
+		st->ugate_on = true;
+		r = ugate_start(&sv_ugate, TAKE_FD(ours), sv_self, spec->exclude_pid);
+		if (r < 0) {
+			r = abort_child(pid, log_error_errno(r, "cannot answer the sandbox's "
+							     "connect(): %m; pass --unix host"));
+			goto out;
+		}
 	}
 	if (spec->relay != NULL)
 		output_relay_parent(spec->relay);
@@ -1392,6 +1449,11 @@ sv_run(const struct sv_spec *spec, struct sv_outcome *ret)
 	if (r >= 0) {
 		supervise(&st);
 		end_sandbox(&st);
+		if (st.ugate_on) {
+			out.unix_refused = sv_ugate.n_refused;
+			memcpy(out.unix_refused_first, sv_ugate.first_refused,
+			       sizeof(out.unix_refused_first));
+		}
 		*ret = out;
 	}
 	state_close(&st);

@@ -112,6 +112,10 @@ struct sv_outcome {
 	uint64_t wall_ms;               /* release of the child to the main process's end */
 	unsigned killed_at_end;         /* processes reaped after the main process's end, dead
 					 * of SIGKILL: left running, then ended by sandcap */
+	/* --net host without --unix host (unixgate.h): connects to UNIX listeners outside the
+	 * sandbox refused, and the first of them. */
+	unsigned long unix_refused;
+	char unix_refused_first[112];
 	struct rusage main_ru;          /* the main process alone */
 	struct rusage tree_ru;          /* every reaped descendant (RUSAGE_CHILDREN) */
 	/* Processes other than the main one that sandcap reaped (its children, and orphans

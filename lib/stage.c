@@ -298,11 +298,59 @@ lift_fds(struct stage_fds *f, const struct stage_spec *s)
 	return 0;
 }
 
+int
+stage_load_notify_filter(const struct sock_fprog *fp, int notify_sock, char *err, size_t errlen)
+{
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} c;
+	char one = 1;
+	struct iovec iov = { .iov_base = &one, .iov_len = 1 };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = c.buf,
+			     .msg_controllen = sizeof(c.buf) };
+	struct cmsghdr *cm;
+	int fd, r = 0;
+
+	fd = (int) syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER,
+			   fp);
+	if (fd < 0) {
+		r = -errno;
+		/* EBUSY: a filter of an enclosing sandbox already has a listener (one per
+		 * process tree); that sandbox answers connect() already. */
+		(void) snprintf(err, errlen, "seccomp: cannot load the filter with a listener: %s%s",
+				strerror(-r), r == -EBUSY ? " (sandcap runs inside another sandbox "
+				"that watches connect(); pass --unix host to leave it to that one)" : "");
+		(void) close(notify_sock);
+		return r;
+	}
+	memset(c.buf, 0, sizeof(c.buf));
+	cm = CMSG_FIRSTHDR(&mh);
+	if (cm != NULL) {
+		cm->cmsg_level = SOL_SOCKET;
+		cm->cmsg_type = SCM_RIGHTS;
+		cm->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+	}
+	/* Without the listener every connect() of the command would fail (ENOSYS): refuse
+	 * to start rather than run a sandbox nobody answers. */
+	if (cm == NULL || sendmsg(notify_sock, &mh, MSG_NOSIGNAL | MSG_DONTWAIT) != 1) {
+		errno = cm == NULL ? EINVAL : errno;
+		r = -errno;
+		(void) snprintf(err, errlen, "seccomp: cannot hand the listener to sandcap: %s",
+				strerror(-r));
+	}
+	(void) close(fd);
+	(void) close(notify_sock);
+	return r;
+}
+
 struct spawned_iso {
 	const int *rulesets;
 	size_t n_rulesets;
 	const struct sock_filter *prog;
 	size_t prog_len;
+	int notify_sock;                /* STAGE_F_NOTIFY: the stage socket, else -1 */
 };
 
 /* Landlock (each ruleset sandcap built, in its order) and the seccomp filter, as
@@ -324,6 +372,8 @@ spawned_isolate(const void *ud, char *err, size_t errlen)
 		struct sock_fprog fp = { .len = (unsigned short) iso->prog_len,
 					 .filter = (struct sock_filter *) iso->prog };
 
+		if (iso->notify_sock >= 0)
+			return stage_load_notify_filter(&fp, iso->notify_sock, err, errlen);
 		if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &fp) < 0) {
 			int r = -errno;
 
@@ -396,7 +446,6 @@ stage_spawned(int sock, uint64_t sig_todo)
 
 	if (recv_fds(sock, &f, stage_inline, &len) < 0 || f.n < STAGE_FIXED_FDS)
 		_exit(STAGE_EXIT_FAILURE);
-	(void) close(sock);
 	msg_fd = f.v[1];
 	if (len == 0)
 		blob = read_blob(f.v[0], &len);
@@ -412,11 +461,31 @@ stage_spawned(int sock, uint64_t sig_todo)
 	if (stage_unpack(blob, len, &s, vec, cap) < 0 ||
 	    f.n != STAGE_FIXED_FDS + ((s.flags & STAGE_F_TTY) != 0) + s.n_rulesets + s.n_keep)
 		stage_fail(msg_fd, STAGE_SETUP, EBADMSG, "malformed stage");
+	/* The stage socket carries the filter's listener back (STAGE_F_NOTIFY), and is
+	 * never the command's. */
+	if ((s.flags & STAGE_F_NOTIFY) == 0 || s.prog_len == 0) {
+		sock = safe_close(sock);
+	} else {
+		/* Above every fd placed for the command, as lift_fds() does: a kept fd of
+		 * the same number must not replace it (the listener would go there). */
+		int hi = 3, fd;
+
+		for (size_t i = 0; i < s.n_keep; i++)
+			if ((int) s.keep[i] >= hi)
+				hi = (int) s.keep[i] + 1;
+		fd = fcntl(sock, F_DUPFD_CLOEXEC, hi);
+		if (fd < 0)
+			stage_fail(msg_fd, STAGE_SETUP, errno, "cannot keep the stage socket: %s",
+				   strerror(errno));
+		(void) close(sock);
+		sock = fd;
+	}
 	spawned_setup(&s, &f, msg_fd);
 
 	iso = (struct spawned_iso) {
 		.rulesets = f.v + STAGE_FIXED_FDS + ((s.flags & STAGE_F_TTY) != 0),
 		.n_rulesets = s.n_rulesets, .prog = s.prog, .prog_len = s.prog_len,
+		.notify_sock = sock,
 	};
 	t = (struct stage_tail) {
 		.argv = s.argv, .envp = s.envp, .chdir = s.chdir, .rl = s.rl, .n_rl = s.n_rl,

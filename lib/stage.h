@@ -62,6 +62,14 @@ struct stage_tail {
 /* Write a stage_msg to fd and _exit: 126/127 for STAGE_EXEC (127 for ENOENT), else 125. */
 _noreturn_ void stage_fail(int fd, int stage, int err, const char *fmt, ...) _printf_(4, 5);
 
+/* Load the seccomp program fp with a listener (SECCOMP_FILTER_FLAG_NEW_LISTENER) and send
+ * the listener over notify_sock (one byte, SCM_RIGHTS) to the supervisor, which answers
+ * what the filter notifies; the listener is closed here, notify_sock too.  Returns 0 or
+ * -errno with a message in err. */
+struct sock_fprog;
+int stage_load_notify_filter(const struct sock_fprog *fp, int notify_sock, char *err,
+			     size_t errlen);
+
 /* Run the tail: reset the signals of sig_todo, no_new_privs, chdir, isolate, environ, the
  * stop signals to a no-op handler until the exec, an empty signal mask, fds >= 3
  * close-on-exec (unless keep_fds), the rlimits, execvp.  Never returns. */
@@ -75,8 +83,11 @@ _noreturn_ void stage_tail(const struct stage_tail *t);
 #define STAGE_F_CHDIR      (1u << 2)       /* a --chdir string follows the environment */
 /* sandcap's fd 0, 1 or 2 is closed: so is the command's (its slot holds another fd). */
 #define STAGE_F_CLOSED(i)  (1u << (3 + (i)))
+/* The filter has a listener (SECCOMP_RET_USER_NOTIF): sent back on the stage socket. */
+#define STAGE_F_NOTIFY     (1u << 6)
 #define STAGE_F_ALL        (STAGE_F_KEEP_FDS | STAGE_F_TTY | STAGE_F_CHDIR | \
-			    STAGE_F_CLOSED(0) | STAGE_F_CLOSED(1) | STAGE_F_CLOSED(2))
+			    STAGE_F_CLOSED(0) | STAGE_F_CLOSED(1) | STAGE_F_CLOSED(2) | \
+			    STAGE_F_NOTIFY)
 #define STAGE_RULESETS_MAX 2               /* Landlock domains: isolation, cgroup fs */
 #define STAGE_KEEP_MAX     200             /* --keep-fds: descriptors passed on */
 #define STAGE_RLIMITS_MAX  16

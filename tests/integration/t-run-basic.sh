@@ -153,8 +153,12 @@ assert d["sandcap_report"] == 1 and d["mode"] == "rlimit"
 assert d["command"] == ["sh", "-c", "echo out; exit 5"], d["command"]
 assert d["verdict"] == "exit" and d["exit_code"] == 5 and d["signal"] is None
 assert d["sandcap_exit"] == 5 and d["limits_hit"] == []
+u0 = d["usage"]
 assert d["limits"] == {"nofile": 100, "core": 0}, d["limits"]
 sup = d["enforcement"].pop("supervisor", None)
+unix = d["enforcement"].pop("unix", None)       # what keeps the user's services out
+assert unix is not None and unix.startswith("seccomp-notify"), unix
+assert u0["unix_refused"] == 0, u0
 assert d["enforcement"] == {"nofile": "rlimit", "core": "rlimit"}, d["enforcement"]
 assert sup is not None and sup.startswith("seccomp"), sup     # what keeps the sandbox off sandcap
 u = d["usage"]

@@ -284,15 +284,36 @@ test_plan_fs(void **state)
 	assert_int_equal(isolate_plan_on(&none, 7, true, &p, err, sizeof(err)), 0);
 	assert_string_equal(p.fs_enforcement, "none");
 	assert_string_equal(p.net_enforcement, "none");
-	assert_false(p.landlock_fs || p.landlock_net || p.landlock_scope);
+	assert_false(p.landlock_fs || p.landlock_net);
 	assert_true(p.seccomp && p.landlock_signal);
+	/* Abstract sockets scoped with the gate on (unixgate.h: datagrams to abstract names
+	 * outside refused too). */
+	assert_int_equal(p.landlock_scope, isolate_unotify_available());
 	assert_string_equal(p.protect_enforcement, "seccomp+landlock (ABI 7)");
 	assert_int_equal(isolate_plan_on(&none, 5, true, &p, err, sizeof(err)), 0);
 	assert_false(p.landlock_signal);
 	assert_string_equal(p.protect_enforcement, "seccomp");
+	/* The user's services over UNIX sockets: kept out by default (unixgate.h); without
+	 * seccomp only --unix host or --fallback runs, and says so. */
+	assert_int_equal(isolate_plan_on(&none, 7, true, &p, err, sizeof(err)), 0);
+	if (isolate_unotify_available()) {
+		assert_true(p.unix_notify);
+		assert_non_null(strstr(p.unix_enforcement, "seccomp-notify + landlock"));
+		assert_int_equal(isolate_plan_on(&none, 5, true, &p, err, sizeof(err)), 0);
+		assert_false(p.landlock_scope);
+		assert_non_null(strstr(p.unix_enforcement, "seccomp-notify: "));
+	}
+	assert_int_equal(isolate_plan_on(&none, 0, false, &p, err, sizeof(err)), -EOPNOTSUPP);
+	assert_non_null(strstr(err, "--unix host"));
+	none.unix_host = true;
 	assert_int_equal(isolate_plan_on(&none, 0, false, &p, err, sizeof(err)), 0);
-	assert_false(p.seccomp || p.landlock_signal);
+	assert_false(p.seccomp || p.landlock_signal || p.unix_notify);
 	assert_string_equal(p.protect_enforcement, "none (no seccomp, no Landlock ABI 6)");
+	assert_non_null(strstr(p.unix_enforcement, "none (--unix host)"));
+	none.unix_host = false;
+	none.fallback = true;
+	assert_int_equal(isolate_plan_on(&none, 0, false, &p, err, sizeof(err)), 0);
+	assert_non_null(strstr(p.unix_enforcement, "reachable"));
 }
 
 /* In a forked child: what the filter of --net none (and the supervisors' protection of

@@ -216,7 +216,7 @@ test_report_shape(void **state)
 		"\"usage\": {\"wall_ms\": 1003, \"cpu_user_ms\": 1, \"cpu_system_ms\": 2, "
 		"\"max_rss\": 1048576, \"memory_peak\": null, \"pids_peak\": null, "
 		"\"disk_used\": null, \"oom_kills\": null, \"cpu_throttled_ms\": null, \"output_bytes\": null, "
-		"\"output_dropped\": null, \"killed_at_end\": 0}, "
+		"\"output_dropped\": null, \"killed_at_end\": 0, \"unix_refused\": null}, "
 		"\"env\": [\"PATH\", \"SECRET\", \"TMPDIR\"], \"killed_by\": null}\n");
 	free(buf);
 }
@@ -247,7 +247,8 @@ test_report_cgroup_counters_and_ok(void **state)
 	assert_non_null(strstr(buf, "\"max_rss\": null, \"memory_peak\": 4096, \"pids_peak\": "
 				    "null, \"disk_used\": null, \"oom_kills\": 0, "
 				    "\"cpu_throttled_ms\": 2, \"output_bytes\": null, "
-				    "\"output_dropped\": null, \"killed_at_end\": 0}"));
+				    "\"output_dropped\": null, \"killed_at_end\": 0, "
+				    "\"unix_refused\": null}"));
 	assert_non_null(strstr(buf, "\"limits\": {}, \"enforcement\": {}"));
 	free(buf);
 }

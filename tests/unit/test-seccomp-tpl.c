@@ -280,7 +280,7 @@ all_keys(struct scrules_key *k)
 		for (int uc = 0; uc < 2; uc++)
 			for (int ld = 0; ld < 2; ld++)
 				for (int ls = 0; ls < 2; ls++)
-					if (!(ls && !ld) && !(nets[i] == POLICY_NET_HOST && uc))
+					if (!(ls && !ld))
 						k[n++] = (struct scrules_key) {
 							.net = nets[i], .unix_closed = uc,
 							.landlock_domain = ld, .landlock_signal = ls };
@@ -419,7 +419,7 @@ compile_as_list(const struct scrules_key *k, const struct protect_pids *set,
 	off_t size;
 
 	assert_true(fd >= 0);
-	assert_int_equal(seccomp_api_set(3), 0);
+	assert_int_equal(seccomp_api_set(5), 0);
 	assert_int_equal(scrules_build(k, set, &ctx), 0);
 	assert_int_equal(seccomp_attr_set(ctx, SCMP_FLTATR_CTL_OPTIMIZE, 1), 0);
 	assert_int_equal(seccomp_export_bpf(ctx, fd), 0);
@@ -511,7 +511,7 @@ test_no_template(void **state)
 	const struct protect_pids no_pgid = { .pid = { 4242 }, .n = 1, .pgid = 0 };
 	const struct protect_pids no_pid = { .n = 0, .pgid = 4242 };
 	const struct scrules_key k = { .net = POLICY_NET_NONE, .unix_closed = true };
-	const struct scrules_key bad = { .net = POLICY_NET_HOST, .unix_closed = true };
+	const struct scrules_key bad = { .net = POLICY_NET_HOST, .landlock_signal = true };
 	const struct protect_pids ok = { .pid = { 4242 }, .n = 1, .pgid = 4242 };
 	size_t len = 0;
 

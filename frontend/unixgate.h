@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: MIT */
+/* The sandbox's connect() calls, made by sandcap (docs/isolation.md "The user's services",
+ * SECURITY.md).  With --net host and no --unix host the seccomp filter notifies every
+ * connect() to the supervisor, which reads the address once, makes the connection on a
+ * socket of its own or on the command's socket, and answers; it never lets the call
+ * continue, so nothing is decided on memory or descriptors the sandbox may change after
+ * the decision.
+ *
+ * - AF_UNIX stream and seqpacket: a new socket of the same type connects to the address
+ *   (a relative path from the calling thread's working directory); the connection is kept
+ *   only when the listener was made by a process of the sandbox (SO_PEERCRED: the
+ *   listen()ing process, a descendant of the supervisor, which is the sandbox's subreaper,
+ *   and not the helper; alive, through SO_PEERPIDFD where the kernel has it).  Then it
+ *   replaces the command's descriptor (SECCOMP_IOCTL_NOTIF_ADDFD, SETFD: the same number,
+ *   its close-on-exec and O_NONBLOCK) and connect() returns 0; else EACCES, and the
+ *   outside service saw a connection open and close with nothing sent.
+ * - AF_UNIX datagram: connected as asked (datagrams sent to an address are not checked
+ *   either: no service starts processes on a datagram).
+ * - Every other family: the command's own socket connects to the address it gave (the
+ *   same file, through pidfd_getfd()); a blocking connect waits here, without blocking
+ *   supervision, for its result.
+ *
+ * Every step is bounded: no blocking call on a descriptor the sandbox controls, at most
+ * UGATE_PENDING_MAX connects waiting; the work for one notification is a few system calls
+ * and a walk up at most UGATE_DEPTH_MAX parents. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+
+#define UGATE_PENDING_MAX 128
+#define UGATE_DEPTH_MAX   4096
+
+struct ugate_pending {
+	int fd;                         /* our copy of the command's socket; -1: free */
+	uint64_t id;                    /* the notification to answer */
+};
+
+struct ugate {
+	int sock;                       /* where the listener arrives (stage socket); -1 after */
+	int notify_fd;                  /* the filter's listener; -1 until it arrives */
+	int cwd;                        /* our working directory, to return after a relative path */
+	pid_t self;                     /* the supervisor */
+	pid_t exclude;                  /* our child that is not the sandbox's (the helper) */
+	struct ugate_pending pend[UGATE_PENDING_MAX];
+	unsigned n_pend;
+	/* For the report. */
+	unsigned long n_refused, n_allowed;
+	char first_refused[112];        /* the first refused address, printable */
+};
+
+/* Before the child starts: sock is our end of the socket it sends the listener on (taken
+ * over: closed by ugate_close(), also on failure).  0, or -errno: nothing could answer. */
+int ugate_start(struct ugate *g, int sock, pid_t self, pid_t exclude);
+/* Once the epoll set exists: watch sock there.  0 or -errno. */
+int ugate_watch(struct ugate *g, int epfd);
+/* Whether fd is one the gate watches (then ugate_event() takes the event). */
+bool ugate_owns(const struct ugate *g, int fd);
+void ugate_event(struct ugate *g, int epfd, int fd, uint32_t events);
+/* Close everything; a connect still waiting fails with the sandbox. */
+void ugate_close(struct ugate *g);
+
+/* ---- Internals exposed for unit tests ---- */
+
+/* The printable form of a sockaddr_un of len bytes ("@name" for an abstract one) in buf. */
+void ugate_addr_str(const void *sa, unsigned len, char *buf, size_t size);
+
+/* A path under /proc/self/ or /proc/thread-self/ rewritten to /proc/TID/ in *out (the
+ * caller's entries, not sandcap's): 1, 0 when it is not one, -ENAMETOOLONG. */
+struct sockaddr_un;
+int ugate_proc_self(const struct sockaddr_un *sa, socklen_t len, pid_t tid,
+		    struct sockaddr_un *out, socklen_t *ret_len);

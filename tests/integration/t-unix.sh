@@ -1,0 +1,113 @@
+#!/bin/sh
+# t-unix.sh: with the default --net host, the sandbox cannot reach the user's own services
+# over UNIX sockets (unixgate.h), rlimit mode on the host kernel.  A service of the same
+# user runs outside (a pathname, an abstract and a seqpacket socket; a real tmux server
+# when tmux is installed); from inside, every way to it is tried: by path, by symlink, by
+# relative path from its directory, through /proc/self/fd and /proc/self/cwd, with a thread
+# rewriting the address during connect().  Sockets the sandbox makes itself, socketpair,
+# Python multiprocessing (Manager, forkserver) and TCP keep working; --unix host opens it
+# and the report says so.  TAP output.  Env (run.sh): SANDCAP, BUILD, SRCDIR.
+. "${SRCDIR:-.}/tests/integration/libtest.sh"
+D=${SRCDIR:-.}/tests/integration
+
+# The test user (nobody, when run as root) may not reach a python3 under root's home.
+PY=/usr/bin/python3
+[ -x "$PY" ] || PY=$(command -v python3)
+if [ -z "$PY" ]; then
+	skip "UNIX sockets: python3 is not installed"
+	done_testing
+fi
+# The probe: does this kernel let sandcap answer connect()?  Else the report says what
+# binds, and there is nothing to test here.
+as_user "$SANDCAP" run --report "$T/probe.json" -- true > /dev/null 2>&1
+unix_enf=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["enforcement"].get("unix",""))' "$T/probe.json" 2>/dev/null)
+case "$unix_enf" in
+seccomp-notify*) ;;
+*)
+	skip "UNIX sockets: this kernel has no seccomp user notification (enforcement.unix: '$unix_enf')"
+	done_testing
+	;;
+esac
+ok "the default run names what keeps the user's services out ($unix_enf)"
+
+mkdir "$T/svc" "$T/in"
+[ "$(id -u)" = 0 ] && chown 65534:65534 "$T/svc" "$T/in"
+ABS="sandcap-test-outside-$$"
+(as_user_exec "$PY" "$D/unix-server.py" "$T/svc/user.sock" "$ABS" "$T/svc/sp.sock" \
+	"$T/svc/got.log" > "$T/svc/ready" 2>&1) &
+LIBTEST_PIDS="$LIBTEST_PIDS $!"
+i=0
+while ! grep -q ready "$T/svc/ready" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+
+sandcap_run --report "$T/r.json" -- "$PY" "$D/probe-unix.py" "$T/svc/user.sock" "$ABS" \
+	"$T/svc/sp.sock" "$T/in"
+eq "the probe ran to its end (exit 0)" 0 "$rc"
+[ "$rc" = 0 ] || sed 's/^/# /' "$T/err"
+line() { grep "^$1: " "$T/out" | head -1 | sed "s/^$1: //"; }
+for c in path abstract symlink relative proc-fd proc-cwd nonblocking seqpacket; do
+	got=$(line "$c")
+	case "$got" in
+	"REFUSED EACCES") ok "outside service by $c: refused (EACCES)" ;;
+	*) notok "outside service by $c: want REFUSED EACCES, got '${got:-no line}'" ;;
+	esac
+done
+got=$(line race)
+case "$got" in
+OK*) ok "a thread rewriting the address during connect() never reaches it ($got)" ;;
+*) notok "racing thread: want OK, got '${got:-no line}'" ;;
+esac
+eq "the outside service never got a byte from the sandbox" "" "$(cat "$T/svc/got.log" 2>/dev/null)"
+# Datagrams are not checked by sandcap; where Landlock scopes abstract sockets (ABI 6) a
+# datagram to an abstract name outside is refused too.
+case "$unix_enf" in
+*landlock*)
+	eq "a datagram to an outside abstract name: refused (Landlock scope)" "REFUSED EPERM" \
+		"$(line dgram-abstract)"
+	eq "... and never arrived" "" "$(cat "$T/svc/got.log-dgram" 2>/dev/null)"
+	;;
+*) skip "datagrams to abstract names: no Landlock ABI 6 here (enforcement.unix: $unix_enf)" ;;
+esac
+for c in socketpair own-path own-relative own-abstract own-seqpacket own-nonblocking manager \
+	forkserver tcp; do
+	eq "inside: $c works" OK "$(line "$c")"
+done
+refused=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["usage"]["unix_refused"])' "$T/r.json" 2>/dev/null)
+expect "the report counts the refused connections (usage.unix_refused $refused >= 8)" \
+	test "${refused:-0}" -ge 8
+contains "the message names the first refused socket" "refused (the first: $T/svc/user.sock" \
+	"$(cat "$T/err")"
+
+# A real tmux server of the same user: the sandbox cannot have it run anything.
+if command -v tmux > /dev/null 2>&1; then
+	as_user tmux -S "$T/svc/tmux.sock" new-session -d -s outside "sleep 600" 2> "$T/tmux.err"
+	if as_user tmux -S "$T/svc/tmux.sock" has-session -t outside 2> /dev/null; then
+		sandcap_run -- tmux -S "$T/svc/tmux.sock" new-window -t outside "touch $T/svc/pwned"
+		expect "tmux from inside: refused (exit $rc)" test "$rc" != 0
+		sleep 0.5
+		expect "the user's tmux server ran nothing for the sandbox" test ! -e "$T/svc/pwned"
+		eq "its session has one window still" 1 \
+			"$(as_user tmux -S "$T/svc/tmux.sock" list-windows -t outside 2>/dev/null | wc -l)"
+		as_user tmux -S "$T/svc/tmux.sock" kill-server 2> /dev/null
+	else
+		skip "tmux: cannot start a server here ($(head -c 200 "$T/tmux.err"))"
+	fi
+else
+	skip "tmux: not installed (tools/deps.sh installs it)"
+fi
+
+# --unix host: the explicit opt-out, said in the report.
+sandcap_run --unix host --report "$T/h.json" -- "$PY" -c '
+import socket, sys
+s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); print(s.recv(8).decode().strip())
+' "$T/svc/user.sock"
+eq "--unix host: the user's service is reachable" OUTSIDE "$(cat "$T/out")"
+henf=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["enforcement"]["unix"])' "$T/h.json" 2>/dev/null)
+contains "--unix host: the report says so" "none (--unix host): the user's services are reachable" "$henf"
+# --unix host is valid with any --net; --unix none only where it means something.
+sandcap_run --net none --unix host -- true
+eq "--net none --unix host runs" 0 "$rc"
+sandcap_run --unix none -- true
+eq "--unix none with --net host: refused (125)" 125 "$rc"
+contains "its message names the fix" "--unix host" "$(cat "$T/err")"
+
+done_testing
