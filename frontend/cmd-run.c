@@ -315,10 +315,75 @@ rlimit_signal_note(const struct run_opts *o, const struct verdict_input *in, int
 		 "this run's)", sig == SIGXCPU ? "RLIMIT_CPU" : "RLIMIT_FSIZE", b);
 }
 
+/* Which policy section set the user's total t: known where sandcap resolved the policy
+ * itself, else (the helper decided) pointed at. */
+static const char *
+total_source(const struct policy_resolved *pol, int t)
+{
+	if (pol != NULL && pol->total_src[t][0] != '\0')
+		return pol->total_src[t];
+	return "the policy (see 'sandcap policy show')";
+}
+
+/* The per-user level's limit reached: which total, its value and section, and what this
+ * sandbox held of it. */
+static void
+total_message(const struct verdict_input *in, const struct verdict *v,
+	      const struct cg_usage *cg, const struct policy_resolved *pol, char *buf,
+	      size_t bufsz)
+{
+	const struct cg_level *l = &in->level_after;
+	char t[32], own[32], peak[32];
+
+	if (v->kind == VERDICT_TOTAL_MEMORY) {
+		format_size(l->memory_max, t, sizeof(t));
+		format_size(cg->memory_peak, peak, sizeof(peak));
+		snprintf(buf, bufsz, "your total_memory was reached (%s for all of your sandboxes "
+			 "together, set by %s): the kernel's OOM killer at that level "
+			 "(memory.events.local oom of the per-user cgroup) ended this sandbox, "
+			 "which held at most %s", l->memory_max != UINT64_MAX ? t : "its limit",
+			 total_source(pol, POLICY_TOTAL_MEMORY),
+			 cg->has_memory_peak ? peak : "an unknown part of it");
+		return;
+	}
+	snprintf(t, sizeof(t), "%llu", (unsigned long long) l->pids_max);
+	snprintf(own, sizeof(own), "%llu", (unsigned long long) cg->pids_max);
+	if (cg->has_pids_events && cg->pids_max_events > 0)
+		snprintf(buf, bufsz, "your total_pids was reached (%s processes for all of your "
+			 "sandboxes together, set by %s): %llu fork%s refused in this sandbox, "
+			 "which had at most %llu of its own limit %s", t,
+			 total_source(pol, POLICY_TOTAL_PIDS),
+			 (unsigned long long) cg->pids_max_events,
+			 cg->pids_max_events == 1 ? " was" : "s were",
+			 (unsigned long long) cg->pids_peak,
+			 cg->has_pids_max && cg->pids_max != UINT64_MAX ? own : "(none)");
+	else
+		snprintf(buf, bufsz, "your total_pids (%s processes for all of your sandboxes "
+			 "together, set by %s) refused forks while it ran (pids.events.local of the "
+			 "per-user cgroup: of this sandbox or another of yours)", t,
+			 total_source(pol, POLICY_TOTAL_PIDS));
+}
+
+/* An OOM kill in the leaf that neither the leaf's limit nor the user's total explains. */
+static const char *
+outside_oom(const struct verdict_input *in, const struct cg_usage *cg)
+{
+	if (!cg->has_memory_events || cg->oom_kill == 0 || cg->oom > 0)
+		return "";
+	if (in->has_level && in->level_after.has_oom_local)
+		return ": an OOM kill from outside the sandbox, not its limit nor your "
+		       "total_memory: the host's global OOM killer (the machine ran out of "
+		       "memory) or a memory limit above sandcap's cgroups";
+	return ": an OOM kill from outside the sandbox, not its own limit: the host's global "
+	       "OOM killer (the machine ran out of memory) or a memory limit of a cgroup above "
+	       "the sandbox";
+}
+
 static void
 compose_message(const struct run_opts *o, const struct sv_outcome *out,
 		const struct verdict_input *in, const struct verdict *v,
-		const struct cg_usage *cg, char *buf, size_t bufsz)
+		const struct cg_usage *cg, const struct policy_resolved *pol, char *buf,
+		size_t bufsz)
 {
 	char b[32], esc[128];
 	const char *sig = v->signal > 0 ? sigabbrev_np(v->signal) : NULL;
@@ -332,13 +397,12 @@ compose_message(const struct run_opts *o, const struct sv_outcome *out,
 			 "nothing was OOM-killed)" : "");
 		break;
 	case VERDICT_SIGNAL:
-		/* oom_kill counts kills by any OOM killer; without oom in the leaf it was the
-		 * host's global OOM killer, not the sandbox's limit (DESIGN.md "Results"). */
+		/* oom_kill counts kills by any OOM killer; without oom in the leaf or in the
+		 * per-user level it came from above them: the kernel does not say to sandcap
+		 * whether that was the host's global OOM or a limit above (DESIGN.md
+		 * "Results"). */
 		snprintf(buf, bufsz, "the command was killed by signal %d (SIG%s)%s", v->signal,
-			 sig != NULL ? sig : "?",
-			 cg->has_memory_events && cg->oom_kill > 0 && cg->oom == 0 ?
-			 ": the host's global OOM killer (the machine ran out of memory; the "
-			 "sandbox's own limit was not reached)" : "");
+			 sig != NULL ? sig : "?", outside_oom(in, cg));
 		rlimit_signal_note(o, in, v->signal, buf, bufsz);
 		break;
 	case VERDICT_TIMEOUT:
@@ -424,6 +488,10 @@ compose_message(const struct run_opts *o, const struct sv_outcome *out,
 		snprintf(buf, bufsz, "output limit reached: %llu bytes of stdout and stderr passed "
 			 "(limit %s), then the sandbox was ended", (unsigned long long) out->output_bytes,
 			 b);
+		break;
+	case VERDICT_TOTAL_MEMORY:
+	case VERDICT_TOTAL_PIDS:
+		total_message(in, v, cg, pol, buf, bufsz);
 		break;
 	case _VERDICT_MAX:
 		snprintf(buf, bufsz, "%s limit hit", verdict_name(v->kind));
@@ -872,7 +940,8 @@ plan_rlimits(const struct run_opts *o, struct report *rep, struct stage_rlimit *
  * and the usage figures, into rep. */
 static void
 decide(const struct run_opts *o, const struct sv_outcome *out, const struct output_relay *relay,
-       struct verdict_input *in, struct report *rep, char *message, size_t msglen)
+       const struct policy_resolved *pol, struct verdict_input *in, struct report *rep,
+       char *message, size_t msglen)
 {
 	in->setup = out->setup == SV_SETUP_EXEC ? VERDICT_SETUP_EXEC :
 		   out->setup == SV_SETUP_FAILED ? VERDICT_SETUP_FAILED : VERDICT_SETUP_NONE;
@@ -910,7 +979,7 @@ decide(const struct run_opts *o, const struct sv_outcome *out, const struct outp
 		in->cpu_limit_ms = (o->rl[RUN_RL_CPU].value + 999) / 1000 * 1000;
 	in->fsize_limit = o->rl[RUN_RL_FSIZE].set;
 	verdict_decide(in, &rep->v);
-	compose_message(o, out, in, &rep->v, &rep->cg, message, msglen);
+	compose_message(o, out, in, &rep->v, &rep->cg, pol, message, msglen);
 
 	rep->wall_ms = out->wall_ms;
 	rep->cpu_user_ms = tv_ms(&out->tree_ru.ru_utime);
@@ -1165,6 +1234,9 @@ open_helper(struct run *R, const struct policy_resolved *pol)
 		r = client_create(&R->sess, &req, err, errlen);
 		if (r < 0)
 			return r;
+		/* The per-user level's counters before the command: the verdict counts only
+		 * what grows while it runs. */
+		R->in.has_level = cgstats_read_level(R->sess.leaf_fd, &R->in.level_before) == 0;
 		return 1;
 	}
 	return 0;
@@ -1394,6 +1466,9 @@ run_collect(struct run *R)
 	if (R->cgroup) {
 		/* The final counters, before DESTROY closes the leaf. */
 		r = cgstats_read(R->sess.leaf_fd, R->sess.ws_fd, &R->rep.cg);
+		if (R->in.has_level)
+			R->in.has_level = cgstats_read_level(R->sess.leaf_fd,
+							     &R->in.level_after) == 0;
 		if (r < 0)
 			fprintf(stderr, "sandcap: warning: cannot read the sandbox's counters: %s\n",
 				strerror(-r));
@@ -1555,7 +1630,8 @@ run_steps(struct run *R, int argc, char **argv)
 	run_collect(R);
 	run_drain_output(R);
 	net_run_report(&R->o, R->plan.net_enforcement, &R->proxy, &R->rep);
-	decide(&R->o, &R->out, &R->relay, &R->in, &R->rep, R->message, sizeof(R->message));
+	decide(&R->o, &R->out, &R->relay, R->have_pol ? &R->pol : NULL, &R->in, &R->rep,
+	       R->message, sizeof(R->message));
 	run_notes(R);
 	if (R->out.output_dropped > 0 && R->o.quiet)
 		fprintf(stderr, "sandcap: warning: %llu bytes of the command's output were dropped "
