@@ -309,16 +309,9 @@ op_create(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr 
 		return -EBADMSG;
 	/* --fs is applied by sandcap in the child; --net other than host is enforced here, by
 	 * the BPF programs net_attach() puts on the leaf.  Refuse less than the policy says. */
-	if (net < s->res.net_required) {
-		snprintf(msg, msglen, "the policy requires --net %s (or stricter) for you",
-			 policy_net_name(s->res.net_required));
+	if (policy_check_required(&s->res, (enum policy_net) net, (enum policy_fs) fs, msg,
+				  msglen) < 0)
 		return -EPERM;
-	}
-	if (fs < s->res.fs_required) {
-		snprintf(msg, msglen, "the policy requires %s for you",
-			 s->res.fs_required == POLICY_FS_STRICT ? "--fs strict" : "--fs ro");
-		return -EPERM;
-	}
 	for (size_t i = 0; i < ELEMENTSOF(order); i++) {
 		r = policy_check_request(&s->res, order[i], req[order[i]], msg, msglen);
 		if (r < 0)

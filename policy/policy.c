@@ -1394,8 +1394,6 @@ int
 policy_check_request(const struct policy_resolved *r, enum policy_limit l, uint64_t value,
 		     char *errbuf, size_t errlen)
 {
-	char v[32], c[32];
-
 	if ((unsigned) l >= _POLICY_LIMIT_MAX) {
 		if (errbuf && errlen)
 			(void) snprintf(errbuf, errlen, "unknown limit %d", (int) l);
@@ -1405,6 +1403,20 @@ policy_check_request(const struct policy_resolved *r, enum policy_limit l, uint6
 		if (errbuf && errlen)
 			(void) snprintf(errbuf, errlen, "%s", r->deny_reason);
 		return -EPERM;
+	}
+	return policy_check_ceiling(r, l, value, errbuf, errlen);
+}
+
+int
+policy_check_ceiling(const struct policy_resolved *r, enum policy_limit l, uint64_t value,
+		     char *errbuf, size_t errlen)
+{
+	char v[32], c[32];
+
+	if ((unsigned) l >= _POLICY_LIMIT_MAX) {
+		if (errbuf && errlen)
+			(void) snprintf(errbuf, errlen, "unknown limit %d", (int) l);
+		return -EINVAL;
 	}
 	if (value == 0 || value <= r->ceiling[l])
 		return 0;
@@ -1449,4 +1461,27 @@ policy_disk_pages(uint64_t disk, uint64_t ceiling, uint64_t page, uint64_t *ret)
 		return -ERANGE;
 	*ret = ceiling / page * page;
 	return 0;
+}
+
+int
+policy_check_required(const struct policy_resolved *r, enum policy_net net, enum policy_fs fs,
+		      char *errbuf, size_t errlen)
+{
+	bool bad_net = net < r->net_required, bad_fs = fs < r->fs_required;
+
+	if (!bad_net && !bad_fs)
+		return 0;
+	if (errbuf && errlen) {
+		char n[POLICY_SRC_MAX + 64] = "", f[POLICY_SRC_MAX + 64] = "";
+
+		if (bad_net)
+			(void) snprintf(n, sizeof(n), "--net %s or stricter (set by %s)",
+					policy_net_name(r->net_required), r->net_required_src);
+		if (bad_fs)
+			(void) snprintf(f, sizeof(f), "--fs %s or stricter (set by %s)",
+					policy_fs_name(r->fs_required), r->fs_required_src);
+		(void) snprintf(errbuf, errlen, "the policy requires %s%s%s for you", n,
+				bad_net && bad_fs ? " and " : "", f);
+	}
+	return -EPERM;
 }

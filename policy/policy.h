@@ -122,6 +122,18 @@ void policy_resolve(const struct policy *p, const struct policy_subject *subj,
 int policy_check_request(const struct policy_resolved *r, enum policy_limit l, uint64_t value,
 			 char *errbuf, size_t errlen);
 
+/* policy_check_request() without the access check: the ceiling alone, which binds every
+ * run of every user, allowed or not (sandbox.ini(5) "WHOM THE POLICY BINDS"). */
+int policy_check_ceiling(const struct policy_resolved *r, enum policy_limit l, uint64_t value,
+			 char *errbuf, size_t errlen);
+
+/* Whether a run with net and fs meets r's requirements: 0, or -EPERM with every one it
+ * misses in errbuf, each with the section that set it: "the policy requires --net none or
+ * stricter (set by [group:ci]) and --fs ro or stricter (set by [limits]) for you".  Binds
+ * every user, allowed or not. */
+int policy_check_required(const struct policy_resolved *r, enum policy_net net,
+			  enum policy_fs fs, char *errbuf, size_t errlen);
+
 enum { POLICY_TOTAL_MEMORY, POLICY_TOTAL_CPU, POLICY_TOTAL_PIDS };
 /* "total_memory", "total_cpu", "total_pids" */
 const char *policy_total_name(int t);
