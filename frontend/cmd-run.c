@@ -156,18 +156,23 @@ resolve_cgroup_fallback(struct run_opts *o, struct report *rep, const char *reas
 
 /* rlimit mode: the policy's timeout ceiling and default, which sandcap enforces itself in
  * every mode (the helper, or user-cgroup mode, apply them in theirs): the same command line
- * gets the same timeout whichever mode runs it.  Returns 0, or -EPERM with the refusal. */
+ * gets the same timeout whichever mode runs it.  They bind a user the policy does not allow
+ * too: access decides who may use the helper, not which limits bind (sandbox.ini(5)).
+ * Returns 0, or -EPERM with the refusal. */
 static int
 policy_timeout(struct run_opts *o, const struct policy_resolved *pol, char *err, size_t errlen)
 {
+	char why[POLICY_ERR_MAX];
 	uint64_t t;
 	int r;
 
-	if (!pol->allowed)
-		return 0;       /* no sandbox of the policy's for this user: nothing of it applies */
-	r = run_policy_check(pol, POLICY_TIMEOUT, o->has_timeout ? o->timeout_ms : 0, err, errlen);
-	if (r < 0)
+	r = policy_check_ceiling(pol, POLICY_TIMEOUT, o->has_timeout ? o->timeout_ms : 0, why,
+				 sizeof(why));
+	if (r < 0) {
+		(void) snprintf(err, errlen, "--%s: give a shorter --timeout, or ask the admin "
+				"(sandcap policy show lists your ceilings)", why);
 		return r;
+	}
 	t = policy_effective(pol, POLICY_TIMEOUT, o->has_timeout ? o->timeout_ms : 0);
 	if (!o->has_timeout && t > 0) {
 		o->has_timeout = true;
