@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* sandcap policy check [--no-trust] [FILE]
+/* sandcap policy check [--no-trust] [--strict] [FILE]
  * sandcap policy show [--user NAME] [--groups LIST] [FILE]
  * The admin's tools for /etc/sandcap/sandbox.ini; see sandbox.ini(5).  Unprivileged. */
 #include <errno.h>
@@ -24,11 +24,14 @@ static void
 usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: sandcap policy check [--no-trust] [FILE]\n"
+		"Usage: sandcap policy check [--no-trust] [--strict] [FILE]\n"
 		"       sandcap policy show [--user NAME] [--groups G1,G2...] [FILE]\n\n"
 		"  check   validate the policy: prints 'FILE: OK' or every error with its line,\n"
 		"          and whether sandcap-helper would refuse the file (owner, mode, parents,\n"
 		"          symlinks).  --no-trust skips that part (for a file not installed yet).\n"
+		"          Warns, with the line and the fix, of user and group names the user\n"
+		"          database does not know (naming the nearest one) and of values that\n"
+		"          cannot do what they say; --strict makes those errors.\n"
 		"  show    the effective ceilings and defaults of a user (default: you), and the\n"
 		"          section each came from.  --groups replaces the user's groups (from\n"
 		"          the system's user database) with the given list.\n\n"
@@ -82,13 +85,147 @@ print_error(const char *msg, void *userdata)
 	fprintf(stderr, "%s\n", msg);
 }
 
+/* Edit distance between a and b (Levenshtein, one row), capped at 99 for long names. */
+static unsigned
+edit_distance(const char *a, const char *b)
+{
+	unsigned row[65];
+	size_t la = strlen(a), lb = strlen(b);
+
+	if (la >= ELEMENTSOF(row) || lb >= ELEMENTSOF(row))
+		return 99;
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = (unsigned) j;
+	for (size_t i = 1; i <= la; i++) {
+		unsigned diag = row[0];
+
+		row[0] = (unsigned) i;
+		for (size_t j = 1; j <= lb; j++) {
+			unsigned up = row[j], best = diag + (a[i - 1] != b[j - 1]);
+
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			diag = up;
+			row[j] = best;
+		}
+	}
+	return row[lb];
+}
+
+struct name_check {
+	const char *file;
+	bool strict;
+	int n;                          /* names not found */
+};
+
+/* The existing user (or group) name nearest to name, into buf; false if none is close
+ * enough to be the one meant (more than a third of the name changed). */
+static bool
+nearest_name(bool user, const char *name, char *buf, size_t bufsz)
+{
+	unsigned best = strlen(name) / 3 + 1;
+	bool found = false;
+
+	if (user) {
+		struct passwd *pw;
+
+		setpwent();
+		while ((pw = getpwent()) != NULL) {
+			unsigned d = edit_distance(name, pw->pw_name);
+
+			if (d < best) {
+				best = d;
+				found = true;
+				(void) strlcpy(buf, pw->pw_name, bufsz);
+			}
+		}
+		endpwent();
+	} else {
+		struct group *gr;
+
+		setgrent();
+		while ((gr = getgrent()) != NULL) {
+			unsigned d = edit_distance(name, gr->gr_name);
+
+			if (d < best) {
+				best = d;
+				found = true;
+				(void) strlcpy(buf, gr->gr_name, bufsz);
+			}
+		}
+		endgrent();
+	}
+	return found;
+}
+
+/* A name the user or group database does not know: most often a typo, and a typo in a
+ * deny leaves the user it meant allowed. */
+static void
+check_name(bool user, const char *name, unsigned line, const char *where, void *userdata)
+{
+	struct name_check *nc = userdata;
+	const char *what = user ? "user" : "group";
+	char near[64], hint[128];
+
+	errno = 0;
+	if (user ? getpwnam(name) != NULL : getgrnam(name) != NULL)
+		return;
+	if (errno != 0 && errno != ENOENT && errno != ESRCH && errno != EBADF && errno != EPERM) {
+		fprintf(stderr, "%s:%u: warning: %s: cannot look up %s '%s': %s\n", nc->file, line,
+			where, what, name, strerror(errno));
+		return;
+	}
+	nc->n++;
+	if (nearest_name(user, name, near, sizeof(near)))
+		snprintf(hint, sizeof(hint), "did you mean '%s'? ", near);
+	else
+		hint[0] = '\0';
+	fprintf(stderr, "%s:%u: %s%s: no %s '%s' in the %s database: %sa misspelt name matches "
+		"nobody (a deny in it denies no one); fix the name, or remove it%s\n", nc->file,
+		line, nc->strict ? "" : "warning: ", where, what, name, user ? "user" : "group",
+		hint, nc->strict ? "" : " (an error with --strict)");
+}
+
+static void
+print_warning(const char *msg, void *userdata)
+{
+	bool strict = *(const bool *) userdata;
+	const char *w = strstr(msg, ": warning: ");
+
+	/* With --strict the same line, as an error. */
+	if (strict && w != NULL)
+		fprintf(stderr, "%.*s: %s\n", (int) (w - msg), msg, w + 11);
+	else
+		fprintf(stderr, "%s\n", msg);
+}
+
+/* What loads but is likely not what the admin meant: names nobody has, incoherent values.
+ * Returns how many were found. */
 static int
-do_check(const char *file, bool trust)
+check_meaning(const char *text, size_t len, const char *file, bool strict)
+{
+	struct name_check nc = { .file = file, .strict = strict };
+	struct policy *p = NULL;
+	unsigned line;
+	int n;
+
+	if (policy_parse_string(text, len, file, &p, &line, NULL, 0) < 0)
+		return 0;       /* its errors are already said */
+	policy_for_each_name(p, check_name, &nc);
+	n = nc.n + policy_lint(p, file, print_warning, &strict);
+	policy_free(p);
+	return n;
+}
+
+static int
+do_check(const char *file, bool trust, bool strict)
 {
 	_cleanup_free_ char *text = NULL, *ttext = NULL;
 	char err[POLICY_ERR_MAX];
 	size_t len = 0, tlen = 0;
-	int r, nerr;
+	int r, nerr, nwarn = 0;
 
 	r = read_plain(file, &text, &len);
 	if (r < 0) {
@@ -100,6 +237,10 @@ do_check(const char *file, bool trust)
 		fprintf(stderr, "%s: cannot check: %s\n", file, strerror(-nerr));
 		return 1;
 	}
+	if (nerr == 0)
+		nwarn = check_meaning(text, len, file, strict);
+	if (strict)
+		nerr += nwarn;
 	if (trust) {
 		r = policy_read_trusted(file, &ttext, &tlen, err, sizeof(err));
 		if (r < 0) {
@@ -113,7 +254,10 @@ do_check(const char *file, bool trust)
 	}
 	if (nerr > 0)
 		return 1;
-	printf("%s: OK\n", file);
+	if (nwarn > 0)
+		printf("%s: OK, with %d warning%s\n", file, nwarn, nwarn == 1 ? "" : "s");
+	else
+		printf("%s: OK\n", file);
 	return 0;
 }
 
@@ -285,7 +429,7 @@ cmd_policy(int argc, char **argv)
 {
 	const char *file = NULL, *user = NULL, *sub;
 	char *groups = NULL;
-	bool trust = true, show;
+	bool trust = true, strict = false, show;
 
 	if (argc < 2) {
 		usage(stderr);
@@ -310,6 +454,8 @@ cmd_policy(int argc, char **argv)
 			return 0;
 		} else if (!show && streq(a, "--no-trust")) {
 			trust = false;
+		} else if (!show && streq(a, "--strict")) {
+			strict = true;
 		} else if (show && (streq(a, "--user") || streq(a, "-u"))) {
 			if (++i >= argc) {
 				fprintf(stderr, "sandcap: policy show: --user needs a user name\n");
@@ -350,5 +496,5 @@ cmd_policy(int argc, char **argv)
 		fprintf(stderr, "sandcap: policy show: --user needs a user name\n");
 		return SC_EXIT_FAILURE;
 	}
-	return show ? do_show(file, user, groups) : do_check(file, trust);
+	return show ? do_show(file, user, groups) : do_check(file, trust, strict);
 }

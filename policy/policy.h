@@ -181,3 +181,16 @@ bool policy_name_ok(const char *name);
  * groups matter, policy_resolve() needs no name at all (subject user NULL). */
 bool policy_names_users(const struct policy *p);
 size_t policy_allow_users(const struct policy *p, const char *const **ret);
+
+/* Every user or group name the policy uses, with its line and where ("allow_users",
+ * "[group:ci]"): for `policy check`, which looks them up where NSS is allowed. */
+void policy_for_each_name(const struct policy *p,
+			  void (*cb)(bool user, const char *name, unsigned line,
+				     const char *where, void *userdata),
+			  void *userdata);
+
+/* Values that load but cannot do what they say: a [defaults] value above its [limits]
+ * ceiling, a total_* below the per-sandbox ceiling, a default disk larger than every
+ * memory ceiling.  cb gets "FILE:LINE: warning: ... fix"; returns how many. */
+int policy_lint(const struct policy *p, const char *filename,
+		void (*cb)(const char *msg, void *userdata), void *userdata);
