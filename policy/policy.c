@@ -115,7 +115,7 @@ struct settings {
 	bool allow;
 	unsigned line[_K_MAX];          /* where each key present was set (policy check) */
 	uint32_t text_at[_K_MAX];       /* 1 + its value's offset in the policy's text pool, as
-					 * written (policy check's messages); 0 = not set */
+					 * written (policy check, policy show); 0 = not set */
 };
 
 struct entry {
@@ -797,8 +797,7 @@ settings_of(struct parse_ctx *c, const struct line *l)
 	return NULL;
 }
 
-/* Keep a value as the admin wrote it, for the messages of policy check ("1h", not
- * "3600s"). */
+/* Keep a value as the admin wrote it, for policy check and show ("1h", not "3600s"). */
 static int
 keep_text(struct parse_ctx *c, const char *value, uint32_t *ret)
 {
@@ -1519,6 +1518,51 @@ policy_check_required(const struct policy_resolved *r, enum policy_net net, enum
 				bad_net && bad_fs ? " and " : "", f);
 	}
 	return -EPERM;
+}
+
+/* The settings of the section named in src: its last "[...]" ("[defaults] (capped by
+ * [group:x])" is the group's value). */
+static const struct settings *
+settings_named(const struct policy *p, const char *src)
+{
+	const char *open = src != NULL ? strrchr(src, '[') : NULL, *close;
+	char name[POLICY_NAME_MAX + 1];
+	size_t len;
+
+	if (open == NULL || (close = strchr(open, ']')) == NULL)
+		return NULL;
+	open++;
+	len = (size_t) (close - open);
+	if (len == 6 && strneq(open, "limits", 6))
+		return &p->limits;
+	if (len == 8 && strneq(open, "defaults", 8))
+		return &p->defaults;
+	for (int user = 0; user < 2; user++) {
+		size_t off = user ? 5 : 6;
+		const struct entry *v = user ? p->users : p->groups;
+		size_t n = user ? p->n_users : p->n_groups;
+
+		if (len <= off || len - off > POLICY_NAME_MAX ||
+		    !strneq(open, user ? "user:" : "group:", off))
+			continue;
+		memcpy(name, open + off, len - off);
+		name[len - off] = '\0';
+		for (size_t i = 0; i < n; i++)
+			if (streq(v[i].name, name))
+				return &v[i].s;
+	}
+	return NULL;
+}
+
+const char *
+policy_value_text(const struct policy *p, const char *src, const char *key)
+{
+	const struct settings *st = settings_named(p, src);
+
+	for (unsigned k = 0; st != NULL && k < _K_MAX; k++)
+		if (streq(key, key_names[k]))
+			return st->text_at[k] != 0 ? p->texts + st->text_at[k] - 1 : NULL;
+	return NULL;
 }
 
 void

@@ -182,6 +182,11 @@ bool policy_name_ok(const char *name);
 bool policy_names_users(const struct policy *p);
 size_t policy_allow_users(const struct policy *p, const char *const **ret);
 
+/* The value behind a source as `policy show` prints it ("[group:x]", "[defaults] (capped by
+ * [limits])": the last section named) for key ("memory", "total_pids", ...), as the admin
+ * wrote it ("1h"); NULL when that section does not set it (built-in). */
+const char *policy_value_text(const struct policy *p, const char *src, const char *key);
+
 /* Every user or group name the policy uses, with its line and where ("allow_users",
  * "[group:ci]"): for `policy check`, which looks them up where NSS is allowed. */
 void policy_for_each_name(const struct policy *p,

@@ -219,16 +219,28 @@ if [ "$rc" -eq 0 ] && printf '%s\n' "$out" | grep -q '^allowed: yes$'; then
 else
 	notok "show: bob is allowed (rc=$rc: $out)"
 fi
-expect_row memory "memory 8 GiB [group:builders] 512 MiB [defaults]"
+# In the admin's own units: as the file writes them.
+expect_row memory "memory 8G [group:builders] 512M [defaults]"
 expect_row cpu "cpu 400% [group:builders] 400% [group:builders] (the ceiling)"
 expect_row pids "pids 1024 [group:testers] 1024 [group:testers] (the ceiling)"
-expect_row disk "disk 4 GiB [limits] 4 GiB [limits] (the ceiling)"
-expect_row timeout "timeout 300s [group:testers] 300s [defaults] (capped by [group:testers])"
+expect_row disk "disk 4G [limits] 4G [limits] (the ceiling)"
+expect_row timeout "timeout 5m [group:testers] 5m [defaults] (capped by [group:testers])"
 expect_row sandboxes "sandboxes 6 [group:testers]"
-expect_row total_memory "total_memory 16 GiB [group:builders]"
+expect_row total_memory "total_memory 16G [group:builders]"
 expect_row total_cpu "total_cpu none built-in"
 expect_row total_pids "total_pids 2000 [limits]"
 
+# One table: every row's FROM starts in the same column, the total_* rows too.
+cols=$(printf '%s\n' "$out" | awk '$1 ~ /^(memory|cpu|pids|disk|timeout|sandboxes|total_memory|total_cpu|total_pids)$/ { print index($0, "[") + index($0, "built-in") }' | sort -u | wc -l)
+if [ "$cols" -eq 1 ]; then ok "show: the limits, sandboxes and total_* rows are aligned"
+else notok "show: rows aligned ($out)"; fi
+# --no-trust, as policy check takes it: no note about the helper's trust checks.
+out2=$("$SANDCAP" policy show --no-trust --user bob --groups developers "$f" 2>&1); rc=$?
+if [ "$rc" -eq 0 ] && ! printf '%s\n' "$out2" | grep -q 'would be refused by the helper'; then
+	ok "show --no-trust is accepted and skips the trust checks"
+else
+	notok "show --no-trust (rc=$rc: $out2)"
+fi
 out=$("$SANDCAP" policy show --user mallory --groups developers "$f" 2>/dev/null)
 if printf '%s\n' "$out" | grep -qF 'allowed: no (denied by [user:mallory] allow = no)'; then
 	ok "show: mallory is denied by her user section"

@@ -761,6 +761,26 @@ test_for_each_name(void **state)
 	policy_free(p);
 }
 
+/* policy show prints a value as the admin wrote it, found from its source. */
+static void
+test_value_text(void **state)
+{
+	struct policy *p = parse_ok("[limits]\ntimeout = 1h\nmemory = 2G\n[defaults]\n"
+				    "timeout = 90m\n[group:t]\ntimeout = 5m\n");
+
+	(void) state;
+	assert_string_equal(policy_value_text(p, "[limits]", "timeout"), "1h");
+	assert_string_equal(policy_value_text(p, "[limits]", "memory"), "2G");
+	assert_string_equal(policy_value_text(p, "[defaults]", "timeout"), "90m");
+	assert_string_equal(policy_value_text(p, "[defaults] (capped by [group:t])", "timeout"),
+			    "5m");
+	assert_string_equal(policy_value_text(p, "[limits] (the ceiling)", "memory"), "2G");
+	assert_null(policy_value_text(p, "built-in", "timeout"));
+	assert_null(policy_value_text(p, "[limits]", "pids"));
+	assert_null(policy_value_text(p, "[group:nope]", "timeout"));
+	policy_free(p);
+}
+
 int
 main(void)
 {
@@ -784,6 +804,7 @@ main(void)
 		cmocka_unit_test(test_disk_pages),
 		cmocka_unit_test(test_lint),
 		cmocka_unit_test(test_for_each_name),
+		cmocka_unit_test(test_value_text),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
