@@ -320,13 +320,13 @@ rlimit_signal_note(const struct run_opts *o, const struct verdict_input *in, int
 		 "this run's)", sig == SIGXCPU ? "RLIMIT_CPU" : "RLIMIT_FSIZE", b);
 }
 
-/* Which policy section set the user's total t: known where sandcap resolved the policy
- * itself, else (the helper decided) pointed at. */
+/* Which policy section set the user's total t: the helper's word in cgroup mode, else
+ * where sandcap resolved the policy itself; else pointed at. */
 static const char *
-total_source(const struct policy_resolved *pol, int t)
+total_source(const char *const *total_src, int t)
 {
-	if (pol != NULL && pol->total_src[t][0] != '\0')
-		return pol->total_src[t];
+	if (total_src != NULL && total_src[t] != NULL && total_src[t][0] != '\0')
+		return total_src[t];
 	return "the policy (see 'sandcap policy show')";
 }
 
@@ -334,8 +334,7 @@ total_source(const struct policy_resolved *pol, int t)
  * sandbox held of it. */
 static void
 total_message(const struct verdict_input *in, const struct verdict *v,
-	      const struct cg_usage *cg, const struct policy_resolved *pol, char *buf,
-	      size_t bufsz)
+	      const struct cg_usage *cg, const char *const *total_src, char *buf, size_t bufsz)
 {
 	const struct cg_level *l = &in->level_after;
 	char t[32], own[32], peak[32];
@@ -347,7 +346,7 @@ total_message(const struct verdict_input *in, const struct verdict *v,
 			 "together, set by %s): the kernel's OOM killer at that level "
 			 "(memory.events.local oom of the per-user cgroup) ended this sandbox, "
 			 "which held at most %s", l->memory_max != UINT64_MAX ? t : "its limit",
-			 total_source(pol, POLICY_TOTAL_MEMORY),
+			 total_source(total_src, POLICY_TOTAL_MEMORY),
 			 cg->has_memory_peak ? peak : "an unknown part of it");
 		return;
 	}
@@ -357,7 +356,7 @@ total_message(const struct verdict_input *in, const struct verdict *v,
 		snprintf(buf, bufsz, "your total_pids was reached (%s processes for all of your "
 			 "sandboxes together, set by %s): %llu fork%s refused in this sandbox, "
 			 "which had at most %llu of its own limit %s", t,
-			 total_source(pol, POLICY_TOTAL_PIDS),
+			 total_source(total_src, POLICY_TOTAL_PIDS),
 			 (unsigned long long) cg->pids_max_events,
 			 cg->pids_max_events == 1 ? " was" : "s were",
 			 (unsigned long long) cg->pids_peak,
@@ -366,7 +365,7 @@ total_message(const struct verdict_input *in, const struct verdict *v,
 		snprintf(buf, bufsz, "your total_pids (%s processes for all of your sandboxes "
 			 "together, set by %s) refused forks while it ran (pids.events.local of the "
 			 "per-user cgroup: of this sandbox or another of yours)", t,
-			 total_source(pol, POLICY_TOTAL_PIDS));
+			 total_source(total_src, POLICY_TOTAL_PIDS));
 }
 
 /* An OOM kill in the leaf that neither the leaf's limit nor the user's total explains. */
@@ -387,7 +386,7 @@ outside_oom(const struct verdict_input *in, const struct cg_usage *cg)
 static void
 compose_message(const struct run_opts *o, const struct sv_outcome *out,
 		const struct verdict_input *in, const struct verdict *v,
-		const struct cg_usage *cg, const struct policy_resolved *pol, char *buf,
+		const struct cg_usage *cg, const char *const *total_src, char *buf,
 		size_t bufsz)
 {
 	char b[32], esc[128];
@@ -496,7 +495,7 @@ compose_message(const struct run_opts *o, const struct sv_outcome *out,
 		break;
 	case VERDICT_TOTAL_MEMORY:
 	case VERDICT_TOTAL_PIDS:
-		total_message(in, v, cg, pol, buf, bufsz);
+		total_message(in, v, cg, total_src, buf, bufsz);
 		break;
 	case _VERDICT_MAX:
 		snprintf(buf, bufsz, "%s limit hit", verdict_name(v->kind));
@@ -945,7 +944,7 @@ plan_rlimits(const struct run_opts *o, struct report *rep, struct stage_rlimit *
  * and the usage figures, into rep. */
 static void
 decide(const struct run_opts *o, const struct sv_outcome *out, const struct output_relay *relay,
-       const struct policy_resolved *pol, struct verdict_input *in, struct report *rep,
+       const char *const *total_src, struct verdict_input *in, struct report *rep,
        char *message, size_t msglen)
 {
 	in->setup = out->setup == SV_SETUP_EXEC ? VERDICT_SETUP_EXEC :
@@ -984,7 +983,7 @@ decide(const struct run_opts *o, const struct sv_outcome *out, const struct outp
 		in->cpu_limit_ms = (o->rl[RUN_RL_CPU].value + 999) / 1000 * 1000;
 	in->fsize_limit = o->rl[RUN_RL_FSIZE].set;
 	verdict_decide(in, &rep->v);
-	compose_message(o, out, in, &rep->v, &rep->cg, pol, message, msglen);
+	compose_message(o, out, in, &rep->v, &rep->cg, total_src, message, msglen);
 
 	rep->wall_ms = out->wall_ms;
 	rep->cpu_user_ms = tv_ms(&out->tree_ru.ru_utime);
@@ -1621,6 +1620,7 @@ run_notes(struct run *R)
 static int
 run_steps(struct run *R, int argc, char **argv)
 {
+	const char *tsrc[3];
 	int r;
 
 	r = run_prepare(R, argc, argv, &R->proxy);
@@ -1635,8 +1635,11 @@ run_steps(struct run *R, int argc, char **argv)
 	run_collect(R);
 	run_drain_output(R);
 	net_run_report(&R->o, R->plan.net_enforcement, &R->proxy, &R->rep);
-	decide(&R->o, &R->out, &R->relay, R->have_pol ? &R->pol : NULL, &R->in, &R->rep,
-	       R->message, sizeof(R->message));
+	for (int t = 0; t < 3; t++)
+		tsrc[t] = R->cgroup ? R->sess.total_src[t] : R->have_pol ? R->pol.total_src[t] :
+			  NULL;
+	decide(&R->o, &R->out, &R->relay, tsrc, &R->in, &R->rep, R->message,
+	       sizeof(R->message));
 	run_notes(R);
 	if (R->out.output_dropped > 0 && R->o.quiet)
 		fprintf(stderr, "sandcap: warning: %llu bytes of the command's output were dropped "

@@ -352,6 +352,10 @@ op_create(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr 
 		wire_put_u64(body, s->eff.v[order[i]]);
 	wire_put_str(body, s->ws_path);
 	wire_put_str(body, s->enforcement);
+	/* Which section set each total, for sandcap's verdict when one ends the sandbox: the
+	 * static sandcap cannot resolve a policy that names users or groups. */
+	for (int t = 0; t < 3; t++)
+		wire_put_str(body, s->res.total_src[t]);
 	/* The leaf's read-only dirfd only.  No descriptor of the workspace is handed out: one
 	 * held would keep the tmpfs (and the pages charged to it) alive after teardown. */
 	s->reply_fds[0] = s->leaf_fd;

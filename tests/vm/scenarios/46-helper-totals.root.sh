@@ -74,8 +74,10 @@ run_rc vm-as-user sctest env SANDCAP_HELPER="$SANDCAP_HELPER" "$SANDCAP" run -q 
 is "$(json_get "$SCRATCH/own.json" .verdict) $(json_get "$SCRATCH/own.json" '.limits_hit | join(",")')" \
 	"memory memory" "a sandbox over its own --memory 32M: verdict memory, limits_hit memory"
 
-# A changed policy reaches the level at the next run, although it exists already.
-sed -i 's/^total_pids *=.*/total_pids = 40/' /etc/sandcap/sandbox.ini
+# A changed policy reaches the level at the next run, although it exists already.  The new
+# total comes from a user section: a policy naming users is resolved by the helper, not by
+# the static sandcap, and the verdict below still names the section (from CREATE's reply).
+printf '[user:sctest]\ntotal_pids = 40\n' >> /etc/sandcap/sandbox.ini
 run_rc vm-as-user sctest env SANDCAP_HELPER="$SANDCAP_HELPER" "$SANDCAP" run -q -- true
 is "$rc" 0 "a run after the policy changed"
 is "$(cat "$U/pids.max")" 40 "the level's pids.max follows the changed total_pids"
@@ -95,7 +97,7 @@ diag "total_pids run: $(json_get "$SCRATCH/tp.json" .message)"
 is "$(json_get "$SCRATCH/tp.json" .verdict) $(json_get "$SCRATCH/tp.json" '.limits_hit | join(",")')" \
 	"total-pids total-pids" "a fork refused at the user's total_pids: verdict total-pids, not pids"
 like "$(json_get "$SCRATCH/tp.json" .message)" \
-	'total_pids was reached \(40 processes .*set by \[limits\]\).*of its own limit 64' \
+	'total_pids was reached \(40 processes .*set by \[user:sctest\]\).*of its own limit 64' \
 	"... the message names total_pids, its value, its section and the sandbox's own limit"
 # Its own --pids is still its own: pids.
 run_rc vm-as-user sctest env SANDCAP_HELPER="$SANDCAP_HELPER" "$SANDCAP" run -q --pids 8 \
@@ -106,7 +108,7 @@ is "$(json_get "$SCRATCH/op.json" .verdict) $(json_get "$SCRATCH/op.json" '.limi
 # tmpfs rounds a workspace up to whole pages, which must never pass the ceiling: 1000000
 # bytes is 244.1 pages, so 244 (999424 bytes), asked for or by default; under a ceiling
 # below one page no workspace fits, and the run is refused, saying so.
-printf '[user:sctest]\ndisk = 1000000\n' >> /etc/sandcap/sandbox.ini
+printf 'disk = 1000000\n' >> /etc/sandcap/sandbox.ini       # into [user:sctest], the last section
 for ask in "--disk 1000000" "--disk 999999" ""; do
 	# shellcheck disable=SC2086 # $ask is zero or two words
 	run_rc vm-as-user sctest env SANDCAP_HELPER="$SANDCAP_HELPER" "$SANDCAP" run -q $ask \
