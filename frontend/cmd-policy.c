@@ -26,7 +26,8 @@ usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: sandcap policy check [--no-trust] [--strict] [FILE]\n"
-		"       sandcap policy show [--no-trust] [--user NAME] [--groups G1,G2...] [FILE]\n\n"
+		"       sandcap policy show [--no-trust] [--user NAME] [--groups G1,G2...]\n"
+		"                           [FILE]\n\n"
 		"  check   validate the policy: prints 'FILE: OK' or every error with its line,\n"
 		"          and whether sandcap-helper would refuse the file (owner, mode, parents,\n"
 		"          symlinks).  --no-trust skips that part (for a file not installed yet).\n"

@@ -363,8 +363,8 @@ total_message(const struct verdict_input *in, const struct verdict *v,
 			 cg->has_pids_max && cg->pids_max != UINT64_MAX ? own : "(none)");
 	else
 		snprintf(buf, bufsz, "your total_pids (%s processes for all of your sandboxes "
-			 "together, set by %s) refused forks while it ran (pids.events.local of the "
-			 "per-user cgroup: of this sandbox or another of yours)", t,
+			 "together, set by %s) refused forks while it ran (pids.events.local of "
+			 "the per-user cgroup: of this sandbox or another of yours)", t,
 			 total_source(total_src, POLICY_TOTAL_PIDS));
 }
 

@@ -1688,13 +1688,17 @@ lint_disk(struct lint *L)
 		const struct entry *v = user ? p->users : p->groups;
 		size_t n = user ? p->n_users : p->n_groups;
 
-		for (size_t i = 0; i < n; i++)
-			if ((v[i].s.set & KM(K_MEMORY)) && v[i].s.v[POLICY_MEMORY] > big->v[POLICY_MEMORY]) {
-				big = &v[i].s;
-				(void) snprintf(sec, sizeof(sec), "[%s:%s]", user ? "user" : "group",
-						v[i].name);
-				bigsec = sec;
-			}
+		for (size_t i = 0; i < n; i++) {
+			const struct settings *st = &v[i].s;
+
+			if (!(st->set & KM(K_MEMORY)) ||
+			    st->v[POLICY_MEMORY] <= big->v[POLICY_MEMORY])
+				continue;
+			big = st;
+			(void) snprintf(sec, sizeof(sec), "[%s:%s]", user ? "user" : "group",
+					v[i].name);
+			bigsec = sec;
+		}
 	}
 	if (d->v[POLICY_DISK] <= big->v[POLICY_MEMORY])
 		return;
