@@ -87,6 +87,25 @@ read_single(int dirfd, const char *name, uint64_t *ret)
 	return 1;
 }
 
+/* A limit file: a number, or "max" (UINT64_MAX). */
+static int
+read_limit(int dirfd, const char *name, uint64_t *ret)
+{
+	char buf[64];
+	int r = read_small(dirfd, name, buf, sizeof(buf));
+
+	if (r <= 0)
+		return r;
+	buf[strcspn(buf, "\n")] = '\0';
+	if (streq(buf, "max")) {
+		*ret = UINT64_MAX;
+		return 1;
+	}
+	if (parse_u64_range(buf, 0, UINT64_MAX - 1, ret) < 0)
+		return -EBADMSG;
+	return 1;
+}
+
 static int
 keyed(const char *text, const char *key, uint64_t *ret, bool *has)
 {
@@ -122,6 +141,9 @@ cgstats_read(int leaf_fd, int ws_fd, struct cg_usage *ret)
 			if (r == 0)
 				r = keyed(buf, "oom_kill", &u.oom_kill, NULL);
 		}
+		if (r >= 0)
+			r = read_limit(leaf_fd, "pids.max", &u.pids_max);
+		u.has_pids_max = r > 0;
 		if (r >= 0 && (r = read_small(leaf_fd, "pids.events", buf, sizeof(buf))) > 0) {
 			u.has_pids_events = true;
 			r = keyed(buf, "max", &u.pids_max_events, NULL);
@@ -158,5 +180,38 @@ cgstats_read(int leaf_fd, int ws_fd, struct cg_usage *ret)
 		}
 	}
 	*ret = u;
+	return 0;
+}
+
+int
+cgstats_read_level(int leaf_fd, struct cg_level *ret)
+{
+	_cleanup_close_ int fd = -EBADF;
+	struct cg_level l = {};
+	char buf[1024];
+	int r, m;
+
+	memset(ret, 0, sizeof(*ret));
+	if (leaf_fd < 0)
+		return -EBADF;
+	fd = openat(leaf_fd, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	r = m = read_limit(fd, "memory.max", &l.memory_max);
+	if (r >= 0)
+		r = read_limit(fd, "pids.max", &l.pids_max);
+	l.has_limits = m > 0 && r > 0;
+	if (r >= 0)
+		r = read_single(fd, "memory.current", &l.memory_current);
+	if (r >= 0)
+		r = read_single(fd, "pids.peak", &l.pids_peak);
+	l.has_pids_peak = r > 0;
+	if (r >= 0 && (r = read_small(fd, "memory.events.local", buf, sizeof(buf))) > 0)
+		r = keyed(buf, "oom", &l.oom_local, &l.has_oom_local);
+	if (r >= 0 && (r = read_small(fd, "pids.events.local", buf, sizeof(buf))) > 0)
+		r = keyed(buf, "max", &l.pids_max_local, &l.has_pids_max_local);
+	if (r < 0)
+		return r;
+	*ret = l;
 	return 0;
 }

@@ -13,7 +13,9 @@ struct cg_usage {
 	uint64_t oom;                   /* memory.events "oom" */
 	uint64_t oom_kill;              /* memory.events "oom_kill" */
 	uint64_t pids_peak;             /* pids.peak */
-	uint64_t pids_max_events;       /* pids.events "max": forks refused */
+	uint64_t pids_max_events;       /* pids.events "max": forks refused (up to 6.12: at any
+					 * level above too; since 6.13: at the leaf's own limit) */
+	uint64_t pids_max;              /* pids.max as applied; UINT64_MAX: "max" */
 	uint64_t cpu_usage_usec;        /* cpu.stat */
 	uint64_t cpu_user_usec;
 	uint64_t cpu_system_usec;
@@ -23,7 +25,7 @@ struct cg_usage {
 	uint64_t disk_inodes;           /* its inodes in use (files, directories, links) */
 	uint64_t disk_inodes_max;       /* its nr_inodes */
 	bool has_memory_peak, has_memory_events, has_pids_peak, has_pids_events;
-	bool has_cpu_stat, has_cpu_throttled, has_disk_used;
+	bool has_cpu_stat, has_cpu_throttled, has_disk_used, has_pids_max;
 	bool disk_inodes_out;           /* no inode left (f_ffree == 0): no new file can be made */
 };
 
@@ -31,6 +33,24 @@ struct cg_usage {
  * be -EBADF).  Missing files are not errors.  Returns 0, or -errno when a file exists but is
  * malformed (ret is then zeroed). */
 int cgstats_read(int leaf_fd, int ws_fd, struct cg_usage *ret);
+
+/* The per-user level above a helper's leaf (cgroup_root/<uid>, root's 0755: readable by
+ * its user through the leaf's "..").  Its limits are the policy's total_memory and
+ * total_pids; its .local counters say whether it, not a leaf, reached them: read before
+ * the command starts and after it ends, the difference is this run's. */
+struct cg_level {
+	uint64_t memory_max, pids_max;  /* UINT64_MAX: "max" (no total) */
+	uint64_t memory_current;        /* what all of the user's sandboxes hold now */
+	uint64_t oom_local;             /* memory.events.local "oom": OOMs at this level's limit */
+	uint64_t pids_max_local;        /* pids.events.local "max" (6.13+): forks refused at
+					 * this level's limit */
+	uint64_t pids_peak;             /* pids.peak: the most the user's sandboxes ever held */
+	bool has_limits, has_oom_local, has_pids_max_local, has_pids_peak;
+};
+
+/* Fill *ret from the level above leaf_fd.  Missing files are not errors (their has_*
+ * stay false); -errno when the level cannot be opened or a file is malformed. */
+int cgstats_read_level(int leaf_fd, struct cg_level *ret);
 
 /* Parse "key value\n" lines (memory.events, pids.events, cpu.stat): the value of key, or
  * -ENOENT if absent, -EBADMSG if malformed.  Exposed for unit tests. */

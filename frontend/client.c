@@ -417,6 +417,7 @@ client_create(struct sc_session *s, const struct sc_request *req, char *err, siz
 	int rfds[WIRE_FDS_MAX];
 	struct sc_request eff = { .net = req->net, .fs = req->fs, .proxy_port = req->proxy_port };
 	char id[CLIENT_ID_MAX], ws[PATH_MAX], enf[sizeof(s->enforcement)];
+	char tsrc[3][POLICY_SRC_MAX];
 	struct wire_wr wr;
 	struct wire_rd body;
 	size_t nrfds = 0;
@@ -453,6 +454,8 @@ client_create(struct sc_session *s, const struct sc_request *req, char *err, siz
 		r = wire_get_str(&body, ws, sizeof(ws));
 	if (r == 0)
 		r = wire_get_str(&body, enf, sizeof(enf));
+	for (int t = 0; t < 3 && r == 0; t++)
+		r = wire_get_str(&body, tsrc[t], sizeof(tsrc[t]));
 	if (r == 0)
 		r = wire_get_end(&body);
 	if (r < 0) {
@@ -463,6 +466,7 @@ client_create(struct sc_session *s, const struct sc_request *req, char *err, siz
 	memcpy(s->id, id, sizeof(id));
 	memcpy(s->ws_path, ws, sizeof(ws));
 	memcpy(s->enforcement, enf, sizeof(enf));
+	memcpy(s->total_src, tsrc, sizeof(tsrc));
 	s->effective = eff;
 	s->leaf_fd = rfds[0];
 	/* The helper hands out no workspace descriptor (PROTOCOL.md 3.2): we open the path as

@@ -64,6 +64,8 @@ struct sc_session {
 	bool dead;                      /* a round trip timed out: the helper was killed */
 	/* The strings last: client_init() writes only their first byte (issue 19). */
 	char enforcement[256];          /* helper's notes, e.g. "swap: not accounted" ("" = none) */
+	char total_src[3][POLICY_SRC_MAX];  /* the sections that set total_memory, total_cpu,
+					     * total_pids ("[limits]", "built-in") */
 	char ws_path[PATH_MAX];         /* where the workspace is mounted */
 };
 

@@ -78,7 +78,7 @@ check_cgroup2(struct doctor *d)
 }
 
 static void
-check_parent(struct doctor *d, const char *root)
+check_parent(struct doctor *d, const char *root, const char *nopolicy)
 {
 	char what[512], buf[512];
 	_cleanup_close_ int fd = -EBADF;
@@ -87,8 +87,9 @@ check_parent(struct doctor *d, const char *root)
 	int r;
 
 	if (root == NULL) {
-		report(d, "FAIL", "delegated parent: unknown (no readable policy names cgroup_root)",
-		       "fix the policy first (see below)");
+		snprintf(what, sizeof(what), "delegated parent: unknown (%s: it names cgroup_root)",
+			 nopolicy);
+		report(d, "FAIL", what, "fix the policy first (see below)");
 		return;
 	}
 	fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
@@ -293,15 +294,16 @@ check_environment(struct doctor *d)
 }
 
 static void
-check_workspace_root(struct doctor *d, const char *wsroot)
+check_workspace_root(struct doctor *d, const char *wsroot, const char *nopolicy)
 {
 	char what[PATH_MAX + 128];
 	struct stat st;
 
 	/* Named in the list of checks: say why it was not made (the policy's line says why). */
 	if (wsroot == NULL) {
-		report(d, "info", "workspace root: unknown (no readable policy names workspace_root)",
-		       "fix the policy first (see above)");
+		snprintf(what, sizeof(what), "workspace root: unknown (%s: it names "
+			 "workspace_root)", nopolicy);
+		report(d, "info", what, "fix the policy first (see above)");
 		return;
 	}
 	if (stat(wsroot, &st) < 0 || !S_ISDIR(st.st_mode)) {
@@ -412,6 +414,7 @@ cmd_doctor(int argc, char **argv)
 	_cleanup_free_ char *text = NULL;
 	struct policy *p = NULL;
 	struct doctor d = { 0 };
+	const char *nopolicy;
 	unsigned line = 0;
 	size_t len = 0;
 	bool user_cgroup;
@@ -434,15 +437,19 @@ cmd_doctor(int argc, char **argv)
 
 	/* The policy names the parent and the workspace root: read it first, report it in turn. */
 	r = policy_read_trusted(SC_POLICY_PATH, &text, &len, err, sizeof(err));
+	/* Which of the three: none, one sandcap may not use, or one that does not parse. */
+	nopolicy = r == -ENOENT ? "no policy file" : r < 0 ? "the policy cannot be used" :
+		   "the policy is invalid";
 	if (r >= 0)
 		r = policy_parse_string(text, len, SC_POLICY_PATH, &p, &line, err, sizeof(err));
 
 	check_cgroup2(&d);
-	check_parent(&d, p != NULL ? policy_cgroup_root(p) : NULL);
+	check_parent(&d, p != NULL ? policy_cgroup_root(p) : NULL, nopolicy);
 	check_helper(&d);
 	check_environment(&d);
 	if (p == NULL) {
-		snprintf(what, sizeof(what), "policy %s: %s", SC_POLICY_PATH, err);
+		snprintf(what, sizeof(what), "policy %s: %s%s", SC_POLICY_PATH,
+			 text != NULL ? "invalid: " : "", err);
 		report(&d, "FAIL", what, r == -ENOENT ?
 		       "as root: install /etc/sandcap/sandbox.ini (see sandbox.ini.example, sandbox.ini(5))" :
 		       "as root: fix the file; sandcap policy check " SC_POLICY_PATH " lists every error");
@@ -451,7 +458,7 @@ cmd_doctor(int argc, char **argv)
 		report(&d, "ok", what, NULL);
 		check_access(&d, p);
 	}
-	check_workspace_root(&d, p != NULL ? policy_workspace_root(p) : NULL);
+	check_workspace_root(&d, p != NULL ? policy_workspace_root(p) : NULL, nopolicy);
 	check_landlock(&d);
 	policy_free(p);
 	user_cgroup = check_user_cgroup(&d);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* sandcap policy check [--no-trust] [FILE]
- * sandcap policy show [--user NAME] [--groups LIST] [FILE]
+/* sandcap policy check [--no-trust] [--strict] [FILE]
+ * sandcap policy show [--no-trust] [--user NAME] [--groups LIST] [FILE]
  * The admin's tools for /etc/sandcap/sandbox.ini; see sandbox.ini(5).  Unprivileged. */
 #include <errno.h>
 #include <fcntl.h>
@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/param.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -24,11 +25,15 @@ static void
 usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: sandcap policy check [--no-trust] [FILE]\n"
-		"       sandcap policy show [--user NAME] [--groups G1,G2...] [FILE]\n\n"
+		"Usage: sandcap policy check [--no-trust] [--strict] [FILE]\n"
+		"       sandcap policy show [--no-trust] [--user NAME] [--groups G1,G2...]\n"
+		"                           [FILE]\n\n"
 		"  check   validate the policy: prints 'FILE: OK' or every error with its line,\n"
 		"          and whether sandcap-helper would refuse the file (owner, mode, parents,\n"
 		"          symlinks).  --no-trust skips that part (for a file not installed yet).\n"
+		"          Warns, with the line and the fix, of user and group names the user\n"
+		"          database does not know (naming the nearest one) and of values that\n"
+		"          cannot do what they say; --strict makes those errors.\n"
 		"  show    the effective ceilings and defaults of a user (default: you), and the\n"
 		"          section each came from.  --groups replaces the user's groups (from\n"
 		"          the system's user database) with the given list.\n\n"
@@ -82,13 +87,147 @@ print_error(const char *msg, void *userdata)
 	fprintf(stderr, "%s\n", msg);
 }
 
+/* Edit distance between a and b (Levenshtein, one row), capped at 99 for long names. */
+static unsigned
+edit_distance(const char *a, const char *b)
+{
+	unsigned row[65];
+	size_t la = strlen(a), lb = strlen(b);
+
+	if (la >= ELEMENTSOF(row) || lb >= ELEMENTSOF(row))
+		return 99;
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = (unsigned) j;
+	for (size_t i = 1; i <= la; i++) {
+		unsigned diag = row[0];
+
+		row[0] = (unsigned) i;
+		for (size_t j = 1; j <= lb; j++) {
+			unsigned up = row[j], best = diag + (a[i - 1] != b[j - 1]);
+
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			diag = up;
+			row[j] = best;
+		}
+	}
+	return row[lb];
+}
+
+struct name_check {
+	const char *file;
+	bool strict;
+	int n;                          /* names not found */
+};
+
+/* The existing user (or group) name nearest to name, into buf; false if none is close
+ * enough to be the one meant (more than a third of the name changed). */
+static bool
+nearest_name(bool user, const char *name, char *buf, size_t bufsz)
+{
+	unsigned best = strlen(name) / 3 + 1;
+	bool found = false;
+
+	if (user) {
+		struct passwd *pw;
+
+		setpwent();
+		while ((pw = getpwent()) != NULL) {
+			unsigned d = edit_distance(name, pw->pw_name);
+
+			if (d < best) {
+				best = d;
+				found = true;
+				(void) strlcpy(buf, pw->pw_name, bufsz);
+			}
+		}
+		endpwent();
+	} else {
+		struct group *gr;
+
+		setgrent();
+		while ((gr = getgrent()) != NULL) {
+			unsigned d = edit_distance(name, gr->gr_name);
+
+			if (d < best) {
+				best = d;
+				found = true;
+				(void) strlcpy(buf, gr->gr_name, bufsz);
+			}
+		}
+		endgrent();
+	}
+	return found;
+}
+
+/* A name the user or group database does not know: most often a typo, and a typo in a
+ * deny leaves the user it meant allowed. */
+static void
+check_name(bool user, const char *name, unsigned line, const char *where, void *userdata)
+{
+	struct name_check *nc = userdata;
+	const char *what = user ? "user" : "group";
+	char near[64], hint[128];
+
+	errno = 0;
+	if (user ? getpwnam(name) != NULL : getgrnam(name) != NULL)
+		return;
+	if (errno != 0 && errno != ENOENT && errno != ESRCH && errno != EBADF && errno != EPERM) {
+		fprintf(stderr, "%s:%u: warning: %s: cannot look up %s '%s': %s\n", nc->file, line,
+			where, what, name, strerror(errno));
+		return;
+	}
+	nc->n++;
+	if (nearest_name(user, name, near, sizeof(near)))
+		snprintf(hint, sizeof(hint), "did you mean '%s'? ", near);
+	else
+		hint[0] = '\0';
+	fprintf(stderr, "%s:%u: %s%s: no %s '%s' in the %s database: %sa misspelt name matches "
+		"nobody (a deny in it denies no one); fix the name, or remove it%s\n", nc->file,
+		line, nc->strict ? "" : "warning: ", where, what, name, user ? "user" : "group",
+		hint, nc->strict ? "" : " (an error with --strict)");
+}
+
+static void
+print_warning(const char *msg, void *userdata)
+{
+	bool strict = *(const bool *) userdata;
+	const char *w = strstr(msg, ": warning: ");
+
+	/* With --strict the same line, as an error. */
+	if (strict && w != NULL)
+		fprintf(stderr, "%.*s: %s\n", (int) (w - msg), msg, w + 11);
+	else
+		fprintf(stderr, "%s\n", msg);
+}
+
+/* What loads but is likely not what the admin meant: names nobody has, incoherent values.
+ * Returns how many were found. */
 static int
-do_check(const char *file, bool trust)
+check_meaning(const char *text, size_t len, const char *file, bool strict)
+{
+	struct name_check nc = { .file = file, .strict = strict };
+	struct policy *p = NULL;
+	unsigned line;
+	int n;
+
+	if (policy_parse_string(text, len, file, &p, &line, NULL, 0) < 0)
+		return 0;       /* its errors are already said */
+	policy_for_each_name(p, check_name, &nc);
+	n = nc.n + policy_lint(p, file, print_warning, &strict);
+	policy_free(p);
+	return n;
+}
+
+static int
+do_check(const char *file, bool trust, bool strict)
 {
 	_cleanup_free_ char *text = NULL, *ttext = NULL;
 	char err[POLICY_ERR_MAX];
 	size_t len = 0, tlen = 0;
-	int r, nerr;
+	int r, nerr, nwarn = 0;
 
 	r = read_plain(file, &text, &len);
 	if (r < 0) {
@@ -100,6 +239,10 @@ do_check(const char *file, bool trust)
 		fprintf(stderr, "%s: cannot check: %s\n", file, strerror(-nerr));
 		return 1;
 	}
+	if (nerr == 0)
+		nwarn = check_meaning(text, len, file, strict);
+	if (strict)
+		nerr += nwarn;
 	if (trust) {
 		r = policy_read_trusted(file, &ttext, &tlen, err, sizeof(err));
 		if (r < 0) {
@@ -113,7 +256,10 @@ do_check(const char *file, bool trust)
 	}
 	if (nerr > 0)
 		return 1;
-	printf("%s: OK\n", file);
+	if (nwarn > 0)
+		printf("%s: OK, with %d warning%s\n", file, nwarn, nwarn == 1 ? "" : "s");
+	else
+		printf("%s: OK\n", file);
 	return 0;
 }
 
@@ -142,8 +288,90 @@ warn_name(const char *option, const char *what, const char *name)
 		log_escape(name, esc, sizeof(esc)), what, POLICY_NAME_MAX);
 }
 
+/* A value as the admin wrote it where a section set it ("1h", "2G"), else formatted. */
+static void
+show_value(const struct policy *p, enum policy_limit l, const char *key, uint64_t v,
+	   const char *src, char *buf, size_t bufsz)
+{
+	const char *t = v != 0 && v != UINT64_MAX ? policy_value_text(p, src, key) : NULL;
+
+	if (t != NULL)
+		(void) strlcpy(buf, t, bufsz);
+	else
+		policy_format_value(l, v, buf, bufsz);
+}
+
+#define SHOW_ROWS (_POLICY_LIMIT_MAX + 4)
+
+struct show_row {
+	const char *name;
+	char ceiling[72];
+	const char *ceiling_src;
+	char dflt[72];
+	const char *dflt_src;           /* NULL: no default column */
+};
+
+/* The limits, sandboxes and totals as one table, each column as wide as its widest cell. */
+static void
+print_table(const struct show_row *rows, size_t n)
+{
+	int w[4] = { (int) strlen("LIMIT"), (int) strlen("CEILING"), (int) strlen("FROM"),
+		     (int) strlen("DEFAULT") };
+
+	for (size_t i = 0; i < n; i++) {
+		w[0] = MAX(w[0], (int) strlen(rows[i].name));
+		w[1] = MAX(w[1], (int) strlen(rows[i].ceiling));
+		if (rows[i].dflt_src != NULL) {
+			w[2] = MAX(w[2], (int) strlen(rows[i].ceiling_src));
+			w[3] = MAX(w[3], (int) strlen(rows[i].dflt));
+		}
+	}
+	printf("\n%-*s  %-*s  %-*s  %-*s  %s\n", w[0], "LIMIT", w[1], "CEILING", w[2], "FROM",
+	       w[3], "DEFAULT", "FROM");
+	for (size_t i = 0; i < n; i++)
+		if (rows[i].dflt_src != NULL)
+			printf("%-*s  %-*s  %-*s  %-*s  %s\n", w[0], rows[i].name, w[1],
+			       rows[i].ceiling, w[2], rows[i].ceiling_src, w[3], rows[i].dflt,
+			       rows[i].dflt_src);
+		else
+			printf("%-*s  %-*s  %s\n", w[0], rows[i].name, w[1], rows[i].ceiling,
+			       rows[i].ceiling_src);
+}
+
+static void
+show_limits(const struct policy *p, const struct policy_resolved *res)
+{
+	static const enum policy_limit as[3] = { POLICY_MEMORY, POLICY_CPU, POLICY_PIDS };
+	struct show_row rows[SHOW_ROWS] = {};
+	size_t n = 0;
+
+	for (int l = 0; l < _POLICY_LIMIT_MAX; l++, n++) {
+		const char *name = policy_limit_name(l);
+
+		rows[n].name = name;
+		show_value(p, l, name, res->ceiling[l], res->ceiling_src[l], rows[n].ceiling,
+			   sizeof(rows[n].ceiling));
+		rows[n].ceiling_src = res->ceiling_src[l];
+		show_value(p, l, name, res->dflt[l], res->dflt_src[l], rows[n].dflt,
+			   sizeof(rows[n].dflt));
+		rows[n].dflt_src = res->dflt_src[l];
+	}
+	rows[n].name = "sandboxes";
+	show_value(p, POLICY_PIDS, "sandboxes", res->sandboxes, res->sandboxes_src,
+		   rows[n].ceiling, sizeof(rows[n].ceiling));
+	rows[n++].ceiling_src = res->sandboxes_src;
+	/* The per-user level: the sum of all of the user's sandboxes. */
+	for (int t = 0; t < 3; t++, n++) {
+		rows[n].name = policy_total_name(t);
+		show_value(p, as[t], rows[n].name, res->total[t], res->total_src[t],
+			   rows[n].ceiling, sizeof(rows[n].ceiling));
+		rows[n].ceiling_src = res->total_src[t];
+	}
+	print_table(rows, n);
+}
+
 static int
-do_show(const char *file, const char *user, char *groups_arg)
+do_show(const char *file, const char *user, char *groups_arg, bool trust)
 {
 	_cleanup_free_ char *text = NULL, *ttext = NULL, *owned_user = NULL;
 	_cleanup_free_ gid_t *gids = NULL;
@@ -244,34 +472,13 @@ do_show(const char *file, const char *user, char *groups_arg)
 		printf("allowed: yes\n");
 	else
 		printf("allowed: no (%s)\n", res.deny_reason);
-	printf("\n%-10s %-12s %-26s %-12s %s\n", "LIMIT", "CEILING", "FROM", "DEFAULT", "FROM");
-	for (int l = 0; l < _POLICY_LIMIT_MAX; l++) {
-		char c[32], d[32];
-
-		policy_format_value(l, res.ceiling[l], c, sizeof(c));
-		policy_format_value(l, res.dflt[l], d, sizeof(d));
-		printf("%-10s %-12s %-26s %-12s %s\n", policy_limit_name(l), c, res.ceiling_src[l],
-		       d, res.dflt_src[l]);
-	}
-	if (res.sandboxes == UINT64_MAX)
-		printf("%-10s %-12s %s\n", "sandboxes", "none", res.sandboxes_src);
-	else
-		printf("%-10s %-12llu %s\n", "sandboxes", (unsigned long long) res.sandboxes,
-		       res.sandboxes_src);
-	/* The per-user level: the sum of all of the user's sandboxes. */
-	for (int t = 0; t < 3; t++) {
-		static const enum policy_limit as[3] = { POLICY_MEMORY, POLICY_CPU, POLICY_PIDS };
-		char c[32];
-
-		policy_format_value(as[t], res.total[t], c, sizeof(c));
-		printf("%-12s %-10s %s\n", policy_total_name(t), c, res.total_src[t]);
-	}
+	show_limits(p, &res);
 	printf("\nrequired isolation: net %s (%s), fs %s (%s)\n", policy_net_name(res.net_required),
 	       res.net_required_src, policy_fs_name(res.fs_required), res.fs_required_src);
 	printf("cgroup_root: %s\nworkspace_root: %s\n", policy_cgroup_root(p),
 	       policy_workspace_root(p));
 
-	r = policy_read_trusted(file, &ttext, &tlen, err, sizeof(err));
+	r = trust ? policy_read_trusted(file, &ttext, &tlen, err, sizeof(err)) : 0;
 	if (r < 0)
 		fprintf(stderr, "sandcap: note: %s would be refused by the helper: %s\n", file, err);
 	for (size_t i = 0; i < ng; i++)
@@ -285,7 +492,7 @@ cmd_policy(int argc, char **argv)
 {
 	const char *file = NULL, *user = NULL, *sub;
 	char *groups = NULL;
-	bool trust = true, show;
+	bool trust = true, strict = false, show;
 
 	if (argc < 2) {
 		usage(stderr);
@@ -308,8 +515,10 @@ cmd_policy(int argc, char **argv)
 		if (streq(a, "--help") || streq(a, "-h")) {
 			usage(stdout);
 			return 0;
-		} else if (!show && streq(a, "--no-trust")) {
+		} else if (streq(a, "--no-trust")) {
 			trust = false;
+		} else if (!show && streq(a, "--strict")) {
+			strict = true;
 		} else if (show && (streq(a, "--user") || streq(a, "-u"))) {
 			if (++i >= argc) {
 				fprintf(stderr, "sandcap: policy show: --user needs a user name\n");
@@ -350,5 +559,5 @@ cmd_policy(int argc, char **argv)
 		fprintf(stderr, "sandcap: policy show: --user needs a user name\n");
 		return SC_EXIT_FAILURE;
 	}
-	return show ? do_show(file, user, groups) : do_check(file, trust);
+	return show ? do_show(file, user, groups, trust) : do_check(file, trust, strict);
 }

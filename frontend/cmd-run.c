@@ -191,18 +191,23 @@ resolve_cgroup_fallback(struct run_opts *o, struct report *rep, const char *reas
 
 /* rlimit mode: the policy's timeout ceiling and default, which sandcap enforces itself in
  * every mode (the helper, or user-cgroup mode, apply them in theirs): the same command line
- * gets the same timeout whichever mode runs it.  Returns 0, or -EPERM with the refusal. */
+ * gets the same timeout whichever mode runs it.  They bind a user the policy does not allow
+ * too: access decides who may use the helper, not which limits bind (sandbox.ini(5)).
+ * Returns 0, or -EPERM with the refusal. */
 static int
 policy_timeout(struct run_opts *o, const struct policy_resolved *pol, char *err, size_t errlen)
 {
+	char why[POLICY_ERR_MAX];
 	uint64_t t;
 	int r;
 
-	if (!pol->allowed)
-		return 0;       /* no sandbox of the policy's for this user: nothing of it applies */
-	r = run_policy_check(pol, POLICY_TIMEOUT, o->has_timeout ? o->timeout_ms : 0, err, errlen);
-	if (r < 0)
+	r = policy_check_ceiling(pol, POLICY_TIMEOUT, o->has_timeout ? o->timeout_ms : 0, why,
+				 sizeof(why));
+	if (r < 0) {
+		(void) snprintf(err, errlen, "--%s: give a shorter --timeout, or ask the admin "
+				"(sandcap policy show lists your ceilings)", why);
 		return r;
+	}
 	t = policy_effective(pol, POLICY_TIMEOUT, o->has_timeout ? o->timeout_ms : 0);
 	if (!o->has_timeout && t > 0) {
 		o->has_timeout = true;
@@ -394,10 +399,74 @@ per_process_note(const struct run_opts *o, const struct verdict_input *in,
 			 "one is named here only when sandcap reaped it)");
 }
 
+/* Which policy section set the user's total t: the helper's word in cgroup mode, else
+ * where sandcap resolved the policy itself; else pointed at. */
+static const char *
+total_source(const char *const *total_src, int t)
+{
+	if (total_src != NULL && total_src[t] != NULL && total_src[t][0] != '\0')
+		return total_src[t];
+	return "the policy (see 'sandcap policy show')";
+}
+
+/* The per-user level's limit reached: which total, its value and section, and what this
+ * sandbox held of it. */
+static void
+total_message(const struct verdict_input *in, const struct verdict *v,
+	      const struct cg_usage *cg, const char *const *total_src, char *buf, size_t bufsz)
+{
+	const struct cg_level *l = &in->level_after;
+	char t[32], own[32], peak[32];
+
+	if (v->kind == VERDICT_TOTAL_MEMORY) {
+		format_size(l->memory_max, t, sizeof(t));
+		format_size(cg->memory_peak, peak, sizeof(peak));
+		snprintf(buf, bufsz, "your total_memory was reached (%s for all of your sandboxes "
+			 "together, set by %s): the kernel's OOM killer at that level "
+			 "(memory.events.local oom of the per-user cgroup) ended this sandbox, "
+			 "which held at most %s", l->memory_max != UINT64_MAX ? t : "its limit",
+			 total_source(total_src, POLICY_TOTAL_MEMORY),
+			 cg->has_memory_peak ? peak : "an unknown part of it");
+		return;
+	}
+	snprintf(t, sizeof(t), "%llu", (unsigned long long) l->pids_max);
+	snprintf(own, sizeof(own), "%llu", (unsigned long long) cg->pids_max);
+	if (cg->has_pids_events && cg->pids_max_events > 0)
+		snprintf(buf, bufsz, "your total_pids was reached (%s processes for all of your "
+			 "sandboxes together, set by %s): %llu fork%s refused in this sandbox, "
+			 "which had at most %llu of its own limit %s", t,
+			 total_source(total_src, POLICY_TOTAL_PIDS),
+			 (unsigned long long) cg->pids_max_events,
+			 cg->pids_max_events == 1 ? " was" : "s were",
+			 (unsigned long long) cg->pids_peak,
+			 cg->has_pids_max && cg->pids_max != UINT64_MAX ? own : "(none)");
+	else
+		snprintf(buf, bufsz, "your total_pids (%s processes for all of your sandboxes "
+			 "together, set by %s) refused forks while it ran (pids.events.local of "
+			 "the per-user cgroup: of this sandbox or another of yours)", t,
+			 total_source(total_src, POLICY_TOTAL_PIDS));
+}
+
+/* An OOM kill in the leaf that neither the leaf's limit nor the user's total explains. */
+static const char *
+outside_oom(const struct verdict_input *in, const struct cg_usage *cg)
+{
+	if (!cg->has_memory_events || cg->oom_kill == 0 || cg->oom > 0)
+		return "";
+	if (in->has_level && in->level_after.has_oom_local)
+		return ": an OOM kill from outside the sandbox, not its limit nor your "
+		       "total_memory: the host's global OOM killer (the machine ran out of "
+		       "memory) or a memory limit above sandcap's cgroups";
+	return ": an OOM kill from outside the sandbox, not its own limit: the host's global "
+	       "OOM killer (the machine ran out of memory) or a memory limit of a cgroup above "
+	       "the sandbox";
+}
+
 static void
 compose_message(const struct run_opts *o, const struct sv_outcome *out,
 		const struct verdict_input *in, const struct verdict *v,
-		const struct cg_usage *cg, char *buf, size_t bufsz)
+		const struct cg_usage *cg, const char *const *total_src, char *buf,
+		size_t bufsz)
 {
 	char b[32], esc[128];
 	const char *sig = v->signal > 0 ? sigabbrev_np(v->signal) : NULL;
@@ -411,13 +480,11 @@ compose_message(const struct run_opts *o, const struct sv_outcome *out,
 			 "nothing was OOM-killed)" : "");
 		break;
 	case VERDICT_SIGNAL:
-		/* oom_kill counts kills by any OOM killer; without oom in the leaf it was the
-		 * host's global OOM killer, not the sandbox's limit (docs/kernel.md 2). */
+		/* oom_kill counts kills by any OOM killer; without oom in the leaf or in the
+		 * per-user level it came from above them: the kernel does not say to sandcap
+		 * whether that was the host's global OOM or a limit above (docs/kernel.md 2). */
 		snprintf(buf, bufsz, "the command was killed by signal %d (SIG%s)%s", v->signal,
-			 sig != NULL ? sig : "?",
-			 cg->has_memory_events && cg->oom_kill > 0 && cg->oom == 0 ?
-			 ": the host's global OOM killer (the machine ran out of memory; the "
-			 "sandbox's own limit was not reached)" : "");
+			 sig != NULL ? sig : "?", outside_oom(in, cg));
 		rlimit_signal_note(o, in, v->signal, buf, bufsz);
 		break;
 	case VERDICT_TIMEOUT:
@@ -503,6 +570,10 @@ compose_message(const struct run_opts *o, const struct sv_outcome *out,
 		snprintf(buf, bufsz, "output limit reached: %llu bytes of stdout and stderr passed "
 			 "(limit %s), then the sandbox was ended", (unsigned long long) out->output_bytes,
 			 b);
+		break;
+	case VERDICT_TOTAL_MEMORY:
+	case VERDICT_TOTAL_PIDS:
+		total_message(in, v, cg, total_src, buf, bufsz);
 		break;
 	case _VERDICT_MAX:
 		snprintf(buf, bufsz, "%s limit hit", verdict_name(v->kind));
@@ -935,7 +1006,8 @@ plan_rlimits(const struct run_opts *o, struct report *rep, struct stage_rlimit *
  * and the usage figures, into rep. */
 static void
 decide(const struct run_opts *o, const struct sv_outcome *out, const struct output_relay *relay,
-       struct verdict_input *in, struct report *rep, char *message, size_t msglen)
+       const char *const *total_src, struct verdict_input *in, struct report *rep,
+       char *message, size_t msglen)
 {
 	in->setup = out->setup == SV_SETUP_EXEC ? VERDICT_SETUP_EXEC :
 		   out->setup == SV_SETUP_FAILED ? VERDICT_SETUP_FAILED : VERDICT_SETUP_NONE;
@@ -975,7 +1047,7 @@ decide(const struct run_opts *o, const struct sv_outcome *out, const struct outp
 	in->other_sigxcpu = out->other_sigxcpu;
 	in->other_sigxfsz = out->other_sigxfsz;
 	verdict_decide(in, &rep->v);
-	compose_message(o, out, in, &rep->v, &rep->cg, message, msglen);
+	compose_message(o, out, in, &rep->v, &rep->cg, total_src, message, msglen);
 	per_process_note(o, in, &rep->v, message, msglen);
 
 	rep->wall_ms = out->wall_ms;
@@ -1191,6 +1263,9 @@ open_helper(struct run *R, const struct policy_resolved *pol)
 		r = client_create(&R->sess, &req, err, errlen);
 		if (r < 0)
 			return r;
+		/* The per-user level's counters before the command: the verdict counts only
+		 * what grows while it runs. */
+		R->in.has_level = cgstats_read_level(R->sess.leaf_fd, &R->in.level_before) == 0;
 		return 1;
 	}
 	return 0;
@@ -1496,6 +1571,9 @@ run_collect(struct run *R)
 	if (R->cgroup) {
 		/* The final counters, before DESTROY closes the leaf. */
 		r = cgstats_read(R->sess.leaf_fd, R->sess.ws_fd, &R->rep.cg);
+		if (R->in.has_level)
+			R->in.has_level = cgstats_read_level(R->sess.leaf_fd,
+							     &R->in.level_after) == 0;
 		if (r < 0)
 			fprintf(stderr, "sandcap: warning: cannot read the sandbox's counters: %s\n",
 				strerror(-r));
@@ -1647,6 +1725,7 @@ run_notes(struct run *R)
 static int
 run_steps(struct run *R, int argc, char **argv)
 {
+	const char *tsrc[3];
 	int r;
 
 	r = run_prepare(R, argc, argv, &R->proxy);
@@ -1668,7 +1747,11 @@ run_steps(struct run *R, int argc, char **argv)
 	run_collect(R);
 	run_drain_output(R);
 	net_run_report(&R->o, R->plan.net_enforcement, &R->proxy, &R->rep);
-	decide(&R->o, &R->out, &R->relay, &R->in, &R->rep, R->message, sizeof(R->message));
+	for (int t = 0; t < 3; t++)
+		tsrc[t] = R->cgroup ? R->sess.total_src[t] : R->have_pol ? R->pol.total_src[t] :
+			  NULL;
+	decide(&R->o, &R->out, &R->relay, tsrc, &R->in, &R->rep, R->message,
+	       sizeof(R->message));
 	run_notes(R);
 	if (R->out.output_dropped > 0 && R->o.quiet)
 		fprintf(stderr, "sandcap: warning: %llu bytes of the command's output were dropped "

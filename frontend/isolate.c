@@ -487,16 +487,12 @@ int
 isolate_check_required_on(const struct isolate_opts *o, const struct policy_resolved *r,
 			  int abi, bool seccomp, char *err, size_t errlen)
 {
-	if (o->net < r->net_required) {
-		set_str(err, errlen, "sandcap: --net %s: the policy requires --net %s for you "
-			"(set by %s; see 'sandcap policy show')", policy_net_name(o->net),
-			policy_net_name(r->net_required), r->net_required_src);
-		return -EPERM;
-	}
-	if (o->fs < r->fs_required) {
-		set_str(err, errlen, "sandcap: --fs %s: the policy requires --fs %s or stricter for "
-			"you (set by %s; see 'sandcap policy show')", policy_fs_name(o->fs),
-			policy_fs_name(r->fs_required), r->fs_required_src);
+	char why[2 * POLICY_SRC_MAX + 128];
+
+	/* Every requirement the run misses at once, not one per try. */
+	if (policy_check_required(r, o->net, o->fs, why, sizeof(why)) < 0) {
+		set_str(err, errlen, "sandcap: --net %s --fs %s: %s (see 'sandcap policy show')",
+			policy_net_name(o->net), policy_fs_name(o->fs), why);
 		return -EPERM;
 	}
 	/* --fallback must not turn a required policy into an unenforced one. */

@@ -19,6 +19,8 @@ static const char *const verdict_names[_VERDICT_MAX] = {
 	[VERDICT_SETUP_ERROR] = "setup-error",
 	[VERDICT_KILLED]      = "killed",
 	[VERDICT_OUTPUT]      = "output",
+	[VERDICT_TOTAL_MEMORY] = "total-memory",
+	[VERDICT_TOTAL_PIDS]  = "total-pids",
 };
 
 const char *
@@ -30,6 +32,41 @@ verdict_name(enum verdict_kind k)
 }
 
 #define HIT(k) (1u << (k))
+
+/* The per-user level's own limit made the kernel's OOM killer run while the command ran
+ * (memory.events.local "oom" of that level grew: an OOM of a leaf counts in the leaf's,
+ * a global one in none). */
+static bool
+level_oom(const struct verdict_input *in)
+{
+	const struct cg_level *a = &in->level_before, *b = &in->level_after;
+
+	return in->has_level && b->has_oom_local && b->oom_local > a->oom_local;
+}
+
+/* The per-user level refused a fork: since 6.13 its pids.events.local "max" counts that;
+ * up to 6.12 only its pids.peak at its pids.max (the peak never passes the limit) tells,
+ * and only together with a leaf whose own limit was not reached. */
+static bool
+level_pids(const struct verdict_input *in)
+{
+	const struct cg_level *a = &in->level_before, *b = &in->level_after;
+
+	if (!in->has_level)
+		return false;
+	if (b->has_pids_max_local)
+		return b->pids_max_local > a->pids_max_local;
+	return b->has_limits && b->has_pids_peak && b->pids_max != UINT64_MAX &&
+	       b->pids_peak >= b->pids_max;
+}
+
+/* The leaf's refused forks were refused at a level above it: its own limit was never
+ * reached (its pids.peak, which never passes its pids.max, stayed below). */
+static bool
+pids_refused_above(const struct cg_usage *c)
+{
+	return c->has_pids_peak && c->has_pids_max && c->pids_peak < c->pids_max;
+}
 
 void
 verdict_decide(const struct verdict_input *in, struct verdict *ret)
@@ -79,8 +116,17 @@ verdict_decide(const struct verdict_input *in, struct verdict *ret)
 	 * also counts in oom_kill but not in the leaf's oom). */
 	if (c->has_memory_events && c->oom_kill > 0 && c->oom > 0)
 		v.limits_hit |= HIT(VERDICT_MEMORY);
-	if (c->has_pids_events && c->pids_max_events > 0)
+	/* A kill in the leaf with no OOM of its own, while the per-user level had one: the
+	 * user's total_memory, not the sandbox's limit and not the host. */
+	else if (c->has_memory_events && c->oom_kill > 0 && level_oom(in))
+		v.limits_hit |= HIT(VERDICT_TOTAL_MEMORY);
+	/* Up to 6.12 the leaf counts a fork refused at any level; since 6.13 only at its own
+	 * (the per-user level's refusals are then in that level's .local counter). */
+	if (c->has_pids_events && c->pids_max_events > 0 && !pids_refused_above(c))
 		v.limits_hit |= HIT(VERDICT_PIDS);
+	else if ((c->has_pids_events && c->pids_max_events > 0 && level_pids(in)) ||
+		 (in->level_after.has_pids_max_local && level_pids(in)))
+		v.limits_hit |= HIT(VERDICT_TOTAL_PIDS);
 	/* No evidence but the signal: it counts only when this run set RLIMIT_FSIZE. */
 	if (in->signaled && in->signal == SIGXFSZ && in->fsize_limit)
 		v.limits_hit |= HIT(VERDICT_FSIZE);
@@ -105,12 +151,16 @@ verdict_decide(const struct verdict_input *in, struct verdict *ret)
 		v.kind = VERDICT_CPU_TIME;
 	} else if (failed && (v.limits_hit & HIT(VERDICT_MEMORY))) {
 		v.kind = VERDICT_MEMORY;
+	} else if (failed && (v.limits_hit & HIT(VERDICT_TOTAL_MEMORY))) {
+		v.kind = VERDICT_TOTAL_MEMORY;
 	} else if (v.limits_hit & HIT(VERDICT_FSIZE)) {
 		v.kind = VERDICT_FSIZE;
 	} else if (failed && (v.limits_hit & HIT(VERDICT_DISK))) {
 		v.kind = VERDICT_DISK;
 	} else if (failed && (v.limits_hit & HIT(VERDICT_PIDS))) {
 		v.kind = VERDICT_PIDS;
+	} else if (failed && (v.limits_hit & HIT(VERDICT_TOTAL_PIDS))) {
+		v.kind = VERDICT_TOTAL_PIDS;
 	} else if (in->end_requested) {
 		/* Not a limit: someone asked it to end (not in limits_hit). */
 		v.kind = VERDICT_KILLED;

@@ -22,6 +22,8 @@ enum verdict_kind {
 	VERDICT_SETUP_ERROR,
 	VERDICT_KILLED,                 /* ended at a request from outside (sandcap kill, a signal) */
 	VERDICT_OUTPUT,                 /* --output-limit passed: sandcap ended it */
+	VERDICT_TOTAL_MEMORY,           /* the user's total_memory (the per-user level's OOM) */
+	VERDICT_TOTAL_PIDS,             /* the user's total_pids refused a fork */
 	_VERDICT_MAX,
 };
 
@@ -61,6 +63,11 @@ struct verdict_input {
 	struct cg_usage counters;
 	uint64_t disk_limit;            /* bytes as applied (tmpfs pages), 0 = none: used >=
 					 * limit, or no inode left, counts as a disk hit */
+
+	/* cgroup mode with the helper: the per-user level (the policy's total_*) when the
+	 * command started and when it ended. */
+	bool has_level;
+	struct cg_level level_before, level_after;
 };
 
 struct verdict {
@@ -74,5 +81,5 @@ struct verdict {
 void verdict_decide(const struct verdict_input *in, struct verdict *ret);
 
 /* "ok", "exit", "signal", "timeout", "cpu-time", "memory", "pids", "fsize", "disk",
- * "setup-error", "killed", "output". */
+ * "setup-error", "killed", "output", "total-memory", "total-pids". */
 const char *verdict_name(enum verdict_kind k);

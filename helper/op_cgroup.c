@@ -309,16 +309,9 @@ op_create(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr 
 		return -EBADMSG;
 	/* --fs is applied by sandcap in the child; --net other than host is enforced here, by
 	 * the BPF programs net_attach() puts on the leaf.  Refuse less than the policy says. */
-	if (net < s->res.net_required) {
-		snprintf(msg, msglen, "the policy requires --net %s (or stricter) for you",
-			 policy_net_name(s->res.net_required));
+	if (policy_check_required(&s->res, (enum policy_net) net, (enum policy_fs) fs, msg,
+				  msglen) < 0)
 		return -EPERM;
-	}
-	if (fs < s->res.fs_required) {
-		snprintf(msg, msglen, "the policy requires %s for you",
-			 s->res.fs_required == POLICY_FS_STRICT ? "--fs strict" : "--fs ro");
-		return -EPERM;
-	}
 	for (size_t i = 0; i < ELEMENTSOF(order); i++) {
 		r = policy_check_request(&s->res, order[i], req[order[i]], msg, msglen);
 		if (r < 0)
@@ -359,6 +352,10 @@ op_create(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr 
 		wire_put_u64(body, s->eff.v[order[i]]);
 	wire_put_str(body, s->ws_path);
 	wire_put_str(body, s->enforcement);
+	/* Which section set each total, for sandcap's verdict when one ends the sandbox: the
+	 * helper's resolution is the one the kernel enforces. */
+	for (int t = 0; t < 3; t++)
+		wire_put_str(body, s->res.total_src[t]);
 	/* The leaf's read-only dirfd only.  No descriptor of the workspace is handed out: one
 	 * held would keep the tmpfs (and the pages charged to it) alive after teardown. */
 	s->reply_fds[0] = s->leaf_fd;

@@ -122,6 +122,18 @@ void policy_resolve(const struct policy *p, const struct policy_subject *subj,
 int policy_check_request(const struct policy_resolved *r, enum policy_limit l, uint64_t value,
 			 char *errbuf, size_t errlen);
 
+/* policy_check_request() without the access check: the ceiling alone, which binds every
+ * run of every user, allowed or not (sandbox.ini(5) "WHOM THE POLICY BINDS"). */
+int policy_check_ceiling(const struct policy_resolved *r, enum policy_limit l, uint64_t value,
+			 char *errbuf, size_t errlen);
+
+/* Whether a run with net and fs meets r's requirements: 0, or -EPERM with every one it
+ * misses in errbuf, each with the section that set it: "the policy requires --net none or
+ * stricter (set by [group:ci]) and --fs ro or stricter (set by [limits]) for you".  Binds
+ * every user, allowed or not. */
+int policy_check_required(const struct policy_resolved *r, enum policy_net net,
+			  enum policy_fs fs, char *errbuf, size_t errlen);
+
 enum { POLICY_TOTAL_MEMORY, POLICY_TOTAL_CPU, POLICY_TOTAL_PIDS };
 /* "total_memory", "total_cpu", "total_pids" */
 const char *policy_total_name(int t);
@@ -169,3 +181,21 @@ bool policy_name_ok(const char *name);
  * groups matter, policy_resolve() needs no name at all (subject user NULL). */
 bool policy_names_users(const struct policy *p);
 size_t policy_allow_users(const struct policy *p, const char *const **ret);
+
+/* The value behind a source as `policy show` prints it ("[group:x]", "[defaults] (capped by
+ * [limits])": the last section named) for key ("memory", "total_pids", ...), as the admin
+ * wrote it ("1h"); NULL when that section does not set it (built-in). */
+const char *policy_value_text(const struct policy *p, const char *src, const char *key);
+
+/* Every user or group name the policy uses, with its line and where ("allow_users",
+ * "[group:ci]"): for `policy check`, which looks them up where NSS is allowed. */
+void policy_for_each_name(const struct policy *p,
+			  void (*cb)(bool user, const char *name, unsigned line,
+				     const char *where, void *userdata),
+			  void *userdata);
+
+/* Values that load but cannot do what they say: a [defaults] value above its [limits]
+ * ceiling, a total_* below the per-sandbox ceiling, a default disk larger than every
+ * memory ceiling.  cb gets "FILE:LINE: warning: ... fix"; returns how many. */
+int policy_lint(const struct policy *p, const char *filename,
+		void (*cb)(const char *msg, void *userdata), void *userdata);

@@ -28,7 +28,7 @@ _sandcap()
 			--report --report-fd --quiet --profile --headroom --runs --env --env-clear --env-deny
 			--chdir --output-limit --keep-fds --help" -- "$cur")) ;;
 	policy)
-		COMPREPLY=($(compgen -W "check show --user" -- "$cur")) ;;
+		COMPREPLY=($(compgen -W "check show --user --groups --no-trust --strict" -- "$cur")) ;;
 	esac
 }
 complete -F _sandcap sandcap

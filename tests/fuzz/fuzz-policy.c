@@ -11,6 +11,16 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static void
+name_seen(bool user, const char *name, unsigned line, const char *where, void *userdata)
+{
+	(void) user;
+	(void) where;
+	(void) userdata;
+	if (name == NULL || name[0] == '\0' || line == 0)
+		abort();
+}
+
+static void
 count(const char *msg, void *userdata)
 {
 	size_t *n = userdata;
@@ -47,6 +57,13 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (r.dflt[l] > r.ceiling[l])
 				abort();
 			(void) policy_check_request(&r, l, UINT64_C(1) << 33, err, sizeof(err));
+		}
+		/* policy check's extras and policy show's values as written. */
+		(void) policy_lint(p, "fuzz.ini", count, &n);
+		policy_for_each_name(p, name_seen, NULL);
+		for (int l = 0; l < _POLICY_LIMIT_MAX; l++) {
+			(void) policy_value_text(p, r.ceiling_src[l], policy_limit_name(l));
+			(void) policy_value_text(p, r.dflt_src[l], policy_limit_name(l));
 		}
 		subj.ngroups = 0;
 		subj.user = "nobody";

@@ -472,17 +472,25 @@ static void
 test_check_required(void **state)
 {
 	struct policy_resolved r = { .allowed = true, .net_required = POLICY_NET_NONE,
-				     .fs_required = POLICY_FS_RO };
+				     .fs_required = POLICY_FS_RO, .net_required_src = "[group:ci]",
+				     .fs_required_src = "[limits]" };
 	struct isolate_opts o = { .net = POLICY_NET_HOST, .fs = POLICY_FS_STRICT };
-	char err[256] = "";
+	char err[512] = "";
 
 	(void) state;
 	assert_int_equal(isolate_check_required_on(&o, &r, 7, true, err, sizeof(err)), -EPERM);
-	assert_non_null(strstr(err, "sandcap: --net host: the policy requires --net none"));
+	assert_non_null(strstr(err, "sandcap: --net host --fs strict: the policy requires --net "
+			       "none or stricter (set by [group:ci]) for you"));
 	o.net = POLICY_NET_NONE;
 	o.fs = POLICY_FS_NONE;
 	assert_int_equal(isolate_check_required_on(&o, &r, 7, true, err, sizeof(err)), -EPERM);
-	assert_non_null(strstr(err, "sandcap: --fs none: the policy requires --fs ro"));
+	assert_non_null(strstr(err, "the policy requires --fs ro or stricter (set by [limits])"));
+	/* Both missed: both named at once, each with its section. */
+	o.net = POLICY_NET_HOST;
+	assert_int_equal(isolate_check_required_on(&o, &r, 7, true, err, sizeof(err)), -EPERM);
+	assert_non_null(strstr(err, "requires --net none or stricter (set by [group:ci]) and --fs "
+			       "ro or stricter (set by [limits]) for you"));
+	o.net = POLICY_NET_NONE;
 	o.fs = POLICY_FS_RO;
 	assert_int_equal(isolate_check_required_on(&o, &r, 7, true, err, sizeof(err)), 0);
 	o.fs = POLICY_FS_STRICT;        /* more than required is fine */

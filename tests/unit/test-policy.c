@@ -362,7 +362,7 @@ test_failed_parse_keeps_previous(void **state)
 }
 
 struct collected {
-	char msgs[8][300];
+	char msgs[8][512];
 	int n;
 };
 
@@ -681,6 +681,106 @@ test_disk_pages(void **state)
 	assert_int_equal(policy_disk_pages(4096, 8192, 0, &v), -EINVAL);
 }
 
+/* policy check's warnings: each with its line, the other line and the fix; a coherent
+ * file has none. */
+static void
+test_lint(void **state)
+{
+	static const char t[] =
+		"[limits]\n"
+		"memory = 2G\n"                 /* 2 */
+		"timeout = 30m\n"               /* 3 */
+		"total_memory = 1G\n"           /* 4: below memory */
+		"[defaults]\n"
+		"memory = 3G\n"                 /* 6: above its ceiling */
+		"disk = 4G\n"                   /* 7: larger than every memory ceiling */
+		"timeout = 1h\n"                /* 8: above its ceiling */
+		"[group:big]\n"
+		"memory = 3G\n"                 /* 10: the largest memory ceiling */
+		"total_pids = 10\n"             /* no pids ceiling to compare with */
+		"[user:u]\n"
+		"pids = 64\n"
+		"total_pids = 32\n";            /* 14: below the section's own pids */
+	struct policy *p = parse_ok(t);
+	struct collected c = {};
+
+	(void) state;
+	assert_int_equal(policy_lint(p, "f.ini", collect, &c), 5);
+	assert_int_equal(c.n, 5);
+	assert_non_null(strstr(c.msgs[0], "f.ini:6: warning: [defaults] memory = 3G is above its "
+			       "ceiling memory = 2G in [limits] (line 2)"));
+	assert_non_null(strstr(c.msgs[0], "lower the default to at most 2G"));
+	assert_non_null(strstr(c.msgs[1], "f.ini:8: warning: [defaults] timeout = 1h is above"));
+	assert_non_null(strstr(c.msgs[2], "f.ini:4: warning: [limits] total_memory = 1G is below "
+			       "the per-sandbox ceiling memory = 2G in [limits] (line 2)"));
+	assert_non_null(strstr(c.msgs[2], "raise total_memory to at least 2G"));
+	assert_non_null(strstr(c.msgs[3], "f.ini:14: warning: [user:u] total_pids = 32 is below "
+			       "the per-sandbox ceiling pids = 64 in [user:u] (line 13)"));
+	assert_non_null(strstr(c.msgs[4], "f.ini:7: warning: [defaults] disk = 4G is larger than "
+			       "every memory ceiling (the largest: 3G in [group:big], line 10)"));
+	policy_free(p);
+
+	/* Coherent: nothing to say.  No [limits] memory: some user has no memory ceiling,
+	 * so no disk default can be larger than all of them. */
+	p = parse_ok("[limits]\nmemory = 2G\ntotal_memory = 4G\n[defaults]\nmemory = 1G\n"
+		     "disk = 1G\n");
+	assert_int_equal(policy_lint(p, "f.ini", NULL, NULL), 0);
+	policy_free(p);
+	p = parse_ok("[defaults]\ndisk = 8G\n[group:g]\nmemory = 1G\n");
+	assert_int_equal(policy_lint(p, "f.ini", NULL, NULL), 0);
+	policy_free(p);
+}
+
+static void
+each_name(bool user, const char *name, unsigned line, const char *where, void *userdata)
+{
+	struct collected *c = userdata;
+
+	if (c->n < 8)
+		snprintf(c->msgs[c->n], sizeof(c->msgs[0]), "%s %s %u %s", user ? "user" : "group",
+			 name, line, where);
+	c->n++;
+}
+
+/* Every name the file uses, with its line, for policy check's lookups. */
+static void
+test_for_each_name(void **state)
+{
+	struct policy *p = parse_ok("[sandcap]\nallow_groups = sandcp, dev\nallow_users = al\n"
+				    "[group:mlteem]\npids = 8\n[user:mallroy]\nallow = no\n");
+	struct collected c = {};
+
+	(void) state;
+	policy_for_each_name(p, each_name, &c);
+	assert_int_equal(c.n, 5);
+	assert_string_equal(c.msgs[0], "user al 3 allow_users");
+	assert_string_equal(c.msgs[1], "group sandcp 2 allow_groups");
+	assert_string_equal(c.msgs[2], "group dev 2 allow_groups");
+	assert_string_equal(c.msgs[3], "user mallroy 6 [user:mallroy]");
+	assert_string_equal(c.msgs[4], "group mlteem 4 [group:mlteem]");
+	policy_free(p);
+}
+
+/* policy show prints a value as the admin wrote it, found from its source. */
+static void
+test_value_text(void **state)
+{
+	struct policy *p = parse_ok("[limits]\ntimeout = 1h\nmemory = 2G\n[defaults]\n"
+				    "timeout = 90m\n[group:t]\ntimeout = 5m\n");
+
+	(void) state;
+	assert_string_equal(policy_value_text(p, "[limits]", "timeout"), "1h");
+	assert_string_equal(policy_value_text(p, "[limits]", "memory"), "2G");
+	assert_string_equal(policy_value_text(p, "[defaults]", "timeout"), "90m");
+	assert_string_equal(policy_value_text(p, "[defaults] (capped by [group:t])", "timeout"),
+			    "5m");
+	assert_string_equal(policy_value_text(p, "[limits] (the ceiling)", "memory"), "2G");
+	assert_null(policy_value_text(p, "built-in", "timeout"));
+	assert_null(policy_value_text(p, "[limits]", "pids"));
+	assert_null(policy_value_text(p, "[group:nope]", "timeout"));
+	policy_free(p);
+}
+
 int
 main(void)
 {
@@ -702,6 +802,9 @@ main(void)
 		cmocka_unit_test(test_read_trusted),
 		cmocka_unit_test(test_format_value),
 		cmocka_unit_test(test_disk_pages),
+		cmocka_unit_test(test_lint),
+		cmocka_unit_test(test_for_each_name),
+		cmocka_unit_test(test_value_text),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -236,6 +236,87 @@ test_memory_needs_leaf_oom(void **state)
 	assert_int_equal(v.limits_hit, 1u << VERDICT_MEMORY);
 }
 
+/* The per-user level's OOM (its memory.events.local oom grew during the run) ended the
+ * sandbox: total-memory, never memory and never a plain signal. */
+static void
+test_total_memory(void **state)
+{
+	struct verdict_input in = { .signaled = true, .signal = SIGKILL, .has_level = true };
+	struct verdict v;
+
+	(void) state;
+	in.counters.has_memory_events = true;
+	in.counters.oom_kill = 2;
+	in.level_before.has_oom_local = true;
+	in.level_before.oom_local = 3;          /* earlier runs of the user's */
+	in.level_after = in.level_before;
+	/* No OOM at the level during this run: a kill from above (not ours to name). */
+	assert_int_equal(decide(&in).kind, VERDICT_SIGNAL);
+	in.level_after.oom_local = 4;
+	v = decide(&in);
+	assert_int_equal(v.kind, VERDICT_TOTAL_MEMORY);
+	assert_int_equal(v.limits_hit, 1u << VERDICT_TOTAL_MEMORY);
+	assert_int_equal(v.sc_exit, 137);
+	assert_string_equal(verdict_name(v.kind), "total-memory");
+	/* The leaf's own OOM wins: its limit was reached first. */
+	in.counters.oom = 1;
+	v = decide(&in);
+	assert_int_equal(v.kind, VERDICT_MEMORY);
+	assert_int_equal(v.limits_hit, 1u << VERDICT_MEMORY);
+	/* No level read (user-cgroup mode): never total-memory. */
+	in.counters.oom = 0;
+	in.has_level = false;
+	assert_int_equal(decide(&in).kind, VERDICT_SIGNAL);
+}
+
+/* Up to 6.12 the leaf counts forks refused at any level: one refused while the leaf stayed
+ * below its own pids.max, with the level at its total, is total-pids. */
+static void
+test_total_pids(void **state)
+{
+	struct verdict_input in = { .exited = true, .exit_code = 1, .has_level = true };
+	struct verdict v;
+
+	(void) state;
+	in.counters.has_pids_events = true;
+	in.counters.pids_max_events = 1;
+	in.counters.has_pids_peak = in.counters.has_pids_max = true;
+	in.counters.pids_peak = 10;
+	in.counters.pids_max = 64;
+	in.level_after.has_limits = in.level_after.has_pids_peak = true;
+	in.level_after.memory_max = UINT64_MAX;
+	in.level_after.pids_max = 40;
+	in.level_after.pids_peak = 40;
+	v = decide(&in);
+	assert_int_equal(v.kind, VERDICT_TOTAL_PIDS);
+	assert_int_equal(v.limits_hit, 1u << VERDICT_TOTAL_PIDS);
+	assert_string_equal(verdict_name(v.kind), "total-pids");
+	/* A command that coped: exit 0, the total in limits_hit only. */
+	in.exit_code = 0;
+	v = decide(&in);
+	assert_int_equal(v.kind, VERDICT_OK);
+	assert_int_equal(v.limits_hit, 1u << VERDICT_TOTAL_PIDS);
+	in.exit_code = 1;
+	/* The leaf at its own limit: its own pids. */
+	in.counters.pids_peak = 64;
+	assert_int_equal(decide(&in).kind, VERDICT_PIDS);
+	/* Refused above the leaf, but not at the user's level (a limit above sandcap's
+	 * cgroups): neither. */
+	in.counters.pids_peak = 10;
+	in.level_after.pids_peak = 12;
+	v = decide(&in);
+	assert_int_equal(v.kind, VERDICT_EXIT);
+	assert_int_equal(v.limits_hit, 0);
+	/* 6.13+: the level's own counter, which grew during the run. */
+	in.counters.pids_max_events = 0;
+	in.level_before.has_pids_max_local = in.level_after.has_pids_max_local = true;
+	in.level_before.pids_max_local = 5;
+	in.level_after.pids_max_local = 7;
+	assert_int_equal(decide(&in).kind, VERDICT_TOTAL_PIDS);
+	in.level_after.pids_max_local = 5;
+	assert_int_equal(decide(&in).kind, VERDICT_EXIT);
+}
+
 static void
 test_pids_and_disk(void **state)
 {
@@ -356,6 +437,8 @@ main(void)
 		cmocka_unit_test(test_other_process_hits),
 		cmocka_unit_test(test_setup_errors),
 		cmocka_unit_test(test_memory_needs_leaf_oom),
+		cmocka_unit_test(test_total_memory),
+		cmocka_unit_test(test_total_pids),
 		cmocka_unit_test(test_pids_and_disk),
 		cmocka_unit_test(test_killed_at_a_request),
 		cmocka_unit_test(test_output_limit),

@@ -16,7 +16,7 @@ REPORT_VERSION = 1
 VERDICTS = frozenset(
     {
         "ok", "exit", "signal", "timeout", "cpu-time", "memory", "pids", "fsize", "disk",
-        "setup-error", "output", "killed",
+        "setup-error", "output", "killed", "total-memory", "total-pids",
     }
 )
 """Verdicts this package knows.  A newer sandcap may report others; they are passed on."""
