@@ -22,7 +22,7 @@ unit_gone() { ! vm-login sctest systemctl --user is-active --quiet "$1"; }
 for mode in ucg cgm; do
 	want=user-cgroup
 	[ "$mode" = cgm ] && want=cgroup
-	run_rc $mode run -q --memory 48M --report "$R/$mode-scope.json" -- \
+	run_rc $mode run -q --timeout 60s --memory 48M --report "$R/$mode-scope.json" -- \
 		systemd-run --user --scope -- sh -c "touch /tmp/sandcap-78-$mode; exec sleep 1000.78" \
 		> "$R/$mode-scope.out" 2>&1
 	is "$(json_get "$R/$mode-scope.json" .mode)" "$want" "$want mode: the run is in $want mode"
@@ -33,7 +33,7 @@ for mode in ucg cgm; do
 	check "$want: no sleep 1000.78 after the run" wait_for 10 gone 'sleep 1000[.]78'
 	ge "$(json_get "$R/$mode-scope.json" .usage.unix_refused)" 1 "$want: usage.unix_refused >= 1"
 
-	run_rc $mode run -q --report "$R/$mode-unit.json" -- \
+	run_rc $mode run -q --timeout 60s --report "$R/$mode-unit.json" -- \
 		systemd-run --user --unit "sandcap-78-$mode" -- sleep 1000.79 > /dev/null 2>&1
 	check_fails "$want: systemd-run --user --unit from inside fails" test "$rc" = 0
 	check "$want: the unit is not running after the run" unit_gone "sandcap-78-$mode"
