@@ -14,8 +14,8 @@
  * named like the record.  Whatever it holds is killed: no helper moves a process into a
  * leaf, so a process of another uid in it got there from inside (a user namespace and the
  * user's subuid range) or by root's hand, and must not keep the sandbox past its deadline.
- * Deadlines are CLOCK_BOOTTIME.  Idle means asleep: epoll on inotify (IN_MOVED_TO, a
- * record written) and a timerfd armed for the earliest deadline only, so with no sandbox
+ * Deadlines are CLOCK_BOOTTIME.  Idle means asleep: epoll on inotify (IN_CREATE, a
+ * record linked into place) and a timerfd armed for the earliest deadline only, so with no sandbox
  * that has a deadline the reaper makes no wake-up at all.  An expired sandbox is killed
  * with cgroup.kill at once (well within 5 s of its deadline); when its helper is gone (its
  * lock is free) the reaper also unmounts the workspace and removes leaf and lock.  A
@@ -167,6 +167,19 @@ reap(const struct deadline_record *rec, const char *name, uint64_t now)
 	return 0;
 }
 
+/* Temporaries of a helper that wrote records under a temporary name and was killed before
+ * the rename (today's helper writes none: its record has no name until it is whole). */
+static void
+remove_stale_temporary(int dfd, const char *name, uint64_t now_real_s)
+{
+	struct stat st;
+
+	if (strncmp(name, ".new-", 5) == 0 &&
+	    fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
+	    (uint64_t) st.st_mtime + 60 < now_real_s)
+		(void) unlinkat(dfd, name, 0);
+}
+
 /* Reap what is due; return the earliest deadline still ahead (0 = none). */
 static uint64_t
 scan(int dfd)
@@ -183,8 +196,10 @@ scan(int dfd)
 		char text[DEADLINE_TEXT_MAX];
 		size_t len = 0;
 
-		if (!deadline_name_is_valid(de->d_name))
-			continue;       /* ".new-*" being written, "." and ".." */
+		if (!deadline_name_is_valid(de->d_name)) {
+			remove_stale_temporary(dfd, de->d_name, (uint64_t) time(NULL));
+			continue;
+		}
 		if (read_full_at(dfd, de->d_name, text, sizeof(text), &len) < 0)
 			continue;
 		if (deadline_parse(text, len, &rec) < 0) {
@@ -363,8 +378,9 @@ main(int argc, char **argv)
 	efd = epoll_create1(EPOLL_CLOEXEC);
 	if (sfd < 0 || ifd < 0 || tfd < 0 || efd < 0)
 		return log_error_errno(-errno, "setup: %m"), EXIT_FAILURE;
-	/* Only a finished record wakes us (renamed into place); removals do not. */
-	if (inotify_add_watch(ifd, SC_DEADLINE_DIR, IN_MOVED_TO | IN_DELETE_SELF |
+	/* Only a finished record wakes us (linked into place; renamed by older helpers);
+	 * removals do not. */
+	if (inotify_add_watch(ifd, SC_DEADLINE_DIR, IN_CREATE | IN_MOVED_TO | IN_DELETE_SELF |
 			      IN_MOVE_SELF | IN_ONLYDIR) < 0)
 		return log_error_errno(-errno, "inotify %s: %m", SC_DEADLINE_DIR), EXIT_FAILURE;
 	int watch[] = { sfd, ifd, tfd };
