@@ -1,0 +1,66 @@
+#!/bin/sh
+# Nothing the helper writes outlives it, whatever its user does to its process: sctest
+# starts the helper under each resource limit a user can set (RLIMIT_NOFILE 5 to 24 fails
+# the step that needs each next descriptor in turn; RLIMIT_FSIZE 0 kills it with SIGXFSZ
+# at the deadline record's write) and SIGKILLs it at points spread over a CREATE with a
+# timeout (tests/vm/hostile-client.c, createsteps).  After each, root looks: no temporary
+# in the deadline directory (a record without a name until it is whole), and any record
+# names a leaf that is there for the next session to reclaim; after the user's next
+# session: no record, leaf, lock file, workspace or mount of sctest is left.
+# vm-timeout: 600
+# vm-cost: 90
+# shellcheck source=tests/vm/lib.sh
+. "$VMLIB"
+S=/tmp/hostile-createsteps  # sctest writes here too: $SCRATCH is root's
+rm -rf "$S"; mkdir -p "$S"; chmod 0777 "$S"
+DL=/run/sandcap-deadlines
+CGP=/sys/fs/cgroup/sandcap/$SCTEST_UID
+W=/run/sandcap
+wait_file() { i=0; while [ $i -lt 600 ] && [ ! -e "$1" ]; do sleep 0.1; i=$((i + 1)); done; [ -e "$1" ]; }
+
+# What the helper may leave for the next session while it is dead: records whose leaf is
+# there, a leaf, its lock and workspace.  Never a temporary in the deadline directory.
+after_helper() {
+	left=$(find "$DL" -mindepth 1 -maxdepth 1 -name '.*' 2>/dev/null | tr '\n' ' ')
+	for r in "$DL"/*; do
+		[ -f "$r" ] || continue
+		l=$(sed -n 's/^cgroup //p' "$r")
+		[ -d "$l" ] || left="$left record ${r##*/} without its leaf $l;"
+	done
+	echo "$left"
+}
+# After the user's next session: nothing of sctest's anywhere.
+after_next() {
+	left=$(find "$DL" -mindepth 1 -maxdepth 1 2>/dev/null | tr '\n' ' ')
+	left="$left$(find "$CGP" -mindepth 1 -maxdepth 1 -type d 2>/dev/null | tr '\n' ' ')"
+	left="$left$(find "$W/$SCTEST_UID" -mindepth 1 -maxdepth 1 2>/dev/null | tr '\n' ' ')"
+	left="$left$(find "$W/.locks" -mindepth 1 -maxdepth 1 ! -name 'user-*.lock' 2>/dev/null |
+		tr '\n' ' ')"
+	left="$left$(grep " $W/$SCTEST_UID/" /proc/mounts | tr '\n' ' ')"
+	echo "$left"
+}
+
+env SANDCAP_HELPER="$SANDCAP_HELPER" HOSTILE_SYNC="$S" vm-as-user sctest \
+	"$TESTS/hostile-client" createsteps > "$S/out" 2> "$S/err" &
+client=$!
+n=1
+while wait_file "$S/s$n"; do
+	read -r phase desc < "$S/s$n"
+	[ "$phase" = 0 ] && { touch "$S/c$n"; break; }
+	if [ "$phase" = 1 ]; then
+		diag "$desc: left for the next session: $(find "$CGP" -mindepth 1 -maxdepth 1 -type d |
+			wc -l) leaf, $(find "$DL" -mindepth 1 -maxdepth 1 | wc -l) record, $(grep -c \
+			" $W/$SCTEST_UID/" /proc/mounts) workspace"
+		is "$(after_helper)" "" "$desc: no temporary in $DL, no record without its leaf"
+	else
+		is "$(after_next)" "" "$desc: after the next session nothing of sctest's is left"
+	fi
+	touch "$S/c$n"
+	n=$((n + 1))
+done
+wait "$client"
+hrc=$?
+hostile_tap "$S/out"
+[ "$hrc" -le 1 ] || { fail "hostile-client createsteps ran to the end" "exit $hrc"; sed 's/^/# /' "$S/err"; }
+is "$(find /run -maxdepth 3 -name '.new-*' | tr '\n' ' ')" "" "no temporary anywhere under /run"
+done_testing
