@@ -15,6 +15,7 @@
 #include <linux/openat2.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
@@ -69,6 +70,7 @@ deadline_record(struct session *s)
 	_cleanup_close_ int dfd = -EBADF, fd = -EBADF;
 	struct deadline_record rec = { 0 };
 	char text[DEADLINE_TEXT_MAX], link[64];
+	struct rlimit fsize;
 	size_t len;
 	ssize_t n;
 	int r;
@@ -86,6 +88,9 @@ deadline_record(struct session *s)
 	(void) snprintf(rec.lock, sizeof(rec.lock), "%s/.locks/%s.lock",
 			policy_workspace_root(s->policy), s->id);
 	r = deadline_format(&rec, text, sizeof(text), &len);
+	/* Refused with the reason rather than killed by SIGXFSZ at the write. */
+	if (r == 0 && getrlimit(RLIMIT_FSIZE, &fsize) == 0 && fsize.rlim_cur < len)
+		r = -EFBIG;
 	if (r == 0)
 		r = open_dir(true, &dfd);
 	if (r < 0)

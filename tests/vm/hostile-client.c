@@ -12,8 +12,9 @@
  *            hostile rlimits, signals blocked/ignored, no_new_privs, ptrace, SIGSTOP
  *   escape   a sandboxed process trying to leave its leaf or raise its limits
  *   flood, workspace, tmprace N, cap N: issue #14 (hostile-core.inc)
- *   createsteps  CREATE with a timeout under each resource limit (RLIMIT_NOFILE 5..24 fails
- *            each step in turn) and SIGKILLed at points spread over it; after each, and
+ *   createsteps  CREATE with a timeout under each resource limit (RLIMIT_NOFILE 5..24 set
+ *            after HELLO fails each step in turn) and SIGKILLed at points spread over it;
+ *            the limits the helper refuses with their reason; after each, and
  *            after the user's next session, the root half ($HOSTILE_SYNC) looks at what
  *            is left
  * The helper path is $SANDCAP_HELPER.  After every case the workspace dir of the caller
@@ -79,9 +80,11 @@ enum cond {
 	C_NNP, C_PTRACE, C_LIMIT,
 };
 
-/* C_LIMIT: the resource limit (soft and hard) the helper starts with; -1: the nice value. */
+/* C_LIMIT: the resource limit (soft and hard) the helper starts with; -1: the nice value.
+ * With limit_after_hello, createstep() sets it with prlimit(2) after HELLO instead. */
 static int limit_res;
 static rlim_t limit_val;
+static bool limit_after_hello;
 
 struct helper {
 	pid_t pid;
@@ -1402,13 +1405,15 @@ step_sync(const char *dir, int n, int phase, const char *desc)
  * SIGKILL kill_us microseconds after it was sent (-1: never); the root half looks at what
  * is left; then the user's next session, which must work; the root half looks again. */
 static void
-createstep(const char *dir, int *n, const char *desc, enum cond c, long kill_us)
+createstep(const char *dir, int *n, const char *desc, enum cond c, long kill_us, int *ret_hello,
+	   int *ret_create)
 {
 	struct helper h;
 	int rfds[2] = { -1, -1 }, r = -9, cr = -9, st;
 	size_t nr = 0;
+	bool later = c == C_LIMIT && limit_after_hello;
 
-	if (helper_start(&h, c) < 0) {
+	if (helper_start(&h, later ? C_NONE : c) < 0) {
 		result(false, desc, "cannot start the helper");
 		return;
 	}
@@ -1425,6 +1430,9 @@ createstep(const char *dir, int *n, const char *desc, enum cond c, long kill_us)
 			(void) kill(h.pid, SIGKILL);
 		}
 	} else if ((r = hello(&h)) == 0) {
+		if (later)
+			(void) prlimit(h.pid, limit_res, &(struct rlimit) { limit_val, limit_val },
+				       NULL);
 		cr = create_timeout(&h, rfds, &nr);
 		for (size_t i = 0; i < nr; i++)
 			close(rfds[i]);
@@ -1433,6 +1441,10 @@ createstep(const char *dir, int *n, const char *desc, enum cond c, long kill_us)
 	}
 	st = helper_wait(&h);
 	printf("# %s: hello %d create %d exit %d\n", desc, r, cr, st);
+	if (ret_hello != NULL)
+		*ret_hello = r;
+	if (ret_create != NULL)
+		*ret_create = cr;
 	step_sync(dir, ++*n, 1, desc);
 	/* The user's next session (with a timeout) reclaims whatever is left. */
 	nr = 0;
@@ -1453,7 +1465,6 @@ static void
 group_createsteps(void)
 {
 	static const struct { const char *desc; int res; rlim_t v; } lim[] = {
-		{ "RLIMIT_FSIZE 0 (SIGXFSZ at the record's write)", RLIMIT_FSIZE, 0 },
 		{ "RLIMIT_FSIZE 1", RLIMIT_FSIZE, 1 },
 		{ "RLIMIT_CPU 0", RLIMIT_CPU, 0 },
 		{ "RLIMIT_AS 16 MiB", RLIMIT_AS, 16 << 20 },
@@ -1472,7 +1483,7 @@ group_createsteps(void)
 	struct helper h;
 	char desc[160];
 	long t_us;
-	int n = 0;
+	int n = 0, hr = -9, cr = -9;
 
 	if (dir == NULL) {
 		result(false, "createsteps", "HOSTILE_SYNC is not set");
@@ -1482,16 +1493,35 @@ group_createsteps(void)
 		limit_res = lim[i].res;
 		limit_val = lim[i].v;
 		(void) snprintf(desc, sizeof(desc), "%s: CREATE with a timeout", lim[i].desc);
-		createstep(dir, &n, desc, C_LIMIT, -1);
+		createstep(dir, &n, desc, C_LIMIT, -1, NULL, NULL);
 	}
-	/* RLIMIT_NOFILE k fails the step that needs the k-th descriptor, each in turn. */
+	/* Refused with the reason, not killed by SIGXFSZ or failing a step later. */
+	limit_res = RLIMIT_FSIZE;
+	limit_val = 0;
+	createstep(dir, &n, "RLIMIT_FSIZE 0 at exec: CREATE with a timeout", C_LIMIT, -1, &hr,
+		   &cr);
+	result(hr == 0 && cr == EFBIG, "RLIMIT_FSIZE 0 at exec: CREATE with a timeout refused "
+	       "with EFBIG", "hello %d create %d", hr, cr);
 	limit_res = RLIMIT_NOFILE;
+	limit_val = 32;
+	createstep(dir, &n, "RLIMIT_NOFILE 32 at exec", C_LIMIT, -1, &hr, &cr);
+	result(hr == EMFILE, "RLIMIT_NOFILE 32 at exec: HELLO refused with EMFILE", "hello %d", hr);
+	/* Set with prlimit(2) after HELLO, as the user may: RLIMIT_NOFILE k fails the step
+	 * that needs the k-th descriptor, each in turn. */
+	limit_after_hello = true;
 	for (rlim_t k = 5; k <= 24; k++) {
 		limit_val = k;
-		(void) snprintf(desc, sizeof(desc), "RLIMIT_NOFILE %u: CREATE with a timeout",
-				(unsigned) k);
-		createstep(dir, &n, desc, C_LIMIT, -1);
+		(void) snprintf(desc, sizeof(desc), "RLIMIT_NOFILE %u after HELLO: CREATE with a "
+				"timeout", (unsigned) k);
+		createstep(dir, &n, desc, C_LIMIT, -1, NULL, NULL);
 	}
+	limit_res = RLIMIT_FSIZE;
+	limit_val = 0;
+	createstep(dir, &n, "RLIMIT_FSIZE 0 after HELLO: CREATE with a timeout", C_LIMIT, -1,
+		   &hr, &cr);
+	result(cr == EFBIG, "RLIMIT_FSIZE 0 after HELLO: CREATE with a timeout refused with "
+	       "EFBIG", "hello %d create %d", hr, cr);
+	limit_after_hello = false;
 	/* SIGKILL at points spread over a CREATE's length (as measured here), and after. */
 	t_us = 0;
 	if (helper_start(&h, C_NONE) == 0 && hello(&h) == 0) {
@@ -1511,7 +1541,7 @@ group_createsteps(void)
 	for (long i = 0; i <= 12; i++) {
 		(void) snprintf(desc, sizeof(desc), "SIGKILL %ld/10 of a CREATE after it was sent",
 				i);
-		createstep(dir, &n, desc, C_NONE, i * t_us / 10);
+		createstep(dir, &n, desc, C_NONE, i * t_us / 10, NULL, NULL);
 	}
 	step_sync(dir, ++n, 0, "done");
 }

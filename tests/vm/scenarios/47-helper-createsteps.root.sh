@@ -1,9 +1,10 @@
 #!/bin/sh
 # Nothing the helper writes outlives it, whatever its user does to its process: sctest
-# starts the helper under each resource limit a user can set (RLIMIT_NOFILE 5 to 24 fails
-# the step that needs each next descriptor in turn; RLIMIT_FSIZE 0 kills it with SIGXFSZ
-# at the deadline record's write) and SIGKILLs it at points spread over a CREATE with a
-# timeout (tests/vm/hostile-client.c, createsteps).  After each, root looks: no temporary
+# starts the helper under each resource limit a user can set, at exec or with prlimit(2)
+# after HELLO (RLIMIT_NOFILE 5 to 24 then fails the step that needs each next descriptor in
+# turn; RLIMIT_FSIZE below a record's size and RLIMIT_NOFILE below 64 are refused with their
+# reason) and SIGKILLs it at points spread over a CREATE with a timeout
+# (tests/vm/hostile-client.c, createsteps).  After each, root looks: no temporary
 # in the deadline directory (a record without a name until it is whole), and any record
 # names a leaf that is there for the next session to reclaim; after the user's next
 # session: no record, leaf, lock file, workspace or mount of sctest is left.
