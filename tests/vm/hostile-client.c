@@ -14,7 +14,9 @@
  *   flood, workspace, tmprace N, cap N: issue #14 (hostile-core.inc)
  *   createsteps  CREATE with a timeout under each resource limit (RLIMIT_NOFILE 5..24 set
  *            after HELLO fails each step in turn) and SIGKILLed at points spread over it;
- *            the limits the helper refuses with their reason; after each, and
+ *            the limits the helper refuses with their reason; then SIGKILLed by root at
+ *            each system call of a CREATE in turn (killat PID N, run as root, traces the
+ *            helper and kills it at its N-th call); after each, and
  *            after the user's next session, the root half ($HOSTILE_SYNC) looks at what
  *            is left
  * The helper path is $SANDCAP_HELPER.  After every case the workspace dir of the caller
@@ -1382,23 +1384,33 @@ create_timeout(struct helper *h, int *rfds, size_t *nrfds)
 	return request(h, WIRE_REQ_CREATE, body, sizeof(body), NULL, 0, rfds, nrfds, NULL, 0);
 }
 
-/* Step n of the root half: "PHASE DESC" in $HOSTILE_SYNC/sN, then wait for its cN. */
-static void
+/* Step n of the root half: "PHASE DESC" in $HOSTILE_SYNC/sN, then wait for its cN; returns
+ * cN's first byte ('1': root traces the helper, for phase 3). */
+static int
 step_sync(const char *dir, int n, int phase, const char *desc)
 {
 	char path[256], tmp[300], name[16];
+	int c = EOF;
 	FILE *f;
 
 	(void) snprintf(path, sizeof(path), "%s/s%d", dir, n);
 	(void) snprintf(tmp, sizeof(tmp), "%s.tmp", path);
 	f = fopen(tmp, "w");
 	if (f == NULL)
-		return;
+		return EOF;
 	fprintf(f, "%d %s\n", phase, desc);
 	fclose(f);
 	(void) rename(tmp, path);
 	(void) snprintf(name, sizeof(name), "c%d", n);
-	(void) sync_wait(dir, name);
+	if (!sync_wait(dir, name))
+		return EOF;
+	(void) snprintf(path, sizeof(path), "%s/c%d", dir, n);
+	f = fopen(path, "r");
+	if (f != NULL) {
+		c = fgetc(f);
+		fclose(f);
+	}
+	return c;
 }
 
 /* One case: a helper under c, its CREATE (with a timeout) left alone or answered with
@@ -1459,6 +1471,101 @@ createstep(const char *dir, int *n, const char *desc, enum cond c, long kill_us,
 	}
 	result(r == 0 && st == 0, desc, "next session: %d, exit %d", r, st);
 	step_sync(dir, ++*n, 2, desc);
+}
+
+/* Run by root (which may trace the capable helper): stop the helper pid at its n-th system
+ * call entry from now and SIGKILL it there.  Prints "attached" once attached.  Exit 0:
+ * killed at the n-th; 1: the helper exited before; 2: ptrace failed. */
+static int
+killat(pid_t pid, long n)
+{
+	long seen = 0;
+	int st, sig = 0;
+
+	if (ptrace(PTRACE_SEIZE, pid, NULL, (void *) PTRACE_O_TRACESYSGOOD) < 0 ||
+	    ptrace(PTRACE_INTERRUPT, pid, NULL, NULL) < 0 || waitpid(pid, &st, 0) != pid) {
+		printf("# killat: %s\n", strerror(errno));
+		return 2;
+	}
+	printf("attached\n");
+	fflush(stdout);
+	for (bool entry = true;; entry = !entry) {
+		struct __ptrace_syscall_info si = { 0 };
+
+		if (ptrace(PTRACE_SYSCALL, pid, NULL, (void *) (long) sig) < 0 ||
+		    waitpid(pid, &st, 0) != pid) {
+			printf("# killat: %s after %ld calls\n", strerror(errno), seen);
+			return 2;
+		}
+		sig = 0;
+		if (WIFEXITED(st) || WIFSIGNALED(st)) {
+			printf("# killat: the helper ended after %ld calls\n", seen);
+			return 1;
+		}
+		if (WSTOPSIG(st) != (SIGTRAP | 0x80)) {
+			/* A signal for the helper is passed on; a group or event stop is not. */
+			if (st >> 16 == 0 && WSTOPSIG(st) != SIGSTOP && WSTOPSIG(st) != SIGTRAP)
+				sig = WSTOPSIG(st);
+			entry = !entry;         /* not a system call stop */
+			continue;
+		}
+		/* Entry or exit as the kernel says, else as they alternate. */
+		if (ptrace(PTRACE_GET_SYSCALL_INFO, pid, (void *) sizeof(si), &si) > 0 &&
+		    (si.op == PTRACE_SYSCALL_INFO_ENTRY || si.op == PTRACE_SYSCALL_INFO_EXIT))
+			entry = si.op == PTRACE_SYSCALL_INFO_ENTRY;
+		if (entry && ++seen == n) {
+			(void) kill(pid, SIGKILL);
+			(void) waitpid(pid, &st, 0);
+			printf("# killed at system call %ld\n", seen);
+			return 0;
+		}
+	}
+}
+
+/* The helper SIGKILLed at the n-th system call from the end of HELLO, by root's tracer
+ * (step_sync phase 3: "PID N"): the CREATE that follows dies at that call.  Returns whether
+ * CREATE still completed under the tracer (n is past its last call). */
+static bool
+createstep_at(const char *dir, int *n, long at)
+{
+	struct helper h;
+	int rfds[2] = { -1, -1 }, r, cr = -9, st;
+	size_t nr = 0;
+	char desc[160], arg[64];
+	bool traced;
+
+	(void) snprintf(desc, sizeof(desc), "SIGKILL at the helper's system call %ld of CREATE",
+			at);
+	if (helper_start(&h, C_NONE) < 0 || (r = hello(&h)) != 0) {
+		result(false, desc, "cannot start the helper");
+		return true;
+	}
+	(void) snprintf(arg, sizeof(arg), "%d %ld", (int) h.pid, at);
+	traced = step_sync(dir, ++*n, 3, arg) == '1';
+	cr = create_timeout(&h, rfds, &nr);
+	for (size_t i = 0; i < nr; i++)
+		close(rfds[i]);
+	if (cr == 0)
+		(void) simple(&h, WIRE_REQ_DESTROY);
+	st = helper_wait(&h);
+	printf("# %s: create %d exit %d\n", desc, cr, st);
+	step_sync(dir, ++*n, 1, desc);
+	nr = 0;
+	if (helper_start(&h, C_NONE) == 0 && (r = hello(&h)) == 0) {
+		r = create_timeout(&h, rfds, &nr);
+		for (size_t i = 0; i < nr; i++)
+			close(rfds[i]);
+		r = r == 0 ? simple(&h, WIRE_REQ_DESTROY) : r;
+		st = helper_wait(&h);
+	} else {
+		st = -9;
+	}
+	if (traced)
+		result(r == 0 && st == 0, desc, "next session: %d, exit %d", r, st);
+	else
+		printf("ok - %s # SKIP root could not trace the helper this time\n", desc);
+	step_sync(dir, ++*n, 2, desc);
+	return traced && cr == 0;
 }
 
 static void
@@ -1543,6 +1650,9 @@ group_createsteps(void)
 				i);
 		createstep(dir, &n, desc, C_NONE, i * t_us / 10, NULL, NULL);
 	}
+	/* Each system call of a CREATE in turn, until one completes. */
+	for (long at = 1; at <= 400 && !createstep_at(dir, &n, at); at++)
+		;
 	step_sync(dir, ++n, 0, "done");
 }
 
@@ -1700,6 +1810,8 @@ main(int argc, char **argv)
 {
 	if (argc == 3 && strcmp(argv[1], "escapee") == 0)
 		return escapee(argv[2]);
+	if (argc == 4 && strcmp(argv[1], "killat") == 0)
+		return killat((pid_t) atoi(argv[2]), atol(argv[3]));
 	helper_path = getenv("SANDCAP_HELPER");
 	if (argc == 3 && helper_path != NULL && strcmp(argv[1], "cap") == 0) {
 		(void) signal(SIGPIPE, SIG_IGN);
