@@ -10,7 +10,7 @@
 # names a leaf that is there for the next session to reclaim; after the user's next
 # session: no record, leaf, lock file, workspace or mount of sctest is left.
 # vm-timeout: 900
-# vm-cost: 300
+# vm-cost: 340
 # shellcheck source=tests/vm/lib.sh
 . "$VMLIB"
 S=/tmp/hostile-createsteps  # sctest writes here too: $SCRATCH is root's
@@ -67,12 +67,13 @@ while wait_file "$S/s$n"; do
 		# An attach seen to fail now and then in this guest (ESRCH): that step is skipped
 		# by the client, which then goes on to the next call instead of ending there.
 		if grep -q attached "$S/k"; then
-			echo 1 > "$S/c$n"
+			echo 1 > "$S/c.tmp"
 		else
 			diag "root could not trace the helper (pid ${desc% *}): $(cat "$S/k")"
 			kill "$tracer" 2>/dev/null; wait "$tracer" 2>/dev/null; tracer=""
-			echo 0 > "$S/c$n"
+			echo 0 > "$S/c.tmp"
 		fi
+		mv "$S/c.tmp" "$S/c$n"  # whole when it appears: the client reads it then
 		n=$((n + 1))
 		continue
 	fi
