@@ -15,6 +15,7 @@
 #include <linux/openat2.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
@@ -68,7 +69,8 @@ deadline_record(struct session *s)
 {
 	_cleanup_close_ int dfd = -EBADF, fd = -EBADF;
 	struct deadline_record rec = { 0 };
-	char text[DEADLINE_TEXT_MAX], tmp[CG_NAME_MAX + 8], link[64];
+	char text[DEADLINE_TEXT_MAX], link[64];
+	struct rlimit fsize;
 	size_t len;
 	ssize_t n;
 	int r;
@@ -86,23 +88,26 @@ deadline_record(struct session *s)
 	(void) snprintf(rec.lock, sizeof(rec.lock), "%s/.locks/%s.lock",
 			policy_workspace_root(s->policy), s->id);
 	r = deadline_format(&rec, text, sizeof(text), &len);
+	/* Refused with the reason rather than killed by SIGXFSZ at the write. */
+	if (r == 0 && getrlimit(RLIMIT_FSIZE, &fsize) == 0 && fsize.rlim_cur < len)
+		r = -EFBIG;
 	if (r == 0)
 		r = open_dir(true, &dfd);
 	if (r < 0)
 		return r;
-	/* Written whole under a temporary name, then renamed: the reaper (inotify
-	 * IN_MOVED_TO) never reads half a record. */
-	(void) snprintf(tmp, sizeof(tmp), ".new-%s", s->id);
-	fd = WITH_CAP(CAP_DAC_OVERRIDE, openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL |
-					       O_NOFOLLOW | O_CLOEXEC, 0600));
+	/* Written whole into a file without a name, then linked under the sandbox's id: the
+	 * reaper (inotify IN_CREATE) never reads half a record, and a helper killed, or
+	 * stopped by RLIMIT_FSIZE's SIGXFSZ, before the link leaves nothing in the directory.
+	 * The link goes through /proc/self/fd (AT_EMPTY_PATH would need
+	 * CAP_DAC_READ_SEARCH); CAP_DAC_OVERRIDE makes the root-owned file a safe hardlink
+	 * source for fs.protected_hardlinks. */
+	fd = WITH_CAP(CAP_DAC_OVERRIDE, openat(dfd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600));
 	if (fd < 0)
 		return -errno;
+	(void) snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
 	if (WITH_CAP(CAP_CHOWN, fchown(fd, 0, 0)) < 0 || write(fd, text, len) != (ssize_t) len ||
-	    WITH_CAP(CAP_DAC_OVERRIDE, renameat(dfd, tmp, dfd, s->id)) < 0) {
-		r = neg_errno();
-		(void) WITH_CAP(CAP_DAC_OVERRIDE, unlinkat(dfd, tmp, 0));
-		return r;
-	}
+	    WITH_CAP(CAP_DAC_OVERRIDE, linkat(AT_FDCWD, link, dfd, s->id, AT_SYMLINK_FOLLOW)) < 0)
+		return neg_errno();
 	return 0;
 }
 

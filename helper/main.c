@@ -23,6 +23,7 @@
 #include <string.h>
 #include <sys/auxv.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/time.h>
@@ -160,6 +161,30 @@ check_privilege(struct session *s)
 		(void) fprintf(stderr, "sandcap-helper: %s\n", s->refusal_msg);
 }
 
+/* Limits of the user's that a session cannot work under are refused at HELLO with the fix,
+ * rather than failing a later step less clearly (RLIMIT_FSIZE only matters to a deadline
+ * record: deadline_record() checks it).  Only the soft limits are checked, and
+ * not raised: the sandbox's first process inherits them.  One lowered later (prlimit(2))
+ * only fails a step closed: SECURITY.md, "What a user does to their own helper's process". */
+static void
+check_limits(struct session *s)
+{
+	static const struct { int res; rlim_t min; const char *name, *fix; } need[] = {
+		{ RLIMIT_NOFILE, 64, "RLIMIT_NOFILE", "ulimit -n 64" },
+	};
+	struct rlimit rl;
+
+	for (size_t i = 0; i < ELEMENTSOF(need) && s->refusal == 0; i++)
+		if (getrlimit(need[i].res, &rl) == 0 && rl.rlim_cur < need[i].min) {
+			s->refusal = EMFILE;
+			snprintf(s->refusal_msg, sizeof(s->refusal_msg), "%s is %llu, below the "
+				 "%llu the helper needs; raise it (%s) before sandcap", need[i].name,
+				 (unsigned long long) rl.rlim_cur, (unsigned long long) need[i].min,
+				 need[i].fix);
+			(void) fprintf(stderr, "sandcap-helper: %s\n", s->refusal_msg);
+		}
+}
+
 static int
 check_socket(struct session *s)
 {
@@ -224,6 +249,7 @@ main(int argc, char **argv)
 		return EXIT_FAILURE;
 	}
 	check_privilege(s);
+	check_limits(s);
 
 	/* SIGTERM/SIGHUP: tear down and exit.  SIGINT/SIGQUIT from the terminal reach the
 	 * whole foreground group: sandcap handles them and tells us; we ignore them.  All four

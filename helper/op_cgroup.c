@@ -414,8 +414,9 @@ create_locked(struct session *s, uint32_t net, uint16_t proxy_port, char *msg,
 	/* For sandcap-reaper and other users' helpers: the user can stop us, not them. */
 	r = deadline_record(s);
 	if (r < 0) {
-		snprintf(msg, msglen, "cannot record the sandbox's deadline in %s: %s",
-			 SC_DEADLINE_DIR, strerror(-r));
+		snprintf(msg, msglen, "cannot record the sandbox's deadline in %s: %s%s",
+			 SC_DEADLINE_DIR, strerror(-r), r == -EFBIG ? " (RLIMIT_FSIZE: raise it "
+			 "with ulimit -f unlimited before sandcap)" : "");
 		return r;
 	}
 	(void) snprintf(s->enforcement, sizeof(s->enforcement), "%s%s%s", note,

@@ -21,12 +21,14 @@
 #include <signal.h>
 #include <stdint.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 
 #include "caps.h"
 #include "cgroup.h"
+#include "dir-util.h"
 #include "log.h"
 #include "macro.h"
 #include "rootdir.h"
@@ -143,6 +145,40 @@ write_totals(struct session *s)
 	return r;
 }
 
+/* Lock files of this uid's sandboxes that have no leaf: a helper killed between making its
+ * lock and its leaf, or between removing them.  We hold the per-user lock, so no helper of
+ * this uid is making one; one being torn down is still locked by its helper (flock). */
+static void
+sweep_orphan_locks(struct session *s)
+{
+	struct dir_iter it = { .fd = s->lockdir_fd };
+	const char *name;
+
+	if (lseek(s->lockdir_fd, 0, SEEK_SET) < 0)
+		return;
+	while ((name = dir_next(&it, NULL)) != NULL) {
+		_cleanup_close_ int fd = -EBADF;
+		char id[CG_NAME_MAX];
+		size_t n = strlen(name);
+		struct stat st;
+		uid_t owner;
+
+		if (n <= 5 || n - 5 >= sizeof(id) || !streq(name + n - 5, ".lock"))
+			continue;
+		memcpy(id, name, n - 5);
+		id[n - 5] = '\0';
+		if (!cg_name_parse(id, &owner) || owner != s->uid ||
+		    fstatat(s->ucg_fd, id, &st, AT_SYMLINK_NOFOLLOW) == 0 || errno != ENOENT)
+			continue;
+		fd = WITH_CAP(CAP_DAC_OVERRIDE, openat(s->lockdir_fd, name, O_RDWR | O_NOFOLLOW |
+						       O_CLOEXEC));
+		if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0 &&
+		    WITH_CAP(CAP_DAC_OVERRIDE, unlinkat(s->lockdir_fd, name, 0)) == 0)
+			log_info("uid %u: removed the lock file of dead sandbox %s",
+				 (unsigned) s->uid, id);
+	}
+}
+
 int
 user_prepare(struct session *s, char *msg, size_t msglen)
 {
@@ -172,6 +208,7 @@ user_prepare(struct session *s, char *msg, size_t msglen)
 			 policy_cgroup_root(s->policy), uidname, strerror(-r));
 		return r == -ENOENT ? -ENOTSUP : r;
 	}
+	sweep_orphan_locks(s);
 	r = write_totals(s);
 	if (r < 0)
 		snprintf(msg, msglen, "cannot write the totals of %s/%s: %s",

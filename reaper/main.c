@@ -14,12 +14,15 @@
  * named like the record.  Whatever it holds is killed: no helper moves a process into a
  * leaf, so a process of another uid in it got there from inside (a user namespace and the
  * user's subuid range) or by root's hand, and must not keep the sandbox past its deadline.
- * Deadlines are CLOCK_BOOTTIME.  Idle means asleep: epoll on inotify (IN_MOVED_TO, a
- * record written) and a timerfd armed for the earliest deadline only, so with no sandbox
- * that has a deadline the reaper makes no wake-up at all.  An expired sandbox is killed
- * with cgroup.kill at once (well within 5 s of its deadline); when its helper is gone (its
- * lock is free) the reaper also unmounts the workspace and removes leaf and lock.  A
- * helper that is merely stopped keeps its lock and tears down itself when it resumes.
+ * Deadlines are CLOCK_BOOTTIME.  Idle means asleep: epoll on inotify (IN_CREATE, a
+ * record linked into place) and a timerfd armed for the earliest deadline only, so with no
+ * sandbox that has a deadline the reaper makes no wake-up at all.  Every expired sandbox
+ * is killed with cgroup.kill at once, all of them before any is waited for; the waits for
+ * their leaves to empty run side by side in the same epoll loop (nothing in it blocks), so
+ * one user's slow-dying sandbox never delays the kill of another's.  When a killed
+ * sandbox's helper is gone (its lock is free) the reaper also unmounts the workspace and
+ * removes leaf and lock.  A helper that is merely stopped keeps its lock and tears down
+ * itself when it resumes.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -28,7 +31,6 @@
 #include <inttypes.h>
 #include <linux/magic.h>
 #include <linux/openat2.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,7 +56,8 @@
 #include "macro.h"
 
 #define CGROUP_MNT "/sys/fs/cgroup"
-#define WAIT_EMPTY_MS 2000
+/* How long a killed sandbox may take to empty and go before it is left to its next helper. */
+#define TEARDOWN_MS 3000
 
 static uint64_t
 boottime_ms(void)
@@ -75,35 +78,33 @@ open_beneath_nolinks(const char *path, int flags)
 	return fd < 0 ? -errno : fd;
 }
 
-/* Wait for "populated 0" (POLLPRI on cgroup.events, re-read after arming), bounded. */
-static int
-wait_empty(int leaf)
+/* A killed sandbox whose removal waits for its leaf to empty: its cgroup.events is in
+ * the epoll set (POLLPRI: "populated" changed), so no sandbox waits for another's. */
+struct teardown {
+	struct deadline_record rec;
+	char name[64];
+	int events_fd;
+	uint64_t give_up, retry; /* CLOCK_BOOTTIME ms; retry 0: when the leaf empties */
+};
+
+static struct teardown *pending;
+static size_t npending, apending;
+
+static bool
+leaf_empty(int events_fd)
 {
-	_cleanup_close_ int efd = openat(leaf, "cgroup.events", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	uint64_t end = boottime_ms() + WAIT_EMPTY_MS;
 	char buf[256];
+	ssize_t n = pread(events_fd, buf, sizeof(buf) - 1, 0);
 
-	if (efd < 0)
-		return -errno;
-	for (;;) {
-		struct pollfd p = { .fd = efd, .events = POLLPRI };
-		uint64_t now;
-
-		if (pread(efd, buf, sizeof(buf) - 1, 0) < 0)
-			return -errno;
-		buf[sizeof(buf) - 1] = '\0';
-		if (strstr(buf, "populated 0") != NULL)
-			return 0;
-		now = boottime_ms();
-		if (now >= end)
-			return -ETIMEDOUT;
-		if (poll(&p, 1, (int) (end - now)) < 0 && errno != EINTR)
-			return -errno;
-	}
+	if (n < 0)
+		return false;
+	buf[n] = '\0';
+	return strstr(buf, "populated 0") != NULL;
 }
 
-/* The owner's helper is gone (its lock is free): remove what it would have removed. */
-static void
+/* The owner's helper is gone (its lock is free): remove what it would have removed.
+ * -EBUSY while the leaf cannot be removed yet (dying tasks: a moment after "populated 0"). */
+static int
 remove_leftovers(const struct deadline_record *rec, const char *name)
 {
 	_cleanup_close_ int lfd = open(rec->lock, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
@@ -111,7 +112,7 @@ remove_leftovers(const struct deadline_record *rec, const char *name)
 	if (lfd < 0 ? errno != ENOENT : flock(lfd, LOCK_EX | LOCK_NB) < 0) {
 		log_info("sandbox %s: its helper is still there (stopped?): it tears down the "
 			 "rest itself", name);
-		return;
+		return 0;
 	}
 	/* The last component is the mount point in a root-owned dir: not followed. */
 	if (umount2(rec->workspace, MNT_DETACH | UMOUNT_NOFOLLOW) < 0 && errno != EINVAL &&
@@ -119,24 +120,95 @@ remove_leftovers(const struct deadline_record *rec, const char *name)
 		log_warning("sandbox %s: cannot unmount %s: %m", name, rec->workspace);
 	if (rmdir(rec->workspace) < 0 && errno != ENOENT)
 		log_warning("sandbox %s: cannot remove %s: %m", name, rec->workspace);
-	/* rmdir can see EBUSY for a moment after "populated 0" (dying tasks): retry, ~1 s. */
-	for (int i = 0; rmdir(rec->cgroup) < 0 && errno == EBUSY && i < 10; i++)
-		(void) poll(NULL, 0, 100);
+	if (rmdir(rec->cgroup) < 0 && errno == EBUSY)
+		return -EBUSY;
 	if (access(rec->cgroup, F_OK) == 0)
 		log_warning("sandbox %s: cannot remove %s: %m", name, rec->cgroup);
 	else if (lfd >= 0 && unlink(rec->lock) < 0 && errno != ENOENT)
 		log_warning("sandbox %s: cannot remove %s: %m", name, rec->lock);
+	return 0;
 }
 
-/* Kill the sandbox of an expired record.  0 when the record is done with (killed, gone,
- * or never to be killed), so the caller removes it. */
+/* Remember a killed sandbox for removal once its leaf is empty. */
+static void
+teardown_add(int epfd, int leaf, const struct deadline_record *rec, const char *name,
+	     uint64_t now)
+{
+	struct epoll_event ev = { .events = EPOLLPRI };
+	struct teardown *t;
+	int efd;
+
+	if (npending == apending) {
+		size_t n = apending ? 2 * apending : 16;
+
+		t = reallocarray(pending, n, sizeof(*t));
+		if (t == NULL) {
+			log_warning("sandbox %s: no memory to wait for its removal; its next "
+				    "helper removes it", name);
+			return;
+		}
+		pending = t;
+		apending = n;
+	}
+	efd = openat(leaf, "cgroup.events", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	ev.data.fd = efd;
+	if (efd < 0 || epoll_ctl(epfd, EPOLL_CTL_ADD, efd, &ev) < 0) {
+		log_warning_errno(neg_errno(), "sandbox %s: cannot watch its leaf (%m); its "
+				  "next helper removes it", name);
+		(void) safe_close(efd);
+		return;
+	}
+	t = &pending[npending++];
+	*t = (struct teardown) { .rec = *rec, .events_fd = efd, .give_up = now + TEARDOWN_MS };
+	(void) snprintf(t->name, sizeof(t->name), "%s", name);
+}
+
+/* Remove the killed sandboxes whose leaves emptied; return the earliest time one needs
+ * looking at again (0 = none). */
+static uint64_t
+teardown_progress(void)
+{
+	uint64_t next = 0, now = boottime_ms();
+
+	for (size_t i = 0; i < npending;) {
+		struct teardown *t = &pending[i];
+		bool done = false;
+
+		if ((t->retry == 0 || now >= t->retry) && leaf_empty(t->events_fd)) {
+			done = remove_leftovers(&t->rec, t->name) == 0;
+			t->retry = done ? 0 : now + 100;
+		}
+		if (!done && now >= t->give_up) {
+			log_warning("sandbox %s: killed, but its leaf %s did not empty and go "
+				    "within %d ms; left for its next helper", t->name,
+				    t->rec.cgroup, TEARDOWN_MS);
+			done = true;
+		}
+		if (done) {
+			(void) safe_close(t->events_fd);
+			*t = pending[--npending];
+			continue;
+		}
+		if (t->retry != 0 && (next == 0 || t->retry < next))
+			next = t->retry;
+		if (next == 0 || t->give_up < next)
+			next = t->give_up;
+		i++;
+	}
+	return next;
+}
+
+/* Kill the sandbox of an expired record at once; its removal is left to
+ * teardown_progress().  0 when the record is done with (killed, gone, or never to be
+ * killed), so the caller removes it. */
 static int
-reap(const struct deadline_record *rec, const char *name, uint64_t now)
+reap(int epfd, const struct deadline_record *rec, const char *name)
 {
 	_cleanup_close_ int leaf = -EBADF, kfd = -EBADF;
 	const char *base = deadline_basename(rec->cgroup);
 	struct statfs sfs;
 	struct stat st;
+	uint64_t now;
 
 	if (base == NULL || !streq(base, name) || strncmp(rec->cgroup, CGROUP_MNT "/",
 							  sizeof(CGROUP_MNT)) != 0) {
@@ -158,18 +230,30 @@ reap(const struct deadline_record *rec, const char *name, uint64_t now)
 	kfd = openat(leaf, "cgroup.kill", O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (kfd < 0 || write(kfd, "1", 1) != 1)
 		return log_warning_errno(neg_errno(), "sandbox %s: cgroup.kill: %m", name);
+	now = boottime_ms();
 	log_notice("sandbox %s: past its deadline (timeout + backstop) by %" PRIu64 " ms: "
 		   "killed", name, now - rec->boottime_ms);
-	leaf = safe_close(leaf);
-	leaf = open_beneath_nolinks(rec->cgroup, O_RDONLY | O_DIRECTORY);
-	if (leaf >= 0 && wait_empty(leaf) == 0)
-		remove_leftovers(rec, name);
+	teardown_add(epfd, leaf, rec, name, now);
 	return 0;
 }
 
-/* Reap what is due; return the earliest deadline still ahead (0 = none). */
+/* Temporaries of a helper that wrote records under a temporary name and was killed before
+ * the rename (today's helper writes none: its record has no name until it is whole). */
+static void
+remove_stale_temporary(int dfd, const char *name, uint64_t now_real_s)
+{
+	struct stat st;
+
+	if (strncmp(name, ".new-", 5) == 0 &&
+	    fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
+	    (uint64_t) st.st_mtime + 60 < now_real_s)
+		(void) unlinkat(dfd, name, 0);
+}
+
+/* Kill every sandbox that is due, all before waiting for any; return the earliest
+ * deadline still ahead (0 = none). */
 static uint64_t
-scan(int dfd)
+scan(int dfd, int epfd)
 {
 	uint64_t next = 0, now = boottime_ms();
 	DIR *d = fdopendir(openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
@@ -183,8 +267,10 @@ scan(int dfd)
 		char text[DEADLINE_TEXT_MAX];
 		size_t len = 0;
 
-		if (!deadline_name_is_valid(de->d_name))
-			continue;       /* ".new-*" being written, "." and ".." */
+		if (!deadline_name_is_valid(de->d_name)) {
+			remove_stale_temporary(dfd, de->d_name, (uint64_t) time(NULL));
+			continue;
+		}
 		if (read_full_at(dfd, de->d_name, text, sizeof(text), &len) < 0)
 			continue;
 		if (deadline_parse(text, len, &rec) < 0) {
@@ -198,7 +284,7 @@ scan(int dfd)
 				next = rec.boottime_ms;
 			continue;
 		}
-		if (reap(&rec, de->d_name, now) == 0)
+		if (reap(epfd, &rec, de->d_name) == 0)
 			(void) unlinkat(dfd, de->d_name, 0);
 		else if (next == 0 || now + 1000 < next)
 			next = now + 1000;      /* retry a failed kill in a second */
@@ -363,8 +449,9 @@ main(int argc, char **argv)
 	efd = epoll_create1(EPOLL_CLOEXEC);
 	if (sfd < 0 || ifd < 0 || tfd < 0 || efd < 0)
 		return log_error_errno(-errno, "setup: %m"), EXIT_FAILURE;
-	/* Only a finished record wakes us (renamed into place); removals do not. */
-	if (inotify_add_watch(ifd, SC_DEADLINE_DIR, IN_MOVED_TO | IN_DELETE_SELF |
+	/* Only a finished record wakes us (linked into place; renamed by older helpers);
+	 * removals do not. */
+	if (inotify_add_watch(ifd, SC_DEADLINE_DIR, IN_CREATE | IN_MOVED_TO | IN_DELETE_SELF |
 			      IN_MOVE_SELF | IN_ONLYDIR) < 0)
 		return log_error_errno(-errno, "inotify %s: %m", SC_DEADLINE_DIR), EXIT_FAILURE;
 	int watch[] = { sfd, ifd, tfd };
@@ -380,9 +467,12 @@ main(int argc, char **argv)
 
 	for (;;) {
 		struct itimerspec its = { 0 };
-		struct epoll_event ev[3];
-		uint64_t next = scan(dfd);
+		struct epoll_event ev[16];
+		uint64_t next = scan(dfd, efd), t = teardown_progress();
 		int n;
+
+		if (t != 0 && (next == 0 || t < next))
+			next = t;
 
 		/* Absolute CLOCK_BOOTTIME: suspend does not stretch a deadline.  0 disarms. */
 		its.it_value.tv_sec = (time_t) (next / 1000);
@@ -398,6 +488,9 @@ main(int argc, char **argv)
 			char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
 			ssize_t len;
 
+			if (ev[i].data.fd != sfd && ev[i].data.fd != ifd &&
+			    ev[i].data.fd != tfd)
+				continue;       /* a leaf's cgroup.events: "look again" */
 			if (ev[i].data.fd == sfd) {
 				log_info("terminated by signal; running sandboxes are left alone");
 				return EXIT_SUCCESS;

@@ -12,6 +12,13 @@
  *            hostile rlimits, signals blocked/ignored, no_new_privs, ptrace, SIGSTOP
  *   escape   a sandboxed process trying to leave its leaf or raise its limits
  *   flood, workspace, tmprace N, cap N: issue #14 (hostile-core.inc)
+ *   createsteps  CREATE with a timeout under each resource limit (RLIMIT_NOFILE 5..24 set
+ *            after HELLO fails each step in turn) and SIGKILLed at points spread over it;
+ *            the limits the helper refuses with their reason; then SIGKILLed by root at
+ *            each system call of a CREATE in turn (killat PID N, run as root, traces the
+ *            helper and kills it at its N-th call); after each, and
+ *            after the user's next session, the root half ($HOSTILE_SYNC) looks at what
+ *            is left
  * The helper path is $SANDCAP_HELPER.  After every case the workspace dir of the caller
  * ($SANDCAP_WSROOT/<uid>, default /run/sandcap) must hold no sandbox; the harness checks the
  * cgroup parent and the mounts after the scenario.  With $HOSTILE_SYNC set (a directory shared
@@ -72,8 +79,14 @@ result(bool good, const char *desc, const char *fmt, ...)
 
 enum cond {
 	C_NONE, C_ARGC0, C_PRELOAD, C_FDS_CLOSED, C_NOFILE4, C_NOFILE6, C_FSIZE0, C_SIGBLOCK, C_SIGIGN,
-	C_NNP, C_PTRACE,
+	C_NNP, C_PTRACE, C_LIMIT,
 };
+
+/* C_LIMIT: the resource limit (soft and hard) the helper starts with; -1: the nice value.
+ * With limit_after_hello, createstep() sets it with prlimit(2) after HELLO instead. */
+static int limit_res;
+static rlim_t limit_val;
+static bool limit_after_hello;
 
 struct helper {
 	pid_t pid;
@@ -121,6 +134,13 @@ child_setup(enum cond c, int sock)
 		break;
 	case C_PTRACE:
 		(void) ptrace(PTRACE_TRACEME, 0, NULL, NULL);
+		break;
+	case C_LIMIT:
+		rl = (struct rlimit) { limit_val, limit_val };
+		if (limit_res < 0)
+			(void) setpriority(PRIO_PROCESS, 0, (int) limit_val);
+		else
+			(void) setrlimit(limit_res, &rl);
 		break;
 	case C_NONE:
 	case C_ARGC0:
@@ -1352,6 +1372,290 @@ group_exec(void)
 	}
 }
 
+/* ---- createsteps: the helper limited or killed at each step of CREATE with a timeout ---- */
+
+static int
+create_timeout(struct helper *h, int *rfds, size_t *nrfds)
+{
+	uint8_t body[5 * 8 + 3 * 4] = { 0 };
+	uint64_t t = htobe64(60000);    /* ms: a deadline record is written */
+
+	memcpy(body + 4 * 8, &t, sizeof(t));
+	return request(h, WIRE_REQ_CREATE, body, sizeof(body), NULL, 0, rfds, nrfds, NULL, 0);
+}
+
+/* Step n of the root half: "PHASE DESC" in $HOSTILE_SYNC/sN, then wait for its cN; returns
+ * cN's first byte ('1': root traces the helper, for phase 3). */
+static int
+step_sync(const char *dir, int n, int phase, const char *desc)
+{
+	char path[256], tmp[300], name[16];
+	int c = EOF;
+	FILE *f;
+
+	(void) snprintf(path, sizeof(path), "%s/s%d", dir, n);
+	(void) snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	f = fopen(tmp, "w");
+	if (f == NULL)
+		return EOF;
+	fprintf(f, "%d %s\n", phase, desc);
+	fclose(f);
+	(void) rename(tmp, path);
+	(void) snprintf(name, sizeof(name), "c%d", n);
+	if (!sync_wait(dir, name))
+		return EOF;
+	(void) snprintf(path, sizeof(path), "%s/c%d", dir, n);
+	f = fopen(path, "r");
+	if (f != NULL) {
+		c = fgetc(f);
+		fclose(f);
+	}
+	return c;
+}
+
+/* One case: a helper under c, its CREATE (with a timeout) left alone or answered with
+ * SIGKILL kill_us microseconds after it was sent (-1: never); the root half looks at what
+ * is left; then the user's next session, which must work; the root half looks again. */
+static void
+createstep(const char *dir, int *n, const char *desc, enum cond c, long kill_us, int *ret_hello,
+	   int *ret_create)
+{
+	struct helper h;
+	int rfds[2] = { -1, -1 }, r = -9, cr = -9, st;
+	size_t nr = 0;
+	bool later = c == C_LIMIT && limit_after_hello;
+
+	if (helper_start(&h, later ? C_NONE : c) < 0) {
+		result(false, desc, "cannot start the helper");
+		return;
+	}
+	if (kill_us >= 0) {
+		uint8_t buf[WIRE_MSG_MAX], body[5 * 8 + 3 * 4] = { 0 };
+		uint64_t t = htobe64(60000);
+		int len;
+
+		memcpy(body + 4 * 8, &t, sizeof(t));
+		len = frame(buf, WIRE_REQ_CREATE, h.seq + 1, body, sizeof(body));
+		r = hello(&h);
+		if (r == 0 && len > 0 && send_raw(&h, buf, (size_t) len, NULL, 0) == 0) {
+			(void) nanosleep(&(struct timespec) { 0, kill_us * 1000 }, NULL);
+			(void) kill(h.pid, SIGKILL);
+		}
+	} else if ((r = hello(&h)) == 0) {
+		if (later)
+			(void) prlimit(h.pid, limit_res, &(struct rlimit) { limit_val, limit_val },
+				       NULL);
+		cr = create_timeout(&h, rfds, &nr);
+		for (size_t i = 0; i < nr; i++)
+			close(rfds[i]);
+		if (cr == 0)
+			(void) simple(&h, WIRE_REQ_DESTROY);
+	}
+	st = helper_wait(&h);
+	printf("# %s: hello %d create %d exit %d\n", desc, r, cr, st);
+	if (ret_hello != NULL)
+		*ret_hello = r;
+	if (ret_create != NULL)
+		*ret_create = cr;
+	step_sync(dir, ++*n, 1, desc);
+	/* The user's next session (with a timeout) reclaims whatever is left. */
+	nr = 0;
+	if (helper_start(&h, C_NONE) == 0 && (r = hello(&h)) == 0) {
+		cr = create_timeout(&h, rfds, &nr);
+		for (size_t i = 0; i < nr; i++)
+			close(rfds[i]);
+		r = cr == 0 ? simple(&h, WIRE_REQ_DESTROY) : cr;
+		st = helper_wait(&h);
+	} else {
+		st = -9;
+	}
+	result(r == 0 && st == 0, desc, "next session: %d, exit %d", r, st);
+	step_sync(dir, ++*n, 2, desc);
+}
+
+/* Run by root (which may trace the capable helper): stop the helper pid at its n-th system
+ * call entry from now and SIGKILL it there.  Prints "attached" once attached.  Exit 0:
+ * killed at the n-th; 1: the helper exited before; 2: ptrace failed. */
+static int
+killat(pid_t pid, long n)
+{
+	long seen = 0;
+	int st, sig = 0;
+
+	if (ptrace(PTRACE_SEIZE, pid, NULL, (void *) PTRACE_O_TRACESYSGOOD) < 0 ||
+	    ptrace(PTRACE_INTERRUPT, pid, NULL, NULL) < 0 || waitpid(pid, &st, 0) != pid) {
+		printf("# killat: %s\n", strerror(errno));
+		return 2;
+	}
+	printf("attached\n");
+	fflush(stdout);
+	for (bool entry = true;; entry = !entry) {
+		struct __ptrace_syscall_info si = { 0 };
+
+		if (ptrace(PTRACE_SYSCALL, pid, NULL, (void *) (long) sig) < 0 ||
+		    waitpid(pid, &st, 0) != pid) {
+			printf("# killat: %s after %ld calls\n", strerror(errno), seen);
+			return 2;
+		}
+		sig = 0;
+		if (WIFEXITED(st) || WIFSIGNALED(st)) {
+			printf("# killat: the helper ended after %ld calls\n", seen);
+			return 1;
+		}
+		if (WSTOPSIG(st) != (SIGTRAP | 0x80)) {
+			/* A signal for the helper is passed on; a group or event stop is not. */
+			if (st >> 16 == 0 && WSTOPSIG(st) != SIGSTOP && WSTOPSIG(st) != SIGTRAP)
+				sig = WSTOPSIG(st);
+			entry = !entry;         /* not a system call stop */
+			continue;
+		}
+		/* Entry or exit as the kernel says, else as they alternate. */
+		if (ptrace(PTRACE_GET_SYSCALL_INFO, pid, (void *) sizeof(si), &si) > 0 &&
+		    (si.op == PTRACE_SYSCALL_INFO_ENTRY || si.op == PTRACE_SYSCALL_INFO_EXIT))
+			entry = si.op == PTRACE_SYSCALL_INFO_ENTRY;
+		if (entry && ++seen == n) {
+			(void) kill(pid, SIGKILL);
+			(void) waitpid(pid, &st, 0);
+			printf("# killed at system call %ld\n", seen);
+			return 0;
+		}
+	}
+}
+
+/* The helper SIGKILLed at the n-th system call from the end of HELLO, by root's tracer
+ * (step_sync phase 3: "PID N"): the CREATE that follows dies at that call.  Returns whether
+ * CREATE still completed under the tracer (n is past its last call). */
+static bool
+createstep_at(const char *dir, int *n, long at)
+{
+	struct helper h;
+	int rfds[2] = { -1, -1 }, r, cr = -9, st;
+	size_t nr = 0;
+	char desc[160], arg[64];
+	bool traced;
+
+	(void) snprintf(desc, sizeof(desc), "SIGKILL at the helper's system call %ld of CREATE",
+			at);
+	if (helper_start(&h, C_NONE) < 0 || (r = hello(&h)) != 0) {
+		result(false, desc, "cannot start the helper");
+		return true;
+	}
+	(void) snprintf(arg, sizeof(arg), "%d %ld", (int) h.pid, at);
+	traced = step_sync(dir, ++*n, 3, arg) == '1';
+	cr = create_timeout(&h, rfds, &nr);
+	for (size_t i = 0; i < nr; i++)
+		close(rfds[i]);
+	if (cr == 0)
+		(void) simple(&h, WIRE_REQ_DESTROY);
+	st = helper_wait(&h);
+	printf("# %s: create %d exit %d\n", desc, cr, st);
+	step_sync(dir, ++*n, 1, desc);
+	nr = 0;
+	if (helper_start(&h, C_NONE) == 0 && (r = hello(&h)) == 0) {
+		r = create_timeout(&h, rfds, &nr);
+		for (size_t i = 0; i < nr; i++)
+			close(rfds[i]);
+		r = r == 0 ? simple(&h, WIRE_REQ_DESTROY) : r;
+		st = helper_wait(&h);
+	} else {
+		st = -9;
+	}
+	if (traced)
+		result(r == 0 && st == 0, desc, "next session: %d, exit %d", r, st);
+	else
+		printf("ok - %s # SKIP root could not trace the helper this time\n", desc);
+	step_sync(dir, ++*n, 2, desc);
+	return traced && cr == 0;
+}
+
+static void
+group_createsteps(void)
+{
+	static const struct { const char *desc; int res; rlim_t v; } lim[] = {
+		{ "RLIMIT_FSIZE 1", RLIMIT_FSIZE, 1 },
+		{ "RLIMIT_CPU 0", RLIMIT_CPU, 0 },
+		{ "RLIMIT_AS 16 MiB", RLIMIT_AS, 16 << 20 },
+		{ "RLIMIT_DATA 0", RLIMIT_DATA, 0 },
+		{ "RLIMIT_STACK 16 KiB", RLIMIT_STACK, 16 << 10 },
+		{ "RLIMIT_CORE 0", RLIMIT_CORE, 0 },
+		{ "RLIMIT_NICE 0", RLIMIT_NICE, 0 },
+		{ "RLIMIT_RTPRIO 0", RLIMIT_RTPRIO, 0 },
+		{ "RLIMIT_MEMLOCK 0", RLIMIT_MEMLOCK, 0 },
+		{ "RLIMIT_SIGPENDING 0", RLIMIT_SIGPENDING, 0 },
+		{ "RLIMIT_MSGQUEUE 0", RLIMIT_MSGQUEUE, 0 },
+		{ "nice 19", -1, 19 },
+	};
+	const char *dir = getenv("HOSTILE_SYNC");
+	struct timespec t0, t1;
+	struct helper h;
+	char desc[160];
+	long t_us;
+	int n = 0, hr = -9, cr = -9;
+
+	if (dir == NULL) {
+		result(false, "createsteps", "HOSTILE_SYNC is not set");
+		return;
+	}
+	for (size_t i = 0; i < ELEMENTSOF(lim); i++) {
+		limit_res = lim[i].res;
+		limit_val = lim[i].v;
+		(void) snprintf(desc, sizeof(desc), "%s: CREATE with a timeout", lim[i].desc);
+		createstep(dir, &n, desc, C_LIMIT, -1, NULL, NULL);
+	}
+	/* Refused with the reason, not killed by SIGXFSZ or failing a step later. */
+	limit_res = RLIMIT_FSIZE;
+	limit_val = 0;
+	createstep(dir, &n, "RLIMIT_FSIZE 0 at exec: CREATE with a timeout", C_LIMIT, -1, &hr,
+		   &cr);
+	result(hr == 0 && cr == EFBIG, "RLIMIT_FSIZE 0 at exec: CREATE with a timeout refused "
+	       "with EFBIG", "hello %d create %d", hr, cr);
+	limit_res = RLIMIT_NOFILE;
+	limit_val = 32;
+	createstep(dir, &n, "RLIMIT_NOFILE 32 at exec", C_LIMIT, -1, &hr, &cr);
+	result(hr == EMFILE, "RLIMIT_NOFILE 32 at exec: HELLO refused with EMFILE", "hello %d", hr);
+	/* Set with prlimit(2) after HELLO, as the user may: RLIMIT_NOFILE k fails the step
+	 * that needs the k-th descriptor, each in turn. */
+	limit_after_hello = true;
+	for (rlim_t k = 5; k <= 24; k++) {
+		limit_val = k;
+		(void) snprintf(desc, sizeof(desc), "RLIMIT_NOFILE %u after HELLO: CREATE with a "
+				"timeout", (unsigned) k);
+		createstep(dir, &n, desc, C_LIMIT, -1, NULL, NULL);
+	}
+	limit_res = RLIMIT_FSIZE;
+	limit_val = 0;
+	createstep(dir, &n, "RLIMIT_FSIZE 0 after HELLO: CREATE with a timeout", C_LIMIT, -1,
+		   &hr, &cr);
+	result(cr == EFBIG, "RLIMIT_FSIZE 0 after HELLO: CREATE with a timeout refused with "
+	       "EFBIG", "hello %d create %d", hr, cr);
+	limit_after_hello = false;
+	/* SIGKILL at points spread over a CREATE's length (as measured here), and after. */
+	t_us = 0;
+	if (helper_start(&h, C_NONE) == 0 && hello(&h) == 0) {
+		int rfds[2] = { -1, -1 };
+		size_t nr = 0;
+
+		(void) clock_gettime(CLOCK_MONOTONIC, &t0);
+		if (create_timeout(&h, rfds, &nr) == 0)
+			(void) simple(&h, WIRE_REQ_DESTROY);
+		(void) clock_gettime(CLOCK_MONOTONIC, &t1);
+		for (size_t i = 0; i < nr; i++)
+			close(rfds[i]);
+		t_us = (t1.tv_sec - t0.tv_sec) * 1000000L + (t1.tv_nsec - t0.tv_nsec) / 1000;
+	}
+	(void) helper_wait(&h);
+	printf("# a CREATE and DESTROY take about %ld us here\n", t_us);
+	for (long i = 0; i <= 12; i++) {
+		(void) snprintf(desc, sizeof(desc), "SIGKILL %ld/10 of a CREATE after it was sent",
+				i);
+		createstep(dir, &n, desc, C_NONE, i * t_us / 10, NULL, NULL);
+	}
+	/* Each system call of a CREATE in turn, until one completes. */
+	for (long at = 1; at <= 400 && !createstep_at(dir, &n, at); at++)
+		;
+	step_sync(dir, ++n, 0, "done");
+}
+
 /* ---- escape ---- */
 
 static int
@@ -1506,6 +1810,8 @@ main(int argc, char **argv)
 {
 	if (argc == 3 && strcmp(argv[1], "escapee") == 0)
 		return escapee(argv[2]);
+	if (argc == 4 && strcmp(argv[1], "killat") == 0)
+		return killat((pid_t) atoi(argv[2]), atol(argv[3]));
 	helper_path = getenv("SANDCAP_HELPER");
 	if (argc == 3 && helper_path != NULL && strcmp(argv[1], "cap") == 0) {
 		(void) signal(SIGPIPE, SIG_IGN);
@@ -1519,7 +1825,7 @@ main(int argc, char **argv)
 	}
 	if (argc != 2 || helper_path == NULL) {
 		fprintf(stderr, "usage: SANDCAP_HELPER=PATH hostile-client frames|spawn|exec|"
-			"escape|flood|workspace|tmprace N|cap N\n");
+			"escape|flood|workspace|createsteps|tmprace N|cap N\n");
 		return 64;
 	}
 	(void) signal(SIGPIPE, SIG_IGN);
@@ -1535,6 +1841,8 @@ main(int argc, char **argv)
 		group_flood();
 	else if (strcmp(argv[1], "workspace") == 0)
 		group_workspace();
+	else if (strcmp(argv[1], "createsteps") == 0)
+		group_createsteps();
 	else
 		return 64;
 	return nfail == 0 ? 0 : 1;
