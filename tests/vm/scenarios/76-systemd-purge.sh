@@ -2,7 +2,7 @@
 # apt remove with a sandbox running, then apt purge: the removal ends the sandbox (prerm);
 # nothing of sandcap stays: no unit loaded, no cgroup (sandcap.slice is stopped), nothing in
 # /run; remove keeps the conffile, purge removes it and /etc/sandcap.  The system group
-# sandcap stays, as documented (README, "Removing the package").
+# sandcap stays, as documented (docs/install.md).
 # vm-timeout: 600
 # vm-cost: 19
 . "$VMLIB"
