@@ -634,7 +634,8 @@ static int
 resolve_policy(struct policy *p, struct policy_resolved *ret)
 {
 	_cleanup_free_ char *user = NULL;
-	char *owned[128] = { NULL };
+	/* As many as the helper takes (more: refused, both sides). */
+	char *owned[1024] = { NULL };
 	struct policy_subject subj;
 	size_t ng = 0;
 	int r = 0;
@@ -1184,7 +1185,11 @@ run_prepare(struct run *R, int argc, char **argv, struct net_proxy *proxy)
 	r = R->pol_r;
 	if (r == 0) {
 		r = resolve_policy(TAKE_PTR(R->polfile), &R->pol);
-		if (r < 0 && r != -ENOENT)
+		if (r == -E2BIG)
+			snprintf(R->err, sizeof(R->err), "cannot resolve the policy %s for you: you "
+				 "are in more groups than sandcap matches against its [group:] "
+				 "sections (1024); ask the admin", SC_POLICY_PATH);
+		else if (r < 0 && r != -ENOENT)
 			snprintf(R->err, sizeof(R->err), "cannot resolve the policy %s for you: %s",
 				 SC_POLICY_PATH, strerror(-r));
 	}
