@@ -1,35 +1,43 @@
 /* SPDX-License-Identifier: MIT */
 /* Who is the caller: see caller.h. */
 #include <errno.h>
-#include <limits.h>
 #include <grp.h>
+#include <limits.h>
 #include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "caller.h"
+#include "group-name.h"
 #include "macro.h"
 
 /* The names of gids[0..n) into names (at most max), strdup'ed, their count in *ret_n.  A
- * group without a name cannot match a [group:NAME] section: skipped.  -ENOMEM (names
- * freed) rather than a list missing a group that has a name. */
+ * group without a name cannot match a [group:NAME] section: skipped.  A lookup that failed,
+ * or a name that cannot be copied, is an error (names freed) rather than a list missing a
+ * group. */
 static int
 group_names(const gid_t *gids, int n, char **names, size_t max, size_t *ret_n)
 {
+	char name[256];
 	size_t k = 0;
+	int r = 0;
 
-	for (int i = 0; i < n && k < max; i++) {
-		struct group *gr = getgrgid(gids[i]);
-
-		if (gr == NULL)
+	for (int i = 0; i < n && k < max && r == 0; i++) {
+		r = group_name(gids[i], name, sizeof(name));
+		if (r == -ENOENT || r == -ENAMETOOLONG) {
+			r = 0;
 			continue;
-		if ((names[k] = strdup(gr->gr_name)) == NULL) {
-			while (k > 0)
-				free(names[--k]);
-			return -ENOMEM;
 		}
-		k++;
+		if (r == 0 && (names[k] = strdup(name)) == NULL)
+			r = -ENOMEM;
+		else if (r == 0)
+			k++;
+	}
+	if (r < 0) {
+		while (k > 0)
+			free(names[--k]);
+		return r;
 	}
 	*ret_n = k;
 	return 0;

@@ -27,6 +27,7 @@
 #include "log.h"
 #include "macro.h"
 #include "op_net.h"
+#include "group-name.h"
 #include "parse-util.h"
 #include "session.h"
 
@@ -69,12 +70,17 @@ resolve_caller(struct session *s, char *msg, size_t msglen)
 		}
 	}
 	for (int i = 0; i < ngids; i++) {
-		struct group *gr = getgrgid(gids[i]);
+		int r = group_name(gids[i], names[subj.ngroups], sizeof(names[0]));
 
-		/* A group without a name cannot match a [group:NAME] section: skip it. */
-		if (gr == NULL || strlen(gr->gr_name) >= sizeof(names[0]))
+		/* A group without a name (or one longer than any section's) cannot match a
+		 * [group:NAME] section: skip it.  A lookup that failed could hide one: refuse. */
+		if (r == -ENOENT || r == -ENAMETOOLONG)
 			continue;
-		strcpy(names[subj.ngroups], gr->gr_name);
+		if (r < 0) {
+			snprintf(msg, msglen, "cannot look up group %u of user %s: %s",
+				 (unsigned) gids[i], user, strerror(-r));
+			return -EPERM;
+		}
 		groups[subj.ngroups] = names[subj.ngroups];
 		subj.ngroups++;
 	}

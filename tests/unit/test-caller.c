@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "caller.h"
+#include "group-name.h"
 
 static void
 free_names(char *user, char **names, size_t n)
@@ -72,6 +73,22 @@ test_no_groups(void **state)
 	free(user);
 }
 
+/* A group's name, "no such group" told apart from a name that does not fit. */
+static void
+test_group_name(void **state)
+{
+	char name[64], tiny[2];
+	struct group *gr = getgrgid(0);
+
+	if (gr != NULL) {
+		assert_int_equal(group_name(0, name, sizeof(name)), 0);
+		assert_string_equal(name, gr->gr_name);
+		assert_int_equal(group_name(0, tiny, sizeof(tiny)), -ENAMETOOLONG);
+	}
+	if (getgrgid(4242421) == NULL)
+		assert_int_equal(group_name(4242421, name, sizeof(name)), -ENOENT);
+}
+
 int
 main(void)
 {
@@ -79,6 +96,7 @@ main(void)
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_too_many_groups),
 		cmocka_unit_test(test_no_groups),
+		cmocka_unit_test(test_group_name),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
