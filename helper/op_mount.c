@@ -296,14 +296,17 @@ reclaim_and_count(struct session *s, unsigned *ret_live)
 		lfd = openat(s->lockdir_fd, lock, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
 		/* A live helper holds LOCK_EX on its lock for the whole session; getting it
 		 * (or finding no lock: it is created before the leaf, removed after) means
-		 * the owner is gone. */
+		 * the owner is gone.  Anything else (the lock held, or an open or flock that
+		 * failed, e.g. under a RLIMIT_NOFILE the user lowered meanwhile) cannot prove
+		 * it gone: the sandbox counts against the cap. */
 		if (lfd >= 0 && flock(lfd, LOCK_EX | LOCK_NB) < 0) {
-			if (errno == EWOULDBLOCK)
-				live++;
+			live++;
 			continue;
 		}
-		if (lfd < 0 && errno != ENOENT)
+		if (lfd < 0 && errno != ENOENT) {
+			live++;
 			continue;
+		}
 		caps_lower_all();
 		raised = false;
 		if (reclaim_one(s, name) < 0)
