@@ -14,6 +14,7 @@
 #include <sys/pidfd.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
 #include <sys/uio.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -307,23 +308,71 @@ unix_stream(struct ugate *g, const struct seccomp_notif *req, int cmd_sock, int 
 	return 0;
 }
 
-/* Any other family: the command's socket itself connects (no new policy for it here),
- * without blocking us; 1 when the answer waits in g->pend. */
+static void
+on_tick(int sig)
+{
+	(void) sig;
+}
+
+/* connect(fd, sa, len) on a socket whose file the sandbox shares: it may clear O_NONBLOCK
+ * between our setting it and the call, and a blocking connect would hold the supervisor
+ * (timeouts, signals) for as long as the kernel retries.  A repeating SIGALRM with a
+ * handler that does not restart the call makes it return EINTR within a tick; nothing
+ * else in sandcap uses SIGALRM or the real-time interval timer.  A tick left pending when
+ * the timer stops is taken while blocked, before the default action (termination) is put
+ * back.  -errno as connect() sets it, or 0. */
+static int
+connect_bounded(int fd, const struct sockaddr *sa, socklen_t len)
+{
+	struct sigaction tick = { .sa_handler = on_tick }, old;
+	struct itimerval on = { .it_interval = { 0, 20000 }, .it_value = { 0, 20000 } }, off = {};
+	struct timespec zero = { 0, 0 };
+	sigset_t alrm, mask;
+	int r;
+
+	sigemptyset(&alrm);
+	sigaddset(&alrm, SIGALRM);
+	if (sigaction(SIGALRM, &tick, &old) < 0)
+		return -errno;
+	if (setitimer(ITIMER_REAL, &on, NULL) < 0) {
+		r = -errno;
+		(void) sigaction(SIGALRM, &old, NULL);
+		return r;
+	}
+	(void) sigprocmask(SIG_UNBLOCK, &alrm, &mask);     /* also where our parent blocked it */
+	r = connect(fd, sa, len) < 0 ? -errno : 0;
+	(void) sigprocmask(SIG_BLOCK, &alrm, NULL);
+	(void) setitimer(ITIMER_REAL, &off, NULL);
+	while (sigtimedwait(&alrm, NULL, &zero) == SIGALRM)
+		;
+	(void) sigaction(SIGALRM, &old, NULL);
+	(void) sigprocmask(SIG_SETMASK, &mask, NULL);
+	return r;
+}
+
+/* Any other family: the command's own socket connects to the address it gave (no new
+ * policy for it here), without blocking us; 1 when the answer waits in g->pend.  A
+ * connect cut short by connect_bounded() goes on in the kernel for TCP and SCTP (IPv4,
+ * IPv6: the state stays "connecting") and is waited for like one that would block; other
+ * families may abort it (vsock does), so their caller gets EINTR as from a signal. */
 static int
 other_family(struct ugate *g, int epfd, const struct seccomp_notif *req, int *cmd_sock,
-	     const struct sockaddr_un *sa, socklen_t len)
+	     int domain, const struct sockaddr_un *sa, socklen_t len)
 {
 	int fl = fcntl(*cmd_sock, F_GETFL), r, e;
 	bool blocking = fl >= 0 && (fl & O_NONBLOCK) == 0;
+	bool goes_on = domain == AF_INET || domain == AF_INET6;
 
 	if (fl < 0)
 		return -errno;
 	if (blocking)
 		(void) fcntl(*cmd_sock, F_SETFL, fl | O_NONBLOCK);
-	r = connect(*cmd_sock, (const struct sockaddr *) sa, len);
-	e = errno;
+	r = connect_bounded(*cmd_sock, (const struct sockaddr *) sa, len);
+	e = -r;
 	if (blocking)
 		(void) fcntl(*cmd_sock, F_SETFL, fl);
+	if (e == EINTR && goes_on)
+		e = EINPROGRESS;
 	if (r == 0)
 		return 0;
 	if (!blocking || (e != EINPROGRESS && e != EALREADY))
@@ -384,7 +433,7 @@ handle_connect(struct ugate *g, int epfd, const struct seccomp_notif *req)
 	if (getsockopt(cmd_sock, SOL_SOCKET, SO_DOMAIN, &domain, &ol) < 0)
 		return -errno;
 	if (domain != AF_UNIX)
-		return other_family(g, epfd, req, &cmd_sock, &a.un, (socklen_t) len);
+		return other_family(g, epfd, req, &cmd_sock, domain, &a.un, (socklen_t) len);
 	ol = sizeof(type);
 	if (getsockopt(cmd_sock, SOL_SOCKET, SO_TYPE, &type, &ol) < 0)
 		return -errno;

@@ -18,7 +18,8 @@
  *   either: no service starts processes on a datagram).
  * - Every other family: the command's own socket connects to the address it gave (the
  *   same file, through pidfd_getfd()); a blocking connect waits here, without blocking
- *   supervision, for its result.
+ *   supervision, for its result.  Our connect() on that file is bounded by an interval
+ *   timer (SIGALRM): the sandbox can clear O_NONBLOCK on it at any time.
  *
  * Every step is bounded: no blocking call on a descriptor the sandbox controls, at most
  * UGATE_PENDING_MAX connects waiting; the work for one notification is a few system calls

@@ -95,6 +95,30 @@ else
 	skip "tmux: not installed (tools/deps.sh installs it)"
 fi
 
+# A blocking TCP connect() is made by sandcap on the command's own socket, set non-blocking
+# for it; threads clearing O_NONBLOCK on that shared file meanwhile must not hold sandcap
+# in the kernel's SYN retries (minutes) against a listener whose backlog is full: the
+# timeout still ends the run.  The bound is loose on purpose (a busy machine is slow).
+(exec "$PY" "$D/blackhole.py" "$T/bh.port") &
+bh_pid=$!
+LIBTEST_PIDS="$LIBTEST_PIDS $bh_pid"
+i=0
+while [ ! -s "$T/bh.port" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+if [ ! -x "$BUILD/tests/probe-flipconnect" ]; then
+	skip "blocking TCP connect: $BUILD/tests/probe-flipconnect is not built (make probes)"
+elif [ -s "$T/bh.port" ]; then
+	sandcap_run --timeout 3 --report "$T/bh.json" -- "$BUILD/tests/probe-flipconnect" \
+		"$(cat "$T/bh.port")" 100
+	eq "threads unsetting O_NONBLOCK during sandcap's TCP connect: verdict timeout" timeout \
+		"$(json "$T/bh.json" '["verdict"]')"
+	expect "... which came in time (wall $ms ms < 30000: sandcap was not held in connect())" \
+		test "$ms" -lt 30000
+	contains "... and the attacker had started its connects" started "$(cat "$T/out")"
+else
+	skip "blocking TCP connect: the black-hole listener did not start"
+fi
+kill "$bh_pid" 2> /dev/null
+
 # --unix host: the explicit opt-out, said in the report.
 sandcap_run --unix host --report "$T/h.json" -- "$PY" -c '
 import socket, sys
