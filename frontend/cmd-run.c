@@ -1704,6 +1704,11 @@ run_notes(struct run *R)
 		add_note(R, "%lu connection%s to UNIX sockets outside the sandbox refused (the "
 			 "first: %s; --unix host allows them)", out->unix_refused,
 			 out->unix_refused == 1 ? "" : "s", out->unix_refused_first);
+	if (out->unix_undumpable > 0)
+		add_note(R, "%lu connect() call%s refused (EPERM) because the calling process "
+			 "made itself non-dumpable (prctl PR_SET_DUMPABLE 0), which keeps sandcap "
+			 "from its socket; --unix host lets it connect by itself",
+			 out->unix_undumpable, out->unix_undumpable == 1 ? "" : "s");
 	if (out->output_dropped > 0) {
 		const char *abbrev = R->drain_sig > 0 ? sigabbrev_np(R->drain_sig) : NULL;
 

@@ -1451,6 +1451,7 @@ sv_run(const struct sv_spec *spec, struct sv_outcome *ret)
 		end_sandbox(&st);
 		if (st.ugate_on) {
 			out.unix_refused = sv_ugate.n_refused;
+			out.unix_undumpable = sv_ugate.n_undumpable;
 			memcpy(out.unix_refused_first, sv_ugate.first_refused,
 			       sizeof(out.unix_refused_first));
 		}

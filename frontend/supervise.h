@@ -116,6 +116,8 @@ struct sv_outcome {
 	 * sandbox refused, and the first of them. */
 	unsigned long unix_refused;
 	char unix_refused_first[112];
+	unsigned long unix_undumpable;  /* connect() calls refused (EPERM): the caller was not
+					 * dumpable, so its socket was out of sandcap's reach */
 	struct rusage main_ru;          /* the main process alone */
 	struct rusage tree_ru;          /* every reaped descendant (RUSAGE_CHILDREN) */
 	/* Processes other than the main one that sandcap reaped (its children, and orphans

@@ -423,6 +423,8 @@ handle_connect(struct ugate *g, int epfd, const struct seccomp_notif *req)
 	if (pidfd < 0 || !id_valid(g, req->id))
 		return -ESRCH;
 	cmd_sock = pidfd_getfd(pidfd, (int) tfd, 0);
+	if (cmd_sock < 0 && errno == EPERM)
+		g->n_undumpable++;      /* no ptrace access: it made itself non-dumpable */
 	if (cmd_sock < 0)
 		return errno == EBADF ? -EBADF : -EPERM;
 	/* The address, read once: what is connected to is this copy. */

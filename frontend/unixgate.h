@@ -50,6 +50,7 @@ struct ugate {
 	unsigned n_pend;
 	/* For the report. */
 	unsigned long n_refused, n_allowed;
+	unsigned long n_undumpable;     /* connects refused: the caller is non-dumpable */
 	char first_refused[112];        /* the first refused address, printable */
 };
 

@@ -119,6 +119,21 @@ else
 fi
 kill "$bh_pid" 2> /dev/null
 
+# A process that made itself non-dumpable is out of sandcap's reach: its connect() fails
+# (EPERM, TCP too), and the message says why and what to do.
+sandcap_run -- "$PY" -c '
+import ctypes, errno, socket
+ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE 0
+s = socket.socket()
+try:
+    s.connect(("127.0.0.1", 9)); print("CONNECTED")
+except OSError as e:
+    print(errno.errorcode.get(e.errno, e.errno))
+'
+eq "a non-dumpable process: its TCP connect() fails closed (EPERM)" EPERM "$(cat "$T/out")"
+contains "... and the message says why" "made itself non-dumpable" "$(cat "$T/err")"
+contains "... and names the fix" "--unix host lets it connect" "$(cat "$T/err")"
+
 # --unix host: the explicit opt-out, said in the report.
 sandcap_run --unix host --report "$T/h.json" -- "$PY" -c '
 import socket, sys
