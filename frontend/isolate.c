@@ -308,12 +308,13 @@ plan_unix_notify(const struct isolate_opts *o, int abi, bool seccomp, struct iso
 	if (seccomp && isolate_unotify_available()) {
 		p->unix_notify = p->seccomp = true;
 		/* Where Landlock scopes abstract sockets (ABI 6), datagrams to abstract names
-		 * outside are refused too: the command never connects itself, sandcap does. */
+		 * outside are refused too: sendto() by the scope, connect() (which sandcap
+		 * makes, outside the domain) by sandcap for every abstract name. */
 		p->landlock_scope = abi >= 6;
 		if (p->landlock_scope)
 			set_str(p->unix_enforcement, sizeof(p->unix_enforcement), "seccomp-notify + "
-				"landlock: UNIX stream/seqpacket only to its own; datagrams to paths "
-				"unchecked");
+				"landlock: UNIX only to its own sockets, except datagrams to paths "
+				"(unchecked)");
 		else
 			set_str(p->unix_enforcement, sizeof(p->unix_enforcement), "seccomp-notify: "
 				"UNIX stream/seqpacket only to the sandbox's listeners; datagrams "

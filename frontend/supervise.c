@@ -453,6 +453,7 @@ ugate_prepare(struct sv_state *st, int *ret_theirs)
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) < 0)
 		return log_error_errno(-errno, "socketpair: %m");
 	r = ugate_start(&sv_ugate, pair[0], sv_self, st->spec->exclude_pid);
+	sv_ugate.scope_abstract = st->spec->plan->landlock_scope;
 	st->ugate_on = true;
 	if (r < 0) {
 		(void) close(pair[1]);
@@ -1397,6 +1398,7 @@ start_spawned(struct sv_state *st)
 	if ((ss.flags & STAGE_F_NOTIFY) != 0) {
 		st->ugate_on = true;
 		r = ugate_start(&sv_ugate, TAKE_FD(ours), sv_self, spec->exclude_pid);
+		sv_ugate.scope_abstract = spec->plan != NULL && spec->plan->landlock_scope;
 		if (r < 0) {
 			r = abort_child(pid, log_error_errno(r, "cannot answer the sandbox's "
 							     "connect(): %m; pass --unix host"));

@@ -441,7 +441,11 @@ handle_connect(struct ugate *g, int epfd, const struct seccomp_notif *req)
 		return -errno;
 	if (type == SOCK_STREAM || type == SOCK_SEQPACKET)
 		return unix_stream(g, req, cmd_sock, type, &a.un, (socklen_t) len);
-	/* Datagrams: the command's socket, as asked (unixgate.h). */
+	/* Datagrams: the command's socket, as asked (unixgate.h); an abstract name not where
+	 * the scope would refuse the same datagram sent by the sandbox itself. */
+	if (g->scope_abstract && a.un.sun_family == AF_UNIX &&
+	    len > offsetof(struct sockaddr_un, sun_path) && a.un.sun_path[0] == '\0')
+		return -EPERM;
 	return connect_as(g, req->id, req->pid, cmd_sock, &a.un, (socklen_t) len);
 }
 

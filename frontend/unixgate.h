@@ -15,7 +15,11 @@
  *   its close-on-exec and O_NONBLOCK) and connect() returns 0; else EACCES, and the
  *   outside service saw a connection open and close with nothing sent.
  * - AF_UNIX datagram: connected as asked (datagrams sent to an address are not checked
- *   either: no service starts processes on a datagram).
+ *   either: no service starts processes on a datagram), except to an abstract name where
+ *   Landlock scopes abstract sockets (scope_abstract): EPERM, as the scope answers the
+ *   sandbox's sendto() to one made outside.  Ours is not in the sandbox's domain, and a
+ *   datagram socket has no peer credentials to tell its own names from others: every
+ *   abstract name is refused to connect(), sendto() still reaches the sandbox's own.
  * - Every other family: the command's own socket connects to the address it gave (the
  *   same file, through pidfd_getfd()); a blocking connect waits here, without blocking
  *   supervision, for its result.  Our connect() on that file is bounded by an interval
@@ -46,6 +50,7 @@ struct ugate {
 	int cwd;                        /* our working directory, to return after a relative path */
 	pid_t self;                     /* the supervisor */
 	pid_t exclude;                  /* our child that is not the sandbox's (the helper) */
+	bool scope_abstract;            /* Landlock scopes the sandbox's abstract sockets */
 	struct ugate_pending pend[UGATE_PENDING_MAX];
 	unsigned n_pend;
 	/* For the report. */

@@ -152,6 +152,21 @@ def main():
         say("dgram-abstract", "SENT")
     except OSError as e:
         say("dgram-abstract", "REFUSED " + errno.errorcode.get(e.errno, str(e.errno)))
+    # connect() is made by sandcap, outside the sandbox's Landlock domain: it must not
+    # open what sendto() may not.
+    d = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    try:
+        d.connect("\0" + outside_abs + "-dgram")
+        d.send(b"PWN-connected\n")
+        say("dgram-connect-abstract", "SENT")
+    except OSError as e:
+        say("dgram-connect-abstract", "REFUSED " + errno.errorcode.get(e.errno, str(e.errno)))
+    # Its own abstract datagram socket: sendto() reaches it.
+    own_d = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    own_d.bind("\0sandcap-own-dgram-%d" % os.getpid())
+    d = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    d.sendto(b"x", "\0sandcap-own-dgram-%d" % os.getpid())
+    say("own-dgram-abstract", "OK" if own_d.recv(1) == b"x" else "FAIL")
 
     # What must keep working.
     a, b = socket.socketpair()

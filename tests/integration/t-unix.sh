@@ -63,7 +63,10 @@ case "$unix_enf" in
 *landlock*)
 	eq "a datagram to an outside abstract name: refused (Landlock scope)" "REFUSED EPERM" \
 		"$(line dgram-abstract)"
-	eq "... and never arrived" "" "$(cat "$T/svc/got.log-dgram" 2>/dev/null)"
+	eq "connect() of a datagram socket to it: refused too (sandcap, EPERM)" "REFUSED EPERM" \
+		"$(line dgram-connect-abstract)"
+	eq "... and neither datagram arrived" "" "$(cat "$T/svc/got.log-dgram" 2>/dev/null)"
+	eq "sendto() to its own abstract datagram socket works" OK "$(line own-dgram-abstract)"
 	;;
 *) skip "datagrams to abstract names: no Landlock ABI 6 here (enforcement.unix: $unix_enf)" ;;
 esac

@@ -299,6 +299,7 @@ test_plan_fs(void **state)
 	if (isolate_unotify_available()) {
 		assert_true(p.unix_notify);
 		assert_non_null(strstr(p.unix_enforcement, "seccomp-notify + landlock"));
+		assert_non_null(strstr(p.unix_enforcement, "except datagrams to paths"));
 		assert_int_equal(isolate_plan_on(&none, 5, true, &p, err, sizeof(err)), 0);
 		assert_false(p.landlock_scope);
 		assert_non_null(strstr(p.unix_enforcement, "seccomp-notify: "));
