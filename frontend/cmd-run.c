@@ -1701,8 +1701,9 @@ run_notes(struct run *R)
 		add_note(R, "%u more process%s ended by SIGKILL after it (what it leaves running "
 			 "is killed with it)", out->killed_at_end, out->killed_at_end == 1 ? "" : "es");
 	if (out->unix_refused > 0)
-		add_note(R, "%lu connection%s to UNIX sockets outside the sandbox refused (the "
-			 "first: %s; --unix host allows them)", out->unix_refused,
+		add_note(R, "%lu connection%s to UNIX sockets whose listener is not a live process "
+			 "of the sandbox refused (the first: %s; --unix host allows them)",
+			 out->unix_refused,
 			 out->unix_refused == 1 ? "" : "s", out->unix_refused_first);
 	if (out->unix_undumpable > 0)
 		add_note(R, "%lu connect() call%s refused (EPERM) because the calling process "
