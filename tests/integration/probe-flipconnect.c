@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* probe-flipconnect PORT N: the attacker's side of a blocking TCP connect() that sandcap
- * makes on the command's own socket (unixgate.c, other_family()).  N threads each
- * connect() a blocking socket to 127.0.0.1:PORT while a thread of its own keeps clearing
- * O_NONBLOCK on that socket, the open file sandcap shares to connect it, so that sandcap's
- * connect() would block for as long as the kernel retries.  Prints "started", then waits:
- * only --timeout ends it (t-unix.sh). */
+ * makes on the command's own socket (unixgate.c, other_family()).  N threads, one every
+ * 10 ms, each connect() a blocking socket to 127.0.0.1:PORT while one thread keeps
+ * clearing O_NONBLOCK on the newest of them, the open file sandcap shares to connect it,
+ * so that sandcap's connect() would block for as long as the kernel retries.  Prints
+ * "started" once the flipping thread runs; then only --timeout ends it (t-unix.sh). */
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -15,14 +15,18 @@
 #include <unistd.h>
 
 static struct sockaddr_in target;
+static volatile int newest = -1;
 
 static void *
 flip(void *arg)
 {
-	int fd = (int) (long) arg;
+	(void) arg;
+	for (;;) {
+		int fd = newest;
 
-	for (;;)
-		(void) fcntl(fd, F_SETFL, 0);
+		if (fd >= 0)
+			(void) fcntl(fd, F_SETFL, 0);
+	}
 	return NULL;
 }
 
@@ -30,11 +34,11 @@ static void *
 attack(void *arg)
 {
 	int s = socket(AF_INET, SOCK_STREAM, 0);
-	pthread_t t;
 
 	(void) arg;
-	if (s < 0 || pthread_create(&t, NULL, flip, (void *) (long) s) != 0)
+	if (s < 0)
 		return NULL;
+	newest = s;
 	(void) connect(s, (const struct sockaddr *) &target, sizeof(target));
 	return NULL;
 }
@@ -52,15 +56,21 @@ main(int argc, char **argv)
 	target.sin_port = htons((uint16_t) atoi(argv[1]));
 	target.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	n = atoi(argv[2]);
+	{
+		pthread_t f;
+
+		if (pthread_create(&f, NULL, flip, NULL) != 0)
+			return 1;
+	}
+	printf("started\n");
+	fflush(stdout);
 	for (int i = 0; i < n; i++) {
 		pthread_t t;
 
 		if (pthread_create(&t, NULL, attack, (void *) (long) i) != 0)
 			break;
-		(void) usleep(5000);
+		(void) usleep(10000);
 	}
-	printf("started\n");
-	fflush(stdout);
 	for (;;)
 		pause();
 }

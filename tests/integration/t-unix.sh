@@ -111,7 +111,7 @@ if [ ! -x "$BUILD/tests/probe-flipconnect" ]; then
 	skip "blocking TCP connect: $BUILD/tests/probe-flipconnect is not built (make probes)"
 elif [ -s "$T/bh.port" ]; then
 	sandcap_run --timeout 3 --report "$T/bh.json" -- "$BUILD/tests/probe-flipconnect" \
-		"$(cat "$T/bh.port")" 100
+		"$(cat "$T/bh.port")" 200
 	eq "threads unsetting O_NONBLOCK during sandcap's TCP connect: verdict timeout" timeout \
 		"$(json "$T/bh.json" '["verdict"]')"
 	expect "... which came in time (wall $ms ms < 30000: sandcap was not held in connect())" \
