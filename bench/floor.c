@@ -10,7 +10,7 @@
  * control socket, timers, scans or report.  With --isolate the child first makes the
  * kernel calls every sandbox of sandcap's needs before its exec: no_new_privs, a Landlock
  * domain that scopes signals (ABI 6 or later, where the kernel has it) and sandcap's own
- * seccomp filter for a plain run, the build's template (frontend/seccomp-tpl.h) patched
+ * seccomp filter for a plain run, the build's template (frontend/isolate/seccomp-tpl.h) patched
  * with this program's pids.  The kernel's cost of loading a filter (its translation, JIT
  * and the per-system-call cache it precomputes) depends on the program's shape, not only
  * its length: a stand-in of the same length made of compares that match nothing took three

@@ -17,7 +17,7 @@ cc -O2 -o "$build/bench-hello" "$top/bench/hello.c"
 # seccomp_arch_native()).
 # shellcheck disable=SC2046
 cc -O2 -I"$top/lib" -I"$top/policy" -I"$top/frontend" -o "$build/bench-floor" \
-	"$top/bench/floor.c" "$top/frontend/seccomp-tpl.c" "$build/gen/seccomp-tpl-data.c" \
+	"$top/bench/floor.c" "$top/frontend/isolate/seccomp-tpl.c" "$build/gen/seccomp-tpl-data.c" \
 	$(pkg-config --cflags --libs libseccomp)
 # shellcheck disable=SC2086
 exec python3 "$top/bench/bench.py" --build "$build" --out "$top/bench/RESULTS.md" ${BENCH_ARGS:-}

@@ -4,11 +4,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "commands.h"
-#include "control.h"
+#include "cmd/cmd.h"
+#include "supervise/control.h"
 #include "log.h"
 #include "macro.h"
-#include "supervise.h"
+#include "supervise/supervise.h"
 
 static const struct {
 	const char *name;

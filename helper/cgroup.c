@@ -105,7 +105,7 @@ cg_open_root_raised(const char *root, int *ret_fd, char *subtree, size_t len)
  * chmod it or set user xattrs on it, nothing else, and only through a path to the leaf,
  * which nobody but root, the helpers and sandcap has (the parent is root's 0700; sandcap
  * is not dumpable, so its descriptor of the leaf cannot be reached through /proc; a file
- * of its evidence found unreadable is made 0444 again and read, frontend/cgstats.c;
+ * of its evidence found unreadable is made 0444 again and read, frontend/cgroup/cgstats.c;
  * SECURITY.md "Savings of issue 19").  A name not on this list is
  * chowned, as every file was before: a kernel that adds a file, or makes one of these
  * writable (as 6.12 did memory.peak, which is therefore not here), only costs a chown.

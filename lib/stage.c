@@ -354,7 +354,7 @@ struct spawned_iso {
 };
 
 /* Landlock (each ruleset sandcap built, in its order) and the seccomp filter, as
- * frontend/isolate.c's isolate_apply() does with the same objects. */
+ * frontend/isolate/isolate.c's isolate_apply() does with the same objects. */
 static int
 spawned_isolate(const void *ud, char *err, size_t errlen)
 {

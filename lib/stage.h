@@ -2,7 +2,7 @@
 /* The sandboxed process's last steps before the command's exec, in one place for the two
  * processes that run them:
  *
- * - sandcap's own child in rlimit and user-cgroup mode (frontend/supervise.c), which runs
+ * - sandcap's own child in rlimit and user-cgroup mode (frontend/supervise/supervise.c), which runs
  *   stage_tail() on sandcap's memory;
  * - in cgroup mode, the process the helper creates inside the leaf (helper/op_spawn.c,
  *   PROTOCOL.md 3.3), which first gives up every capability, then receives the stage from
@@ -23,7 +23,7 @@
 
 #include "macro.h"
 
-/* The exit status of a child that could not exec: commands.h's SC_EXIT_* (125, 126, 127). */
+/* The exit status of a child that could not exec: frontend/exit.h's SC_EXIT_* (125, 126, 127). */
 #define STAGE_EXIT_FAILURE  125
 #define STAGE_EXIT_NOEXEC   126
 #define STAGE_EXIT_NOTFOUND 127

@@ -1,8 +1,9 @@
 #!/bin/sh
 # make lint: static analysis over the tree; any finding fails.
 #   cppcheck, gcc -fanalyzer, clang-tidy (.clang-tidy), the hardening of the built binaries,
-#   the files comments and documents name (tools/check-refs.sh), and the subjects of the
-#   commits made since the commit rule (tools/check-commits.sh).
+#   the files comments and documents name (tools/check-refs.sh), the subjects of the
+#   commits made since the commit rule (tools/check-commits.sh), and the direction of
+#   every dependency between the layers (tools/check-layers.sh).
 # Writes "lint PASSED FAILED SKIPPED" (one count per tool) into $BUILD/results/lint.  A tool
 # that is not installed (`make deps` installs them all) is a skip naming it, or a failure
 # when SANDBOX_TESTS_MUST_RUN=1.
@@ -12,7 +13,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1
 mkdir -p "$build/results" "$build/lint"
 pass=0 fail=0 skipped=0
-SRC=$(ls lib/*.c policy/*.c frontend/*.c frontend/net/*.c helper/*.c reaper/*.c tools/*.c)
+SRC=$(ls lib/*.c policy/*.c frontend/*.c frontend/*/*.c helper/*.c reaper/*.c tools/*.c)
 DEFS="-D_GNU_SOURCE -DSC_VERSION=\"0\" -DSC_HELPER_PATH=\"/x\" -DSC_POLICY_PATH=\"/x\" -DSC_PROFILES_DIR=\"/x\"
 	-DSC_DEADLINE_DIR=\"/x/y\" -DSC_SETUP_PATH=\"/x\""
 PKGF=$(pkg-config --cflags inih libbsd-overlay libseccomp)
@@ -21,7 +22,7 @@ inc_for() {
 	case "$1" in
 	lib/*) echo "-Ilib" ;;
 	policy/*) echo "-Ilib -Ipolicy" ;;
-	frontend/*) echo "-Ilib -Ipolicy -Ifrontend -Ifrontend/net" ;;
+	frontend/*) echo "-Ilib -Ipolicy -Ifrontend" ;;
 	helper/*) echo "-Ilib -Ipolicy -Ihelper" ;;
 	reaper/*) echo "-Ilib" ;;
 	tools/*) echo "-Ilib -Ipolicy -Ifrontend" ;;   # build-time generators (seccomp-gen.c)
@@ -69,7 +70,7 @@ log="$build/lint/cppcheck.log"
 if have cppcheck; then
 	# shellcheck disable=SC2086
 	cppcheck --quiet --error-exitcode=1 --enable=warning,performance --inline-suppr \
-		--std=c11 --library=posix -D_GNU_SOURCE -Ilib -Ipolicy -Ifrontend -Ifrontend/net -Ihelper \
+		--std=c11 --library=posix -D_GNU_SOURCE -Ilib -Ipolicy -Ifrontend -Ihelper \
 		--suppress=missingIncludeSystem --suppress=unknownMacro \
 		--suppress=resourceLeak --suppress=memleak \
 		$SRC >"$log" 2>&1
@@ -126,6 +127,11 @@ if [ "$rc" -eq 77 ]; then
 else
 	result commit-subjects "$rc" "$log"
 fi
+
+# 7. layers: every include and symbol runs one way through the tree (tools/check-layers.sh).
+log="$build/lint/layers.log"
+sh tools/check-layers.sh "$build" >"$log" 2>&1
+result layers $? "$log"
 
 echo "lint $pass $fail $skipped" > "$build/results/lint"
 echo "lint: $pass passed, $fail failed, $skipped skipped"

@@ -16,7 +16,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "allow.h"
+#include "net/allow.h"
 #include "macro.h"
 
 static int

@@ -14,7 +14,7 @@
 #include <strings.h>
 
 #include "macro.h"
-#include "proxy-parse.h"
+#include "net/proxy-parse.h"
 
 static int
 refuse(int *status, int code, char *err, size_t errlen, int r, const char *fmt, ...)

@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "proxy-peer.h"
+#include "net/proxy-peer.h"
 
 #ifndef INET_DIAG_CGROUP_ID
 #define INET_DIAG_CGROUP_ID 21          /* Linux 5.7 */

@@ -43,11 +43,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "allow.h"
+#include "net/allow.h"
 #include "macro.h"
-#include "proxy-parse.h"
-#include "proxy-peer.h"
-#include "proxy.h"
+#include "net/proxy-parse.h"
+#include "net/proxy-peer.h"
+#include "net/proxy.h"
 
 #define HEAD_DEADLINE_MS    30000       /* the whole request head */
 #define CONNECT_DEADLINE_MS 10000       /* per address tried */

@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "allow.h"
+#include "net/allow.h"
 
 #define NET_CONNS_MAX      256          /* records kept for the report; the rest are counted */
 #define NET_REASON_MAX     160

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* probe-cgprotect ROOT: prove the Landlock layer of frontend/cgprotect.c on a stand-in tree
+/* probe-cgprotect ROOT: prove the Landlock layer of frontend/isolate/cgprotect.c on a stand-in tree
  * (never the host's own cgroup files).  Builds ROOT/sys/fs/cgroup/leaf/memory.max and
  * siblings, applies the layer with ROOT as "/" and ROOT/sys/fs/cgroup as the cgroup mount,
  * then prints one TAP line per check (numbered from 1, no plan).  Exit 77 when the kernel
@@ -15,8 +15,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "cgprotect.h"
-#include "isolate.h"
+#include "isolate/cgprotect.h"
+#include "isolate/isolate.h"
 
 static int n, failed;
 static char root[PATH_MAX];

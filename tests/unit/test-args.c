@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* frontend/args.c and frontend/opt.c: the one option table of sandcap run and trace, the
+/* frontend/run/args.c and frontend/run/opt.c: the one option table of sandcap run and trace, the
  * iterator that reads it, value ranges, and sandcap kill's signals. */
 #include <errno.h>
 #include <fcntl.h>
@@ -14,10 +14,10 @@
 
 #include <cmocka.h>
 
-#include "args.h"
-#include "cmd-run.h"
+#include "run/args.h"
+#include "run/run.h"
 #include "macro.h"
-#include "opt.h"
+#include "run/opt.h"
 #include "policy.h"
 
 #define ARGV(...) ((char *[]) { __VA_ARGS__, NULL })

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Unit tests for frontend/caller.c: the caller's names for the policy, failing closed when
+/* Unit tests for frontend/run/caller.c: the caller's names for the policy, failing closed when
  * it is in more groups than can be matched. */
 #include <errno.h>
 #include <grp.h>
@@ -12,7 +12,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "caller.h"
+#include "run/caller.h"
 #include "group-name.h"
 
 static void

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Unit tests for frontend/control.c: the run-dir checks and a status/kill round trip. */
+/* Unit tests for frontend/supervise/control.c: the run-dir checks and a status/kill round trip. */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -15,7 +15,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "control.h"
+#include "supervise/control.h"
 
 static char tmpdir[] = "/tmp/sandcap-test-control.XXXXXX";
 

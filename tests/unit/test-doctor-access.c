@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Unit tests for frontend/doctor-access.c (sandcap doctor: does the policy allow me, and
+/* Unit tests for frontend/cmd/doctor-access.c (sandcap doctor: does the policy allow me, and
  * does this login session have the group that does?) and lib/deadline-record.c. */
 #include <errno.h>
 #include <setjmp.h>
@@ -11,7 +11,7 @@
 #include <cmocka.h>
 
 #include "deadline-record.h"
-#include "doctor-access.h"
+#include "cmd/doctor-access.h"
 #include "policy.h"
 
 static const char pkg_policy[] =

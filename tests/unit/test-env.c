@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* frontend/env.c: the command's environment from --env-clear, --env and --env-deny. */
+/* frontend/supervise/env.c: the command's environment from --env-clear, --env and --env-deny. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "env.h"
+#include "supervise/env.h"
 
 static char *base[] = {
 	"PATH=/usr/bin:/bin", "HOME=/home/u", "AWS_SECRET_ACCESS_KEY=s3cr3t", "GITHUB_TOKEN=gh",

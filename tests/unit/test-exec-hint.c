@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Unit tests for frontend/exec-hint.c: the #! parser and the notes for a failed exec. */
+/* Unit tests for frontend/run/exec-hint.c: the #! parser and the notes for a failed exec. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -11,7 +11,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "exec-hint.h"
+#include "run/exec-hint.h"
 
 static void
 test_shebang(void **state)

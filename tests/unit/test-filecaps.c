@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Unit tests for frontend/filecaps.c: the capabilities setcap writes, read back through
+/* Unit tests for frontend/cmd/filecaps.c: the capabilities setcap writes, read back through
  * libcap-ng from a real file.  Writing security.capability needs CAP_SETFCAP: without it
  * (not root) the tests that write one are skipped, saying why. */
 #include <errno.h>
@@ -16,7 +16,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "filecaps.h"
+#include "cmd/filecaps.h"
 
 static void
 put32(unsigned char *p, uint32_t v)

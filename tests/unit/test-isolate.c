@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Unit tests for frontend/isolate.c: the --fs/--net parsers, the plan (with the kernel facts
+/* Unit tests for frontend/isolate/isolate.c: the --fs/--net parsers, the plan (with the kernel facts
  * given, so no Landlock or seccomp is needed), the Landlock rule list and the policy
  * requirement check; and, where the kernel has seccomp filters, the filter built before the
  * fork (isolate_seccomp_prepare) in a forked child. */
@@ -19,10 +19,10 @@
 
 #include <cmocka.h>
 
-#include "isolate.h"
+#include "isolate/isolate.h"
 #include "macro.h"
-#include "seccomp-rules.h"
-#include "seccomp-tpl.h"
+#include "isolate/seccomp-rules.h"
+#include "isolate/seccomp-tpl.h"
 
 /* Rights by bit number (include/uapi/linux/landlock.h). */
 #define LL_EXECUTE    (1ULL << 0)

@@ -13,8 +13,8 @@
 
 #include <cmocka.h>
 
-#include "json.h"
-#include "report.h"
+#include "report/json.h"
+#include "report/report.h"
 
 /* Escape len bytes of s; returns a malloc'ed string. */
 static char *

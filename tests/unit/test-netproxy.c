@@ -19,10 +19,10 @@
 
 #include <cmocka.h>
 
-#include "allow.h"
+#include "net/allow.h"
 #include "macro.h"
-#include "proxy-parse.h"
-#include "proxy.h"
+#include "net/proxy-parse.h"
+#include "net/proxy.h"
 
 static void
 norm_ok(const char *in, size_t len, const char *want)

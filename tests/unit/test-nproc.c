@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "nproc.h"
+#include "run/nproc.h"
 
 #define INITIAL "         0          0 4294967295\n"
 #define CAP(c) (1ULL << (c))

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* frontend/output.c: the output cap's accounting, and a relay round trip through real pipes
+/* frontend/supervise/output.c: the output cap's accounting, and a relay round trip through real pipes
  * (no privilege, no kernel feature beyond pipes and splice). */
 #include <errno.h>
 #include <fcntl.h>
@@ -16,7 +16,7 @@
 
 #include <cmocka.h>
 
-#include "output.h"
+#include "supervise/output.h"
 
 static void
 test_allowance(void **state)

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Unit tests for frontend/procstat.c: the /proc/PID/stat parser sandcap judges a slow
+/* Unit tests for lib/procstat.c: the /proc/PID/stat parser sandcap judges a slow
  * helper by (state, utime + stime), with hostile process names. */
 #include <errno.h>
 #include <setjmp.h>

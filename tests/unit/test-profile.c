@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Unit tests for frontend/profile.c: parsing, validation with FILE:LINE, lookup order. */
+/* Unit tests for frontend/run/profile.c: parsing, validation with FILE:LINE, lookup order. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -11,7 +11,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "profile.h"
+#include "run/profile.h"
 
 static char tmpdir[] = "/tmp/sandcap-test-profile.XXXXXX";
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Unit tests for frontend/rawproc.c: what rlimit mode's keeper runs once it shares its memory
+/* Unit tests for frontend/supervise/rawproc.c: what rlimit mode's keeper runs once it shares its memory
  * with the supervisor (no errno, no allocation): the system-call wrapper, the parsers of
  * /proc text cut into pieces of any size, and the kill of a whole process tree (setsid'd,
  * double-forked, deep, and wider than one round), and the children of every thread. */
@@ -21,7 +21,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "rawproc.h"
+#include "supervise/rawproc.h"
 
 static void
 test_rawsys(void **state)

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Unit tests for frontend/seccomp-tpl.c (issue 19): a build-time program patched with the
+/* Unit tests for frontend/isolate/seccomp-tpl.c (issue 19): a build-time program patched with the
  * pids is the same filter as the program libseccomp generates now from the same rules
  * (seccomp-rules.h) for the same inputs.  A small classic-BPF interpreter runs both on the
  * same seccomp_data probes, for every key and many pid sets (random, reversed, repeated,
@@ -32,8 +32,8 @@
 #include <cmocka.h>
 
 #include "macro.h"
-#include "seccomp-rules.h"
-#include "seccomp-tpl.h"
+#include "isolate/seccomp-rules.h"
+#include "isolate/seccomp-tpl.h"
 
 #define X32_BIT 0x40000000u
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Unit tests for frontend/supervise.c's descendant scan (sv_signal_descendants()): every
+/* Unit tests for frontend/supervise/supervise.c's descendant scan (sv_signal_descendants()): every
  * child is found and signalled, exactly once, when the list of children is longer than any
  * one read of /proc/PID/task/TID/children (an 8 KiB read used to cut it short, and a pid
  * cut in two was signalled as it was); the members of the group signal_sandbox() already
@@ -18,7 +18,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "supervise.h"
+#include "supervise/supervise.h"
 
 #define MAX_CHILDREN 4000
 /* Well over the 8 KiB that one read used to take, and reached by MAX_CHILDREN children

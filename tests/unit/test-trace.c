@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* frontend/trace.c: sandcap trace's suggestions (what is suggested, floors, headroom) and the
+/* frontend/run/trace.c: sandcap trace's suggestions (what is suggested, floors, headroom) and the
  * max/min over several runs. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -9,7 +9,7 @@
 
 #include <cmocka.h>
 
-#include "trace.h"
+#include "run/trace.h"
 
 #define MiB (UINT64_C(1) << 20)
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Unit tests for frontend/unixgate.c's pure parts: the printable address of the report and
+/* Unit tests for frontend/supervise/unixgate.c's pure parts: the printable address of the report and
  * the rewriting of the caller's /proc/self in a path. */
 #include <errno.h>
 #include <setjmp.h>
@@ -9,7 +9,7 @@
 #include <sys/un.h>
 #include <cmocka.h>
 
-#include "unixgate.h"
+#include "supervise/unixgate.h"
 
 static socklen_t
 mk(struct sockaddr_un *sa, const char *path, size_t n)

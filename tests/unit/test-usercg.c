@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* Unit tests for the pure parts of user-cgroup mode: frontend/usercg.c (/proc/self/cgroup,
- * which controllers to enable) and frontend/cgprotect.c (cgroup mount points from
+/* Unit tests for the pure parts of user-cgroup mode: frontend/cgroup/usercg.c (/proc/self/cgroup,
+ * which controllers to enable) and frontend/isolate/cgprotect.c (cgroup mount points from
  * mountinfo). */
 #include <limits.h>
 #include <setjmp.h>
@@ -11,9 +11,9 @@
 
 #include <cmocka.h>
 
-#include "cgprotect.h"
+#include "isolate/cgprotect.h"
 #include "macro.h"
-#include "usercg.h"
+#include "cgroup/usercg.h"
 
 static void
 test_self_cgroup(void **state)

@@ -9,7 +9,7 @@
 
 #include <cmocka.h>
 
-#include "verdict.h"
+#include "report/verdict.h"
 
 static struct verdict
 decide(const struct verdict_input *in)

@@ -22,15 +22,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* The client is compiled in directly: the Makefile links tests/vm/ probes with libsandcap.a
- * only, and client.c depends on nothing but lib/ and procstat.c. */
-#include "../../frontend/client.c"
-#include "../../frontend/procstat.c"
-#include "../../frontend/cgstats.c"
+#include "cgroup/cgstats.h"
+#include "cgroup/client.h"
 #include "stage.h"
 
 static int

@@ -47,7 +47,7 @@ def _no_nul(what: str, s: str) -> str:
     return s
 
 
-# sandcap run's ranges for numbers (sandcap run --help, frontend/args.c): given as ints or
+# sandcap run's ranges for numbers (sandcap run --help, frontend/run/args.c): given as ints or
 # floats, values outside them are refused here, naming the parameter; strings are passed on
 # as written and checked by sandcap.
 SIZE_MAX = 1 << 60                            # 1 EiB

@@ -1,0 +1,473 @@
+/* SPDX-License-Identifier: MIT */
+/* sandcap doctor: tell a user or admin, in order, what this host is missing for sandcap's cgroup
+ * mode and how to fix each thing.  Reads only; never needs privilege (as root it can look
+ * inside the root-only delegated parent). */
+#include <fcntl.h>
+#include <getopt.h>
+#include <linux/capability.h>
+#include <limits.h>
+#include <linux/magic.h>
+#include <grp.h>
+#include <pwd.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/statvfs.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "cmd/cmd.h"
+#include "cmd/doctor-access.h"
+#include "fd-util.h"
+#include "cmd/filecaps.h"
+#include "macro.h"
+#include "parse-util.h"
+#include "policy.h"
+#include "cgroup/usercg.h"
+
+#define CGROUP_MNT "/sys/fs/cgroup"
+#define DOCTOR_GROUPS_MAX 256
+
+struct doctor {
+	unsigned fails, warns;
+	bool quiet_ok;
+};
+
+
+/* The helper's file capabilities, as packaging sets them (SECURITY.md). */
+#define SC_HELPER_CAPS "cap_dac_override,cap_chown,cap_sys_admin,cap_net_admin,cap_bpf=p"
+
+static void
+report(struct doctor *d, const char *status, const char *what, const char *fix)
+{
+	if (streq(status, "FAIL"))
+		d->fails++;
+	else if (streq(status, "warn"))
+		d->warns++;
+	printf("%-5s %s\n", status, what);
+	if (fix != NULL && fix[0] != '\0')
+		printf("      fix: %s\n", fix);
+}
+
+/* A small file under dirfd, without its trailing newline. */
+static int
+read_small(int dirfd, const char *path, char *buf, size_t bufsz)
+{
+	size_t len = 0;
+	int r = read_full_at(dirfd, path, buf, bufsz, &len);
+
+	if (r == 0 && len > 0 && buf[len - 1] == '\n')
+		buf[len - 1] = '\0';
+	return r;
+}
+
+
+static void
+check_cgroup2(struct doctor *d)
+{
+	if (!cgroup2_mounted()) {
+		report(d, "FAIL", "cgroup v2 is not mounted at " CGROUP_MNT
+		       " (this host uses cgroup v1 or a hybrid layout)",
+		       "boot with systemd.unified_cgroup_hierarchy=1 (the default since systemd 247 "
+		       "and Debian 11); rlimit mode still works: sandcap run --no-cgroup");
+		return;
+	}
+	report(d, "ok", "cgroup v2 mounted at " CGROUP_MNT, NULL);
+}
+
+static void
+check_parent(struct doctor *d, const char *root, const char *nopolicy)
+{
+	char what[512], buf[512];
+	_cleanup_close_ int fd = -EBADF;
+	struct statfs sfs;
+	struct stat st;
+	int r;
+
+	if (root == NULL) {
+		snprintf(what, sizeof(what), "delegated parent: unknown (%s: it names cgroup_root)",
+			 nopolicy);
+		report(d, "FAIL", what, "fix the policy first (see below)");
+		return;
+	}
+	fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0 && errno == EACCES)
+		fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0) {
+		snprintf(what, sizeof(what), "delegated parent %s: %s", root, strerror(errno));
+		report(d, "FAIL", what,
+		       "as root: start the unit (systemctl enable --now sandcap.service) or run "
+		       "sandcap-setup --cgroup <dir> at boot, and set cgroup_root to what it prints");
+		return;
+	}
+	if (fstatfs(fd, &sfs) < 0 || sfs.f_type != CGROUP2_SUPER_MAGIC || fstat(fd, &st) < 0) {
+		snprintf(what, sizeof(what), "delegated parent %s is not a cgroup v2 directory", root);
+		report(d, "FAIL", what, "point cgroup_root in the policy at a directory under "
+		       CGROUP_MNT " created by sandcap-setup");
+		return;
+	}
+	if (st.st_uid != 0 || (st.st_mode & 07777) != 0700) {
+		snprintf(what, sizeof(what), "delegated parent %s is owned by uid %u with mode %04o; "
+			 "it must be root-owned 0700 (users could otherwise reach the sandboxes' "
+			 "limit files)", root, (unsigned) st.st_uid, (unsigned) (st.st_mode & 07777));
+		report(d, "FAIL", what, "as root: chown root:root and chmod 0700 it (sandcap-setup does)");
+		return;
+	}
+	r = read_small(fd, "cgroup.subtree_control", buf, sizeof(buf));
+	if (r == -EACCES || r == -EBADF) {
+		snprintf(what, sizeof(what), "delegated parent %s exists, root-owned 0700 "
+			 "(controllers visible to root only: run sandcap doctor as root to check them)",
+			 root);
+		report(d, "ok", what, NULL);
+		return;
+	}
+	if (r < 0) {
+		snprintf(what, sizeof(what), "delegated parent %s: cannot read cgroup.subtree_control: %s",
+			 root, strerror(-r));
+		report(d, "FAIL", what, NULL);
+		return;
+	}
+	const char *const need[] = { "cpu", "memory", "pids" };
+	char missing[64] = "";
+	for (size_t i = 0; i < ELEMENTSOF(need); i++)
+		if (!word_in_list(buf, need[i])) {
+			strlcat(missing, " ", sizeof(missing));
+			strlcat(missing, need[i], sizeof(missing));
+		}
+	if (missing[0] != '\0') {
+		snprintf(what, sizeof(what), "delegated parent %s lacks controllers:%s (has '%s')",
+			 root, missing, buf);
+		report(d, "FAIL", what, "as root: run sandcap-setup (enables +cpu +memory +pids +io "
+		       "top-down), or for systemd set Delegate=cpu memory pids io on the unit");
+		return;
+	}
+	snprintf(what, sizeof(what), "delegated parent %s: root-owned 0700, controllers: %s",
+		 root, buf);
+	report(d, "ok", what, NULL);
+}
+
+/* The admin restricted the helper to a group (dpkg-statoverride root:GROUP 0750) and this
+ * session cannot run it: not a member, or a member since after this login. */
+static void
+helper_not_executable(struct doctor *d, const char *path, const struct stat *st)
+{
+	char what[PATH_MAX + 256], fix[512];
+	struct group *gr = getgrgid(st->st_gid);
+	struct passwd *pw = getpwuid(getuid());
+	const char *g = gr != NULL ? gr->gr_name : "?";
+	bool member = false;
+
+	if (pw != NULL && gr != NULL) {
+		gid_t gids[DOCTOR_GROUPS_MAX];
+		int n = DOCTOR_GROUPS_MAX;
+
+		if (getgrouplist(pw->pw_name, pw->pw_gid, gids, &n) >= 0)
+			for (int i = 0; i < n; i++)
+				member = member || gids[i] == st->st_gid;
+	}
+	snprintf(what, sizeof(what), "helper %s (mode %04o, group %s): you may not run it%s", path,
+		 (unsigned) (st->st_mode & 07777), g, member ? ": you are in group " : "");
+	if (member) {
+		strlcat(what, g, sizeof(what));
+		strlcat(what, " since after this login session started", sizeof(what));
+		snprintf(fix, sizeof(fix), "log out and back in (or run 'newgrp %s' in this shell)",
+			 g);
+	} else {
+		snprintf(fix, sizeof(fix), "as root: adduser %s %s; then log out and back in",
+			 pw != NULL ? pw->pw_name : "USER", g);
+	}
+	report(d, "FAIL", what, fix);
+}
+
+static void
+check_helper(struct doctor *d)
+{
+	const char *path = getenv("SANDCAP_HELPER");
+	static const struct {
+		unsigned cap;
+		const char *name;
+	} caps[] = {
+		{ CAP_DAC_OVERRIDE, "cap_dac_override" },
+		{ CAP_CHOWN, "cap_chown" },
+		{ CAP_SYS_ADMIN, "cap_sys_admin" },
+	};
+	char what[PATH_MAX + 256], fix[PATH_MAX + 128], missing[96] = "";
+	_cleanup_close_ int fd = -EBADF;
+	struct statvfs svfs;
+	struct stat st;
+	uint64_t permitted;
+
+	if (path == NULL || path[0] == '\0')
+		path = SC_HELPER_PATH;
+	if (access(path, X_OK) < 0 && errno == EACCES && stat(path, &st) == 0) {
+		helper_not_executable(d, path, &st);
+		return;
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		snprintf(what, sizeof(what), "helper %s: %s", path, strerror(errno));
+		report(d, "FAIL", what, "install sandcap (make install && make install-caps, or the "
+		       "sandcap package); SANDCAP_HELPER=PATH points sandcap at another copy");
+		return;
+	}
+	if (fstatvfs(fd, &svfs) == 0 && (svfs.f_flag & ST_NOSUID)) {
+		snprintf(what, sizeof(what), "helper %s is on a nosuid mount: the kernel ignores its "
+			 "file capabilities", path);
+		report(d, "FAIL", what, "install the helper on a filesystem mounted without nosuid");
+		return;
+	}
+	if (filecaps_permitted_fd(fd, &permitted) < 0) {
+		snprintf(what, sizeof(what), "helper %s has no file capabilities", path);
+		snprintf(fix, sizeof(fix), "as root: setcap %s %s (or make install-caps)",
+			 SC_HELPER_CAPS, path);
+		report(d, "FAIL", what, fix);
+		return;
+	}
+	for (size_t i = 0; i < ELEMENTSOF(caps); i++)
+		if (!(permitted & (UINT64_C(1) << caps[i].cap))) {
+			strlcat(missing, " ", sizeof(missing));
+			strlcat(missing, caps[i].name, sizeof(missing));
+		}
+	if (missing[0] != '\0') {
+		snprintf(what, sizeof(what), "helper %s lacks permitted capabilities:%s", path, missing);
+		snprintf(fix, sizeof(fix), "as root: setcap %s %s", SC_HELPER_CAPS, path);
+		report(d, "FAIL", what, fix);
+		return;
+	}
+	snprintf(what, sizeof(what), "helper %s has cap_dac_override,cap_chown,cap_sys_admin=p",
+		 path);
+	report(d, "ok", what, NULL);
+	/* Optional: without them the helper serves --net host only. */
+	if (!(permitted & (UINT64_C(1) << CAP_BPF)) ||
+	    !(permitted & (UINT64_C(1) << CAP_NET_ADMIN))) {
+		snprintf(what, sizeof(what), "helper %s lacks cap_bpf and cap_net_admin: --net none, "
+			 "loopback and proxy cannot be enforced in cgroup mode (they load and attach "
+			 "the cgroup BPF programs)", path);
+		snprintf(fix, sizeof(fix), "as root: setcap %s %s", SC_HELPER_CAPS, path);
+		report(d, "warn", what, fix);
+	} else {
+		report(d, "ok", "helper has cap_bpf and cap_net_admin (--net in cgroup mode)", NULL);
+	}
+}
+
+static void
+check_environment(struct doctor *d)
+{
+	char line[256];
+	FILE *f = fopen("/proc/self/status", "re");
+	bool nnp = false, have_bnd = false;
+	unsigned long long bnd = 0;
+
+	if (f == NULL) {
+		report(d, "warn", "cannot read /proc/self/status", "mount /proc");
+		return;
+	}
+	while (fgets(line, sizeof(line), f) != NULL) {
+		if (strneq(line, "NoNewPrivs:", 11))
+			nnp = strtoul(line + 11, NULL, 10) != 0;
+		else if (strneq(line, "CapBnd:", 7)) {
+			bnd = strtoull(line + 7, NULL, 16);
+			have_bnd = true;
+		}
+	}
+	fclose(f);
+	if (nnp)
+		report(d, "FAIL", "no_new_privs is set in this environment: the kernel will not grant "
+		       "the helper its file capabilities",
+		       "run sandcap outside NoNewPrivileges=yes units, bubblewrap, flatpak or docker "
+		       "--security-opt no-new-privileges (or use sandcap run --no-cgroup)");
+	else
+		report(d, "ok", "no_new_privs is not set", NULL);
+	if (!have_bnd)
+		report(d, "warn", "the capability bounding set is unknown (no CapBnd in "
+		       "/proc/self/status)", "mount a complete /proc");
+	else if ((bnd & (1ULL << CAP_DAC_OVERRIDE)) == 0 || (bnd & (1ULL << CAP_CHOWN)) == 0 ||
+		 (bnd & (1ULL << CAP_SYS_ADMIN)) == 0)
+		report(d, "FAIL", "the capability bounding set lacks cap_dac_override, cap_chown or "
+		       "cap_sys_admin (a container?): file capabilities cannot be granted",
+		       "run sandcap on the host, not in a restricted container");
+	else
+		report(d, "ok", "the capability bounding set has the three capabilities the helper "
+		       "needs", NULL);
+}
+
+static void
+check_workspace_root(struct doctor *d, const char *wsroot, const char *nopolicy)
+{
+	char what[PATH_MAX + 128];
+	struct stat st;
+
+	/* Named in the list of checks: say why it was not made (the policy's line says why). */
+	if (wsroot == NULL) {
+		snprintf(what, sizeof(what), "workspace root: unknown (%s: it names "
+			 "workspace_root)", nopolicy);
+		report(d, "info", what, "fix the policy first (see above)");
+		return;
+	}
+	if (stat(wsroot, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		snprintf(what, sizeof(what), "workspace root %s does not exist", wsroot);
+		report(d, "FAIL", what, "as root: systemd-tmpfiles --create sandcap.conf, or sandcap-setup");
+		return;
+	}
+	if (st.st_uid != 0 || (st.st_mode & 022) != 0) {
+		snprintf(what, sizeof(what), "workspace root %s must be root-owned and not writable "
+			 "by group or others (uid %u, mode %04o)", wsroot, (unsigned) st.st_uid,
+			 (unsigned) (st.st_mode & 07777));
+		report(d, "FAIL", what, "as root: chown root:root and chmod 0755 it");
+		return;
+	}
+	snprintf(what, sizeof(what), "workspace root %s", wsroot);
+	report(d, "ok", what, NULL);
+}
+
+/* user-cgroup mode: what sandcap run uses when the checks above fail. */
+static bool
+check_user_cgroup(struct doctor *d)
+{
+	char info[512], what[600];
+	int r = usercg_probe(info, sizeof(info));
+
+	snprintf(what, sizeof(what), "user-cgroup mode: %s", info);
+	report(d, r == 0 ? "ok" : "info", what, r == 0 ? NULL :
+	       "not needed with the helper; otherwise log in through PAM/logind (ssh, a desktop) "
+	       "or ask for 'loginctl enable-linger'");
+	return r == 0;
+}
+
+static void
+check_landlock(struct doctor *d)
+{
+	long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, 1U /* VERSION */);
+	char what[128];
+
+	if (abi < 0) {
+		report(d, "warn", "Landlock is not available: sandcap run --fs needs --fallback here",
+		       "Linux 5.13+ with CONFIG_SECURITY_LANDLOCK=y and landlock in the lsm= list");
+		return;
+	}
+	snprintf(what, sizeof(what), "Landlock ABI %ld (sandcap run --fs is enforced)", abi);
+	report(d, "ok", what, NULL);
+}
+
+/* gids -> names (static storage: doctor runs once). */
+static size_t
+group_names(const gid_t *gids, int n, char names[][64], const char **ret)
+{
+	size_t k = 0;
+
+	for (int i = 0; i < n && k < DOCTOR_GROUPS_MAX; i++) {
+		struct group *gr = getgrgid(gids[i]);
+
+		if (gr == NULL || strlen(gr->gr_name) >= 64)
+			continue;
+		strcpy(names[k], gr->gr_name);
+		ret[k] = names[k];
+		k++;
+	}
+	return k;
+}
+
+/* Does the policy allow the caller (by the group database, as the helper decides), and
+ * does this login session already carry the group that does? */
+static void
+check_access(struct doctor *d, const struct policy *p)
+{
+	static char dbn[DOCTOR_GROUPS_MAX][64], sessn[DOCTOR_GROUPS_MAX][64];
+	static const char *db[DOCTOR_GROUPS_MAX], *sess[DOCTOR_GROUPS_MAX];
+	gid_t dbg[DOCTOR_GROUPS_MAX], sessg[DOCTOR_GROUPS_MAX + 1];
+	char what[POLICY_ERR_MAX + 256], fix[512];
+	struct passwd *pw = getpwuid(getuid());
+	int ndb = DOCTOR_GROUPS_MAX, nsess;
+	size_t kdb, ksess;
+
+	if (pw == NULL) {
+		report(d, "FAIL", "your uid has no user name: the policy cannot allow it",
+		       "add the account to the password database (or NSS)");
+		return;
+	}
+	if (getgrouplist(pw->pw_name, pw->pw_gid, dbg, &ndb) < 0)
+		ndb = DOCTOR_GROUPS_MAX;
+	nsess = getgroups(DOCTOR_GROUPS_MAX, sessg);
+	if (nsess < 0)
+		nsess = 0;
+	sessg[nsess++] = getgid();
+	kdb = group_names(dbg, ndb, dbn, db);
+	ksess = group_names(sessg, nsess, sessn, sess);
+	switch (doctor_access_check(p, pw->pw_name, db, kdb, sess, ksess, what, sizeof(what),
+				    fix, sizeof(fix))) {
+	case DOCTOR_ACCESS_OK:
+		report(d, "ok", what, NULL);
+		break;
+	case DOCTOR_ACCESS_DENIED:
+	case DOCTOR_ACCESS_RELOGIN:
+		report(d, "FAIL", what, fix);
+		break;
+	}
+}
+
+int
+cmd_doctor(int argc, char **argv)
+{
+	char err[POLICY_ERR_MAX], what[POLICY_ERR_MAX + 64];
+	_cleanup_free_ char *text = NULL;
+	struct policy *p = NULL;
+	struct doctor d = { 0 };
+	const char *nopolicy;
+	unsigned line = 0;
+	size_t len = 0;
+	bool user_cgroup;
+	int r;
+
+	if (argc > 1 && (streq(argv[1], "--help") || streq(argv[1], "-h"))) {
+		printf("Usage: sandcap doctor\n\nCheck, in order, what sandcap's cgroup mode needs on this "
+		       "host: cgroup v2, the delegated parent and its controllers, the helper and its "
+		       "capabilities, no_new_privs, the policy file and its trust checks, whether the "
+		       "policy lets you (and this login session) run sandboxes, the "
+		       "workspace root, Landlock.  Prints the fix for each problem.\n"
+		       "Exit status: 0 all good, 1 something is missing.\n");
+		return 0;
+	}
+	if (argc > 1) {
+		fprintf(stderr, "sandcap: doctor: unexpected argument '%s' (see sandcap doctor --help)\n",
+			argv[1]);
+		return SC_EXIT_FAILURE;
+	}
+
+	/* The policy names the parent and the workspace root: read it first, report it in turn. */
+	r = policy_read_trusted(SC_POLICY_PATH, &text, &len, err, sizeof(err));
+	/* Which of the three: none, one sandcap may not use, or one that does not parse. */
+	nopolicy = r == -ENOENT ? "no policy file" : r < 0 ? "the policy cannot be used" :
+		   "the policy is invalid";
+	if (r >= 0)
+		r = policy_parse_string(text, len, SC_POLICY_PATH, &p, &line, err, sizeof(err));
+
+	check_cgroup2(&d);
+	check_parent(&d, p != NULL ? policy_cgroup_root(p) : NULL, nopolicy);
+	check_helper(&d);
+	check_environment(&d);
+	if (p == NULL) {
+		snprintf(what, sizeof(what), "policy %s: %s%s", SC_POLICY_PATH,
+			 text != NULL ? "invalid: " : "", err);
+		report(&d, "FAIL", what, r == -ENOENT ?
+		       "as root: install /etc/sandcap/sandbox.ini (see sandbox.ini.example, sandbox.ini(5))" :
+		       "as root: fix the file; sandcap policy check " SC_POLICY_PATH " lists every error");
+	} else {
+		snprintf(what, sizeof(what), "policy %s: trusted and valid", SC_POLICY_PATH);
+		report(&d, "ok", what, NULL);
+		check_access(&d, p);
+	}
+	check_workspace_root(&d, p != NULL ? policy_workspace_root(p) : NULL, nopolicy);
+	check_landlock(&d);
+	policy_free(p);
+	user_cgroup = check_user_cgroup(&d);
+
+	if (d.fails == 0)
+		printf("sandcap doctor: cgroup mode should work here (%u warning%s)\n", d.warns,
+		       d.warns == 1 ? "" : "s");
+	else
+		printf("sandcap doctor: %u problem%s; until fixed, sandcap run works in %s mode\n",
+		       d.fails, d.fails == 1 ? "" : "s", user_cgroup ? "user-cgroup" : "rlimit");
+	return d.fails == 0 ? 0 : 1;
+}

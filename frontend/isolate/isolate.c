@@ -1,0 +1,887 @@
+/* SPDX-License-Identifier: MIT */
+/* Unprivileged isolation applied in the sandboxed child just before exec: a Landlock
+ * filesystem policy (--fs) and network denial (--net none) by seccomp plus, where the kernel
+ * has it, Landlock's TCP rights and scopes.  Nothing here needs privilege: both Landlock and
+ * seccomp only need PR_SET_NO_NEW_PRIVS, which the caller sets first.
+ *
+ * The parent decides (isolate_plan) and the child applies (isolate_apply), so that the
+ * report can say what enforces each part before anything runs and a policy the kernel
+ * cannot enforce is refused with exit 125 instead of being silently dropped.
+ * docs/isolation.md is the user-facing description; keep the two in step. */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/filter.h>
+#include <linux/landlock.h>
+#include <linux/seccomp.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/ptrace.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "isolate/isolate.h"
+#include "log.h"
+#include "macro.h"
+#include "isolate/seccomp-rules.h"
+#include "isolate/seccomp-tpl.h"
+#include "stage.h"
+
+#include "isolate/landlock-compat.h"
+
+#ifndef SECCOMP_GET_ACTION_AVAIL
+#define SECCOMP_GET_ACTION_AVAIL                2
+#endif
+
+/* The ABI 6 layout of struct landlock_ruleset_attr.  The kernel accepts a larger struct
+ * than it knows as long as the extra bytes are zero, and the fields it does not know are
+ * only set when the probed ABI has them. */
+/* <linux/landlock.h> of older distributions lacks the network rule (ABI 4). */
+#define SC_LANDLOCK_RULE_NET_PORT 2
+struct sc_net_port_attr {
+	uint64_t allowed_access;
+	uint64_t port;
+} __attribute__((packed));
+
+struct sc_ruleset_attr {
+	uint64_t handled_access_fs;
+	uint64_t handled_access_net;
+	uint64_t scoped;
+};
+
+#define LL_ABI1_FS ((LANDLOCK_ACCESS_FS_MAKE_SYM << 1) - 1)     /* bits 0..12 */
+
+#define FS_READ    (LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_READ_FILE | \
+		    LANDLOCK_ACCESS_FS_READ_DIR)
+/* Rights that make sense on a regular file or device (the rest are directory-only and
+ * landlock_add_rule() refuses them on a non-directory with EINVAL). */
+#define FS_FILE    (LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_WRITE_FILE | \
+		    LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_TRUNCATE | \
+		    LANDLOCK_ACCESS_FS_IOCTL_DEV)
+/* A writable tree gets every right but creating device nodes (which needs CAP_MKNOD anyway). */
+#define FS_WRITE   (~(uint64_t) (LANDLOCK_ACCESS_FS_MAKE_CHAR | LANDLOCK_ACCESS_FS_MAKE_BLOCK))
+#define DEV_RW     (LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_WRITE_FILE | \
+		    LANDLOCK_ACCESS_FS_TRUNCATE | LANDLOCK_ACCESS_FS_IOCTL_DEV)
+#define DEV_RO     (LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_IOCTL_DEV)
+
+int
+isolate_parse_fs(const char *s, enum policy_fs *ret)
+{
+	if (s == NULL)
+		return -EINVAL;
+	if (streq(s, "none"))
+		*ret = POLICY_FS_NONE;
+	else if (streq(s, "ro"))
+		*ret = POLICY_FS_RO;
+	else if (streq(s, "strict"))
+		*ret = POLICY_FS_STRICT;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+int
+isolate_parse_net(const char *s, enum policy_net *ret)
+{
+	return policy_net_parse(s, ret);
+}
+
+int
+isolate_landlock_abi(void)
+{
+	/* Asked once per process: the kernel's answer cannot change while sandcap runs, and a
+	 * run asks for the mode's choice and again for the plan (issue 19). */
+	static int abi = -1;
+
+	if (abi < 0) {
+		long v = syscall(SYS_landlock_create_ruleset, NULL, 0,
+				 LANDLOCK_CREATE_RULESET_VERSION);
+
+		/* ENOSYS: not built in; EOPNOTSUPP: built in but not in the lsm= list. */
+		abi = v > 0 ? (int) v : 0;
+	}
+	return abi;
+}
+
+bool
+isolate_seccomp_available(void)
+{
+	static int avail = -1;  /* as isolate_landlock_abi(): asked once */
+
+	if (avail < 0) {
+		uint32_t action = SECCOMP_RET_ERRNO;
+
+		/* Needs CONFIG_SECCOMP_FILTER (and Linux 4.14 for the query itself). */
+		avail = syscall(SYS_seccomp, SECCOMP_GET_ACTION_AVAIL, 0, &action) == 0;
+	}
+	return avail > 0;
+}
+
+uint64_t
+isolate_landlock_fs_mask(int abi)
+{
+	uint64_t m = 0;
+
+	if (abi >= 1)
+		m |= LL_ABI1_FS;
+	if (abi >= 2)
+		m |= LANDLOCK_ACCESS_FS_REFER;
+	if (abi >= 3)
+		m |= LANDLOCK_ACCESS_FS_TRUNCATE;
+	if (abi >= 5)
+		m |= LANDLOCK_ACCESS_FS_IOCTL_DEV;
+	return m;
+}
+
+/* The system directories --fs strict makes readable (and executable).  Missing ones are
+ * skipped (a usr-merged system has /lib as a symlink; /libx32 rarely exists). */
+static const char *const strict_read_dirs[] = {
+	"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt",
+	"/proc", "/sys/devices/system/cpu",
+};
+
+/* Devices every mode with a filesystem policy keeps usable. */
+static const struct {
+	const char *path;
+	uint64_t access;
+} dev_rules[] = {
+	{ "/dev/null",    DEV_RW },
+	{ "/dev/zero",    DEV_RW },
+	{ "/dev/full",    DEV_RW },
+	{ "/dev/tty",     DEV_RW },
+	{ "/dev/ptmx",    DEV_RW },
+	{ "/dev/pts",     DEV_RW | LANDLOCK_ACCESS_FS_READ_DIR },
+	{ "/dev/random",  DEV_RO },
+	{ "/dev/urandom", DEV_RO },
+};
+
+static int
+add_rule(struct isolate_rule *rules, size_t max, size_t *n, const char *path, uint64_t access,
+	 uint64_t mask, const char *origin)
+{
+	if (*n >= max)
+		return -E2BIG;
+	rules[*n] = (struct isolate_rule) {
+		.path = path, .access = access & mask, .origin = origin,
+	};
+	(*n)++;
+	return 0;
+}
+
+int
+isolate_fs_rules(const struct isolate_opts *o, int abi, const char *tmpdir,
+		 struct isolate_rule *rules, size_t max, size_t *ret_n, uint64_t *ret_handled)
+{
+	uint64_t mask = isolate_landlock_fs_mask(abi);
+	size_t n = 0;
+	int r = 0;
+
+	if (o->fs == POLICY_FS_NONE || mask == 0) {
+		*ret_n = 0;
+		*ret_handled = 0;
+		return 0;
+	}
+
+	/* What is readable. */
+	if (o->fs == POLICY_FS_RO)
+		r = add_rule(rules, max, &n, "/", FS_READ, mask, NULL);
+	else
+		for (size_t i = 0; r == 0 && i < ELEMENTSOF(strict_read_dirs); i++)
+			r = add_rule(rules, max, &n, strict_read_dirs[i], FS_READ, mask, NULL);
+	for (size_t i = 0; r == 0 && i < ELEMENTSOF(dev_rules); i++)
+		r = add_rule(rules, max, &n, dev_rules[i].path, dev_rules[i].access, mask, NULL);
+	for (size_t i = 0; r == 0 && i < o->n_ro; i++)
+		r = add_rule(rules, max, &n, o->ro[i], FS_READ, mask, "--ro");
+
+	/* What is writable. */
+	if (r == 0 && o->workspace != NULL)
+		r = add_rule(rules, max, &n, o->workspace, FS_WRITE, mask, "workspace");
+	if (r == 0 && tmpdir != NULL)
+		r = add_rule(rules, max, &n, tmpdir, FS_WRITE, mask, "TMPDIR");
+	for (size_t i = 0; r == 0 && i < o->n_rw; i++)
+		r = add_rule(rules, max, &n, o->rw[i], FS_WRITE, mask, "--rw");
+	if (r < 0)
+		return r;
+
+	*ret_n = n;
+	*ret_handled = mask;
+	return 0;
+}
+
+static void
+set_str(char *buf, size_t len, const char *fmt, ...) _printf_(3, 4);
+
+static void
+set_str(char *buf, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (buf == NULL || len == 0)
+		return;
+	va_start(ap, fmt);
+	(void) vsnprintf(buf, len, fmt, ap);
+	va_end(ap);
+}
+
+/* "sandcap: OPT PATH: WHAT", the path escaped.  Never inlined: its buffer is on the stack
+ * only when there is an error to say (issue 19). */
+static _noinline_ void
+path_err(char *err, size_t errlen, const char *opt, const char *path, const char *what)
+{
+	char esc[PATH_MAX];
+
+	set_str(err, errlen, "sandcap: %s %s: %s", opt, log_escape(path, esc, sizeof(esc)), what);
+}
+
+/* "--rw PATH" must name something that exists, and must not be given without a policy. */
+static int
+check_paths(const struct isolate_opts *o, const char *opt, const char *const *paths, size_t n,
+	    char *err, size_t errlen)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct stat st;
+
+		if (paths[i] == NULL || paths[i][0] == '\0') {
+			set_str(err, errlen, "sandcap: %s: empty path", opt);
+			return -EINVAL;
+		}
+		if (o->fs == POLICY_FS_NONE) {
+			path_err(err, errlen, opt, paths[i],
+				 "needs a filesystem policy; add --fs ro or --fs strict");
+			return -EINVAL;
+		}
+		if (stat(paths[i], &st) < 0) {
+			int r = -errno;
+
+			path_err(err, errlen, opt, paths[i], strerror(-r));
+			return r;
+		}
+	}
+	return 0;
+}
+
+static bool
+has_relative(const char *const *paths, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (paths[i] != NULL && paths[i][0] != '/')
+			return true;
+	return false;
+}
+
+bool
+isolate_unotify_available(void)
+{
+	static int avail = -1;
+
+	if (avail < 0) {
+		uint32_t action = SECCOMP_RET_USER_NOTIF;
+
+		avail = syscall(SYS_seccomp, SECCOMP_GET_ACTION_AVAIL, 0, &action) == 0;
+	}
+	return avail > 0;
+}
+
+/* The report's words (96 bytes at most) where nothing keeps them out. */
+#define UNIX_OPEN "the user's services are reachable; limits bind runaway code only"
+
+/* --net host: the user's services over UNIX sockets (unixgate.h).  seccomp is the kernel's
+ * filters; user notification came with Linux 5.0, the descriptor injection sandcap needs
+ * with 5.9, the oldest kernel sandcap runs on. */
+static int
+plan_unix_notify(const struct isolate_opts *o, int abi, bool seccomp, struct isolate_plan *p,
+		 char *err, size_t errlen)
+{
+	if (o->unix_host) {
+		set_str(p->unix_enforcement, sizeof(p->unix_enforcement), "none (--unix host): "
+			UNIX_OPEN);
+		return 0;
+	}
+	if (seccomp && isolate_unotify_available()) {
+		p->unix_notify = p->seccomp = true;
+		/* Where Landlock scopes abstract sockets (ABI 6), datagrams to abstract names
+		 * outside are refused too: sendto() by the scope, connect() (which sandcap
+		 * makes, outside the domain) by sandcap for every abstract name. */
+		p->landlock_scope = abi >= 6;
+		if (p->landlock_scope)
+			set_str(p->unix_enforcement, sizeof(p->unix_enforcement), "seccomp-notify + "
+				"landlock: UNIX only to its own sockets, except datagrams to paths "
+				"(unchecked)");
+		else
+			set_str(p->unix_enforcement, sizeof(p->unix_enforcement), "seccomp-notify: "
+				"UNIX stream/seqpacket only to the sandbox's listeners; datagrams "
+				"unchecked");
+		return 0;
+	}
+	if (o->fallback) {
+		set_str(p->unix_enforcement, sizeof(p->unix_enforcement), "none (no seccomp user "
+			"notification; --fallback): the user's services are reachable");
+		return 0;
+	}
+	set_str(err, errlen, "sandcap: --net host: this kernel has no seccomp user notification "
+		"(needs CONFIG_SECCOMP_FILTER, Linux 5.9), which keeps the sandbox from the user's "
+		"services over UNIX sockets (systemd --user, D-Bus, tmux); pass --unix host to "
+		"open them, or --fallback");
+	return -EOPNOTSUPP;
+}
+
+int
+isolate_plan_on(const struct isolate_opts *o, int abi, bool seccomp, struct isolate_plan *ret,
+		char *err, size_t errlen)
+{
+	struct isolate_plan *p = ret;
+	int r;
+
+	/* In place, without writing cwd past its string or cg_protect[] (read only below
+	 * n_cg_protect): 36 of the plan's 37 KiB stay untouched in a run that does not use
+	 * them (issue 19; the local copy and the final copy cost 17 page faults per run). */
+	memset(p, 0, offsetof(struct isolate_plan, cwd));
+	p->cwd[0] = '\0';
+	p->landlock_abi = abi;
+
+	if (o->n_rw > ISOLATE_PATHS_MAX || o->n_ro > ISOLATE_PATHS_MAX) {
+		set_str(err, errlen, "sandcap: too many --rw/--ro paths (at most %d each)",
+			ISOLATE_PATHS_MAX);
+		return -E2BIG;
+	}
+	r = check_paths(o, "--rw", o->rw, o->n_rw, err, errlen);
+	if (r < 0)
+		return r;
+	r = check_paths(o, "--ro", o->ro, o->n_ro, err, errlen);
+	if (r < 0)
+		return r;
+	/* The base of relative --rw/--ro paths, asked only when there is one (issue 19). */
+	if (has_relative(o->rw, o->n_rw) || has_relative(o->ro, o->n_ro)) {
+		if (getcwd(p->cwd, sizeof(p->cwd)) == NULL)
+			p->cwd[0] = '\0';        /* relative paths then fail in the child, loudly */
+	}
+
+	/* Filesystem. */
+	if (o->fs == POLICY_FS_NONE)
+		set_str(p->fs_enforcement, sizeof(p->fs_enforcement), "none");
+	else if (abi >= 1) {
+		p->landlock_fs = true;
+		set_str(p->fs_enforcement, sizeof(p->fs_enforcement), "landlock (ABI %d)", abi);
+	} else if (o->fallback)
+		set_str(p->fs_enforcement, sizeof(p->fs_enforcement), "none (no Landlock; --fallback)");
+	else {
+		set_str(err, errlen, "sandcap: --fs %s: this kernel has no Landlock (needs Linux 5.13 "
+			"with CONFIG_SECURITY_LANDLOCK and landlock in the lsm= list); pass "
+			"--fallback to run without a filesystem policy", policy_fs_name(o->fs));
+		return -EOPNOTSUPP;
+	}
+
+	/* Network. */
+	if (o->net == POLICY_NET_HOST) {
+		set_str(p->net_enforcement, sizeof(p->net_enforcement), "none");
+		r = plan_unix_notify(o, abi, seccomp, p, err, errlen);
+		if (r < 0)
+			return r;
+	} else if (o->net == POLICY_NET_NONE && !o->cgroup_bpf) {
+		p->landlock_net = abi >= 4;
+		p->landlock_scope = abi >= 6;
+		if (seccomp) {
+			p->seccomp = true;
+			if (p->landlock_net)
+				set_str(p->net_enforcement, sizeof(p->net_enforcement),
+					"seccomp+landlock (ABI %d)", abi);
+			else
+				set_str(p->net_enforcement, sizeof(p->net_enforcement), "seccomp");
+		} else if (!o->fallback) {
+			set_str(err, errlen, "sandcap: --net none: this kernel has no seccomp filters "
+				"(needs CONFIG_SECCOMP_FILTER); pass --fallback to run with %s",
+				p->landlock_net ? "Landlock's TCP-only denial" : "the host's network");
+			return -EOPNOTSUPP;
+		} else if (p->landlock_net)
+			set_str(p->net_enforcement, sizeof(p->net_enforcement),
+				"landlock (ABI %d; TCP only, no seccomp; --fallback)", abi);
+		else
+			set_str(p->net_enforcement, sizeof(p->net_enforcement),
+				"none (no seccomp; --fallback)");
+	} else {
+		/* none (cgroup mode), loopback, proxy: the families, types and protocols
+		 * BPF cannot see (AF_UNIX, AF_NETLINK, AF_PACKET, AF_ALG, AF_VSOCK...) and
+		 * io_uring need seccomp; no --fallback here. */
+		const char *mode = policy_net_name(o->net);
+
+		p->landlock_scope = abi >= 6;
+		if (!seccomp) {
+			set_str(err, errlen, "sandcap: --net %s: this kernel has no seccomp filters "
+				"(needs CONFIG_SECCOMP_FILTER), which must refuse the socket families "
+				"other than IPv4 and IPv6; use --net host", mode);
+			return -EOPNOTSUPP;
+		}
+		p->seccomp = true;
+		if (o->cgroup_bpf) {
+			/* Landlock's port rule too where there is one: no address check, but
+			 * a second, independent layer for TCP. */
+			p->landlock_net = o->net != POLICY_NET_LOOPBACK && abi >= 4;
+			set_str(p->net_enforcement, sizeof(p->net_enforcement), "cgroup-bpf + seccomp%s",
+				p->landlock_net ? " + landlock" : "");
+		} else if (o->net == POLICY_NET_LOOPBACK) {
+			set_str(err, errlen, "sandcap: --net loopback: needs cgroup mode (the sandcap "
+				"helper with cap_bpf and cap_net_admin, see 'sandcap doctor'): without "
+				"it nothing can limit connections to loopback addresses; use --net "
+				"proxy --allow 127.0.0.1:PORT, or --net none");
+			return -EOPNOTSUPP;
+		} else if (abi >= 4) {
+			p->landlock_net = true;
+			set_str(p->net_enforcement, sizeof(p->net_enforcement),
+				"landlock ABI %d + seccomp", abi);
+		} else {
+			set_str(err, errlen, "sandcap: --net proxy: rlimit mode needs Landlock ABI 4 "
+				"(Linux 6.7) to limit TCP connections to the proxy's port, and this "
+				"kernel has %s; use cgroup mode (the sandcap helper) or --net none",
+				abi > 0 ? "an older ABI" : "no Landlock");
+			return -EOPNOTSUPP;
+		}
+	}
+
+	if (o->net != POLICY_NET_HOST && o->unix_host)
+		set_str(p->unix_enforcement, sizeof(p->unix_enforcement), "none (--unix host): "
+			UNIX_OPEN);
+	else if (o->net != POLICY_NET_HOST && p->seccomp)
+		set_str(p->unix_enforcement, sizeof(p->unix_enforcement), "seccomp (no new AF_UNIX "
+			"sockets; socketpair stream/seqpacket only)");
+	else if (o->net != POLICY_NET_HOST)
+		set_str(p->unix_enforcement, sizeof(p->unix_enforcement), "none (no seccomp; "
+			"--fallback): the user's services are reachable");
+
+	/* The supervisors' protection (protect.h) is on every run: seccomp rules wherever
+	 * seccomp filters work, and Landlock signal scoping wherever the kernel has it.  The
+	 * terminal-injection guard (TIOCSTI) rides on the same filter. */
+	p->landlock_signal = abi >= 6;
+	if (seccomp)
+		p->seccomp = true;
+	if (seccomp && p->landlock_signal)
+		set_str(p->protect_enforcement, sizeof(p->protect_enforcement),
+			"seccomp+landlock (ABI %d)", abi);
+	else if (seccomp)
+		set_str(p->protect_enforcement, sizeof(p->protect_enforcement), "seccomp");
+	else if (p->landlock_signal)
+		set_str(p->protect_enforcement, sizeof(p->protect_enforcement),
+			"landlock (ABI %d; signals only, no seccomp)", abi);
+	else
+		set_str(p->protect_enforcement, sizeof(p->protect_enforcement),
+			"none (no seccomp, no Landlock ABI 6)");
+
+	return 0;
+}
+
+int
+isolate_plan(const struct isolate_opts *o, struct isolate_plan *ret, char *err, size_t errlen)
+{
+	/* seccomp on every run: the supervisors' protection needs it (protect.h). */
+	return isolate_plan_on(o, isolate_landlock_abi(), isolate_seccomp_available(), ret, err,
+			       errlen);
+}
+
+int
+isolate_check_required_on(const struct isolate_opts *o, const struct policy_resolved *r,
+			  int abi, bool seccomp, char *err, size_t errlen)
+{
+	char why[2 * POLICY_SRC_MAX + 128];
+
+	/* Every requirement the run misses at once, not one per try. */
+	if (policy_check_required(r, o->net, o->fs, why, sizeof(why)) < 0) {
+		set_str(err, errlen, "sandcap: --net %s --fs %s: %s (see 'sandcap policy show')",
+			policy_net_name(o->net), policy_fs_name(o->fs), why);
+		return -EPERM;
+	}
+	/* --fallback must not turn a required policy into an unenforced one. */
+	if (o->fallback && r->fs_required > POLICY_FS_NONE && abi < 1) {
+		set_str(err, errlen, "sandcap: --fallback: the policy requires --fs %s for you and "
+			"this kernel has no Landlock to enforce it", policy_fs_name(r->fs_required));
+		return -EPERM;
+	}
+	if (o->fallback && r->net_required > POLICY_NET_HOST && !seccomp) {
+		set_str(err, errlen, "sandcap: --fallback: the policy requires --net %s for you and "
+			"this kernel has no seccomp filters to enforce it",
+			policy_net_name(r->net_required));
+		return -EPERM;
+	}
+	return 0;
+}
+
+int
+isolate_check_required(const struct isolate_opts *o, const struct policy_resolved *r, char *err,
+		       size_t errlen)
+{
+	return isolate_check_required_on(o, r, isolate_landlock_abi(),
+					 isolate_seccomp_available(), err, errlen);
+}
+
+/* ---- The child side ---- */
+
+/* base/path for a relative path, else path itself. */
+static int
+abs_path(const char *base, const char *path, char *buf, size_t len)
+{
+	int n;
+
+	if (path[0] == '/')
+		n = snprintf(buf, len, "%s", path);
+	else if (base[0] == '\0')
+		return -ENOENT;         /* the working directory is unknown: never "/" + path */
+	else
+		n = snprintf(buf, len, "%s/%s", base, path);
+	return n < 0 || (size_t) n >= len ? -ENAMETOOLONG : 0;
+}
+
+/* The writable temp dir in ro/strict: the sandbox's $TMPDIR (the one its command is
+ * exec'd with, never sandcap's own) if it is an absolute path to a directory, else /tmp. */
+static const char *
+pick_tmpdir(const struct isolate_opts *o)
+{
+	const char *t = o->tmpdir;
+	struct stat st;
+
+	if (t != NULL && t[0] == '/' && stat(t, &st) == 0 && S_ISDIR(st.st_mode))
+		return t;
+	return "/tmp";
+}
+
+static int
+create_ruleset(const struct sc_ruleset_attr *attr, int abi, char *err, size_t errlen)
+{
+	int fd = (int) syscall(SYS_landlock_create_ruleset, attr, sizeof(*attr), 0), r;
+
+	if (fd >= 0)
+		return fd;
+	r = -errno;
+	set_str(err, errlen, "sandcap: Landlock: cannot create the ruleset (ABI %d): %s", abi,
+		strerror(-r));
+	return r;
+}
+
+/* The path rules of --fs, --rw and --ro into ruleset (handled: its handled_access_fs). */
+static int
+add_path_rules(const struct isolate_plan *plan, int ruleset, uint64_t handled,
+	       const struct isolate_rule *rules, size_t n, char *err, size_t errlen)
+{
+	int r;
+
+	for (size_t i = 0; i < n; i++) {
+		struct landlock_path_beneath_attr pb = { .allowed_access = rules[i].access };
+		_cleanup_close_ int fd = -EBADF;
+		char path[PATH_MAX];
+		struct stat st;
+
+		r = abs_path(plan->cwd, rules[i].path, path, sizeof(path));
+		if (r < 0) {
+			set_str(err, errlen, "sandcap: %s %s: %s",
+				rules[i].origin ? rules[i].origin : "--fs", rules[i].path,
+				r == -ENOENT ? "relative, and the working directory is unknown "
+					       "(give an absolute path)"
+					     : "path too long");
+			return r;
+		}
+		fd = open(path, O_PATH | O_CLOEXEC);
+		if (fd < 0 || fstat(fd, &st) < 0) {
+			r = -errno;
+			/* Defaults that this system lacks are skipped; what the user or sandcap
+			 * named must exist. */
+			if (rules[i].origin == NULL && (r == -ENOENT || r == -ENOTDIR))
+				continue;
+			set_str(err, errlen, "sandcap: %s %s: %s",
+				rules[i].origin ? rules[i].origin : "--fs", path, strerror(-r));
+			return r;
+		}
+		if (!S_ISDIR(st.st_mode))
+			pb.allowed_access &= FS_FILE;
+		pb.allowed_access &= handled;
+		if (pb.allowed_access == 0)
+			continue;
+		pb.parent_fd = fd;
+		if (syscall(SYS_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH, &pb, 0) < 0) {
+			r = -errno;
+			set_str(err, errlen, "sandcap: Landlock: cannot add the rule for %s: %s", path,
+				strerror(-r));
+			return r;
+		}
+	}
+	return 0;
+}
+
+/* The ruleset of attr with the file-system rules (plan->landlock_fs): the fd, -ENODATA
+ * when nothing at all is handled, or -errno.  A frame of its own, never inlined: the rules
+ * and a path are about 8 KiB of stack, which a run without --fs never touches (issue 19:
+ * two page faults of the child's every run). */
+static _noinline_ int
+fs_ruleset(const struct isolate_opts *o, const struct isolate_plan *plan,
+	   struct sc_ruleset_attr *attr, char *err, size_t errlen)
+{
+	struct isolate_rule rules[ISOLATE_RULES_MAX];
+	_cleanup_close_ int ruleset = -EBADF;
+	size_t n = 0;
+	int r;
+
+	r = isolate_fs_rules(o, plan->landlock_abi, pick_tmpdir(o), rules, ELEMENTSOF(rules), &n,
+			     &attr->handled_access_fs);
+	if (r < 0) {
+		set_str(err, errlen, "sandcap: --fs %s: too many paths", policy_fs_name(o->fs));
+		return r;
+	}
+	if (attr->handled_access_fs == 0 && attr->handled_access_net == 0 && attr->scoped == 0)
+		return -ENODATA;
+	ruleset = create_ruleset(attr, plan->landlock_abi, err, errlen);
+	if (ruleset < 0)
+		return ruleset;
+	r = add_path_rules(plan, ruleset, attr->handled_access_fs, rules, n, err, errlen);
+	if (r < 0)
+		return r;
+	return TAKE_FD(ruleset);
+}
+
+/* The Landlock ruleset of o and plan, not applied: its fd, -ENODATA when it handles
+ * nothing, or -errno with err. */
+static int
+landlock_ruleset(const struct isolate_opts *o, const struct isolate_plan *plan, char *err,
+		 size_t errlen)
+{
+	struct sc_ruleset_attr attr = { 0 };
+	_cleanup_close_ int ruleset = -EBADF;
+	int r;
+
+	if (plan->landlock_net)         /* all TCP bind and connect refused, but the proxy */
+		attr.handled_access_net = LANDLOCK_ACCESS_NET_BIND_TCP |
+					  LANDLOCK_ACCESS_NET_CONNECT_TCP;
+	if (plan->landlock_scope)
+		attr.scoped = LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET | LANDLOCK_SCOPE_SIGNAL;
+	/* Every run: no signal from the sandbox reaches sandcap, its helper or its keeper. */
+	if (plan->landlock_signal)
+		attr.scoped |= LANDLOCK_SCOPE_SIGNAL;
+	if (plan->landlock_fs)
+		ruleset = fs_ruleset(o, plan, &attr, err, errlen);
+	else if (attr.handled_access_net == 0 && attr.scoped == 0)
+		return -ENODATA;
+	else
+		ruleset = create_ruleset(&attr, plan->landlock_abi, err, errlen);
+	if (ruleset < 0)
+		return ruleset;
+
+	/* --net proxy: TCP connect to the proxy's port (Landlock cannot name the address:
+	 * in rlimit mode the same port on other hosts is reachable too; docs/isolation.md). */
+	if (plan->landlock_net && o->net == POLICY_NET_PROXY && o->proxy_port != 0) {
+		struct sc_net_port_attr np = { .allowed_access = LANDLOCK_ACCESS_NET_CONNECT_TCP,
+					       .port = o->proxy_port };
+
+		if (syscall(SYS_landlock_add_rule, ruleset, SC_LANDLOCK_RULE_NET_PORT, &np, 0) < 0) {
+			r = -errno;
+			set_str(err, errlen, "sandcap: Landlock: cannot allow the proxy's port %u: %s",
+				(unsigned) o->proxy_port, strerror(-r));
+			return r;
+		}
+	}
+	return TAKE_FD(ruleset);
+}
+
+static int
+landlock_apply(const struct isolate_opts *o, const struct isolate_plan *plan, char *err,
+	       size_t errlen)
+{
+	_cleanup_close_ int ruleset = landlock_ruleset(o, plan, err, errlen);
+	int r;
+
+	if (ruleset == -ENODATA)
+		return 0;
+	if (ruleset < 0)
+		return ruleset;
+	if (syscall(SYS_landlock_restrict_self, ruleset, 0) < 0) {
+		r = -errno;
+		set_str(err, errlen, "sandcap: Landlock: cannot restrict the sandbox: %s%s",
+			strerror(-r), r == -EPERM ? " (no_new_privs not set)" : "");
+		return r;
+	}
+	return 0;
+}
+
+/* What the filter depends on besides the pids (seccomp-rules.h), from o and plan as the
+ * rules read them before they moved out of this file. */
+static struct scrules_key
+seccomp_key(const struct isolate_opts *o, const struct isolate_plan *plan)
+{
+	return (struct scrules_key) {
+		.net = o->net,
+		.unix_closed = !o->unix_host && (o->net != POLICY_NET_HOST || plan->unix_notify),
+		.landlock_domain = plan->landlock_fs || plan->landlock_net || plan->landlock_scope ||
+				   plan->landlock_signal,
+		.landlock_signal = plan->landlock_signal,
+	};
+}
+
+/* The program seccomp_compile() made last: one per process, reused by the next call
+ * (sandcap trace --runs N zeroes the plan that points here between runs).  Static, not
+ * malloc'ed: untouched pages cost nothing, and the child of rlimit mode writes only the
+ * pages its program fills. */
+static struct sock_filter compiled_prog[BPF_MAXINSNS];
+
+/* The filter of o and plan as a BPF program: the build-time program libseccomp generated
+ * for the same key (seccomp-tpl.h), patched with the pids, or, for inputs no template
+ * covers, generated now by libseccomp from the same rules (seccomp-rules.h). */
+static int
+seccomp_compile(const struct isolate_opts *o, const struct isolate_plan *plan,
+		struct sock_filter **ret_prog, size_t *ret_len, char *err, size_t errlen)
+{
+	struct scrules_key k = seccomp_key(o, plan);
+	const char *what = "build";
+	int r;
+
+	r = sctpl_fill(&k, &plan->protect, compiled_prog, ELEMENTSOF(compiled_prog), ret_len);
+	if (r == -ENOENT)
+		r = scrules_compile(&k, &plan->protect, compiled_prog, ELEMENTSOF(compiled_prog),
+				    ret_len, &what);
+	if (r < 0) {
+		set_str(err, errlen, "sandcap: seccomp: cannot %s the filter: %s", what,
+			strerror(-r));
+		return r;
+	}
+	*ret_prog = compiled_prog;
+	return 0;
+}
+
+int
+isolate_seccomp_prepare(struct isolate_plan *plan, const struct isolate_opts *o, char *err,
+			size_t errlen)
+{
+	struct sock_filter *prog;
+	size_t len;
+	int r;
+
+	plan->seccomp_prog = NULL;
+	plan->seccomp_len = 0;
+	if (!plan->seccomp)
+		return 0;
+	r = seccomp_compile(o, plan, &prog, &len, err, errlen);
+	if (r < 0)
+		return r;
+	plan->seccomp_prog = prog;
+	plan->seccomp_len = len;
+	return 0;
+}
+
+static int
+seccomp_apply(const struct isolate_opts *o, const struct isolate_plan *plan, int notify_sock,
+	      char *err, size_t errlen)
+{
+	struct sock_fprog fp;
+	struct sock_filter *prog = plan->seccomp_prog;
+	size_t len = plan->seccomp_len;
+	int r;
+
+	/* Built before the child started (isolate_seccomp_prepare()), or here. */
+	if (prog == NULL) {
+		r = seccomp_compile(o, plan, &prog, &len, err, errlen);
+		if (r < 0)
+			return r;
+	}
+	/* As libseccomp's seccomp_load() would with this filter's attributes: no TSYNC,
+	 * LOG, SPEC_ALLOW or listener flags, and no_new_privs is already set (the caller's,
+	 * isolate.h). */
+	fp = (struct sock_fprog) { .len = (unsigned short) len, .filter = prog };
+	if (plan->unix_notify) {
+		r = stage_load_notify_filter(&fp, notify_sock, err, errlen);
+		return r;
+	}
+	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &fp) == 0)
+		return 0;
+	r = -errno;
+	set_str(err, errlen, "sandcap: seccomp: cannot load the filter: %s", strerror(-r));
+	return r;
+}
+
+int
+isolate_apply(const struct isolate_opts *o, const struct isolate_plan *plan, char *err,
+	      size_t errlen)
+{
+	return isolate_apply_notify(o, plan, -EBADF, err, errlen);
+}
+
+int
+isolate_apply_notify(const struct isolate_opts *o, const struct isolate_plan *plan,
+		     int notify_sock, char *err, size_t errlen)
+{
+	int r;
+
+	/* Landlock first: landlock_restrict_self() must not depend on the filter's mercy,
+	 * and both only need no_new_privs, which the caller set. */
+	r = landlock_apply(o, plan, err, errlen);
+	if (r < 0)
+		return r;
+	if (plan->n_cg_protect > 0) {
+		char why[256];
+
+		r = cgprotect_apply(plan->landlock_abi, "/", plan->cg_protect, plan->n_cg_protect,
+				    why, sizeof(why));
+		if (r < 0) {
+			set_str(err, errlen, "sandcap: keeping the cgroup filesystem unwritable: %s",
+				why);
+			return r;
+		}
+	}
+	if (plan->seccomp)
+		return seccomp_apply(o, plan, notify_sock, err, errlen);
+	return 0;
+}
+
+int
+isolate_rulesets(const struct isolate_opts *o, const struct isolate_plan *plan,
+		 int fds[static 2], size_t *ret_n, char *err, size_t errlen)
+{
+	size_t n = 0;
+	int r;
+
+	r = landlock_ruleset(o, plan, err, errlen);
+	if (r >= 0)
+		fds[n++] = r;
+	else if (r != -ENODATA)
+		return r;
+	if (plan->n_cg_protect > 0) {
+		char why[256];
+
+		r = cgprotect_ruleset(plan->landlock_abi, "/", plan->cg_protect,
+				      plan->n_cg_protect, why, sizeof(why));
+		if (r >= 0) {
+			fds[n++] = r;
+		} else if (r != -ENODATA) {
+			while (n > 0)
+				(void) close(fds[--n]);
+			set_str(err, errlen, "sandcap: keeping the cgroup filesystem unwritable: %s",
+				why);
+			return r;
+		}
+	}
+	*ret_n = n;
+	return 0;
+}
+
+int
+isolate_seccomp_program(const struct isolate_opts *o, const struct isolate_plan *plan,
+			const struct sock_filter **ret_prog, size_t *ret_len, char *err,
+			size_t errlen)
+{
+	struct sock_filter *prog = plan->seccomp_prog;
+	size_t len = plan->seccomp_len;
+	int r;
+
+	*ret_prog = NULL;
+	*ret_len = 0;
+	if (!plan->seccomp)
+		return 0;
+	if (prog == NULL) {
+		r = seccomp_compile(o, plan, &prog, &len, err, errlen);
+		if (r < 0)
+			return r;
+	}
+	*ret_prog = prog;
+	*ret_len = len;
+	return 0;
+}

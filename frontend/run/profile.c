@@ -1,0 +1,637 @@
+/* SPDX-License-Identifier: MIT */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ini.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "run/args.h"
+#include "exit.h"
+#include "fd-util.h"
+#include "log.h"
+#include "macro.h"
+#include "parse-util.h"
+#include "run/profile.h"
+
+#ifndef SC_PROFILES_DIR
+#define SC_PROFILES_DIR "/etc/sandcap/profiles.d"
+#endif
+#define PROFILE_FILE_MAX  (64 * 1024)
+#define PROFILE_NAME_MAX  48            /* below inih's silent 49-byte section cut */
+#define PROFILE_LINE_MAX  199           /* inih's INI_MAX_LINE is 200 with the NUL */
+
+/* How a key's value becomes option words.  Every value is checked by run_args_apply(), the
+ * code that checks the command line's, so a profile accepts what `sandcap run` accepts and no
+ * more (paths must also be absolute here: a profile has no current directory of its own). */
+enum ptype {
+	P_VALUE,        /* --KEY VALUE */
+	P_BOOL,         /* yes: --KEY; no: nothing */
+	P_WORDS,        /* space-separated: --KEY WORD for each (env, env-deny, allow) */
+	P_PATHS,        /* the same, each an absolute path (rw, ro) */
+	P_DIR,          /* --KEY VALUE, an absolute path or @workspace (chdir) */
+};
+
+static const struct pkey {
+	const char *name;       /* the `sandcap run` long option */
+	const char *alias;      /* with underscores, or NULL */
+	enum ptype type;
+} pkeys[] = {
+	{ "memory", NULL, P_VALUE },      { "cpu", NULL, P_VALUE },
+	{ "pids", NULL, P_VALUE },        { "disk", NULL, P_VALUE },
+	{ "timeout", NULL, P_VALUE },     { "grace", NULL, P_VALUE },
+	{ "cpu-time", "cpu_time", P_VALUE },
+	{ "as", NULL, P_VALUE },          { "fsize", NULL, P_VALUE },
+	{ "nofile", NULL, P_VALUE },      { "stack", NULL, P_VALUE },
+	{ "core", NULL, P_VALUE },        { "nproc", NULL, P_VALUE },
+	{ "net", NULL, P_VALUE },         { "allow", NULL, P_WORDS },
+	{ "unix", NULL, P_VALUE },        { "fs", NULL, P_VALUE },
+	{ "rw", NULL, P_PATHS },          { "ro", NULL, P_PATHS },
+	{ "fallback", NULL, P_BOOL },     { "no-cgroup", "no_cgroup", P_BOOL },
+	{ "keep-fds", "keep_fds", P_BOOL },
+	{ "env", NULL, P_WORDS },         { "env-clear", "env_clear", P_BOOL },
+	{ "env-deny", "env_deny", P_WORDS },
+	{ "chdir", NULL, P_DIR },
+};
+
+#define PROFILE_SECTIONS_MAX 64
+
+struct pctx {
+	const char *filename;
+	const char *want;               /* profile to collect, or NULL */
+	struct profile *out;            /* collects want's words */
+	void (*cb)(const char *section, unsigned line, void *userdata);
+	void *userdata;
+	/* reader state */
+	const char *pos;
+	unsigned line;
+	/* sections seen: names and header lines, reported to cb only once the whole file parsed */
+	char sections[PROFILE_SECTIONS_MAX][PROFILE_NAME_MAX + 1];
+	unsigned section_line[PROFILE_SECTIONS_MAX];
+	size_t nsections;
+	char cur[PROFILE_NAME_MAX + 1];
+	uint32_t seen;                  /* keys seen in cur */
+	struct run_opts *opts;          /* cur's settings as `sandcap run` takes them (checks only) */
+	unsigned net_line;              /* last net, allow or unix line in cur, or 0 */
+	char *err;
+	size_t errlen;
+	int error;
+};
+
+static int
+perr(struct pctx *c, const char *fmt, ...) _printf_(2, 3);
+
+static int
+perr(struct pctx *c, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (c->error != 0)
+		return 0;
+	c->error = -EINVAL;
+	n = snprintf(c->err, c->errlen, "%s:%u: ", c->filename, c->line);
+	if (n < 0 || (size_t) n >= c->errlen)
+		return 0;
+	va_start(ap, fmt);
+	(void) vsnprintf(c->err + n, c->errlen - (size_t) n, fmt, ap);
+	va_end(ap);
+	return 0;
+}
+
+/* run_args_apply()'s error, "--KEY: reason", as "KEY: reason" after FILE:LINE. */
+static int
+perr_run(struct pctx *c, const char *err)
+{
+	return perr(c, "%s", strneq(err, "--", 2) ? err + 2 : err);
+}
+
+static bool
+name_ok(const char *s, size_t len)
+{
+	if (len == 0 || len > PROFILE_NAME_MAX)
+		return false;
+	for (size_t i = 0; i < len; i++) {
+		char ch = s[i];
+
+		if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+		      ch == '-' || ch == '_' || ch == '.'))
+			return false;
+	}
+	return true;
+}
+
+/* inih reader: one line per call, counting lines and checking what inih would get wrong
+ * silently (over-long lines, section names it would truncate, repeated sections). */
+static char *
+preader(char *str, int num, void *stream)
+{
+	struct pctx *c = stream;
+	const char *nl, *s;
+	size_t len;
+
+	if (c->error != 0 || *c->pos == '\0')
+		return NULL;
+	nl = strchr(c->pos, '\n');
+	len = nl != NULL ? (size_t) (nl - c->pos) : strlen(c->pos);
+	c->line++;
+	if (len > PROFILE_LINE_MAX || len + 2 > (size_t) num) {
+		perr(c, "line is longer than %d bytes", PROFILE_LINE_MAX);
+		return NULL;
+	}
+	memcpy(str, c->pos, len);
+	str[len] = '\n';
+	str[len + 1] = '\0';
+	c->pos += len + (nl != NULL ? 1 : 0);
+
+	for (s = str; *s == ' ' || *s == '\t'; s++)
+		;
+	if (s != str && *s != '\n' && *s != ';' && *s != '#' && *s != '\r') {
+		perr(c, "indented line: continuation lines are not allowed");
+		return NULL;
+	}
+	if (*s == '[') {
+		const char *end = strchr(s, ']');
+		char esc[4 * 64 + 1];
+
+		if (end == NULL) {
+			perr(c, "section header without ']'");
+			return NULL;
+		}
+		if (!name_ok(s + 1, (size_t) (end - s - 1))) {
+			char name[65];
+
+			snprintf(name, sizeof(name), "%.*s", (int) (end - s - 1 > 64 ? 64 : end - s - 1),
+				 s + 1);
+			perr(c, "bad profile name '%s': use 1-%d of A-Z a-z 0-9 . _ -",
+			     log_escape(name, esc, sizeof(esc)), PROFILE_NAME_MAX);
+			return NULL;
+		}
+		for (size_t i = 0; i < c->nsections; i++)
+			if (strlen(c->sections[i]) == (size_t) (end - s - 1) &&
+			    strneq(c->sections[i], s + 1, (size_t) (end - s - 1))) {
+				perr(c, "profile [%s] is defined twice in this file", c->sections[i]);
+				return NULL;
+			}
+		if (c->nsections >= ELEMENTSOF(c->sections)) {
+			perr(c, "too many profiles in one file (at most %zu)", ELEMENTSOF(c->sections));
+			return NULL;
+		}
+		memcpy(c->sections[c->nsections], s + 1, (size_t) (end - s - 1));
+		c->sections[c->nsections][end - s - 1] = '\0';
+		c->section_line[c->nsections] = c->line;
+		c->nsections++;
+	}
+	return str;
+}
+
+static int
+add_word(struct pctx *c, const char *w)
+{
+	struct profile *p = c->out;
+
+	if (p->nwords >= PROFILE_WORDS_MAX)
+		return perr(c, "profile [%s] has too many settings", c->want);
+	p->words[p->nwords] = strdup(w);
+	if (p->words[p->nwords] == NULL) {
+		c->error = -ENOMEM;
+		return 0;
+	}
+	p->nwords++;
+	return 1;
+}
+
+/* The checks `sandcap run` makes between options once it has them all (--allow needs
+ * --net proxy, ...), for the section that just ended; errors name its last net, allow or
+ * unix line. */
+static int
+end_section(struct pctx *c)
+{
+	char err[256];
+	unsigned line = c->line;
+
+	if (c->error != 0 || c->cur[0] == '\0')
+		return c->error == 0;
+	if (run_args_check_net(c->opts, err, sizeof(err)) < 0) {
+		c->line = c->net_line;
+		perr_run(c, err);
+		c->line = line;
+		return 0;
+	}
+	return 1;
+}
+
+/* One word of a key's value, as --KEY WORD: checked by run_args_apply(), kept if wanted. */
+static int
+take_word(struct pctx *c, const struct pkey *k, const char *w, bool want)
+{
+	char err[512], opt[32], esc[128];
+
+	if ((k->type == P_PATHS && w[0] != '/') ||
+	    (k->type == P_DIR && w[0] != '/' && !streq(w, "@workspace")))
+		return perr(c, "%s = '%s': expected %s", k->name, log_escape(w, esc, sizeof(esc)),
+			    k->type == P_DIR ? "an absolute path or @workspace" :
+					       "absolute paths separated by spaces");
+	if (run_args_apply(c->opts, k->name, w, err, sizeof(err)) < 0)
+		return perr_run(c, err);
+	snprintf(opt, sizeof(opt), "--%s", k->name);
+	if (want && (add_word(c, opt) == 0 || add_word(c, w) == 0))
+		return 0;
+	return 1;
+}
+
+static int
+phandler(void *user, const char *section, const char *name, const char *value)
+{
+	struct pctx *c = user;
+	const struct pkey *k = NULL;
+	size_t idx = 0;
+	bool want;
+	char esc[128];
+
+	if (c->error != 0)
+		return 0;
+	if (section[0] == '\0')
+		return perr(c, "'%s' outside a [profile] section", log_escape(name, esc, sizeof(esc)));
+	if (!streq(section, c->cur)) {
+		if (end_section(c) == 0)
+			return 0;
+		strlcpy(c->cur, section, sizeof(c->cur));
+		c->seen = 0;
+		c->net_line = 0;
+		run_args_reset(c->opts);
+	}
+	want = c->want != NULL && streq(section, c->want);
+	for (size_t i = 0; i < ELEMENTSOF(pkeys); i++)
+		if (streq(name, pkeys[i].name) || (pkeys[i].alias != NULL && streq(name, pkeys[i].alias))) {
+			k = &pkeys[i];
+			idx = i;
+		}
+	if (k == NULL) {
+		char known[512] = "";
+
+		for (size_t i = 0; i < ELEMENTSOF(pkeys); i++) {
+			strlcat(known, " ", sizeof(known));
+			strlcat(known, pkeys[i].name, sizeof(known));
+		}
+		return perr(c, "unknown key '%s' in [%s]; known keys:%s",
+			    log_escape(name, esc, sizeof(esc)), section, known);
+	}
+	if (c->seen & (UINT32_C(1) << idx))
+		return perr(c, "'%s' is set twice in [%s]", k->name, section);
+	c->seen |= UINT32_C(1) << idx;
+	if (value[0] == '\0')
+		return perr(c, "'%s' has an empty value", k->name);
+	if (streq(k->name, "net") || streq(k->name, "allow") || streq(k->name, "unix"))
+		c->net_line = c->line;
+
+	switch (k->type) {
+	case P_VALUE:
+	case P_DIR:
+		return take_word(c, k, value, want);
+	case P_BOOL: {
+		char err[256], opt[32];
+
+		if (streq(value, "no") || streq(value, "false") || streq(value, "0"))
+			return 1;
+		if (!streq(value, "yes") && !streq(value, "true") && !streq(value, "1"))
+			return perr(c, "%s = '%s': expected yes or no", k->name,
+				    log_escape(value, esc, sizeof(esc)));
+		if (run_args_apply(c->opts, k->name, NULL, err, sizeof(err)) < 0)
+			return perr_run(c, err);
+		snprintf(opt, sizeof(opt), "--%s", k->name);
+		return want ? add_word(c, opt) : 1;
+	}
+	case P_WORDS:
+	case P_PATHS: {
+		/* Each word is one option's value (so an --env NAME=VALUE in a profile cannot hold
+		 * a space). */
+		_cleanup_free_ char *copy = strdup(value);
+		char *save = NULL;
+
+		if (copy == NULL) {
+			c->error = -ENOMEM;
+			return 0;
+		}
+		for (char *t = strtok_r(copy, " \t", &save); t != NULL; t = strtok_r(NULL, " \t", &save))
+			if (take_word(c, k, t, want) == 0)
+				return 0;
+		return 1;
+	}
+	}
+	return perr(c, "key '%s' has no handler", k->name);   /* not reached */
+}
+
+static int
+parse_into(struct pctx *c, const char *text)
+{
+	_cleanup_free_ struct run_opts *opts = NULL;
+	int r;
+
+	/* clang 14 assumes a failed open()'s -errno can be 0, so profile_read_text() "succeeds"
+	 * without setting text: a false positive. */
+	if (text == NULL)
+		return perr(c, "no text to parse"), c->error;
+	if (strlen(text) > PROFILE_FILE_MAX) /* NOLINT(clang-analyzer-core.NonNullParamChecker) */
+		return perr(c, "file is larger than %d bytes", PROFILE_FILE_MAX), c->error;
+	opts = malloc(sizeof(*opts));
+	if (opts == NULL)
+		return -ENOMEM;
+	run_args_reset(opts);
+	c->opts = opts;
+	/* A UTF-8 byte order mark at the very start is ignored (editors add it), as in the policy
+	 * file.  Skipped here, not left to inih (INI_ALLOW_BOM is a build option): preader() must
+	 * see the first line's '[' to record the section. */
+	if (strneq(text, "\xef\xbb\xbf", 3))
+		text += 3;
+	c->pos = text;
+	r = ini_parse_stream(preader, c, phandler, c);
+	if (r == 0 && c->error == 0)
+		end_section(c);
+	c->opts = NULL;
+	if (c->error != 0)
+		return c->error;
+	if (r != 0) {
+		c->line = (unsigned) (r > 0 ? r : 0);
+		perr(c, "syntax error (expected [name] or key = value)");
+		return c->error;
+	}
+	/* Only a file that parsed whole is reported: a section before a bad line is no more
+	 * usable than one after it (profile_load() refuses the file). */
+	for (size_t i = 0; c->cb != NULL && i < c->nsections; i++)
+		c->cb(c->sections[i], c->section_line[i], c->userdata);
+	return 0;
+}
+
+int
+profile_parse_text(const char *text, const char *filename,
+		   void (*cb)(const char *section, unsigned line, void *userdata), void *userdata,
+		   char *err, size_t errlen)
+{
+	struct pctx c = { .filename = filename, .cb = cb, .userdata = userdata, .err = err,
+			  .errlen = errlen };
+
+	return parse_into(&c, text);
+}
+
+/* Read a whole profiles file; -ENOENT if absent.  NUL bytes are an error. */
+int
+profile_read_text(const char *path, char **ret, char *err, size_t errlen)
+{
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	_cleanup_free_ char *buf = NULL;
+	struct stat st;
+	size_t len = 0;
+	int r;
+
+	if (fd < 0)
+		return errno == ENOENT ? -ENOENT :
+		       (snprintf(err, errlen, "%s: %s", path, strerror(errno)), -errno);
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		snprintf(err, errlen, "%s: not a regular file", path);
+		return -EINVAL;
+	}
+	buf = malloc(PROFILE_FILE_MAX + 1);
+	if (buf == NULL)
+		return -ENOMEM;
+	r = read_full_fd(fd, buf, PROFILE_FILE_MAX + 1, &len);
+	if (r == -EFBIG) {
+		snprintf(err, errlen, "%s: larger than %d bytes", path, PROFILE_FILE_MAX);
+		return -EFBIG;
+	}
+	if (r < 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(-r));
+		return -EIO;
+	}
+	if (memchr(buf, '\0', len) != NULL) {
+		snprintf(err, errlen, "%s: contains a NUL byte", path);
+		return -EINVAL;
+	}
+	*ret = TAKE_PTR(buf);
+	return 0;
+}
+
+static void
+user_file(char *buf, size_t len)
+{
+	const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
+
+	if (xdg != NULL && xdg[0] == '/')
+		snprintf(buf, len, "%s/sandcap/profiles.ini", xdg);
+	else if (home != NULL && home[0] == '/')
+		snprintf(buf, len, "%s/.config/sandcap/profiles.ini", home);
+	else
+		buf[0] = '\0';
+}
+
+const char *
+profile_admin_dir(void)
+{
+	const char *d = getenv("SANDCAP_PROFILES_DIR");
+
+	return d != NULL && d[0] == '/' ? d : SC_PROFILES_DIR;
+}
+
+static int
+ini_filter(const struct dirent *de)
+{
+	size_t l = strlen(de->d_name);
+
+	return de->d_name[0] != '.' && l > 4 && streq(de->d_name + l - 4, ".ini");
+}
+
+/* Calls fn for each candidate file in lookup order; stops when fn returns non-zero. */
+int
+profile_for_each_file(int (*fn)(const char *path, void *userdata), void *userdata)
+{
+	char path[PATH_MAX];
+	struct dirent **list = NULL;
+	int n, r = 0;
+
+	user_file(path, sizeof(path));
+	if (path[0] != '\0') {
+		r = fn(path, userdata);
+		if (r != 0)
+			return r;
+	}
+	n = scandir(profile_admin_dir(), &list, ini_filter, alphasort);
+	for (int i = 0; i < n; i++) {
+		if (r == 0) {
+			snprintf(path, sizeof(path), "%s/%s", profile_admin_dir(), list[i]->d_name);
+			r = fn(path, userdata);
+		}
+		free(list[i]);
+	}
+	free(list);
+	return r;
+}
+
+struct load_ctx {
+	const char *name;
+	struct profile *out;
+	char *err;
+	size_t errlen;
+};
+
+static void
+note_header(const char *section, unsigned line, void *userdata)
+{
+	struct load_ctx *l = userdata;
+
+	if (streq(section, l->name) && l->out->line == 0)
+		l->out->line = line;
+}
+
+static int
+load_one(const char *path, void *userdata)
+{
+	struct load_ctx *l = userdata;
+	_cleanup_free_ char *text = NULL;
+	struct pctx c = { .filename = path, .want = l->name, .out = l->out, .cb = note_header,
+			  .userdata = l, .err = l->err, .errlen = l->errlen };
+	int r;
+
+	r = profile_read_text(path, &text, l->err, l->errlen);
+	if (r == -ENOENT)
+		return 0;
+	if (r < 0)
+		return r;
+	r = parse_into(&c, text);
+	if (r < 0)
+		return r;
+	if (l->out->line == 0)
+		return 0;
+	strlcpy(l->out->file, path, sizeof(l->out->file));
+	return 1;
+}
+
+void
+profile_done(struct profile *p)
+{
+	for (size_t i = 0; i < p->nwords; i++)
+		free(p->words[i]);
+	p->nwords = 0;
+}
+
+int
+profile_load(const char *name, struct profile *ret, char *err, size_t errlen)
+{
+	struct load_ctx l = { .name = name, .out = ret, .err = err, .errlen = errlen };
+	char uf[PATH_MAX];
+	int r;
+
+	memset(ret, 0, sizeof(*ret));
+	if (!name_ok(name, strlen(name))) {
+		char esc[128];
+
+		snprintf(err, errlen, "bad profile name '%s': use 1-%d of A-Z a-z 0-9 . _ -",
+			 log_escape(name, esc, sizeof(esc)), PROFILE_NAME_MAX);
+		return -EINVAL;
+	}
+	strlcpy(ret->name, name, sizeof(ret->name));
+	r = profile_for_each_file(load_one, &l);
+	if (r < 0) {
+		profile_done(ret);
+		return r;
+	}
+	if (r == 0) {
+		profile_done(ret);
+		user_file(uf, sizeof(uf));
+		snprintf(err, errlen, "no profile named '%s' in %s or %s/*.ini (see sandcap profile list)",
+			 name, uf[0] != '\0' ? uf : "~/.config/sandcap/profiles.ini", profile_admin_dir());
+		return -ENOENT;
+	}
+	return 0;
+}
+
+/* Length of the UTF-8 sequence at s that prints as itself (not a C1 control), or 0. */
+static size_t
+utf8_printable_len(const unsigned char *s)
+{
+	size_t n;
+
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		n = 2;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		n = 3;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		n = 4;
+	else
+		return 0;
+	for (size_t i = 1; i < n; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	if ((s[0] == 0xc2 && s[1] < 0xa0) ||                    /* U+0080-U+009F: C1 controls */
+	    (s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xf0 && s[1] < 0x90) ||  /* overlong */
+	    (s[0] == 0xed && s[1] > 0x9f) ||                    /* surrogates */
+	    (s[0] == 0xf4 && s[1] > 0x8f))                      /* above U+10FFFF */
+		return 0;
+	return n;
+}
+
+int
+profile_shell_quote(const char *w, char **ret)
+{
+	static const char safe[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+				   "0123456789_@%+=:,./-";
+	const unsigned char *s = (const unsigned char *) w;
+	size_t len = strlen(w), o = 0;
+	bool open = false;              /* inside '...' */
+	char *buf;
+
+	if (strchr(w, '\n') != NULL)
+		return -EINVAL;
+	if (len > 0 && strspn(w, safe) == len) {
+		buf = strdup(w);
+		if (buf == NULL)
+			return -ENOMEM;
+		*ret = buf;
+		return 0;
+	}
+	/* Worst case, every byte becomes '"$(printf '\ooo')"' (20 bytes). */
+	buf = malloc(len * 20 + 3);
+	if (buf == NULL)
+		return -ENOMEM;
+	if (len == 0) {
+		memcpy(buf, "''", 2);
+		o = 2;
+	}
+	while (*s != '\0') {
+		size_t n = *s >= 0x80 ? utf8_printable_len(s) : (*s >= 0x20 && *s != 0x7f);
+
+		if (n == 0 || *s == '\'') {
+			if (open)
+				buf[o++] = '\'';
+			open = false;
+		} else if (!open) {
+			buf[o++] = '\'';
+			open = true;
+		}
+		if (n == 0) {
+			/* A byte that must not reach a terminal raw (a control, or not UTF-8): printf
+			 * makes it when the line is run.  Exact, as no word holds a newline (which
+			 * $(...) would strip). */
+			o += (size_t) sprintf(buf + o, "\"$(printf '\\%03o')\"", *s);
+			s++;
+		} else if (*s == '\'') {
+			buf[o++] = '\\';
+			buf[o++] = '\'';
+			s++;
+		} else {
+			memcpy(buf + o, s, n);
+			o += n;
+			s += n;
+		}
+	}
+	if (open)
+		buf[o++] = '\'';
+	buf[o] = '\0';
+	*ret = buf;
+	return 0;
+}
