@@ -16,6 +16,8 @@
 /* Large enough for any datagram of a dump: the kernel fills one of at most 32 KiB (or the
  * reader's buffer size if smaller), and a cut one is an error here (MSG_TRUNC). */
 #define UDIAG_BUF (64 * 1024)
+/* The kernel's socket states (the TCP numbering, include/net/tcp_states.h). */
+#define UDIAG_ESTABLISHED 1
 
 uint32_t
 udiag_dev(dev_t st_dev)
@@ -48,9 +50,12 @@ build(uint32_t show, uint32_t states, uint32_t seq, void *buf)
 size_t
 udiag_request(const struct udiag_key *key, uint32_t seq, void *buf)
 {
-	/* Every state: a socket bound to the key but not listening (yet) makes it ambiguous
-	 * just as a second listener would. */
-	return build(key->abstract ? UDIAG_SHOW_NAME : UDIAG_SHOW_VFS, ~0u, seq, buf);
+	/* Every state but connected: a socket bound to the key but not listening (yet) makes
+	 * it ambiguous just as a second listener would.  A connected one never listens: the
+	 * listener's accepted sockets (which carry its name and file) and a client bound
+	 * before it connected. */
+	return build(key->abstract ? UDIAG_SHOW_NAME : UDIAG_SHOW_VFS,
+		     ~(UINT32_C(1) << UDIAG_ESTABLISHED), seq, buf);
 }
 
 /* Whether the attributes (len bytes at a) bind the socket to key. */
@@ -131,7 +136,8 @@ udiag_parse(const void *buf, size_t len, uint32_t seq, const struct udiag_key *k
 		memcpy(&d, b + NLMSG_HDRLEN, sizeof(d));
 		if (d.udiag_family != AF_UNIX)
 			return -EBADMSG;
-		if ((!key->abstract || d.udiag_type == key->type) &&
+		if (d.udiag_state != UDIAG_ESTABLISHED &&
+		    (!key->abstract || d.udiag_type == key->type) &&
 		    attrs_match(b + NLMSG_LENGTH(sizeof(d)), mlen - NLMSG_LENGTH(sizeof(d)), key)) {
 			m->n++;
 			m->ino = d.udiag_ino;

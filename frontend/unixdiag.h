@@ -25,10 +25,12 @@ struct udiag_key {
 	unsigned char name[108];
 };
 
-/* The sockets bound to the key.  A pathname key matches sockets of any type (connect()
- * finds the socket by the file, then checks the type); an abstract one those of its type
- * (the kernel looks names up per type).  More than one match: the key is ambiguous (only
- * 32 bits of the inode number are reported), and the caller refuses. */
+/* The sockets bound to the key, connected ones left out (a listener's accepted sockets
+ * carry its name and file; a connected socket can never listen).  A pathname key matches
+ * sockets of any type (connect() finds the socket by the file, then checks the type); an
+ * abstract one those of its type (the kernel looks names up per type).  More than one
+ * match: the key is ambiguous (only 32 bits of the inode number are reported), and the
+ * caller refuses. */
 struct udiag_match {
 	unsigned n;
 	uint32_t ino;                   /* the socket's own inode number (the last match's) */

@@ -105,7 +105,14 @@ test_vfs(void **state)
 	used = 0;
 	add_end(NLMSG_DONE, 0, NLM_F_MULTI);
 	assert_int_equal(udiag_parse(buf, used, SEQ, &key, &m), 1);
-	/* A second socket with the same 32-bit key: ambiguous, counted. */
+	/* Connected sockets carrying the key (the listener's accepted ones): left out. */
+	used = 0;
+	add_sock(SOCK_SEQPACKET, 1, 510, NULL, 0, &mine);
+	add_sock(SOCK_STREAM, 1, 511, NULL, 0, &mine);
+	assert_int_equal(udiag_parse(buf, used, SEQ, &key, &m), 0);
+	assert_int_equal(m.n, 1);
+	assert_int_equal(m.ino, 502);
+	/* A second socket with the same 32-bit key, bound but not listening: ambiguous. */
 	used = 0;
 	add_sock(SOCK_STREAM, 7, 503, NULL, 0, &mine);
 	add_end(NLMSG_DONE, 0, NLM_F_MULTI);
@@ -132,6 +139,7 @@ test_abstract(void **state)
 	assert_int_equal(m.n, 0);
 	used = 0;
 	add_sock(SOCK_STREAM, 10, 605, "\0tmux", 5, NULL);
+	add_sock(SOCK_STREAM, 1, 606, "\0tmux", 5, NULL);      /* accepted: left out */
 	add_end(NLMSG_DONE, 0, NLM_F_MULTI);
 	assert_int_equal(udiag_parse(buf, used, SEQ, &key, &m), 1);
 	assert_int_equal(m.n, 1);
