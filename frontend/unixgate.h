@@ -61,7 +61,6 @@ struct ugate {
 	/* For the report. */
 	unsigned long n_refused, n_allowed;
 	unsigned long n_undumpable;     /* connects refused: the caller is non-dumpable */
-	unsigned long n_diag_failed;    /* connects refused: sock_diag failed (refused too) */
 	char first_refused[112];        /* the first refused address, printable */
 };
 
