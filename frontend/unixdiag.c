@@ -1,11 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /* Which UNIX socket a connect() would reach, without connecting; see unixdiag.h. */
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/netlink.h>
 #include <linux/sock_diag.h>
 #include <linux/unix_diag.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/time.h>
 #include <unistd.h>
@@ -24,6 +28,56 @@ udiag_dev(dev_t st_dev)
 {
 	/* The kernel's dev_t: 12 bits of major above 20 bits of minor. */
 	return ((uint32_t) major(st_dev) << 20) | ((uint32_t) minor(st_dev) & 0xfffffu);
+}
+
+int
+udiag_mountinfo_line(const char *line, size_t len, uint64_t mnt_id, uint32_t *ret_dev)
+{
+	/* "ID PARENT MAJOR:MINOR ROOT MOUNTPOINT ...": only the first three fields matter. */
+	static const char after[4] = { ' ', ' ', ':', ' ' };
+	uint64_t v[4] = { 0 };
+	size_t i = 0;
+
+	for (unsigned f = 0; f < 4; f++) {
+		size_t start = i;
+
+		for (; i < len && line[i] >= '0' && line[i] <= '9'; i++) {
+			if (v[f] > (UINT64_MAX - 9) / 10)
+				return 0;
+			v[f] = v[f] * 10 + (uint64_t) (line[i] - '0');
+		}
+		if (i == start || i >= len || line[i] != after[f])
+			return 0;
+		i++;
+	}
+	if (v[0] != mnt_id || v[2] > 0xfff || v[3] > 0xfffff)
+		return 0;
+	*ret_dev = (uint32_t) (v[2] << 20) | (uint32_t) v[3];
+	return 1;
+}
+
+int
+udiag_fd_fsdev(int fd, uint32_t *ret_dev)
+{
+	struct statx stx;
+	_cleanup_free_ char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	FILE *f;
+	int r = -ENOENT;
+
+	if (statx(fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_MNT_ID, &stx) < 0)
+		return -errno;
+	if ((stx.stx_mask & STATX_MNT_ID) == 0)
+		return -EOPNOTSUPP;     /* before Linux 5.8 */
+	f = fopen("/proc/self/mountinfo", "re");
+	if (f == NULL)
+		return -errno;
+	while (r == -ENOENT && (n = getline(&line, &cap, f)) > 0)
+		if (udiag_mountinfo_line(line, (size_t) n, stx.stx_mnt_id, ret_dev) == 1)
+			r = 0;
+	(void) fclose(f);
+	return r;
 }
 
 static size_t

@@ -41,6 +41,16 @@ struct udiag_match {
 /* The kernel's encoding of a device number (what UNIX_DIAG_VFS reports) for st_dev. */
 uint32_t udiag_dev(dev_t st_dev);
 
+/* One line of /proc/PID/mountinfo (len bytes, no newline needed): when it is the mount
+ * mnt_id, its device (the file system's own, which UNIX_DIAG_VFS reports even where
+ * stat() gives another, as on btrfs subvolumes) in the kernel's encoding into *ret_dev
+ * and 1; else 0. */
+int udiag_mountinfo_line(const char *line, size_t len, uint64_t mnt_id, uint32_t *ret_dev);
+
+/* The kernel's device number of the file system the file fd is on, from its mount
+ * (statx's mount id, /proc/self/mountinfo).  0 or -errno. */
+int udiag_fd_fsdev(int fd, uint32_t *ret_dev);
+
 /* The request for a dump of every AF_UNIX socket with what key needs, sequence number seq,
  * into buf (at least UDIAG_REQ_SIZE bytes); returns its length. */
 #define UDIAG_REQ_SIZE 64

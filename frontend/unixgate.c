@@ -263,6 +263,7 @@ listener_of(struct ugate *g, uint64_t id, pid_t tid, int type, const struct sock
 {
 	struct udiag_key key = { .type = type };
 	struct udiag_match m;
+	uint32_t fsdev = 0;
 	_cleanup_close_ int file = -EBADF;
 	size_t n = len - offsetof(struct sockaddr_un, sun_path);
 	int r;
@@ -287,6 +288,14 @@ listener_of(struct ugate *g, uint64_t id, pid_t tid, int type, const struct sock
 	/* Whatever stopped the lookup (memory, a dump cut short): refused, never connected. */
 	if (udiag_lookup(&key, &m) < 0)
 		return -EACCES;
+	/* Where stat() gives another device than the file system's own (btrfs subvolumes),
+	 * the one unix_diag reports is the mount's: looked up again with it. */
+	if (m.n == 0 && !key.abstract && udiag_fd_fsdev(file, &fsdev) == 0 &&
+	    fsdev != key.vfs_dev) {
+		key.vfs_dev = fsdev;
+		if (udiag_lookup(&key, &m) < 0)
+			return -EACCES;
+	}
 	if (m.n == 0)
 		return -ECONNREFUSED;   /* nothing bound there, as connect() would say */
 	if (m.n > 1)

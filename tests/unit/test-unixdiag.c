@@ -4,6 +4,7 @@
  * error and never read past, and the kernel's own answers (done, error, interrupted) are
  * told apart.  One live test asks the running kernel, where it answers. */
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/netlink.h>
 #include <linux/sock_diag.h>
 #include <linux/unix_diag.h>
@@ -226,6 +227,30 @@ test_dev(void **state)
 	assert_int_equal(udiag_dev(makedev(259, 3)), (259u << 20) | 3);
 }
 
+static void
+test_mountinfo(void **state)
+{
+	static const char l[] = "36 35 98:0 /mnt1 /mnt2 rw,noatime master:1 - ext3 /dev/root rw\n";
+	static const char big[] = "7 1 4095:1048575 / / rw - tmpfs tmpfs rw";
+	uint32_t dev = 0;
+
+	(void) state;
+	assert_int_equal(udiag_mountinfo_line(l, strlen(l), 36, &dev), 1);
+	assert_int_equal(dev, (98u << 20) | 0);
+	assert_int_equal(udiag_mountinfo_line(l, strlen(l), 35, &dev), 0);     /* the parent */
+	assert_int_equal(udiag_mountinfo_line(l, strlen(l), 3, &dev), 0);      /* a prefix */
+	assert_int_equal(udiag_mountinfo_line(big, strlen(big), 7, &dev), 1);
+	assert_int_equal(dev, 0xffffffffu);
+	/* Malformed, cut short, out of range: no match. */
+	assert_int_equal(udiag_mountinfo_line("36 35 98 /", 10, 36, &dev), 0);
+	assert_int_equal(udiag_mountinfo_line("36 35 98:", 9, 36, &dev), 0);
+	assert_int_equal(udiag_mountinfo_line("36 35 :1 /", 10, 36, &dev), 0);
+	assert_int_equal(udiag_mountinfo_line("36 35 4096:0 /", 14, 36, &dev), 0);
+	assert_int_equal(udiag_mountinfo_line("36 35 1:1048576 /", 17, 36, &dev), 0);
+	assert_int_equal(udiag_mountinfo_line("99999999999999999999999 1 1:1 /", 31, 36, &dev), 0);
+	assert_int_equal(udiag_mountinfo_line("", 0, 0, &dev), 0);
+}
+
 /* The running kernel: a listener of ours is found by its file and by an abstract name. */
 static void
 test_live(void **state)
@@ -255,6 +280,17 @@ test_live(void **state)
 	assert_int_equal(m.state, 10);
 	assert_int_equal(fstat(s, &st), 0);
 	assert_int_equal(m.ino, (uint32_t) st.st_ino);
+	/* The device from its mount names it as well (the fallback for btrfs). */
+	{
+		int pf = open(sa.sun_path, O_PATH | O_CLOEXEC);
+
+		assert_true(pf >= 0);
+		assert_int_equal(udiag_fd_fsdev(pf, &key.vfs_dev), 0);
+		(void) close(pf);
+		assert_int_equal(stat(sa.sun_path, &st), 0);
+		assert_int_equal(udiag_lookup(&key, &m), 0);
+		assert_int_equal(m.n, 1);
+	}
 	(void) unlink(sa.sun_path);
 	(void) rmdir(dir);
 	(void) close(s);
@@ -269,6 +305,7 @@ main(void)
 		cmocka_unit_test(test_kernel_answers),
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_dev),
+		cmocka_unit_test(test_mountinfo),
 		cmocka_unit_test(test_live),
 	};
 
