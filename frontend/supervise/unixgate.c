@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* The sandbox's connect() calls, made by sandcap; see unixgate.h. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <linux/seccomp.h>
 #include <signal.h>
@@ -13,20 +15,22 @@
 #include <sys/ioctl.h>
 #include <sys/pidfd.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/uio.h>
 #include <sys/un.h>
+#include <netinet/tcp.h>
 #include <unistd.h>
 
 #include "fd-util.h"
+#include "log.h"
 #include "macro.h"
 #include "procstat.h"
+#include "supervise/rawproc.h"
+#include "supervise/unixdiag.h"
 #include "supervise/unixgate.h"
 
-#ifndef SO_PEERPIDFD
-#define SO_PEERPIDFD 77                 /* Linux 6.5 */
-#endif
 #ifndef PIDFD_THREAD
 #define PIDFD_THREAD O_EXCL             /* Linux 6.9 */
 #endif
@@ -111,54 +115,200 @@ thread_pidfd(pid_t tid)
 	return fd < 0 ? -errno : fd;
 }
 
-/* Whether pid is a process of the sandbox: a descendant of the supervisor (the sandbox's
- * subreaper: every process it makes stays one) through a child that is not the helper. */
-static bool
-in_sandbox(const struct ugate *g, pid_t pid)
+/* The sandbox's processes, breadth first from the supervisor's children: scratch for
+ * holder().  Static: a run that never asks never touches these pages. */
+static pid_t walk_pid[UGATE_PROCS_MAX], walk_par[UGATE_PROCS_MAX];
+
+/* The socket whose inode number is ino, from the descriptor table of process pid (pinned
+ * by pfd): a descriptor of ours for that very socket (pidfd_getfd, checked with fstat),
+ * -ENOENT when pid holds none, -E2BIG when *budget (descriptors left to look at) ran out. */
+static int
+take_from(pid_t pid, int pfd, uint32_t ino, unsigned long *budget)
 {
-	pid_t p = pid;
+	char path[64], want[32], link[32];
+	int wl = snprintf(want, sizeof(want), "socket:[%" PRIu32 "]", ino), dfd, r = -ENOENT;
+	struct dirent *de;
+	DIR *d;
 
-	for (unsigned depth = 0; depth < UGATE_DEPTH_MAX && p > 1; depth++) {
-		struct procstat ps;
-
-		if (p == g->self)
-			return false;           /* the supervisor itself */
-		if (procstat_read(p, &ps) < 0)
-			return false;
-		if (ps.ppid == g->self)
-			return p != g->exclude;
-		p = ps.ppid;
+	(void) snprintf(path, sizeof(path), "/proc/%d/fd", (int) pid);
+	dfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return -ENOENT;
+	d = fdopendir(dfd);
+	if (d == NULL) {
+		(void) close(dfd);
+		return -ENOENT;
 	}
-	return false;
+	while (r == -ENOENT && (de = readdir(d)) != NULL) {
+		struct stat st;
+		ssize_t n;
+		long num;
+		char *end;
+		int s;
+
+		if (de->d_name[0] == '.')
+			continue;
+		if (*budget == 0) {
+			r = -E2BIG;
+			break;
+		}
+		(*budget)--;
+		n = readlinkat(dfd, de->d_name, link, sizeof(link));
+		if (n != wl || memcmp(link, want, (size_t) wl) != 0)
+			continue;
+		errno = 0;
+		num = strtol(de->d_name, &end, 10);
+		if (errno != 0 || *end != '\0' || num < 0 || num > INT_MAX)
+			continue;
+		/* What is taken is checked, not the number: the sandbox may have put another
+		 * file there since.  EPERM: the holder made itself non-dumpable. */
+		s = pidfd_getfd(pfd, (int) num, 0);
+		if (s < 0)
+			continue;
+		if (fstat(s, &st) == 0 && S_ISSOCK(st.st_mode) && st.st_ino == ino)
+			r = s;
+		else
+			(void) close(s);
+	}
+	(void) closedir(d);
+	return r;
 }
 
-/* The listener at the other end of s (connected) was made inside the sandbox.  Its
- * credentials are those of the process that called listen(); through SO_PEERPIDFD the
- * check is on that very process, alive from before the walk to after it (a number alone
- * could since name another process: without SO_PEERPIDFD, before Linux 6.5, a listener
- * whose maker has exited and whose pid the sandbox was given since would pass). */
-static bool
-peer_inside(const struct ugate *g, int s)
+/* The listening socket ino, taken from a process of the sandbox that holds it: any of
+ * them, so a listener whose listen()ing process has exited (a daemon that forked and let
+ * its parent exit) is still found in the child that kept it.  The sandbox's processes are
+ * the supervisor's descendants (it is their subreaper: every process they make stays one)
+ * other than the helper; each is pinned with a pidfd, then checked to be the child of the
+ * process it was found under, whose children are listed only while its own pidfd shows it
+ * alive, as sv_signal_descendants() does.  Descriptor tables of threads that have one of
+ * their own (clone without CLONE_FILES) are not looked at: such a holder is not found,
+ * and the connect is refused.  The descriptor, -ENOENT (no process of the sandbox holds
+ * it: refused), -E2BIG (more than UGATE_FDS_MAX descriptors to look at: refused). */
+static int
+holder(const struct ugate *g, uint32_t ino)
 {
-	struct ucred uc;
-	socklen_t len = sizeof(uc);
-	_cleanup_close_ int pfd = -EBADF;
-	int fd = -1;
-	bool ok;
+	unsigned long budget = UGATE_FDS_MAX;
+	size_t n = rawproc_children(g->self, walk_pid, walk_par, 0, UGATE_PROCS_MAX);
 
-	if (getsockopt(s, SOL_SOCKET, SO_PEERCRED, &uc, &len) < 0 || uc.pid <= 0)
-		return false;
-	len = sizeof(fd);
-	if (getsockopt(s, SOL_SOCKET, SO_PEERPIDFD, &fd, &len) == 0)
-		pfd = fd;
-	else if (errno != ENOPROTOOPT)
-		return false;           /* the maker is gone (ESRCH), or worse */
-	if (pfd >= 0 && syscall(SYS_pidfd_send_signal, pfd, 0, NULL, 0) < 0)
-		return false;
-	ok = in_sandbox(g, uc.pid);
-	if (ok && pfd >= 0 && syscall(SYS_pidfd_send_signal, pfd, 0, NULL, 0) < 0)
-		ok = false;
-	return ok;
+	for (size_t i = 0; i < n; i++) {
+		pid_t p = walk_pid[i], par = walk_par[i];
+		_cleanup_close_ int pfd = -EBADF;
+		struct procstat ps;
+		size_t before = n;
+		int s;
+
+		if (par == g->self && p == g->exclude)
+			continue;
+		pfd = pidfd_open(p, 0);
+		if (pfd < 0)
+			continue;
+		/* Our own children cannot be recycled before we reap them; a grandchild's pid
+		 * can: it must still be the child of the process it was found under. */
+		if (par != g->self && (procstat_read(p, &ps) < 0 || ps.ppid != par))
+			continue;
+		s = take_from(p, pfd, ino, &budget);
+		if (s >= 0 || s == -E2BIG)
+			return s;
+		n = rawproc_children(p, walk_pid, walk_par, n, UGATE_PROCS_MAX);
+		if (syscall(SYS_pidfd_send_signal, pfd, 0, NULL, 0) < 0)
+			n = before;     /* p ended: the pid may have named another meanwhile */
+	}
+	return -ENOENT;
+}
+
+/* The socket file a pathname names, as thread tid would find it (a relative path from its
+ * working directory, its /proc/self as its own), opened O_PATH (symbolic links followed,
+ * as connect() follows them): what is checked and what is then connected to (through
+ * /proc/thread-self/fd/N) are this one file, whatever the sandbox renames meanwhile.  The
+ * descriptor or -errno. */
+static int
+open_sockfile(const struct ugate *g, uint64_t id, pid_t tid, const struct sockaddr_un *sa,
+	      socklen_t len)
+{
+	struct sockaddr_un re;
+	socklen_t re_len = 0;
+	char path[sizeof(sa->sun_path) + 1], cwd[64];
+	_cleanup_close_ int dir = -EBADF;
+	int r = ugate_proc_self(sa, len, tid, &re, &re_len), fd;
+	size_t n;
+
+	if (r < 0)
+		return r;
+	if (r > 0) {
+		sa = &re;
+		len = re_len;
+	}
+	n = strnlen(sa->sun_path, len - offsetof(struct sockaddr_un, sun_path));
+	memcpy(path, sa->sun_path, n);
+	path[n] = '\0';
+	if (path[0] != '/') {
+		(void) snprintf(cwd, sizeof(cwd), "/proc/%d/cwd", (int) tid);
+		dir = open(cwd, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (dir < 0 || !id_valid(g, id))
+			return -ENOENT;
+	}
+	fd = openat(dir >= 0 ? dir : AT_FDCWD, path, O_PATH | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+/* The listening socket a UNIX stream or seqpacket connect() to sa would reach, decided
+ * before anything connects: sock_diag names the socket bound to the file (its inode) or
+ * to the abstract name, and a process of the sandbox must hold it.  Ours then (a
+ * descriptor of it, so it stays bound, to that name and file, until we close it), or
+ * -errno: -EACCES when it is not the sandbox's.  For a path, *ret_file is the socket
+ * file (O_PATH) to connect through. */
+static int
+listener_of(struct ugate *g, uint64_t id, pid_t tid, int type, const struct sockaddr_un *sa,
+	    socklen_t len, int *ret_file)
+{
+	struct udiag_key key = { .type = type };
+	struct udiag_match m;
+	uint32_t fsdev = 0;
+	_cleanup_close_ int file = -EBADF;
+	size_t n = len - offsetof(struct sockaddr_un, sun_path);
+	int r;
+
+	if (sa->sun_path[0] == '\0') {
+		key.abstract = true;
+		key.name_len = n;
+		memcpy(key.name, sa->sun_path, n);
+	} else {
+		struct stat st;
+
+		file = open_sockfile(g, id, tid, sa, len);
+		if (file < 0)
+			return file;
+		if (fstat(file, &st) < 0)
+			return -errno;
+		if (!S_ISSOCK(st.st_mode))
+			return -ECONNREFUSED;
+		key.vfs_ino = (uint32_t) st.st_ino;
+		key.vfs_dev = udiag_dev(st.st_dev);
+	}
+	/* Whatever stopped the lookup (memory, a dump cut short): refused, never connected. */
+	if (udiag_lookup(&key, &m) < 0)
+		return -EACCES;
+	/* Where stat() gives another device than the file system's own (btrfs subvolumes),
+	 * the one unix_diag reports is the mount's: looked up again with it. */
+	if (m.n == 0 && !key.abstract && udiag_fd_fsdev(file, &fsdev) == 0 &&
+	    fsdev != key.vfs_dev) {
+		key.vfs_dev = fsdev;
+		if (udiag_lookup(&key, &m) < 0)
+			return -EACCES;
+	}
+	if (m.n == 0)
+		return -ECONNREFUSED;   /* nothing bound there, as connect() would say */
+	if (m.n > 1)
+		return -EACCES;         /* two sockets share the key's 32 bits of inode */
+	if (m.type != type)
+		return -EPROTOTYPE;
+	if (m.state != TCP_LISTEN)
+		return -ECONNREFUSED;
+	r = holder(g, m.ino);
+	if (r < 0)
+		return r == -ENOENT || r == -E2BIG ? -EACCES : r;
+	*ret_file = TAKE_FD(file);
+	return r;
 }
 
 static int connect_in(const struct ugate *g, uint64_t id, pid_t tid, int fd,
@@ -255,15 +405,33 @@ fd_cloexec(pid_t tid, int tfd)
 	return f == NULL || (strtoul(f + 6, NULL, 8) & O_CLOEXEC) != 0;
 }
 
-/* UNIX stream or seqpacket: our own socket connects, the listener is checked, and ours
- * replaces the command's. */
+/* connect(s, ...) to the listener listener_of() decided on: through the socket file it
+ * opened, or to the abstract name (which stays bound to the listener we hold). */
+static int
+connect_decided(int s, int file, const struct sockaddr_un *sa, socklen_t len)
+{
+	struct sockaddr_un via = { .sun_family = AF_UNIX };
+	int n;
+
+	if (file < 0)
+		return connect(s, (const struct sockaddr *) sa, len) < 0 ? -errno : 0;
+	n = snprintf(via.sun_path, sizeof(via.sun_path), "/proc/thread-self/fd/%d", file);
+	if (n < 0 || (size_t) n >= sizeof(via.sun_path))
+		return -ENAMETOOLONG;
+	return connect(s, (const struct sockaddr *) &via,
+		       (socklen_t) (offsetof(struct sockaddr_un, sun_path) + (size_t) n + 1)) < 0 ?
+		       -errno : 0;
+}
+
+/* UNIX stream or seqpacket: the listener is decided on first (listener_of()), then our own
+ * socket connects to it and replaces the command's. */
 static int
 unix_stream(struct ugate *g, const struct seccomp_notif *req, int cmd_sock, int type,
 	    const struct sockaddr_un *sa, socklen_t len)
 {
 	struct sockaddr_un me;
 	socklen_t me_len = sizeof(me);
-	_cleanup_close_ int s = -EBADF;
+	_cleanup_close_ int s = -EBADF, lsock = -EBADF, file = -EBADF;
 	int tfd = (int) req->data.args[0], on = 0, fl, r;
 	socklen_t on_len = sizeof(on);
 
@@ -275,24 +443,30 @@ unix_stream(struct ugate *g, const struct seccomp_notif *req, int cmd_sock, int 
 		return -errno;
 	if (me_len > sizeof(sa_family_t))
 		return -EOPNOTSUPP;
-	if (len <= offsetof(struct sockaddr_un, sun_path) || sa->sun_family != AF_UNIX)
+	if (len <= offsetof(struct sockaddr_un, sun_path) || len > sizeof(struct sockaddr_un) ||
+	    sa->sun_family != AF_UNIX)
 		return -EINVAL;
+	lsock = listener_of(g, req->id, req->pid, type, sa, len, &file);
+	if (lsock == -EACCES) {
+		if (g->n_refused++ == 0)
+			ugate_addr_str(sa, len, g->first_refused, sizeof(g->first_refused));
+		return -EACCES;
+	}
+	if (lsock < 0)
+		return lsock;
+	if (!id_valid(g, req->id))
+		return -ESRCH;
 	s = socket(AF_UNIX, type | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (s < 0)
 		return -errno;
 	if (getsockopt(cmd_sock, SOL_SOCKET, SO_PASSCRED, &on, &on_len) == 0 && on)
 		(void) setsockopt(s, SOL_SOCKET, SO_PASSCRED, &on, sizeof(on));
-	r = connect_as(g, req->id, req->pid, s, sa, len);
+	r = connect_decided(s, file, sa, len);
 	/* A full backlog: the command's blocking connect would wait; ours may not. */
 	if (r == -EINPROGRESS)
 		r = -EAGAIN;
 	if (r < 0)
 		return r;
-	if (!peer_inside(g, s)) {
-		if (g->n_refused++ == 0)
-			ugate_addr_str(sa, len, g->first_refused, sizeof(g->first_refused));
-		return -EACCES;
-	}
 	fl = fcntl(cmd_sock, F_GETFL);
 	if (fl >= 0 && (fl & O_NONBLOCK) == 0)
 		(void) fcntl(s, F_SETFL, fcntl(s, F_GETFL) & ~O_NONBLOCK);
@@ -514,6 +688,8 @@ on_sock(struct ugate *g, int epfd)
 int
 ugate_start(struct ugate *g, int sock, pid_t self, pid_t exclude)
 {
+	int r;
+
 	*g = (struct ugate) { .sock = sock, .notify_fd = -EBADF, .cwd = -EBADF, .self = self,
 			      .exclude = exclude };
 	for (unsigned i = 0; i < UGATE_PENDING_MAX; i++)
@@ -523,7 +699,17 @@ ugate_start(struct ugate *g, int sock, pid_t self, pid_t exclude)
 	if (notif_sizes.seccomp_notif > NOTIF_BUF || notif_sizes.seccomp_notif_resp > NOTIF_BUF)
 		return -EOVERFLOW;
 	g->cwd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	return g->cwd < 0 ? -errno : 0;
+	if (g->cwd < 0)
+		return -errno;
+	/* Without unix_diag nothing tells the sandbox's listeners from the user's services
+	 * before connecting: the run is refused rather than connecting first. */
+	r = udiag_probe();
+	if (r < 0)
+		return log_error_errno(r, "this kernel does not answer UNIX socket diagnostics "
+				       "(sock_diag: CONFIG_UNIX_DIAG, module unix_diag): %m; "
+				       "sandcap cannot tell the sandbox's own UNIX listeners from "
+				       "the user's services without connecting to them");
+	return 0;
 }
 
 int

@@ -6,14 +6,17 @@
  * continue, so nothing is decided on memory or descriptors the sandbox may change after
  * the decision.
  *
- * - AF_UNIX stream and seqpacket: a new socket of the same type connects to the address
- *   (a relative path from the calling thread's working directory); the connection is kept
- *   only when the listener was made by a process of the sandbox (SO_PEERCRED: the
- *   listen()ing process, a descendant of the supervisor, which is the sandbox's subreaper,
- *   and not the helper; alive, through SO_PEERPIDFD where the kernel has it).  Then it
- *   replaces the command's descriptor (SECCOMP_IOCTL_NOTIF_ADDFD, SETFD: the same number,
- *   its close-on-exec and O_NONBLOCK) and connect() returns 0; else EACCES, and the
- *   outside service saw a connection open and close with nothing sent.
+ * - AF_UNIX stream and seqpacket: decided before anything connects.  A path is opened
+ *   O_PATH as the calling thread would find it (a relative one from its working directory,
+ *   its /proc/self as its own); sock_diag (unixdiag.h) names the socket bound to that file
+ *   or to the abstract name; a process of the sandbox (a descendant of the supervisor, the
+ *   sandbox's subreaper, other than the helper) must hold that listening socket in its
+ *   descriptor table, and sandcap takes it from there (pidfd_getfd), so it stays bound to
+ *   that name and file.  Only then does a new socket of the same type connect, through
+ *   /proc/thread-self/fd/N of the opened file (the very file checked) or to the abstract
+ *   name, and replace the command's descriptor (SECCOMP_IOCTL_NOTIF_ADDFD, SETFD: the same
+ *   number, its close-on-exec and O_NONBLOCK); connect() returns 0.  Else EACCES, and no
+ *   listener outside saw anything.
  * - AF_UNIX datagram: connected as asked (datagrams sent to an address are not checked
  *   either: no service starts processes on a datagram), except to an abstract name where
  *   Landlock scopes abstract sockets (scope_abstract): EPERM, as the scope answers the
@@ -26,8 +29,9 @@
  *   timer (SIGALRM): the sandbox can clear O_NONBLOCK on it at any time.
  *
  * Every step is bounded: no blocking call on a descriptor the sandbox controls, at most
- * UGATE_PENDING_MAX connects waiting; the work for one notification is a few system calls
- * and a walk up at most UGATE_DEPTH_MAX parents. */
+ * UGATE_PENDING_MAX connects waiting; the work for one notification is a dump of the
+ * host's UNIX sockets and a look at the descriptors of at most UGATE_PROCS_MAX processes of
+ * the sandbox, UGATE_FDS_MAX descriptors in all (beyond: refused). */
 #pragma once
 
 #include <stdbool.h>
@@ -37,7 +41,8 @@
 #include <sys/types.h>
 
 #define UGATE_PENDING_MAX 128
-#define UGATE_DEPTH_MAX   4096
+#define UGATE_PROCS_MAX   16384
+#define UGATE_FDS_MAX     262144UL
 
 struct ugate_pending {
 	int fd;                         /* our copy of the command's socket; -1: free */
@@ -60,7 +65,8 @@ struct ugate {
 };
 
 /* Before the child starts: sock is our end of the socket it sends the listener on (taken
- * over: closed by ugate_close(), also on failure).  0, or -errno: nothing could answer. */
+ * over: closed by ugate_close(), also on failure).  0, or -errno: nothing could answer
+ * (also when the kernel has no unix_diag: said here, the run must be refused). */
 int ugate_start(struct ugate *g, int sock, pid_t self, pid_t exclude);
 /* Once the epoll set exists: watch sock there.  0 or -errno. */
 int ugate_watch(struct ugate *g, int epfd);

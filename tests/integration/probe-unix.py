@@ -110,6 +110,78 @@ def race(outside, own, rounds=300):
     say("race", "OUTSIDE" if outside_hits else f"OK inside={inside} refused={refused}")
 
 
+def rename_race(outside, own, scratch, rounds=300):
+    """A thread swaps the name connected to between a link to our own socket and one to
+    the outside socket (hard links where the file system allows them, else symbolic
+    links), by rename(), while connect() runs: sandcap checks and connects one file."""
+    swap = os.path.join(scratch, "swap.sock")
+    kind = "hardlink"
+    try:
+        os.link(outside, os.path.join(scratch, "hl-probe"))
+        os.unlink(os.path.join(scratch, "hl-probe"))
+        mk = os.link
+    except OSError:
+        kind, mk = "symlink", os.symlink
+    mk(own, swap)
+    stop = False
+
+    def flip():
+        i = 0
+        while not stop:
+            for target in (outside, own):
+                tmp = os.path.join(scratch, "swap-%d" % i)
+                i += 1
+                try:
+                    mk(target, tmp)
+                    os.rename(tmp, swap)
+                except OSError:
+                    pass
+    t = threading.Thread(target=flip, daemon=True)
+    t.start()
+    outside_hits = inside = refused = 0
+    for _ in range(rounds):
+        s = socket.socket(socket.AF_UNIX)
+        try:
+            s.connect(swap)
+            s.settimeout(5)
+            got = s.recv(16)
+            if got.startswith(b"OUTSIDE"):
+                outside_hits += 1
+            else:
+                inside += 1
+        except OSError:
+            refused += 1
+        s.close()
+    stop = True
+    t.join()
+    say("rename-race", "OUTSIDE" if outside_hits else
+        f"OK {kind} inside={inside} refused={refused}")
+
+
+def daemonized(name, addr):
+    """A server that listens, forks and lets the listen()ing process exit (ssh-agent): its
+    child keeps the socket and serves; a client of the sandbox must reach it."""
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(r)
+        ls = socket.socket(socket.AF_UNIX)
+        ls.bind(addr)
+        ls.listen(8)
+        if os.fork() == 0:
+            os.write(w, b"x")
+            while True:
+                c, _ = ls.accept()
+                c.sendall(b"INSIDE\n")
+                c.close()
+        os._exit(0)
+    os.close(w)
+    os.waitpid(pid, 0)                  # the listen()ing process is gone (reaped)
+    os.read(r, 1)                       # its child serves
+    os.close(r)
+    check_inside(name, addr)
+
+
 def mp_manager():
     m = mp.Manager()
     d = m.dict()
@@ -143,9 +215,13 @@ def main():
     dfd = os.open(outdir, os.O_PATH)
     try_outside("proc-fd", "/proc/self/fd/%d/%s" % (dfd, os.path.basename(outside)))
     try_outside("proc-cwd", "/proc/self/cwd/link.sock")
+    ofd = os.open(outside, os.O_PATH)
+    try_outside("proc-fd-file", "/proc/self/fd/%d" % ofd)
+    os.close(ofd)
     try_outside("nonblocking", outside, nonblocking=True)
     try_outside("seqpacket", outside_sp, socket.SOCK_SEQPACKET)
     race(outside, own)
+    rename_race(outside, own, scratch)
     d = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
     try:
         d.sendto(b"PWN\n", "\0" + outside_abs + "-dgram")
@@ -184,6 +260,8 @@ def main():
             os.get_blocking(ns.fileno()) is False else "FAIL flags")
     except OSError as e:
         say("own-nonblocking", "FAIL " + errno.errorcode.get(e.errno, str(e.errno)))
+    daemonized("daemonized-path", os.path.join(scratch, "daemon.sock"))
+    daemonized("daemonized-abstract", "\0sandcap-daemon-%d" % os.getpid())
     say("manager", "OK" if mp_manager() else "FAIL")
     with mp.get_context("forkserver").Pool(2) as pool:
         say("forkserver", "OK" if pool.map(square, [2, 3]) == [4, 9] else "FAIL")

@@ -3,10 +3,15 @@
 # over UNIX sockets (unixgate.h), rlimit mode on the host kernel.  A service of the same
 # user runs outside (a pathname, an abstract and a seqpacket socket; a real tmux server
 # when tmux is installed); from inside, every way to it is tried: by path, by symlink, by
-# relative path from its directory, through /proc/self/fd and /proc/self/cwd, with a thread
-# rewriting the address during connect().  Sockets the sandbox makes itself, socketpair,
-# Python multiprocessing (Manager, forkserver) and TCP keep working; --unix host opens it
-# and the report says so.  TAP output.  Env (run.sh): SANDCAP, BUILD, SRCDIR.
+# relative path from its directory, through /proc/self/fd (a directory, the socket file
+# itself) and /proc/self/cwd, with a thread rewriting the address and one renaming links
+# onto the name during connect().  The service counts the connections it accepts: none may
+# come from a refused connect() (decided before connecting).  Sockets the sandbox makes
+# itself, one whose listen()ing process exited while its child kept it (daemonized),
+# socketpair, Python multiprocessing (Manager, forkserver) and TCP keep working; --unix
+# host opens it and the report says so.  Without unix_diag (the kernel's, or made
+# unavailable by a seccomp filter around sandcap) the default run is refused.
+# TAP output.  Env (run.sh): SANDCAP, BUILD, SRCDIR.
 . "${SRCDIR:-.}/tests/integration/libtest.sh"
 D=${SRCDIR:-.}/tests/integration
 
@@ -17,9 +22,39 @@ if [ -z "$PY" ]; then
 	skip "UNIX sockets: python3 is not installed"
 	done_testing
 fi
+# sock_diag for AF_UNIX (CONFIG_UNIX_DIAG): without it sandcap cannot decide a connect()
+# before making it, and must refuse the default run rather than connect first.
+diag=$("$PY" - <<'PYEOF' 2>/dev/null
+import socket, struct
+s = socket.socket(socket.AF_NETLINK, socket.SOCK_DGRAM, 4)     # NETLINK_SOCK_DIAG
+req = struct.pack("=BBHIII8x", socket.AF_UNIX, 0, 0, 0, 0, 0)     # no state: no socket
+s.send(struct.pack("=IHHII", 16 + len(req), 20, 0x301, 1, 0) + req)  # SOCK_DIAG_BY_FAMILY
+ln, typ = struct.unpack("=IH", s.recv(65536)[:6])
+print("no" if typ == 2 else "yes")                              # NLMSG_ERROR: none
+PYEOF
+)
+as_user "$SANDCAP" run --report "$T/probe.json" -- true > /dev/null 2> "$T/probe.err"
+probe_rc=$?
+if [ "$diag" = no ]; then
+	eq "no unix_diag in this kernel: the default run is refused (exit 125)" 125 "$probe_rc"
+	contains "... and the message says why" "does not answer UNIX socket diagnostics" \
+		"$(cat "$T/probe.err")"
+	done_testing
+fi
+# This kernel has it: the same refusal where sock_diag cannot be had, made so by a seccomp
+# filter around sandcap (socket(AF_NETLINK) fails).
+if [ -x "$BUILD/tests/probe-nodiag" ]; then
+	as_user "$BUILD/tests/probe-nodiag" "$SANDCAP" run -- true > /dev/null 2> "$T/nodiag.err"
+	eq "without sock_diag the default run is refused (exit 125), not connected first" 125 "$?"
+	contains "... and the message says why" "does not answer UNIX socket diagnostics" \
+		"$(cat "$T/nodiag.err")"
+	as_user "$BUILD/tests/probe-nodiag" "$SANDCAP" run --unix host -- true > /dev/null 2>&1
+	eq "... while --unix host runs (exit 0)" 0 "$?"
+else
+	skip "refusal without sock_diag: $BUILD/tests/probe-nodiag is not built (make probes)"
+fi
 # The probe: does this kernel let sandcap answer connect()?  Else the report says what
 # binds, and there is nothing to test here.
-as_user "$SANDCAP" run --report "$T/probe.json" -- true > /dev/null 2>&1
 unix_enf=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["enforcement"].get("unix",""))' "$T/probe.json" 2>/dev/null)
 case "$unix_enf" in
 seccomp-notify*) ;;
@@ -44,7 +79,7 @@ sandcap_run --report "$T/r.json" -- "$PY" "$D/probe-unix.py" "$T/svc/user.sock" 
 eq "the probe ran to its end (exit 0)" 0 "$rc"
 [ "$rc" = 0 ] || sed 's/^/# /' "$T/err"
 line() { grep "^$1: " "$T/out" | head -1 | sed "s/^$1: //"; }
-for c in path abstract symlink relative proc-fd proc-cwd nonblocking seqpacket; do
+for c in path abstract symlink relative proc-fd proc-cwd proc-fd-file nonblocking seqpacket; do
 	got=$(line "$c")
 	case "$got" in
 	"REFUSED EACCES") ok "outside service by $c: refused (EACCES)" ;;
@@ -56,7 +91,16 @@ case "$got" in
 OK*) ok "a thread rewriting the address during connect() never reaches it ($got)" ;;
 *) notok "racing thread: want OK, got '${got:-no line}'" ;;
 esac
+got=$(line rename-race)
+case "$got" in
+OK*) ok "a thread renaming another file onto the name during connect() never reaches it ($got)" ;;
+*) notok "rename race: want OK, got '${got:-no line}'" ;;
+esac
 eq "the outside service never got a byte from the sandbox" "" "$(cat "$T/svc/got.log" 2>/dev/null)"
+# Decided before connecting: a refused connect() never reaches the listener outside (a
+# socket-activated Accept=yes service would start a process for each one).
+eq "the outside service never saw a connection from the sandbox (accepts: 0)" "" \
+	"$(cat "$T/svc/got.log-accepts" 2>/dev/null)"
 # Datagrams are not checked by sandcap; where Landlock scopes abstract sockets (ABI 6) a
 # datagram to an abstract name outside is refused too.
 case "$unix_enf" in
@@ -70,13 +114,13 @@ case "$unix_enf" in
 	;;
 *) skip "datagrams to abstract names: no Landlock ABI 6 here (enforcement.unix: $unix_enf)" ;;
 esac
-for c in socketpair own-path own-relative own-abstract own-seqpacket own-nonblocking manager \
-	forkserver tcp; do
+for c in socketpair own-path own-relative own-abstract own-seqpacket own-nonblocking \
+	daemonized-path daemonized-abstract manager forkserver tcp; do
 	eq "inside: $c works" OK "$(line "$c")"
 done
 refused=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["usage"]["unix_refused"])' "$T/r.json" 2>/dev/null)
-expect "the report counts the refused connections (usage.unix_refused $refused >= 8)" \
-	test "${refused:-0}" -ge 8
+expect "the report counts the refused connections (usage.unix_refused $refused >= 9)" \
+	test "${refused:-0}" -ge 9
 contains "the message names the first refused socket" "refused (the first: $T/svc/user.sock" \
 	"$(cat "$T/err")"
 
@@ -143,6 +187,8 @@ import socket, sys
 s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); print(s.recv(8).decode().strip())
 ' "$T/svc/user.sock"
 eq "--unix host: the user's service is reachable" OUTSIDE "$(cat "$T/out")"
+expect "... and the server counted that connection (the accept count is live)" \
+	test -s "$T/svc/got.log-accepts"
 henf=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["enforcement"]["unix"])' "$T/h.json" 2>/dev/null)
 contains "--unix host: the report says so" "none (--unix host): the user's services are reachable" "$henf"
 # --unix host is valid with any --net; --unix none only where it means something.

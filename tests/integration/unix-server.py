@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Outside the sandbox: the user's own service, on a pathname stream socket, an abstract one
-and a pathname seqpacket one.  Greets every client with OUTSIDE; any byte a client sends
-is written to LOG ("got"), which the test expects to stay empty.  A datagram to the
+and a pathname seqpacket one.  Greets every client with OUTSIDE; every connection accepted
+is written to LOG-accepts and any byte a client sends to LOG ("got"): the test expects
+both to stay empty while the sandbox is refused.  A datagram to the
 abstract name ABSTRACT-dgram is written to LOG-dgram.
 
 unix-server.py PATH ABSTRACT SEQPACKET-PATH LOG"""
@@ -29,6 +30,8 @@ while True:
                 f.write("got %r\n" % dgram.recv(64))
         elif x in listeners:
             c, _ = x.accept()
+            with open(log + "-accepts", "a") as f:
+                f.write("accepted on %r\n" % (x.getsockname(),))
             try:
                 c.sendall(b"OUTSIDE\n")
                 clients.append(c)

@@ -89,6 +89,9 @@ must "bind the copy over /etc" mount --bind /mnt/etc /etc
 ip link set lo up 2>/dev/null || ifconfig lo up 2>/dev/null
 _m=/usr/lib/uml/modules/$(uname -r)/kernel
 [ -f $_m/net/ipv6/ipv6.ko ] && { insmod $_m/lib/crc-ccitt.ko 2>/dev/null; insmod $_m/net/ipv6/ipv6.ko 2>/dev/null; }
+# sandcap decides a UNIX connect() through sock_diag (unix_diag: a module in Debian's 6.1,
+# which this guest cannot autoload; built in on 6.12, kernel-6.12.config).
+[ -f $_m/net/unix/unix_diag.ko ] && insmod $_m/net/unix/unix_diag.ko 2>/dev/null
 printf '127.0.0.1 allowed.sandcap.test other.sandcap.test\n::1 v6.sandcap.test\n' >> /etc/hosts
 mkdir -p /dev/shm && mount -t tmpfs -o mode=1777,size=32m sandcap-vm-shm /dev/shm
 

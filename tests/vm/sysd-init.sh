@@ -51,6 +51,9 @@ if ! grep -qw overlay /proc/filesystems; then
 	[ -n "$mod" ] || die "no modules for $(uname -r) in /usr/lib/uml/modules"
 	insmod "$mod/kernel/fs/overlayfs/overlay.ko" || die "cannot load overlay.ko"
 fi
+# sandcap decides a UNIX connect() through sock_diag: unix_diag is a module on 6.1.
+_ud=/usr/lib/uml/modules/$(uname -r)/kernel/net/unix/unix_diag.ko
+[ -f "$_ud" ] && { insmod "$_ud" || die "cannot load unix_diag.ko"; }
 [ -b /dev/ubda ] || die "no /dev/ubda (run.sh passes ubd0=IMAGE)"
 mount -n -t ext4 /dev/ubda $V/rw || die "cannot mount the upper layer /dev/ubda"
 t "overlay.ko and ext4 ready"

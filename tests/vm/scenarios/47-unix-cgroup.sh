@@ -4,6 +4,8 @@
 # (unixgate.h; the filter's listener comes back over the stage socket).  The same attacks
 # as tests/integration/t-unix.sh from inside a cgroup-mode sandbox against a service of the
 # same user (pathname, abstract, seqpacket, a real tmux server), and what must keep working.
+# Decided before connecting: the service never sees a connection from a refused connect();
+# a server whose listen()ing process exited while its child serves stays reachable.
 # vm-timeout: 180
 # vm-cost: 12
 # shellcheck source=tests/vm/lib.sh
@@ -25,16 +27,19 @@ is "$rc" 0 "the probe ran to its end in cgroup mode"
 is "$(json_get "$R/r.json" .mode)" cgroup "report mode: cgroup"
 like "$(json_get "$R/r.json" .enforcement.unix)" "^seccomp-notify" "enforcement.unix: seccomp-notify"
 line() { sed -n "s/^$1: //p" "$R/out" | head -1; }
-for c in path abstract symlink relative proc-fd proc-cwd nonblocking seqpacket; do
+for c in path abstract symlink relative proc-fd proc-cwd proc-fd-file nonblocking seqpacket; do
 	is "$(line "$c")" "REFUSED EACCES" "outside service by $c: refused"
 done
 like "$(line race)" "^OK" "a thread rewriting the address during connect() never reaches it"
+like "$(line rename-race)" "^OK" "a thread renaming links onto the name never reaches it"
 is "$(cat "$R/svc/got.log" 2>/dev/null)" "" "the outside service never got a byte"
-for c in socketpair own-path own-relative own-abstract own-seqpacket own-nonblocking manager \
-	forkserver tcp; do
+is "$(cat "$R/svc/got.log-accepts" 2>/dev/null)" "" \
+	"the outside service never saw a connection from the sandbox (accepts: 0)"
+for c in socketpair own-path own-relative own-abstract own-seqpacket own-nonblocking \
+	daemonized-path daemonized-abstract manager forkserver tcp; do
 	is "$(line "$c")" OK "inside: $c works"
 done
-ge "$(json_get "$R/r.json" .usage.unix_refused)" 8 "usage.unix_refused counts them"
+ge "$(json_get "$R/r.json" .usage.unix_refused)" 9 "usage.unix_refused counts them"
 
 if command -v tmux > /dev/null 2>&1; then
 	tmux -S "$R/svc/tmux.sock" new-session -d -s outside "sleep 600"
@@ -53,6 +58,8 @@ import socket, sys
 s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); print(s.recv(8).decode().strip())
 ' "$R/svc/user.sock" > "$R/h.out"
 is "$(cat "$R/h.out")" OUTSIDE "--unix host: reachable"
+check "... and the service counted that connection (its accept count is live)" \
+	test -s "$R/svc/got.log-accepts"
 like "$(json_get "$R/h.json" .enforcement.unix)" "^none \(--unix host\)" "--unix host: the report says so"
 
 kill "$SRV" 2> /dev/null

@@ -5,7 +5,9 @@
 # busctl --user and dbus-send to org.freedesktop.systemd1, the manager's private socket.
 # Refused in user-cgroup mode (no helper) and in cgroup mode (the package's helper), and
 # nothing is left running after the run; with --unix host the same request works (the test
-# is not vacuous) and the report says the services are reachable.
+# is not vacuous) and the report says the services are reachable.  A socket-activated user
+# unit with Accept=yes (one service instance per accepted connection) accepts nothing and
+# starts nothing for a refused connect(): the decision is made before connecting.
 # vm-timeout: 400
 # vm-cost: 40
 . "$VMLIB"
@@ -17,6 +19,18 @@ R=$SCRATCH
 ucg() { vm-login sctest env SANDCAP_HELPER=/nonexistent/sandcap-helper "$BUILD/sandcap" "$@"; }
 cgm() { vm-login sctest sandcap "$@"; }
 gone() { ! pgrep -u sctest -f "$1" > /dev/null; }
+naccepted() { vm-login sctest systemctl --user show -P NAccepted sc78.socket 2> /dev/null; }
+
+# The user's Accept=yes service: each connection accepted starts sc78@.service, which
+# leaves a file behind.
+U=/home/sctest/.config/systemd/user
+mkdir -p "$U"
+printf '[Socket]\nListenStream=%%t/sc78.sock\nAccept=yes\n' > "$U/sc78.socket"
+printf '[Service]\nStandardInput=socket\nExecStart=/bin/sh -c "touch /tmp/sandcap-78-accepted-$$$$"\n' \
+	> "$U/sc78@.service"
+chown -R sctest: /home/sctest/.config
+vm-login sctest systemctl --user daemon-reload
+check "the user's Accept=yes socket unit starts" vm-login sctest systemctl --user start sc78.socket
 unit_gone() { ! vm-login sctest systemctl --user is-active --quiet "$1"; }
 
 for mode in ucg cgm; do
@@ -59,6 +73,17 @@ except PermissionError:
     sys.exit(3)
 sys.exit(0)'
 	is "$rc" 3 "$want: the manager's private socket: EACCES"
+	run_rc $mode run -q -- python3 -c '
+import os, socket, sys
+s = socket.socket(socket.AF_UNIX)
+try:
+    s.connect(os.environ["XDG_RUNTIME_DIR"] + "/sc78.sock")
+except PermissionError:
+    sys.exit(3)
+sys.exit(0)'
+	is "$rc" 3 "$want: the Accept=yes socket: EACCES"
+	is "$(naccepted)" 0 "$want: ... and the socket unit accepted no connection (NAccepted 0)"
+	check_fails "$want: ... and started no instance" sh -c 'ls /tmp/sandcap-78-accepted-* 2>/dev/null | grep -q .'
 
 	# The opt-out reaches the manager: the checks above are not vacuous.
 	run_rc $mode run -q --unix host --report "$R/$mode-host.json" -- \
@@ -67,4 +92,12 @@ sys.exit(0)'
 	like "$(json_get "$R/$mode-host.json" .enforcement.unix)" "^none \(--unix host\)" \
 		"$want: --unix host: the report says the services are reachable"
 done
+# The opt-out reaches the Accept=yes unit too: NAccepted above was not vacuous.
+run_rc ucg run -q --unix host -- python3 -c '
+import os, socket
+s = socket.socket(socket.AF_UNIX); s.connect(os.environ["XDG_RUNTIME_DIR"] + "/sc78.sock")'
+is "$rc" 0 "with --unix host the Accept=yes socket is reachable"
+check "... and the unit accepted that connection" wait_for 10 sh -c \
+	'[ "$(vm-login sctest systemctl --user show -P NAccepted sc78.socket)" = 1 ]'
+vm-login sctest systemctl --user stop sc78.socket 2> /dev/null
 done_testing
