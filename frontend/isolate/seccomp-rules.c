@@ -95,6 +95,26 @@ scrules_tree(void)
 #endif
 }
 
+/* Refuse what reaches into another process of the same user: attaching with ptrace,
+ * reading or writing its memory, taking its descriptors.  For a sandbox without a Landlock
+ * domain, which would otherwise confine them to the sandbox.  PTRACE_TRACEME and tracing
+ * a child the tracer starts stay (strace CMD inside the sandbox still works). */
+static int
+deny_reach_outside(scmp_filter_ctx ctx)
+{
+	int r = DENY(ctx, EPERM, "ptrace", SCMP_A0(SCMP_CMP_EQ, PTRACE_ATTACH));
+
+	if (r == 0)
+		r = DENY(ctx, EPERM, "ptrace", SCMP_A0(SCMP_CMP_EQ, PTRACE_SEIZE));
+	if (r == 0)
+		r = DENY0(ctx, EPERM, "process_vm_writev");
+	if (r == 0)
+		r = DENY0(ctx, EPERM, "process_vm_readv");
+	if (r == 0)
+		r = DENY0(ctx, EPERM, "pidfd_getfd");
+	return r;
+}
+
 int
 scrules_build(const struct scrules_key *k, const struct protect_pids *set, void **ret_ctx)
 {
@@ -196,20 +216,9 @@ scrules_build(const struct scrules_key *k, const struct protect_pids *set, void 
 		if (r == 0)
 			r = DENY0(ctx, EPERM, "setns");
 		/* Without a Landlock domain nothing stops the sandbox from driving another
-		 * process of the same user that has the network (ptrace, reading or writing
-		 * its memory, stealing its sockets).  A Landlock domain already confines
-		 * ptrace to the sandbox; else refuse the system calls. */
-		if (r == 0 && !landlock_domain) {
-			r = DENY(ctx, EPERM, "ptrace", SCMP_A0(SCMP_CMP_EQ, PTRACE_ATTACH));
-			if (r == 0)
-				r = DENY(ctx, EPERM, "ptrace", SCMP_A0(SCMP_CMP_EQ, PTRACE_SEIZE));
-			if (r == 0)
-				r = DENY0(ctx, EPERM, "process_vm_writev");
-			if (r == 0)
-				r = DENY0(ctx, EPERM, "process_vm_readv");
-			if (r == 0)
-				r = DENY0(ctx, EPERM, "pidfd_getfd");
-		}
+		 * process of the same user that has the network. */
+		if (r == 0 && !landlock_domain)
+			r = deny_reach_outside(ctx);
 		if (r < 0)
 			goto fail;
 	}
@@ -230,6 +239,12 @@ scrules_build(const struct scrules_key *k, const struct protect_pids *set, void 
 			r = DENY0(ctx, ENOSYS, "io_uring_setup");
 		if (r == 0)
 			r = DENY0(ctx, ENOSYS, "io_uring_enter");
+		/* The gate lets a connect() through when a process of the sandbox holds the
+		 * listening socket: taking one from a service of the user's (pidfd_getfd), or
+		 * driving that service (ptrace), would get around it.  A Landlock domain
+		 * confines both to the sandbox; without one, refuse them. */
+		if (r == 0 && !landlock_domain)
+			r = deny_reach_outside(ctx);
 		if (r < 0)
 			goto fail;
 	}

@@ -48,6 +48,21 @@ is "$(sed -n 's/^process_vm_readv: //p' "$R/net-none.out")" EPERM "net none: pro
 is "$(sed -n 's/^pidfd_getfd: //p' "$R/net-none.out")" EPERM "net none: pidfd_getfd refused"
 [ -n "${lpid:-}" ] && kill "$lpid" 2>/dev/null
 
+# The default --net host (the UNIX gate) without Landlock: the same refusals, or a process
+# of the sandbox could take a listening socket from a service of the user's (pidfd_getfd)
+# and pass the gate as its holder.
+"$SANDCAP" run -q --no-cgroup -- "$P" --pid $$ > "$R/gate.out" 2>&1
+is "$(sed -n 's/^ptrace_attach: //p' "$R/gate.out")" EPERM "net host: ptrace attach refused"
+is "$(sed -n 's/^process_vm_readv: //p' "$R/gate.out")" EPERM "net host: process_vm_readv refused"
+is "$(sed -n 's/^pidfd_getfd: //p' "$R/gate.out")" EPERM "net host: pidfd_getfd refused"
+# A debugger that starts its command itself still works.
+if command -v strace >/dev/null 2>&1; then
+	run_rc "$SANDCAP" run -q --no-cgroup -- strace -f -o /dev/null true
+	is "$rc" 0 "net host: strace CMD inside the sandbox still works"
+else
+	skip "strace CMD inside the sandbox" "strace is not installed"
+fi
+
 run_rc "$SANDCAP" run -q --no-cgroup --net none -- "$P" x32
 is "$rc" 159 "net none: an x32 system call is killed (SIGSYS)"
 
