@@ -51,7 +51,7 @@ enum policy_net {
 };
 enum policy_fs { POLICY_FS_NONE = 0, POLICY_FS_RO = 1, POLICY_FS_STRICT = 2 };
 
-struct policy;          /* opaque; only policy.c knows its layout */
+struct policy;          /* opaque; its layout is in policy-impl.h, inside policy/ */
 
 /* Parse text (len bytes, may contain NULs: they are an error).  filename is used in
  * messages only.  On success *ret is a new object.  On failure nothing is allocated,
@@ -154,7 +154,7 @@ int policy_disk_pages(uint64_t disk, uint64_t ceiling, uint64_t page, uint64_t *
 /* "memory", "cpu", ... */
 const char *policy_limit_name(enum policy_limit l);
 
-/* Additions (policy.c). */
+/* Names and formats (names.c). */
 
 /* "host"/"none"; "none"/"ro"/"strict". */
 const char *policy_net_name(enum policy_net n);
@@ -180,7 +180,6 @@ bool policy_name_ok(const char *name);
 /* The same for users: a [user:X] section or an allow_users entry.  When neither users nor
  * groups matter, policy_resolve() needs no name at all (subject user NULL). */
 bool policy_names_users(const struct policy *p);
-size_t policy_allow_users(const struct policy *p, const char *const **ret);
 
 /* The value behind a source as `policy show` prints it ("[group:x]", "[defaults] (capped by
  * [limits])": the last section named) for key ("memory", "total_pids", ...), as the admin

@@ -24,8 +24,9 @@ for h in $hdrs; do
 		done
 	done
 done
-# policy.h is implemented in several files; all of them are linked.
-case "$libs" in *policy/policy.h*) libs="$libs $(ls policy/*.c)" ;; esac
+# policy.h is implemented in several files; all but describe.c (front-end only: nothing
+# the helper calls is in it, so the archive member is never pulled in) are linked.
+case "$libs" in *policy/policy.h*) libs="$libs $(ls policy/*.c | grep -v '^policy/describe\.c$')" ;; esac
 libs=$(printf '%s\n' $libs | sort -u)
 
 h=$(count $helper)
