@@ -87,6 +87,19 @@ policy_fs_name(enum policy_fs f)
 	return "unknown";
 }
 
+int
+policy_fs_parse(const char *v, enum policy_fs *ret)
+{
+	static const enum policy_fs all[] = { POLICY_FS_NONE, POLICY_FS_RO, POLICY_FS_STRICT };
+
+	for (size_t i = 0; v != NULL && i < ELEMENTSOF(all); i++)
+		if (streq(v, policy_fs_name(all[i]))) {
+			*ret = all[i];
+			return 0;
+		}
+	return -EINVAL;
+}
+
 void
 policy_format_value(enum policy_limit l, uint64_t v, char *buf, size_t bufsz)
 {

@@ -2,25 +2,13 @@
 /*
  * The admin's policy, text -> struct policy.  Pure: no privilege, no I/O.
  *
- * Parsing is done in two passes over the text, so that the result does not depend on how
- * the distribution built libinih (multi-line values, inline comments, BOM, line and name
- * lengths are all compile-time options of the shared library, and Debian 12's r55 splits
- * over-long lines and truncates long names silently):
- *
- *  1. pre-scan: we split the text into lines ourselves and reject, with their real line
- *     numbers, NUL bytes, control characters, over-long lines, indented (continuation)
- *     lines, malformed section headers, unknown sections and over-long names.  Each line
- *     is reduced to a canonical form ("", "[section]" or "key=value").
- *  2. libinih parses the canonical lines, fed one per call by our own reader, and the
- *     handler checks every (section, key, value) against what the pre-scan saw on that
- *     line (so a truncation or split by the library cannot go unnoticed), then validates
- *     and stages the value.
- *
- * Results are staged in a fresh object and handed out only when the whole file is valid.
- * See sandbox.ini(5) for the format.
+ * The strict INI reader (ini-strict.h) splits and checks the lines, whatever libinih's
+ * build options; here each section header and each key is checked and its value staged.
+ * Every error is collected with its line, for `sandcap policy check`.  Results are staged
+ * in a fresh object and handed out only when the whole file is valid.  See sandbox.ini(5)
+ * for the format.
  */
 #include <errno.h>
-#include <ini.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -28,6 +16,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "ini-strict.h"
 #include "macro.h"
 #include "parse-util.h"
 #include "policy-impl.h"
@@ -69,41 +58,29 @@ static const char *const section_key_list[] = {
 };
 
 /* What the pre-scan learned about one line. */
-enum line_kind { LINE_SKIP, LINE_SECTION, LINE_KEY };
-
-struct line {
-	enum line_kind kind;
-	enum section_kind sec;          /* of the section the line is in (or opens) */
-	size_t sec_idx;                 /* index into groups/users for SEC_GROUP/SEC_USER */
-	size_t hdr;                     /* index of the line of the section's header */
-	const char *text;               /* into the caller's buffer, not NUL-terminated */
-	size_t len;                     /* of text */
-	char *canon;                    /* what the reader hands to inih, without '\n' */
-	const char *key, *value;        /* into canon (KEY lines), NUL-terminated */
-	char *section;                  /* the section's full name, as inih should report it */
-	bool handled;                   /* the handler was called for it */
-};
-
 struct error {
 	unsigned line;
 	char msg[POLICY_ERR_MAX];
 };
 
+/* One accepted section header, numbered as the reader numbers them. */
+struct section {
+	enum section_kind kind;
+	size_t idx;                     /* into groups/users for SEC_GROUP/SEC_USER */
+	unsigned key_line[_K_MAX];      /* the line of each key set in it, 0 = not yet */
+};
+
 struct parse_ctx {
 	const char *filename;
 	struct policy *p;               /* staged */
-	struct line *lines;
-	size_t n_lines;
-	size_t next;                    /* next line the reader hands out */
-	bool reader_overflow;
+	struct section *sections;
+	size_t n_sections;
 	struct error *errors;
 	size_t n_errors;
 	bool too_many;
 	bool oom;
 	unsigned seen_sandcap, seen_limits, seen_defaults;  /* line of the header, 0 = none */
 	unsigned *seen_group, *seen_user;               /* line of each [group:]/[user:] */
-	unsigned (*key_line)[_K_MAX];   /* per line index of a section header: first line of
-					 * each key in that section instance */
 };
 
 static void add_error(struct parse_ctx *c, unsigned line, const char *fmt, ...)
@@ -225,9 +202,9 @@ add_entry(struct parse_ctx *c, bool user, const char *name, unsigned lineno, siz
 	return 0;
 }
 
-/* Parse a section header's inside ("group:builders"); report problems at lineno. */
+/* A section header's inside ("group:builders"); problems are reported at lineno. */
 static int
-prescan_section(struct parse_ctx *c, const char *s, size_t len, unsigned lineno,
+parse_header(struct parse_ctx *c, const char *s, size_t len, unsigned lineno,
 		enum section_kind *ret_kind, size_t *ret_idx)
 {
 	char nbuf[POLICY_NAME_MAX + 1];
@@ -285,210 +262,25 @@ prescan_section(struct parse_ctx *c, const char *s, size_t len, unsigned lineno,
 	return 0;
 }
 
-/* Pass 1: split, check and canonicalise every line.  Returns -ENOMEM or 0 (errors are
- * collected in c). */
+/* The reader's section callback: a header, checked and staged. */
 static int
-prescan(struct parse_ctx *c, const char *text, size_t len)
+on_section(void *userdata, unsigned lineno, const char *name)
 {
-	enum section_kind cur = SEC_NONE;
-	size_t cur_idx = 0;
-	char *cur_name = NULL;
-	size_t cur_hdr = 0;
-	bool any_header = false;
-	size_t n = 0;
+	struct parse_ctx *c = userdata;
+	enum section_kind k;
+	struct section *v;
+	size_t idx;
+	int r;
 
-	/* A UTF-8 byte order mark at the very start is ignored (editors add it). */
-	if (len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0) {
-		text += 3;
-		len -= 3;
-	}
-	for (size_t i = 0; i < len; i++)
-		if (text[i] == '\n')
-			n++;
-	if (len > 0 && text[len - 1] != '\n')
-		n++;
-	c->lines = calloc(n ? n : 1, sizeof(*c->lines));
-	if (c->lines == NULL)
+	r = parse_header(c, name, strlen(name), lineno, &k, &idx);
+	if (r < 0)
+		return r == -ENOMEM || c->oom ? -ENOMEM : r;
+	v = reallocarray(c->sections, c->n_sections + 1, sizeof(*v));
+	if (v == NULL)
 		return -ENOMEM;
-	c->n_lines = n;
-
-	const char *p = text, *end = text + len;
-	for (size_t li = 0; li < n; li++) {
-		struct line *l = &c->lines[li];
-		unsigned lineno = (unsigned) li + 1;
-		const char *nl = memchr(p, '\n', (size_t) (end - p));
-		size_t ll = nl ? (size_t) (nl - p) : (size_t) (end - p);
-		const char *s, *e, *bad;
-
-		l->text = p;
-		l->len = ll;
-		l->kind = LINE_SKIP;
-		l->sec = cur;
-		l->sec_idx = cur_idx;
-		l->section = cur_name;
-		l->hdr = cur_hdr;
-		p += ll + (nl ? 1 : 0);
-
-		if (ll > 0 && l->text[ll - 1] == '\r')  /* CRLF files */
-			ll--;
-		bad = memchr(l->text, '\0', ll);
-		if (bad != NULL) {
-			add_error(c, lineno, "NUL byte at column %zu", (size_t) (bad - l->text) + 1);
-			continue;
-		}
-		if (ll > POLICY_LINE_MAX) {
-			add_error(c, lineno, "line is %zu bytes long; the limit is %d", ll,
-				  POLICY_LINE_MAX);
-			continue;
-		}
-		bad = NULL;
-		for (size_t j = 0; j < ll && bad == NULL; j++) {
-			unsigned char ch = (unsigned char) l->text[j];
-
-			if ((ch < 0x20 && ch != '\t') || ch == 0x7f)
-				bad = l->text + j;
-		}
-		if (bad != NULL) {
-			add_error(c, lineno, "control character 0x%02x at column %zu",
-				  (unsigned) (unsigned char) *bad, (size_t) (bad - l->text) + 1);
-			continue;
-		}
-		s = l->text;
-		e = l->text + ll;
-		while (s < e && is_space(*s))
-			s++;
-		while (e > s && is_space(e[-1]))
-			e--;
-		if (s == e || *s == ';' || *s == '#')
-			continue;               /* blank or comment, indented or not */
-		if (s != l->text) {
-			/* libinih (multi-line builds) would append this line to the previous key's
-			 * value, or take it as a new key in other builds: refuse both readings. */
-			add_error(c, lineno, "indented line: continuation lines are not supported; "
-				  "start sections and keys in the first column");
-			continue;
-		}
-		/* Inline comment: ';' after a blank, as libinih. */
-		for (const char *q = s + 1; q < e; q++)
-			if (*q == ';' && is_space(q[-1])) {
-				e = q;
-				while (e > s && is_space(e[-1]))
-					e--;
-				break;
-			}
-
-		if (*s == '[') {
-			const char *close = memchr(s, ']', (size_t) (e - s));
-			enum section_kind k;
-			size_t idx;
-
-			cur = SEC_NONE;         /* keys after a bad header are not checked */
-			cur_name = NULL;
-			any_header = true;
-			if (close == NULL || close != e - 1) {
-				add_error(c, lineno, "malformed section header: expected [NAME] "
-					  "alone on the line");
-				continue;
-			}
-			if (prescan_section(c, s + 1, (size_t) (close - s - 1), lineno, &k,
-					    &idx) < 0) {
-				if (c->oom)
-					return -ENOMEM;
-				continue;
-			}
-			l->kind = LINE_SECTION;       /* now ctx_done() frees what we set */
-			l->canon = strndup(s, (size_t) (e - s));
-			l->section = strndup(s + 1, (size_t) (close - s - 1));
-			if (l->canon == NULL || l->section == NULL)
-				return -ENOMEM;
-			l->sec = cur = k;
-			l->sec_idx = cur_idx = idx;
-			l->hdr = cur_hdr = li;
-			cur_name = l->section;
-			continue;
-		}
-
-		const char *eq = memchr(s, '=', (size_t) (e - s));
-		const char *colon = memchr(s, ':', (size_t) (e - s));
-		const char *ke, *vs;
-
-		if (eq == NULL || (colon != NULL && colon < eq)) {
-			add_error(c, lineno, "expected KEY = VALUE or [SECTION]%s",
-				  colon != NULL ? " (the 'KEY: VALUE' form is not accepted)" : "");
-			continue;
-		}
-		ke = eq;
-		while (ke > s && is_space(ke[-1]))
-			ke--;
-		vs = eq + 1;
-		while (vs < e && is_space(*vs))
-			vs++;
-		if (ke == s) {
-			add_error(c, lineno, "missing key name before '='");
-			continue;
-		}
-		bool key_ok = (size_t) (ke - s) <= 32;
-		for (const char *q = s; q < ke && key_ok; q++)
-			key_ok = (*q >= 'a' && *q <= 'z') || *q == '_';
-		if (!key_ok) {
-			add_error(c, lineno, "invalid key name '%s'",
-				  esc(s, (size_t) (ke - s), (char[64]) {}, 64));
-			continue;
-		}
-		if (!any_header) {
-			add_error(c, lineno, "key '%.*s' before any [section]", (int) (ke - s), s);
-			continue;
-		}
-		if (cur == SEC_NONE)
-			continue;       /* in a section already reported as invalid */
-
-		/* canon = "key=value" */
-		size_t kl = (size_t) (ke - s), vl = (size_t) (e - vs);
-		l->canon = malloc(kl + vl + 2);
-		if (l->canon == NULL)
-			return -ENOMEM;
-		memcpy(l->canon, s, kl);
-		l->canon[kl] = '\0';
-		memcpy(l->canon + kl + 1, vs, vl);
-		l->canon[kl + 1 + vl] = '\0';
-		l->key = l->canon;
-		l->value = l->canon + kl + 1;
-		l->kind = LINE_KEY;
-	}
+	c->sections = v;
+	v[c->n_sections++] = (struct section) { .kind = k, .idx = idx };
 	return 0;
-}
-
-/* libinih reader: hands out one canonical line per call, with the real line count kept
- * by us.  Lines the pre-scan rejected are handed out empty, so numbering stays aligned. */
-static char *
-reader(char *str, int num, void *stream)
-{
-	struct parse_ctx *c = stream;
-	const struct line *l;
-	size_t need;
-
-	if (c->next >= c->n_lines || num < 2)
-		return NULL;
-	l = &c->lines[c->next];
-	if (l->kind == LINE_KEY)
-		need = strlen(l->key) + 1 + strlen(l->value);
-	else if (l->kind == LINE_SECTION)
-		need = strlen(l->canon);
-	else
-		need = 0;
-	if (need + 2 > (size_t) num) {
-		/* This libinih build has a shorter line buffer than ours: stop, fail closed. */
-		c->reader_overflow = true;
-		return NULL;
-	}
-	if (l->kind == LINE_KEY)
-		(void) snprintf(str, (size_t) num, "%s=%s\n", l->key, l->value);
-	else if (l->kind == LINE_SECTION)
-		(void) snprintf(str, (size_t) num, "%s\n", l->canon);
-	else
-		(void) snprintf(str, (size_t) num, "\n");
-	c->next++;
-	return str;
 }
 
 static int
@@ -554,128 +346,162 @@ parse_name_list(struct parse_ctx *c, unsigned lineno, const char *key, const cha
 	return 0;
 }
 
-/* Parse a value of a limit key into *s.  Reports its own errors. */
+/* A size (memory, disk, total_memory) into *ret; reports its own errors. */
 static int
-parse_limit_value(struct parse_ctx *c, unsigned lineno, enum key k, const char *v,
-		  struct settings *s)
+value_size(struct parse_ctx *c, unsigned lineno, const char *kn, const char *v, uint64_t *ret)
+{
+	int r = parse_size(v, ret);
+
+	if (r == -EINVAL) {
+		add_error(c, lineno, "%s: invalid size '%s': expected %s", kn, ESC(v),
+			  parse_size_forms);
+		return r;
+	}
+	if (r < 0 || *ret > POLICY_SIZE_MAX) {
+		add_error(c, lineno, "%s: size '%s' is out of range (at most 1 EiB)", kn, ESC(v));
+		return -ERANGE;
+	}
+	return 0;
+}
+
+/* A percentage of one CPU (cpu, total_cpu). */
+static int
+value_percent(struct parse_ctx *c, unsigned lineno, const char *kn, const char *v,
+	      uint64_t *ret)
+{
+	int r = parse_percent(v, ret);
+
+	if (r == -EINVAL) {
+		add_error(c, lineno, "%s: invalid percentage '%s': expected %s", kn, ESC(v),
+			  parse_percent_forms);
+		return r;
+	}
+	if (r < 0 || *ret > POLICY_CPU_MAX) {
+		add_error(c, lineno, "%s: '%s' is out of range (1%%..%d%%)", kn, ESC(v),
+			  POLICY_CPU_MAX);
+		return -ERANGE;
+	}
+	return 0;
+}
+
+/* A count (pids, total_pids, sandboxes) up to max. */
+static int
+value_count(struct parse_ctx *c, unsigned lineno, const char *kn, const char *v, uint64_t max,
+	    uint64_t *ret)
+{
+	int r = parse_u64_range(v, 0, max, ret);
+
+	if (r == -EINVAL) {
+		add_error(c, lineno, "%s: invalid number '%s': expected a whole decimal number", kn,
+			  ESC(v));
+		return r;
+	}
+	if (r < 0) {
+		add_error(c, lineno, "%s: '%s' is out of range (1..%llu)", kn, ESC(v),
+			  (unsigned long long) max);
+		return r;
+	}
+	return 0;
+}
+
+/* A duration (timeout), in milliseconds. */
+static int
+value_duration(struct parse_ctx *c, unsigned lineno, const char *v, uint64_t *ret)
+{
+	int r = parse_duration_ms(v, ret);
+
+	if (r == -EINVAL) {
+		add_error(c, lineno, "timeout: invalid duration '%s': expected %s", ESC(v),
+			  parse_duration_forms);
+		return r;
+	}
+	if (r < 0 || *ret > POLICY_TIMEOUT_MAX_MS) {
+		add_error(c, lineno, "timeout: '%s' is out of range (at most 366 days)", ESC(v));
+		return -ERANGE;
+	}
+	return 0;
+}
+
+/* net, fs and allow: one word of a fixed set, into *s. */
+static int
+value_word(struct parse_ctx *c, unsigned lineno, enum key k, const char *v, struct settings *s)
+{
+	if (k == K_NET && policy_net_parse(v, &s->net) < 0) {
+		add_error(c, lineno, "net: invalid value '%s': expected host, proxy, loopback or "
+			  "none", ESC(v));
+		return -EINVAL;
+	}
+	if (k == K_FS && policy_fs_parse(v, &s->fs) < 0) {
+		add_error(c, lineno, "fs: invalid value '%s': expected none, ro or strict", ESC(v));
+		return -EINVAL;
+	}
+	if (k == K_ALLOW && !streq(v, "yes") && !streq(v, "no")) {
+		add_error(c, lineno, "allow: invalid value '%s': expected yes or no", ESC(v));
+		return -EINVAL;
+	}
+	if (k == K_ALLOW)
+		s->allow = streq(v, "yes");
+	return 0;
+}
+
+/* A numeric value of key k into *ret. */
+static int
+value_number(struct parse_ctx *c, unsigned lineno, enum key k, const char *v, uint64_t *ret)
+{
+	const char *kn = policy_key_names[k];
+
+	switch (k) {
+	case K_MEMORY:
+	case K_DISK:
+	case K_TOTAL_MEMORY:
+		return value_size(c, lineno, kn, v, ret);
+	case K_CPU:
+	case K_TOTAL_CPU:
+		return value_percent(c, lineno, kn, v, ret);
+	case K_PIDS:
+	case K_TOTAL_PIDS:
+		return value_count(c, lineno, kn, v, POLICY_PIDS_MAX, ret);
+	case K_SANDBOXES:
+		return value_count(c, lineno, kn, v, SANDBOXES_MAX, ret);
+	case K_TIMEOUT:
+		return value_duration(c, lineno, v, ret);
+	case K_NET:
+	case K_FS:
+	case K_ALLOW:
+	case K_CGROUP_ROOT:
+	case K_WORKSPACE_ROOT:
+	case K_ALLOW_GROUPS:
+	case K_ALLOW_USERS:
+	case _K_MAX:
+		break;
+	}
+	return -EINVAL;                 /* not a numeric key; not reached */
+}
+
+/* A value of a setting ([limits], [defaults], [group:], [user:]) into *s.  Reports its own
+ * errors. */
+static int
+parse_setting(struct parse_ctx *c, unsigned lineno, enum key k, const char *v,
+	      struct settings *s)
 {
 	const char *kn = policy_key_names[k];
 	uint64_t x = 0;
-	int r;
 
 	if (strlen(v) > VALUE_MAX) {
 		add_error(c, lineno, "%s: value is %zu bytes long; the limit is %d", kn, strlen(v),
 			  VALUE_MAX);
 		return -E2BIG;
 	}
+	if (k == K_NET || k == K_FS || k == K_ALLOW)
+		return value_word(c, lineno, k, v, s);
 	if (strcasecmp(v, "max") == 0 || strcasecmp(v, "unlimited") == 0 ||
 	    strcasecmp(v, "infinity") == 0 || strcasecmp(v, "none") == 0) {
-		if (k != K_NET && k != K_FS) {
-			add_error(c, lineno, "%s = %s is not accepted: leave the key out for no "
-				  "ceiling", kn, ESC(v));
-			return -EINVAL;
-		}
+		add_error(c, lineno, "%s = %s is not accepted: leave the key out for no ceiling",
+			  kn, ESC(v));
+		return -EINVAL;
 	}
-
-	switch (k) {
-	case K_MEMORY:
-	case K_DISK:
-	case K_TOTAL_MEMORY:
-		r = parse_size(v, &x);
-		if (r == -EINVAL) {
-			add_error(c, lineno, "%s: invalid size '%s': expected %s", kn, ESC(v),
-				  parse_size_forms);
-			return r;
-		}
-		if (r < 0 || x > POLICY_SIZE_MAX) {
-			add_error(c, lineno, "%s: size '%s' is out of range (at most 1 EiB)", kn,
-				  ESC(v));
-			return -ERANGE;
-		}
-		break;
-	case K_CPU:
-	case K_TOTAL_CPU:
-		r = parse_percent(v, &x);
-		if (r == -EINVAL) {
-			add_error(c, lineno, "%s: invalid percentage '%s': expected %s", kn, ESC(v),
-				  parse_percent_forms);
-			return r;
-		}
-		if (r < 0 || x > POLICY_CPU_MAX) {
-			add_error(c, lineno, "%s: '%s' is out of range (1%%..%d%%)", kn, ESC(v),
-				  POLICY_CPU_MAX);
-			return -ERANGE;
-		}
-		break;
-	case K_PIDS:
-	case K_TOTAL_PIDS:
-	case K_SANDBOXES: {
-		uint64_t max = k == K_SANDBOXES ? SANDBOXES_MAX : POLICY_PIDS_MAX;
-
-		r = parse_u64_range(v, 0, max, &x);
-		if (r == -EINVAL) {
-			add_error(c, lineno, "%s: invalid number '%s': expected a whole decimal "
-				  "number", kn, ESC(v));
-			return r;
-		}
-		if (r < 0) {
-			add_error(c, lineno, "%s: '%s' is out of range (1..%llu)", kn, ESC(v),
-				  (unsigned long long) max);
-			return r;
-		}
-		break;
-	}
-	case K_TIMEOUT:
-		r = parse_duration_ms(v, &x);
-		if (r == -EINVAL) {
-			add_error(c, lineno, "timeout: invalid duration '%s': expected %s", ESC(v),
-				  parse_duration_forms);
-			return r;
-		}
-		if (r < 0 || x > POLICY_TIMEOUT_MAX_MS) {
-			add_error(c, lineno, "timeout: '%s' is out of range (at most 366 days)",
-				  ESC(v));
-			return -ERANGE;
-		}
-		break;
-	case K_NET:
-		if (policy_net_parse(v, &s->net) < 0) {
-			add_error(c, lineno, "net: invalid value '%s': expected host, proxy, "
-				  "loopback or none", ESC(v));
-			return -EINVAL;
-		}
-		return 0;
-	case K_FS:
-		if (streq(v, "none"))
-			s->fs = POLICY_FS_NONE;
-		else if (streq(v, "ro"))
-			s->fs = POLICY_FS_RO;
-		else if (streq(v, "strict"))
-			s->fs = POLICY_FS_STRICT;
-		else {
-			add_error(c, lineno, "fs: invalid value '%s': expected none, ro or strict",
-				  ESC(v));
-			return -EINVAL;
-		}
-		return 0;
-	case K_ALLOW:
-		if (streq(v, "yes"))
-			s->allow = true;
-		else if (streq(v, "no"))
-			s->allow = false;
-		else {
-			add_error(c, lineno, "allow: invalid value '%s': expected yes or no",
-				  ESC(v));
-			return -EINVAL;
-		}
-		return 0;
-	case K_CGROUP_ROOT:
-	case K_WORKSPACE_ROOT:
-	case K_ALLOW_GROUPS:
-	case K_ALLOW_USERS:
-	case _K_MAX:
-		return -EINVAL;         /* not limit keys; not reached */
-	}
+	if (value_number(c, lineno, k, v, &x) < 0)
+		return -EINVAL;
 	if (x == 0) {
 		/* In cgroup files and rlimits 0 often reads as "no limit": never accept it. */
 		add_error(c, lineno, "%s: 0 is not allowed (it could read as \"unlimited\"); leave "
@@ -692,17 +518,17 @@ parse_limit_value(struct parse_ctx *c, unsigned lineno, enum key k, const char *
 }
 
 static struct settings *
-settings_of(struct parse_ctx *c, const struct line *l)
+settings_of(struct parse_ctx *c, const struct section *sec)
 {
-	switch (l->sec) {
+	switch (sec->kind) {
 	case SEC_LIMITS:
 		return &c->p->limits;
 	case SEC_DEFAULTS:
 		return &c->p->defaults;
 	case SEC_GROUP:
-		return &c->p->groups[l->sec_idx].s;
+		return &c->p->groups[sec->idx].s;
 	case SEC_USER:
-		return &c->p->users[l->sec_idx].s;
+		return &c->p->users[sec->idx].s;
 	case SEC_SANDCAP:
 	case SEC_NONE:
 		break;
@@ -730,104 +556,107 @@ keep_text(struct parse_ctx *c, const char *value, uint32_t *ret)
 	return 0;
 }
 
-/* libinih handler: nonzero = OK.  Every check says why it is there. */
-static int
-handler(void *user, const char *section, const char *name, const char *value)
+/* Which key ik is, if its section takes it; _K_MAX after reporting why not. */
+static enum key
+key_of(struct parse_ctx *c, const struct ini_strict_key *ik)
 {
-	struct parse_ctx *c = user;
-	struct line *l;
-	unsigned lineno;
+	const char *name = ik->key;
+	size_t len = strlen(name);
+	bool ok = len <= 32;
 	enum key k;
-	size_t hl;
-	int r;
 
-	if (c->next == 0)
-		return 0;
-	l = &c->lines[c->next - 1];
-	lineno = (unsigned) c->next;
-
-	/* The library must report exactly what the pre-scan saw on this line; anything else
-	 * (a truncated name, a split line, a value with a comment left in) is refused. */
-	if (l->kind != LINE_KEY || l->section == NULL || !streq(section, l->section) ||
-	    !streq(name, l->key) || !streq(value, l->value)) {
-		add_error(c, lineno, "the INI library did not read this line as written");
-		return 0;
+	for (size_t i = 0; i < len && ok; i++)
+		ok = (name[i] >= 'a' && name[i] <= 'z') || name[i] == '_';
+	if (!ok) {
+		add_error(c, ik->line, "invalid key name '%s'", esc(name, len, (char[64]) {}, 64));
+		return _K_MAX;
 	}
-	l->handled = true;
-
+	if (ik->section_idx >= c->n_sections) {
+		add_error(c, ik->line, "key '%s' before any [section]", name);
+		return _K_MAX;
+	}
 	for (k = 0; k < _K_MAX; k++)
 		if (streq(name, policy_key_names[k]))
 			break;
-	if (k == _K_MAX || !(section_keys[l->sec] & KM(k))) {
-		add_error(c, lineno, "unknown key '%s' in [%s]; known keys: %s", ESC(name),
-			  l->section, section_key_list[l->sec]);
-		return 0;
+	if (k == _K_MAX || !(section_keys[c->sections[ik->section_idx].kind] & KM(k))) {
+		add_error(c, ik->line, "unknown key '%s' in [%s]; known keys: %s", ESC(name),
+			  ik->section, section_key_list[c->sections[ik->section_idx].kind]);
+		return _K_MAX;
 	}
+	return k;
+}
 
-	/* Repeated keys: the second would silently win, and multi-line libinih builds
-	 * deliver continuation lines this way. */
-	hl = l->hdr;
-	if (c->key_line[hl][k] != 0) {
-		add_error(c, lineno, "repeated key '%s' in [%s] (first set at line %u)", name,
-			  l->section, c->key_line[hl][k]);
-		return 0;
-	}
-	c->key_line[hl][k] = lineno;
+/* A key of [sandcap]: cgroup_root, workspace_root, allow_groups, allow_users. */
+static int
+parse_sandcap_key(struct parse_ctx *c, unsigned lineno, enum key k, const char *value)
+{
+	const char *name = policy_key_names[k];
+	struct policy *p = c->p;
+	int r;
 
-	switch (k) {
-	case K_CGROUP_ROOT:
-	case K_WORKSPACE_ROOT:
-		r = parse_path(value, k == K_CGROUP_ROOT ? c->p->cgroup_root :
-				      c->p->workspace_root);
+	if (k == K_CGROUP_ROOT || k == K_WORKSPACE_ROOT) {
+		r = parse_path(value, k == K_CGROUP_ROOT ? p->cgroup_root : p->workspace_root);
 		if (r == -ENAMETOOLONG)
 			add_error(c, lineno, "%s: path is longer than %d bytes", name,
 				  POLICY_PATH_MAX - 1);
 		else if (r < 0)
 			add_error(c, lineno, "%s: '%s' is not a clean absolute path (no '.', '..', "
 				  "'//', trailing '/', blanks, ';' or '#')", name, ESC(value));
-		return r == 0;
-	case K_ALLOW_GROUPS:
-		r = parse_name_list(c, lineno, name, value, c->p->allow_groups,
-				    &c->p->n_allow_groups);
-		c->p->allow_groups_set = r == 0 && c->p->n_allow_groups > 0;
-		c->p->allow_groups_line = lineno;
-		return r == 0;
-	case K_ALLOW_USERS:
-		r = parse_name_list(c, lineno, name, value, c->p->allow_users,
-				    &c->p->n_allow_users);
-		c->p->allow_users_set = r == 0 && c->p->n_allow_users > 0;
-		c->p->allow_users_line = lineno;
-		return r == 0;
-	case K_MEMORY:
-	case K_CPU:
-	case K_PIDS:
-	case K_DISK:
-	case K_TIMEOUT:
-	case K_SANDBOXES:
-	case K_TOTAL_MEMORY:
-	case K_TOTAL_CPU:
-	case K_TOTAL_PIDS:
-	case K_NET:
-	case K_FS:
-	case K_ALLOW:
-	case _K_MAX:
-		break;
+		return r;
 	}
-	struct settings *s = settings_of(c, l);
+	if (k == K_ALLOW_GROUPS) {
+		r = parse_name_list(c, lineno, name, value, p->allow_groups, &p->n_allow_groups);
+		p->allow_groups_set = r == 0 && p->n_allow_groups > 0;
+		p->allow_groups_line = lineno;
+		return r;
+	}
+	r = parse_name_list(c, lineno, name, value, p->allow_users, &p->n_allow_users);
+	p->allow_users_set = r == 0 && p->n_allow_users > 0;
+	p->allow_users_line = lineno;
+	return r;
+}
+
+/* The reader's key callback: one key, checked and staged. */
+static int
+on_key(void *userdata, const struct ini_strict_key *ik)
+{
+	struct parse_ctx *c = userdata;
+	unsigned lineno = ik->line;
+	struct settings *s;
+	struct section *sec;
+	enum key k = key_of(c, ik);
+
+	if (k == _K_MAX)
+		return c->oom ? -ENOMEM : -EINVAL;
+	sec = &c->sections[ik->section_idx];
+	/* Repeated keys: the second would silently win. */
+	if (sec->key_line[k] != 0) {
+		add_error(c, lineno, "repeated key '%s' in [%s] (first set at line %u)", ik->key,
+			  ik->section, sec->key_line[k]);
+		return -EINVAL;
+	}
+	sec->key_line[k] = lineno;
+	if (sec->kind == SEC_SANDCAP)
+		return parse_sandcap_key(c, lineno, k, ik->value) == -ENOMEM ? -ENOMEM : 0;
+	s = settings_of(c, sec);
 	if (s == NULL)
-		return 0;
-	if (value[0] == '\0') {
-		add_error(c, lineno, "%s: empty value; leave the key out instead", name);
-		return 0;
+		return -EINVAL;
+	if (ik->value[0] == '\0') {
+		add_error(c, lineno, "%s: empty value; leave the key out instead", ik->key);
+		return -EINVAL;
 	}
-	r = parse_limit_value(c, lineno, k, value, s);
-	if (r < 0)
-		return 0;
+	if (parse_setting(c, lineno, k, ik->value, s) < 0)
+		return -EINVAL;
 	s->set |= KM(k);
 	s->line[k] = lineno;
-	if (keep_text(c, value, &s->text_at[k]) < 0)
-		return 0;
-	return 1;
+	return keep_text(c, ik->value, &s->text_at[k]);
+}
+
+/* The reader's own errors. */
+static void
+on_error(void *userdata, unsigned line, const char *msg)
+{
+	add_error(userdata, line, "%s", msg);
 }
 
 static struct policy *
@@ -862,16 +691,10 @@ policy_free(struct policy *p)
 static void
 ctx_done(struct parse_ctx *c)
 {
-	for (size_t i = 0; i < c->n_lines; i++) {
-		free(c->lines[i].canon);
-		if (c->lines[i].kind == LINE_SECTION)
-			free(c->lines[i].section);
-	}
-	free(c->lines);
+	free(c->sections);
 	free(c->errors);
 	free(c->seen_group);
 	free(c->seen_user);
-	free(c->key_line);
 	c->p = policy_free(c->p);
 }
 
@@ -885,11 +708,14 @@ cmp_error(const void *a, const void *b)
 	return x < y ? -1 : x > y;      /* keep the order of discovery (stable) */
 }
 
-/* Both passes; the staged result is in c->p, the errors in c->errors (sorted by line).
- * Returns -ENOMEM/-EIO or the number of errors. */
+/* The staged result is in c->p, the errors in c->errors (sorted by line).  Returns
+ * -ENOMEM/-EIO or the number of errors. */
 static int
 parse_all(struct parse_ctx *c, const char *text, size_t len, const char *filename)
 {
+	static const struct ini_strict_ops ops = {
+		.section = on_section, .key = on_key, .error = on_error,
+	};
 	int r;
 
 	c->filename = filename ? filename : "(policy)";
@@ -902,31 +728,9 @@ parse_all(struct parse_ctx *c, const char *text, size_t len, const char *filenam
 		add_error(c, 0, "file is larger than %d bytes", POLICY_FILE_MAX);
 		return c->oom ? -ENOMEM : 1;
 	}
-	r = prescan(c, text ? text : "", len);
-	if (r < 0 || c->oom)
-		return -ENOMEM;
-	c->key_line = calloc(c->n_lines ? c->n_lines : 1, sizeof(*c->key_line));
-	if (c->key_line == NULL)
-		return -ENOMEM;
-
-	r = ini_parse_stream(reader, c, handler, c);
-	if (c->oom || r == -2)
-		return -ENOMEM;
+	r = ini_strict_parse(text, len, &ops, c);
 	if (r < 0)
-		return -EIO;
-	if (c->reader_overflow)
-		add_error(c, (unsigned) c->next + 1, "line too long for this build of libinih");
-	if (r > 0) {
-		bool known = false;
-
-		for (size_t i = 0; i < c->n_errors; i++)
-			known = known || c->errors[i].line == (unsigned) r;
-		if (!known)
-			add_error(c, (unsigned) r, "syntax error");
-	}
-	for (size_t i = 0; i < c->n_lines && !c->reader_overflow; i++)
-		if (c->lines[i].kind == LINE_KEY && !c->lines[i].handled)
-			add_error(c, (unsigned) i + 1, "the INI library skipped this line");
+		return r;
 	if (c->oom)
 		return -ENOMEM;
 	if (c->n_errors > 1)

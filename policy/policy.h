@@ -161,6 +161,8 @@ const char *policy_net_name(enum policy_net n);
 /* "host", "proxy", "loopback", "none"; -EINVAL otherwise. */
 int policy_net_parse(const char *v, enum policy_net *ret);
 const char *policy_fs_name(enum policy_fs f);
+/* "none", "ro", "strict"; -EINVAL otherwise. */
+int policy_fs_parse(const char *v, enum policy_fs *ret);
 
 /* A value of limit l as people read it: "2 GiB", "200%", "64", "30s"; UINT64_MAX gives
  * "none" (no ceiling) and 0 gives "unlimited" (no default). */
