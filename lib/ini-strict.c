@@ -56,10 +56,12 @@ say(struct reader *c, unsigned line, const char *fmt, ...)
 		c->stop = line;
 }
 
+/* What libinih's isspace() trims around keys and values (only ' ' and '\t' reach here
+ * unless ops->allow_controls). */
 static bool
 is_blank(char ch)
 {
-	return ch == ' ' || ch == '\t';
+	return ch == ' ' || ch == '\t' || ch == '\v' || ch == '\f' || ch == '\r';
 }
 
 /* Bytes no line may hold.  0, or -EINVAL after saying which. */
@@ -76,7 +78,7 @@ check_bytes(struct reader *c, unsigned lineno, const char *s, size_t len)
 		say(c, lineno, "line is %zu bytes long; the limit is %d", len, INI_STRICT_LINE_MAX);
 		return -EINVAL;
 	}
-	for (size_t j = 0; j < len; j++) {
+	for (size_t j = 0; j < len && !c->ops->allow_controls; j++) {
 		unsigned char ch = (unsigned char) s[j];
 
 		if ((ch < 0x20 && ch != '\t') || ch == 0x7f) {

@@ -8,7 +8,7 @@
  * in two passes, and the result does not depend on those options:
  *
  *  1. We split the lines ourselves and refuse, with their real line numbers, NUL bytes,
- *     control characters (tab aside), lines over INI_STRICT_LINE_MAX bytes, indented
+ *     control characters (tab aside; unless allow_controls), lines over INI_STRICT_LINE_MAX bytes, indented
  *     (continuation) lines, malformed section headers and lines that are neither
  *     "[NAME]" nor "KEY = VALUE".  Comments start with ';' or '#' in the first column, or
  *     with ';' after a blank.  A UTF-8 byte order mark and CRLF line ends are accepted.
@@ -46,6 +46,9 @@ struct ini_strict_ops {
 	 * made for a line after one the reader or a callback refused.  Otherwise every line is
 	 * read and every error reported (the policy). */
 	int stop_at_first;
+	/* Accept control characters but NUL (profiles: a path or an environment value may
+	 * hold any other byte; their messages escape them). */
+	int allow_controls;
 };
 
 /* Read text (len bytes).  Returns 0 when the text was read to its end (errors, if any,
