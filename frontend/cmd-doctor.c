@@ -411,14 +411,11 @@ int
 cmd_doctor(int argc, char **argv)
 {
 	char err[POLICY_ERR_MAX], what[POLICY_ERR_MAX + 64];
-	_cleanup_free_ char *text = NULL;
+	enum policy_load_step step;
 	struct policy *p = NULL;
 	struct doctor d = { 0 };
 	const char *nopolicy;
-	unsigned line = 0;
-	size_t len = 0;
 	bool user_cgroup;
-	int r;
 
 	if (argc > 1 && (streq(argv[1], "--help") || streq(argv[1], "-h"))) {
 		printf("Usage: sandcap doctor\n\nCheck, in order, what sandcap's cgroup mode needs on this "
@@ -436,12 +433,11 @@ cmd_doctor(int argc, char **argv)
 	}
 
 	/* The policy names the parent and the workspace root: read it first, report it in turn. */
-	r = policy_read_trusted(SC_POLICY_PATH, &text, &len, err, sizeof(err));
+	(void) policy_load(SC_POLICY_PATH, &p, &step, err, sizeof(err));
 	/* Which of the three: none, one sandcap may not use, or one that does not parse. */
-	nopolicy = r == -ENOENT ? "no policy file" : r < 0 ? "the policy cannot be used" :
+	nopolicy = step == POLICY_LOAD_MISSING ? "no policy file" :
+		   step == POLICY_LOAD_UNTRUSTED ? "the policy cannot be used" :
 		   "the policy is invalid";
-	if (r >= 0)
-		r = policy_parse_string(text, len, SC_POLICY_PATH, &p, &line, err, sizeof(err));
 
 	check_cgroup2(&d);
 	check_parent(&d, p != NULL ? policy_cgroup_root(p) : NULL, nopolicy);
@@ -449,8 +445,8 @@ cmd_doctor(int argc, char **argv)
 	check_environment(&d);
 	if (p == NULL) {
 		snprintf(what, sizeof(what), "policy %s: %s%s", SC_POLICY_PATH,
-			 text != NULL ? "invalid: " : "", err);
-		report(&d, "FAIL", what, r == -ENOENT ?
+			 step == POLICY_LOAD_INVALID ? "invalid: " : "", err);
+		report(&d, "FAIL", what, step == POLICY_LOAD_MISSING ?
 		       "as root: install /etc/sandcap/sandbox.ini (see sandbox.ini.example, sandbox.ini(5))" :
 		       "as root: fix the file; sandcap policy check " SC_POLICY_PATH " lists every error");
 	} else {

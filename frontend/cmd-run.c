@@ -591,34 +591,22 @@ compose_message(const struct run_opts *o, const struct sv_outcome *out,
 static int
 load_policy(struct policy **ret, char *msg, size_t msglen)
 {
-	_cleanup_free_ char *text = NULL;
-	char err[POLICY_ERR_MAX] = "";
-	unsigned line = 0;
-	size_t len = 0;
+	enum policy_load_step step;
+	char err[POLICY_ERR_MAX];
 	int r;
 
-	/* Without a message first, and again with one only to say why a policy cannot be used:
-	 * a run without a policy formats no reason it will not print (issue 19). */
-	r = policy_read_trusted(SC_POLICY_PATH, &text, &len, NULL, 0);
-	if (r == -ENOENT)
+	r = policy_load(SC_POLICY_PATH, ret, &step, err, sizeof(err));
+	if (r == 0 || step == POLICY_LOAD_MISSING)
 		return r;
-	if (r < 0)
-		(void) policy_read_trusted(SC_POLICY_PATH, &text, &len, err, sizeof(err));
-	if (r < 0) {
+	if (step == POLICY_LOAD_UNTRUSTED)
 		snprintf(msg, msglen, "the policy %s cannot be used: %s; refusing to run until the "
 			 "admin fixes it (sandcap policy check %s; sandbox.ini(5))", SC_POLICY_PATH,
 			 err[0] != '\0' ? err : strerror(-r), SC_POLICY_PATH);
-		return r == -ENOENT ? -EACCES : r;
-	}
-	r = policy_parse_string(text, len, SC_POLICY_PATH, ret, &line, err, sizeof(err));
-	if (r < 0) {
-		/* err is "FILE:LINE: message". */
+	else    /* err is "FILE:LINE: message" */
 		snprintf(msg, msglen, "the policy %s is invalid (%s); refusing to run until the admin "
 			 "fixes it: sandcap policy check %s lists every error", SC_POLICY_PATH,
 			 err[0] != '\0' ? err : strerror(-r), SC_POLICY_PATH);
-		return r == -ENOENT ? -EINVAL : r;
-	}
-	return 0;
+	return r == -ENOENT ? -EACCES : r;
 }
 
 static bool

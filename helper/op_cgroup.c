@@ -96,29 +96,19 @@ resolve_caller(struct session *s, char *msg, size_t msglen)
 static int
 load_policy(struct session *s, char *msg, size_t msglen)
 {
-	_cleanup_free_ char *text = NULL;
+	enum policy_load_step step;
 	char err[POLICY_ERR_MAX];
-	unsigned line = 0;
-	size_t len = 0;
-	int r;
 
-	err[0] = '\0';
-	r = policy_read_trusted(SC_POLICY_PATH, &text, &len, err, sizeof(err));
-	if (r == -ENOENT) {
+	if (policy_load(SC_POLICY_PATH, &s->policy, &step, err, sizeof(err)) == 0)
+		return 0;
+	if (step == POLICY_LOAD_MISSING)
 		snprintf(msg, msglen, "no policy file %s: the admin must install one (see "
 			 "sandbox.ini(5))", SC_POLICY_PATH);
-		return -ENOTSUP;
-	}
-	if (r < 0) {
+	else if (step == POLICY_LOAD_UNTRUSTED)
 		snprintf(msg, msglen, "policy file %s is not trusted: %s", SC_POLICY_PATH, err);
-		return -ENOTSUP;
-	}
-	r = policy_parse_string(text, len, SC_POLICY_PATH, &s->policy, &line, err, sizeof(err));
-	if (r < 0) {
+	else
 		snprintf(msg, msglen, "invalid policy: %s (run 'sandcap policy check')", err);
-		return -ENOTSUP;
-	}
-	return 0;
+	return -ENOTSUP;
 }
 
 /* The shared directories, in one CAP_DAC_OVERRIDE bracket (#19): cgroup_root (a path of

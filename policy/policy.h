@@ -75,6 +75,20 @@ struct policy *policy_free(struct policy *p);
 int policy_read_trusted(const char *path, char **ret_text, size_t *ret_len,
 			char *errbuf, size_t errlen);
 
+/* Which step of policy_load() failed. */
+enum policy_load_step {
+	POLICY_LOAD_OK,
+	POLICY_LOAD_MISSING,    /* no such file (-ENOENT): no policy installed */
+	POLICY_LOAD_UNTRUSTED,  /* policy_read_trusted() refused it; errbuf says why */
+	POLICY_LOAD_INVALID,    /* it does not parse; errbuf is "FILE:LINE: message" */
+};
+
+/* policy_read_trusted() and policy_parse_string(): the one way the helper and sandcap load
+ * the installed policy.  0 with *ret; else -errno, *ret_step saying which step failed and
+ * errbuf why (each caller words the refusal for its reader). */
+int policy_load(const char *path, struct policy **ret, enum policy_load_step *ret_step,
+		char *errbuf, size_t errlen);
+
 /* Helper settings from [sandcap]. */
 const char *policy_cgroup_root(const struct policy *p);
 const char *policy_workspace_root(const struct policy *p);
