@@ -621,32 +621,24 @@ policy_names_ids(const struct policy *p)
 static int
 resolve_policy(struct policy *p, struct policy_resolved *ret)
 {
-	_cleanup_free_ char *user = NULL;
-	/* As many as the helper takes (more: refused, both sides). */
-	char *owned[1024] = { NULL };
+	_cleanup_(policy_caller_done) struct policy_caller c = {};
 	struct policy_subject subj;
-	size_t ng = 0;
 	int r = 0;
 
 	/* As the helper: no section or list names a user or a group, so the name cannot
 	 * change the verdict; no NSS lookup (nscd, nsswitch.conf, passwd), and a uid without
 	 * a passwd entry is judged like any other.
-	 * As the helper, too: no group lookup when no group is named (same result, faster). */
+	 * As the helper, too: no group lookup when no group is named (same result). */
 	if (policy_names_ids(p))
-		r = caller_names(policy_names_groups(p), &user, owned, ELEMENTSOF(owned), &ng);
+		r = caller_lookup(policy_names_groups(p), POLICY_GROUPS_MAX, &c);
 	/* A uid without a passwd entry: no [user:] section or list can name it, so it is
-	 * judged as a user of its process's groups (never by no policy at all: hostile
-	 * review). */
+	 * judged as a user of its process's groups (never by no policy at all). */
 	if (r == -ENOENT)
 		r = 0;
 	if (r == 0) {
-		subj = (struct policy_subject) { .user = user,
-						 .groups = (const char *const *) owned,
-						 .ngroups = ng };
+		subj = policy_caller_subject(&c);
 		policy_resolve(p, &subj, ret);
 	}
-	for (size_t i = 0; i < ng; i++)
-		free(owned[i]);
 	policy_free(p);
 	return r;
 }

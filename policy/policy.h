@@ -101,6 +101,33 @@ struct policy_subject {
 	size_t ngroups;
 };
 
+/* The most groups a caller is judged by: one in more is refused, by the helper and by
+ * sandcap alike (judged by only some, it could escape a [group:] section). */
+#define POLICY_GROUPS_MAX 1024
+
+/* Who the caller is, by the C library's name services (subject.c). */
+struct policy_caller {
+	char *user;             /* NULL: the uid has no passwd entry */
+	char **groups;          /* the names of its groups, primary first (malloc'ed) */
+	size_t ngroups;
+	gid_t failed_gid;       /* when a group lookup failed: that group */
+};
+
+/* The user name of uid and, when want_groups, the names of all its groups (getgrouplist(),
+ * primary first).  A group without a name, or with one too long for any section, is
+ * skipped: it matches nothing.  Returns 0; -ENOENT when uid has no passwd entry; -E2BIG
+ * when the user is in more than max groups; the -errno of a group lookup that failed (the
+ * group in failed_gid); -ENOMEM.  On failure no group is kept (user is, if known).  Free
+ * with policy_caller_done() in every case. */
+int policy_caller_lookup(uid_t uid, bool want_groups, size_t max, struct policy_caller *ret);
+/* The same for a user by name, groups always (`sandcap policy show --user`). */
+int policy_caller_lookup_name(const char *user, size_t max, struct policy_caller *ret);
+/* Add the names of gids[0..n) to c->groups, by the same rules (at most max in all). */
+int policy_caller_add_gids(struct policy_caller *c, const gid_t *gids, size_t n, size_t max);
+void policy_caller_done(struct policy_caller *c);
+/* c as policy_resolve() takes it (pointing into c). */
+struct policy_subject policy_caller_subject(const struct policy_caller *c);
+
 /* What one user may do. */
 struct policy_resolved {
 	bool allowed;
