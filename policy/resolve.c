@@ -98,51 +98,50 @@ resolve_required(const struct policy *p, const struct policy_subject *subj,
 	return dflt;
 }
 
-/*
- * Resolution (sandbox.ini(5) "RESOLUTION"), per setting:
- *   [user:NAME] if it sets the key; else the most generous of the user's [group:X]
- *   sections that set it (largest ceiling; least strict isolation requirement); else
- *   [limits]; else no ceiling (UINT64_MAX, "built-in").
- * Default: [defaults] capped at the ceiling; without one, the ceiling; with neither, 0.
- * Access, in order: [user:NAME] allow decides if set; any of the user's groups with
- * allow = no denies; if allow_groups or allow_users is set, the user must be listed, be
- * in a listed group, or be in a group whose section says allow = yes.
- */
-void
-policy_resolve(const struct policy *p, const struct policy_subject *subj,
-	       struct policy_resolved *ret)
+/* The value of key k (a limit, sandboxes or a total) in st. */
+static uint64_t
+setting_amount(const struct settings *st, enum key k)
 {
-	const struct entry *u = NULL;
+	if ((int) k < _POLICY_LIMIT_MAX)
+		return st->v[k];
+	if (k == K_SANDBOXES)
+		return st->sandboxes;
+	return st->total[k - K_TOTAL_MEMORY];
+}
 
-	memset(ret, 0, sizeof(*ret));
-	if (subj->user != NULL)
-		u = find_entry(p->users, p->n_users, subj->user);
+/* A ceiling, sandboxes or a total: [user:NAME] if it sets k; else the most generous (the
+ * largest; the first in the file among equals) of the user's [group:X] sections that set
+ * it; else [limits]; else none (UINT64_MAX, "built-in").  src names the section. */
+static uint64_t
+resolve_amount(const struct policy *p, const struct policy_subject *subj,
+	       const struct entry *u, enum key k, char *src, size_t srclen)
+{
+	const struct entry *best = NULL;
 
-	/* Ceilings. */
-	for (int l = 0; l < _POLICY_LIMIT_MAX; l++) {
-		const struct entry *best = NULL;
-
-		if (u != NULL && (u->s.set & KM(l))) {
-			ret->ceiling[l] = u->s.v[l];
-			SRC(ret->ceiling_src[l], "[user:%s]", u->name);
-			continue;
-		}
-		FOREACH_GROUP(g, p, subj)
-			if ((g->s.set & KM(l)) && (best == NULL || g->s.v[l] > best->s.v[l]))
-				best = g;
-		if (best != NULL) {
-			ret->ceiling[l] = best->s.v[l];
-			SRC(ret->ceiling_src[l], "[group:%s]", best->name);
-		} else if (p->limits.set & KM(l)) {
-			ret->ceiling[l] = p->limits.v[l];
-			SRC(ret->ceiling_src[l], "[limits]");
-		} else {
-			ret->ceiling[l] = UINT64_MAX;
-			SRC(ret->ceiling_src[l], "built-in");
-		}
+	if (u != NULL && (u->s.set & KM(k))) {
+		(void) snprintf(src, srclen, "[user:%s]", u->name);
+		return setting_amount(&u->s, k);
 	}
+	FOREACH_GROUP(g, p, subj)
+		if ((g->s.set & KM(k)) &&
+		    (best == NULL || setting_amount(&g->s, k) > setting_amount(&best->s, k)))
+			best = g;
+	if (best != NULL) {
+		(void) snprintf(src, srclen, "[group:%s]", best->name);
+		return setting_amount(&best->s, k);
+	}
+	if (p->limits.set & KM(k)) {
+		(void) snprintf(src, srclen, "[limits]");
+		return setting_amount(&p->limits, k);
+	}
+	(void) snprintf(src, srclen, "built-in");
+	return UINT64_MAX;
+}
 
-	/* Defaults. */
+/* Default: [defaults] capped at the ceiling; without one, the ceiling; with neither, 0. */
+static void
+resolve_defaults(const struct policy *p, struct policy_resolved *ret)
+{
 	for (int l = 0; l < _POLICY_LIMIT_MAX; l++) {
 		char csrc[sizeof(ret->ceiling_src[l])];
 
@@ -164,62 +163,17 @@ policy_resolve(const struct policy *p, const struct policy_subject *subj,
 			SRC(ret->dflt_src[l], "built-in");
 		}
 	}
+}
 
-	/* Sandboxes per user. */
-	{
-		const struct entry *best = NULL;
+/* Access, in order: [user:NAME] allow decides if set; any of the user's groups with
+ * allow = no denies; if allow_groups or allow_users is set, the user must be listed, be in
+ * a listed group, or be in a group whose section says allow = yes. */
+static void
+resolve_access(const struct policy *p, const struct policy_subject *subj,
+	       const struct entry *u, struct policy_resolved *ret)
+{
+	bool ok = false;
 
-		FOREACH_GROUP(g, p, subj)
-			if ((g->s.set & KM(K_SANDBOXES)) &&
-			    (best == NULL || g->s.sandboxes > best->s.sandboxes))
-				best = g;
-		if (u != NULL && (u->s.set & KM(K_SANDBOXES))) {
-			ret->sandboxes = u->s.sandboxes;
-			SRC(ret->sandboxes_src, "[user:%s]", u->name);
-		} else if (best != NULL) {
-			ret->sandboxes = best->s.sandboxes;
-			SRC(ret->sandboxes_src, "[group:%s]", best->name);
-		} else if (p->limits.set & KM(K_SANDBOXES)) {
-			ret->sandboxes = p->limits.sandboxes;
-			SRC(ret->sandboxes_src, "[limits]");
-		} else {
-			ret->sandboxes = UINT64_MAX;
-			SRC(ret->sandboxes_src, "built-in");
-		}
-	}
-
-	/* Totals per user: [user:X], else the most generous group, else [limits]. */
-	for (int t = 0; t < 3; t++) {
-		const struct entry *best = NULL;
-		unsigned km = KM(K_TOTAL_MEMORY + t);
-
-		FOREACH_GROUP(g, p, subj)
-			if ((g->s.set & km) && (best == NULL || g->s.total[t] > best->s.total[t]))
-				best = g;
-		if (u != NULL && (u->s.set & km)) {
-			ret->total[t] = u->s.total[t];
-			SRC(ret->total_src[t], "[user:%s]", u->name);
-		} else if (best != NULL) {
-			ret->total[t] = best->s.total[t];
-			SRC(ret->total_src[t], "[group:%s]", best->name);
-		} else if (p->limits.set & km) {
-			ret->total[t] = p->limits.total[t];
-			SRC(ret->total_src[t], "[limits]");
-		} else {
-			ret->total[t] = UINT64_MAX;
-			SRC(ret->total_src[t], "built-in");
-		}
-	}
-
-	/* Isolation requirements: the most generous group is the least strict one. */
-	ret->net_required = (enum policy_net) resolve_required(p, subj, u, K_NET,
-			setting_net, POLICY_NET_HOST, ret->net_required_src,
-			sizeof(ret->net_required_src));
-	ret->fs_required = (enum policy_fs) resolve_required(p, subj, u, K_FS,
-			setting_fs, POLICY_FS_NONE, ret->fs_required_src,
-			sizeof(ret->fs_required_src));
-
-	/* Access. */
 	ret->allowed = true;
 	if (u != NULL && (u->s.set & KM(K_ALLOW))) {
 		ret->allowed = u->s.allow;
@@ -233,24 +187,50 @@ policy_resolve(const struct policy *p, const struct policy_subject *subj,
 			SRC(ret->deny_reason, "denied by [group:%s] allow = no", g->name);
 			return;
 		}
-	if (p->allow_groups_set || p->allow_users_set) {
-		bool ok = false;
+	if (!p->allow_groups_set && !p->allow_users_set)
+		return;
+	for (size_t i = 0; i < p->n_allow_users && !ok; i++)
+		ok = subj->user != NULL && streq(p->allow_users[i], subj->user);
+	for (size_t i = 0; i < p->n_allow_groups && !ok; i++)
+		ok = subject_in_group(subj, p->allow_groups[i]);
+	FOREACH_GROUP(g, p, subj)
+		ok = ok || ((g->s.set & KM(K_ALLOW)) && g->s.allow);
+	if (ok)
+		return;
+	ret->allowed = false;
+	SRC(ret->deny_reason, "not allowed by [sandcap] %s%s%s: the user is not listed and is in "
+	    "none of the listed groups", p->allow_groups_set ? "allow_groups" : "",
+	    p->allow_groups_set && p->allow_users_set ? " / " : "",
+	    p->allow_users_set ? "allow_users" : "");
+}
 
-		for (size_t i = 0; i < p->n_allow_users && !ok; i++)
-			ok = subj->user != NULL && streq(p->allow_users[i], subj->user);
-		for (size_t i = 0; i < p->n_allow_groups && !ok; i++)
-			ok = subject_in_group(subj, p->allow_groups[i]);
-		FOREACH_GROUP(g, p, subj)
-			ok = ok || ((g->s.set & KM(K_ALLOW)) && g->s.allow);
-		if (!ok) {
-			ret->allowed = false;
-			SRC(ret->deny_reason, "not allowed by [sandcap] %s%s%s: the user is not listed "
-			    "and is in none of the listed groups",
-			    p->allow_groups_set ? "allow_groups" : "",
-			    p->allow_groups_set && p->allow_users_set ? " / " : "",
-			    p->allow_users_set ? "allow_users" : "");
-		}
-	}
+/* Resolution, per setting: see sandbox.ini(5) "RESOLUTION" and the functions above. */
+void
+policy_resolve(const struct policy *p, const struct policy_subject *subj,
+	       struct policy_resolved *ret)
+{
+	const struct entry *u = NULL;
+
+	memset(ret, 0, sizeof(*ret));
+	if (subj->user != NULL)
+		u = find_entry(p->users, p->n_users, subj->user);
+	for (int l = 0; l < _POLICY_LIMIT_MAX; l++)
+		ret->ceiling[l] = resolve_amount(p, subj, u, (enum key) l, ret->ceiling_src[l],
+						 sizeof(ret->ceiling_src[l]));
+	resolve_defaults(p, ret);
+	ret->sandboxes = resolve_amount(p, subj, u, K_SANDBOXES, ret->sandboxes_src,
+					sizeof(ret->sandboxes_src));
+	for (int t = 0; t < 3; t++)
+		ret->total[t] = resolve_amount(p, subj, u, (enum key) (K_TOTAL_MEMORY + t),
+					       ret->total_src[t], sizeof(ret->total_src[t]));
+	/* Isolation requirements: the most generous group is the least strict one. */
+	ret->net_required = (enum policy_net) resolve_required(p, subj, u, K_NET,
+			setting_net, POLICY_NET_HOST, ret->net_required_src,
+			sizeof(ret->net_required_src));
+	ret->fs_required = (enum policy_fs) resolve_required(p, subj, u, K_FS,
+			setting_fs, POLICY_FS_NONE, ret->fs_required_src,
+			sizeof(ret->fs_required_src));
+	resolve_access(p, subj, u, ret);
 }
 
 int
