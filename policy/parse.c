@@ -57,7 +57,6 @@ static const char *const section_key_list[] = {
 		     "total_pids, net, fs, allow",
 };
 
-/* What the pre-scan learned about one line. */
 struct error {
 	unsigned line;
 	char msg[POLICY_ERR_MAX];

@@ -406,7 +406,7 @@ test_check_reports_every_error_in_order(void **state)
 		"[limits]\n"
 		"memory = 1G\n"
 		"memory = 2G\n"         /* 3: repeated (found by the handler) */
-		"  cont\n"              /* 4: continuation (found by the pre-scan) */
+		"  cont\n"              /* 4: continuation (found by the reader) */
 		"[bogus]\n"             /* 5 */
 		"x = 1\n"               /* not reported: inside an unknown section */
 		"[defaults]\n"
