@@ -211,12 +211,65 @@ take_word(struct pctx *c, const struct pkey *k, const char *w, bool want)
 	return 1;
 }
 
+/* A yes/no key: --KEY for yes, nothing for no. */
+static int
+take_bool(struct pctx *c, const struct pkey *k, const char *value, bool want)
+{
+	char err[256], opt[32], esc[128];
+
+	if (streq(value, "no") || streq(value, "false") || streq(value, "0"))
+		return 1;
+	if (!streq(value, "yes") && !streq(value, "true") && !streq(value, "1"))
+		return perr(c, "%s = '%s': expected yes or no", k->name,
+			    log_escape(value, esc, sizeof(esc)));
+	if (run_args_apply(c->opts, k->name, NULL, err, sizeof(err)) < 0)
+		return perr_run(c, err);
+	snprintf(opt, sizeof(opt), "--%s", k->name);
+	return want ? add_word(c, opt) : 1;
+}
+
+/* Space-separated words, each one option's value (so an --env NAME=VALUE in a profile
+ * cannot hold a space). */
+static int
+take_words(struct pctx *c, const struct pkey *k, const char *value, bool want)
+{
+	_cleanup_free_ char *copy = strdup(value);
+	char *save = NULL;
+
+	if (copy == NULL) {
+		c->error = -ENOMEM;
+		return 0;
+	}
+	for (char *t = strtok_r(copy, " \t", &save); t != NULL; t = strtok_r(NULL, " \t", &save))
+		if (take_word(c, k, t, want) == 0)
+			return 0;
+	return 1;
+}
+
+/* The key named name (or its alias), or NULL after saying which keys there are. */
+static const struct pkey *
+find_key(struct pctx *c, const char *section, const char *name)
+{
+	char known[512] = "", esc[128];
+
+	for (size_t i = 0; i < ELEMENTSOF(pkeys); i++)
+		if (streq(name, pkeys[i].name) || (pkeys[i].alias != NULL && streq(name, pkeys[i].alias)))
+			return &pkeys[i];
+	for (size_t i = 0; i < ELEMENTSOF(pkeys); i++) {
+		strlcat(known, " ", sizeof(known));
+		strlcat(known, pkeys[i].name, sizeof(known));
+	}
+	perr(c, "unknown key '%s' in [%s]; known keys:%s", log_escape(name, esc, sizeof(esc)),
+	     section, known);
+	return NULL;
+}
+
 /* One key of a profile: 1, or 0 once perr() said why. */
 static int
 phandler(struct pctx *c, const char *section, const char *name, const char *value)
 {
-	const struct pkey *k = NULL;
-	size_t idx = 0;
+	const struct pkey *k;
+	uint32_t bit;
 	bool want;
 	char esc[128];
 
@@ -231,24 +284,13 @@ phandler(struct pctx *c, const char *section, const char *name, const char *valu
 		run_args_reset(c->opts);
 	}
 	want = c->want != NULL && streq(section, c->want);
-	for (size_t i = 0; i < ELEMENTSOF(pkeys); i++)
-		if (streq(name, pkeys[i].name) || (pkeys[i].alias != NULL && streq(name, pkeys[i].alias))) {
-			k = &pkeys[i];
-			idx = i;
-		}
-	if (k == NULL) {
-		char known[512] = "";
-
-		for (size_t i = 0; i < ELEMENTSOF(pkeys); i++) {
-			strlcat(known, " ", sizeof(known));
-			strlcat(known, pkeys[i].name, sizeof(known));
-		}
-		return perr(c, "unknown key '%s' in [%s]; known keys:%s",
-			    log_escape(name, esc, sizeof(esc)), section, known);
-	}
-	if (c->seen & (UINT32_C(1) << idx))
+	k = find_key(c, section, name);
+	if (k == NULL)
+		return 0;
+	bit = UINT32_C(1) << (k - pkeys);
+	if (c->seen & bit)
 		return perr(c, "'%s' is set twice in [%s]", k->name, section);
-	c->seen |= UINT32_C(1) << idx;
+	c->seen |= bit;
 	if (value[0] == '\0')
 		return perr(c, "'%s' has an empty value", k->name);
 	if (streq(k->name, "net") || streq(k->name, "allow") || streq(k->name, "unix"))
@@ -258,35 +300,11 @@ phandler(struct pctx *c, const char *section, const char *name, const char *valu
 	case P_VALUE:
 	case P_DIR:
 		return take_word(c, k, value, want);
-	case P_BOOL: {
-		char err[256], opt[32];
-
-		if (streq(value, "no") || streq(value, "false") || streq(value, "0"))
-			return 1;
-		if (!streq(value, "yes") && !streq(value, "true") && !streq(value, "1"))
-			return perr(c, "%s = '%s': expected yes or no", k->name,
-				    log_escape(value, esc, sizeof(esc)));
-		if (run_args_apply(c->opts, k->name, NULL, err, sizeof(err)) < 0)
-			return perr_run(c, err);
-		snprintf(opt, sizeof(opt), "--%s", k->name);
-		return want ? add_word(c, opt) : 1;
-	}
+	case P_BOOL:
+		return take_bool(c, k, value, want);
 	case P_WORDS:
-	case P_PATHS: {
-		/* Each word is one option's value (so an --env NAME=VALUE in a profile cannot hold
-		 * a space). */
-		_cleanup_free_ char *copy = strdup(value);
-		char *save = NULL;
-
-		if (copy == NULL) {
-			c->error = -ENOMEM;
-			return 0;
-		}
-		for (char *t = strtok_r(copy, " \t", &save); t != NULL; t = strtok_r(NULL, " \t", &save))
-			if (take_word(c, k, t, want) == 0)
-				return 0;
-		return 1;
-	}
+	case P_PATHS:
+		return take_words(c, k, value, want);
 	}
 	return perr(c, "key '%s' has no handler", k->name);   /* not reached */
 }
