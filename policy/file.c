@@ -105,6 +105,7 @@ absolute(const char *path, char *abs, char *errbuf, size_t errlen)
 	_cleanup_free_ char *cwd = NULL;
 	int n;
 
+	abs[0] = '\0';         /* clang's analyzer does not see snprintf() write it */
 	if (path[0] == '/')
 		n = snprintf(abs, PATH_MAX, "%s", path);
 	else {
