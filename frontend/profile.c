@@ -181,8 +181,12 @@ end_section(struct pctx *c)
 	char err[256];
 	unsigned line = c->line;
 
-	if (c->error != 0 || c->cur[0] == '\0')
-		return c->error == 0;
+	/* An error the reader found on a later line does not stop the checks: one here is the
+	 * first in the file. */
+	if (c->error == -ENOMEM)
+		return 0;
+	if (c->cur[0] == '\0')
+		return 1;
 	if (run_args_check_net(c->opts, err, sizeof(err)) < 0) {
 		c->line = c->net_line;
 		perr_run(c, err);

@@ -38,8 +38,6 @@ enum policy_limit {
 	_POLICY_LIMIT_MAX,
 };
 
-/* Isolation a policy may force (issue: Landlock/seccomp).  Ordered: a larger value is
- * stricter, so "request >= required" is the test. */
 /* Ordered from the least to the most strict: a requirement is met by itself or anything
  * stricter.  proxy is below loopback: its allow-list is the caller's, and may name any
  * loopback port.  These are also the wire values of CREATE's net (PROTOCOL.md 3.2). */

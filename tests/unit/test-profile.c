@@ -111,6 +111,12 @@ static const struct {
 	  "11111111111111111111111111111111111111111111111111111111111111111G\n", 4,
 	  "line is 240 bytes long; the limit is 196" },
 	{ "[a]\nmemory\n", 2, "syntax error" },
+	/* the policy's grammar (one reader for both) */
+	{ "[a]\nmemory: 1G\n", 2, "the 'KEY: VALUE' form is not accepted" },
+	{ "[a]\nmemory = 1G\n[b\n", 3, "malformed section header" },
+	/* the first error in the file, though the reader meets the later one first */
+	{ "[a]\nmemroy = 1G\n  2G\n", 2, "unknown key 'memroy'" },
+	{ "[a]\nmemory = 1G\n[a]\n", 3, "defined twice" },
 };
 
 static void
