@@ -28,7 +28,6 @@
 #include "parse-util.h"
 #include "session.h"
 
-
 /* Why the caller's lookup failed, for the refusal. */
 static void
 lookup_failed(const struct session *s, const struct policy_caller *c, int r, char *msg,
