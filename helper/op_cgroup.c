@@ -9,9 +9,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <grp.h>
 #include <inttypes.h>
-#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,67 +25,55 @@
 #include "log.h"
 #include "macro.h"
 #include "op_net.h"
-#include "group-name.h"
 #include "parse-util.h"
 #include "session.h"
 
-#define GROUPS_MAX 1024
-
+/* Why the caller's lookup failed, for the refusal. */
+static void
+lookup_failed(const struct session *s, const struct policy_caller *c, int r, char *msg,
+	      size_t msglen)
+{
+	if (r == -ENOENT)
+		snprintf(msg, msglen, "uid %u has no (usable) user name", (unsigned) s->uid);
+	else if (r == -E2BIG)
+		snprintf(msg, msglen, "user %s is in more than %d groups", c->user,
+			 POLICY_GROUPS_MAX);
+	else if (c->user != NULL && r != -ENOMEM)
+		snprintf(msg, msglen, "cannot look up group %u of user %s: %s",
+			 (unsigned) c->failed_gid, c->user, strerror(-r));
+	else
+		snprintf(msg, msglen, "cannot look up uid %u: %s", (unsigned) s->uid,
+			 strerror(-r));
+}
 
 /* Look up the caller's names through NSS (the environment is already cleared), when the
  * policy names users or groups at all.  When it names neither, the verdict cannot depend on
- * a name, and the lookup (nscd, nsswitch.conf, passwd, group) is skipped: about 18 system
- * calls (#19); a uid without a passwd entry is then judged like any other uid. */
+ * a name, and the lookup (nscd, nsswitch.conf, passwd, group) is skipped; a uid without a
+ * passwd entry is then judged like any other uid.  No section or list names a group: the
+ * groups are not looked up (initgroups through every NSS module is a large part of a
+ * sandbox's start-up), as membership cannot matter. */
 static int
 resolve_caller(struct session *s, char *msg, size_t msglen)
 {
-	static char names[GROUPS_MAX][64];
-	static const char *groups[GROUPS_MAX];
-	gid_t gids[GROUPS_MAX];
-	int ngids = 0;
-	struct policy_subject subj = { .user = NULL, .groups = groups, .ngroups = 0 };
-	struct passwd *pw;
-	char user[64];
+	_cleanup_(policy_caller_done) struct policy_caller c = {};
+	struct policy_subject subj = {};
+	char user[32];
+	int r;
 
 	(void) snprintf(user, sizeof(user), "uid %u", (unsigned) s->uid);
 	if (policy_names_users(s->policy) || policy_names_groups(s->policy)) {
-		pw = getpwuid(s->uid);
-		if (pw == NULL || strlen(pw->pw_name) >= sizeof(user)) {
-			snprintf(msg, msglen, "uid %u has no (usable) user name", (unsigned) s->uid);
-			return -EPERM;
-		}
-		strcpy(user, pw->pw_name);
-		subj.user = user;
-		/* No section or list names a group: membership cannot matter, and initgroups
-		 * through every NSS module (libnss_systemd...) is a large part of a sandbox's
-		 * start-up. */
-		ngids = GROUPS_MAX;
-		if (!policy_names_groups(s->policy))
-			ngids = 0;
-		else if (getgrouplist(user, pw->pw_gid, gids, &ngids) < 0) {
-			snprintf(msg, msglen, "user %s is in more than %d groups", user, GROUPS_MAX);
-			return -EPERM;
-		}
-	}
-	for (int i = 0; i < ngids; i++) {
-		int r = group_name(gids[i], names[subj.ngroups], sizeof(names[0]));
-
-		/* A group without a name (or one longer than any section's) cannot match a
-		 * [group:NAME] section: skip it.  A lookup that failed could hide one: refuse. */
-		if (r == -ENOENT || r == -ENAMETOOLONG)
-			continue;
+		r = policy_caller_lookup(s->uid, policy_names_groups(s->policy), POLICY_GROUPS_MAX,
+					 &c);
 		if (r < 0) {
-			snprintf(msg, msglen, "cannot look up group %u of user %s: %s",
-				 (unsigned) gids[i], user, strerror(-r));
+			lookup_failed(s, &c, r, msg, msglen);
 			return -EPERM;
 		}
-		groups[subj.ngroups] = names[subj.ngroups];
-		subj.ngroups++;
+		subj = policy_caller_subject(&c);
 	}
 	policy_resolve(s->policy, &subj, &s->res);
 	if (!s->res.allowed) {
-		snprintf(msg, msglen, "user %s may not run sandboxes: %s", user,
-			 s->res.deny_reason);
+		snprintf(msg, msglen, "user %s may not run sandboxes: %s",
+			 subj.user != NULL ? subj.user : user, s->res.deny_reason);
 		return -EPERM;
 	}
 	return 0;
@@ -96,29 +82,19 @@ resolve_caller(struct session *s, char *msg, size_t msglen)
 static int
 load_policy(struct session *s, char *msg, size_t msglen)
 {
-	_cleanup_free_ char *text = NULL;
+	enum policy_load_step step;
 	char err[POLICY_ERR_MAX];
-	unsigned line = 0;
-	size_t len = 0;
-	int r;
 
-	err[0] = '\0';
-	r = policy_read_trusted(SC_POLICY_PATH, &text, &len, err, sizeof(err));
-	if (r == -ENOENT) {
+	if (policy_load(SC_POLICY_PATH, &s->policy, &step, err, sizeof(err)) == 0)
+		return 0;
+	if (step == POLICY_LOAD_MISSING)
 		snprintf(msg, msglen, "no policy file %s: the admin must install one (see "
 			 "sandbox.ini(5))", SC_POLICY_PATH);
-		return -ENOTSUP;
-	}
-	if (r < 0) {
+	else if (step == POLICY_LOAD_UNTRUSTED)
 		snprintf(msg, msglen, "policy file %s is not trusted: %s", SC_POLICY_PATH, err);
-		return -ENOTSUP;
-	}
-	r = policy_parse_string(text, len, SC_POLICY_PATH, &s->policy, &line, err, sizeof(err));
-	if (r < 0) {
+	else
 		snprintf(msg, msglen, "invalid policy: %s (run 'sandcap policy check')", err);
-		return -ENOTSUP;
-	}
-	return 0;
+	return -ENOTSUP;
 }
 
 /* The shared directories, in one CAP_DAC_OVERRIDE bracket (#19): cgroup_root (a path of

@@ -38,8 +38,6 @@ enum policy_limit {
 	_POLICY_LIMIT_MAX,
 };
 
-/* Isolation a policy may force (issue: Landlock/seccomp).  Ordered: a larger value is
- * stricter, so "request >= required" is the test. */
 /* Ordered from the least to the most strict: a requirement is met by itself or anything
  * stricter.  proxy is below loopback: its allow-list is the caller's, and may name any
  * loopback port.  These are also the wire values of CREATE's net (PROTOCOL.md 3.2). */
@@ -51,7 +49,7 @@ enum policy_net {
 };
 enum policy_fs { POLICY_FS_NONE = 0, POLICY_FS_RO = 1, POLICY_FS_STRICT = 2 };
 
-struct policy;          /* opaque; only policy.c knows its layout */
+struct policy;          /* opaque; its layout is in policy-impl.h, inside policy/ */
 
 /* Parse text (len bytes, may contain NULs: they are an error).  filename is used in
  * messages only.  On success *ret is a new object.  On failure nothing is allocated,
@@ -75,6 +73,20 @@ struct policy *policy_free(struct policy *p);
 int policy_read_trusted(const char *path, char **ret_text, size_t *ret_len,
 			char *errbuf, size_t errlen);
 
+/* Which step of policy_load() failed. */
+enum policy_load_step {
+	POLICY_LOAD_OK,
+	POLICY_LOAD_MISSING,    /* no such file (-ENOENT): no policy installed */
+	POLICY_LOAD_UNTRUSTED,  /* policy_read_trusted() refused it; errbuf says why */
+	POLICY_LOAD_INVALID,    /* it does not parse; errbuf is "FILE:LINE: message" */
+};
+
+/* policy_read_trusted() and policy_parse_string(): the one way the helper and sandcap load
+ * the installed policy.  0 with *ret; else -errno, *ret_step saying which step failed and
+ * errbuf why (each caller words the refusal for its reader). */
+int policy_load(const char *path, struct policy **ret, enum policy_load_step *ret_step,
+		char *errbuf, size_t errlen);
+
 /* Helper settings from [sandcap]. */
 const char *policy_cgroup_root(const struct policy *p);
 const char *policy_workspace_root(const struct policy *p);
@@ -86,6 +98,33 @@ struct policy_subject {
 	const char *const *groups;      /* names of all groups, primary included */
 	size_t ngroups;
 };
+
+/* The most groups a caller is judged by: one in more is refused, by the helper and by
+ * sandcap alike (judged by only some, it could escape a [group:] section). */
+#define POLICY_GROUPS_MAX 1024
+
+/* Who the caller is, by the C library's name services (subject.c). */
+struct policy_caller {
+	char *user;             /* NULL: the uid has no passwd entry */
+	char **groups;          /* the names of its groups, primary first (malloc'ed) */
+	size_t ngroups;
+	gid_t failed_gid;       /* when a group lookup failed: that group */
+};
+
+/* The user name of uid and, when want_groups, the names of all its groups (getgrouplist(),
+ * primary first).  A group without a name, or with one too long for any section, is
+ * skipped: it matches nothing.  Returns 0; -ENOENT when uid has no passwd entry; -E2BIG
+ * when the user is in more than max groups; the -errno of a group lookup that failed (the
+ * group in failed_gid); -ENOMEM.  On failure no group is kept (user is, if known).  Free
+ * with policy_caller_done() in every case. */
+int policy_caller_lookup(uid_t uid, bool want_groups, size_t max, struct policy_caller *ret);
+/* The same for a user by name, groups always (`sandcap policy show --user`). */
+int policy_caller_lookup_name(const char *user, size_t max, struct policy_caller *ret);
+/* Add the names of gids[0..n) to c->groups, by the same rules (at most max in all). */
+int policy_caller_add_gids(struct policy_caller *c, const gid_t *gids, size_t n, size_t max);
+void policy_caller_done(struct policy_caller *c);
+/* c as policy_resolve() takes it (pointing into c). */
+struct policy_subject policy_caller_subject(const struct policy_caller *c);
 
 /* What one user may do. */
 struct policy_resolved {
@@ -154,13 +193,15 @@ int policy_disk_pages(uint64_t disk, uint64_t ceiling, uint64_t page, uint64_t *
 /* "memory", "cpu", ... */
 const char *policy_limit_name(enum policy_limit l);
 
-/* Additions (policy.c). */
+/* Names and formats (names.c). */
 
 /* "host"/"none"; "none"/"ro"/"strict". */
 const char *policy_net_name(enum policy_net n);
 /* "host", "proxy", "loopback", "none"; -EINVAL otherwise. */
 int policy_net_parse(const char *v, enum policy_net *ret);
 const char *policy_fs_name(enum policy_fs f);
+/* "none", "ro", "strict"; -EINVAL otherwise. */
+int policy_fs_parse(const char *v, enum policy_fs *ret);
 
 /* A value of limit l as people read it: "2 GiB", "200%", "64", "30s"; UINT64_MAX gives
  * "none" (no ceiling) and 0 gives "unlimited" (no default). */
@@ -180,7 +221,6 @@ bool policy_name_ok(const char *name);
 /* The same for users: a [user:X] section or an allow_users entry.  When neither users nor
  * groups matter, policy_resolve() needs no name at all (subject user NULL). */
 bool policy_names_users(const struct policy *p);
-size_t policy_allow_users(const struct policy *p, const char *const **ret);
 
 /* The value behind a source as `policy show` prints it ("[group:x]", "[defaults] (capped by
  * [limits])": the last section named) for key ("memory", "total_pids", ...), as the admin

@@ -24,8 +24,18 @@ for h in $hdrs; do
 		done
 	done
 done
-# policy.h is implemented in several files; all of them are linked.
-case "$libs" in *policy/policy.h*) libs="$libs $(ls policy/*.c)" ;; esac
+# policy.h is implemented in several files; all but describe.c (front-end only: nothing
+# the helper calls is in it, so the archive member is never pulled in) are linked.
+# What those files include from lib/ (the strict INI reader, group names) is linked too.
+case "$libs" in *policy/policy.h*)
+	pol=$(ls policy/*.c | grep -v '^policy/describe\.c$')
+	libs="$libs $pol"
+	for h in $(grep -ho '#include "[^"]*"' $pol | sed 's/#include "\(.*\)"/\1/' | sort -u); do
+		for c in "lib/$h" "lib/${h%.h}.c"; do
+			[ -f "$c" ] && libs="$libs $c"
+		done
+	done ;;
+esac
 libs=$(printf '%s\n' $libs | sort -u)
 
 h=$(count $helper)

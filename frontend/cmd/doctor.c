@@ -351,22 +351,23 @@ check_landlock(struct doctor *d)
 	report(d, "ok", what, NULL);
 }
 
-/* gids -> names (static storage: doctor runs once). */
-static size_t
-group_names(const gid_t *gids, int n, char names[][64], const char **ret)
+/* A lookup of the caller's groups that failed: the helper would refuse, and says why. */
+static void
+lookup_failed(struct doctor *d, const struct policy_caller *c, int r)
 {
-	size_t k = 0;
+	char what[256];
 
-	for (int i = 0; i < n && k < DOCTOR_GROUPS_MAX; i++) {
-		struct group *gr = getgrgid(gids[i]);
-
-		if (gr == NULL || strlen(gr->gr_name) >= 64)
-			continue;
-		strcpy(names[k], gr->gr_name);
-		ret[k] = names[k];
-		k++;
-	}
-	return k;
+	if (r == -E2BIG)
+		snprintf(what, sizeof(what), "you are in more than %d groups: the helper refuses to "
+			 "judge you by some of them", POLICY_GROUPS_MAX);
+	else if (r != -ENOMEM)
+		snprintf(what, sizeof(what), "the lookup of your group %u failed (%s): the helper "
+			 "refuses rather than miss a [group:] section", (unsigned) c->failed_gid,
+			 strerror(-r));
+	else
+		snprintf(what, sizeof(what), "cannot look up your groups: %s", strerror(-r));
+	report(d, "FAIL", what, r == -E2BIG ? "ask the admin to remove you from some groups" :
+	       "check the name services (nsswitch.conf, nscd, sssd, LDAP) and try again");
 }
 
 /* Does the policy allow the caller (by the group database, as the helper decides), and
@@ -374,29 +375,32 @@ group_names(const gid_t *gids, int n, char names[][64], const char **ret)
 static void
 check_access(struct doctor *d, const struct policy *p)
 {
-	static char dbn[DOCTOR_GROUPS_MAX][64], sessn[DOCTOR_GROUPS_MAX][64];
-	static const char *db[DOCTOR_GROUPS_MAX], *sess[DOCTOR_GROUPS_MAX];
-	gid_t dbg[DOCTOR_GROUPS_MAX], sessg[DOCTOR_GROUPS_MAX + 1];
+	_cleanup_(policy_caller_done) struct policy_caller db = {}, sess = {};
+	gid_t sessg[DOCTOR_GROUPS_MAX + 1];
 	char what[POLICY_ERR_MAX + 256], fix[512];
-	struct passwd *pw = getpwuid(getuid());
-	int ndb = DOCTOR_GROUPS_MAX, nsess;
-	size_t kdb, ksess;
+	int r, nsess;
 
-	if (pw == NULL) {
+	r = policy_caller_lookup(getuid(), true, POLICY_GROUPS_MAX, &db);
+	if (r == -ENOENT) {
 		report(d, "FAIL", "your uid has no user name: the policy cannot allow it",
 		       "add the account to the password database (or NSS)");
 		return;
 	}
-	if (getgrouplist(pw->pw_name, pw->pw_gid, dbg, &ndb) < 0)
-		ndb = DOCTOR_GROUPS_MAX;
-	nsess = getgroups(DOCTOR_GROUPS_MAX, sessg);
-	if (nsess < 0)
-		nsess = 0;
-	sessg[nsess++] = getgid();
-	kdb = group_names(dbg, ndb, dbn, db);
-	ksess = group_names(sessg, nsess, sessn, sess);
-	switch (doctor_access_check(p, pw->pw_name, db, kdb, sess, ksess, what, sizeof(what),
-				    fix, sizeof(fix))) {
+	if (r < 0) {
+		lookup_failed(d, &db, r);
+		return;
+	}
+	sessg[0] = getgid();
+	nsess = getgroups(DOCTOR_GROUPS_MAX, sessg + 1);
+	r = policy_caller_add_gids(&sess, sessg, nsess < 0 ? 1 : (size_t) nsess + 1,
+				   DOCTOR_GROUPS_MAX + 1);
+	if (r < 0) {
+		lookup_failed(d, &sess, r);
+		return;
+	}
+	switch (doctor_access_check(p, db.user, (const char *const *) db.groups, db.ngroups,
+				    (const char *const *) sess.groups, sess.ngroups, what,
+				    sizeof(what), fix, sizeof(fix))) {
 	case DOCTOR_ACCESS_OK:
 		report(d, "ok", what, NULL);
 		break;
@@ -411,14 +415,11 @@ int
 cmd_doctor(int argc, char **argv)
 {
 	char err[POLICY_ERR_MAX], what[POLICY_ERR_MAX + 64];
-	_cleanup_free_ char *text = NULL;
+	enum policy_load_step step;
 	struct policy *p = NULL;
 	struct doctor d = { 0 };
 	const char *nopolicy;
-	unsigned line = 0;
-	size_t len = 0;
 	bool user_cgroup;
-	int r;
 
 	if (argc > 1 && (streq(argv[1], "--help") || streq(argv[1], "-h"))) {
 		printf("Usage: sandcap doctor\n\nCheck, in order, what sandcap's cgroup mode needs on this "
@@ -436,12 +437,11 @@ cmd_doctor(int argc, char **argv)
 	}
 
 	/* The policy names the parent and the workspace root: read it first, report it in turn. */
-	r = policy_read_trusted(SC_POLICY_PATH, &text, &len, err, sizeof(err));
+	(void) policy_load(SC_POLICY_PATH, &p, &step, err, sizeof(err));
 	/* Which of the three: none, one sandcap may not use, or one that does not parse. */
-	nopolicy = r == -ENOENT ? "no policy file" : r < 0 ? "the policy cannot be used" :
+	nopolicy = step == POLICY_LOAD_MISSING ? "no policy file" :
+		   step == POLICY_LOAD_UNTRUSTED ? "the policy cannot be used" :
 		   "the policy is invalid";
-	if (r >= 0)
-		r = policy_parse_string(text, len, SC_POLICY_PATH, &p, &line, err, sizeof(err));
 
 	check_cgroup2(&d);
 	check_parent(&d, p != NULL ? policy_cgroup_root(p) : NULL, nopolicy);
@@ -449,8 +449,8 @@ cmd_doctor(int argc, char **argv)
 	check_environment(&d);
 	if (p == NULL) {
 		snprintf(what, sizeof(what), "policy %s: %s%s", SC_POLICY_PATH,
-			 text != NULL ? "invalid: " : "", err);
-		report(&d, "FAIL", what, r == -ENOENT ?
+			 step == POLICY_LOAD_INVALID ? "invalid: " : "", err);
+		report(&d, "FAIL", what, step == POLICY_LOAD_MISSING ?
 		       "as root: install /etc/sandcap/sandbox.ini (see sandbox.ini.example, sandbox.ini(5))" :
 		       "as root: fix the file; sandcap policy check " SC_POLICY_PATH " lists every error");
 	} else {

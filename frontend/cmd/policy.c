@@ -19,7 +19,6 @@
 #include "macro.h"
 #include "policy.h"
 
-#define GROUPS_MAX 1024
 
 static void
 usage(FILE *f)
@@ -370,18 +369,63 @@ show_limits(const struct policy *p, const struct policy_resolved *res)
 	print_table(rows, n);
 }
 
+/* Who `policy show` resolves for: --user (else the caller) in --groups (else the user's
+ * groups, looked up as the helper looks them up).  0, or SC_EXIT_FAILURE after saying why
+ * not.  names holds POLICY_GROUPS_MAX. */
+static int
+show_who(const char *user, char *groups_arg, struct policy_caller *c, const char **names,
+	 struct policy_subject *ret)
+{
+	bool given = user != NULL;
+	int r = 0;
+
+	if (user == NULL)
+		r = policy_caller_lookup(getuid(), groups_arg == NULL, POLICY_GROUPS_MAX, c);
+	else if (groups_arg == NULL)
+		r = policy_caller_lookup_name(user, POLICY_GROUPS_MAX, c);
+	if (r == -ENOENT && user == NULL)
+		fprintf(stderr, "sandcap: policy show: uid %u has no user name; use --user NAME\n",
+			(unsigned) getuid());
+	else if (r == -ENOENT)
+		fprintf(stderr, "sandcap: policy show: no user '%s' in the user database; give "
+			"its groups with --groups G1,G2\n", user);
+	if (user == NULL)
+		user = c->user;
+	if (r == -E2BIG)
+		fprintf(stderr, "sandcap: policy show: cannot list the groups of '%s': more than "
+			"%d (the helper refuses such a user)\n", user, POLICY_GROUPS_MAX);
+	else if (r < 0 && r != -ENOENT && c->user != NULL && r != -ENOMEM)
+		fprintf(stderr, "sandcap: policy show: cannot look up group %u of '%s': %s\n",
+			(unsigned) c->failed_gid, user, strerror(-r));
+	else if (r < 0 && r != -ENOENT)
+		fprintf(stderr, "sandcap: policy show: %s\n", strerror(-r));
+	if (r < 0)
+		return SC_EXIT_FAILURE;
+	*ret = policy_caller_subject(c);
+	ret->user = user;
+	if (given && !policy_name_ok(user))
+		warn_name("--user", "user", user);
+	if (groups_arg != NULL) {
+		ret->ngroups = split_list(groups_arg, names, POLICY_GROUPS_MAX);
+		ret->groups = names;
+		for (size_t i = 0; i < ret->ngroups; i++)
+			if (!policy_name_ok(names[i]))
+				warn_name("--groups", "group", names[i]);
+	}
+	return 0;
+}
+
 static int
 do_show(const char *file, const char *user, char *groups_arg, bool trust)
 {
-	_cleanup_free_ char *text = NULL, *ttext = NULL, *owned_user = NULL;
-	_cleanup_free_ gid_t *gids = NULL;
+	_cleanup_free_ char *text = NULL, *ttext = NULL;
 	_cleanup_free_ const char **names = NULL;
-	_cleanup_free_ char **gnames = NULL;
+	_cleanup_(policy_caller_done) struct policy_caller who = {};
 	struct policy *p = NULL;
 	struct policy_resolved res;
 	struct policy_subject subj = {};
 	char err[POLICY_ERR_MAX + POLICY_PATH_MAX + 16];
-	size_t len = 0, tlen = 0, ng = 0;
+	size_t len = 0, tlen = 0, ng;
 	unsigned line;
 	int r;
 
@@ -397,76 +441,26 @@ do_show(const char *file, const char *user, char *groups_arg, bool trust)
 			"(sandcap policy check %s)\n", file, file);
 		return 1;
 	}
-
-	names = calloc(GROUPS_MAX, sizeof(*names));
-	gnames = calloc(GROUPS_MAX, sizeof(*gnames));
-	if (names == NULL || gnames == NULL) {
+	names = calloc(POLICY_GROUPS_MAX, sizeof(*names));
+	if (names == NULL) {
 		policy_free(p);
 		fprintf(stderr, "sandcap: policy show: out of memory\n");
 		return SC_EXIT_FAILURE;
 	}
-	if (user == NULL) {
-		struct passwd *pw = getpwuid(getuid());
-
-		if (pw == NULL) {
-			policy_free(p);
-			fprintf(stderr, "sandcap: policy show: uid %u has no user name; use --user NAME\n",
-				(unsigned) getuid());
-			return SC_EXIT_FAILURE;
-		}
-		owned_user = strdup(pw->pw_name);
-		user = owned_user;
-	}
-	if (user == NULL) {
+	r = show_who(user, groups_arg, &who, names, &subj);
+	if (r != 0) {
 		policy_free(p);
-		fprintf(stderr, "sandcap: policy show: out of memory\n");
-		return SC_EXIT_FAILURE;
+		return r;
 	}
-	if (owned_user == NULL && !policy_name_ok(user))
-		warn_name("--user", "user", user);
-	if (groups_arg != NULL) {
-		ng = split_list(groups_arg, names, GROUPS_MAX);
-		for (size_t i = 0; i < ng; i++)
-			if (!policy_name_ok(names[i]))
-				warn_name("--groups", "group", names[i]);
-	} else {
-		struct passwd *pw = getpwnam(user);
-		int n = GROUPS_MAX;
-
-		if (pw == NULL) {
-			policy_free(p);
-			fprintf(stderr, "sandcap: policy show: no user '%s' in the user database; give "
-				"its groups with --groups G1,G2\n", user);
-			return SC_EXIT_FAILURE;
-		}
-		gids = calloc(GROUPS_MAX, sizeof(*gids));
-		if (gids == NULL || getgrouplist(user, pw->pw_gid, gids, &n) < 0) {
-			policy_free(p);
-			fprintf(stderr, "sandcap: policy show: cannot list the groups of '%s'\n", user);
-			return SC_EXIT_FAILURE;
-		}
-		for (int i = 0; i < n; i++) {
-			struct group *gr = getgrgid(gids[i]);
-
-			if (gr == NULL)
-				continue;       /* a gid without a name matches no [group:] */
-			gnames[ng] = strdup(gr->gr_name);
-			if (gnames[ng] != NULL) {
-				names[ng] = gnames[ng];
-				ng++;
-			}
-		}
-	}
-	subj.user = user;
-	subj.groups = names;
-	subj.ngroups = ng;
+	user = subj.user;
+	ng = subj.ngroups;
 	policy_resolve(p, &subj, &res);
 
 	printf("policy:  %s\n", file);
 	printf("user:    %s\n", user);
 	printf("groups: ");
 	for (size_t i = 0; i < ng; i++)
-		printf(" %s", names[i]);
+		printf(" %s", subj.groups[i]);
 	printf("%s\n", ng == 0 ? " (none)" : "");
 	if (res.allowed)
 		printf("allowed: yes\n");
@@ -481,8 +475,6 @@ do_show(const char *file, const char *user, char *groups_arg, bool trust)
 	r = trust ? policy_read_trusted(file, &ttext, &tlen, err, sizeof(err)) : 0;
 	if (r < 0)
 		fprintf(stderr, "sandcap: note: %s would be refused by the helper: %s\n", file, err);
-	for (size_t i = 0; i < ng; i++)
-		free(gnames[i]);
 	policy_free(p);
 	return 0;
 }

@@ -2,7 +2,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ini.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -15,6 +14,7 @@
 #include "run/args.h"
 #include "exit.h"
 #include "fd-util.h"
+#include "ini-strict.h"
 #include "log.h"
 #include "macro.h"
 #include "parse-util.h"
@@ -25,7 +25,6 @@
 #endif
 #define PROFILE_FILE_MAX  (64 * 1024)
 #define PROFILE_NAME_MAX  48            /* below inih's silent 49-byte section cut */
-#define PROFILE_LINE_MAX  199           /* inih's INI_MAX_LINE is 200 with the NUL */
 
 /* How a key's value becomes option words.  Every value is checked by run_args_apply(), the
  * code that checks the command line's, so a profile accepts what `sandcap run` accepts and no
@@ -68,9 +67,7 @@ struct pctx {
 	struct profile *out;            /* collects want's words */
 	void (*cb)(const char *section, unsigned line, void *userdata);
 	void *userdata;
-	/* reader state */
-	const char *pos;
-	unsigned line;
+	unsigned line;                  /* of the line being read */
 	/* sections seen: names and header lines, reported to cb only once the whole file parsed */
 	char sections[PROFILE_SECTIONS_MAX][PROFILE_NAME_MAX + 1];
 	unsigned section_line[PROFILE_SECTIONS_MAX];
@@ -82,6 +79,7 @@ struct pctx {
 	char *err;
 	size_t errlen;
 	int error;
+	unsigned error_line;            /* of the error in err: the first line with one */
 };
 
 static int
@@ -93,9 +91,12 @@ perr(struct pctx *c, const char *fmt, ...)
 	va_list ap;
 	int n;
 
-	if (c->error != 0)
+	/* The reader reads every line before the key callbacks see any: keep the error of the
+	 * first line, as a reader of the file would meet them. */
+	if (c->error != 0 && (c->error == -ENOMEM || c->error_line <= c->line))
 		return 0;
 	c->error = -EINVAL;
+	c->error_line = c->line;
 	n = snprintf(c->err, c->errlen, "%s:%u: ", c->filename, c->line);
 	if (n < 0 || (size_t) n >= c->errlen)
 		return 0;
@@ -127,68 +128,32 @@ name_ok(const char *s, size_t len)
 	return true;
 }
 
-/* inih reader: one line per call, counting lines and checking what inih would get wrong
- * silently (over-long lines, section names it would truncate, repeated sections). */
-static char *
-preader(char *str, int num, void *stream)
+/* The reader's section callback: a profile's [NAME], checked and recorded. */
+static int
+on_section(void *userdata, unsigned line, const char *name)
 {
-	struct pctx *c = stream;
-	const char *nl, *s;
-	size_t len;
+	struct pctx *c = userdata;
+	size_t len = strlen(name);
+	char esc[4 * 64 + 1];
 
-	if (c->error != 0 || *c->pos == '\0')
-		return NULL;
-	nl = strchr(c->pos, '\n');
-	len = nl != NULL ? (size_t) (nl - c->pos) : strlen(c->pos);
-	c->line++;
-	if (len > PROFILE_LINE_MAX || len + 2 > (size_t) num) {
-		perr(c, "line is longer than %d bytes", PROFILE_LINE_MAX);
-		return NULL;
+	c->line = line;
+	if (!name_ok(name, len)) {
+		char shown[65];
+
+		snprintf(shown, sizeof(shown), "%.*s", (int) (len > 64 ? 64 : len), name);
+		return perr(c, "bad profile name '%s': use 1-%d of A-Z a-z 0-9 . _ -",
+			    log_escape(shown, esc, sizeof(esc)), PROFILE_NAME_MAX), -EINVAL;
 	}
-	memcpy(str, c->pos, len);
-	str[len] = '\n';
-	str[len + 1] = '\0';
-	c->pos += len + (nl != NULL ? 1 : 0);
-
-	for (s = str; *s == ' ' || *s == '\t'; s++)
-		;
-	if (s != str && *s != '\n' && *s != ';' && *s != '#' && *s != '\r') {
-		perr(c, "indented line: continuation lines are not allowed");
-		return NULL;
-	}
-	if (*s == '[') {
-		const char *end = strchr(s, ']');
-		char esc[4 * 64 + 1];
-
-		if (end == NULL) {
-			perr(c, "section header without ']'");
-			return NULL;
-		}
-		if (!name_ok(s + 1, (size_t) (end - s - 1))) {
-			char name[65];
-
-			snprintf(name, sizeof(name), "%.*s", (int) (end - s - 1 > 64 ? 64 : end - s - 1),
-				 s + 1);
-			perr(c, "bad profile name '%s': use 1-%d of A-Z a-z 0-9 . _ -",
-			     log_escape(name, esc, sizeof(esc)), PROFILE_NAME_MAX);
-			return NULL;
-		}
-		for (size_t i = 0; i < c->nsections; i++)
-			if (strlen(c->sections[i]) == (size_t) (end - s - 1) &&
-			    strneq(c->sections[i], s + 1, (size_t) (end - s - 1))) {
-				perr(c, "profile [%s] is defined twice in this file", c->sections[i]);
-				return NULL;
-			}
-		if (c->nsections >= ELEMENTSOF(c->sections)) {
-			perr(c, "too many profiles in one file (at most %zu)", ELEMENTSOF(c->sections));
-			return NULL;
-		}
-		memcpy(c->sections[c->nsections], s + 1, (size_t) (end - s - 1));
-		c->sections[c->nsections][end - s - 1] = '\0';
-		c->section_line[c->nsections] = c->line;
-		c->nsections++;
-	}
-	return str;
+	for (size_t i = 0; i < c->nsections; i++)
+		if (streq(c->sections[i], name))
+			return perr(c, "profile [%s] is defined twice in this file", name), -EINVAL;
+	if (c->nsections >= ELEMENTSOF(c->sections))
+		return perr(c, "too many profiles in one file (at most %zu)",
+			    ELEMENTSOF(c->sections)), -EINVAL;
+	memcpy(c->sections[c->nsections], name, len + 1);
+	c->section_line[c->nsections] = line;
+	c->nsections++;
+	return 0;
 }
 
 static int
@@ -216,8 +181,12 @@ end_section(struct pctx *c)
 	char err[256];
 	unsigned line = c->line;
 
-	if (c->error != 0 || c->cur[0] == '\0')
-		return c->error == 0;
+	/* An error the reader found on a later line does not stop the checks: one here is the
+	 * first in the file. */
+	if (c->error == -ENOMEM)
+		return 0;
+	if (c->cur[0] == '\0')
+		return 1;
 	if (run_args_check_net(c->opts, err, sizeof(err)) < 0) {
 		c->line = c->net_line;
 		perr_run(c, err);
@@ -246,17 +215,68 @@ take_word(struct pctx *c, const struct pkey *k, const char *w, bool want)
 	return 1;
 }
 
+/* A yes/no key: --KEY for yes, nothing for no. */
 static int
-phandler(void *user, const char *section, const char *name, const char *value)
+take_bool(struct pctx *c, const struct pkey *k, const char *value, bool want)
 {
-	struct pctx *c = user;
-	const struct pkey *k = NULL;
-	size_t idx = 0;
+	char err[256], opt[32], esc[128];
+
+	if (streq(value, "no") || streq(value, "false") || streq(value, "0"))
+		return 1;
+	if (!streq(value, "yes") && !streq(value, "true") && !streq(value, "1"))
+		return perr(c, "%s = '%s': expected yes or no", k->name,
+			    log_escape(value, esc, sizeof(esc)));
+	if (run_args_apply(c->opts, k->name, NULL, err, sizeof(err)) < 0)
+		return perr_run(c, err);
+	snprintf(opt, sizeof(opt), "--%s", k->name);
+	return want ? add_word(c, opt) : 1;
+}
+
+/* Space-separated words, each one option's value (so an --env NAME=VALUE in a profile
+ * cannot hold a space). */
+static int
+take_words(struct pctx *c, const struct pkey *k, const char *value, bool want)
+{
+	_cleanup_free_ char *copy = strdup(value);
+	char *save = NULL;
+
+	if (copy == NULL) {
+		c->error = -ENOMEM;
+		return 0;
+	}
+	for (char *t = strtok_r(copy, " \t", &save); t != NULL; t = strtok_r(NULL, " \t", &save))
+		if (take_word(c, k, t, want) == 0)
+			return 0;
+	return 1;
+}
+
+/* The key named name (or its alias), or NULL after saying which keys there are. */
+static const struct pkey *
+find_key(struct pctx *c, const char *section, const char *name)
+{
+	char known[512] = "", esc[128];
+
+	for (size_t i = 0; i < ELEMENTSOF(pkeys); i++)
+		if (streq(name, pkeys[i].name) || (pkeys[i].alias != NULL && streq(name, pkeys[i].alias)))
+			return &pkeys[i];
+	for (size_t i = 0; i < ELEMENTSOF(pkeys); i++) {
+		strlcat(known, " ", sizeof(known));
+		strlcat(known, pkeys[i].name, sizeof(known));
+	}
+	perr(c, "unknown key '%s' in [%s]; known keys:%s", log_escape(name, esc, sizeof(esc)),
+	     section, known);
+	return NULL;
+}
+
+/* One key of a profile: 1, or 0 once perr() said why. */
+static int
+phandler(struct pctx *c, const char *section, const char *name, const char *value)
+{
+	const struct pkey *k;
+	uint32_t bit;
 	bool want;
 	char esc[128];
 
-	if (c->error != 0)
-		return 0;
 	if (section[0] == '\0')
 		return perr(c, "'%s' outside a [profile] section", log_escape(name, esc, sizeof(esc)));
 	if (!streq(section, c->cur)) {
@@ -268,24 +288,13 @@ phandler(void *user, const char *section, const char *name, const char *value)
 		run_args_reset(c->opts);
 	}
 	want = c->want != NULL && streq(section, c->want);
-	for (size_t i = 0; i < ELEMENTSOF(pkeys); i++)
-		if (streq(name, pkeys[i].name) || (pkeys[i].alias != NULL && streq(name, pkeys[i].alias))) {
-			k = &pkeys[i];
-			idx = i;
-		}
-	if (k == NULL) {
-		char known[512] = "";
-
-		for (size_t i = 0; i < ELEMENTSOF(pkeys); i++) {
-			strlcat(known, " ", sizeof(known));
-			strlcat(known, pkeys[i].name, sizeof(known));
-		}
-		return perr(c, "unknown key '%s' in [%s]; known keys:%s",
-			    log_escape(name, esc, sizeof(esc)), section, known);
-	}
-	if (c->seen & (UINT32_C(1) << idx))
+	k = find_key(c, section, name);
+	if (k == NULL)
+		return 0;
+	bit = UINT32_C(1) << (k - pkeys);
+	if (c->seen & bit)
 		return perr(c, "'%s' is set twice in [%s]", k->name, section);
-	c->seen |= UINT32_C(1) << idx;
+	c->seen |= bit;
 	if (value[0] == '\0')
 		return perr(c, "'%s' has an empty value", k->name);
 	if (streq(k->name, "net") || streq(k->name, "allow") || streq(k->name, "unix"))
@@ -295,42 +304,46 @@ phandler(void *user, const char *section, const char *name, const char *value)
 	case P_VALUE:
 	case P_DIR:
 		return take_word(c, k, value, want);
-	case P_BOOL: {
-		char err[256], opt[32];
-
-		if (streq(value, "no") || streq(value, "false") || streq(value, "0"))
-			return 1;
-		if (!streq(value, "yes") && !streq(value, "true") && !streq(value, "1"))
-			return perr(c, "%s = '%s': expected yes or no", k->name,
-				    log_escape(value, esc, sizeof(esc)));
-		if (run_args_apply(c->opts, k->name, NULL, err, sizeof(err)) < 0)
-			return perr_run(c, err);
-		snprintf(opt, sizeof(opt), "--%s", k->name);
-		return want ? add_word(c, opt) : 1;
-	}
+	case P_BOOL:
+		return take_bool(c, k, value, want);
 	case P_WORDS:
-	case P_PATHS: {
-		/* Each word is one option's value (so an --env NAME=VALUE in a profile cannot hold
-		 * a space). */
-		_cleanup_free_ char *copy = strdup(value);
-		char *save = NULL;
-
-		if (copy == NULL) {
-			c->error = -ENOMEM;
-			return 0;
-		}
-		for (char *t = strtok_r(copy, " \t", &save); t != NULL; t = strtok_r(NULL, " \t", &save))
-			if (take_word(c, k, t, want) == 0)
-				return 0;
-		return 1;
-	}
+	case P_PATHS:
+		return take_words(c, k, value, want);
 	}
 	return perr(c, "key '%s' has no handler", k->name);   /* not reached */
+}
+
+/* The reader's key callback. */
+static int
+on_key(void *userdata, const struct ini_strict_key *k)
+{
+	struct pctx *c = userdata;
+
+	if (c->error == -ENOMEM)
+		return -ENOMEM;
+	c->line = k->line;
+	if (phandler(c, k->section, k->key, k->value) != 0)
+		return 0;
+	return c->error == -ENOMEM ? -ENOMEM : -EINVAL;
+}
+
+/* The reader's own errors. */
+static void
+on_error(void *userdata, unsigned line, const char *msg)
+{
+	struct pctx *c = userdata;
+
+	c->line = line;
+	perr(c, "%s", msg);
 }
 
 static int
 parse_into(struct pctx *c, const char *text)
 {
+	static const struct ini_strict_ops ops = {
+		.section = on_section, .key = on_key, .error = on_error, .stop_at_first = 1,
+		.allow_controls = 1,
+	};
 	_cleanup_free_ struct run_opts *opts = NULL;
 	int r;
 
@@ -345,22 +358,16 @@ parse_into(struct pctx *c, const char *text)
 		return -ENOMEM;
 	run_args_reset(opts);
 	c->opts = opts;
-	/* A UTF-8 byte order mark at the very start is ignored (editors add it), as in the policy
-	 * file.  Skipped here, not left to inih (INI_ALLOW_BOM is a build option): preader() must
-	 * see the first line's '[' to record the section. */
-	if (strneq(text, "\xef\xbb\xbf", 3))
-		text += 3;
-	c->pos = text;
-	r = ini_parse_stream(preader, c, phandler, c);
+	r = ini_strict_parse(text, strlen(text), &ops, c);
 	if (r == 0 && c->error == 0)
 		end_section(c);
 	c->opts = NULL;
 	if (c->error != 0)
 		return c->error;
-	if (r != 0) {
-		c->line = (unsigned) (r > 0 ? r : 0);
-		perr(c, "syntax error (expected [name] or key = value)");
-		return c->error;
+	if (r < 0) {
+		c->line = 0;
+		perr(c, "cannot be read: %s", strerror(-r));
+		return r;
 	}
 	/* Only a file that parsed whole is reported: a section before a bad line is no more
 	 * usable than one after it (profile_load() refuses the file). */

@@ -591,34 +591,22 @@ compose_message(const struct run_opts *o, const struct sv_outcome *out,
 static int
 load_policy(struct policy **ret, char *msg, size_t msglen)
 {
-	_cleanup_free_ char *text = NULL;
-	char err[POLICY_ERR_MAX] = "";
-	unsigned line = 0;
-	size_t len = 0;
+	enum policy_load_step step;
+	char err[POLICY_ERR_MAX];
 	int r;
 
-	/* Without a message first, and again with one only to say why a policy cannot be used:
-	 * a run without a policy formats no reason it will not print (issue 19). */
-	r = policy_read_trusted(SC_POLICY_PATH, &text, &len, NULL, 0);
-	if (r == -ENOENT)
+	r = policy_load(SC_POLICY_PATH, ret, &step, err, sizeof(err));
+	if (r == 0 || step == POLICY_LOAD_MISSING)
 		return r;
-	if (r < 0)
-		(void) policy_read_trusted(SC_POLICY_PATH, &text, &len, err, sizeof(err));
-	if (r < 0) {
+	if (step == POLICY_LOAD_UNTRUSTED)
 		snprintf(msg, msglen, "the policy %s cannot be used: %s; refusing to run until the "
 			 "admin fixes it (sandcap policy check %s; sandbox.ini(5))", SC_POLICY_PATH,
 			 err[0] != '\0' ? err : strerror(-r), SC_POLICY_PATH);
-		return r == -ENOENT ? -EACCES : r;
-	}
-	r = policy_parse_string(text, len, SC_POLICY_PATH, ret, &line, err, sizeof(err));
-	if (r < 0) {
-		/* err is "FILE:LINE: message". */
+	else    /* err is "FILE:LINE: message" */
 		snprintf(msg, msglen, "the policy %s is invalid (%s); refusing to run until the admin "
 			 "fixes it: sandcap policy check %s lists every error", SC_POLICY_PATH,
 			 err[0] != '\0' ? err : strerror(-r), SC_POLICY_PATH);
-		return r == -ENOENT ? -EINVAL : r;
-	}
-	return 0;
+	return r == -ENOENT ? -EACCES : r;
 }
 
 static bool
@@ -633,32 +621,24 @@ policy_names_ids(const struct policy *p)
 static int
 resolve_policy(struct policy *p, struct policy_resolved *ret)
 {
-	_cleanup_free_ char *user = NULL;
-	/* As many as the helper takes (more: refused, both sides). */
-	char *owned[1024] = { NULL };
+	_cleanup_(policy_caller_done) struct policy_caller c = {};
 	struct policy_subject subj;
-	size_t ng = 0;
 	int r = 0;
 
 	/* As the helper: no section or list names a user or a group, so the name cannot
 	 * change the verdict; no NSS lookup (nscd, nsswitch.conf, passwd), and a uid without
 	 * a passwd entry is judged like any other.
-	 * As the helper, too: no group lookup when no group is named (same result, faster). */
+	 * As the helper, too: no group lookup when no group is named (same result). */
 	if (policy_names_ids(p))
-		r = caller_names(policy_names_groups(p), &user, owned, ELEMENTSOF(owned), &ng);
+		r = caller_lookup(policy_names_groups(p), POLICY_GROUPS_MAX, &c);
 	/* A uid without a passwd entry: no [user:] section or list can name it, so it is
-	 * judged as a user of its process's groups (never by no policy at all: hostile
-	 * review). */
+	 * judged as a user of its process's groups (never by no policy at all). */
 	if (r == -ENOENT)
 		r = 0;
 	if (r == 0) {
-		subj = (struct policy_subject) { .user = user,
-						 .groups = (const char *const *) owned,
-						 .ngroups = ng };
+		subj = policy_caller_subject(&c);
 		policy_resolve(p, &subj, ret);
 	}
-	for (size_t i = 0; i < ng; i++)
-		free(owned[i]);
 	policy_free(p);
 	return r;
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* Unit tests for frontend/run/caller.c: the caller's names for the policy, failing closed when
- * it is in more groups than can be matched. */
+/* Unit tests for policy/subject.c and frontend/run/caller.c: the caller's names for the policy,
+ * failing closed when it is in more groups than can be matched. */
 #include <errno.h>
 #include <grp.h>
 #include <pwd.h>
@@ -15,62 +15,86 @@
 #include "run/caller.h"
 #include "group-name.h"
 
-static void
-free_names(char *user, char **names, size_t n)
-{
-	free(user);
-	for (size_t i = 0; i < n; i++)
-		free(names[i]);
-}
-
 /* Room for every group: the user's name, and its primary group's name first. */
 static void
 test_names(void **state)
 {
-	char *user = NULL, *names[1024];
-	size_t n = 0;
+	struct policy_caller c;
 	struct passwd *pw = getpwuid(getuid());
 	struct group *gr;
-	int r = caller_names(true, &user, names, 1024, &n);
+	int r = caller_lookup(true, POLICY_GROUPS_MAX, &c);
 
+	(void) state;
 	if (pw == NULL) {
 		assert_int_equal(r, -ENOENT);
-		assert_null(user);
+		assert_null(c.user);
 	} else {
 		assert_int_equal(r, 0);
-		assert_string_equal(user, pw->pw_name);
+		assert_string_equal(c.user, pw->pw_name);
 		gr = getgrgid(pw->pw_gid);
-		assert_true(n >= 1 || gr == NULL);
+		assert_true(c.ngroups >= 1 || gr == NULL);
 		if (gr != NULL)
-			assert_string_equal(names[0], gr->gr_name);
+			assert_string_equal(c.groups[0], gr->gr_name);
 	}
-	free_names(user, names, n);
+	policy_caller_done(&c);
 }
 
 /* Fewer places than groups: refused, never a partial list a [group:] deny could miss. */
 static void
 test_too_many_groups(void **state)
 {
-	char *user = NULL, *names[1];
-	size_t n = 42;
-	int r = caller_names(true, &user, names, 0, &n);
+	struct policy_caller c;
+	int r = caller_lookup(true, 0, &c);
 
+	(void) state;
 	assert_int_equal(r, -E2BIG);
-	assert_true(n == 0);
-	free(user);
+	assert_true(c.ngroups == 0);
+	policy_caller_done(&c);
+}
+
+/* The helper's lookup, by uid: the same refusal past max groups. */
+static void
+test_too_many_groups_by_uid(void **state)
+{
+	struct policy_caller c;
+	int r = policy_caller_lookup(0, true, 0, &c);
+
+	(void) state;
+	if (getpwuid(0) == NULL)
+		skip();
+	assert_int_equal(r, -E2BIG);
+	assert_true(c.ngroups == 0);
+	policy_caller_done(&c);
 }
 
 /* Without groups wanted the bound does not matter. */
 static void
 test_no_groups(void **state)
 {
-	char *user = NULL, *names[1];
-	size_t n = 42;
-	int r = caller_names(false, &user, names, 0, &n);
+	struct policy_caller c;
+	int r = caller_lookup(false, 0, &c);
 
+	(void) state;
 	assert_true(r == 0 || r == -ENOENT);
-	assert_true(n == 0);
-	free(user);
+	assert_true(c.ngroups == 0);
+	policy_caller_done(&c);
+}
+
+/* A group that has no name matches nothing and is skipped; its neighbours are kept. */
+static void
+test_nameless_group(void **state)
+{
+	struct policy_caller c = {};
+	gid_t gids[2] = { 0, 4242421 };
+
+	(void) state;
+	if (getgrgid(0) == NULL || getgrgid(4242421) != NULL)
+		skip();
+	assert_int_equal(policy_caller_add_gids(&c, gids, 2, 2), 0);
+	assert_int_equal(c.ngroups, 1);
+	assert_string_equal(c.groups[0], getgrgid(0)->gr_name);
+	assert_int_equal(policy_caller_add_gids(&c, gids, 2, 2), -E2BIG);
+	policy_caller_done(&c);
 }
 
 /* A group's name, "no such group" told apart from a name that does not fit. */
@@ -95,6 +119,8 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_too_many_groups),
+		cmocka_unit_test(test_too_many_groups_by_uid),
+		cmocka_unit_test(test_nameless_group),
 		cmocka_unit_test(test_no_groups),
 		cmocka_unit_test(test_group_name),
 	};

@@ -108,8 +108,15 @@ static const struct {
 	{ "[aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa]\n", 1, "bad profile name" },
 	{ "[a]\n\n\nmemory = 1111111111111111111111111111111111111111111111111111111111111111111111111111"
 	  "11111111111111111111111111111111111111111111111111111111111111111111111111111111111111111"
-	  "11111111111111111111111111111111111111111111111111111111111111111G\n", 4, "longer than" },
+	  "11111111111111111111111111111111111111111111111111111111111111111G\n", 4,
+	  "line is 240 bytes long; the limit is 196" },
 	{ "[a]\nmemory\n", 2, "syntax error" },
+	/* the policy's grammar (one reader for both) */
+	{ "[a]\nmemory: 1G\n", 2, "the 'KEY: VALUE' form is not accepted" },
+	{ "[a]\nmemory = 1G\n[b\n", 3, "malformed section header" },
+	/* the first error in the file, though the reader meets the later one first */
+	{ "[a]\nmemroy = 1G\n  2G\n", 2, "unknown key 'memroy'" },
+	{ "[a]\nmemory = 1G\n[a]\n", 3, "defined twice" },
 };
 
 static void

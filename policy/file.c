@@ -9,8 +9,7 @@
  * FIFO must not block us), with openat2(RESOLVE_NO_SYMLINKS), and must be a regular file
  * owned by root, not writable by group or other, and at most POLICY_FILE_MAX bytes.
  *
- * Checking by name is as safe as walking by fd was (#19: 6 system calls less): a name can
- * be changed only through write access to its parent, and every parent was found owned by
+ * Checking by name is as safe as walking the path by fd: a name can be changed only through write access to its parent, and every parent was found owned by
  * root and not writable by group or other, down from "/".  So once the checks pass, no
  * unprivileged user can rename, replace or symlink any directory on the path, and the open
  * resolves the directories that were checked.  A check that fails refuses; what changes
@@ -48,8 +47,8 @@ trust_fail(char *errbuf, size_t errlen, int r, const char *fmt, ...)
 }
 
 /* strerror(-r), without the message catalogue lookup for the common "no policy" case (every
- * run without one; issue 19): sandcap and its helper never call setlocale(), so strerror()
- * gives these same C-locale words. */
+ * run without one): sandcap and its helper never call setlocale(), so strerror() gives
+ * these same C-locale words. */
 static const char *
 errstr(int r)
 {
@@ -98,90 +97,94 @@ open_nosymlinks(const char *abs, int flags)
 	return fd;
 }
 
-int
-policy_read_trusted(const char *path, char **ret_text, size_t *ret_len, char *errbuf,
-		    size_t errlen)
+/* The absolute form of path in abs (PATH_MAX bytes), relative to the current directory
+ * (`sandcap policy check ./x.ini`: getcwd() has no symlinks, and the walk checks it). */
+static int
+absolute(const char *path, char *abs, char *errbuf, size_t errlen)
 {
-	_cleanup_free_ char *text = NULL;
-	_cleanup_close_ int fd = -EBADF;
-	char abs[PATH_MAX];
-	struct stat st;
-	char *comp, *next;
-	size_t len = 0, plen;
+	_cleanup_free_ char *cwd = NULL;
+	int n;
 
-	if (path == NULL || path[0] == '\0')
-		return trust_fail(errbuf, errlen, -EINVAL, "empty path");
-	/* On the stack, and no message formatted unless a check fails (issue 19: every run
-	 * without a policy file went through this walk). */
-	if (path[0] == '/') {
-		plen = strlen(path);
-		if (plen < sizeof(abs))
-			memcpy(abs, path, plen + 1);
-	} else {
-		/* `sandcap policy check ./x.ini`: getcwd() has no symlinks, the walk checks it. */
-		_cleanup_free_ char *cwd = getcwd(NULL, 0);
-
+	abs[0] = '\0';         /* clang's analyzer does not see snprintf() write it */
+	if (path[0] == '/')
+		n = snprintf(abs, PATH_MAX, "%s", path);
+	else {
+		cwd = getcwd(NULL, 0);
 		if (cwd == NULL)
 			return trust_fail(errbuf, errlen, neg_errno(), "cannot get the current "
 					  "directory: %m");
-		int n = snprintf(abs, sizeof(abs), "%s/%s", cwd, path);
-
-		plen = n < 0 ? sizeof(abs) : (size_t) n;
+		n = snprintf(abs, PATH_MAX, "%s/%s", cwd, path);
 	}
-	if (plen >= sizeof(abs))
+	if (n < 0 || n >= PATH_MAX)
 		return trust_fail(errbuf, errlen, -ENAMETOOLONG, "path too long");
+	return 0;
+}
+
+/* One directory on the way: abs up to dlen bytes, checked without following a symlink. */
+static int
+check_dir(const char *abs, int dlen, char *errbuf, size_t errlen)
+{
+	char dir[PATH_MAX];
+	struct stat st;
+	int r;
+
+	memcpy(dir, abs, (size_t) dlen);
+	dir[dlen] = '\0';
+	if (fstatat(AT_FDCWD, dir, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		r = neg_errno();
+		return trust_fail(errbuf, errlen, r, "directory %s cannot be opened: %s", dir,
+				  errstr(r));
+	}
+	if (S_ISLNK(st.st_mode))
+		return trust_fail(errbuf, errlen, -ELOOP, "directory %s is a symbolic link; name "
+				  "the real directory", dir);
+	if (!S_ISDIR(st.st_mode))
+		return trust_fail(errbuf, errlen, -ENOTDIR, "directory %s is not a directory",
+				  dir);
+	return check_owner_mode(&st, dir, dlen, errbuf, errlen);
+}
+
+/* "/" and every directory on the way to the file named by abs (see the top); 0, or the
+ * first check that failed. */
+static int
+check_parents(const char *abs, const char *path, char *errbuf, size_t errlen)
+{
+	const char *comp = abs, *next;
+	struct stat st;
+	int r;
 
 	if (stat("/", &st) < 0)
 		return trust_fail(errbuf, errlen, neg_errno(), "cannot stat /: %m");
 	if (check_owner_mode(&st, "/", 1, errbuf, errlen) < 0)
 		return -EPERM;
-
-	/* Check the parents.  comp is the current component; the last one is the file. */
-	comp = abs;
 	while (*comp == '/')
 		comp++;
-	if (*comp == '\0')
-		return trust_fail(errbuf, errlen, -EISDIR, "%s is a directory", path);
-	for (;;) {
-		int r, dlen;
-
-		next = strchr(comp, '/');
-		if (next == NULL)
-			break;
-		*next = '\0';
-		if (comp[0] == '\0' || streq(comp, ".")) {
-			*next = '/';
-			comp = next + 1;
+	for (; (next = strchr(comp, '/')) != NULL; comp = next + 1) {
+		if (next == comp || (next == comp + 1 && comp[0] == '.'))
 			continue;
-		}
-		r = fstatat(AT_FDCWD, abs, &st, AT_SYMLINK_NOFOLLOW);
-		*next = '/';
-		dlen = (int) (next - abs);      /* the path up to and including this component */
-		if (r < 0) {
-			r = neg_errno();
-			return trust_fail(errbuf, errlen, r, "directory %.*s cannot be opened: %s",
-					  dlen, abs, errstr(r));
-		}
-		if (S_ISLNK(st.st_mode))
-			return trust_fail(errbuf, errlen, -ELOOP, "directory %.*s is a symbolic link; "
-					  "name the real directory", dlen, abs);
-		if (!S_ISDIR(st.st_mode))
-			return trust_fail(errbuf, errlen, -ENOTDIR, "directory %.*s is not a "
-					  "directory", dlen, abs);
-		if (check_owner_mode(&st, abs, dlen, errbuf, errlen) < 0)
-			return -EPERM;
-		comp = next + 1;
+		r = check_dir(abs, (int) (next - abs), errbuf, errlen);
+		if (r < 0)
+			return r;
 	}
 	if (comp[0] == '\0' || streq(comp, ".") || streq(comp, ".."))
 		return trust_fail(errbuf, errlen, -EISDIR, "%s is a directory", path);
+	return 0;
+}
+
+/* Open the file whose directories were checked, and check the file on the fd. */
+static int
+open_checked(const char *abs, char *errbuf, size_t errlen)
+{
+	_cleanup_close_ int fd = -EBADF;
+	struct stat st;
+	int e;
 
 	fd = open_nosymlinks(abs, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0 && errno == ELOOP)
+		return trust_fail(errbuf, errlen, -ELOOP, "is a symbolic link; the helper opens "
+				  "the policy with O_NOFOLLOW");
 	if (fd < 0) {
-		if (errno == ELOOP)
-			return trust_fail(errbuf, errlen, -ELOOP, "is a symbolic link; the helper "
-					  "opens the policy with O_NOFOLLOW");
-		int e = neg_errno();
-
+		e = neg_errno();
 		return trust_fail(errbuf, errlen, e, "cannot be opened: %s", errstr(e));
 	}
 	if (fstat(fd, &st) < 0)
@@ -193,14 +196,21 @@ policy_read_trusted(const char *path, char **ret_text, size_t *ret_len, char *er
 	if (st.st_size > POLICY_FILE_MAX)
 		return trust_fail(errbuf, errlen, -EFBIG, "%lld bytes, the limit is %d",
 				  (long long) st.st_size, POLICY_FILE_MAX);
+	return TAKE_FD(fd);
+}
 
-	/* Read at most POLICY_FILE_MAX + 1 bytes: the file may grow after fstat(). */
-	text = malloc(POLICY_FILE_MAX + 2);
+/* At most POLICY_FILE_MAX bytes of fd, NUL-terminated: the file may grow after fstat(). */
+static int
+read_capped(int fd, char **ret_text, size_t *ret_len, char *errbuf, size_t errlen)
+{
+	_cleanup_free_ char *text = malloc(POLICY_FILE_MAX + 2);
+	size_t len = 0;
+	ssize_t n;
+
 	if (text == NULL)
 		return trust_fail(errbuf, errlen, -ENOMEM, "out of memory");
 	while (len <= POLICY_FILE_MAX) {
-		ssize_t n = read(fd, text + len, POLICY_FILE_MAX + 1 - len);
-
+		n = read(fd, text + len, POLICY_FILE_MAX + 1 - len);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
@@ -208,10 +218,6 @@ policy_read_trusted(const char *path, char **ret_text, size_t *ret_len, char *er
 		if (n == 0)
 			break;
 		len += (size_t) n;
-		/* A regular file (checked above) reads short only at its end: no second read
-		 * to see it (#19). */
-		if ((size_t) n < POLICY_FILE_MAX + 1 - (len - (size_t) n))
-			break;
 	}
 	if (len > POLICY_FILE_MAX)
 		return trust_fail(errbuf, errlen, -EFBIG, "more than %d bytes", POLICY_FILE_MAX);
@@ -219,4 +225,47 @@ policy_read_trusted(const char *path, char **ret_text, size_t *ret_len, char *er
 	*ret_text = TAKE_PTR(text);
 	*ret_len = len;
 	return 0;
+}
+
+int
+policy_read_trusted(const char *path, char **ret_text, size_t *ret_len, char *errbuf,
+		    size_t errlen)
+{
+	_cleanup_close_ int fd = -EBADF;
+	char abs[PATH_MAX];
+	int r;
+
+	if (path == NULL || path[0] == '\0')
+		return trust_fail(errbuf, errlen, -EINVAL, "empty path");
+	r = absolute(path, abs, errbuf, errlen);
+	if (r < 0)
+		return r;
+	r = check_parents(abs, path, errbuf, errlen);
+	if (r < 0)
+		return r;
+	fd = open_checked(abs, errbuf, errlen);
+	if (fd < 0)
+		return fd;
+	return read_capped(fd, ret_text, ret_len, errbuf, errlen);
+}
+
+int
+policy_load(const char *path, struct policy **ret, enum policy_load_step *ret_step,
+	    char *errbuf, size_t errlen)
+{
+	_cleanup_free_ char *text = NULL;
+	size_t len = 0;
+	unsigned line;
+	int r;
+
+	if (errbuf != NULL && errlen > 0)
+		errbuf[0] = '\0';
+	r = policy_read_trusted(path, &text, &len, errbuf, errlen);
+	if (r < 0) {
+		*ret_step = r == -ENOENT ? POLICY_LOAD_MISSING : POLICY_LOAD_UNTRUSTED;
+		return r;
+	}
+	r = policy_parse_string(text, len, path, ret, &line, errbuf, errlen);
+	*ret_step = r < 0 ? POLICY_LOAD_INVALID : POLICY_LOAD_OK;
+	return r;
 }
