@@ -6,7 +6,6 @@
 #include <sched.h>
 #include <stdbool.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,22 +18,11 @@
 #include <unistd.h>
 
 #include "cgroup/client.h"
+#include "errbuf.h"
 #include "macro.h"
 #include "procstat.h"
 #include "wire.h"
 #include "wire_io.h"
-
-_printf_(3, 4) static void
-seterr(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err == NULL || errlen == 0)
-		return;
-	va_start(ap, fmt);
-	(void) vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
 
 void
 client_init(struct sc_session *s)
@@ -82,7 +70,7 @@ helper_dead(struct sc_session *s, uint16_t type, unsigned ms, char *err, size_t 
 	s->sock = safe_close(s->sock);
 	(void) reap_helper(s);
 	s->dead = true;
-	seterr(err, errlen, "sandcap-helper did not answer request %#x within %u ms: treated as "
+	set_err(err, errlen, "sandcap-helper did not answer request %#x within %u ms: treated as "
 	       "dead (killed)", type, ms);
 }
 
@@ -179,7 +167,7 @@ roundtrip(struct sc_session *s, struct wire_wr *wr, const int *fds, size_t nfds,
 
 	n = wire_msg_end(wr);
 	if (n < 0) {
-		seterr(err, errlen, "cannot encode request: %s", strerror(-n));
+		set_err(err, errlen, "cannot encode request: %s", strerror(-n));
 		return n;
 	}
 	if (s->sock < 0)
@@ -197,7 +185,7 @@ roundtrip(struct sc_session *s, struct wire_wr *wr, const int *fds, size_t nfds,
 		return -ETIMEDOUT;
 	}
 	if (r < 0) {
-		seterr(err, errlen, "cannot talk to sandcap-helper: %s", strerror(-r));
+		set_err(err, errlen, "cannot talk to sandcap-helper: %s", strerror(-r));
 		return -EPROTO;
 	}
 	s->seq++;
@@ -209,7 +197,7 @@ roundtrip(struct sc_session *s, struct wire_wr *wr, const int *fds, size_t nfds,
 		return -ETIMEDOUT;
 	}
 	if (n <= 0) {
-		seterr(err, errlen, n == 0 ? "sandcap-helper exited without replying"
+		set_err(err, errlen, n == 0 ? "sandcap-helper exited without replying"
 					   : "cannot read sandcap-helper's reply: %s", strerror(-n));
 		return -EPROTO;
 	}
@@ -224,15 +212,15 @@ roundtrip(struct sc_session *s, struct wire_wr *wr, const int *fds, size_t nfds,
 		r = -EPROTO;
 	if (r < 0) {
 		wire_close_fds(rfds, nrfds);
-		seterr(err, errlen, "malformed reply from sandcap-helper");
+		set_err(err, errlen, "malformed reply from sandcap-helper");
 		return -EPROTO;
 	}
 	if (status != 0) {
 		wire_close_fds(rfds, nrfds);
 		if (reason[0] != '\0')
-			seterr(err, errlen, "%s", reason);
+			set_err(err, errlen, "%s", reason);
 		else
-			seterr(err, errlen, "%s", strerror((int) status));
+			set_err(err, errlen, "%s", strerror((int) status));
 		return -(int) status;
 	}
 	*ret_nrfds = nrfds;
@@ -282,7 +270,7 @@ spawn_child(void *arg)
 static int
 not_installed(const char *path, char *err, size_t errlen)
 {
-	seterr(err, errlen, "helper %s is not installed (install sandcap-helper, or set "
+	set_err(err, errlen, "helper %s is not installed (install sandcap-helper, or set "
 	       "SANDCAP_HELPER to its path)", path);
 	return -ENOENT;
 }
@@ -321,7 +309,7 @@ spawn_helper(struct sc_session *s, const char *path, char *err, size_t errlen)
 		(void) reap_helper(s);
 		if (a.err == ENOENT)
 			return not_installed(path, err, errlen);
-		seterr(err, errlen, "cannot execute helper %s: %s", path, strerror(a.err));
+		set_err(err, errlen, "cannot execute helper %s: %s", path, strerror(a.err));
 		return -a.err;
 	}
 	return 0;
@@ -354,7 +342,7 @@ small_request(struct sc_session *s, uint16_t type, const uint32_t *arg, const in
 	if (nrfds != 0 || (reply != NULL && wire_get_u32(&body, reply) < 0) ||
 	    wire_get_end(&body) < 0) {
 		wire_close_fds(rfds, nrfds);
-		seterr(err, errlen, "malformed %s reply from sandcap-helper", what);
+		set_err(err, errlen, "malformed %s reply from sandcap-helper", what);
 		return -EPROTO;
 	}
 	return 0;
@@ -370,7 +358,7 @@ hello(struct sc_session *s, char *err, size_t errlen)
 
 	r = small_request(s, WIRE_REQ_HELLO, &ours, NULL, 0, &version, "HELLO", err, errlen);
 	if (r == 0 && version != WIRE_VERSION) {
-		seterr(err, errlen, "malformed HELLO reply from sandcap-helper");
+		set_err(err, errlen, "malformed HELLO reply from sandcap-helper");
 		r = -EPROTO;
 	}
 	return r;
@@ -387,7 +375,7 @@ client_open(struct sc_session *s, char *err, size_t errlen)
 	r = spawn_helper(s, path, err, errlen);
 	if (r < 0) {
 		if (err != NULL && errlen > 0 && err[0] == '\0')
-			seterr(err, errlen, "cannot start helper %s: %s", path, strerror(-r));
+			set_err(err, errlen, "cannot start helper %s: %s", path, strerror(-r));
 		client_close(s);
 		return r;
 	}
@@ -460,7 +448,7 @@ client_create(struct sc_session *s, const struct sc_request *req, char *err, siz
 		r = wire_get_end(&body);
 	if (r < 0) {
 		wire_close_fds(rfds, nrfds);
-		seterr(err, errlen, "malformed CREATE reply from sandcap-helper");
+		set_err(err, errlen, "malformed CREATE reply from sandcap-helper");
 		return -EPROTO;
 	}
 	memcpy(s->id, id, sizeof(id));
@@ -486,7 +474,7 @@ client_spawn(struct sc_session *s, int stage_sock, pid_t *ret_pid, char *err, si
 	if (r < 0)
 		return r;
 	if (pid == 0 || pid > INT32_MAX) {
-		seterr(err, errlen, "malformed SPAWN reply from sandcap-helper");
+		set_err(err, errlen, "malformed SPAWN reply from sandcap-helper");
 		return -EPROTO;
 	}
 	s->attached = true;
@@ -509,7 +497,7 @@ client_destroy(struct sc_session *s, char *err, size_t errlen)
 	s->leaf_fd = safe_close(s->leaf_fd);
 	s->ws_fd = safe_close(s->ws_fd);
 	if (s->dead) {
-		seterr(err, errlen, "sandcap-helper stopped answering and was treated as dead: its "
+		set_err(err, errlen, "sandcap-helper stopped answering and was treated as dead: its "
 		       "cgroup and workspace are left for the reaper and the next run's reclaim");
 		return -ETIMEDOUT;
 	}
@@ -517,7 +505,7 @@ client_destroy(struct sc_session *s, char *err, size_t errlen)
 	s->sock = safe_close(s->sock);
 	status = reap_helper(s);
 	if (r == 0 && !(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
-		seterr(err, errlen, "sandcap-helper ended with status %d after teardown", status);
+		set_err(err, errlen, "sandcap-helper ended with status %d after teardown", status);
 		r = -EPROTO;
 	}
 	return r;
