@@ -104,20 +104,6 @@ json_uint(struct json *j, uint64_t v)
 }
 
 void
-json_int(struct json *j, int64_t v)
-{
-	json_sep(j);
-	(void) fprintf(j->f, "%" PRId64, v);
-}
-
-void
-json_bool(struct json *j, bool v)
-{
-	json_sep(j);
-	(void) fputs(v ? "true" : "false", j->f);
-}
-
-void
 json_null(struct json *j)
 {
 	json_sep(j);
