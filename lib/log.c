@@ -18,8 +18,7 @@ log_setup(const char *prog, int max_level, int use_syslog)
 	log_max_level = max_level;
 	log_syslog = use_syslog;
 	/* No syslog socket (a container, a minimal guest): glibc would retry socket+connect
-	 * for every message and then drop it (no LOG_CONS), five system calls each; drop them
-	 * here instead, once (#19). */
+	 * for every message and then drop it (no LOG_CONS); drop them here instead, once. */
 	if (use_syslog && access("/dev/log", F_OK) < 0)
 		log_max_level = -1;
 	else if (use_syslog)
