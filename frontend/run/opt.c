@@ -62,10 +62,7 @@ next_short(struct opt_iter *it)
 	char c = *it->bundle++;
 
 	it->word = it->bundle - 1;
-	/* By hand, not snprintf(): twice per option word of every run (issue 19). */
-	it->name[0] = '-';
-	it->name[1] = c;
-	it->name[2] = '\0';
+	(void) snprintf(it->name, sizeof(it->name), "-%c", c);
 	it->def = find_short(it, c);
 	if (it->def == NULL)
 		return -ENOENT;
