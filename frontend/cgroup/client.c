@@ -27,9 +27,7 @@
 void
 client_init(struct sc_session *s)
 {
-	/* Not the whole of ws_path: a run without the helper never touches its pages. */
-	memset(s, 0, offsetof(struct sc_session, ws_path));
-	s->ws_path[0] = '\0';
+	memset(s, 0, sizeof(*s));
 	s->sock = -EBADF;
 	s->leaf_fd = -EBADF;
 	s->ws_fd = -EBADF;
@@ -58,7 +56,7 @@ client_close(struct sc_session *s)
 	(void) reap_helper(s);
 }
 
-/* Every round trip has a deadline (#14 item 3): a helper that does not answer in time
+/* Every round trip has a deadline: a helper that does not answer in time
  * (stopped, stuck, or flooded) must not hang sandcap, which would then enforce nothing.  It
  * is treated as dead: killed, so it cannot act later on a stale request, and reaped.  What
  * it held (leaf, workspace) is left to the reaper and to the next run's reclaim. */
@@ -71,11 +69,11 @@ helper_dead(struct sc_session *s, uint16_t type, unsigned ms, char *err, size_t 
 	(void) reap_helper(s);
 	s->dead = true;
 	set_err(err, errlen, "sandcap-helper did not answer request %#x within %u ms: treated as "
-	       "dead (killed)", type, ms);
+	        "dead (killed)", type, ms);
 }
 
-/* The receive deadline of the next reply; set only when it changes (issue 19: two
- * setsockopt per round trip before).  Requests are sent without blocking instead of under
+/* The receive deadline of the next reply; set only when it changes (perf: not a
+ * setsockopt() per round trip).  Requests are sent without blocking instead of under
  * a send deadline: one request is outstanding at a time, so a send that would block means
  * a broken helper, which is treated as dead at once. */
 static void
@@ -89,24 +87,23 @@ set_deadline(struct sc_session *s, unsigned ms)
 		s->rcv_deadline_ms = ms;
 }
 
-/* The helper's CPU time in ns (all its threads), 0 when it cannot be read: one
- * clock_gettime() on its process CPU clock (the clock id the kernel derives from the pid,
- * as clock_getcpuclockid() does without that function's extra check), instead of opening
- * and reading /proc/PID/stat before every reply (issue 19).  The helper is our unreaped
+/* The helper's CPU time in ns (all its threads), 0 when it cannot be read: its process
+ * CPU clock, exact where /proc/PID/stat counts clock ticks.  The helper is our unreaped
  * child, so the pid cannot name another process. */
 static unsigned long long
 helper_cpu_ns(const struct sc_session *s)
 {
-	const clockid_t clk = (clockid_t) ((~(unsigned) s->helper_pid << 3) | 2); /* CPUCLOCK_SCHED */
+	clockid_t clk;
 	struct timespec ts;
 
-	if (s->helper_pid <= 0 || clock_gettime(clk, &ts) < 0)
+	if (s->helper_pid <= 0 || clock_getcpuclockid(s->helper_pid, &clk) != 0 ||
+	    clock_gettime(clk, &ts) < 0)
 		return 0;
 	return (unsigned long long) ts.tv_sec * 1000000000ULL + (unsigned long long) ts.tv_nsec;
 }
 
-/* Whether the helper is still getting on: it used at least 10 ms of CPU time (a clock tick,
- * the resolution of the /proc/PID/stat figure this replaced) since *cpu_ns, or waits for a
+/* Whether the helper is still getting on: it used at least 10 ms of CPU time (a clock tick)
+ * since *cpu_ns, or waits for a
  * CPU ('R').  A helper that is stopped, asleep or gone is not, even if it ran for a moment
  * after the baseline (its own start-up, when HELLO's wait began as it exec'd). */
 static bool
@@ -246,7 +243,7 @@ spawn_child(void *arg)
 	int e;
 
 	/* The helper's own stderr would repeat, at length and whatever -q says, the refusal
-	 * it also sends in its reply, which sandcap reports once (#14 item 13); it logs to
+	 * it also sends in its reply, which sandcap reports once; it logs to
 	 * syslog otherwise. */
 	int devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
 
@@ -271,13 +268,13 @@ static int
 not_installed(const char *path, char *err, size_t errlen)
 {
 	set_err(err, errlen, "helper %s is not installed (install sandcap-helper, or set "
-	       "SANDCAP_HELPER to its path)", path);
+	        "SANDCAP_HELPER to its path)", path);
 	return -ENOENT;
 }
 
-/* Start the helper with clone(CLONE_VM | CLONE_VFORK) rather than fork() (issue 19): no
- * copy of our page tables and no copy-on-write faults in either process, and no pipe for
- * an exec failure.  We are suspended until the child execs or exits; the helper it execs
+/* Start the helper with clone(CLONE_VM | CLONE_VFORK) rather than fork(): no pipe is
+ * needed to learn of an exec failure, which the child leaves in our memory (and, perf, no
+ * copy of our page tables).  We are suspended until the child execs or exits; the helper it execs
  * is the same program with the same descriptors as before. */
 static int
 spawn_helper(struct sc_session *s, const char *path, char *err, size_t errlen)
@@ -289,8 +286,8 @@ spawn_helper(struct sc_session *s, const char *path, char *err, size_t errlen)
 	int sv[2];
 	pid_t pid;
 
-	/* No helper installed is the common case of rlimit mode: find it out with one system
-	 * call rather than a process that execs nothing (issue 19).  Any other answer, and a
+	/* No helper installed is the common case of rlimit mode: find it out with access()
+	 * rather than a process that execs nothing.  Any other answer, and a
 	 * helper installed meanwhile, is left to the exec itself. */
 	if (access(path, X_OK) < 0 && errno == ENOENT)
 		return not_installed(path, err, errlen);
@@ -318,8 +315,8 @@ spawn_helper(struct sc_session *s, const char *path, char *err, size_t errlen)
 /* One request of the small kind: its body at most one u32 (*arg; NULL: empty), fds with
  * it, and a reply whose body is at most one u32 (*reply; NULL: empty) with no fds.  Every
  * request but HELLO needs the sandbox CREATE made (-EINVAL).  what names the request in
- * the message of a malformed reply.  Never inlined: its two message
- * buffers (8 KiB of stack) are not touched by a run that finds no helper (issue 19). */
+ * the message of a malformed reply.  Never inlined (perf): its two
+ * message buffers are not on the stack of a run that finds no helper. */
 static _noinline_ int
 small_request(struct sc_session *s, uint16_t type, const uint32_t *arg, const int *fds,
 	      size_t nfds, uint32_t *reply, const char *what, char *err, size_t errlen)
@@ -498,7 +495,7 @@ client_destroy(struct sc_session *s, char *err, size_t errlen)
 	s->ws_fd = safe_close(s->ws_fd);
 	if (s->dead) {
 		set_err(err, errlen, "sandcap-helper stopped answering and was treated as dead: its "
-		       "cgroup and workspace are left for the reaper and the next run's reclaim");
+		        "cgroup and workspace are left for the reaper and the next run's reclaim");
 		return -ETIMEDOUT;
 	}
 	r = small_request(s, WIRE_REQ_DESTROY, NULL, NULL, 0, NULL, "DESTROY", err, errlen);
