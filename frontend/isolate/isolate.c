@@ -98,7 +98,7 @@ int
 isolate_landlock_abi(void)
 {
 	/* Asked once per process: the kernel's answer cannot change while sandcap runs, and a
-	 * run asks for the mode's choice and again for the plan (issue 19). */
+	 * run asks for the mode's choice and again for the plan. */
 	static int abi = -1;
 
 	if (abi < 0) {
@@ -220,7 +220,7 @@ isolate_fs_rules(const struct isolate_opts *o, int abi, const char *tmpdir,
 #define set_str(buf, ...) ((void) snprintf((buf), sizeof(buf), __VA_ARGS__))
 
 /* "sandcap: OPT PATH: WHAT", the path escaped.  Never inlined: its buffer is on the stack
- * only when there is an error to say (issue 19). */
+ * only when there is an error to say (perf). */
 static _noinline_ void
 path_err(char *err, size_t errlen, const char *opt, const char *path, const char *what)
 {
@@ -328,11 +328,7 @@ isolate_plan_on(const struct isolate_opts *o, int abi, bool seccomp, struct isol
 	struct isolate_plan *p = ret;
 	int r;
 
-	/* In place, without writing cwd past its string or cg_protect[] (read only below
-	 * n_cg_protect): 36 of the plan's 37 KiB stay untouched in a run that does not use
-	 * them (issue 19; the local copy and the final copy cost 17 page faults per run). */
-	memset(p, 0, offsetof(struct isolate_plan, cwd));
-	p->cwd[0] = '\0';
+	memset(p, 0, sizeof(*p));
 	p->landlock_abi = abi;
 
 	if (o->n_rw > ISOLATE_PATHS_MAX || o->n_ro > ISOLATE_PATHS_MAX) {
@@ -346,7 +342,7 @@ isolate_plan_on(const struct isolate_opts *o, int abi, bool seccomp, struct isol
 	r = check_paths(o, "--ro", o->ro, o->n_ro, err, errlen);
 	if (r < 0)
 		return r;
-	/* The base of relative --rw/--ro paths, asked only when there is one (issue 19). */
+	/* The base of relative --rw/--ro paths, asked only when there is one. */
 	if (has_relative(o->rw, o->n_rw) || has_relative(o->ro, o->n_ro)) {
 		if (getcwd(p->cwd, sizeof(p->cwd)) == NULL)
 			p->cwd[0] = '\0';        /* relative paths then fail in the child, loudly */
@@ -600,9 +596,8 @@ add_path_rules(const struct isolate_plan *plan, int ruleset, uint64_t handled,
 }
 
 /* The ruleset of attr with the file-system rules (plan->landlock_fs): the fd, -ENODATA
- * when nothing at all is handled, or -errno.  A frame of its own, never inlined: the rules
- * and a path are about 8 KiB of stack, which a run without --fs never touches (issue 19:
- * two page faults of the child's every run). */
+ * when nothing at all is handled, or -errno.  A frame of its own, never inlined (perf): the
+ * rules and a path are kilobytes of stack, which a run without --fs never touches. */
 static _noinline_ int
 fs_ruleset(const struct isolate_opts *o, const struct isolate_plan *plan,
 	   struct sc_ruleset_attr *attr, char *err, size_t errlen)
