@@ -106,10 +106,10 @@ raw_nondefault(int sig)
 }
 
 /* Asked signal by signal rather than read from /proc/self/status: exact, and procfs or a
- * Landlock domain cannot hide the answer (and a process's first open of its /proc directory
- * costs more than the queries).  libc's own two count as ignored when not default: the child then
- * resets them raw, as it would inherited ignored ones (a handler of libc's would not
- * survive the exec anyway). */
+ * Landlock domain cannot hide the answer (and a process's first open of its /proc
+ * directory costs more than the queries).  libc's own two count as ignored when not
+ * default: the child then resets them raw, as it would inherited ignored ones (a handler
+ * of libc's would not survive the exec anyway). */
 uint64_t
 sig_nondefault(uint64_t *ret_ign)
 {

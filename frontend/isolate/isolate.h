@@ -71,8 +71,9 @@ int isolate_plan(const struct isolate_opts *o, struct isolate_plan *ret, char *e
 
 /* Before the fork, once plan is final (its protect set included): build the seccomp filter
  * isolate_apply() would build, as a BPF program the child only loads (perf: the child
- * does not run libseccomp's compiler); from its build-time program where there is one (seccomp-tpl.h), else with libseccomp.  Nothing
- * to do when plan->seccomp is false.  Returns 0 or -errno with a message in err. */
+ * does not run libseccomp's compiler); from its build-time program where there is one
+ * (seccomp-tpl.h), else with libseccomp.  Nothing to do when plan->seccomp is false.
+ * Returns 0 or -errno with a message in err. */
 int isolate_seccomp_prepare(struct isolate_plan *plan, const struct isolate_opts *o, char *err,
 			    size_t errlen);
 
