@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* Diagnostics to stderr or syslog, and escaping of untrusted strings for them (log.h). */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* The streaming JSON writer of the run report (json.h). */
 #include <errno.h>
 #include <inttypes.h>
 #include <string.h>

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* `sandcap run` and `sandcap trace` options: the table, the checks of each value (args.h). */
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* The option-word iterator shared by the subcommands (opt.h). */
 #include <errno.h>
 #include <stdint.h>
 #include <signal.h>

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* The control socket of a running `sandcap run`, and the lookups of `ps` and `kill` (control.h). */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
