@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Small reads and directory listings with as few system calls as the kernel allows (#19). */
+/* perf: small reads and directory listings with as few system calls as the kernel allows. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* Reading small files whole (fd-util.h). */
 #include <errno.h>
 #include <fcntl.h>
 #include <unistd.h>

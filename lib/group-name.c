@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* A group's name by its gid (group-name.h). */
 #include <errno.h>
 #include <grp.h>
 #include <stdlib.h>

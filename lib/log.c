@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* Diagnostics to stderr or syslog, and escaping of untrusted strings for them (log.h). */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -18,18 +19,11 @@ log_setup(const char *prog, int max_level, int use_syslog)
 	log_max_level = max_level;
 	log_syslog = use_syslog;
 	/* No syslog socket (a container, a minimal guest): glibc would retry socket+connect
-	 * for every message and then drop it (no LOG_CONS), five system calls each; drop them
-	 * here instead, once (#19). */
+	 * for every message and then drop it (no LOG_CONS); drop them here instead, once. */
 	if (use_syslog && access("/dev/log", F_OK) < 0)
 		log_max_level = -1;
 	else if (use_syslog)
 		openlog(prog, LOG_PID | LOG_NDELAY, LOG_AUTHPRIV);
-}
-
-int
-log_get_max_level(void)
-{
-	return log_max_level;
 }
 
 int

@@ -11,8 +11,8 @@
 #define _unused_        __attribute__((unused))
 #define _noreturn_      __attribute__((noreturn))
 #define _noinline_      __attribute__((noinline))
-/* A small static that every run writes: in .data with the initialised ones, not on a page of
- * .bss of its own, which the write would fault in (issue 19). */
+/* perf: a small static that every run writes: in .data with the initialised ones, not on a
+ * page of .bss of its own, which the write would fault in. */
 #define _run_data_      __attribute__((section(".data")))
 #define _printf_(a, b)  __attribute__((format(printf, a, b)))
 #define _warn_unused_   __attribute__((warn_unused_result))

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* Strict parsers and formatters of sizes, durations and percentages (parse-util.h). */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>

@@ -105,12 +105,11 @@ raw_nondefault(int sig)
 	return false;
 }
 
-/* Asked signal by signal rather than read from /proc/self/status (issue 19): a process's
- * first open of its /proc directory builds its entries, and open and read took 58 us on
- * the test host where the 62 queries take 22 us.  Exact, and procfs or a Landlock domain
- * cannot hide the answer.  libc's own two count as ignored when not default: the child then
- * resets them raw, as it would inherited ignored ones (a handler of libc's would not
- * survive the exec anyway). */
+/* Asked signal by signal rather than read from /proc/self/status: exact, and procfs or a
+ * Landlock domain cannot hide the answer (and a process's first open of its /proc
+ * directory costs more than the queries).  libc's own two count as ignored when not
+ * default: the child then resets them raw, as it would inherited ignored ones (a handler
+ * of libc's would not survive the exec anyway). */
 uint64_t
 sig_nondefault(uint64_t *ret_ign)
 {

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Resetting signal dispositions to the default, touching only those that are not already
- * default (issue 19: 64 sigaction calls per exec'd program were a fifth of a sandbox's
- * system calls).  Used by the helper after exec and by the sandboxed child before it. */
+ * default (perf: a sigaction call for every signal of every exec'd program was a large share
+ * of a sandbox's start-up).  Used by the helper after exec and by the sandboxed child before
+ * it. */
 #pragma once
 
 #include <stdint.h>
@@ -20,8 +21,8 @@ int sig_reset_dispositions(void);
  * ignored ones, asked of the kernel signal by signal (libc's own two, 32 and 33, count as
  * ignored whenever they are not default).  For a parent that forks a child which resets
  * them (the child inherits exactly the parent's dispositions at fork), so the child need
- * not ask itself.  sig_reset_dispositions() reads /proc/self/status instead: one read
- * where each system call is costly (the helper, measured in user-mode Linux). */
+ * not ask itself.  sig_reset_dispositions() reads /proc/self/status instead: one read, for
+ * the helper, which runs where each system call is costly. */
 uint64_t sig_nondefault(uint64_t *ret_ign);
 
 /* Reset the signals of todo (from sig_nondefault()) to SIG_DFL.  Returns how many. */

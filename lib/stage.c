@@ -40,7 +40,7 @@ stage_fail(int fd, int stage, int err, const char *fmt, ...)
 }
 
 /* Does a file named name exist in a directory of $PATH?  Only after a failed exec: never
- * inlined, so that its buffer is not in the child's frame on every run (issue 19). */
+ * inlined, so that its buffer is not in the child's frame on every run (perf). */
 static _noinline_ bool
 on_path(const char *name)
 {
@@ -423,11 +423,10 @@ spawned_setup(const struct stage_spec *s, struct stage_fds *f, int msg_fd)
 			   strerror(errno));
 }
 
-/* The spawned process's buffers, static rather than on its stack: a frame of 48 KiB has
- * every page probed (-fstack-clash-protection), 12 page faults on every run, where here
- * only the pages a stage fills are touched; and a process the helper forked pays for
- * malloc's first use (arena, heap, its code) in page faults too (issue 19).  Only the
- * spawned process uses them; the helper never touches them. */
+/* The spawned process's buffers, static rather than on its stack or the heap (perf): a
+ * frame of 48 KiB has every page probed (-fstack-clash-protection), where here only the
+ * pages a stage fills are touched, and a process the helper forked would pay for malloc's
+ * first use.  Only the spawned process uses them; the helper never touches them. */
 static _Alignas(4096) char stage_inline[STAGE_INLINE_MAX];
 static char *stage_vec[512];
 

@@ -18,8 +18,8 @@ wire_close_fds(int *fds, size_t n)
 		fds[i] = safe_close(fds[i]);
 }
 
-static int
-send_flags(int sock, const void *buf, size_t len, const int *fds, size_t nfds, int flags)
+int
+wire_send_nowait(int sock, const void *buf, size_t len, const int *fds, size_t nfds)
 {
 	union {
 		struct cmsghdr h;
@@ -46,23 +46,11 @@ send_flags(int sock, const void *buf, size_t len, const int *fds, size_t nfds, i
 		memcpy(CMSG_DATA(c), fds, sizeof(int) * nfds);
 	}
 	do
-		n = sendmsg(sock, &mh, MSG_NOSIGNAL | flags);
+		n = sendmsg(sock, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
 	while (n < 0 && errno == EINTR);
 	if (n < 0)
 		return -errno;
 	return (size_t) n == len ? 0 : -EMSGSIZE;
-}
-
-int
-wire_send(int sock, const void *buf, size_t len, const int *fds, size_t nfds)
-{
-	return send_flags(sock, buf, len, fds, nfds, 0);
-}
-
-int
-wire_send_nowait(int sock, const void *buf, size_t len, const int *fds, size_t nfds)
-{
-	return send_flags(sock, buf, len, fds, nfds, MSG_DONTWAIT);
 }
 
 int

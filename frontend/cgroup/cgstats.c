@@ -41,8 +41,8 @@ cgstats_parse_keyed(const char *text, const char *key, uint64_t *ret)
 /* Read a small cgroup file: 1 if read, 0 if absent, -errno otherwise (-EFBIG: more than
  * bufsz - 1 bytes).  One read() where it comes back short: the kernel generates a cgroup
  * interface file whole on the first read, so a short read is its end (as systemd's
- * read_virtual_file() relies on); only a full buffer is read on to tell EOF from too big.
- * Saves the EOF read per file (5 system calls per cgroup-mode run; issue 19). */
+ * read_virtual_file() relies on); only a full buffer is read on to tell EOF from too big
+ * (perf: no EOF read per file). */
 static int
 read_small(int dirfd, const char *name, char *buf, size_t bufsz)
 {
@@ -51,8 +51,8 @@ read_small(int dirfd, const char *name, char *buf, size_t bufsz)
 	char extra;
 
 	buf[0] = '\0';
-	/* The helper leaves a leaf's read-only files (no write handler) the user's (#19,
-	 * cg_file_read_only()): one made unreadable is ours to make readable again. */
+	/* The helper leaves a leaf's read-only files (no write handler) the user's
+	 * (cg_file_read_only()): one made unreadable is ours to make readable again. */
 	if (fd < 0 && errno == EACCES && fchmodat(dirfd, name, 0444, 0) == 0)
 		fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)

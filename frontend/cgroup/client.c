@@ -6,7 +6,6 @@
 #include <sched.h>
 #include <stdbool.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,29 +18,16 @@
 #include <unistd.h>
 
 #include "cgroup/client.h"
+#include "errbuf.h"
 #include "macro.h"
 #include "procstat.h"
 #include "wire.h"
 #include "wire_io.h"
 
-_printf_(3, 4) static void
-seterr(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err == NULL || errlen == 0)
-		return;
-	va_start(ap, fmt);
-	(void) vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
-
 void
 client_init(struct sc_session *s)
 {
-	/* Not the whole of ws_path: a run without the helper never touches its pages. */
-	memset(s, 0, offsetof(struct sc_session, ws_path));
-	s->ws_path[0] = '\0';
+	memset(s, 0, sizeof(*s));
 	s->sock = -EBADF;
 	s->leaf_fd = -EBADF;
 	s->ws_fd = -EBADF;
@@ -70,7 +56,7 @@ client_close(struct sc_session *s)
 	(void) reap_helper(s);
 }
 
-/* Every round trip has a deadline (#14 item 3): a helper that does not answer in time
+/* Every round trip has a deadline: a helper that does not answer in time
  * (stopped, stuck, or flooded) must not hang sandcap, which would then enforce nothing.  It
  * is treated as dead: killed, so it cannot act later on a stale request, and reaped.  What
  * it held (leaf, workspace) is left to the reaper and to the next run's reclaim. */
@@ -82,12 +68,12 @@ helper_dead(struct sc_session *s, uint16_t type, unsigned ms, char *err, size_t 
 	s->sock = safe_close(s->sock);
 	(void) reap_helper(s);
 	s->dead = true;
-	seterr(err, errlen, "sandcap-helper did not answer request %#x within %u ms: treated as "
-	       "dead (killed)", type, ms);
+	set_err(err, errlen, "sandcap-helper did not answer request %#x within %u ms: treated as "
+	        "dead (killed)", type, ms);
 }
 
-/* The receive deadline of the next reply; set only when it changes (issue 19: two
- * setsockopt per round trip before).  Requests are sent without blocking instead of under
+/* The receive deadline of the next reply; set only when it changes (perf: not a
+ * setsockopt() per round trip).  Requests are sent without blocking instead of under
  * a send deadline: one request is outstanding at a time, so a send that would block means
  * a broken helper, which is treated as dead at once. */
 static void
@@ -101,24 +87,23 @@ set_deadline(struct sc_session *s, unsigned ms)
 		s->rcv_deadline_ms = ms;
 }
 
-/* The helper's CPU time in ns (all its threads), 0 when it cannot be read: one
- * clock_gettime() on its process CPU clock (the clock id the kernel derives from the pid,
- * as clock_getcpuclockid() does without that function's extra check), instead of opening
- * and reading /proc/PID/stat before every reply (issue 19).  The helper is our unreaped
+/* The helper's CPU time in ns (all its threads), 0 when it cannot be read: its process
+ * CPU clock, exact where /proc/PID/stat counts clock ticks.  The helper is our unreaped
  * child, so the pid cannot name another process. */
 static unsigned long long
 helper_cpu_ns(const struct sc_session *s)
 {
-	const clockid_t clk = (clockid_t) ((~(unsigned) s->helper_pid << 3) | 2); /* CPUCLOCK_SCHED */
+	clockid_t clk;
 	struct timespec ts;
 
-	if (s->helper_pid <= 0 || clock_gettime(clk, &ts) < 0)
+	if (s->helper_pid <= 0 || clock_getcpuclockid(s->helper_pid, &clk) != 0 ||
+	    clock_gettime(clk, &ts) < 0)
 		return 0;
 	return (unsigned long long) ts.tv_sec * 1000000000ULL + (unsigned long long) ts.tv_nsec;
 }
 
-/* Whether the helper is still getting on: it used at least 10 ms of CPU time (a clock tick,
- * the resolution of the /proc/PID/stat figure this replaced) since *cpu_ns, or waits for a
+/* Whether the helper is still getting on: it used at least 10 ms of CPU time (a clock tick)
+ * since *cpu_ns, or waits for a
  * CPU ('R').  A helper that is stopped, asleep or gone is not, even if it ran for a moment
  * after the baseline (its own start-up, when HELLO's wait began as it exec'd). */
 static bool
@@ -179,7 +164,7 @@ roundtrip(struct sc_session *s, struct wire_wr *wr, const int *fds, size_t nfds,
 
 	n = wire_msg_end(wr);
 	if (n < 0) {
-		seterr(err, errlen, "cannot encode request: %s", strerror(-n));
+		set_err(err, errlen, "cannot encode request: %s", strerror(-n));
 		return n;
 	}
 	if (s->sock < 0)
@@ -197,7 +182,7 @@ roundtrip(struct sc_session *s, struct wire_wr *wr, const int *fds, size_t nfds,
 		return -ETIMEDOUT;
 	}
 	if (r < 0) {
-		seterr(err, errlen, "cannot talk to sandcap-helper: %s", strerror(-r));
+		set_err(err, errlen, "cannot talk to sandcap-helper: %s", strerror(-r));
 		return -EPROTO;
 	}
 	s->seq++;
@@ -209,7 +194,7 @@ roundtrip(struct sc_session *s, struct wire_wr *wr, const int *fds, size_t nfds,
 		return -ETIMEDOUT;
 	}
 	if (n <= 0) {
-		seterr(err, errlen, n == 0 ? "sandcap-helper exited without replying"
+		set_err(err, errlen, n == 0 ? "sandcap-helper exited without replying"
 					   : "cannot read sandcap-helper's reply: %s", strerror(-n));
 		return -EPROTO;
 	}
@@ -224,15 +209,15 @@ roundtrip(struct sc_session *s, struct wire_wr *wr, const int *fds, size_t nfds,
 		r = -EPROTO;
 	if (r < 0) {
 		wire_close_fds(rfds, nrfds);
-		seterr(err, errlen, "malformed reply from sandcap-helper");
+		set_err(err, errlen, "malformed reply from sandcap-helper");
 		return -EPROTO;
 	}
 	if (status != 0) {
 		wire_close_fds(rfds, nrfds);
 		if (reason[0] != '\0')
-			seterr(err, errlen, "%s", reason);
+			set_err(err, errlen, "%s", reason);
 		else
-			seterr(err, errlen, "%s", strerror((int) status));
+			set_err(err, errlen, "%s", strerror((int) status));
 		return -(int) status;
 	}
 	*ret_nrfds = nrfds;
@@ -258,7 +243,7 @@ spawn_child(void *arg)
 	int e;
 
 	/* The helper's own stderr would repeat, at length and whatever -q says, the refusal
-	 * it also sends in its reply, which sandcap reports once (#14 item 13); it logs to
+	 * it also sends in its reply, which sandcap reports once; it logs to
 	 * syslog otherwise. */
 	int devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
 
@@ -282,14 +267,14 @@ spawn_child(void *arg)
 static int
 not_installed(const char *path, char *err, size_t errlen)
 {
-	seterr(err, errlen, "helper %s is not installed (install sandcap-helper, or set "
-	       "SANDCAP_HELPER to its path)", path);
+	set_err(err, errlen, "helper %s is not installed (install sandcap-helper, or set "
+	        "SANDCAP_HELPER to its path)", path);
 	return -ENOENT;
 }
 
-/* Start the helper with clone(CLONE_VM | CLONE_VFORK) rather than fork() (issue 19): no
- * copy of our page tables and no copy-on-write faults in either process, and no pipe for
- * an exec failure.  We are suspended until the child execs or exits; the helper it execs
+/* Start the helper with clone(CLONE_VM | CLONE_VFORK) rather than fork(): no pipe is
+ * needed to learn of an exec failure, which the child leaves in our memory (and, perf, no
+ * copy of our page tables).  We are suspended until the child execs or exits; the helper it execs
  * is the same program with the same descriptors as before. */
 static int
 spawn_helper(struct sc_session *s, const char *path, char *err, size_t errlen)
@@ -301,8 +286,8 @@ spawn_helper(struct sc_session *s, const char *path, char *err, size_t errlen)
 	int sv[2];
 	pid_t pid;
 
-	/* No helper installed is the common case of rlimit mode: find it out with one system
-	 * call rather than a process that execs nothing (issue 19).  Any other answer, and a
+	/* No helper installed is the common case of rlimit mode: find it out with access()
+	 * rather than a process that execs nothing.  Any other answer, and a
 	 * helper installed meanwhile, is left to the exec itself. */
 	if (access(path, X_OK) < 0 && errno == ENOENT)
 		return not_installed(path, err, errlen);
@@ -321,7 +306,7 @@ spawn_helper(struct sc_session *s, const char *path, char *err, size_t errlen)
 		(void) reap_helper(s);
 		if (a.err == ENOENT)
 			return not_installed(path, err, errlen);
-		seterr(err, errlen, "cannot execute helper %s: %s", path, strerror(a.err));
+		set_err(err, errlen, "cannot execute helper %s: %s", path, strerror(a.err));
 		return -a.err;
 	}
 	return 0;
@@ -330,8 +315,8 @@ spawn_helper(struct sc_session *s, const char *path, char *err, size_t errlen)
 /* One request of the small kind: its body at most one u32 (*arg; NULL: empty), fds with
  * it, and a reply whose body is at most one u32 (*reply; NULL: empty) with no fds.  Every
  * request but HELLO needs the sandbox CREATE made (-EINVAL).  what names the request in
- * the message of a malformed reply.  Never inlined: its two message
- * buffers (8 KiB of stack) are not touched by a run that finds no helper (issue 19). */
+ * the message of a malformed reply.  Never inlined (perf): its two
+ * message buffers are not on the stack of a run that finds no helper. */
 static _noinline_ int
 small_request(struct sc_session *s, uint16_t type, const uint32_t *arg, const int *fds,
 	      size_t nfds, uint32_t *reply, const char *what, char *err, size_t errlen)
@@ -354,7 +339,7 @@ small_request(struct sc_session *s, uint16_t type, const uint32_t *arg, const in
 	if (nrfds != 0 || (reply != NULL && wire_get_u32(&body, reply) < 0) ||
 	    wire_get_end(&body) < 0) {
 		wire_close_fds(rfds, nrfds);
-		seterr(err, errlen, "malformed %s reply from sandcap-helper", what);
+		set_err(err, errlen, "malformed %s reply from sandcap-helper", what);
 		return -EPROTO;
 	}
 	return 0;
@@ -370,7 +355,7 @@ hello(struct sc_session *s, char *err, size_t errlen)
 
 	r = small_request(s, WIRE_REQ_HELLO, &ours, NULL, 0, &version, "HELLO", err, errlen);
 	if (r == 0 && version != WIRE_VERSION) {
-		seterr(err, errlen, "malformed HELLO reply from sandcap-helper");
+		set_err(err, errlen, "malformed HELLO reply from sandcap-helper");
 		r = -EPROTO;
 	}
 	return r;
@@ -387,7 +372,7 @@ client_open(struct sc_session *s, char *err, size_t errlen)
 	r = spawn_helper(s, path, err, errlen);
 	if (r < 0) {
 		if (err != NULL && errlen > 0 && err[0] == '\0')
-			seterr(err, errlen, "cannot start helper %s: %s", path, strerror(-r));
+			set_err(err, errlen, "cannot start helper %s: %s", path, strerror(-r));
 		client_close(s);
 		return r;
 	}
@@ -460,7 +445,7 @@ client_create(struct sc_session *s, const struct sc_request *req, char *err, siz
 		r = wire_get_end(&body);
 	if (r < 0) {
 		wire_close_fds(rfds, nrfds);
-		seterr(err, errlen, "malformed CREATE reply from sandcap-helper");
+		set_err(err, errlen, "malformed CREATE reply from sandcap-helper");
 		return -EPROTO;
 	}
 	memcpy(s->id, id, sizeof(id));
@@ -486,7 +471,7 @@ client_spawn(struct sc_session *s, int stage_sock, pid_t *ret_pid, char *err, si
 	if (r < 0)
 		return r;
 	if (pid == 0 || pid > INT32_MAX) {
-		seterr(err, errlen, "malformed SPAWN reply from sandcap-helper");
+		set_err(err, errlen, "malformed SPAWN reply from sandcap-helper");
 		return -EPROTO;
 	}
 	s->attached = true;
@@ -509,15 +494,15 @@ client_destroy(struct sc_session *s, char *err, size_t errlen)
 	s->leaf_fd = safe_close(s->leaf_fd);
 	s->ws_fd = safe_close(s->ws_fd);
 	if (s->dead) {
-		seterr(err, errlen, "sandcap-helper stopped answering and was treated as dead: its "
-		       "cgroup and workspace are left for the reaper and the next run's reclaim");
+		set_err(err, errlen, "sandcap-helper stopped answering and was treated as dead: its "
+		        "cgroup and workspace are left for the reaper and the next run's reclaim");
 		return -ETIMEDOUT;
 	}
 	r = small_request(s, WIRE_REQ_DESTROY, NULL, NULL, 0, NULL, "DESTROY", err, errlen);
 	s->sock = safe_close(s->sock);
 	status = reap_helper(s);
 	if (r == 0 && !(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
-		seterr(err, errlen, "sandcap-helper ended with status %d after teardown", status);
+		set_err(err, errlen, "sandcap-helper ended with status %d after teardown", status);
 		r = -EPROTO;
 	}
 	return r;

@@ -62,7 +62,6 @@ struct sc_session {
 	unsigned rcv_deadline_ms;       /* the socket's SO_RCVTIMEO now (0: not set yet) */
 	bool created, attached;
 	bool dead;                      /* a round trip timed out: the helper was killed */
-	/* The strings last: client_init() writes only their first byte (issue 19). */
 	char enforcement[256];          /* helper's notes, e.g. "swap: not accounted" ("" = none) */
 	char total_src[3][POLICY_SRC_MAX];  /* the sections that set total_memory, total_cpu,
 					     * total_pids ("[limits]", "built-in") */
@@ -73,7 +72,7 @@ struct sc_session {
  * BACKSTOP_MS, docs/PROTOCOL.md); sandcap keeps its grace period below it. */
 #define CLIENT_HELPER_BACKSTOP_MS       10000
 
-/* Deadlines of one round trip (#14 item 3); a helper that misses one is killed. */
+/* Deadlines of one round trip; a helper that misses one is killed. */
 #define CLIENT_DEADLINE_MS              5000    /* KILL */
 #define CLIENT_SETUP_DEADLINE_MS        10000   /* HELLO */
 /* CREATE waits in the helper for the user's own per-user lock (at most 30 s,

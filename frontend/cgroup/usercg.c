@@ -5,7 +5,6 @@
 #include <inttypes.h>
 #include <linux/magic.h>
 #include <poll.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +16,7 @@
 #include <unistd.h>
 
 #include "isolate/cgprotect.h"
+#include "errbuf.h"
 #include "fd-util.h"
 #include "macro.h"
 #include "cgroup/usercg.h"
@@ -24,21 +24,6 @@
 #define BUS_TIMEOUT_USEC   (2 * 1000 * 1000)    /* one D-Bus round trip */
 #define JOB_TIMEOUT_MS     3000                 /* the scope's start job */
 #define EMPTY_TIMEOUT_MS   5000                 /* the leaf emptying after cgroup.kill */
-
-static void
-set_err(char *err, size_t errlen, const char *fmt, ...) _printf_(3, 4);
-
-static void
-set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err == NULL || errlen == 0)
-		return;
-	va_start(ap, fmt);
-	(void) vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
 
 static uint64_t
 now_ms(void)

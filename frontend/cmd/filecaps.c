@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* A file's permitted capabilities through libcap-ng (filecaps.h). */
 #include <cap-ng.h>
 #include <errno.h>
 #include <sys/xattr.h>

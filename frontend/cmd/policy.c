@@ -245,8 +245,8 @@ do_check(const char *file, bool trust, bool strict)
 	if (trust) {
 		r = policy_read_trusted(file, &ttext, &tlen, err, sizeof(err));
 		if (r < 0) {
-			/* Say when that is all (newcomer review: the shipped example, checked in
-			 * a clone under /tmp, looked broken). */
+			/* Say when that is all: a valid file that only fails the trust checks
+			 * (the shipped example in a clone under /tmp) must not look broken. */
 			fprintf(stderr, "%s: would be refused by the helper: %s%s\n", file, err,
 				nerr == 0 ? " (its contents are valid: --no-trust checks only them)" :
 				"");

@@ -4,7 +4,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/landlock.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -13,6 +12,7 @@
 #include <unistd.h>
 
 #include "isolate/cgprotect.h"
+#include "errbuf.h"
 #include "fd-util.h"
 #include "isolate/isolate.h"
 #include "isolate/landlock-compat.h"
@@ -113,19 +113,6 @@ cgprotect_mounts(char (*ret)[PATH_MAX], size_t max, size_t *ret_n, char *cgroup2
 		return r;
 	*ret_n = cgprotect_parse_mountinfo(buf, ret, max, cgroup2_first, cgroup2_len);
 	return 0;
-}
-
-static void
-set_err(char *err, size_t errlen, const char *fmt, ...) _printf_(3, 4);
-
-static void
-set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	(void) vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
 }
 
 static int

@@ -14,7 +14,6 @@
 #include <linux/landlock.h>
 #include <linux/seccomp.h>
 #include <sched.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +27,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "errbuf.h"
 #include "isolate/isolate.h"
 #include "log.h"
 #include "macro.h"
@@ -98,7 +98,7 @@ int
 isolate_landlock_abi(void)
 {
 	/* Asked once per process: the kernel's answer cannot change while sandcap runs, and a
-	 * run asks for the mode's choice and again for the plan (issue 19). */
+	 * run asks for the mode's choice and again for the plan. */
 	static int abi = -1;
 
 	if (abi < 0) {
@@ -216,29 +216,17 @@ isolate_fs_rules(const struct isolate_opts *o, int abi, const char *tmpdir,
 	return 0;
 }
 
-static void
-set_str(char *buf, size_t len, const char *fmt, ...) _printf_(3, 4);
-
-static void
-set_str(char *buf, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (buf == NULL || len == 0)
-		return;
-	va_start(ap, fmt);
-	(void) vsnprintf(buf, len, fmt, ap);
-	va_end(ap);
-}
+/* Format into one of the plan's char arrays (an array, not a pointer: sizeof is its size). */
+#define set_str(buf, ...) ((void) snprintf((buf), sizeof(buf), __VA_ARGS__))
 
 /* "sandcap: OPT PATH: WHAT", the path escaped.  Never inlined: its buffer is on the stack
- * only when there is an error to say (issue 19). */
+ * only when there is an error to say (perf). */
 static _noinline_ void
 path_err(char *err, size_t errlen, const char *opt, const char *path, const char *what)
 {
 	char esc[PATH_MAX];
 
-	set_str(err, errlen, "sandcap: %s %s: %s", opt, log_escape(path, esc, sizeof(esc)), what);
+	set_err(err, errlen, "sandcap: %s %s: %s", opt, log_escape(path, esc, sizeof(esc)), what);
 }
 
 /* "--rw PATH" must name something that exists, and must not be given without a policy. */
@@ -250,7 +238,7 @@ check_paths(const struct isolate_opts *o, const char *opt, const char *const *pa
 		struct stat st;
 
 		if (paths[i] == NULL || paths[i][0] == '\0') {
-			set_str(err, errlen, "sandcap: %s: empty path", opt);
+			set_err(err, errlen, "sandcap: %s: empty path", opt);
 			return -EINVAL;
 		}
 		if (o->fs == POLICY_FS_NONE) {
@@ -301,7 +289,7 @@ plan_unix_notify(const struct isolate_opts *o, int abi, bool seccomp, struct iso
 		 char *err, size_t errlen)
 {
 	if (o->unix_host) {
-		set_str(p->unix_enforcement, sizeof(p->unix_enforcement), "none (--unix host): "
+		set_str(p->unix_enforcement, "none (--unix host): "
 			UNIX_OPEN);
 		return 0;
 	}
@@ -312,21 +300,21 @@ plan_unix_notify(const struct isolate_opts *o, int abi, bool seccomp, struct iso
 		 * makes, outside the domain) by sandcap for every abstract name. */
 		p->landlock_scope = abi >= 6;
 		if (p->landlock_scope)
-			set_str(p->unix_enforcement, sizeof(p->unix_enforcement), "seccomp-notify + "
+			set_str(p->unix_enforcement, "seccomp-notify + "
 				"landlock: UNIX only to its own sockets, except datagrams to paths "
 				"(unchecked)");
 		else
-			set_str(p->unix_enforcement, sizeof(p->unix_enforcement), "seccomp-notify: "
+			set_str(p->unix_enforcement, "seccomp-notify: "
 				"UNIX stream/seqpacket only to the sandbox's listeners; datagrams "
 				"unchecked");
 		return 0;
 	}
 	if (o->fallback) {
-		set_str(p->unix_enforcement, sizeof(p->unix_enforcement), "none (no seccomp user "
+		set_str(p->unix_enforcement, "none (no seccomp user "
 			"notification; --fallback): the user's services are reachable");
 		return 0;
 	}
-	set_str(err, errlen, "sandcap: --net host: this kernel has no seccomp user notification "
+	set_err(err, errlen, "sandcap: --net host: this kernel has no seccomp user notification "
 		"(needs CONFIG_SECCOMP_FILTER, Linux 5.9), which keeps the sandbox from the user's "
 		"services over UNIX sockets (systemd --user, D-Bus, tmux); pass --unix host to "
 		"open them, or --fallback");
@@ -340,15 +328,11 @@ isolate_plan_on(const struct isolate_opts *o, int abi, bool seccomp, struct isol
 	struct isolate_plan *p = ret;
 	int r;
 
-	/* In place, without writing cwd past its string or cg_protect[] (read only below
-	 * n_cg_protect): 36 of the plan's 37 KiB stay untouched in a run that does not use
-	 * them (issue 19; the local copy and the final copy cost 17 page faults per run). */
-	memset(p, 0, offsetof(struct isolate_plan, cwd));
-	p->cwd[0] = '\0';
+	memset(p, 0, sizeof(*p));
 	p->landlock_abi = abi;
 
 	if (o->n_rw > ISOLATE_PATHS_MAX || o->n_ro > ISOLATE_PATHS_MAX) {
-		set_str(err, errlen, "sandcap: too many --rw/--ro paths (at most %d each)",
+		set_err(err, errlen, "sandcap: too many --rw/--ro paths (at most %d each)",
 			ISOLATE_PATHS_MAX);
 		return -E2BIG;
 	}
@@ -358,7 +342,7 @@ isolate_plan_on(const struct isolate_opts *o, int abi, bool seccomp, struct isol
 	r = check_paths(o, "--ro", o->ro, o->n_ro, err, errlen);
 	if (r < 0)
 		return r;
-	/* The base of relative --rw/--ro paths, asked only when there is one (issue 19). */
+	/* The base of relative --rw/--ro paths, asked only when there is one. */
 	if (has_relative(o->rw, o->n_rw) || has_relative(o->ro, o->n_ro)) {
 		if (getcwd(p->cwd, sizeof(p->cwd)) == NULL)
 			p->cwd[0] = '\0';        /* relative paths then fail in the child, loudly */
@@ -366,14 +350,14 @@ isolate_plan_on(const struct isolate_opts *o, int abi, bool seccomp, struct isol
 
 	/* Filesystem. */
 	if (o->fs == POLICY_FS_NONE)
-		set_str(p->fs_enforcement, sizeof(p->fs_enforcement), "none");
+		set_str(p->fs_enforcement, "none");
 	else if (abi >= 1) {
 		p->landlock_fs = true;
-		set_str(p->fs_enforcement, sizeof(p->fs_enforcement), "landlock (ABI %d)", abi);
+		set_str(p->fs_enforcement, "landlock (ABI %d)", abi);
 	} else if (o->fallback)
-		set_str(p->fs_enforcement, sizeof(p->fs_enforcement), "none (no Landlock; --fallback)");
+		set_str(p->fs_enforcement, "none (no Landlock; --fallback)");
 	else {
-		set_str(err, errlen, "sandcap: --fs %s: this kernel has no Landlock (needs Linux 5.13 "
+		set_err(err, errlen, "sandcap: --fs %s: this kernel has no Landlock (needs Linux 5.13 "
 			"with CONFIG_SECURITY_LANDLOCK and landlock in the lsm= list); pass "
 			"--fallback to run without a filesystem policy", policy_fs_name(o->fs));
 		return -EOPNOTSUPP;
@@ -381,7 +365,7 @@ isolate_plan_on(const struct isolate_opts *o, int abi, bool seccomp, struct isol
 
 	/* Network. */
 	if (o->net == POLICY_NET_HOST) {
-		set_str(p->net_enforcement, sizeof(p->net_enforcement), "none");
+		set_str(p->net_enforcement, "none");
 		r = plan_unix_notify(o, abi, seccomp, p, err, errlen);
 		if (r < 0)
 			return r;
@@ -391,20 +375,20 @@ isolate_plan_on(const struct isolate_opts *o, int abi, bool seccomp, struct isol
 		if (seccomp) {
 			p->seccomp = true;
 			if (p->landlock_net)
-				set_str(p->net_enforcement, sizeof(p->net_enforcement),
+				set_str(p->net_enforcement,
 					"seccomp+landlock (ABI %d)", abi);
 			else
-				set_str(p->net_enforcement, sizeof(p->net_enforcement), "seccomp");
+				set_str(p->net_enforcement, "seccomp");
 		} else if (!o->fallback) {
-			set_str(err, errlen, "sandcap: --net none: this kernel has no seccomp filters "
+			set_err(err, errlen, "sandcap: --net none: this kernel has no seccomp filters "
 				"(needs CONFIG_SECCOMP_FILTER); pass --fallback to run with %s",
 				p->landlock_net ? "Landlock's TCP-only denial" : "the host's network");
 			return -EOPNOTSUPP;
 		} else if (p->landlock_net)
-			set_str(p->net_enforcement, sizeof(p->net_enforcement),
+			set_str(p->net_enforcement,
 				"landlock (ABI %d; TCP only, no seccomp; --fallback)", abi);
 		else
-			set_str(p->net_enforcement, sizeof(p->net_enforcement),
+			set_str(p->net_enforcement,
 				"none (no seccomp; --fallback)");
 	} else {
 		/* none (cgroup mode), loopback, proxy: the families, types and protocols
@@ -414,7 +398,7 @@ isolate_plan_on(const struct isolate_opts *o, int abi, bool seccomp, struct isol
 
 		p->landlock_scope = abi >= 6;
 		if (!seccomp) {
-			set_str(err, errlen, "sandcap: --net %s: this kernel has no seccomp filters "
+			set_err(err, errlen, "sandcap: --net %s: this kernel has no seccomp filters "
 				"(needs CONFIG_SECCOMP_FILTER), which must refuse the socket families "
 				"other than IPv4 and IPv6; use --net host", mode);
 			return -EOPNOTSUPP;
@@ -424,20 +408,20 @@ isolate_plan_on(const struct isolate_opts *o, int abi, bool seccomp, struct isol
 			/* Landlock's port rule too where there is one: no address check, but
 			 * a second, independent layer for TCP. */
 			p->landlock_net = o->net != POLICY_NET_LOOPBACK && abi >= 4;
-			set_str(p->net_enforcement, sizeof(p->net_enforcement), "cgroup-bpf + seccomp%s",
+			set_str(p->net_enforcement, "cgroup-bpf + seccomp%s",
 				p->landlock_net ? " + landlock" : "");
 		} else if (o->net == POLICY_NET_LOOPBACK) {
-			set_str(err, errlen, "sandcap: --net loopback: needs cgroup mode (the sandcap "
+			set_err(err, errlen, "sandcap: --net loopback: needs cgroup mode (the sandcap "
 				"helper with cap_bpf and cap_net_admin, see 'sandcap doctor'): without "
 				"it nothing can limit connections to loopback addresses; use --net "
 				"proxy --allow 127.0.0.1:PORT, or --net none");
 			return -EOPNOTSUPP;
 		} else if (abi >= 4) {
 			p->landlock_net = true;
-			set_str(p->net_enforcement, sizeof(p->net_enforcement),
+			set_str(p->net_enforcement,
 				"landlock ABI %d + seccomp", abi);
 		} else {
-			set_str(err, errlen, "sandcap: --net proxy: rlimit mode needs Landlock ABI 4 "
+			set_err(err, errlen, "sandcap: --net proxy: rlimit mode needs Landlock ABI 4 "
 				"(Linux 6.7) to limit TCP connections to the proxy's port, and this "
 				"kernel has %s; use cgroup mode (the sandcap helper) or --net none",
 				abi > 0 ? "an older ABI" : "no Landlock");
@@ -446,13 +430,13 @@ isolate_plan_on(const struct isolate_opts *o, int abi, bool seccomp, struct isol
 	}
 
 	if (o->net != POLICY_NET_HOST && o->unix_host)
-		set_str(p->unix_enforcement, sizeof(p->unix_enforcement), "none (--unix host): "
+		set_str(p->unix_enforcement, "none (--unix host): "
 			UNIX_OPEN);
 	else if (o->net != POLICY_NET_HOST && p->seccomp)
-		set_str(p->unix_enforcement, sizeof(p->unix_enforcement), "seccomp (no new AF_UNIX "
+		set_str(p->unix_enforcement, "seccomp (no new AF_UNIX "
 			"sockets; socketpair stream/seqpacket only)");
 	else if (o->net != POLICY_NET_HOST)
-		set_str(p->unix_enforcement, sizeof(p->unix_enforcement), "none (no seccomp; "
+		set_str(p->unix_enforcement, "none (no seccomp; "
 			"--fallback): the user's services are reachable");
 
 	/* The supervisors' protection (protect.h) is on every run: seccomp rules wherever
@@ -462,15 +446,15 @@ isolate_plan_on(const struct isolate_opts *o, int abi, bool seccomp, struct isol
 	if (seccomp)
 		p->seccomp = true;
 	if (seccomp && p->landlock_signal)
-		set_str(p->protect_enforcement, sizeof(p->protect_enforcement),
+		set_str(p->protect_enforcement,
 			"seccomp+landlock (ABI %d)", abi);
 	else if (seccomp)
-		set_str(p->protect_enforcement, sizeof(p->protect_enforcement), "seccomp");
+		set_str(p->protect_enforcement, "seccomp");
 	else if (p->landlock_signal)
-		set_str(p->protect_enforcement, sizeof(p->protect_enforcement),
+		set_str(p->protect_enforcement,
 			"landlock (ABI %d; signals only, no seccomp)", abi);
 	else
-		set_str(p->protect_enforcement, sizeof(p->protect_enforcement),
+		set_str(p->protect_enforcement,
 			"none (no seccomp, no Landlock ABI 6)");
 
 	return 0;
@@ -492,18 +476,18 @@ isolate_check_required_on(const struct isolate_opts *o, const struct policy_reso
 
 	/* Every requirement the run misses at once, not one per try. */
 	if (policy_check_required(r, o->net, o->fs, why, sizeof(why)) < 0) {
-		set_str(err, errlen, "sandcap: --net %s --fs %s: %s (see 'sandcap policy show')",
+		set_err(err, errlen, "sandcap: --net %s --fs %s: %s (see 'sandcap policy show')",
 			policy_net_name(o->net), policy_fs_name(o->fs), why);
 		return -EPERM;
 	}
 	/* --fallback must not turn a required policy into an unenforced one. */
 	if (o->fallback && r->fs_required > POLICY_FS_NONE && abi < 1) {
-		set_str(err, errlen, "sandcap: --fallback: the policy requires --fs %s for you and "
+		set_err(err, errlen, "sandcap: --fallback: the policy requires --fs %s for you and "
 			"this kernel has no Landlock to enforce it", policy_fs_name(r->fs_required));
 		return -EPERM;
 	}
 	if (o->fallback && r->net_required > POLICY_NET_HOST && !seccomp) {
-		set_str(err, errlen, "sandcap: --fallback: the policy requires --net %s for you and "
+		set_err(err, errlen, "sandcap: --fallback: the policy requires --net %s for you and "
 			"this kernel has no seccomp filters to enforce it",
 			policy_net_name(r->net_required));
 		return -EPERM;
@@ -557,7 +541,7 @@ create_ruleset(const struct sc_ruleset_attr *attr, int abi, char *err, size_t er
 	if (fd >= 0)
 		return fd;
 	r = -errno;
-	set_str(err, errlen, "sandcap: Landlock: cannot create the ruleset (ABI %d): %s", abi,
+	set_err(err, errlen, "sandcap: Landlock: cannot create the ruleset (ABI %d): %s", abi,
 		strerror(-r));
 	return r;
 }
@@ -577,7 +561,7 @@ add_path_rules(const struct isolate_plan *plan, int ruleset, uint64_t handled,
 
 		r = abs_path(plan->cwd, rules[i].path, path, sizeof(path));
 		if (r < 0) {
-			set_str(err, errlen, "sandcap: %s %s: %s",
+			set_err(err, errlen, "sandcap: %s %s: %s",
 				rules[i].origin ? rules[i].origin : "--fs", rules[i].path,
 				r == -ENOENT ? "relative, and the working directory is unknown "
 					       "(give an absolute path)"
@@ -591,7 +575,7 @@ add_path_rules(const struct isolate_plan *plan, int ruleset, uint64_t handled,
 			 * named must exist. */
 			if (rules[i].origin == NULL && (r == -ENOENT || r == -ENOTDIR))
 				continue;
-			set_str(err, errlen, "sandcap: %s %s: %s",
+			set_err(err, errlen, "sandcap: %s %s: %s",
 				rules[i].origin ? rules[i].origin : "--fs", path, strerror(-r));
 			return r;
 		}
@@ -603,7 +587,7 @@ add_path_rules(const struct isolate_plan *plan, int ruleset, uint64_t handled,
 		pb.parent_fd = fd;
 		if (syscall(SYS_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH, &pb, 0) < 0) {
 			r = -errno;
-			set_str(err, errlen, "sandcap: Landlock: cannot add the rule for %s: %s", path,
+			set_err(err, errlen, "sandcap: Landlock: cannot add the rule for %s: %s", path,
 				strerror(-r));
 			return r;
 		}
@@ -612,9 +596,8 @@ add_path_rules(const struct isolate_plan *plan, int ruleset, uint64_t handled,
 }
 
 /* The ruleset of attr with the file-system rules (plan->landlock_fs): the fd, -ENODATA
- * when nothing at all is handled, or -errno.  A frame of its own, never inlined: the rules
- * and a path are about 8 KiB of stack, which a run without --fs never touches (issue 19:
- * two page faults of the child's every run). */
+ * when nothing at all is handled, or -errno.  A frame of its own, never inlined (perf): the
+ * rules and a path are kilobytes of stack, which a run without --fs never touches. */
 static _noinline_ int
 fs_ruleset(const struct isolate_opts *o, const struct isolate_plan *plan,
 	   struct sc_ruleset_attr *attr, char *err, size_t errlen)
@@ -627,7 +610,7 @@ fs_ruleset(const struct isolate_opts *o, const struct isolate_plan *plan,
 	r = isolate_fs_rules(o, plan->landlock_abi, pick_tmpdir(o), rules, ELEMENTSOF(rules), &n,
 			     &attr->handled_access_fs);
 	if (r < 0) {
-		set_str(err, errlen, "sandcap: --fs %s: too many paths", policy_fs_name(o->fs));
+		set_err(err, errlen, "sandcap: --fs %s: too many paths", policy_fs_name(o->fs));
 		return r;
 	}
 	if (attr->handled_access_fs == 0 && attr->handled_access_net == 0 && attr->scoped == 0)
@@ -676,7 +659,7 @@ landlock_ruleset(const struct isolate_opts *o, const struct isolate_plan *plan, 
 
 		if (syscall(SYS_landlock_add_rule, ruleset, SC_LANDLOCK_RULE_NET_PORT, &np, 0) < 0) {
 			r = -errno;
-			set_str(err, errlen, "sandcap: Landlock: cannot allow the proxy's port %u: %s",
+			set_err(err, errlen, "sandcap: Landlock: cannot allow the proxy's port %u: %s",
 				(unsigned) o->proxy_port, strerror(-r));
 			return r;
 		}
@@ -697,7 +680,7 @@ landlock_apply(const struct isolate_opts *o, const struct isolate_plan *plan, ch
 		return ruleset;
 	if (syscall(SYS_landlock_restrict_self, ruleset, 0) < 0) {
 		r = -errno;
-		set_str(err, errlen, "sandcap: Landlock: cannot restrict the sandbox: %s%s",
+		set_err(err, errlen, "sandcap: Landlock: cannot restrict the sandbox: %s%s",
 			strerror(-r), r == -EPERM ? " (no_new_privs not set)" : "");
 		return r;
 	}
@@ -740,7 +723,7 @@ seccomp_compile(const struct isolate_opts *o, const struct isolate_plan *plan,
 		r = scrules_compile(&k, &plan->protect, compiled_prog, ELEMENTSOF(compiled_prog),
 				    ret_len, &what);
 	if (r < 0) {
-		set_str(err, errlen, "sandcap: seccomp: cannot %s the filter: %s", what,
+		set_err(err, errlen, "sandcap: seccomp: cannot %s the filter: %s", what,
 			strerror(-r));
 		return r;
 	}
@@ -794,7 +777,7 @@ seccomp_apply(const struct isolate_opts *o, const struct isolate_plan *plan, int
 	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &fp) == 0)
 		return 0;
 	r = -errno;
-	set_str(err, errlen, "sandcap: seccomp: cannot load the filter: %s", strerror(-r));
+	set_err(err, errlen, "sandcap: seccomp: cannot load the filter: %s", strerror(-r));
 	return r;
 }
 
@@ -822,7 +805,7 @@ isolate_apply_notify(const struct isolate_opts *o, const struct isolate_plan *pl
 		r = cgprotect_apply(plan->landlock_abi, "/", plan->cg_protect, plan->n_cg_protect,
 				    why, sizeof(why));
 		if (r < 0) {
-			set_str(err, errlen, "sandcap: keeping the cgroup filesystem unwritable: %s",
+			set_err(err, errlen, "sandcap: keeping the cgroup filesystem unwritable: %s",
 				why);
 			return r;
 		}
@@ -854,7 +837,7 @@ isolate_rulesets(const struct isolate_opts *o, const struct isolate_plan *plan,
 		} else if (r != -ENODATA) {
 			while (n > 0)
 				(void) close(fds[--n]);
-			set_str(err, errlen, "sandcap: keeping the cgroup filesystem unwritable: %s",
+			set_err(err, errlen, "sandcap: keeping the cgroup filesystem unwritable: %s",
 				why);
 			return r;
 		}

@@ -41,7 +41,7 @@ struct isolate_plan {
 	bool landlock_net;                      /* handle TCP bind/connect (ABI >= 4) */
 	bool landlock_scope;                    /* scope abstract UNIX sockets, signals (ABI >= 6) */
 	bool seccomp;                           /* install the seccomp filter */
-	/* The sandbox cannot touch its supervisors (protect.h, #14 item 3), on every run. */
+	/* The sandbox cannot touch its supervisors (protect.h), on every run. */
 	bool landlock_signal;                   /* Landlock SCOPE_SIGNAL (ABI >= 6) */
 	char protect_enforcement[64];           /* "seccomp+landlock (ABI 7)", "seccomp", ... */
 	/* --net host without --unix host: connect() is notified to sandcap (unixgate.h), the
@@ -54,8 +54,6 @@ struct isolate_plan {
 	struct sock_filter *seccomp_prog;
 	size_t seccomp_len;                     /* instructions */
 	size_t n_cg_protect;                    /* of cg_protect, below */
-	/* The large arrays last, written only where used (isolate_plan_on()): the rest of the
-	 * plan is on one page (issue 19). */
 	char cwd[PATH_MAX];                     /* the parent's cwd: base of relative --rw/--ro */
 	/* user-cgroup mode: the cgroup mounts a second Landlock layer keeps unwritable
 	 * (cgprotect.h); set by the caller after isolate_plan(), 0 = no such layer. */
@@ -72,10 +70,10 @@ int isolate_plan(const struct isolate_opts *o, struct isolate_plan *ret, char *e
 		 size_t errlen);
 
 /* Before the fork, once plan is final (its protect set included): build the seccomp filter
- * isolate_apply() would build, as a BPF program the child only loads (issue 19: the
- * filter's compilation cost the child about 66 page faults and 10 system calls); from its
- * build-time program where there is one (seccomp-tpl.h), else with libseccomp.  Nothing
- * to do when plan->seccomp is false.  Returns 0 or -errno with a message in err. */
+ * isolate_apply() would build, as a BPF program the child only loads (perf: the child
+ * does not run libseccomp's compiler); from its build-time program where there is one
+ * (seccomp-tpl.h), else with libseccomp.  Nothing to do when plan->seccomp is false.
+ * Returns 0 or -errno with a message in err. */
 int isolate_seccomp_prepare(struct isolate_plan *plan, const struct isolate_opts *o, char *err,
 			    size_t errlen);
 

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* Landlock definitions newer than the build host's kernel headers. */
 #pragma once
 
 #include <linux/landlock.h>

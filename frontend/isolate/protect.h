@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* The sandbox cannot touch its supervisors (#14 item 3; SECURITY.md "Invariants of the
- * hostile review").  sandcap, its helper and, in rlimit mode, the keeper (keeper.h) run with
+/* The sandbox cannot touch its supervisors (SECURITY.md, "Invariants against a hostile
+ * sandbox").  sandcap, its helper and, in rlimit mode, the keeper (keeper.h) run with
  * the user's uid, so without more the sandboxed command could SIGSTOP or SIGKILL them,
  * ptrace them or lower their rlimits, and so escape --timeout.  Three layers, applied in the
  * sandboxed child just before exec (isolate_apply):

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* The seccomp filter's rules; see seccomp-rules.h.  Moved unchanged from isolate.c
- * (issue 19), where they were built from the options and the plan: the key carries exactly
- * what they read there (isolate.c, seccomp_key()). */
+/* The seccomp filter's rules; see seccomp-rules.h.  Built from a key rather than from the
+ * options and the plan, so that the build-time generator runs the same code: the key
+ * carries exactly what the rules read (isolate.c, seccomp_key()). */
 #include <errno.h>
 #include <linux/filter.h>
 #include <netinet/in.h>
@@ -138,12 +138,11 @@ scrules_build(const struct scrules_key *k, const struct protect_pids *set, void 
 	r = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
 	if (r < 0)
 		goto fail;
-	/* The system calls in a binary tree rather than a list (issue 19): the kernel, when it
+	/* perf: the system calls in a binary tree rather than a list: the kernel, when it
 	 * loads a filter, runs it for every system call number to learn which it may allow
 	 * without running it again, and a walk down a list of 20-odd numbers for each of
-	 * them took a third of the load (on the test host 145 us for --net host, 107 us as a
-	 * tree; --net none 170 and 114).  Same actions: test-seccomp-tpl compares the two for
-	 * every key and system call.  2.5.4 fixed the tree of a filter without rules (ours
+	 * them is a large part of the load.  Same actions: test-seccomp-tpl compares the two
+	 * for every key and system call.  2.5.4 fixed the tree of a filter without rules (ours
 	 * always has some); before it, the list (scrules_tree()). */
 #if SCMP_VER_MAJOR > 2 || (SCMP_VER_MAJOR == 2 && SCMP_VER_MINOR >= 5)
 	if (scrules_tree()) {
@@ -249,7 +248,7 @@ scrules_build(const struct scrules_key *k, const struct protect_pids *set, void 
 			goto fail;
 	}
 
-	/* The supervisors (protect.h, #14 item 3): on every run. */
+	/* The supervisors (protect.h): on every run. */
 	r = protect_seccomp_rules(ctx, set, k->landlock_signal);
 fail:
 	return r;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* The seccomp filter as BPF programs generated at BUILD time (issue 19): libseccomp's
- * compilation of the filter cost every sandbox about 28 page faults (4 ms in the VM) in
- * sandcap or 38 in the child.  tools/seccomp-gen.c, run by the Makefile on the build
+/* The seccomp filter as BPF programs generated at BUILD time (perf: libseccomp's
+ * compilation of the filter was a large part of every sandbox's start-up, in sandcap or in
+ * the child).  tools/seccomp-gen.c, run by the Makefile on the build
  * machine, builds the filter's rules (seccomp-rules.h, the same code the run-time path
  * runs) for every key with placeholder pids, twice with two placeholder sets of the same
  * relative order, and keeps a program only when the two are identical but for `k` fields

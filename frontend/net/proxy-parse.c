@@ -198,8 +198,7 @@ proxy_parse_http(const uint8_t *buf, size_t n, struct proxy_req *ret, int *ret_s
 			return refuse(ret_status, 400, err, errlen, -EINVAL, "bare CR in the head");
 	}
 
-	memset(&r, 0, offsetof(struct proxy_req, fwd));
-	r.fwd_len = 0;
+	memset(&r, 0, sizeof(r));
 	line_end = memchr(p, '\r', head_len);
 	line_len = (size_t) (line_end - p);
 	sp1 = memchr(p, ' ', line_len);
@@ -410,8 +409,7 @@ proxy_parse_socks5_request(const uint8_t *buf, size_t n, struct proxy_req *ret,
 	}
 	if (n < need)
 		return 0;
-	memset(&r, 0, offsetof(struct proxy_req, fwd));
-	r.fwd_len = 0;
+	memset(&r, 0, sizeof(r));
 	r.kind = PROXY_SOCKS5;
 	if (buf[3] == 3) {
 		/* A NUL here would end the name early for C string code: refuse, whatever

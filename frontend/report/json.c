@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* The streaming JSON writer of the run report (json.h). */
 #include <errno.h>
 #include <inttypes.h>
 #include <string.h>
@@ -101,20 +102,6 @@ json_uint(struct json *j, uint64_t v)
 {
 	json_sep(j);
 	(void) fprintf(j->f, "%" PRIu64, v);
-}
-
-void
-json_int(struct json *j, int64_t v)
-{
-	json_sep(j);
-	(void) fprintf(j->f, "%" PRId64, v);
-}
-
-void
-json_bool(struct json *j, bool v)
-{
-	json_sep(j);
-	(void) fputs(v ? "true" : "false", j->f);
 }
 
 void

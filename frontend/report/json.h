@@ -33,8 +33,6 @@ void json_array_end(struct json *j);
 void json_key(struct json *j, const char *key);
 void json_string(struct json *j, const char *s);        /* NULL writes null */
 void json_uint(struct json *j, uint64_t v);
-void json_int(struct json *j, int64_t v);
-void json_bool(struct json *j, bool v);
 void json_null(struct json *j);
 /* Flush; returns 0, or the first error (-EINVAL for unbalanced nesting). */
 int json_finish(struct json *j);

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* Where the JSON report goes, opened before the run and written at its end (report-sink.h). */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* The JSON report and the two stderr lines of one `sandcap run` (report.h). */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* The verdict of one sandbox run, from evidence only (verdict.h). */
 #include <errno.h>
 #include <signal.h>
 #include <string.h>

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* `sandcap run` and `sandcap trace` options: the table, the checks of each value (args.h). */
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -291,26 +292,11 @@ add_path(char *err, size_t errlen, const char *opt, const char *value, const cha
 	return 0;
 }
 
-/* Zero the bytes of *o from member a (included) up to member b (excluded). */
-#define ZERO_SPAN(o, a, b) \
-	memset((char *) (o) + offsetof(struct run_opts, a), 0, \
-	       offsetof(struct run_opts, b) - offsetof(struct run_opts, a))
-
-/* *o as parsed from no option at all.  The arrays read only below their counts (allow.rule,
- * env.env, env.deny: 37 of the struct's 39 KiB) are not written: parsing into a struct that
- * was never touched costs only the pages the options fill (issue 19; the old local copy
- * and the final copy of the whole struct cost 25 page faults per run). */
+/* *o as parsed from no option at all. */
 void
 run_args_reset(struct run_opts *o)
 {
-	memset(o, 0, offsetof(struct run_opts, allow));
-	o->allow.n = 0;
-	ZERO_SPAN(o, has_allow, env);
-	o->env.clear = false;
-	o->env.n_env = 0;
-	o->env.n_deny = 0;
-	memset((char *) o + offsetof(struct run_opts, env) + sizeof(o->env), 0,
-	       sizeof(*o) - offsetof(struct run_opts, env) - sizeof(o->env));
+	memset(o, 0, sizeof(*o));
 	o->grace_ms = 5000;
 	o->report_fd = -1;
 	o->iso.fs = POLICY_FS_NONE;

@@ -109,10 +109,9 @@ struct run_opts {
 	int argc;
 };
 
-/* Parse argv (argv[0] is "run") into *ret, in place (any prior content is reset; the
- * arrays read only below their counts are not rewritten).  Returns 0, 1 when --help was
- * printed (exit 0), or -EINVAL after printing the reason (exit 125); *ret is then
- * partly filled and must not be used. */
+/* Parse argv (argv[0] is "run") into *ret, in place (any prior content is reset).  Returns
+ * 0, 1 when --help was printed (exit 0), or -EINVAL after printing the reason (exit 125);
+ * *ret is then partly filled and must not be used. */
 int run_args_parse(int argc, char **argv, struct run_opts *ret);
 
 /* For profiles (profile.c), which must accept exactly what the command line accepts:

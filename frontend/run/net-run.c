@@ -14,8 +14,8 @@ net_run_prepare(struct run_opts *o, struct net_proxy *p, char *err, size_t errle
 {
 	int r;
 
-	/* Every field but conn[], which is read only below n_conn: zeroing all 120 KiB of it
-	 * cost 30 page faults in every run, with or without a proxy (issue 19). */
+	/* The proxy's state, not conn[], which is read only below n_conn (perf: a run without
+	 * a proxy never faults that large array in). */
 	p->pid = 0;
 	p->port = 0;
 	p->n_conn = 0;
@@ -67,7 +67,7 @@ net_run_environment(const struct run_opts *o, const struct net_proxy *p, char **
 		else
 			(void) snprintf(entry[i], sizeof(entry[i]), "%s=", vars[i]);
 		/* sandcap's own variables, not inherited ones: they survive --env-clear and
-		 * --env-deny (real-workload review: they were filtered out with the rest). */
+		 * --env-deny, or the command could not find the proxy it is confined to. */
 		if (*envp != NULL) {
 			if (env_put(envp, entry[i]) < 0)
 				return -ENOMEM;

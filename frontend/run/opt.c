@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* The option-word iterator shared by the subcommands (opt.h). */
 #include <errno.h>
 #include <stdint.h>
 #include <signal.h>
@@ -62,10 +63,7 @@ next_short(struct opt_iter *it)
 	char c = *it->bundle++;
 
 	it->word = it->bundle - 1;
-	/* By hand, not snprintf(): twice per option word of every run (issue 19). */
-	it->name[0] = '-';
-	it->name[1] = c;
-	it->name[2] = '\0';
+	(void) snprintf(it->name, sizeof(it->name), "-%c", c);
 	it->def = find_short(it, c);
 	if (it->def == NULL)
 		return -ENOENT;

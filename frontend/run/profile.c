@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* Named profiles of `sandcap run` options, read from INI files (profile.h). */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>

@@ -11,9 +11,7 @@
 #include "macro.h"
 #include "run/usercg-run.h"
 
-/* The limits this mode may change, committed to struct run_opts only when it runs: a copy
- * of the whole run_opts (38 KiB) cost about 15 page faults in every run without a helper
- * (issue 19). */
+/* The limits this mode may change, committed to struct run_opts only when it runs. */
 struct ucg_limits {
 	uint64_t memory, cpu_percent, pids, disk, timeout_ms;
 	bool has_timeout;

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* The control socket of a running `sandcap run`, and the lookups of `ps` and `kill` (control.h). */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -78,9 +79,8 @@ control_rundir(char *buf, size_t len, int create)
 /* Without XDG_RUNTIME_DIR each run's socket is /tmp/sandcap-<id>.sock, made by bind()
  * with mode 0700 (umask 077): only we can connect to it, and /tmp's sticky bit lets only
  * us remove or rename it; the id is random, so no other user can take the name first,
- * and bind() never follows or replaces what is there (issue 19: the per-run directory,
- * /tmp/sandcap-<uid>.XXXXXX, cost a mkdir and an rmdir, about 1 ms on a journaled /tmp).
- * A fixed /tmp/sandcap-<uid> could be squatted by anyone (#14 item 8) and is never used.
+ * and bind() never follows or replaces what is there, so no per-run directory is needed.
+ * A fixed /tmp/sandcap-<uid> could be squatted by anyone and is never used.
  * Is name one of the per-run directories of earlier versions (still searched, so that a
  * sandbox started before an upgrade stays visible)? */
 static bool

@@ -6,7 +6,7 @@
  * write in (the sandcap
  * directory ours, mode 0700, checked on every use), else /tmp/sandcap-<id>.sock, made with
  * mode 0700 (the id is random: no other user can take the name first; a fixed shared path
- * could be squatted, #14 item 8), removed at the end.  `sandcap ps` uses only sockets of
+ * could be squatted), removed at the end.  `sandcap ps` uses only sockets of
  * ours, mode 0700, in /tmp (and the per-run directories of ours that earlier versions made
  * there) and skips anyone else's.  Only peers of our own uid (SO_PEERCRED) are answered, and
  * only listeners of our own uid are asked, so
@@ -41,7 +41,7 @@ struct control_ops {
  * directory does not exist); -EPERM if it exists but is not ours or is open to others. */
 int control_rundir(char *buf, size_t len, int create);
 
-/* Our uid, asked of the kernel once (issue 19): sandcap never changes its credentials. */
+/* Our uid, asked of the kernel once: sandcap never changes its credentials. */
 uid_t control_uid(void);
 
 /* The longest socket path control_listen() returns, its NUL included (sun_path's size). */

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* The command's environment: --env-clear, --env, --env-deny; the one it is exec'd with (env.h). */
 #include <errno.h>
 #include <fnmatch.h>
 #include <stdio.h>

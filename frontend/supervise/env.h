@@ -60,8 +60,8 @@ const char *env_value(char *const *v, const char *name);
 /* The length of the name in "NAME=VALUE" (the whole string if there is no '='). */
 size_t env_name_len(const char *entry);
 
-/* The environment the sandboxed command is exec'd with, made before the fork (issue 19: the
- * child's setenv() calls allocated between fork and exec): base with the first PWD entry
+/* The environment the sandboxed command is exec'd with, made before the fork, so that the
+ * child does not allocate between fork and exec: base with the first PWD entry
  * set to pwd (only when base has one; NULL: left alone) and the first TMPDIR entry set to
  * tmpdir, or TMPDIR=tmpdir appended (NULL: left alone) -- what setenv(NAME, VALUE, 1) does.
  * *ret is one malloc'ed block (free(*ret) frees all): a NULL-terminated array whose other

@@ -207,8 +207,8 @@ clone_vm_leave_stack(void *sp, const struct keeper_arg *a)
 	return ret;
 }
 
-/* The split without a copy of our memory (issue 19: the fork, its page-table copy and
- * the copy-on-write faults that followed were a third of rlimit mode's cost).  Returns
+/* perf: the split without a copy of our memory (a fork's page-table copy and the
+ * copy-on-write faults after it were a large share of rlimit mode's start-up).  Returns
  * 0 in the supervisor, -errno when it cannot be done this way (then fork). */
 static long
 split_shared(const struct keeper_arg *a)
@@ -308,8 +308,8 @@ keeper_start(struct keeper_info *ret, const char *ctl_path)
 
 	/* The supervisor.  The signals the keeper passes on stay blocked (setup_supervision()
 	 * blocks them again, and its signalfd reads what came meanwhile): unblocked in
-	 * between, one passed on in the first milliseconds killed the supervisor before it
-	 * wrote a report (real-workload review). */
+	 * between, one passed on in the first milliseconds would kill the supervisor before
+	 * it wrote a report. */
 	(void) close(sigfd);
 	/* Its own process group: a signal to the caller's job reaches the keeper, which passes
 	 * it on once (both would get it otherwise, and the command twice). */

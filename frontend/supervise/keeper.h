@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* rlimit mode's second supervisor (#14 item 11): SIGKILL of `sandcap` leaves no process of
+/* rlimit mode's second supervisor: SIGKILL of `sandcap` leaves no process of
  * the sandbox alive.
  *
  * In cgroup mode the helper does this (EOF on its socket: cgroup.kill).  In rlimit mode
@@ -22,7 +22,7 @@
  * Either of the two, killed, leaves the other to kill the tree; the sandbox cannot signal
  * either (protect.h).  Both are non-dumpable.
  *
- * On x86-64 the split is a clone(CLONE_VM), not a fork (issue 19): the two share sandcap's
+ * On x86-64 the split is a clone(CLONE_VM), not a fork (perf): the two share sandcap's
  * memory, the supervisor goes on along sandcap's stack, the keeper moves to a stack of its
  * own and from then on runs only rawproc.h's code (no errno, no allocation, no lock), since
  * the supervisor keeps using the C library meanwhile and may die inside any of it.

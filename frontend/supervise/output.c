@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* --output-limit: the relay of the command's stdout and stderr (output.h). */
 #include <errno.h>
 #include <limits.h>
 #include <fcntl.h>

@@ -32,7 +32,9 @@ void rawpids_end(struct rawpids *p);
  * -1 when the text does not have it. */
 pid_t rawproc_stat_ppid(const char *buf, size_t len);
 
-/* Write "NAME" as decimal digits into buf (at least 21 bytes); returns the end. */
+/* Write v as decimal digits into buf (at least 21 bytes), NUL-terminated; returns the end
+ * (the NUL).  By hand, not snprintf(): the keeper may not touch the C library's state
+ * (errno, locale) that the supervisor shares with it, see above. */
 char *rawfmt_u(char *buf, unsigned long v);
 
 /* Append the children of every thread of pid to pv[n..max) (pid to par[] beside each),

@@ -1,6 +1,6 @@
 #!/bin/sh
 # sandcap run against a hostile sandbox, a hostile other user and a broken policy: the
-# front-end's invariants of issue #14 (SECURITY.md "Invariants of the hostile review").
+# front-end's invariants (SECURITY.md "Invariants against a hostile sandbox").
 #   item 8:  another user pre-creates /tmp/sandcap-<uid>: ps and kill still work
 #   item 10: an existing but invalid, untrusted or unreadable policy refuses every run
 #            and trace (125), in every mode
