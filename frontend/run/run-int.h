@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: MIT */
+/* Inside run/: struct run, one `sandcap run` from the command line to the report, and the
+ * steps the files of run/ share.  run.c drives the steps; mode.c chooses how each limit is
+ * enforced; message.c puts the verdict into words; policy.c reads the caller's policy and
+ * profile. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cgroup/client.h"
+#include "cgroup/usercg.h"
+#include "isolate/isolate.h"
+#include "net/proxy.h"
+#include "policy.h"
+#include "report/report-sink.h"
+#include "report/report.h"
+#include "report/verdict.h"
+#include "run/args.h"
+#include "run/ctl.h"
+#include "run/profile.h"
+#include "run/run.h"
+#include "stage.h"
+#include "supervise/keeper.h"
+#include "supervise/output.h"
+#include "supervise/supervise.h"
+
+/* One run of `sandcap run`, from the command line to the report. */
+struct run {
+	const struct trace_opts *trace;
+	struct run_opts o;
+	/* What every run writes, together after o (whose end it also writes), and before the
+	 * members with large arrays that most runs leave untouched: each page written is a
+	 * fault (issue 19: 9 pages of this struct were, now 7). */
+	struct report rep;
+	struct report_sink sink;
+	char **pargv;                   /* the command line with the profile expanded */
+	char **envp;                    /* the command's environment (--env ...), or NULL */
+	bool have_pol;
+	bool cgroup, ucgroup, refused;
+	int helper_r;                   /* client_open()'s result (open_policy_and_helper()) */
+	int pol_r;                      /* load_policy()'s result (its refusal in err) */
+	struct policy *polfile;         /* the policy as parsed, until resolve_policy() */
+	uint64_t cpu_budget_ms;         /* whole-sandbox CPU budget (cgroup modes), 0: none */
+	struct stage_rlimit rl[_RUN_RL_MAX];
+	size_t n_rl;
+	const char *chdir_to;
+	struct keeper_info keeper;
+	struct output_relay relay;
+	int drain_end;                  /* output_relay_drain()'s result: why its wait ended */
+	int drain_sig;                  /* ... the signal that ended it, if one did */
+	bool teardown_failed;           /* run_collect(): why in err */
+	struct sv_outcome out;
+	struct verdict_input in;
+	uint64_t fsize_max;             /* --trace: the largest file left in the workspace */
+	char id[64], err[512], message[512];
+	char helper_err[CLIENT_ERR_MAX];  /* client_open()'s reason, when it failed */
+	struct run_ctl ctl;
+	struct net_proxy proxy;         /* --net proxy (its large array last) */
+	struct sc_session sess;         /* cgroup mode: the helper */
+	struct usercg ucg;              /* user-cgroup mode */
+	struct policy_resolved pol;
+	struct profile prof;
+	struct isolate_plan plan;
+};
+
+/* What a step returns to go on; any other value is the exit status. */
+#define RUN_GO (-1)
+
+/* ---- policy.c: the caller's policy and profile ---- */
+
+int load_policy(struct policy **ret, char *msg, size_t msglen);
+int resolve_policy(struct policy *p, struct policy_resolved *ret);
+int policy_timeout(struct run_opts *o, const struct policy_resolved *pol, char *err,
+		   size_t errlen);
+int expand_profile(int argc, char **argv, struct profile *prof, int *ret_argc,
+		   char ***ret_argv);
