@@ -76,3 +76,15 @@ int policy_timeout(struct run_opts *o, const struct policy_resolved *pol, char *
 		   size_t errlen);
 int expand_profile(int argc, char **argv, struct profile *prof, int *ret_argc,
 		   char ***ret_argv);
+
+/* ---- message.c: the verdict and its words ---- */
+
+/* "sandcap: " off the front of a message that goes into the report. */
+const char *strip_sandcap_prefix(const char *s);
+/* The verdict from the evidence (in: the cgroup's part, already filled), its message,
+ * and the usage figures, into rep. */
+void run_decide(const struct run_opts *o, const struct sv_outcome *out,
+		const struct output_relay *relay, const char *const *total_src,
+		struct verdict_input *in, struct report *rep, char *message, size_t msglen);
+/* The notes after the verdict's sentence in R->message. */
+void run_notes(struct run *R);
