@@ -12,6 +12,7 @@
 #include "cgroup/client.h"
 #include "cgroup/usercg.h"
 #include "isolate/isolate.h"
+#include "macro.h"
 #include "net/proxy.h"
 #include "policy.h"
 #include "report/report-sink.h"
@@ -67,6 +68,24 @@ struct run {
 
 /* What a step returns to go on; any other value is the exit status. */
 #define RUN_GO (-1)
+
+/* ---- run.c ---- */
+
+/* A refusal after option parsing (policy, ceilings, helper, isolation): the reason on
+ * stderr (unless already printed) and in a setup-error report.  Returns 125. */
+int run_refuse(struct run *R, bool printed, const char *fmt, ...) _printf_(3, 4);
+
+/* ---- mode.c: how each limit is enforced ---- */
+
+/* Why the sandbox could not be started, for the setup-error report. */
+extern char start_error[512];
+
+/* cgroup mode unless --no-cgroup, when the helper is there and takes us; else user-cgroup
+ * mode; else rlimit mode, where the policy and the options allow it.  RUN_GO, or the exit
+ * status of a refusal. */
+int run_choose_mode(struct run *R);
+/* The supervisor's hooks for the mode: cgroup (the helper) or user-cgroup. */
+void run_spec_hooks(struct run *R, struct sv_spec *spec);
 
 /* ---- policy.c: the caller's policy and profile ---- */
 
