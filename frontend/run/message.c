@@ -28,16 +28,32 @@ strip_sandcap_prefix(const char *s)
 	return strneq(s, "sandcap: ", 9) ? s + 9 : s;
 }
 
+/* What a verdict's sentence is made from, and where it goes. */
+struct msg_ctx {
+	const struct run_opts *o;
+	const struct sv_outcome *out;
+	const struct verdict_input *in;
+	const struct verdict *v;
+	const struct cg_usage *cg;
+	const char *const *total_src;   /* the policy sections of the user's totals */
+	const char *sig;                /* the verdict's signal's name, or NULL */
+	char *buf;
+	size_t bufsz;
+};
+
 /* --timeout fired: how the sandbox ended after SIGTERM. */
 static void
-timeout_message(const struct run_opts *o, const struct sv_outcome *out, const char *sig,
-		char *buf, size_t bufsz)
+timeout_message(const struct msg_ctx *m)
 {
+	const struct sv_outcome *out = m->out;
+	const char *sig = m->sig;
+	char *buf = m->buf;
+	size_t bufsz = m->bufsz;
 	char a[32], b[32], g[32];
 
 	format_duration_ms(out->wall_ms, a, sizeof(a));
-	format_duration_ms(o->timeout_ms, b, sizeof(b));
-	format_duration_ms(o->grace_ms, g, sizeof(g));
+	format_duration_ms(m->o->timeout_ms, b, sizeof(b));
+	format_duration_ms(m->o->grace_ms, g, sizeof(g));
 	if (out->grace_expired && out->exited)
 		/* The main process ended on SIGTERM; what it left behind needed the SIGKILL. */
 		snprintf(buf, bufsz, "stopped after %s (limit %s): the command exited with "
@@ -63,9 +79,13 @@ timeout_message(const struct run_opts *o, const struct sv_outcome *out, const ch
 
 /* Ended by a signal sandcap forwarded or by sandcap kill: who asked, and how it ended. */
 static void
-killed_message(const struct sv_outcome *out, const struct verdict *v, const char *sig,
-	       char *buf, size_t bufsz)
+killed_message(const struct msg_ctx *m)
 {
+	const struct sv_outcome *out = m->out;
+	const struct verdict *v = m->v;
+	const char *sig = m->sig;
+	char *buf = m->buf;
+	size_t bufsz = m->bufsz;
 	const char *rs = sigabbrev_np(out->end_request.signal);
 	char how[128];
 
@@ -179,13 +199,16 @@ total_source(const char *const *total_src, int t)
 /* The per-user level's limit reached: which total, its value and section, and what this
  * sandbox held of it. */
 static void
-total_message(const struct verdict_input *in, const struct verdict *v,
-	      const struct cg_usage *cg, const char *const *total_src, char *buf, size_t bufsz)
+total_message(const struct msg_ctx *m)
 {
-	const struct cg_level *l = &in->level_after;
+	const struct cg_usage *cg = m->cg;
+	const char *const *total_src = m->total_src;
+	char *buf = m->buf;
+	size_t bufsz = m->bufsz;
+	const struct cg_level *l = &m->in->level_after;
 	char t[32], own[32], peak[32];
 
-	if (v->kind == VERDICT_TOTAL_MEMORY) {
+	if (m->v->kind == VERDICT_TOTAL_MEMORY) {
 		format_size(l->memory_max, t, sizeof(t));
 		format_size(cg->memory_peak, peak, sizeof(peak));
 		snprintf(buf, bufsz, "your total_memory was reached (%s for all of your sandboxes "
@@ -230,122 +253,170 @@ outside_oom(const struct verdict_input *in, const struct cg_usage *cg)
 }
 
 static void
+exit_message(const struct msg_ctx *m)
+{
+	const struct cg_usage *cg = m->cg;
+
+	snprintf(m->buf, m->bufsz, "the command exited with status %d%s", m->v->exit_code,
+		 cg->has_memory_events && cg->oom > 0 && cg->oom_kill == 0 ?
+		 " (some allocations failed at the memory limit: memory.events oom > 0, "
+		 "nothing was OOM-killed)" : "");
+}
+
+static void
+signal_message(const struct msg_ctx *m)
+{
+	/* oom_kill counts kills by any OOM killer; without oom in the leaf or in the
+	 * per-user level it came from above them: the kernel does not say to sandcap
+	 * whether that was the host's global OOM or a limit above (docs/kernel.md 2). */
+	snprintf(m->buf, m->bufsz, "the command was killed by signal %d (SIG%s)%s", m->v->signal,
+		 m->sig != NULL ? m->sig : "?", outside_oom(m->in, m->cg));
+	rlimit_signal_note(m->o, m->in, m->v->signal, m->buf, m->bufsz);
+}
+
+static void
+cpu_time_message(const struct msg_ctx *m)
+{
+	uint64_t asked = m->o->rl[RUN_RL_CPU].value, applied = m->in->cpu_limit_ms;
+	char b[32], esc[128];
+
+	if (m->out->cpu_budget_fired) {
+		snprintf(m->buf, m->bufsz, "the sandbox's CPU time budget was spent: killed");
+		return;
+	}
+	/* The limit applied, in RLIMIT_CPU's whole seconds, and what was asked if that
+	 * was rounded up. */
+	format_duration_ms(applied, b, sizeof(b));
+	format_duration_ms(asked, esc, sizeof(esc));
+	snprintf(m->buf, m->bufsz, "CPU time limit reached (limit %s per process, "
+		 "RLIMIT_CPU%s%s%s): killed by SIG%s", b, applied != asked ? ", whole seconds: --cpu-time " : "",
+		 applied != asked ? esc : "", applied != asked ? " rounded up" : "",
+		 m->sig != NULL ? m->sig : "?");
+}
+
+static void
+fsize_message(const struct msg_ctx *m)
+{
+	const struct run_rlimit_req *l = &m->o->rl[RUN_RL_FSIZE];
+	char b[32];
+
+	format_size(l->value, b, sizeof(b));
+	snprintf(m->buf, m->bufsz, "file size limit reached (limit %s, %s, RLIMIT_FSIZE): "
+		 "killed by SIGXFSZ", b, l->source != NULL ? l->source : "--fsize");
+}
+
+static void
+setup_error_message(const struct msg_ctx *m)
+{
+	const struct run_opts *o = m->o;
+	const char *dir;
+	char hint[320], esc[128];
+
+	if (m->out->setup != SV_SETUP_EXEC) {
+		snprintf(m->buf, m->bufsz, "%s", strip_sandcap_prefix(m->out->setup_msg));
+		return;
+	}
+	/* The directory the child changed to (run_plan()'s chdir_to). */
+	dir = o->chdir != NULL && streq(o->chdir, "@workspace") ? o->iso.workspace : o->chdir;
+	exec_hint(o->argv[0], dir, m->out->setup_errno, o->iso.fs, hint, sizeof(hint));
+	snprintf(m->buf, m->bufsz, "cannot execute '%s': %s%s",
+		 log_escape(o->argv[0], esc, sizeof(esc)), strerror(m->out->setup_errno), hint);
+}
+
+static void
+memory_message(const struct msg_ctx *m)
+{
+	uint64_t limit = m->o->memory;
+	char b[32];
+
+	/* Not "N processes": memory.events oom_kill counts kill events, and with
+	 * memory.oom.group (set by the helper) the chosen victim counts twice, so
+	 * one killed process reads 2 (docs/report.md, usage.oom_kills). */
+	format_size(limit, b, sizeof(b));
+	snprintf(m->buf, m->bufsz, "memory limit hit%s%s%s: the kernel's OOM killer ended the "
+		 "sandbox", limit > 0 ? " (limit " : "", limit > 0 ? b : "", limit > 0 ? ")" : "");
+	/* The workspace is tmpfs: its files are pages charged to the leaf (no swap), and
+	 * they outlive the kill.  A quarter of the limit or more is named, or a full
+	 * workspace reads as the command's own appetite. */
+	if (limit > 0 && m->cg->has_disk_used && m->cg->disk_used >= limit / 4) {
+		size_t n = strlen(m->buf);
+
+		format_size(m->cg->disk_used, b, sizeof(b));
+		snprintf(m->buf + n, m->bufsz - n, "; the workspace's files held %s of it: they "
+			 "are memory (tmpfs), charged to --memory", b);
+	}
+}
+
+static void
+pids_message(const struct msg_ctx *m)
+{
+	snprintf(m->buf, m->bufsz, "process limit hit: %llu fork%s refused",
+		 (unsigned long long) m->cg->pids_max_events,
+		 m->cg->pids_max_events == 1 ? " was" : "s were");
+}
+
+static void
+disk_message(const struct msg_ctx *m)
+{
+	const struct cg_usage *cg = m->cg;
+	char used[32], limit[32];
+
+	format_size(cg->disk_used, used, sizeof(used));
+	format_size(m->in->disk_limit, limit, sizeof(limit));
+	if (cg->disk_inodes_out)
+		/* Blocks to spare, but no file can be made: say which ran out. */
+		snprintf(m->buf, m->bufsz, "the workspace is out of inodes: %llu files, "
+			 "directories and links, its most (one per 4 KiB of --disk, 4096 to "
+			 "1048576); %s of %s used", (unsigned long long) cg->disk_inodes, used, limit);
+	else
+		snprintf(m->buf, m->bufsz, "the workspace is full (%s used of %s)", used, limit);
+}
+
+static void
+output_message(const struct msg_ctx *m)
+{
+	char b[32];
+
+	format_size(m->o->output_limit, b, sizeof(b));
+	snprintf(m->buf, m->bufsz, "output limit reached: %llu bytes of stdout and stderr passed "
+		 "(limit %s), then the sandbox was ended",
+		 (unsigned long long) m->out->output_bytes, b);
+}
+
+/* One sentence per verdict. */
+typedef void verdict_message_fn(const struct msg_ctx *m);
+static verdict_message_fn *const verdict_messages[_VERDICT_MAX] = {
+	[VERDICT_OK] = exit_message,
+	[VERDICT_EXIT] = exit_message,
+	[VERDICT_SIGNAL] = signal_message,
+	[VERDICT_TIMEOUT] = timeout_message,
+	[VERDICT_CPU_TIME] = cpu_time_message,
+	[VERDICT_MEMORY] = memory_message,
+	[VERDICT_PIDS] = pids_message,
+	[VERDICT_FSIZE] = fsize_message,
+	[VERDICT_DISK] = disk_message,
+	[VERDICT_SETUP_ERROR] = setup_error_message,
+	[VERDICT_KILLED] = killed_message,
+	[VERDICT_OUTPUT] = output_message,
+	[VERDICT_TOTAL_MEMORY] = total_message,
+	[VERDICT_TOTAL_PIDS] = total_message,
+};
+
+static void
 compose_message(const struct run_opts *o, const struct sv_outcome *out,
 		const struct verdict_input *in, const struct verdict *v,
 		const struct cg_usage *cg, const char *const *total_src, char *buf,
 		size_t bufsz)
 {
-	char b[32], esc[128];
-	const char *sig = v->signal > 0 ? sigabbrev_np(v->signal) : NULL;
+	const struct msg_ctx m = {
+		.o = o, .out = out, .in = in, .v = v, .cg = cg, .total_src = total_src,
+		.sig = v->signal > 0 ? sigabbrev_np(v->signal) : NULL, .buf = buf, .bufsz = bufsz,
+	};
 
-	switch (v->kind) {
-	case VERDICT_OK:
-	case VERDICT_EXIT:
-		snprintf(buf, bufsz, "the command exited with status %d%s", v->exit_code,
-			 cg->has_memory_events && cg->oom > 0 && cg->oom_kill == 0 ?
-			 " (some allocations failed at the memory limit: memory.events oom > 0, "
-			 "nothing was OOM-killed)" : "");
-		break;
-	case VERDICT_SIGNAL:
-		/* oom_kill counts kills by any OOM killer; without oom in the leaf or in the
-		 * per-user level it came from above them: the kernel does not say to sandcap
-		 * whether that was the host's global OOM or a limit above (docs/kernel.md 2). */
-		snprintf(buf, bufsz, "the command was killed by signal %d (SIG%s)%s", v->signal,
-			 sig != NULL ? sig : "?", outside_oom(in, cg));
-		rlimit_signal_note(o, in, v->signal, buf, bufsz);
-		break;
-	case VERDICT_TIMEOUT:
-		timeout_message(o, out, sig, buf, bufsz);
-		break;
-	case VERDICT_CPU_TIME:
-		if (out->cpu_budget_fired) {
-			snprintf(buf, bufsz, "the sandbox's CPU time budget was spent: killed");
-			break;
-		}
-		/* The limit applied, in RLIMIT_CPU's whole seconds, and what was asked if that
-		 * was rounded up. */
-		format_duration_ms(in->cpu_limit_ms, b, sizeof(b));
-		format_duration_ms(o->rl[RUN_RL_CPU].value, esc, sizeof(esc));
-		snprintf(buf, bufsz, "CPU time limit reached (limit %s per process, RLIMIT_CPU%s%s%s): "
-			 "killed by SIG%s", b, in->cpu_limit_ms != o->rl[RUN_RL_CPU].value ?
-			 ", whole seconds: --cpu-time " : "",
-			 in->cpu_limit_ms != o->rl[RUN_RL_CPU].value ? esc : "",
-			 in->cpu_limit_ms != o->rl[RUN_RL_CPU].value ? " rounded up" : "",
-			 sig != NULL ? sig : "?");
-		break;
-	case VERDICT_FSIZE:
-		format_size(o->rl[RUN_RL_FSIZE].value, b, sizeof(b));
-		snprintf(buf, bufsz, "file size limit reached (limit %s, %s, RLIMIT_FSIZE): killed by "
-			 "SIGXFSZ", b, o->rl[RUN_RL_FSIZE].source != NULL ?
-			 o->rl[RUN_RL_FSIZE].source : "--fsize");
-		break;
-	case VERDICT_SETUP_ERROR:
-		if (out->setup == SV_SETUP_EXEC) {
-			char hint[320];
-
-			/* The directory the child changed to (run_plan()'s chdir_to). */
-			const char *dir = o->chdir != NULL && streq(o->chdir, "@workspace") ?
-					  o->iso.workspace : o->chdir;
-
-			exec_hint(o->argv[0], dir, out->setup_errno, o->iso.fs, hint, sizeof(hint));
-			snprintf(buf, bufsz, "cannot execute '%s': %s%s",
-				 log_escape(o->argv[0], esc, sizeof(esc)), strerror(out->setup_errno),
-				 hint);
-		} else
-			snprintf(buf, bufsz, "%s", strip_sandcap_prefix(out->setup_msg));
-		break;
-	case VERDICT_MEMORY:
-		/* Not "N processes": memory.events oom_kill counts kill events, and with
-		 * memory.oom.group (set by the helper) the chosen victim counts twice, so
-		 * one killed process reads 2 (docs/report.md, usage.oom_kills). */
-		format_size(o->memory, b, sizeof(b));
-		snprintf(buf, bufsz, "memory limit hit%s%s%s: the kernel's OOM killer ended the "
-			 "sandbox", o->memory > 0 ? " (limit " : "", o->memory > 0 ? b : "",
-			 o->memory > 0 ? ")" : "");
-		/* The workspace is tmpfs: its files are pages charged to the leaf (no swap), and
-		 * they outlive the kill.  A quarter of the limit or more is named, or a full
-		 * workspace reads as the command's own appetite. */
-		if (o->memory > 0 && cg->has_disk_used && cg->disk_used >= o->memory / 4) {
-			size_t n = strlen(buf);
-
-			format_size(cg->disk_used, b, sizeof(b));
-			snprintf(buf + n, bufsz - n, "; the workspace's files held %s of it: they are "
-				 "memory (tmpfs), charged to --memory", b);
-		}
-		break;
-	case VERDICT_PIDS:
-		snprintf(buf, bufsz, "process limit hit: %llu fork%s refused",
-			 (unsigned long long) cg->pids_max_events,
-			 cg->pids_max_events == 1 ? " was" : "s were");
-		break;
-	case VERDICT_DISK:
-		format_size(cg->disk_used, b, sizeof(b));
-		format_size(in->disk_limit, esc, sizeof(esc));
-		if (cg->disk_inodes_out)
-			/* Blocks to spare, but no file can be made: say which ran out. */
-			snprintf(buf, bufsz, "the workspace is out of inodes: %llu files, directories "
-				 "and links, its most (one per 4 KiB of --disk, 4096 to 1048576); %s "
-				 "of %s used", (unsigned long long) cg->disk_inodes, b, esc);
-		else
-			snprintf(buf, bufsz, "the workspace is full (%s used of %s)", b, esc);
-		break;
-	case VERDICT_KILLED:
-		killed_message(out, v, sig, buf, bufsz);
-		break;
-	case VERDICT_OUTPUT:
-		format_size(o->output_limit, b, sizeof(b));
-		snprintf(buf, bufsz, "output limit reached: %llu bytes of stdout and stderr passed "
-			 "(limit %s), then the sandbox was ended", (unsigned long long) out->output_bytes,
-			 b);
-		break;
-	case VERDICT_TOTAL_MEMORY:
-	case VERDICT_TOTAL_PIDS:
-		total_message(in, v, cg, total_src, buf, bufsz);
-		break;
-	case _VERDICT_MAX:
+	if ((unsigned) v->kind < _VERDICT_MAX && verdict_messages[v->kind] != NULL)
+		verdict_messages[v->kind](&m);
+	else
 		snprintf(buf, bufsz, "%s limit hit", verdict_name(v->kind));
-		break;
-	}
 }
 
 static uint64_t
