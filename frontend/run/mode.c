@@ -172,22 +172,21 @@ check_nproc_binds(const struct run_opts *o, char *err, size_t errlen)
 
 /* ---- cgroup mode: the helper session behind the supervisor's hooks ---- */
 
-/* Why the sandbox could not be started, for the setup-error report (sv_run() and its
- * hooks print their reason; the hooks also leave it here). */
-_run_data_ char start_error[512];
-
+/* The hooks' userdata is the run: the session is R->sess, and a failure to start the
+ * sandbox's process leaves its reason in R->start_error for the setup-error report
+ * (sv_run() and its hooks print their reason too). */
 static int
 cg_spawn(int stage_sock, pid_t *ret_pid, void *userdata)
 {
-	struct sc_session *s = userdata;
+	struct run *R = userdata;
 	char err[CLIENT_ERR_MAX] = "";
-	int r = client_spawn(s, stage_sock, ret_pid, err, sizeof(err));
+	int r = client_spawn(&R->sess, stage_sock, ret_pid, err, sizeof(err));
 
 	if (r < 0) {
-		snprintf(start_error, sizeof(start_error),
+		snprintf(R->start_error, sizeof(R->start_error),
 			 "cannot start the sandbox's process in its cgroup: %s",
 			 err[0] != '\0' ? err : strerror(-r));
-		fprintf(stderr, "sandcap: %s\n", start_error);
+		fprintf(stderr, "sandcap: %s\n", R->start_error);
 	}
 	return r;
 }
@@ -195,19 +194,21 @@ cg_spawn(int stage_sock, pid_t *ret_pid, void *userdata)
 static void
 cg_kill(void *userdata)
 {
-	struct sc_session *s = userdata;
+	struct run *R = userdata;
+	struct sc_session *s = &R->sess;
 	char err[CLIENT_ERR_MAX] = "";
 
 	if (s->attached && !s->dead && client_kill(s, err, sizeof(err)) == -ETIMEDOUT)
-		fprintf(stderr, "sandcap: warning: %s; sandcap kills the processes it can see\n", err);
+		fprintf(stderr, "sandcap: warning: %s; sandcap kills the processes it can see\n",
+			err);
 }
 
 static int
 cg_cpu_used(void *userdata, uint64_t *ret)
 {
-	struct sc_session *s = userdata;
+	struct run *R = userdata;
 	struct cg_usage u;
-	int r = cgstats_read(s->leaf_fd, -EBADF, &u);
+	int r = cgstats_read(R->sess.leaf_fd, -EBADF, &u);
 
 	if (r < 0)
 		return r;
@@ -566,7 +567,7 @@ run_spec_hooks(struct run *R, struct sv_spec *spec)
 		spec->tmpdir = R->o.iso.workspace;
 		R->rep.tmpdir_set = spec->tmpdir != NULL;
 		spec->exclude_pid = R->sess.helper_pid;
-		spec->userdata = &R->sess;
+		spec->userdata = R;
 		spec->spawn = cg_spawn;
 		spec->kill_all = cg_kill;
 		spec->cpu_used_usec = cg_cpu_used;

@@ -31,9 +31,6 @@
 struct run {
 	const struct trace_opts *trace;
 	struct run_opts o;
-	/* What every run writes, together after o (whose end it also writes), and before the
-	 * members with large arrays that most runs leave untouched: each page written is a
-	 * fault (issue 19: 9 pages of this struct were, now 7). */
 	struct report rep;
 	struct report_sink sink;
 	char **pargv;                   /* the command line with the profile expanded */
@@ -57,8 +54,9 @@ struct run {
 	uint64_t fsize_max;             /* --trace: the largest file left in the workspace */
 	char id[64], err[512], message[512];
 	char helper_err[CLIENT_ERR_MAX];  /* client_open()'s reason, when it failed */
+	char start_error[512];          /* why cgroup mode could not start the sandbox */
 	struct run_ctl ctl;
-	struct net_proxy proxy;         /* --net proxy (its large array last) */
+	struct net_proxy proxy;         /* --net proxy */
 	struct sc_session sess;         /* cgroup mode: the helper */
 	struct usercg ucg;              /* user-cgroup mode */
 	struct policy_resolved pol;
@@ -76,9 +74,6 @@ struct run {
 int run_refuse(struct run *R, bool printed, const char *fmt, ...) _printf_(3, 4);
 
 /* ---- mode.c: how each limit is enforced ---- */
-
-/* Why the sandbox could not be started, for the setup-error report. */
-extern char start_error[512];
 
 /* cgroup mode unless --no-cgroup, when the helper is there and takes us; else user-cgroup
  * mode; else rlimit mode, where the policy and the options allow it.  RUN_GO, or the exit

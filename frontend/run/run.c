@@ -10,6 +10,7 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/random.h>
@@ -402,11 +403,11 @@ run_supervised(struct run *R)
 	spec.on_extra = run_ctl_ready;
 	spec.extra_userdata = &R->ctl;
 	run_spec_hooks(R, &spec);
-	start_error[0] = '\0';
+	R->start_error[0] = '\0';
 	r = sv_run(&spec, &R->out);
 	if (r < 0)
-		return run_refuse(R, true, "%s%s", start_error[0] != '\0' ? start_error :
-				  "cannot start the sandbox: ", start_error[0] != '\0' ? "" :
+		return run_refuse(R, true, "%s%s", R->start_error[0] != '\0' ? R->start_error :
+				  "cannot start the sandbox: ", R->start_error[0] != '\0' ? "" :
 				  strerror(-r));
 	return RUN_GO;
 }
@@ -563,20 +564,15 @@ run_steps(struct run *R, int argc, char **argv)
 int
 run_main(int argc, char **argv, const struct trace_opts *trace)
 {
-	/* Static, not on the stack (issue 19): struct run is about 100 KiB, mostly arrays a
-	 * run never fills; on the stack every page of it was probed and zeroed (25 page
-	 * faults per run), here only the pages a run writes are.  Zeroed again only for the
-	 * next run of `sandcap trace --runs N`. */
-	static struct run storage;
-	/* In .data: in .bss beside storage, reading it first mapped that page read-only, and
-	 * the first write to storage faulted again (issue 19). */
-	static _run_data_ bool used;
-	struct run *R = &storage;
+	/* On the heap: struct run is about 100 KiB.  A fresh one for each run of
+	 * `sandcap trace --runs N`. */
+	_cleanup_free_ struct run *R = calloc(1, sizeof(*R));
 	int r;
 
-	if (used)
-		memset(R, 0, sizeof(*R));
-	used = true;
+	if (R == NULL) {
+		fprintf(stderr, "sandcap: %s\n", strerror(ENOMEM));
+		return SC_EXIT_FAILURE;
+	}
 	R->trace = trace;
 	R->rep.version = SC_VERSION;
 	R->rep.mode = "rlimit";
