@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The verdict from the run's evidence (report/verdict.c) and the report's one sentence
  * that says it in English, with the notes it must not leave out. */
-#include <errno.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -316,7 +315,7 @@ setup_error_message(const struct msg_ctx *m)
 		snprintf(m->buf, m->bufsz, "%s", strip_sandcap_prefix(m->out->setup_msg));
 		return;
 	}
-	/* The directory the child changed to (run_plan()'s chdir_to). */
+	/* The directory the child changed to (run_chdir()). */
 	dir = o->chdir != NULL && streq(o->chdir, "@workspace") ? o->iso.workspace : o->chdir;
 	exec_hint(o->argv[0], dir, m->out->setup_errno, o->iso.fs, hint, sizeof(hint));
 	snprintf(m->buf, m->bufsz, "cannot execute '%s': %s%s",
@@ -501,7 +500,7 @@ add_note(struct run *R, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* What the report's one sentence must not leave out (reviews of real workloads):
+/* What the report's one sentence must not leave out:
  * - work the command left running, ended with it, where it ended by itself (after a
  *   timeout, a kill or the OOM killer the verdict says why everything was ended):
  *   `tool & exit 0` read as a plain success;

@@ -24,10 +24,6 @@
 #include "stage.h"
 #include "supervise/supervise.h"
 
-/* The cgroup limits cannot be enforced as asked (no helper, the policy's refusal
- * (refused), or --no-cgroup): refuse, or with --fallback substitute rlimits (the caller
- * says so: fallback_warning()).  Returns 0 (nothing to substitute), 1 (substituted), or
- * -EINVAL with the refusal in ret_msg. */
 /* The refusal of a cgroup limit (opt) without cgroup mode: the reason that matters and its
  * fix first, then the other reasons (reason is "first; second; ..." from the helper and
  * user-cgroup mode).  --fallback is offered only where it would be accepted: its
@@ -74,6 +70,10 @@ refusal_without_cgroup(const struct run_opts *o, const char *opt, const char *su
 			 fallback, rest != NULL ? ".  Also: " : "", rest != NULL ? rest : "");
 }
 
+/* The cgroup limits cannot be enforced as asked (no helper, the policy's refusal
+ * (refused), or --no-cgroup): refuse, or with --fallback substitute rlimits (the caller
+ * says so: fallback_warning()).  Returns 0 (nothing to substitute), 1 (substituted), or
+ * -EINVAL with the refusal in ret_msg. */
 static int
 resolve_cgroup_fallback(struct run_opts *o, struct report *rep, const char *reason,
 			bool refused, char *ret_msg, size_t msglen)
@@ -314,7 +314,7 @@ use_cgroup(struct run_opts *o, struct report *rep, struct sc_session *sess)
 	if (o->has_timeout && o->grace_ms >= CLIENT_HELPER_BACKSTOP_MS) {
 		/* The helper kills the cgroup 10 s after the timeout: a longer grace would be
 		 * cut short by it and reported as if honoured.  sandcap kills itself one second
-		 * before, and says so (#14 item 13). */
+		 * before, and says so. */
 		char g[32], b[32];
 
 		format_duration_ms(o->grace_ms, g, sizeof(g));
@@ -403,8 +403,8 @@ open_helper(struct run *R, const struct policy_resolved *pol)
 	 * a host without sandcap's helper: no warning. */
 	if (r < 0 && r != -ENOENT && !o->quiet && o->memory == 0 && o->cpu_percent == 0 &&
 	    o->pids == 0 && o->disk == 0) {
-		/* One short line (#14 item 13): the reason up to its details, which sandcap
-		 * doctor prints in full with the fix. */
+		/* One short line: the reason up to its details, which sandcap doctor prints
+		 * in full with the fix. */
 		const char *why = err[0] != '\0' ? err : strerror(-r);
 		int n = (int) strcspn(why, ";(");
 

@@ -1,12 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* `sandcap run`: parse, decide how each limit is enforced, run the sandbox (supervise.c), decide
- * the verdict (verdict.c) and report it (report.c).  docs/design.md, "One run".
+/* `sandcap run`, one run's steps: parse the options (args.c), choose how each limit is
+ * enforced (mode.c), plan the isolation, run the sandbox (supervise/), decide the verdict
+ * and put it into words (message.c), and report it (report/).  docs/design.md, "One run".
  * `sandcap trace` is the same run with trace_opts.on (cmd/trace.c); the control socket's
  * callbacks are in run/ctl.c. */
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <inttypes.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -14,45 +12,35 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/random.h>
-#include <sys/resource.h>
 #include <sys/signalfd.h>
-#include <sys/stat.h>
-#include <sys/statfs.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "run/args.h"
-#include "run/caller.h"
 #include "cgroup/cgstats.h"
 #include "cgroup/client.h"
-#include "run/run.h"
-#include "run/run-int.h"
-#include "supervise/env.h"
-#include "run/exec-hint.h"
-#include "supervise/output.h"
+#include "cgroup/usercg.h"
 #include "exit.h"
-#include "supervise/control.h"
-#include "fd-util.h"
 #include "isolate/isolate.h"
-#include "report/json.h"
-#include "supervise/keeper.h"
-#include "log.h"
-#include "run/net-run.h"
-#include "run/nproc.h"
-#include "macro.h"
-#include "parse-util.h"
-#include "run/opt.h"
-#include "policy.h"
-#include "run/profile.h"
 #include "isolate/protect.h"
-#include "supervise/rawproc.h"
-#include "report/report.h"
-#include "run/usercg-run.h"
+#include "macro.h"
+#include "policy.h"
 #include "report/report-sink.h"
-#include "run/ctl.h"
-#include "supervise/supervise.h"
-#include "run/trace.h"
+#include "report/report.h"
 #include "report/verdict.h"
+#include "run/args.h"
+#include "run/ctl.h"
+#include "run/net-run.h"
+#include "run/profile.h"
+#include "run/run-int.h"
+#include "run/run.h"
+#include "run/trace.h"
+#include "run/usercg-run.h"
+#include "supervise/control.h"
+#include "supervise/env.h"
+#include "supervise/keeper.h"
+#include "supervise/output.h"
+#include "supervise/rawproc.h"
+#include "supervise/supervise.h"
 
 static void
 report_sink_closep_(struct report_sink *s)
@@ -194,6 +182,55 @@ open_policy_and_helper(struct run *R)
 		R->helper_r = client_open(&R->sess, R->helper_err, sizeof(R->helper_err));
 }
 
+/* The dispositions sandcap itself needs while it supervises; the child resets every
+ * signal to its default before the command (sig_nondefault()). */
+static void
+set_signal_dispositions(void)
+{
+	/* A file size limit sandcap's caller set binds the command, and sandcap's own report
+	 * too: past it the write must fail with EFBIG, which sandcap reports, not kill sandcap
+	 * with SIGXFSZ and lose the report. */
+	(void) signal(SIGXFSZ, SIG_IGN);
+	/* Likewise a report or summary written to a pipe whose reader went away: EPIPE, said
+	 * as an error that cannot write the report, not a supervisor killed by SIGPIPE. */
+	(void) signal(SIGPIPE, SIG_IGN);
+	/* A caller that ignores SIGCHLD (or sets SA_NOCLDWAIT) would have the kernel reap our
+	 * children unseen: the supervisor would wait forever for an end that waitid() cannot
+	 * report, and the keeper for a SIGCHLD never sent. */
+	(void) sigaction(SIGCHLD, &(const struct sigaction) { .sa_handler = SIG_DFL }, NULL);
+}
+
+/* The caller's policy (load_policy()'s result), resolved for the caller, and the
+ * isolation it requires.  RUN_GO, or the exit status of a refusal. */
+static int
+run_caller_policy(struct run *R)
+{
+	int r = R->pol_r;
+
+	if (r == 0) {
+		r = resolve_policy(TAKE_PTR(R->polfile), &R->pol);
+		if (r == -E2BIG)
+			snprintf(R->err, sizeof(R->err), "cannot resolve the policy %s for you: you "
+				 "are in more groups than sandcap matches against its [group:] "
+				 "sections (1024); ask the admin", SC_POLICY_PATH);
+		else if (r < 0 && r != -ENOENT)
+			snprintf(R->err, sizeof(R->err), "cannot resolve the policy %s for you: %s",
+				 SC_POLICY_PATH, strerror(-r));
+	}
+	/* Even with --no-cgroup or --fallback: an admin's policy that cannot be read as
+	 * written must not fail open. */
+	if (r < 0 && r != -ENOENT)
+		return run_refuse(R, false, "%s", R->err);
+	R->have_pol = r == 0;
+	if (R->have_pol) {
+		/* The front-end refuses what the helper would refuse, with the section named. */
+		r = isolate_check_required(&R->o.iso, &R->pol, R->err, sizeof(R->err));
+		if (r < 0)
+			return run_refuse(R, false, "%s", R->err);
+	}
+	return RUN_GO;
+}
+
 /* The command line (with its profile), the report's sink, the environment, the caller's
  * policy and, for --net proxy, the proxy. */
 static int
@@ -218,20 +255,7 @@ run_prepare(struct run *R, int argc, char **argv, struct net_proxy *proxy)
 	R->rep.message = R->message;
 	R->rep.env = environ;
 	open_policy_and_helper(R);
-
-	/* A file size limit sandcap's caller set binds the command, and sandcap's own report
-	 * too: past it the write must fail with EFBIG, which sandcap reports, not kill sandcap
-	 * with SIGXFSZ and lose the report (the child gets the default disposition back). */
-	(void) signal(SIGXFSZ, SIG_IGN);
-	/* Likewise a report or summary written to a pipe whose reader went away: EPIPE, said
-	 * as an error that cannot write the report, not a supervisor killed by SIGPIPE
-	 * (real-workload review). */
-	(void) signal(SIGPIPE, SIG_IGN);
-	/* A caller that ignores SIGCHLD (or sets SA_NOCLDWAIT) would have the kernel reap our
-	 * children unseen: the supervisor would wait forever for an end that waitid() cannot
-	 * report, and the keeper for a SIGCHLD never sent (outside review).  The command gets
-	 * the default anyway: the child resets every signal that is not (sig_nondefault()). */
-	(void) sigaction(SIGCHLD, &(const struct sigaction) { .sa_handler = SIG_DFL }, NULL);
+	set_signal_dispositions();
 
 	/* Open the report before anything runs, so a bad path costs nothing. */
 	r = report_sink_open(&R->sink, R->o.report_path, R->o.report_fd, rerr, sizeof(rerr));
@@ -246,35 +270,64 @@ run_prepare(struct run *R, int argc, char **argv, struct net_proxy *proxy)
 		R->rep.env = R->envp;
 	}
 
-	r = R->pol_r;
-	if (r == 0) {
-		r = resolve_policy(TAKE_PTR(R->polfile), &R->pol);
-		if (r == -E2BIG)
-			snprintf(R->err, sizeof(R->err), "cannot resolve the policy %s for you: you "
-				 "are in more groups than sandcap matches against its [group:] "
-				 "sections (1024); ask the admin", SC_POLICY_PATH);
-		else if (r < 0 && r != -ENOENT)
-			snprintf(R->err, sizeof(R->err), "cannot resolve the policy %s for you: %s",
-				 SC_POLICY_PATH, strerror(-r));
-	}
-	if (r < 0 && r != -ENOENT) {
-		/* Even with --no-cgroup or --fallback: an admin's policy that cannot be read as
-		 * written must not fail open (#14 item 10). */
-		return run_refuse(R, false, "%s", R->err);
-	}
-	R->have_pol = r == 0;
-	if (R->have_pol) {
-		/* The front-end refuses what the helper would refuse, with the section named. */
-		r = isolate_check_required(&R->o.iso, &R->pol, R->err, sizeof(R->err));
-		if (r < 0)
-			return run_refuse(R, false, "%s", R->err);
-	}
+	r = run_caller_policy(R);
+	if (r != RUN_GO)
+		return r;
 
-	/* --net proxy: the proxy runs (outside the sandbox) before the helper hears its port. */
-	/* A refusal like any other after the options: with its report (review). */
+	/* --net proxy: the proxy runs (outside the sandbox) before the helper hears its port;
+	 * a refusal like any other after the options, with its report. */
 	if (net_run_prepare(&R->o, proxy, R->err, sizeof(R->err)) < 0)
 		return run_refuse(R, false, "%s", R->err[0] != '\0' ? R->err :
 				  "--net proxy: cannot start the proxy");
+	return RUN_GO;
+}
+
+/* The supervisors (sandcap, its helper, the keeper) are off limits to the sandbox
+ * (protect.h); not dumpable, so no /proc/PID/mem or ptrace without CAP_SYS_PTRACE.
+ * Without the helper a keeper holds the tree if sandcap is killed (keeper.h); in cgroup
+ * mode the helper does.  RUN_GO, or the exit status of a refusal. */
+static int
+run_protect(struct run *R)
+{
+	int r;
+
+	(void) prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+	if (!R->cgroup) {
+		/* The socket's name, for the keeper to remove should the supervisor be killed
+		 * (else only the user's next sandcap ps would); none is no error here:
+		 * run_ctl_open() warns. */
+		if (control_path(R->rep.id, R->ctl.path, sizeof(R->ctl.path)) < 0)
+			R->ctl.path[0] = '\0';
+		r = keeper_start(&R->keeper, R->ctl.path);
+		if (r < 0)
+			return run_refuse(R, false, "cannot start the keeper process: %s",
+					  strerror(-r));
+		protect_add(&R->plan.protect, R->keeper.keeper);
+		R->plan.protect.pgid = R->keeper.home_pgrp;
+	} else {
+		protect_add(&R->plan.protect, R->sess.helper_pid);
+		R->plan.protect.pgid = getpgrp();
+	}
+	protect_add(&R->plan.protect, getpid());
+	return RUN_GO;
+}
+
+/* Where the command starts: --chdir, with @workspace the helper's workspace.  RUN_GO, or
+ * the exit status of a refusal. */
+static int
+run_chdir(struct run *R)
+{
+	const struct run_opts *o = &R->o;
+
+	R->chdir_to = o->chdir;
+	if (o->chdir == NULL || !streq(o->chdir, "@workspace"))
+		return RUN_GO;
+	/* Only the helper's workspace is bounded by --disk; there is none without it. */
+	if (o->iso.workspace == NULL)
+		return run_refuse(R, false, "--chdir @workspace: there is no workspace in %s "
+				  "mode (it is the helper's tmpfs, cgroup mode only); give --disk "
+				  "and use the sandcap helper, or --chdir a directory", R->rep.mode);
+	R->chdir_to = o->iso.workspace;
 	return RUN_GO;
 }
 
@@ -287,17 +340,9 @@ run_plan(struct run *R, struct net_proxy *proxy)
 	struct report *rep = &R->rep;
 	int r;
 
-	R->chdir_to = o->chdir;
-	if (o->chdir != NULL && streq(o->chdir, "@workspace")) {
-		/* Only the helper's workspace is bounded by --disk; there is none without it. */
-		if (o->iso.workspace == NULL)
-			return run_refuse(R, false, "--chdir @workspace: there is no "
-					  "workspace in %s mode (it is the helper's tmpfs, cgroup "
-					  "mode only); give --disk and use the sandcap helper, or "
-					  "--chdir a directory", rep->mode);
-		R->chdir_to = o->iso.workspace;
-	}
-
+	r = run_chdir(R);
+	if (r != RUN_GO)
+		return r;
 	if (o->output_limit > 0) {
 		r = output_relay_open(&R->relay, o->output_limit, R->err, sizeof(R->err));
 		if (r < 0)
@@ -335,31 +380,12 @@ run_plan(struct run *R, struct net_proxy *proxy)
 				  "seccomp filters nor Landlock ABI 6, so the sandbox could stop "
 				  "sandcap and outlive the limit; pass --fallback to run so anyway");
 
-	/* The supervisors (sandcap, its helper, the keeper) are off limits to the sandbox
-	 * (protect.h, #14 item 3); not dumpable, so no /proc/PID/mem or ptrace without
-	 * CAP_SYS_PTRACE.  Without the helper a keeper holds the tree if sandcap is killed
-	 * (keeper.h, #14 item 11); in cgroup mode the helper does. */
-	(void) prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
-	if (!R->cgroup) {
-		/* The socket's name, for the keeper to remove should the supervisor be killed
-		 * (else only the user's next sandcap ps would); none is no error here:
-		 * run_ctl_open() warns. */
-		if (control_path(R->rep.id, R->ctl.path, sizeof(R->ctl.path)) < 0)
-			R->ctl.path[0] = '\0';
-		r = keeper_start(&R->keeper, R->ctl.path);
-		if (r < 0)
-			return run_refuse(R, false, "cannot start the keeper process: %s",
-					  strerror(-r));
-		protect_add(&R->plan.protect, R->keeper.keeper);
-		R->plan.protect.pgid = R->keeper.home_pgrp;
-	} else {
-		protect_add(&R->plan.protect, R->sess.helper_pid);
-		R->plan.protect.pgid = getpgrp();
-	}
-	protect_add(&R->plan.protect, getpid());
-	/* The plan is final: the child only loads the filter (issue 19).  A build-time
-	 * program is copied and patched here (seccomp-tpl.h), in every mode, before the child
-	 * starts (it shares our memory until its exec: supervise.c). */
+	r = run_protect(R);
+	if (r != RUN_GO)
+		return r;
+	/* The plan is final: the child only loads the filter.  A build-time program is copied
+	 * and patched here (seccomp-tpl.h), in every mode, before the child starts (it shares
+	 * our memory until its exec: supervise.c). */
 	r = isolate_seccomp_prepare(&R->plan, &o->iso, R->err, sizeof(R->err));
 	if (r < 0)
 		return run_refuse(R, false, "%s", R->err);
@@ -388,11 +414,11 @@ run_supervised(struct run *R)
 		.chdir = R->chdir_to,
 		.keeper_pidfd = R->cgroup ? -1 : R->keeper.keeper_pidfd,
 		.keeper_pid = R->cgroup ? 0 : R->keeper.keeper,
-		/* cgroup mode: our own group, asked once in run_plan() (issue 19). */
+		/* The keeper's group, or ours in cgroup mode (run_protect()). */
 		.home_pgrp = R->plan.protect.pgid,
 	};
 
-	/* Field by field: a compound literal would write the whole path buffer (issue 19). */
+	/* Field by field: the keeper's socket path may be set already (run_protect()). */
 	R->ctl.id = R->rep.id;
 	R->ctl.mode = R->rep.mode;
 	R->ctl.argv = o->argv;
@@ -486,8 +512,8 @@ run_finish_trace(struct run *R)
  * run still ends by its deadline, and so does a SIGTERM, SIGINT, SIGHUP or SIGQUIT to
  * sandcap (still blocked, read here through a signalfd) or the keeper's death.  What the
  * output never took is counted as dropped: the message and a warning say so, even with
- * -q (real-workload reviews: a reader that paused lost output while the report said ok;
- * a SIGTERM during the wait went unheard). */
+ * -q: a reader that paused must not lose output while the report says ok, nor a SIGTERM
+ * during the wait go unheard. */
 static void
 run_drain_output(struct run *R)
 {
@@ -504,7 +530,7 @@ run_drain_output(struct run *R)
 		sigaddset(&end, *sig);
 	stop[0] = signalfd(-1, &end, SFD_CLOEXEC | SFD_NONBLOCK);
 	/* An end asked for during the run (a signal, sandcap kill) bounds the wait as a
-	 * timeout that has run out does: 5 s for the reader (review). */
+	 * timeout that has run out does: 5 s for the reader. */
 	if (o->has_timeout || R->out.end_request.requested) {
 		uint64_t left = o->has_timeout && !R->out.end_request.requested &&
 				o->timeout_ms > R->out.wall_ms ? o->timeout_ms - R->out.wall_ms : 0;
