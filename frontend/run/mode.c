@@ -271,6 +271,24 @@ try_user_cgroup(struct run_opts *o, struct report *rep, const struct policy_reso
 	return 1;
 }
 
+/* The helper kills the cgroup 10 s after the timeout: a longer grace would be cut short
+ * by it and reported as if honoured.  sandcap kills itself one second before, and says
+ * so. */
+static void
+shorten_grace(struct run_opts *o)
+{
+	char g[32], b[32];
+
+	if (!o->has_timeout || o->grace_ms < CLIENT_HELPER_BACKSTOP_MS)
+		return;
+	format_duration_ms(o->grace_ms, g, sizeof(g));
+	o->grace_ms = CLIENT_HELPER_BACKSTOP_MS - 1000;
+	format_duration_ms(o->grace_ms, b, sizeof(b));
+	if (!o->quiet)
+		fprintf(stderr, "sandcap: warning: --grace %s: in cgroup mode the helper kills the "
+			"sandbox 10s after its timeout; the grace period is %s\n", g, b);
+}
+
 /* cgroup mode: the limits as the helper applied them, into o and the report.  Returns the
  * whole-sandbox CPU budget (ms; 0 = none), which replaces RLIMIT_CPU. */
 static uint64_t
@@ -311,19 +329,7 @@ use_cgroup(struct run_opts *o, struct report *rep, struct sc_session *sess)
 		o->has_timeout = true;
 		o->timeout_ms = e->timeout_ms;
 	}
-	if (o->has_timeout && o->grace_ms >= CLIENT_HELPER_BACKSTOP_MS) {
-		/* The helper kills the cgroup 10 s after the timeout: a longer grace would be
-		 * cut short by it and reported as if honoured.  sandcap kills itself one second
-		 * before, and says so. */
-		char g[32], b[32];
-
-		format_duration_ms(o->grace_ms, g, sizeof(g));
-		o->grace_ms = CLIENT_HELPER_BACKSTOP_MS - 1000;
-		format_duration_ms(o->grace_ms, b, sizeof(b));
-		if (!o->quiet)
-			fprintf(stderr, "sandcap: warning: --grace %s: in cgroup mode the helper kills "
-				"the sandbox 10s after its timeout; the grace period is %s\n", g, b);
-	}
+	shorten_grace(o);
 	if (sess->enforcement[0] != '\0')
 		report_add_enforcement(rep, "helper_notes", "%s", sess->enforcement);
 	if (o->rl[RUN_RL_CPU].set) {
