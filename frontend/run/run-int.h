@@ -84,10 +84,14 @@ void run_spec_hooks(struct run *R, struct sv_spec *spec);
 
 /* ---- policy.c: the caller's policy and profile ---- */
 
+/* The installed policy, parsed: 0; -ENOENT, none; any other -errno, refuse with msg. */
 int load_policy(struct policy **ret, char *msg, size_t msglen);
+/* p resolved for the calling user (p is freed): 0, or -errno. */
 int resolve_policy(struct policy *p, struct policy_resolved *ret);
+/* The policy's timeout ceiling and default where sandcap enforces them: 0, or -EPERM. */
 int policy_timeout(struct run_opts *o, const struct policy_resolved *pol, char *err,
 		   size_t errlen);
+/* argv with --profile NAME's words before the command line's (*ret_argv NULL: none). */
 int expand_profile(int argc, char **argv, struct profile *prof, int *ret_argc,
 		   char ***ret_argv);
 
