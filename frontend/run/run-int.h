@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: MIT */
+/* Inside run/: struct run, one `sandcap run` from the command line to the report, and the
+ * steps the files of run/ share.  run.c drives the steps; mode.c chooses how each limit is
+ * enforced; message.c puts the verdict into words; policy.c reads the caller's policy and
+ * profile. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cgroup/client.h"
+#include "cgroup/usercg.h"
+#include "isolate/isolate.h"
+#include "macro.h"
+#include "net/proxy.h"
+#include "policy.h"
+#include "report/report-sink.h"
+#include "report/report.h"
+#include "report/verdict.h"
+#include "run/args.h"
+#include "run/ctl.h"
+#include "run/profile.h"
+#include "run/run.h"
+#include "stage.h"
+#include "supervise/keeper.h"
+#include "supervise/output.h"
+#include "supervise/supervise.h"
+
+/* One run of `sandcap run`, from the command line to the report. */
+struct run {
+	const struct trace_opts *trace;
+	struct run_opts o;
+	struct report rep;
+	struct report_sink sink;
+	char **pargv;                   /* the command line with the profile expanded */
+	char **envp;                    /* the command's environment (--env ...), or NULL */
+	bool have_pol;
+	bool cgroup, ucgroup, refused;
+	int helper_r;                   /* client_open()'s result (open_policy_and_helper()) */
+	int pol_r;                      /* load_policy()'s result (its refusal in err) */
+	struct policy *polfile;         /* the policy as parsed, until resolve_policy() */
+	uint64_t cpu_budget_ms;         /* whole-sandbox CPU budget (cgroup modes), 0: none */
+	struct stage_rlimit rl[_RUN_RL_MAX];
+	size_t n_rl;
+	const char *chdir_to;
+	struct keeper_info keeper;
+	struct output_relay relay;
+	int drain_end;                  /* output_relay_drain()'s result: why its wait ended */
+	int drain_sig;                  /* ... the signal that ended it, if one did */
+	bool teardown_failed;           /* run_collect(): why in err */
+	struct sv_outcome out;
+	struct verdict_input in;
+	uint64_t fsize_max;             /* --trace: the largest file left in the workspace */
+	char id[64], err[512], message[512];
+	char helper_err[CLIENT_ERR_MAX];  /* client_open()'s reason, when it failed */
+	char start_error[512];          /* why cgroup mode could not start the sandbox */
+	struct run_ctl ctl;
+	struct net_proxy proxy;         /* --net proxy */
+	struct sc_session sess;         /* cgroup mode: the helper */
+	struct usercg ucg;              /* user-cgroup mode */
+	struct policy_resolved pol;
+	struct profile prof;
+	struct isolate_plan plan;
+};
+
+/* What a step returns to go on; any other value is the exit status. */
+#define RUN_GO (-1)
+
+/* ---- run.c ---- */
+
+/* A refusal after option parsing (policy, ceilings, helper, isolation): the reason on
+ * stderr (unless already printed) and in a setup-error report.  Returns 125. */
+int run_refuse(struct run *R, bool printed, const char *fmt, ...) _printf_(3, 4);
+
+/* ---- mode.c: how each limit is enforced ---- */
+
+/* cgroup mode unless --no-cgroup, when the helper is there and takes us; else user-cgroup
+ * mode; else rlimit mode, where the policy and the options allow it.  RUN_GO, or the exit
+ * status of a refusal. */
+int run_choose_mode(struct run *R);
+/* The supervisor's hooks for the mode: cgroup (the helper) or user-cgroup. */
+void run_spec_hooks(struct run *R, struct sv_spec *spec);
+
+/* ---- policy.c: the caller's policy and profile ---- */
+
+/* The installed policy, parsed: 0; -ENOENT, none; any other -errno, refuse with msg. */
+int load_policy(struct policy **ret, char *msg, size_t msglen);
+/* p resolved for the calling user (p is freed): 0, or -errno. */
+int resolve_policy(struct policy *p, struct policy_resolved *ret);
+/* The policy's timeout ceiling and default where sandcap enforces them: 0, or -EPERM. */
+int policy_timeout(struct run_opts *o, const struct policy_resolved *pol, char *err,
+		   size_t errlen);
+/* argv with --profile NAME's words before the command line's (*ret_argv NULL: none). */
+int expand_profile(int argc, char **argv, struct profile *prof, int *ret_argc,
+		   char ***ret_argv);
+
+/* ---- message.c: the verdict and its words ---- */
+
+/* "sandcap: " off the front of a message that goes into the report. */
+const char *strip_sandcap_prefix(const char *s);
+/* The verdict from the evidence (in: the cgroup's part, already filled), its message,
+ * and the usage figures, into rep. */
+void run_decide(const struct run_opts *o, const struct sv_outcome *out,
+		const struct output_relay *relay, const char *const *total_src,
+		struct verdict_input *in, struct report *rep, char *message, size_t msglen);
+/* The notes after the verdict's sentence in R->message. */
+void run_notes(struct run *R);
