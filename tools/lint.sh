@@ -107,10 +107,10 @@ for b in "$build/sandcap" "$build/sandcap-helper" "$build/sandcap-reaper"; do
 	echo "$s" | grep -q '__stack_chk_fail' || { echo "$b: no stack protector" >>"$log"; rc=1; }
 	echo "$s" | grep -Eq '_chk(@|$)' || { echo "$b: no fortified calls" >>"$log"; rc=1; }
 done
-# sandcap scans only its own task for its children (supervise.c): it must never start a
-# thread, so it imports no function that starts one.
+# sandcap scans only its own task for its children (frontend/supervise/tree.c): it must
+# never start a thread, so it imports no function that starts one.
 if readelf -sW "$build/sandcap" 2>/dev/null | grep -Eq ' (pthread_create|thrd_create)(@|$)'; then
-	echo "$build/sandcap: links pthread_create (supervise.c assumes one thread)" >>"$log"; rc=1
+	echo "$build/sandcap: links pthread_create (supervise/tree.c assumes one thread)" >>"$log"; rc=1
 fi
 result hardening $rc "$log"
 
