@@ -2,8 +2,9 @@
 # make lint: static analysis over the tree; any finding fails.
 #   cppcheck, gcc -fanalyzer, clang-tidy (.clang-tidy), the hardening of the built binaries,
 #   the files comments and documents name (tools/check-refs.sh), the subjects of the
-#   commits made since the commit rule (tools/check-commits.sh), and the direction of
-#   every dependency between the layers (tools/check-layers.sh).
+#   commits made since the commit rule (tools/check-commits.sh), the direction of every
+#   dependency between the layers (tools/check-layers.sh), and the length of functions and
+#   files (tools/check-size.sh).
 # Writes "lint PASSED FAILED SKIPPED" (one count per tool) into $BUILD/results/lint.  A tool
 # that is not installed (`make deps` installs them all) is a skip naming it, or a failure
 # when SANDBOX_TESTS_MUST_RUN=1.
@@ -106,10 +107,10 @@ for b in "$build/sandcap" "$build/sandcap-helper" "$build/sandcap-reaper"; do
 	echo "$s" | grep -q '__stack_chk_fail' || { echo "$b: no stack protector" >>"$log"; rc=1; }
 	echo "$s" | grep -Eq '_chk(@|$)' || { echo "$b: no fortified calls" >>"$log"; rc=1; }
 done
-# sandcap scans only its own task for its children (supervise.c): it must never start a
-# thread, so it imports no function that starts one.
+# sandcap scans only its own task for its children (frontend/supervise/tree.c): it must
+# never start a thread, so it imports no function that starts one.
 if readelf -sW "$build/sandcap" 2>/dev/null | grep -Eq ' (pthread_create|thrd_create)(@|$)'; then
-	echo "$build/sandcap: links pthread_create (supervise.c assumes one thread)" >>"$log"; rc=1
+	echo "$build/sandcap: links pthread_create (supervise/tree.c assumes one thread)" >>"$log"; rc=1
 fi
 result hardening $rc "$log"
 
@@ -132,6 +133,12 @@ fi
 log="$build/lint/layers.log"
 sh tools/check-layers.sh "$build" >"$log" 2>&1
 result layers $? "$log"
+
+# 8. size: no function over 100 lines, no file over 600 (400 in helper/), but the known
+#    offenders of tools/size-allowlist, which may only shrink (tools/check-size.sh).
+log="$build/lint/size.log"
+sh tools/check-size.sh >"$log" 2>&1
+result size $? "$log"
 
 echo "lint $pass $fail $skipped" > "$build/results/lint"
 echo "lint: $pass passed, $fail failed, $skipped skipped"

@@ -9,7 +9,8 @@
  * loop over a pidfd (main process exit), a signalfd (SIGCHLD, forwarded signals, job
  * control), two timerfds (timeout, grace) and the exec-error pipe: no sleeping or polling.
  * When the main process ends, or the timeout's grace expires, every remaining descendant
- * is killed and reaped until ECHILD. */
+ * is killed and reaped until ECHILD.  The parts of the supervisor are listed in
+ * sv-internal.h, which nothing outside frontend/supervise/ includes. */
 #pragma once
 
 #include <signal.h>
@@ -68,7 +69,7 @@ struct sv_spec {
 
 	/* One more fd to watch (the control socket of `sandcap ps`/`sandcap kill`): open_extra()
 	 * returns it, or -1 for none, once the command has started (its exec: the set-up runs
-	 * alongside the command, not before it; issue 19); when it is readable, on_extra() is
+	 * alongside the command, not before it); when it is readable, on_extra() is
 	 * called with the supervisor, which it may pass to sv_signal() to signal the whole
 	 * sandbox.  NULL open_extra: none. */
 	int (*open_extra)(void *extra_userdata);
