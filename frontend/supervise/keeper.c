@@ -306,7 +306,7 @@ keeper_start(struct keeper_info *ret, const char *ctl_path)
 		return (int) r;
 	}
 
-	/* The supervisor.  The signals the keeper passes on stay blocked (setup_supervision()
+	/* The supervisor.  The signals the keeper passes on stay blocked (sv_setup_signals()
 	 * blocks them again, and its signalfd reads what came meanwhile): unblocked in
 	 * between, one passed on in the first milliseconds would kill the supervisor before
 	 * it wrote a report. */

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* Unit tests for frontend/supervise/supervise.c's descendant scan (sv_signal_descendants()): every
+/* Unit tests for frontend/supervise/tree.c's descendant scan (sv_signal_descendants()): every
  * child is found and signalled, exactly once, when the list of children is longer than any
  * one read of /proc/PID/task/TID/children (an 8 KiB read used to cut it short, and a pid
- * cut in two was signalled as it was); the members of the group signal_sandbox() already
+ * cut in two was signalled as it was); the members of the group sv_signal() already
  * killed are skipped, their children are not. */
 #include <errno.h>
 #include <setjmp.h>
@@ -130,7 +130,7 @@ proc_state(pid_t p)
 	return close_paren != NULL && close_paren[1] == ' ' ? close_paren[2] : '?';
 }
 
-/* signal_sandbox() kills the sandbox's process group with one kill(2) and then passes
+/* sv_signal() kills the sandbox's process group with one kill(2) and then passes
  * that group to sv_signal_descendants(), which must not signal its members again (each
  * got SIGTERM twice) but must still walk their children: a and b are in group a and keep
  * running; c (the test's group) and f (a's child, in a group of its own) are signalled. */
