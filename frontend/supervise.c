@@ -35,20 +35,12 @@
 #include "rawproc.h"
 #include "supervise.h"
 #include "unixgate.h"
+#include "time-util.h"
 
 #ifdef __SANITIZE_ADDRESS__
 #include <sanitizer/asan_interface.h>
 #include <sanitizer/common_interface_defs.h>
 #endif
-
-static uint64_t
-now_ms(void)
-{
-	struct timespec ts;
-
-	(void) clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t) ts.tv_sec * 1000 + (uint64_t) ts.tv_nsec / 1000000;
-}
 
 _Static_assert(STAGE_EXIT_FAILURE == SC_EXIT_FAILURE && STAGE_EXIT_NOEXEC == SC_EXIT_NOEXEC &&
 	       STAGE_EXIT_NOTFOUND == SC_EXIT_NOTFOUND, "lib/stage.h's exit statuses");
@@ -177,7 +169,7 @@ child_run(struct child_args *a)
 	}
 	/* The wall clock and --timeout start here, where the supervisor used to release the
 	 * child: the set-up below and the exec count. */
-	*a->start_ms = now_ms();
+	*a->start_ms = mono_ms();
 	stage_tail(&(const struct stage_tail) {
 		.argv = spec->argv, .envp = cp->envp, .chdir = spec->chdir, .rl = spec->rl,
 		.n_rl = spec->n_rl, .keep_fds = spec->keep_fds, .msg_fd = a->msg_fd,
@@ -546,7 +538,7 @@ sv_request_signal(struct sv_state *sv, int sig, bool by_control, pid_t pid, uid_
 uint64_t
 sv_age_ms(const struct sv_state *sv)
 {
-	return now_ms() - sv->start_ms;
+	return mono_ms() - sv->start_ms;
 }
 
 static void
@@ -600,7 +592,7 @@ may_stop(const struct sv_state *st)
 		return false;
 	if (getsid(0) == home)
 		return false;
-	if (spec->has_timeout && now_ms() - st->start_ms >= spec->timeout_ms)
+	if (spec->has_timeout && mono_ms() - st->start_ms >= spec->timeout_ms)
 		return false;
 	return spec->keeper_pid <= 0 || getppid() == spec->keeper_pid;
 }
@@ -686,7 +678,7 @@ reap(struct sv_state *st, bool *ret_no_children)
 
 		if (waitid(P_PID, (id_t) st->pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 &&
 		    si.si_pid == st->pid) {
-			uint64_t end = now_ms();
+			uint64_t end = mono_ms();
 
 			sv_ended_pid = st->pid;
 			st->main_ended = true;
@@ -747,7 +739,7 @@ reap(struct sv_state *st, bool *ret_no_children)
 			st->out->signal = WTERMSIG(status);
 		}
 		if (st->out->wall_ms == 0)
-			st->out->wall_ms = now_ms() - st->start_ms;
+			st->out->wall_ms = mono_ms() - st->start_ms;
 		/* Supervision ends here; end_sandbox() reaps the rest (one wait4 saved). */
 		if (ret_no_children == NULL)
 			return;
@@ -1046,7 +1038,7 @@ start_cloned(struct sv_state *st)
 		return abort_child(pid, a.attach_err);
 	/* The child sets it once in its cgroup; one that failed before that ran from now. */
 	if (st->start_ms == 0)
-		st->start_ms = now_ms();
+		st->start_ms = mono_ms();
 	return watch_child(st);
 }
 
@@ -1078,7 +1070,7 @@ watch_child(struct sv_state *st)
 		cpu_budget_check(st, st->cfd);
 	if (spec->has_timeout) {
 		/* From start_ms (the child's set-up and exec count). */
-		uint64_t ran = now_ms() - st->start_ms;
+		uint64_t ran = mono_ms() - st->start_ms;
 
 		if (arm_timer(st->tfd, spec->timeout_ms > ran ? spec->timeout_ms - ran : 0) < 0)
 			return abort_child(pid, log_error_errno(-errno, "timerfd: %m"));
@@ -1384,7 +1376,7 @@ start_spawned(struct sv_state *st)
 	if (r < 0)
 		goto out;
 	st->pid = pid;
-	st->start_ms = now_ms();
+	st->start_ms = mono_ms();
 	/* Its own process group from now on, as it makes itself: a signal to the group
 	 * before it got there would be lost. */
 	(void) setpgid(pid, pid);
