@@ -10,15 +10,6 @@
 
 #include "cgroup-util.h"
 
-#define CG_NAME_MAX 40          /* "<uid>-<16 hex>" is at most 10 + 1 + 16 */
-
-/* Pure: "<uid>-<16 lowercase hex>" from 8 random bytes. */
-void cg_name_format(uid_t uid, const uint8_t rnd[8], char *buf, size_t bufsz);
-/* Pure: is name exactly of that form?  If so *ret_uid is its uid. */
-bool cg_name_parse(const char *name, uid_t *ret_uid);
-/* A fresh name from getrandom(). */
-int cg_name_new(uid_t uid, char *buf, size_t bufsz);
-
 /* Open root (a path from the trusted policy) as the delegated parent: O_DIRECTORY, must
  * be cgroup2, root-owned, not group/other-writable (-EXDEV when not cgroup2); its
  * cgroup.subtree_control goes to subtree. */

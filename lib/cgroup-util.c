@@ -3,7 +3,9 @@
 #include <linux/magic.h>
 #include <poll.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <unistd.h>
@@ -78,4 +80,48 @@ cg_leaf_fd_ok(int leaf_fd)
 	if (fstatfs(leaf_fd, &sfs) < 0 || fstat(leaf_fd, &st) < 0)
 		return -errno;
 	return sfs.f_type == CGROUP2_SUPER_MAGIC && st.st_uid == 0 ? 0 : -EPERM;
+}
+
+void
+cg_name_format(uid_t uid, const uint8_t rnd[8], char *buf, size_t bufsz)
+{
+	(void) snprintf(buf, bufsz, "%u-%02x%02x%02x%02x%02x%02x%02x%02x", (unsigned) uid,
+			rnd[0], rnd[1], rnd[2], rnd[3], rnd[4], rnd[5], rnd[6], rnd[7]);
+}
+
+bool
+cg_name_parse(const char *name, uid_t *ret_uid)
+{
+	const char *dash = strchr(name, '-');
+	uint64_t uid = 0;
+	size_t n;
+
+	if (dash == NULL || dash == name || dash - name > 10)
+		return false;
+	if (name[0] == '0' && dash - name > 1)          /* canonical decimal only */
+		return false;
+	for (const char *p = name; p < dash; p++) {
+		if (*p < '0' || *p > '9')
+			return false;
+		uid = uid * 10 + (uint64_t) (*p - '0');
+	}
+	if (uid >= UINT32_MAX)                          /* (uid_t) -1 is not a uid */
+		return false;
+	n = strlen(dash + 1);
+	if (n != 16 || strspn(dash + 1, "0123456789abcdef") != 16)
+		return false;
+	if (ret_uid != NULL)
+		*ret_uid = (uid_t) uid;
+	return true;
+}
+
+int
+cg_name_new(uid_t uid, char *buf, size_t bufsz)
+{
+	uint8_t rnd[8];
+
+	if (getrandom(rnd, sizeof(rnd), 0) != sizeof(rnd))
+		return -EIO;
+	cg_name_format(uid, rnd, buf, bufsz);
+	return 0;
 }

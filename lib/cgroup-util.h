@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: MIT */
-/* cgroup2 leaves through descriptors: kill, wait for empty, and the checks a leaf named by a
- * deadline record must pass before it is killed.  Shared by the helper, the reaper and
+/* cgroup2 leaves: their naming rule, kill and wait for empty through descriptors, and the
+ * checks a leaf named by a deadline record must pass before it is killed.  Shared by the helper, the reaper and
  * sandcap's user-cgroup mode. */
 #pragma once
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
 
 /* Where cgroup2 is mounted: every leaf sandcap kills by path lies below it. */
 #define CG_MOUNT "/sys/fs/cgroup"
@@ -23,3 +26,13 @@ bool cg_leaf_path_ok(const char *path, const char *name);
 /* Is the directory behind leaf_fd a root-owned cgroup2 directory, as the helper leaves
  * every leaf?  0, -EPERM when not, or -errno. */
 int cg_leaf_fd_ok(int leaf_fd);
+
+/* The leaf naming rule: names are made by the helper, never taken from a client. */
+#define CG_NAME_MAX 40          /* "<uid>-<16 hex>" is at most 10 + 1 + 16 */
+
+/* Pure: "<uid>-<16 lowercase hex>" from 8 random bytes. */
+void cg_name_format(uid_t uid, const uint8_t rnd[8], char *buf, size_t bufsz);
+/* Pure: is name exactly of that form?  If so *ret_uid is its uid. */
+bool cg_name_parse(const char *name, uid_t *ret_uid);
+/* A fresh name from getrandom(). */
+int cg_name_new(uid_t uid, char *buf, size_t bufsz);
