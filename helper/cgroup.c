@@ -18,7 +18,6 @@
 
 #include "cgroup.h"
 #include "macro.h"
-#include "parse-util.h"
 #include "priv.h"
 
 /* The admin's path from the trusted policy (root's 0700: even opening it needs

@@ -12,17 +12,14 @@
 #include <grp.h>
 #include <inttypes.h>
 #include <pwd.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "priv.h"
 #include "deadline.h"
-#include "dir-util.h"
 #include "cgroup.h"
 #include "log.h"
 #include "macro.h"

@@ -12,10 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <unistd.h>
 
-#include <fcntl.h>
 
 #include "deadline.h"
 #include "log.h"

@@ -20,7 +20,6 @@
 #include <linux/magic.h>
 #include <linux/openat2.h>
 #include <stdio.h>
-#include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
