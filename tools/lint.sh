@@ -1,8 +1,9 @@
 #!/bin/sh
 # make lint: static analysis over the tree; any finding fails.
 #   cppcheck, gcc -fanalyzer, clang-tidy (.clang-tidy), the hardening of the built binaries,
-#   the files comments and documents name (tools/check-refs.sh), and the subjects of the
-#   commits made since the commit rule (tools/check-commits.sh).
+#   the files comments and documents name (tools/check-refs.sh), privilege raised only in
+#   helper/priv.c (tools/check-privilege.sh), the helper's size budget (tools/tcb-size.sh),
+#   and the subjects of the commits made since the commit rule (tools/check-commits.sh).
 # Writes "lint PASSED FAILED SKIPPED" (one count per tool) into $BUILD/results/lint.  A tool
 # that is not installed (`make deps` installs them all) is a skip naming it, or a failure
 # when SANDBOX_TESTS_MUST_RUN=1.
@@ -117,7 +118,18 @@ log="$build/lint/refs.log"
 sh tools/check-refs.sh >"$log" 2>&1
 result references $? "$log"
 
-# 6. commit messages made since the rule was set (CONTRIBUTING.md): subject lines that read
+# 6. privilege in one place: no capability raised outside helper/caps.[ch] and
+#    helper/priv.c (tools/check-privilege.sh).
+log="$build/lint/privilege.log"
+sh tools/check-privilege.sh >"$log" 2>&1
+result privilege $? "$log"
+
+# 7. the helper's own code within its budget, counted from what it links (tools/tcb-size.sh).
+log="$build/lint/tcb-size.log"
+sh tools/tcb-size.sh "$build" >"$log" 2>&1
+result tcb-size $? "$log"
+
+# 8. commit messages made since the rule was set (CONTRIBUTING.md): subject lines that read
 #    as history.  Outside a git checkout there is none to check: a skip with its reason.
 log="$build/lint/commits.log"
 sh tools/check-commits.sh >"$log" 2>&1; rc=$?
