@@ -1,7 +1,7 @@
 #!/bin/sh
 # Lines of code the file-capability helper trusts: non-blank, non-comment lines of every
 # source file linked into sandcap-helper, read from its link map (BUILD/sandcap-helper.map:
-# helper/main.o and each archive member the linker pulled in) and each object's dependency
+# BUILD/helper/main.o and each archive member the linker pulled in) and each object's dependency
 # file (BUILD/**/NAME.d: the headers it was compiled with).  Prints the helper's own share
 # (helper/), the lib/ and policy/ code it links, the stage's share, the total and the
 # external archives; exits 1 when helper/ is over its budget.  `make tcb-size` and
@@ -19,7 +19,7 @@ count() {       # count FILE...: strip /* */ and // comments and blank lines
 		sed -e 's|^[[:space:]]*//.*||' | grep -cv '^[[:space:]]*$'
 }
 
-# The objects: helper/main.o, then "ARCHIVE(MEMBER.o)" lines of the map's first section
+# The objects: BUILD/helper/main.o, then "ARCHIVE(MEMBER.o)" lines of the map's first section
 # (archive members included to satisfy a reference).  Our archives hold build/DIR/NAME.o
 # for DIR/NAME.c; any other archive is external.
 objs="$build/helper/main.o"
@@ -41,7 +41,7 @@ own=$(printf '%s\n' $files | grep '^helper/')
 linked=$(printf '%s\n' $files | grep -v '^helper/')
 h=$(count $own)
 l=$(count $linked)
-st=$(count $(printf '%s\n' $linked | grep '^lib/stage'))
+st=$(count $(printf '%s\n' $linked | grep '^lib/stage.*'))
 printf '  helper/ (%d files):               %5d  (budget %d)\n' "$(echo $own | wc -w)" "$h" "$BUDGET"
 printf '  lib/ + policy/ linked (%d files): %5d  (%s)\n' "$(echo $linked | wc -w)" "$l" \
 	"$(echo $linked)"
