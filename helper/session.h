@@ -121,8 +121,6 @@ int reclaim_and_count(struct session *s, unsigned *ret_live);
 /* Generous: only helpers of the same uid wait for it (concurrent CREATEs of one user queue
  * here), and a user who stops a helper holding it delays only their own sandboxes. */
 #define USER_LOCK_MS 30000
-/* flock(fd, op | LOCK_NB) until it succeeds or timeout_ms passed (-ETIMEDOUT). */
-int flock_bounded(int fd, int op, int timeout_ms);
 /* Take the per-user lock (bounded; -EAGAIN with msg when another helper of the uid holds
  * it too long).  Never held across client I/O. */
 int user_lock(struct session *s, char *msg, size_t msglen);

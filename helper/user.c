@@ -39,7 +39,8 @@ on_alarm(int sig)
 	(void) sig;             /* only to interrupt flock(2) (no SA_RESTART) */
 }
 
-int
+/* flock(fd, op | LOCK_NB) until it succeeds or timeout_ms passed (-ETIMEDOUT). */
+static int
 flock_bounded(int fd, int op, int timeout_ms)
 {
 	/* After the deadline, again every 50 ms: a first SIGALRM that arrived before flock(2)

@@ -155,16 +155,16 @@ tree_remove_at(int parent_fd, const char *name)
 }
 
 
-int
-ws_shrink(int rootfd, const struct statfs *known)
+/* Reconfigure the tmpfs whose root is rootfd to one page and the inodes in use.  -EBUSY
+ * while data is still stored in it (an unlinked file held open from outside). */
+static int
+ws_shrink(int rootfd)
 {
 	char page[32], inodes[32];
 	struct statfs sfs;
 	int r;
 
-	if (known != NULL)
-		sfs = *known;
-	else if (fstatfs(rootfd, &sfs) < 0)
+	if (fstatfs(rootfd, &sfs) < 0)
 		return -errno;
 	if (sfs.f_type != TMPFS_MAGIC)
 		return -EXDEV;
@@ -188,21 +188,20 @@ ws_shrink(int rootfd, const struct statfs *known)
 int
 ws_empty_and_shrink(int rootfd)
 {
-	int r = -EBUSY;
-
-	/* The user may write through a held descriptor while we empty: empty, then shrink,
-	 * which fails while anything is still stored; a few rounds, then give up. */
 	struct statfs sfs;
+	int r = -EBUSY;
 	/* Only the root inode and no data: nothing to walk (a command that left nothing, the
-	 * usual case).  What appears meanwhile meets the shrink, as after a walk: it
-	 * fails while data is stored, and leaves no room for more. */
+	 * usual case).  What appears meanwhile meets the shrink, as after a walk: it fails
+	 * while data is stored, and leaves no room for more. */
 	bool empty = fstatfs(rootfd, &sfs) == 0 && sfs.f_files - sfs.f_ffree <= 1 &&
 		     sfs.f_blocks == sfs.f_bfree;
 
+	/* The user may write through a held descriptor while we empty: empty, then shrink,
+	 * which fails while anything is still stored; a few rounds, then give up. */
 	for (int i = 0; i < 4 && r == -EBUSY; i++) {
 		r = i == 0 && empty ? 0 : tree_empty(rootfd);
 		if (r == 0 || r == -ENOTEMPTY)
-			r = ws_shrink(rootfd, i == 0 && empty ? &sfs : NULL);
+			r = ws_shrink(rootfd);
 	}
 	return r;
 }

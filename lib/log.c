@@ -27,12 +27,6 @@ log_setup(const char *prog, int max_level, int use_syslog)
 }
 
 int
-log_get_max_level(void)
-{
-	return log_max_level;
-}
-
-int
 log_internal(int level, int error, const char *fmt, ...)
 {
 	int saved = errno;

@@ -9,7 +9,6 @@
 
 /* Set once by main(): the prefix ("sandcap", "sandcap-helper") and the threshold. */
 void log_setup(const char *prog, int max_level, int use_syslog);
-int log_get_max_level(void);
 
 /* Logs (if level <= threshold) and returns error, which should be -errno or 0.
  * errno is set to -error around the format, so %m works. */

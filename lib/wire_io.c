@@ -54,12 +54,6 @@ send_flags(int sock, const void *buf, size_t len, const int *fds, size_t nfds, i
 }
 
 int
-wire_send(int sock, const void *buf, size_t len, const int *fds, size_t nfds)
-{
-	return send_flags(sock, buf, len, fds, nfds, 0);
-}
-
-int
 wire_send_nowait(int sock, const void *buf, size_t len, const int *fds, size_t nfds)
 {
 	return send_flags(sock, buf, len, fds, nfds, MSG_DONTWAIT);

@@ -4,11 +4,10 @@
 
 #include <stddef.h>
 
-/* Send buf (one datagram) with nfds fds (<= WIRE_FDS_MAX) attached.  MSG_NOSIGNAL: a gone
- * peer is -EPIPE, never SIGPIPE.  Returns 0 or -errno (-EMSGSIZE on a short send). */
-int wire_send(int sock, const void *buf, size_t len, const int *fds, size_t nfds);
-/* The same with MSG_DONTWAIT: -EAGAIN instead of waiting for the peer to read (the helper:
- * a peer that lets replies pile up has broken the protocol). */
+/* Send buf (one datagram) with nfds fds (<= WIRE_FDS_MAX) attached, MSG_DONTWAIT: -EAGAIN
+ * instead of waiting for the peer to read (the helper: a peer that lets replies pile up has
+ * broken the protocol).  MSG_NOSIGNAL: a gone peer is -EPIPE, never SIGPIPE.  Returns 0 or
+ * -errno (-EMSGSIZE on a short send). */
 int wire_send_nowait(int sock, const void *buf, size_t len, const int *fds, size_t nfds);
 
 /* Receive one datagram into buf (bufsz >= WIRE_MSG_MAX + 1, so that an oversized datagram is
