@@ -131,9 +131,11 @@ cg_user_level(int root_fd, uid_t uid, int *fdp)
 	 * of the checked cgroup2 root: cgroup2 too (only root could mount anything on it). */
 	if (fd < 0) {
 		fd = priv_openat(root_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW, 0);
-		r = fd == -ENOENT ? priv_mkdirat(root_fd, name, 0755) : 0;
-		if (fd == -ENOENT && (r == 0 || r == -EEXIST))
-			fd = priv_openat(root_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW, 0);
+		if (fd == -ENOENT) {
+			r = priv_mkdirat(root_fd, name, 0755);
+			fd = r == 0 || r == -EEXIST ? priv_openat(root_fd, name, O_RDONLY |
+								  O_DIRECTORY | O_NOFOLLOW, 0) : r;
+		}
 		if (fd < 0)
 			return fd;
 	}
