@@ -80,11 +80,11 @@ make_tmp(int where_fd, const char *tmp, mode_t mode, uid_t uid)
 			break;
 		(void) fremovexattr(fd, "system.posix_acl_access");
 		(void) fremovexattr(fd, "system.posix_acl_default");
-		r = fchmod(fd, mode) < 0 ? -errno : priv_fchown(fd, 0, 0);
-		if (r == 0 && fstat(fd, &st) < 0)
-			r = -errno;
-		if (r < 0)
+		r = fchmod(fd, mode) < 0 ? neg_errno() : priv_fchown(fd, 0, 0);
+		if (r < 0 || fstat(fd, &st) < 0) {
+			r = r < 0 ? r : neg_errno();
 			break;
+		}
 		r = -EPERM;
 		if (st.st_uid == 0 && st.st_gid == 0 && (st.st_mode & 07777) == mode &&
 		    !has_acl(fd))
@@ -112,7 +112,8 @@ make_staged(int stage_fd, const char *tmp, int parent_fd, const char *name, mode
 		return r;
 	fd = priv_openat(stage_fd, tmp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW, 0);
 	/* Mode while we still own it (after the chown it would need CAP_FOWNER). */
-	r = fd < 0 ? fd : mode != 0700 && fchmod(fd, mode) < 0 ? -errno : priv_fchown(fd, 0, 0);
+	r = fd < 0 ? fd : mode != 0700 && fchmod(fd, mode) < 0 ? neg_errno() :
+	    priv_fchown(fd, 0, 0);
 	if (r == 0)
 		r = priv_renameat2(stage_fd, tmp, parent_fd, name, RENAME_NOREPLACE);
 	if (r < 0) {
