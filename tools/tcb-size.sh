@@ -12,7 +12,7 @@ BUDGET=2000             # helper/ lines; raising it is a reviewed one-line commi
 build=${1:-build}
 cd "$(dirname "$0")/.." || exit 2
 map=$build/sandcap-helper.map
-[ -s "$map" ] || { echo "tcb-size: no $map: build the helper first (make)" >&2; exit 2; }
+[ -s "$map" ] || { echo "tcb-size: no $map: link the helper again (rm $build/sandcap-helper; make)" >&2; exit 2; }
 
 count() {       # count FILE...: strip /* */ and // comments and blank lines
 	cat "$@" | sed -e ':a' -e 's|/\*[^*]*\*\+\([^/*][^*]*\*\+\)*/||g' -e '/\/\*/{N;ba' -e '}' |
