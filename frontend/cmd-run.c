@@ -934,14 +934,14 @@ use_cgroup(struct run_opts *o, struct report *rep, struct sc_session *sess)
 		o->has_timeout = true;
 		o->timeout_ms = e->timeout_ms;
 	}
-	if (o->has_timeout && o->grace_ms >= CLIENT_HELPER_BACKSTOP_MS) {
+	if (o->has_timeout && o->grace_ms >= DEADLINE_BACKSTOP_MS) {
 		/* The helper kills the cgroup 10 s after the timeout: a longer grace would be
 		 * cut short by it and reported as if honoured.  sandcap kills itself one second
 		 * before, and says so (#14 item 13). */
 		char g[32], b[32];
 
 		format_duration_ms(o->grace_ms, g, sizeof(g));
-		o->grace_ms = CLIENT_HELPER_BACKSTOP_MS - 1000;
+		o->grace_ms = DEADLINE_BACKSTOP_MS - 1000;
 		format_duration_ms(o->grace_ms, b, sizeof(b));
 		if (!o->quiet)
 			fprintf(stderr, "sandcap: warning: --grace %s: in cgroup mode the helper kills "
