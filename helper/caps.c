@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Contract: the helper's entire privilege.  Trusts the kernel and libcap-ng.  The file
- * capabilities are "=p": nothing is effective until caps_raise(), and each call site
- * brackets one privileged syscall (docs/design.md, "Decisions"), except the sequences on
- * objects the helper made and holds by fd that SECURITY.md lists.
+ * capabilities are "=p": nothing is effective until priv.c raises what one system call
+ * needs, and lowers it again before it returns (docs/design.md, "Decisions").
  *
  * libcap-ng keeps the state per thread; the helper is single-threaded, and the state always
  * names the calling process (pid 0), so that the process SPAWN creates, which inherits it
@@ -16,7 +15,6 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <sys/prctl.h>
 #include <unistd.h>
 

@@ -8,54 +8,22 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define CG_NAME_MAX 40          /* "<uid>-<16 hex>" is at most 10 + 1 + 16 */
-
-/* Pure: "<uid>-<16 lowercase hex>" from 8 random bytes. */
-void cg_name_format(uid_t uid, const uint8_t rnd[8], char *buf, size_t bufsz);
-/* Pure: is name exactly of that form?  If so *ret_uid is its uid. */
-bool cg_name_parse(const char *name, uid_t *ret_uid);
-/* A fresh name from getrandom(). */
-int cg_name_new(uid_t uid, char *buf, size_t bufsz);
+#include "cgroup-util.h"
 
 /* Open root (a path from the trusted policy) as the delegated parent: O_DIRECTORY, must
  * be cgroup2, root-owned, not group/other-writable (-EXDEV when not cgroup2); its
- * cgroup.subtree_control goes to subtree.  The caller holds CAP_DAC_OVERRIDE raised. */
-int cg_open_root_raised(const char *root, int *ret_fd, char *subtree, size_t len);
+ * cgroup.subtree_control goes to subtree. */
+int cg_open_root(const char *root, int *ret_fd, char *subtree, size_t len);
 /* Whether name is a cgroup interface file no kernel makes writable (left to the user in a
- * leaf: cg_create_at_raised()). */
+ * leaf: cg_create_at()). */
 bool cg_file_read_only(const char *name);
 /* mkdir <parent>/<name> (must not exist), hand it and every file in it that is not
- * cg_file_read_only() to 0:0, return an
- * O_RDONLY|O_DIRECTORY fd.  The caller holds CAP_DAC_OVERRIDE and CAP_CHOWN raised. */
-int cg_create_at_raised(int parent_fd, const char *name, int *ret_fd);
+ * cg_file_read_only() to 0:0, return an O_RDONLY|O_DIRECTORY fd. */
+int cg_create_at(int parent_fd, const char *name, int *ret_fd);
 /* Open (unless *fdp is already an fd of it; making it if missing) the per-user level
  * <root>/<uid>, and make sure it is root-owned 0755.  Its controllers and totals are
- * user.c's (write_totals()).  *fdp is -EBADF on failure.  *ret_subdirs: whether it has
- * subdirectories (leaves), from its link count. */
-int cg_user_level(int root_fd, uid_t uid, int *fdp, bool *ret_subdirs);
-/* Write value to <leaf>/<file> with one write(2), inside a CAP_DAC_OVERRIDE bracket the
- * caller holds: only for files of a cgroup the helper made and holds by fd (SECURITY.md). */
-int cg_write_at_raised(int leaf_fd, const char *file, const char *value);
-/* Files written in one step, whose descriptors are closed together by cg_batch_close(). */
-struct cg_batch {
-	int fd[8];
-	unsigned n;
-};
-/* cg_write_at_raised(), but the descriptor stays open in b until cg_batch_close(b), which
- * every caller calls on every path, right after its last write. */
-int cg_write_batch_raised(struct cg_batch *b, int dir_fd, const char *file, const char *value);
-/* Add an open descriptor to b (closed at once when b is full). */
-void cg_batch_add(struct cg_batch *b, int fd);
-/* Close the batch's descriptors: one close_range(2) when their numbers are consecutive. */
-void cg_batch_close(struct cg_batch *b);
-/* Write "1" to an open cgroup.kill fd (opened early: permission is checked at open). */
-int cg_kill_fd(int kill_fd);
-/* 1 if events_fd (the leaf's cgroup.events) says "populated 1", 0 if "populated 0", or
- * -errno.  One pread(2) at offset 0, which also re-arms the POLLPRI event. */
-int cg_populated(int events_fd);
-/* Wait (poll POLLPRI, no loop over sleeps) until events_fd says "populated 0", at most
- * timeout_ms.  -ETIMEDOUT otherwise. */
-int cg_wait_empty(int events_fd, int timeout_ms);
+ * user.c's (write_totals()).  *fdp is -EBADF on failure. */
+int cg_user_level(int root_fd, uid_t uid, int *fdp);
 /* rmdir <parent>/<name>, retrying EBUSY a few times over at most ~1 s. */
 int cg_remove_at(int parent_fd, const char *name);
 /* Kill, wait for, and remove <parent>/<name> (a leftover), whatever it holds: no helper

@@ -4,41 +4,31 @@
  * root-owned dirs, see dir_root_owned()).  Users can neither list nor write it, so a
  * record is only ever written by a helper (or root) and is trusted as the helper wrote
  * it; its paths come from the trust-checked policy and our own leaf fd, never from the
- * client.  The leaf a record names is still checked before it is killed: cgroup2, owned
- * by root (as cg_create_at() leaves it), and named like the record.  Never waits on
- * anything.  Capabilities: CAP_DAC_OVERRIDE to reach the root-only dir, the root-owned
- * 0700 cgroup parent and cgroup.kill; CAP_CHOWN to hand the record to root.
+ * client.  The leaf a record names is still checked before it is killed, as the reaper
+ * checks it (lib/cgroup-util.h): below /sys/fs/cgroup, named like the record, cgroup2,
+ * owned by root (as cg_create_at() leaves it).  Never waits on anything.  Capabilities
+ * (through priv.c): CAP_DAC_OVERRIDE to reach the root-only dir, the root-owned 0700 cgroup
+ * parent and cgroup.kill; CAP_CHOWN to hand the record to root.
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/magic.h>
 #include <linux/openat2.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/statfs.h>
-#include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 
-#include "caps.h"
+#include "cgroup-util.h"
 #include "deadline-record.h"
 #include "deadline.h"
 #include "dir-util.h"
 #include "log.h"
 #include "macro.h"
+#include "priv.h"
 #include "rootdir.h"
 #include "session.h"
-
-static uint64_t
-boottime_ms(void)
-{
-	struct timespec ts;
-
-	(void) clock_gettime(CLOCK_BOOTTIME, &ts);
-	return (uint64_t) ts.tv_sec * 1000 + (uint64_t) ts.tv_nsec / 1000000;
-}
+#include "time-util.h"
 
 /* SC_DEADLINE_DIR, created root 0700 in its root-owned parent if missing. */
 static int
@@ -50,9 +40,9 @@ open_dir(bool create, int *ret_fd)
 	struct stat st;
 
 	if (!create) {
-		*ret_fd = WITH_CAP(CAP_DAC_OVERRIDE, open(SC_DEADLINE_DIR, O_RDONLY | O_DIRECTORY |
-							   O_NOFOLLOW | O_CLOEXEC));
-		return *ret_fd < 0 ? -errno : 0;
+		*ret_fd = priv_openat(AT_FDCWD, SC_DEADLINE_DIR, O_RDONLY | O_DIRECTORY |
+				      O_NOFOLLOW, 0);
+		return *ret_fd < 0 ? *ret_fd : 0;
 	}
 	*slash = '\0';
 	pfd = open(parent[0] ? parent : "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -97,18 +87,15 @@ deadline_record(struct session *s)
 		return r;
 	/* Written whole into a file without a name, then linked under the sandbox's id: the
 	 * reaper (inotify IN_CREATE) never reads half a record, and a helper killed, or
-	 * stopped by RLIMIT_FSIZE's SIGXFSZ, before the link leaves nothing in the directory.
-	 * The link goes through /proc/self/fd (AT_EMPTY_PATH would need
-	 * CAP_DAC_READ_SEARCH); CAP_DAC_OVERRIDE makes the root-owned file a safe hardlink
-	 * source for fs.protected_hardlinks. */
-	fd = WITH_CAP(CAP_DAC_OVERRIDE, openat(dfd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600));
+	 * stopped by RLIMIT_FSIZE's SIGXFSZ, before the link leaves nothing in the directory
+	 * (priv_link_fd()). */
+	fd = priv_openat(dfd, ".", O_TMPFILE | O_WRONLY, 0600);
 	if (fd < 0)
-		return -errno;
-	(void) snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
-	if (WITH_CAP(CAP_CHOWN, fchown(fd, 0, 0)) < 0 || write(fd, text, len) != (ssize_t) len ||
-	    WITH_CAP(CAP_DAC_OVERRIDE, linkat(AT_FDCWD, link, dfd, s->id, AT_SYMLINK_FOLLOW)) < 0)
-		return neg_errno();
-	return 0;
+		return fd;
+	r = priv_fchown(fd, 0, 0);
+	if (r == 0 && write(fd, text, len) != (ssize_t) len)
+		r = neg_errno();
+	return r < 0 ? r : priv_link_fd(fd, dfd, s->id);
 }
 
 void
@@ -118,13 +105,13 @@ deadline_forget_id(const char *id)
 
 	if (!deadline_name_is_valid(id) || open_dir(false, &dfd) < 0)
 		return;
-	(void) WITH_CAP(CAP_DAC_OVERRIDE, unlinkat(dfd, id, 0));
+	(void) priv_unlinkat(dfd, id, 0);
 }
 
 void
 deadline_forget(struct session *s)
 {
-	/* deadline_record() writes none without a timeout: nothing to look for (#19). */
+	/* deadline_record() writes none without a timeout: nothing to look for. */
 	if (s->eff.v[POLICY_TIMEOUT] != 0)
 		deadline_forget_id(s->id);
 }
@@ -133,28 +120,20 @@ deadline_forget(struct session *s)
 static int
 kill_leaf(const struct deadline_record *rec, const char *name)
 {
-	struct open_how how = { .flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC,
-				.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS };
 	_cleanup_close_ int leaf = -EBADF, kfd = -EBADF;
-	const char *base = deadline_basename(rec->cgroup);
-	struct statfs sfs;
-	struct stat st;
+	int r;
 
-	if (base == NULL || !streq(base, name))
+	if (!cg_leaf_path_ok(rec->cgroup, name))
 		return -EINVAL;
-	leaf = WITH_CAP(CAP_DAC_OVERRIDE, (int) syscall(SYS_openat2, AT_FDCWD, rec->cgroup,
-							&how, sizeof(how)));
+	leaf = priv_openat2(AT_FDCWD, rec->cgroup, O_RDONLY | O_DIRECTORY,
+			    RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
 	if (leaf < 0)
-		return -errno;
-	if (fstatfs(leaf, &sfs) < 0 || fstat(leaf, &st) < 0)
-		return -errno;
-	if (sfs.f_type != CGROUP2_SUPER_MAGIC || st.st_uid != 0)
-		return -EPERM;
-	kfd = WITH_CAP(CAP_DAC_OVERRIDE, openat(leaf, "cgroup.kill",
-			O_WRONLY | O_NOFOLLOW | O_CLOEXEC));
-	if (kfd < 0)
-		return -errno;
-	return write(kfd, "1", 1) == 1 ? 0 : -errno;
+		return leaf;
+	r = cg_leaf_fd_ok(leaf);
+	if (r < 0)
+		return r;
+	kfd = priv_openat(leaf, "cgroup.kill", O_WRONLY | O_NOFOLLOW, 0);
+	return kfd < 0 ? kfd : cg_kill_fd(kfd);
 }
 
 void
@@ -175,8 +154,7 @@ deadline_reap_expired(int dfd)
 
 		if (!deadline_name_is_valid(name))
 			continue;
-		r = WITH_CAP(CAP_DAC_OVERRIDE, read_once_at(dfd, name, text, sizeof(text),
-							    &len));
+		r = priv_read_at(dfd, name, text, sizeof(text), &len);
 		if (r < 0 || deadline_parse(text, len, &rec) < 0 || rec.boottime_ms > now)
 			continue;
 		r = kill_leaf(&rec, name);
@@ -185,6 +163,6 @@ deadline_reap_expired(int dfd)
 				   name);
 		/* Killed, or gone: either way nothing is left to enforce. */
 		if (r == 0 || r == -ENOENT)
-			(void) WITH_CAP(CAP_DAC_OVERRIDE, unlinkat(dfd, name, 0));
+			(void) priv_unlinkat(dfd, name, 0);
 	}
 }

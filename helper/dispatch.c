@@ -104,7 +104,7 @@ dispatch(struct session *s, const uint8_t *buf, size_t n, int *fds, size_t nfds,
 	len = wire_msg_end(&wr);
 	if (len < 0 || body.err < 0)
 		helper_fatal(s, "cannot encode reply to %#x", h.type);
-	/* Never wait for the client (#14 item 1): requests are not pipelined, so a reply that
+	/* Never wait for the client: requests are not pipelined, so a reply that
 	 * does not fit means the client let replies pile up.  The session ends with teardown,
 	 * which waits for nothing the client controls. */
 	r2 = wire_send_nowait(s->sock, out, (size_t) len, s->reply_fds,

@@ -9,8 +9,8 @@
  * scrub_process() says why).  It refuses to
  * work under no_new_privs, without its permitted capabilities, or outside the initial
  * user namespace.  Identity comes from SO_PEERCRED only.  Capabilities are used through
- * caps.c, one syscall at a time except the sequences SECURITY.md lists under "Savings of
- * issue 19" (each on objects the helper made, reached through fds it holds).  Logging: privileged actions, denials and protocol
+ * priv.c only, one system call at a time (SECURITY.md lists each).  Logging: privileged
+ * actions, denials and protocol
  * violations go to syslog (LOG_AUTHPRIV, with peer uid/pid); refusals and protocol
  * violations are also written to stderr, which is the user's terminal.
  */
@@ -27,7 +27,6 @@
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/time.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "caps.h"
@@ -37,24 +36,12 @@
 #include "macro.h"
 #include "session.h"
 #include "sigreset.h"
+#include "time-util.h"
 #include "wire.h"
 #include "wire_io.h"
 
 #define SOCK_FD 3
 #define IDLE_MS (60 * 1000)     /* before SPAWN; none after: a sandbox may run for hours */
-/* The sandbox's timeout is sandcap's to enforce (with its grace period); the helper kills the
- * cgroup BACKSTOP_MS after it, so a client that does not enforce it (a user speaking the
- * protocol by hand) cannot outlive the policy's timeout by more than that. */
-#define BACKSTOP_MS DEADLINE_BACKSTOP_MS   /* the reaper uses the same */
-
-static uint64_t
-mono_ms(void)
-{
-	struct timespec ts;
-
-	(void) clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t) ts.tv_sec * 1000 + (uint64_t) ts.tv_nsec / 1000000;
-}
 
 /* How long poll() may wait: the idle deadline before SPAWN, the timeout backstop after. */
 static int
@@ -101,14 +88,13 @@ scrub_process(void)
 	/* Ignored signals survive exec (handlers cannot): reset what the kernel says is not
 	 * default, or every signal if /proc/self/status cannot tell (lib/sigreset.c). */
 	(void) sig_reset_dispositions();
-	/* The inherited mask is replaced by ours at once (#19: one sigprocmask, not a reset
-	 * and then a block). */
+	/* The inherited mask is replaced by ours at once. */
 	helper_sigmask(&mask);
 	if (sigprocmask(SIG_SETMASK, &mask, NULL) < 0)
 		abort();
 	/* Interval timers survive exec, but are not reset: one the user left can only end
 	 * the helper with its signal, which the user can do anyway with kill(2) (the
-	 * helper's real uid is theirs), and every step fails closed (#19).  ITIMER_REAL is
+	 * helper's real uid is theirs), and every step fails closed.  ITIMER_REAL is
 	 * the per-user lock's (flock_bounded() sets it before each wait). */
 	caller_umask = umask(077);
 	if (chdir("/") < 0)
@@ -116,7 +102,7 @@ scrub_process(void)
 }
 
 /* The initial user namespace has a fixed inode number (PROC_USER_INIT_INO, 0xEFFFFFFD in
- * include/linux/proc_ns.h, since 3.8): one readlink(2) (#19), and exact where an identity
+ * include/linux/proc_ns.h, since 3.8): exact where an identity
  * uid_map is not (a child namespace may map every uid). */
 static bool
 in_initial_userns(void)
@@ -207,7 +193,7 @@ check_socket(struct session *s)
 	/* The peer must be the process that started us (sandcap), with our real uid: SPAWN's
 	 * process becomes its child (CLONE_PARENT), so the caller's. */
 	/* AT_UID: the real uid the kernel gave us at exec, which nothing can change since (we
-	 * hold no CAP_SETUID): no getuid() (#19). */
+	 * hold no CAP_SETUID). */
 	if (cred.pid != getppid() || cred.uid != (uid_t) getauxval(AT_UID)) {
 		s->refusal = EPERM;
 		snprintf(s->refusal_msg, sizeof(s->refusal_msg), "the socket on fd 3 is not "
@@ -270,7 +256,7 @@ main(int argc, char **argv)
 		size_t nfds = 0;
 
 		if (s->attached && deadline == 0 && !backstop_fired && s->eff.v[POLICY_TIMEOUT] > 0)
-			deadline = mono_ms() + s->eff.v[POLICY_TIMEOUT] + BACKSTOP_MS;
+			deadline = mono_ms() + s->eff.v[POLICY_TIMEOUT] + DEADLINE_BACKSTOP_MS;
 		r = poll(p, 2, backstop_fired ? -1 : wait_ms(s, deadline));
 		if (r < 0 && errno == EINTR)
 			continue;
@@ -282,7 +268,7 @@ main(int argc, char **argv)
 			/* Past the policy's timeout and the backstop: sandcap did not end it. */
 			backstop_fired = true;
 			log_notice("uid %u: %s outlived its timeout by %d s: killing it",
-				   (unsigned) s->uid, s->id, BACKSTOP_MS / 1000);
+				   (unsigned) s->uid, s->id, DEADLINE_BACKSTOP_MS / 1000);
 			(void) cg_kill_fd(s->kill_fd);
 			continue;
 		}

@@ -5,22 +5,19 @@
  * except as numbers checked against the caller's resolved ceilings.  Objects are named by
  * the helper (the leaf, the workspace), never by the client.  No process is ever moved
  * into a leaf by its number: SPAWN (op_spawn.c) creates the sandbox's first process in it.
- * Capabilities: via cgroup.c and op_mount.c.
+ * Capabilities: through priv.c only (each call site says why the object is safe).
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
-#include "caps.h"
+#include "priv.h"
 #include "deadline.h"
-#include "dir-util.h"
 #include "cgroup.h"
 #include "log.h"
 #include "macro.h"
@@ -97,17 +94,18 @@ load_policy(struct session *s, char *msg, size_t msglen)
 	return -ENOTSUP;
 }
 
-/* The shared directories, in one CAP_DAC_OVERRIDE bracket (#19): cgroup_root (a path of
- * the trusted policy, checked: cgroup2, root-owned 0700) and its cgroup.subtree_control,
- * the per-user level <uid> in it, workspace_root/.locks (workspace_root checked before:
- * root-owned, not writable by group or other), the per-user lock file in it, and
- * SC_DEADLINE_DIR (a build-time path).  Fixed names under root-owned directories no user
- * can write, opened O_NOFOLLOW; nothing is created but the per-user lock file, in root's
- * 0700 .locks.  What is missing is made afterwards, each with its own checks: .locks by
- * dir_root_owned() here, the level at CREATE under the per-user lock (cg_user_level()). */
+/* The shared directories: cgroup_root (a path of the trusted policy, checked: cgroup2,
+ * root-owned 0700) and its cgroup.subtree_control, the per-user level <uid> in it,
+ * workspace_root/.locks (workspace_root checked before: root-owned, not writable by group
+ * or other), the per-user lock file in it, and SC_DEADLINE_DIR (a build-time path).  Fixed
+ * names under root-owned directories no user can write, opened O_NOFOLLOW; nothing is
+ * created but the per-user lock file, in root's 0700 .locks.  What is missing is made
+ * afterwards, each with its own checks: .locks by dir_root_owned() here, the level at
+ * CREATE under the per-user lock (cg_user_level()). */
 static int
 open_dirs(struct session *s, char *msg, size_t msglen)
 {
+	const int dir = O_RDONLY | O_DIRECTORY | O_NOFOLLOW;
 	const char *root = policy_cgroup_root(s->policy);
 	char buf[256], name[32];
 	int r;
@@ -115,23 +113,17 @@ open_dirs(struct session *s, char *msg, size_t msglen)
 	r = ws_root_open(s, msg, msglen);
 	if (r < 0)
 		return r;
-	if (caps_raise(CAP_DAC_OVERRIDE) < 0)
-		return -EPERM;
-	r = cg_open_root_raised(root, &s->cgroot_fd, buf, sizeof(buf));
+	r = cg_open_root(root, &s->cgroot_fd, buf, sizeof(buf));
 	if (r == 0) {
 		(void) snprintf(name, sizeof(name), "%u", (unsigned) s->uid);
-		s->ucg_fd = openat(s->cgroot_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-				   O_CLOEXEC);
+		s->ucg_fd = priv_openat(s->cgroot_fd, name, dir, 0);
 	}
-	s->lockdir_fd = openat(s->wsroot_fd, ".locks", O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-			       O_CLOEXEC);
+	s->lockdir_fd = priv_openat(s->wsroot_fd, ".locks", dir, 0);
 	if (s->lockdir_fd >= 0) {
 		(void) snprintf(name, sizeof(name), "user-%u.lock", (unsigned) s->uid);
-		s->ulock_fd = openat(s->lockdir_fd, name, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC,
-				     0600);
+		s->ulock_fd = priv_openat(s->lockdir_fd, name, O_RDWR | O_CREAT | O_NOFOLLOW, 0600);
 	}
-	s->deadline_fd = open(SC_DEADLINE_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	caps_lower_all();
+	s->deadline_fd = priv_openat(AT_FDCWD, SC_DEADLINE_DIR, dir, 0);
 	if (r < 0) {
 		snprintf(msg, msglen, "cgroup_root %s: %s", root,
 			 r == -EXDEV ? "not on cgroup v2 (mount cgroup2 at /sys/fs/cgroup)" :
@@ -183,21 +175,20 @@ op_hello(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr *
 	return 0;
 }
 
-/* Called from make_leaf_raised(): five opens of fixed names in the leaf we created in this
- * request and hold by fd, root's since cg_take_raised(), under root's 0700 parent: nothing
- * the user controls decides what any of them resolves to. */
+/* Five files of fixed names in the leaf we created in this request and hold by fd, root's
+ * since cg_create_at(), under root's 0700 parent: nothing the user controls decides what
+ * any of them resolves to. */
 static int
-write_limits_raised(struct session *s, char *note, size_t notelen)
+write_limits(struct session *s, char *note, size_t notelen)
 {
 	uint64_t *v = s->eff.v;
-	struct cg_batch b = { .n = 0 };        /* five descriptors, one close_range (#19) */
 	char buf[64];
 	int r;
 
 	(void) snprintf(buf, sizeof(buf), v[POLICY_MEMORY] ? "%" PRIu64 : "max", v[POLICY_MEMORY]);
-	r = cg_write_batch_raised(&b, s->leaf_fd, "memory.max", buf);
+	r = priv_write_at(s->leaf_fd, "memory.max", buf);
 	if (r == 0) {
-		r = cg_write_batch_raised(&b, s->leaf_fd, "memory.swap.max", "0");
+		r = priv_write_at(s->leaf_fd, "memory.swap.max", "0");
 		/* Absent when swap accounting is off (or no swap controller): then no swap
 		 * can be charged to the leaf anyway only if there is no swap; we accept and
 		 * say so in the reply rather than fail. */
@@ -207,33 +198,31 @@ write_limits_raised(struct session *s, char *note, size_t notelen)
 		}
 	}
 	if (r == 0)
-		r = cg_write_batch_raised(&b, s->leaf_fd, "memory.oom.group", "1");
+		r = priv_write_at(s->leaf_fd, "memory.oom.group", "1");
 	if (r == 0) {
 		if (v[POLICY_CPU])
 			(void) snprintf(buf, sizeof(buf), "%" PRIu64 " 100000", v[POLICY_CPU] * 1000);
 		else
 			(void) snprintf(buf, sizeof(buf), "max 100000");
-		r = cg_write_batch_raised(&b, s->leaf_fd, "cpu.max", buf);
+		r = priv_write_at(s->leaf_fd, "cpu.max", buf);
 	}
 	if (r == 0) {
 		(void) snprintf(buf, sizeof(buf), v[POLICY_PIDS] ? "%" PRIu64 : "max", v[POLICY_PIDS]);
-		r = cg_write_batch_raised(&b, s->leaf_fd, "pids.max", buf);
+		r = priv_write_at(s->leaf_fd, "pids.max", buf);
 	}
-	cg_batch_close(&b);
 	return r;
 }
 
-/* Inside one CAP_DAC_OVERRIDE + CAP_CHOWN + CAP_SYS_ADMIN bracket (#19, SECURITY.md): the
- * lock file (a fresh name, O_CREAT|O_EXCL|O_NOFOLLOW, in root's 0700 .locks), the leaf
- * (mkdir of a fresh name in the root-owned per-user level, handed to root by
- * cg_take_raised()), its limits, its cgroup.kill, opened now while we can (permission is
- * checked at open), and the workspace (ws_mount_raised(): a mount point staged in .locks,
- * a new tmpfs on it).  Every object is made by the helper in this request and reached
- * through an fd it holds; no name the user controls is resolved and nothing of the user's
- * is read.  *ret_step names the failed step. */
+/* The lock file (a fresh name, O_CREAT|O_EXCL|O_NOFOLLOW, in root's 0700 .locks), the leaf
+ * (mkdir of a fresh name in the root-owned per-user level, handed to root by cg_take()),
+ * its limits, its cgroup.kill, opened now while we can (permission is checked at open), and
+ * the workspace (ws_mount(): a mount point staged in .locks, a new tmpfs on it).  Every
+ * object is made by the helper in this request and reached through an fd it holds; no name
+ * the user controls is resolved and nothing of the user's is read.  *ret_step names the
+ * failed step. */
 static int
-make_leaf_raised(struct session *s, const char **ret_step, char *note, size_t notelen,
-		 char *wsnote, size_t wsnotelen)
+make_leaf(struct session *s, const char **ret_step, char *note, size_t notelen,
+	  char *wsnote, size_t wsnotelen)
 {
 	char lock[CG_NAME_MAX + 8];
 	int r;
@@ -242,25 +231,27 @@ make_leaf_raised(struct session *s, const char **ret_step, char *note, size_t no
 	 * undoes them in reverse, so a leaf never exists without its lock file. */
 	*ret_step = "lock";
 	(void) snprintf(lock, sizeof(lock), "%s.lock", s->id);
-	s->lock_fd = openat(s->lockdir_fd, lock, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW |
-			    O_CLOEXEC, 0600);
-	if (s->lock_fd < 0 || flock(s->lock_fd, LOCK_EX | LOCK_NB) < 0)
+	s->lock_fd = priv_openat(s->lockdir_fd, lock, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW,
+				 0600);
+	if (s->lock_fd < 0)
+		return s->lock_fd;
+	if (flock(s->lock_fd, LOCK_EX | LOCK_NB) < 0)
 		return -errno;
 	*ret_step = "create cgroup";
-	r = cg_create_at_raised(s->ucg_fd, s->id, &s->leaf_fd);
+	r = cg_create_at(s->ucg_fd, s->id, &s->leaf_fd);
 	if (r < 0)
 		return r;
 	s->leaf_created = true;
 	*ret_step = "limits";
-	r = write_limits_raised(s, note, notelen);
+	r = write_limits(s, note, notelen);
 	if (r < 0)
 		return r;
 	*ret_step = "cgroup.kill";
-	s->kill_fd = openat(s->leaf_fd, "cgroup.kill", O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+	s->kill_fd = priv_openat(s->leaf_fd, "cgroup.kill", O_WRONLY | O_NOFOLLOW, 0);
 	if (s->kill_fd < 0)
-		return -errno;
+		return s->kill_fd;
 	*ret_step = "workspace";
-	return ws_mount_raised(s, wsnote, wsnotelen);
+	return ws_mount(s, wsnote, wsnotelen);
 }
 
 static int create_locked(struct session *s, uint32_t net, uint16_t proxy_port, char *msg,
@@ -320,7 +311,7 @@ op_create(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr 
 
 	deadline_reap_expired(s->deadline_fd);  /* anyone's: a stopped helper enforces nothing */
 	/* Count and create under the per-user lock: two helpers of one user cannot both
-	 * pass the sandboxes ceiling (#14 item 9).  Released before the reply is sent. */
+	 * pass the sandboxes ceiling.  Released before the reply is sent. */
 	r = user_lock(s, msg, msglen);
 	if (r < 0)
 		return r;
@@ -369,10 +360,7 @@ create_locked(struct session *s, uint32_t net, uint16_t proxy_port, char *msg,
 	r = cg_name_new(s->uid, s->id, sizeof(s->id));
 	if (r < 0)
 		return r;
-	if (caps_raise_set(CAPS(CAP_DAC_OVERRIDE) | CAPS(CAP_CHOWN) | CAPS(CAP_SYS_ADMIN)) < 0)
-		return -EPERM;
-	r = make_leaf_raised(s, &step, note, sizeof(note), wsnote, sizeof(wsnote));
-	caps_lower_all();
+	r = make_leaf(s, &step, note, sizeof(note), wsnote, sizeof(wsnote));
 	if (r < 0 && streq(step, "limits")) {
 		snprintf(msg, msglen, "cannot write the limits of cgroup %s: %s%s", s->id,
 			 strerror(-r), r == -ENOENT ? " (a controller is not enabled in cgroup_root)"
@@ -403,7 +391,7 @@ create_locked(struct session *s, uint32_t net, uint16_t proxy_port, char *msg,
 	}
 	(void) snprintf(s->enforcement, sizeof(s->enforcement), "%s%s%s", note,
 			note[0] && wsnote[0] ? "; " : "", wsnote);
-	/* One line for the request's privileged actions (each line is a few system calls). */
+	/* One line for the request's privileged actions. */
 	log_info("uid %u: created sandbox %s (cgroup, workspace %s) memory=%" PRIu64 " cpu=%"
 		 PRIu64 "%% pids=%" PRIu64 " disk=%" PRIu64, (unsigned) s->uid, s->id, s->ws_path, s->eff.v[POLICY_MEMORY],
 		 s->eff.v[POLICY_CPU], s->eff.v[POLICY_PIDS], s->eff.v[POLICY_DISK]);

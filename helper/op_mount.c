@@ -5,26 +5,24 @@
  * from the trust-checked policy (must be root-owned, not group/other-writable); names made
  * by the helper.  Never follows a user-controlled path: <uid> and .locks are root-owned
  * and verified, the tmpfs contents (owned by the user) are never walked, and unmounting
- * goes through our own dirfd.  Capabilities: CAP_SYS_ADMIN for fsopen/fsmount/
- * move_mount/umount2; CAP_DAC_OVERRIDE and CAP_CHOWN for the root-owned dirs.
+ * goes through our own dirfd.  Capabilities (through priv.c): CAP_SYS_ADMIN for fsopen/
+ * fsmount/move_mount/umount2; CAP_DAC_OVERRIDE and CAP_CHOWN for the root-owned dirs.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <linux/magic.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
-#include <sys/statfs.h>
 #include <unistd.h>
 
-#include "caps.h"
 #include "deadline.h"
 #include "dir-util.h"
 #include "log.h"
 #include "macro.h"
+#include "priv.h"
 #include "rootdir.h"
 #include "session.h"
 #include "ws_clean.h"
@@ -61,18 +59,13 @@ ws_locks_dir(struct session *s, char *msg, size_t msglen)
 	struct stat st;
 	int r = 0;
 
-	/* Opened by open_dirs(); made here if missing.  Its link count says whether it has
-	 * subdirectories: the temporaries are the only ones (user_prepare() looks for them
-	 * only then; a filesystem that does not count them, as btrfs, is always listed). */
-	s->locks_subdirs = true;
+	/* Opened by open_dirs(); made here if missing. */
 	if (s->lockdir_fd < 0)
 		r = dir_root_owned(s->wsroot_fd, ".locks", 0700, -EBADF, s->uid, &s->lockdir_fd);
 	else if (fstat(s->lockdir_fd, &st) < 0)
 		r = -errno;
 	else if (st.st_uid != 0 || st.st_gid != 0 || (st.st_mode & 07777) != 0700)
 		r = -EPERM;
-	else
-		s->locks_subdirs = st.st_nlink != 2;
 	if (r < 0) {
 		snprintf(msg, msglen, "cannot prepare %s/.locks (root-owned 0700): %s",
 			 policy_workspace_root(s->policy), strerror(-r));
@@ -87,14 +80,12 @@ fs_set(int fsfd, const char *key, const char *value)
 	return fsconfig(fsfd, FSCONFIG_SET_STRING, key, value, 0) < 0 ? -errno : 0;
 }
 
-static int mount_tmpfs_raised(struct session *s, int dirfd, uint64_t disk, int *ret_mfd,
-			      struct cg_batch *done);
+static int mount_tmpfs(struct session *s, int dirfd, uint64_t disk);
 
 int
-ws_mount_raised(struct session *s, char *note, size_t notelen)
+ws_mount(struct session *s, char *note, size_t notelen)
 {
-	_cleanup_close_ int dirfd = -EBADF, mfd = -EBADF;
-	struct cg_batch done = { .n = 0 };
+	_cleanup_close_ int dirfd = -EBADF;
 	uint64_t disk = s->eff.v[POLICY_DISK];
 	char tmp[CG_NAME_MAX + 8];
 	int r;
@@ -104,22 +95,18 @@ ws_mount_raised(struct session *s, char *note, size_t notelen)
 	 * before it appears (rootdir.c). */
 	s->ws_dir_created = true;
 	(void) snprintf(tmp, sizeof(tmp), ".new-%s", s->id);
-	r = make_staged_raised(s->lockdir_fd, tmp, s->uiddir_fd, s->id, 0700, &dirfd);
+	r = make_staged(s->lockdir_fd, tmp, s->uiddir_fd, s->id, 0700, &dirfd);
 	if (r < 0)
 		return r;
-	r = mount_tmpfs_raised(s, dirfd, disk, &mfd, &done);
+	r = mount_tmpfs(s, dirfd, disk);
 	if (r < 0)
 		return r;
-	/* The mount point's fd and the tmpfs's configuration fd, no longer needed: one
-	 * close_range when their numbers are consecutive (#19). */
-	cg_batch_add(&done, TAKE_FD(dirfd));
-	cg_batch_close(&done);
 	s->ws_mounted = true;
 	(void) snprintf(s->ws_path, sizeof(s->ws_path), "%s/%u/%s",
 			policy_workspace_root(s->policy), (unsigned) s->uid, s->id);
 	if (disk == 0)
 		(void) snprintf(note, notelen, "disk: tmpfs default size (half of RAM)");
-	s->ws_fd = TAKE_FD(mfd);        /* O_PATH fd of the tmpfs root, tmpfs by making */
+	s->ws_fd = r;                   /* O_PATH fd of the tmpfs root, tmpfs by making */
 	return 0;
 }
 
@@ -142,19 +129,18 @@ ws_inodes(uint64_t disk)
 }
 
 /* A new tmpfs configured with our own numbers (the effective disk limit, the caller's uid
- * and gid), attached at dirfd, the mount point just made; CAP_SYS_ADMIN is raised by the
- * caller.  Nothing the user controls is read or resolved in it. */
+ * and gid), attached at dirfd, the mount point just made: the mount's root fd, or -errno.
+ * Nothing the user controls is read or resolved in it. */
 static int
-mount_tmpfs_raised(struct session *s, int dirfd, uint64_t disk, int *ret_mfd,
-		   struct cg_batch *done)
+mount_tmpfs(struct session *s, int dirfd, uint64_t disk)
 {
 	_cleanup_close_ int fsfd = -EBADF;
 	char num[32];
 	int r;
 
-	fsfd = fsopen("tmpfs", FSOPEN_CLOEXEC);
+	fsfd = priv_fsopen_tmpfs();
 	if (fsfd < 0)
-		return -errno;
+		return fsfd;
 	/* size=0 means unlimited to tmpfs, and tmpfs cannot limit an unlimited mount later,
 	 * which teardown must do (ws_shrink()): a 0 (unlimited) disk is tmpfs's default made
 	 * explicit, half of RAM, and the reply says so. */
@@ -176,19 +162,7 @@ mount_tmpfs_raised(struct session *s, int dirfd, uint64_t disk, int *ret_mfd,
 	(void) snprintf(num, sizeof(num), "%u", (unsigned) s->gid);
 	if (r == 0)
 		r = fs_set(fsfd, "gid", num);
-	if (r == 0 && fsconfig(fsfd, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
-		r = -errno;
-	if (r < 0)
-		return r;
-	*ret_mfd = fsmount(fsfd, FSMOUNT_CLOEXEC, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV);
-	if (*ret_mfd < 0)
-		return -errno;
-	/* Attached, not left detached: a cwd in a never-attached mount breaks getcwd(). */
-	if (move_mount(*ret_mfd, "", dirfd, "", MOVE_MOUNT_F_EMPTY_PATH |
-		       MOVE_MOUNT_T_EMPTY_PATH) < 0)
-		return -errno;
-	cg_batch_add(done, TAKE_FD(fsfd));      /* closed by the caller, with the dirfd */
-	return 0;
+	return r < 0 ? r : priv_tmpfs_attach(fsfd, dirfd);
 }
 
 int
@@ -204,10 +178,9 @@ ws_empty(int uiddir_fd, const char *id, int ws_fd)
 	 * step takes as its dirfd, or (a leftover) by name in the root-owned <uid> dir, only if
 	 * it is a mount on that name (a different st_dev). */
 	if (ws_fd < 0) {
-		root = WITH_CAP(CAP_DAC_OVERRIDE, openat(uiddir_fd, id,
-				O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+		root = priv_openat(uiddir_fd, id, O_PATH | O_DIRECTORY | O_NOFOLLOW, 0);
 		if (root < 0)
-			return errno == ENOENT ? 0 : -errno;
+			return root == -ENOENT ? 0 : root;
 		if (fstat(root, &st) < 0 || fstat(uiddir_fd, &pst) < 0)
 			return -errno;
 		if (st.st_dev == pst.st_dev)
@@ -221,18 +194,19 @@ ws_empty(int uiddir_fd, const char *id, int ws_fd)
 }
 
 int
-ws_detach_raised(int uiddir_fd, const char *id)
+ws_detach(int uiddir_fd, const char *id)
 {
 	char path[64];
+	int r;
 
 	/* Through our own dirfd, so a changed workspace_root path cannot redirect us
 	 * (UMOUNT_NOFOLLOW: the last component sits in a dir only root can write). */
 	(void) snprintf(path, sizeof(path), "/proc/self/fd/%d/%s", uiddir_fd, id);
-	if (umount2(path, MNT_DETACH | UMOUNT_NOFOLLOW) < 0 && errno != EINVAL && errno != ENOENT)
-		return -errno;
-	if (unlinkat(uiddir_fd, id, AT_REMOVEDIR) < 0 && errno != ENOENT)
-		return -errno;
-	return 0;
+	r = priv_umount_detach(path);
+	if (r < 0 && r != -EINVAL && r != -ENOENT)
+		return r;
+	r = priv_unlinkat(uiddir_fd, id, AT_REMOVEDIR);
+	return r == -ENOENT ? 0 : r;
 }
 
 /* Tear down a sandbox whose helper is gone. */
@@ -245,17 +219,15 @@ reclaim_one(struct session *s, const char *name)
 	/* The workspace first: if something outside holds data in it, the leaf (and its
 	 * limits) stays and keeps counting against the user's sandboxes. */
 	r = ws_empty(s->uiddir_fd, name, -EBADF);
-	if (r == 0 && caps_raise_set(CAPS(CAP_SYS_ADMIN) | CAPS(CAP_DAC_OVERRIDE)) < 0)
-		r = -EPERM;
-	else if (r == 0)
-		r = ws_detach_raised(s->uiddir_fd, name);
-	caps_lower_all();       /* the shrink's bracket too, when it was kept (#19) */
+	if (r == 0)
+		r = ws_detach(s->uiddir_fd, name);
 	if (r == 0)
 		r = cg_destroy_at(s->ucg_fd, name);
 	(void) snprintf(lock, sizeof(lock), "%s.lock", name);
-	if (r == 0 && WITH_CAP(CAP_DAC_OVERRIDE, unlinkat(s->lockdir_fd, lock, 0)) < 0 &&
-	    errno != ENOENT)
-		r = -errno;
+	if (r == 0)
+		r = priv_unlinkat(s->lockdir_fd, lock, 0);
+	if (r == -ENOENT)
+		r = 0;
 	if (r < 0)
 		return log_warning_errno(r, "uid %u: cannot reclaim leftover %s: %m",
 					 (unsigned) s->uid, name);
@@ -269,19 +241,14 @@ reclaim_and_count(struct session *s, unsigned *ret_live)
 {
 	struct dir_iter it = { .fd = s->ucg_fd };
 	unsigned live = 0;
-	bool raised = false;
 	const char *name;
 
-	/* No leaf at all (cgroupfs counts subdirectories in the link count, and only this
-	 * uid's helpers, holding the per-user lock as we do, make them): nothing to list. */
+	/* The per-user level's names: kernel-made, listed through our fd of it (no
+	 * capability), from the start.  Their lock files are names in root's 0700 .locks,
+	 * opened O_NOFOLLOW, not created.  A leftover is torn down. */
 	*ret_live = 0;
-	if (!s->level_subdirs)
-		return 0;
-	/* The per-user level's names (kernel-made, listed through our fd of it, rewound by
-	 * cg_take_raised() if it listed it before; no capability), and from the first name of
-	 * the form <uid>-<16 hex> on, a CAP_DAC_OVERRIDE bracket for their lock files (#19):
-	 * names in root's 0700 .locks, opened O_NOFOLLOW, not created.  A leftover is torn
-	 * down outside it. */
+	if (lseek(s->ucg_fd, 0, SEEK_SET) < 0)
+		return -errno;
 	while ((name = dir_next(&it, NULL)) != NULL) {
 		_cleanup_close_ int lfd = -EBADF;
 		char lock[CG_NAME_MAX + 8];
@@ -290,30 +257,16 @@ reclaim_and_count(struct session *s, unsigned *ret_live)
 		if (!cg_name_parse(name, &owner) || owner != s->uid || streq(name, s->id))
 			continue;
 		(void) snprintf(lock, sizeof(lock), "%s.lock", name);
-		if (!raised && caps_raise(CAP_DAC_OVERRIDE) < 0)
-			return -EPERM;
-		raised = true;
-		lfd = openat(s->lockdir_fd, lock, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+		lfd = priv_openat(s->lockdir_fd, lock, O_RDWR | O_NOFOLLOW, 0);
 		/* A live helper holds LOCK_EX on its lock for the whole session; getting it
 		 * (or finding no lock: it is created before the leaf, removed after) means
 		 * the owner is gone.  Anything else (the lock held, or an open or flock that
 		 * failed, e.g. under a RLIMIT_NOFILE the user lowered meanwhile) cannot prove
 		 * it gone: the sandbox counts against the cap. */
-		if (lfd >= 0 && flock(lfd, LOCK_EX | LOCK_NB) < 0) {
-			live++;
-			continue;
-		}
-		if (lfd < 0 && errno != ENOENT) {
-			live++;
-			continue;
-		}
-		caps_lower_all();
-		raised = false;
-		if (reclaim_one(s, name) < 0)
+		if ((lfd >= 0 && flock(lfd, LOCK_EX | LOCK_NB) < 0) ||
+		    (lfd < 0 && lfd != -ENOENT) || reclaim_one(s, name) < 0)
 			live++;         /* still there: it keeps counting against the cap */
 	}
-	if (raised)
-		caps_lower_all();
 	if (errno != 0)
 		return -errno;
 	*ret_live = live;

@@ -8,19 +8,17 @@
  * is in it; the leaf is root-owned and the sandbox holds neither CAP_NET_ADMIN (to detach)
  * nor write access to any cgroup.procs (to leave).  Attach flags 0: nothing below the
  * leaf can add or override programs.  The programs die with the leaf.
- * Capabilities: CAP_BPF and CAP_NET_ADMIN, both effective around bpf(2) only (loading a
- * cgroup socket program needs both; attaching needs CAP_NET_ADMIN).
+ * Capabilities: CAP_BPF and CAP_NET_ADMIN, both effective around bpf(2) only (priv_bpf()).
  */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
 #include "caps.h"
 #include "log.h"
 #include "macro.h"
 #include "netbpf.h"
+#include "priv.h"
 #include "op_net.h"
 
 int
@@ -32,27 +30,6 @@ net_check_request(uint32_t net, uint32_t proxy_port)
 	if ((net == POLICY_NET_PROXY) != (proxy_port != 0) || proxy_port > 65535)
 		return -EBADMSG;
 	return 0;
-}
-
-static long
-sys_bpf(int cmd, union bpf_attr *attr)
-{
-	return syscall(SYS_bpf, cmd, attr, sizeof(*attr));
-}
-
-/* bpf(2) with CAP_BPF and CAP_NET_ADMIN effective for this one call. */
-static long
-bpf_privileged(int cmd, union bpf_attr *attr)
-{
-	long r;
-
-	if (caps_raise_set(CAPS(CAP_BPF) | CAPS(CAP_NET_ADMIN)) < 0)
-		return -EPERM;
-	r = sys_bpf(cmd, attr);
-	if (r < 0)
-		r = -errno;
-	caps_lower_all();
-	return r;
 }
 
 int
@@ -105,7 +82,7 @@ net_attach(struct session *s, uint32_t net, uint16_t proxy_port, char *msg, size
 		a.log_buf = (uintptr_t) vlog;
 		a.log_size = sizeof(vlog);
 		a.log_level = 1;
-		r = bpf_privileged(BPF_PROG_LOAD, &a);
+		r = priv_bpf(BPF_PROG_LOAD, &a);
 		if (r < 0) {
 			log_error("uid %u: BPF_PROG_LOAD %s: %s; verifier: %.400s",
 				  (unsigned) s->uid, info->name, strerror((int) -r), vlog);
@@ -121,7 +98,7 @@ net_attach(struct session *s, uint32_t net, uint16_t proxy_port, char *msg, size
 		a.attach_bpf_fd = (uint32_t) fd;
 		a.attach_type = info->attach_type;
 		a.attach_flags = 0;
-		r = bpf_privileged(BPF_PROG_ATTACH, &a);
+		r = priv_bpf(BPF_PROG_ATTACH, &a);
 		if (r < 0) {
 			snprintf(msg, msglen, "--net %s: cannot attach the %s program to cgroup %s: "
 				 "%s", policy_net_name(net), info->name, s->id, strerror((int) -r));

@@ -8,9 +8,8 @@
  * (caps_drop_all()), closes everything of the helper's but the one socket the request
  * carried, and only then reads sandcap's stage from it (lib/stage.c, the caller's own
  * code and data from here on).  Trusts nothing in the request: its one fd is only checked
- * to be a unix socket and handed to the new process.  Capabilities: CAP_DAC_OVERRIDE
- * across the clone3 (the kernel checks the leaf's and the common ancestor's cgroup.procs
- * against the caller's credentials, as for a write to cgroup.procs).
+ * to be a unix socket and handed to the new process.  Capabilities: CAP_DAC_OVERRIDE for
+ * the clone3 (priv_clone_into_cgroup()).
  */
 #include <errno.h>
 #include <stdint.h>
@@ -26,6 +25,7 @@
 #include "caps.h"
 #include "log.h"
 #include "macro.h"
+#include "priv.h"
 #include "session.h"
 #include "stage.h"
 
@@ -35,8 +35,9 @@ mode_t caller_umask = 077;
 static _noreturn_ void
 spawned(int sock)
 {
-	/* First: no capability, for good.  Until here it ran only the return of clone3, with
-	 * every signal blocked (spawn_in_leaf()), so no handler of the helper's ran in it. */
+	/* First: no capability, for good.  Until here it ran only the return of clone3 and the
+	 * lowering of the effective set, with every signal blocked (spawn_in_leaf()), so no
+	 * handler of the helper's ran in it. */
 	if (caps_drop_all() < 0)
 		_exit(STAGE_EXIT_FAILURE);
 	/* None of the helper's descriptors (session socket, leaf, cgroup.kill, locks, policy
@@ -65,20 +66,13 @@ spawn_in_leaf(struct session *s, int sock)
 	 * system call.  SIGKILL and SIGSTOP the kernel never blocks. */
 	uint64_t all = ~(uint64_t) 0, old = 0;
 	pid_t pid;
-	int e;
 
 	(void) syscall(SYS_rt_sigprocmask, SIG_SETMASK, &all, &old, sizeof(all));
-	if (caps_raise(CAP_DAC_OVERRIDE) < 0) {
-		(void) syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, sizeof(old));
-		return -EPERM;
-	}
-	pid = (pid_t) syscall(SYS_clone3, &ca, sizeof(ca));
+	pid = priv_clone_into_cgroup(&ca);
 	if (pid == 0)
 		spawned(sock);
-	e = errno;
-	caps_lower_all();
 	(void) syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, sizeof(old));
-	return pid < 0 ? -e : pid;
+	return pid;
 }
 
 int

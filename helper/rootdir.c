@@ -7,8 +7,8 @@
  * (getrandom) inside the staging dir .locks (root 0700: the user cannot even look up a
  * name in it), given its mode, chowned to root, and only then renamed into place
  * (RENAME_NOREPLACE).  Nobody but the helpers can reach it in .locks, so nothing can be
- * planted in it, no ACL set and no mode changed there: it needs no checks, and the four
- * calls run in one CAP_DAC_OVERRIDE + CAP_CHOWN bracket (make_staged_raised(), #19).  .locks
+ * planted in it, no ACL set and no mode changed there: it needs no checks
+ * (make_staged()).  .locks
  * itself has no staging dir: it is made in workspace_root, where a window exists; it is
  * closed by checking mode and ACLs after root owns it (when the user can no longer change
  * them; a mismatch means we take it back and redo it) and by emptying (without following)
@@ -17,7 +17,7 @@
  * .new-<uid>-* in .locks by the next helper of that uid under its per-user lock, and
  * .new-locks-* in the parent when older than a minute, by the next helper that has to make
  * .locks (or the deadline dir) again: only then can new ones appear.
- * Capabilities: CAP_DAC_OVERRIDE (root-owned parents), CAP_CHOWN.
+ * Capabilities (through priv.c): CAP_DAC_OVERRIDE (root-owned parents), CAP_CHOWN.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -29,9 +29,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "caps.h"
 #include "dir-util.h"
 #include "macro.h"
+#include "priv.h"
 #include "rootdir.h"
 #include "ws_clean.h"
 
@@ -67,24 +67,25 @@ make_tmp(int where_fd, const char *tmp, mode_t mode, uid_t uid)
 {
 	_cleanup_close_ int fd = -EBADF;
 	struct stat st;
-	int r = -EPERM;
+	int r = priv_mkdirat(where_fd, tmp, 0700);
 
-	if (WITH_CAP(CAP_DAC_OVERRIDE, mkdirat(where_fd, tmp, 0700)) < 0)
-		return -errno;
-	fd = WITH_CAP(CAP_DAC_OVERRIDE, openat(where_fd, tmp,
-			O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+	if (r < 0)
+		return r;
+	fd = priv_openat(where_fd, tmp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW, 0);
 	if (fd < 0)
-		return -errno;
+		return fd;
+	r = -EPERM;
 	for (int i = 0; i < 8 && r == -EPERM; i++) {
-		if (i > 0 && WITH_CAP(CAP_CHOWN, fchown(fd, uid, (gid_t) -1)) < 0)
+		if (i > 0 && priv_fchown(fd, uid, (gid_t) -1) < 0)
 			break;
 		(void) fremovexattr(fd, "system.posix_acl_access");
 		(void) fremovexattr(fd, "system.posix_acl_default");
-		if (fchmod(fd, mode) < 0 || WITH_CAP(CAP_CHOWN, fchown(fd, 0, 0)) < 0 ||
-		    fstat(fd, &st) < 0) {
-			r = -errno;
+		r = fchmod(fd, mode) < 0 ? neg_errno() : priv_fchown(fd, 0, 0);
+		if (r < 0 || fstat(fd, &st) < 0) {
+			r = r < 0 ? r : neg_errno();
 			break;
 		}
+		r = -EPERM;
 		if (st.st_uid == 0 && st.st_gid == 0 && (st.st_mode & 07777) == mode &&
 		    !has_acl(fd))
 			r = 0;
@@ -101,20 +102,22 @@ make_tmp(int where_fd, const char *tmp, mode_t mode, uid_t uid)
 }
 
 int
-make_staged_raised(int stage_fd, const char *tmp, int parent_fd, const char *name, mode_t mode,
-		   int *ret_fd)
+make_staged(int stage_fd, const char *tmp, int parent_fd, const char *name, mode_t mode,
+	    int *ret_fd)
 {
 	_cleanup_close_ int fd = -EBADF;
+	int r = priv_mkdirat(stage_fd, tmp, 0700);
 
+	if (r < 0)
+		return r;
+	fd = priv_openat(stage_fd, tmp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW, 0);
 	/* Mode while we still own it (after the chown it would need CAP_FOWNER). */
-	if (mkdirat(stage_fd, tmp, 0700) < 0)
-		return -errno;
-	fd = openat(stage_fd, tmp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0 || (mode != 0700 && fchmod(fd, mode) < 0) || fchown(fd, 0, 0) < 0 ||
-	    renameat2(stage_fd, tmp, parent_fd, name, RENAME_NOREPLACE) < 0) {
-		int r = -errno;
-
-		(void) unlinkat(stage_fd, tmp, AT_REMOVEDIR);
+	r = fd < 0 ? fd : mode != 0700 && fchmod(fd, mode) < 0 ? neg_errno() :
+	    priv_fchown(fd, 0, 0);
+	if (r == 0)
+		r = priv_renameat2(stage_fd, tmp, parent_fd, name, RENAME_NOREPLACE);
+	if (r < 0) {
+		(void) priv_unlinkat(stage_fd, tmp, AT_REMOVEDIR);
 		return r;
 	}
 	*ret_fd = TAKE_FD(fd);
@@ -125,32 +128,27 @@ int
 dir_root_owned(int parent_fd, const char *name, mode_t mode, int stage_fd, uid_t uid,
 	       int *ret_fd)
 {
+	const int dir = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
 	_cleanup_close_ int fd = -EBADF;
 	struct stat st;
 	char tmp[64], prefix[16];
 	int r;
 
 	/* Readable and searchable by all (0755): no capability is needed to open it. */
-	if ((mode & 05) == 05)
-		fd = openat(parent_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	else
-		fd = WITH_CAP(CAP_DAC_OVERRIDE, openat(parent_fd, name,
-				O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-	if (fd < 0 && errno == ENOENT && stage_fd >= 0) {
+	if ((mode & 05) != 05)
+		fd = priv_openat(parent_fd, name, dir, 0);
+	else if ((fd = openat(parent_fd, name, dir)) < 0)
+		fd = -errno;
+	if (fd == -ENOENT && stage_fd >= 0) {
 		(void) snprintf(prefix, sizeof(prefix), "%u", (unsigned) uid);
 		r = tmp_name(tmp, sizeof(tmp), prefix);
-		if (r == 0 && caps_raise_set(CAPS(CAP_DAC_OVERRIDE) | CAPS(CAP_CHOWN)) < 0)
-			r = -EPERM;
-		else if (r == 0) {
-			r = make_staged_raised(stage_fd, tmp, parent_fd, name, mode, &fd);
-			caps_lower_all();
-		}
+		if (r == 0)
+			r = make_staged(stage_fd, tmp, parent_fd, name, mode, &fd);
 		if (r == -EEXIST)       /* lost the race: use the winner's */
-			fd = WITH_CAP(CAP_DAC_OVERRIDE, openat(parent_fd, name,
-					O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+			fd = priv_openat(parent_fd, name, dir, 0);
 		else if (r < 0)
 			return r;
-	} else if (fd < 0 && errno == ENOENT) {
+	} else if (fd == -ENOENT) {
 		/* Temporaries of this dir itself whose helper died: only made here. */
 		(void) sweep_temporaries(parent_fd, ".new-locks-", true);
 		r = tmp_name(tmp, sizeof(tmp), "locks");
@@ -159,19 +157,17 @@ dir_root_owned(int parent_fd, const char *name, mode_t mode, int stage_fd, uid_t
 		fd = make_tmp(parent_fd, tmp, mode, uid);
 		if (fd < 0)
 			return fd;
-		if (WITH_CAP(CAP_DAC_OVERRIDE, renameat2(parent_fd, tmp, parent_fd, name,
-							 RENAME_NOREPLACE)) < 0) {
-			r = -errno;
-			(void) WITH_CAP(CAP_DAC_OVERRIDE, unlinkat(parent_fd, tmp, AT_REMOVEDIR));
+		r = priv_renameat2(parent_fd, tmp, parent_fd, name, RENAME_NOREPLACE);
+		if (r < 0) {
+			(void) priv_unlinkat(parent_fd, tmp, AT_REMOVEDIR);
 			if (r != -EEXIST)
 				return r;
 			fd = safe_close(fd);    /* lost the race: use the winner's */
-			fd = WITH_CAP(CAP_DAC_OVERRIDE, openat(parent_fd, name,
-					O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+			fd = priv_openat(parent_fd, name, dir, 0);
 		}
 	}
 	if (fd < 0)
-		return -errno;
+		return fd;
 	if (fstat(fd, &st) < 0)
 		return -errno;
 	if (st.st_uid != 0 || st.st_gid != 0 || (st.st_mode & 07777) != mode)
@@ -208,8 +204,8 @@ sweep_temporaries(int dir_fd, const char *prefix, bool only_old)
 			continue;
 		/* A directory the user still owns: take it first, so it cannot be refilled
 		 * through a new path while we empty it. */
-		(void) WITH_CAP(CAP_CHOWN, fchownat(dir_fd, name, 0, 0, AT_SYMLINK_NOFOLLOW));
-		if (WITH_CAP(CAP_DAC_OVERRIDE, unlinkat(dir_fd, name, 0)) == 0 ||
+		(void) priv_fchownat_root(dir_fd, name);
+		if (priv_unlinkat(dir_fd, name, 0) == 0 ||
 		    tree_remove_at(dir_fd, name) == 0)
 			n++;
 	}

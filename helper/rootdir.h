@@ -13,10 +13,9 @@ int dir_root_owned(int parent_fd, const char *name, mode_t mode, int stage_fd, u
 		   int *ret_fd);
 /* Make <parent>/<name> as dir_root_owned() makes a new one: as tmp (".new-<uid>-...", for
  * the sweep) in stage_fd (which must be the root 0700 .locks), without looking for an
- * existing one first (-EEXIST if there is), inside a CAP_DAC_OVERRIDE + CAP_CHOWN bracket
- * the caller holds. */
-int make_staged_raised(int stage_fd, const char *tmp, int parent_fd, const char *name,
-		       mode_t mode, int *ret_fd);
+ * existing one first (-EEXIST if there is). */
+int make_staged(int stage_fd, const char *tmp, int parent_fd, const char *name, mode_t mode,
+		int *ret_fd);
 /* Remove every entry of dir_fd whose name starts with prefix (only those whose ctime is
  * over a minute old if only_old), without following anything.  Moves dir_fd's offset.  Returns how many. */
 int sweep_temporaries(int dir_fd, const char *prefix, bool only_old);

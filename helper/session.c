@@ -3,25 +3,22 @@
  * Contract: the session's objects and their teardown.  Trusts only what the session
  * itself created (names, fds).  Teardown order is the reverse of creation: kill, wait for
  * "populated 0", empty, shrink, unmount and remove the workspace, remove the leaf, then the
- * lock file.  The per-user dirs stay (root-owned, empty, the totals in place): making them
- * again cost every sandbox of a user who runs one at a time about 90 system calls (#19).
- * Whatever cannot be removed stays behind with the lock released, for the next run of the
- * same user to reclaim.  Capabilities: via cgroup.c and op_mount.c.
+ * lock file.  The per-user dirs stay (root-owned, empty, the totals in place), shared by
+ * the user's next sandboxes.  Whatever cannot be removed stays behind with the lock
+ * released, for the next run of the same user to reclaim.  Capabilities: through priv.c.
  */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <unistd.h>
 
-#include <fcntl.h>
 
-#include "caps.h"
 #include "deadline.h"
 #include "log.h"
 #include "macro.h"
+#include "priv.h"
 #include "session.h"
 
 void
@@ -60,40 +57,27 @@ session_teardown(struct session *s, char *msg, size_t msglen)
 				 "cannot empty workspace %s: %s", s->ws_path, strerror(-q));
 		}
 	}
-	(void) snprintf(lock, sizeof(lock), "%s.lock", s->id);
-	/* One CAP_SYS_ADMIN + CAP_DAC_OVERRIDE bracket for the last steps (#19), each on an
-	 * object this session made and reaches through an fd it holds: detach the workspace
-	 * and remove its mount point, remove the leaf, then its lock file (never before the
-	 * leaf: a leaf never exists without its lock file).  A successful shrink of the
-	 * workspace (ws_empty()) already opened it: nothing runs in between but the
-	 * formatting of the lock's name, and the raise below is then no capset at all. */
-	if (r == 0 && (s->ws_dir_created || s->leaf_created || s->lock_fd >= 0)) {
-		if (caps_raise_set(CAPS(CAP_SYS_ADMIN) | CAPS(CAP_DAC_OVERRIDE)) < 0)
-			r = -EPERM;
-		if (r == 0 && s->ws_dir_created) {
-			r = ws_detach_raised(s->uiddir_fd, s->id);
-			if (r < 0)
-				snprintf(msg, msglen, "cannot remove workspace %s: %s", s->ws_path,
-					 strerror(-r));
-			else
-				s->ws_dir_created = s->ws_mounted = false;
-		}
-		if (r == 0 && s->leaf_created && unlinkat(s->ucg_fd, s->id, AT_REMOVEDIR) == 0)
-			s->leaf_created = false;
-		if (r == 0 && !s->leaf_created && s->lock_fd >= 0)
-			(void) unlinkat(s->lockdir_fd, lock, 0);
+	/* Detach the workspace and remove its mount point, remove the leaf (a few bounded
+	 * retries: rmdir can report EBUSY briefly after populated 0), then its lock file
+	 * (never before the leaf: a leaf never exists without its lock file).  Each is an
+	 * object this session made and reaches through an fd it holds. */
+	if (r == 0 && s->ws_dir_created) {
+		r = ws_detach(s->uiddir_fd, s->id);
+		if (r < 0)
+			snprintf(msg, msglen, "cannot remove workspace %s: %s", s->ws_path,
+				 strerror(-r));
+		else
+			s->ws_dir_created = s->ws_mounted = false;
 	}
-	caps_lower_all();       /* also when the bracket was skipped after a kept shrink */
-	/* rmdir can report EBUSY briefly after populated 0: the bounded retries run outside
-	 * the bracket (they sleep). */
 	if (r == 0 && s->leaf_created) {
 		r = cg_remove_at(s->ucg_fd, s->id);
 		if (r < 0)
 			snprintf(msg, msglen, "cannot remove cgroup %s: %s", s->id, strerror(-r));
-		else if (s->lock_fd >= 0)
-			(void) WITH_CAP(CAP_DAC_OVERRIDE, unlinkat(s->lockdir_fd, lock, 0));
 		s->leaf_created = r < 0;
 	}
+	(void) snprintf(lock, sizeof(lock), "%s.lock", s->id);
+	if (r == 0 && s->lock_fd >= 0)
+		(void) priv_unlinkat(s->lockdir_fd, lock, 0);
 	if (r == 0)
 		deadline_forget(s);
 	/* The other fds (workspace, leaf, cgroup.kill, cgroup.events) go when the process

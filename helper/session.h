@@ -32,8 +32,6 @@ struct session {
 	int ucg_fd;                     /* cgroup_root/<uid>: the per-user level (ditto) */
 	int ulock_fd;                   /* .locks/user-<uid>.lock (user.c) */
 	int deadline_fd;                /* SC_DEADLINE_DIR, if it existed at HELLO */
-	bool locks_subdirs;             /* .locks had subdirectories (temporaries) at HELLO */
-	bool level_subdirs;             /* the per-user level had leaves when checked */
 
 	char id[CG_NAME_MAX];           /* "" until CREATE picked a name */
 	int lock_fd;                    /* flock'ed <id>.lock: "a live helper owns <id>" */
@@ -106,20 +104,15 @@ _Noreturn void helper_fatal(struct session *s, const char *fmt, ...)
 int ws_root_open(struct session *s, char *msg, size_t msglen);
 /* Check .locks (opened by open_dirs()) is root:root 0700, or make it so if it is missing. */
 int ws_locks_dir(struct session *s, char *msg, size_t msglen);
-/* The workspace: its mount point (staged in .locks) and the tmpfs on it.  CAP_DAC_OVERRIDE,
- * CAP_CHOWN and CAP_SYS_ADMIN are raised by the caller (make_leaf_raised()); a note for the
+/* The workspace: its mount point (staged in .locks) and the tmpfs on it; a note for the
  * reply goes to note. */
-int ws_mount_raised(struct session *s, char *note, size_t notelen);
-int ws_unmount(int uiddir_fd, const char *id);
+int ws_mount(struct session *s, char *note, size_t notelen);
 /* Empty and shrink the workspace <uiddir>/<id> (mount root fd ws_fd, or -EBADF to find it
  * by name).  -EBUSY when something outside still holds data in it: it is then left mounted
- * (and counted) for a later reclaim.  A successful shrink returns with CAP_SYS_ADMIN and
- * CAP_DAC_OVERRIDE effective (ws_shrink()), for the caller's teardown bracket, which must
- * follow at once and end with caps_lower_all(); nothing is effective otherwise. */
+ * (and counted) for a later reclaim. */
 int ws_empty(int uiddir_fd, const char *id, int ws_fd);
-/* Detach it and remove the mount point; CAP_SYS_ADMIN and CAP_DAC_OVERRIDE are raised by
- * the caller (one bracket with the session's last steps: session_teardown()). */
-int ws_detach_raised(int uiddir_fd, const char *id);
+/* Detach it and remove the mount point. */
+int ws_detach(int uiddir_fd, const char *id);
 /* Reclaim leftovers of s->uid whose helper is gone; count live sandboxes.  Under the
  * per-user lock. */
 int reclaim_and_count(struct session *s, unsigned *ret_live);
@@ -128,8 +121,6 @@ int reclaim_and_count(struct session *s, unsigned *ret_live);
 /* Generous: only helpers of the same uid wait for it (concurrent CREATEs of one user queue
  * here), and a user who stops a helper holding it delays only their own sandboxes. */
 #define USER_LOCK_MS 30000
-/* flock(fd, op | LOCK_NB) until it succeeds or timeout_ms passed (-ETIMEDOUT). */
-int flock_bounded(int fd, int op, int timeout_ms);
 /* Take the per-user lock (bounded; -EAGAIN with msg when another helper of the uid holds
  * it too long).  Never held across client I/O. */
 int user_lock(struct session *s, char *msg, size_t msglen);

@@ -8,10 +8,10 @@
  * while it is held (the handlers return before the reply is sent), and waiting for it is
  * bounded (USER_LOCK_MS, then a refusal).  A waiter sleeps in flock(2) until the lock is
  * released or an interval timer ends the wait: no polling, so 200 waiters of one user do
- * not take the CPU from the holder (#19).  Only helpers of the same uid take it, so a user
+ * not take the CPU from the holder.  Only helpers of the same uid take it, so a user
  * who stops their own helper while it holds it delays nobody but themselves.  No lock is
- * shared between users.  Capabilities: CAP_DAC_OVERRIDE (root-owned dirs and control
- * files), CAP_CHOWN (the per-user cgroup level is handed to root like a leaf).
+ * shared between users.  Capabilities (through priv.c): CAP_DAC_OVERRIDE (root-owned dirs
+ * and control files), CAP_CHOWN (the per-user cgroup level is handed to root like a leaf).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -23,14 +23,13 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/time.h>
-#include <sys/xattr.h>
 #include <unistd.h>
 
-#include "caps.h"
 #include "cgroup.h"
 #include "dir-util.h"
 #include "log.h"
 #include "macro.h"
+#include "priv.h"
 #include "rootdir.h"
 #include "session.h"
 
@@ -40,7 +39,8 @@ on_alarm(int sig)
 	(void) sig;             /* only to interrupt flock(2) (no SA_RESTART) */
 }
 
-int
+/* flock(fd, op | LOCK_NB) until it succeeds or timeout_ms passed (-ETIMEDOUT). */
+static int
 flock_bounded(int fd, int op, int timeout_ms)
 {
 	/* After the deadline, again every 50 ms: a first SIGALRM that arrived before flock(2)
@@ -70,10 +70,9 @@ user_lock(struct session *s, char *msg, size_t msglen)
 
 	if (s->ulock_fd < 0) {
 		(void) snprintf(name, sizeof(name), "user-%u.lock", (unsigned) s->uid);
-		s->ulock_fd = WITH_CAP(CAP_DAC_OVERRIDE, openat(s->lockdir_fd, name,
-				O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600));
+		s->ulock_fd = priv_openat(s->lockdir_fd, name, O_RDWR | O_CREAT | O_NOFOLLOW, 0600);
 		if (s->ulock_fd < 0) {
-			r = -errno;
+			r = s->ulock_fd;
 			snprintf(msg, msglen, "cannot open the per-user lock: %s", strerror(-r));
 			return r;
 		}
@@ -97,24 +96,15 @@ user_unlock(struct session *s)
 		(void) flock(s->ulock_fd, LOCK_UN);
 }
 
-/* What the per-user level carries, as last written by a helper: its value is the text
- * written below, so an equal one means the files hold exactly that (#19).  A user xattr
- * (cgroupfs has them since 5.7) on the root-owned 0755 level: only root and the helpers
- * (with CAP_DAC_OVERRIDE) can write it, as they alone can write the files it describes. */
-#define TOTALS_XATTR "user.sandcap.totals"
-
 /* Enable the controllers for the leaves and write the user's totals to the per-user level
- * (max when the policy sets none), unless the level already carries exactly these.  One
- * CAP_DAC_OVERRIDE bracket: four opens of fixed names in the per-user level we hold by fd,
- * root-owned 0755 (checked or made so by cg_user_level()) under root's 0700 parent, and the
- * xattr of that level: nothing the user controls decides what they resolve to. */
+ * (max when the policy sets none): four files of fixed names in the per-user level we hold
+ * by fd, root-owned 0755 (checked or made so by cg_user_level()) under root's 0700 parent:
+ * nothing the user controls decides what they resolve to. */
 static int
 write_totals(struct session *s)
 {
 	const uint64_t *t = s->res.total;
-	char mem[24] = "max", cpu[32] = "max 100000", pids[24] = "max", want[96], have[96];
-	struct cg_batch b = { .n = 0 };
-	ssize_t n;
+	char mem[24] = "max", cpu[32] = "max 100000", pids[24] = "max";
 	int r;
 
 	if (t[POLICY_TOTAL_MEMORY] != UINT64_MAX)
@@ -123,25 +113,14 @@ write_totals(struct session *s)
 		(void) snprintf(cpu, sizeof(cpu), "%" PRIu64 " 100000", t[POLICY_TOTAL_CPU] * 1000);
 	if (t[POLICY_TOTAL_PIDS] != UINT64_MAX)
 		(void) snprintf(pids, sizeof(pids), "%" PRIu64, t[POLICY_TOTAL_PIDS]);
-	(void) snprintf(want, sizeof(want), "%s;%s;%s", mem, cpu, pids);
-	n = fgetxattr(s->ucg_fd, TOTALS_XATTR, have, sizeof(have));
-	if (n == (ssize_t) strlen(want) && memcmp(have, want, (size_t) n) == 0)
-		return 0;
-	if (caps_raise(CAP_DAC_OVERRIDE) < 0)
-		return -EPERM;
 	/* Without the controllers enabled here the limit files do not exist in leaves. */
-	r = cg_write_batch_raised(&b, s->ucg_fd, "cgroup.subtree_control", "+cpu +memory +pids");
+	r = priv_write_at(s->ucg_fd, "cgroup.subtree_control", "+cpu +memory +pids");
 	if (r == 0)
-		r = cg_write_batch_raised(&b, s->ucg_fd, "memory.max", mem);
+		r = priv_write_at(s->ucg_fd, "memory.max", mem);
 	if (r == 0)
-		r = cg_write_batch_raised(&b, s->ucg_fd, "cpu.max", cpu);
+		r = priv_write_at(s->ucg_fd, "cpu.max", cpu);
 	if (r == 0)
-		r = cg_write_batch_raised(&b, s->ucg_fd, "pids.max", pids);
-	cg_batch_close(&b);             /* one close_range (#19) */
-	/* Written last: a helper killed before this leaves the next one to write them all. */
-	if (r == 0)
-		(void) fsetxattr(s->ucg_fd, TOTALS_XATTR, want, strlen(want), 0);
-	caps_lower_all();
+		r = priv_write_at(s->ucg_fd, "pids.max", pids);
 	return r;
 }
 
@@ -170,10 +149,9 @@ sweep_orphan_locks(struct session *s)
 		if (!cg_name_parse(id, &owner) || owner != s->uid ||
 		    fstatat(s->ucg_fd, id, &st, AT_SYMLINK_NOFOLLOW) == 0 || errno != ENOENT)
 			continue;
-		fd = WITH_CAP(CAP_DAC_OVERRIDE, openat(s->lockdir_fd, name, O_RDWR | O_NOFOLLOW |
-						       O_CLOEXEC));
+		fd = priv_openat(s->lockdir_fd, name, O_RDWR | O_NOFOLLOW, 0);
 		if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0 &&
-		    WITH_CAP(CAP_DAC_OVERRIDE, unlinkat(s->lockdir_fd, name, 0)) == 0)
+		    priv_unlinkat(s->lockdir_fd, name, 0) == 0)
 			log_info("uid %u: removed the lock file of dead sandbox %s",
 				 (unsigned) s->uid, id);
 	}
@@ -190,8 +168,7 @@ user_prepare(struct session *s, char *msg, size_t msglen)
 	 * no live helper of this uid is making one now (the listing is of our fd of .locks:
 	 * no capability, and nothing but a match is touched). */
 	(void) snprintf(prefix, sizeof(prefix), ".new-%u-", (unsigned) s->uid);
-	if (s->locks_subdirs)
-		(void) sweep_temporaries(s->lockdir_fd, prefix, false);
+	(void) sweep_temporaries(s->lockdir_fd, prefix, false);
 
 	if (s->uiddir_fd < 0) {
 		r = dir_root_owned(s->wsroot_fd, uidname, 0755, s->lockdir_fd, s->uid,
@@ -202,7 +179,7 @@ user_prepare(struct session *s, char *msg, size_t msglen)
 			return -ENOTSUP;
 		}
 	}
-	r = cg_user_level(s->cgroot_fd, s->uid, &s->ucg_fd, &s->level_subdirs);
+	r = cg_user_level(s->cgroot_fd, s->uid, &s->ucg_fd);
 	if (r < 0) {
 		snprintf(msg, msglen, "cannot prepare the per-user cgroup %s/%s: %s",
 			 policy_cgroup_root(s->policy), uidname, strerror(-r));

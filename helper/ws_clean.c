@@ -9,8 +9,8 @@
  * a mount or a rename planted by the user can only make us fail, never act elsewhere.
  * Regular files are truncated before they are unlinked: a descriptor held from outside
  * would otherwise keep their pages (charged to the sandbox's cgroup, then to its parent).
- * Capabilities: CAP_DAC_OVERRIDE (the user may chmod 000 what is theirs); CAP_SYS_ADMIN for
- * fspick()/fsconfig() of the workspace's own superblock.
+ * Capabilities (through priv.c): CAP_DAC_OVERRIDE (the user may chmod 000 what is theirs);
+ * CAP_SYS_ADMIN for fspick()/fsconfig() of the workspace's own superblock.
  */
 #include <dirent.h>
 #include <stdbool.h>
@@ -20,16 +20,15 @@
 #include <linux/magic.h>
 #include <linux/openat2.h>
 #include <stdio.h>
-#include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "caps.h"
 #include "dir-util.h"
 #include "macro.h"
+#include "priv.h"
 #include "ws_clean.h"
 
 #define DEPTH_MAX   32          /* deeper dirs are moved up to the top and done later */
@@ -38,14 +37,8 @@
 static int
 open_beneath(int dirfd, const char *name, int flags)
 {
-	struct open_how how = {
-		.flags = (uint64_t) (flags | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY),
-		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS |
-			   RESOLVE_NO_XDEV,
-	};
-
-	return (int) WITH_CAP(CAP_DAC_OVERRIDE, syscall(SYS_openat2, dirfd, name, &how,
-							 sizeof(how)));
+	return priv_openat2(dirfd, name, flags | O_NOFOLLOW | O_NOCTTY, RESOLVE_BENEATH |
+			    RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV);
 }
 
 /* Truncate <dirfd>/<name> if it is a regular file.  O_NONBLOCK: a FIFO must not block
@@ -75,29 +68,31 @@ empty_at(int topfd, int dirfd, unsigned depth, unsigned *moved)
 
 	if (it == NULL)
 		return 1;
-	/* A fresh fd for the listing: getdents64 on it directly, no DIR (#19). */
+	/* A fresh fd for the listing: getdents64 on it directly. */
 	it->fd = lfd = open_beneath(dirfd, ".", O_RDONLY | O_DIRECTORY);
 	if (lfd < 0)
 		return 1;
 	while ((n = dir_next(it, &type)) != NULL) {
 		_cleanup_close_ int sub = -EBADF;
+		int r;
 
 		/* Truncated first: a held fd or another link would keep its pages. */
 		if (type != DT_DIR)
 			truncate_at(dirfd, n);
-		if (WITH_CAP(CAP_DAC_OVERRIDE, unlinkat(dirfd, n, 0)) == 0 || errno == ENOENT)
+		r = priv_unlinkat(dirfd, n, 0);
+		if (r == 0 || r == -ENOENT)
 			continue;
-		if (errno != EISDIR && errno != EPERM) {
+		if (r != -EISDIR && r != -EPERM) {
 			left++;
 			continue;
 		}
-		if (WITH_CAP(CAP_DAC_OVERRIDE, unlinkat(dirfd, n, AT_REMOVEDIR)) == 0)
+		if (priv_unlinkat(dirfd, n, AT_REMOVEDIR) == 0)
 			continue;
 		if (depth >= DEPTH_MAX) {
 			char to[32];
 
 			(void) snprintf(to, sizeof(to), ".sc-deep-%u", (*moved)++);
-			if (WITH_CAP(CAP_DAC_OVERRIDE, renameat(dirfd, n, topfd, to)) < 0)
+			if (priv_renameat2(dirfd, n, topfd, to, 0) < 0)
 				left++;
 			continue;
 		}
@@ -107,8 +102,8 @@ empty_at(int topfd, int dirfd, unsigned depth, unsigned *moved)
 			continue;
 		}
 		left += empty_at(topfd, sub, depth + 1, moved);
-		if (WITH_CAP(CAP_DAC_OVERRIDE, unlinkat(dirfd, n, AT_REMOVEDIR)) < 0 &&
-		    errno != ENOENT)
+		r = priv_unlinkat(dirfd, n, AT_REMOVEDIR);
+		if (r < 0 && r != -ENOENT)
 			left++;
 	}
 	return left + (errno != 0);     /* a listing error: not known to be empty */
@@ -134,7 +129,7 @@ dir_entries(int dirfd)
 	int n = 0;
 
 	if (fd < 0)
-		return -errno;
+		return fd;
 	while (dir_next(&it, NULL) != NULL)
 		n++;
 	return errno != 0 ? -errno : n;
@@ -144,37 +139,32 @@ int
 tree_remove_at(int parent_fd, const char *name)
 {
 	_cleanup_close_ int fd = -EBADF;
-	int r;
+	int r = priv_unlinkat(parent_fd, name, AT_REMOVEDIR);
 
-	if (WITH_CAP(CAP_DAC_OVERRIDE, unlinkat(parent_fd, name, AT_REMOVEDIR)) == 0 ||
-	    errno == ENOENT)
+	if (r == 0 || r == -ENOENT)
 		return 0;
-	if (errno != ENOTEMPTY && errno != EEXIST && errno != EACCES && errno != EPERM)
-		return -errno;
+	if (r != -ENOTEMPTY && r != -EEXIST && r != -EACCES && r != -EPERM)
+		return r;
 	fd = open_beneath(parent_fd, name, O_RDONLY | O_DIRECTORY);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	r = tree_empty(fd);
-	if (r < 0)
-		return r;
-	if (WITH_CAP(CAP_DAC_OVERRIDE, unlinkat(parent_fd, name, AT_REMOVEDIR)) < 0 &&
-	    errno != ENOENT)
-		return -errno;
-	return 0;
+	if (r == 0)
+		r = priv_unlinkat(parent_fd, name, AT_REMOVEDIR);
+	return r == -ENOENT ? 0 : r;
 }
 
 
-int
-ws_shrink(int rootfd, const struct statfs *known)
+/* Reconfigure the tmpfs whose root is rootfd to one page and the inodes in use.  -EBUSY
+ * while data is still stored in it (an unlinked file held open from outside). */
+static int
+ws_shrink(int rootfd)
 {
-	_cleanup_close_ int fsfd = -EBADF;
 	char page[32], inodes[32];
 	struct statfs sfs;
 	int r;
 
-	if (known != NULL)
-		sfs = *known;
-	else if (fstatfs(rootfd, &sfs) < 0)
+	if (fstatfs(rootfd, &sfs) < 0)
 		return -errno;
 	if (sfs.f_type != TMPFS_MAGIC)
 		return -EXDEV;
@@ -187,47 +177,31 @@ ws_shrink(int rootfd, const struct statfs *known)
 			sfs.f_files > sfs.f_ffree ? (unsigned long long) (sfs.f_files - sfs.f_ffree)
 						  : 1ULL);
 	(void) snprintf(page, sizeof(page), "%ld", sysconf(_SC_PAGESIZE));
-	/* One CAP_SYS_ADMIN bracket (#19) for the reconfiguration of the workspace's own
-	 * superblock, with our own two numbers.  fspick() wants the root of a mount: rootfd is
-	 * the workspace's own root.  tmpfs refuses (EINVAL) a size below the blocks in use or
-	 * an inode count below the inodes in use: something refilled it meanwhile; the caller
-	 * empties again. */
-	if (caps_raise_set(CAPS(CAP_SYS_ADMIN) | CAPS(CAP_DAC_OVERRIDE)) < 0)
-		return -EPERM;
-	fsfd = fspick(rootfd, "", FSPICK_EMPTY_PATH | FSPICK_CLOEXEC | FSPICK_NO_AUTOMOUNT |
-		      FSPICK_SYMLINK_NOFOLLOW);
-	if (fsfd < 0 || fsconfig(fsfd, FSCONFIG_SET_STRING, "size", page, 0) < 0 ||
-	    fsconfig(fsfd, FSCONFIG_SET_STRING, "nr_inodes", inodes, 0) < 0 ||
-	    fsconfig(fsfd, FSCONFIG_CMD_RECONFIGURE, NULL, NULL, 0) < 0)
-		r = -errno;
-	else
-		r = 0;
-	/* On success the caller's teardown bracket (CAP_SYS_ADMIN + CAP_DAC_OVERRIDE)
-	 * follows at once and starts here: one capset each way less (#19).  On failure
-	 * nothing stays raised: the caller walks the user's files again. */
-	if (r < 0)
-		caps_lower_all();
+	/* The workspace's own superblock, with our own two numbers; fspick() wants the root
+	 * of a mount: rootfd is the workspace's own root.  tmpfs refuses (EINVAL) a size below
+	 * the blocks in use or an inode count below the inodes in use: something refilled it
+	 * meanwhile; the caller empties again. */
+	r = priv_tmpfs_resize(rootfd, page, inodes);
 	return r == -EINVAL ? -EBUSY : r;
 }
 
 int
 ws_empty_and_shrink(int rootfd)
 {
-	int r = -EBUSY;
-
-	/* The user may write through a held descriptor while we empty: empty, then shrink,
-	 * which fails while anything is still stored; a few rounds, then give up. */
 	struct statfs sfs;
+	int r = -EBUSY;
 	/* Only the root inode and no data: nothing to walk (a command that left nothing, the
-	 * usual case; #19).  What appears meanwhile meets the shrink, as after a walk: it
-	 * fails while data is stored, and leaves no room for more. */
+	 * usual case).  What appears meanwhile meets the shrink, as after a walk: it fails
+	 * while data is stored, and leaves no room for more. */
 	bool empty = fstatfs(rootfd, &sfs) == 0 && sfs.f_files - sfs.f_ffree <= 1 &&
 		     sfs.f_blocks == sfs.f_bfree;
 
+	/* The user may write through a held descriptor while we empty: empty, then shrink,
+	 * which fails while anything is still stored; a few rounds, then give up. */
 	for (int i = 0; i < 4 && r == -EBUSY; i++) {
 		r = i == 0 && empty ? 0 : tree_empty(rootfd);
 		if (r == 0 || r == -ENOTEMPTY)
-			r = ws_shrink(rootfd, i == 0 && empty ? &sfs : NULL);
+			r = ws_shrink(rootfd);
 	}
 	return r;
 }

@@ -9,12 +9,5 @@ int dir_entries(int dirfd);
 int tree_empty(int dirfd);
 /* rmdir <parent>/<name>, emptying it first if needed. */
 int tree_remove_at(int parent_fd, const char *name);
-/* Reconfigure the tmpfs whose root is rootfd to one page and the inodes in use.  -EBUSY
- * while data is still stored in it (an unlinked file held open from outside).  On success it
- * returns with CAP_SYS_ADMIN and CAP_DAC_OVERRIDE effective, for the teardown bracket that
- * follows at once (its caller must end it with caps_lower_all()); on failure nothing is
- * effective. */
-struct statfs;
-int ws_shrink(int rootfd, const struct statfs *known);     /* known: its fstatfs(), or NULL */
 /* tree_empty() then ws_shrink(), a few rounds.  0: empty and shrunk. */
 int ws_empty_and_shrink(int rootfd);

@@ -5,22 +5,14 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cgroup-util.h"
 #include "deadline-record.h"
 #include "macro.h"
 
 bool
 deadline_name_is_valid(const char *name)
 {
-	const char *dash = strchr(name, '-');
-	size_t ulen;
-
-	if (dash == NULL)
-		return false;
-	ulen = (size_t) (dash - name);
-	if (ulen < 1 || ulen > 10 || strspn(name, "0123456789") != ulen ||
-	    (name[0] == '0' && ulen > 1))
-		return false;
-	return strlen(dash + 1) == 16 && strspn(dash + 1, "0123456789abcdef") == 16;
+	return cg_name_parse(name, NULL);
 }
 
 static bool

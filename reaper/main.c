@@ -29,7 +29,6 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
-#include <linux/magic.h>
 #include <linux/openat2.h>
 #include <signal.h>
 #include <stdio.h>
@@ -42,7 +41,6 @@
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/timerfd.h>
 #include <sys/un.h>
@@ -50,23 +48,15 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cgroup-util.h"
 #include "deadline-record.h"
 #include "fd-util.h"
 #include "log.h"
 #include "macro.h"
+#include "time-util.h"
 
-#define CGROUP_MNT "/sys/fs/cgroup"
 /* How long a killed sandbox may take to empty and go before it is left to its next helper. */
 #define TEARDOWN_MS 3000
-
-static uint64_t
-boottime_ms(void)
-{
-	struct timespec ts;
-
-	(void) clock_gettime(CLOCK_BOOTTIME, &ts);
-	return (uint64_t) ts.tv_sec * 1000 + (uint64_t) ts.tv_nsec / 1000000;
-}
 
 static int
 open_beneath_nolinks(const char *path, int flags)
@@ -89,18 +79,6 @@ struct teardown {
 
 static struct teardown *pending;
 static size_t npending, apending;
-
-static bool
-leaf_empty(int events_fd)
-{
-	char buf[256];
-	ssize_t n = pread(events_fd, buf, sizeof(buf) - 1, 0);
-
-	if (n < 0)
-		return false;
-	buf[n] = '\0';
-	return strstr(buf, "populated 0") != NULL;
-}
 
 /* The owner's helper is gone (its lock is free): remove what it would have removed.
  * -EBUSY while the leaf cannot be removed yet (dying tasks: a moment after "populated 0"). */
@@ -174,7 +152,7 @@ teardown_progress(void)
 		struct teardown *t = &pending[i];
 		bool done = false;
 
-		if ((t->retry == 0 || now >= t->retry) && leaf_empty(t->events_fd)) {
+		if ((t->retry == 0 || now >= t->retry) && cg_populated(t->events_fd) == 0) {
 			done = remove_leftovers(&t->rec, t->name) == 0;
 			t->retry = done ? 0 : now + 100;
 		}
@@ -205,13 +183,9 @@ static int
 reap(int epfd, const struct deadline_record *rec, const char *name)
 {
 	_cleanup_close_ int leaf = -EBADF, kfd = -EBADF;
-	const char *base = deadline_basename(rec->cgroup);
-	struct statfs sfs;
-	struct stat st;
 	uint64_t now;
 
-	if (base == NULL || !streq(base, name) || strncmp(rec->cgroup, CGROUP_MNT "/",
-							  sizeof(CGROUP_MNT)) != 0) {
+	if (!cg_leaf_path_ok(rec->cgroup, name)) {
 		log_warning("record %s names %s: not its leaf; ignored", name, rec->cgroup);
 		return 0;
 	}
@@ -220,15 +194,13 @@ reap(int epfd, const struct deadline_record *rec, const char *name)
 		return 0;               /* ended without its record removed (helper killed) */
 	if (leaf < 0)
 		return log_warning_errno(leaf, "sandbox %s: open %s: %m", name, rec->cgroup);
-	if (fstatfs(leaf, &sfs) < 0 || fstat(leaf, &st) < 0)
-		return -errno;
-	if (sfs.f_type != CGROUP2_SUPER_MAGIC || st.st_uid != 0) {
+	if (cg_leaf_fd_ok(leaf) < 0) {
 		log_warning("sandbox %s: %s is not a root-owned cgroup2 dir; not killed", name,
 			    rec->cgroup);
 		return 0;
 	}
 	kfd = openat(leaf, "cgroup.kill", O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (kfd < 0 || write(kfd, "1", 1) != 1)
+	if (kfd < 0 || cg_kill_fd(kfd) < 0)
 		return log_warning_errno(neg_errno(), "sandbox %s: cgroup.kill: %m", name);
 	now = boottime_ms();
 	log_notice("sandbox %s: past its deadline (timeout + backstop) by %" PRIu64 " ms: "
@@ -345,7 +317,7 @@ systemd_setup(void)
 		return log_error_errno(-EINVAL, "--systemd: not running in a unit's cgroup");
 	const char *base = deadline_basename(own);
 	if (base == NULL || !streq(base, "reaper")) {
-		(void) snprintf(dir, sizeof(dir), CGROUP_MNT "%s/reaper", own + 3);
+		(void) snprintf(dir, sizeof(dir), CG_MOUNT "%s/reaper", own + 3);
 		if (mkdir(dir, 0755) < 0 && errno != EEXIST)
 			return log_error_errno(-errno, "cannot create %s: %m", dir);
 		(void) strncat(dir, "/cgroup.procs", sizeof(dir) - strlen(dir) - 1);

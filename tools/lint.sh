@@ -1,10 +1,11 @@
 #!/bin/sh
 # make lint: static analysis over the tree; any finding fails.
 #   cppcheck, gcc -fanalyzer, clang-tidy (.clang-tidy), the hardening of the built binaries,
-#   the files comments and documents name (tools/check-refs.sh), the subjects of the
-#   commits made since the commit rule (tools/check-commits.sh), the direction of every
-#   dependency between the layers (tools/check-layers.sh), and the length of functions and
-#   files (tools/check-size.sh).
+#   the files comments and documents name (tools/check-refs.sh), privilege raised only in
+#   helper/priv.c (tools/check-privilege.sh), the helper's size budget (tools/tcb-size.sh),
+#   the subjects of the commits made since the commit rule (tools/check-commits.sh), the
+#   direction of every dependency between the layers (tools/check-layers.sh), and the
+#   length of functions and files (tools/check-size.sh).
 # Writes "lint PASSED FAILED SKIPPED" (one count per tool) into $BUILD/results/lint.  A tool
 # that is not installed (`make deps` installs them all) is a skip naming it, or a failure
 # when SANDBOX_TESTS_MUST_RUN=1.
@@ -119,7 +120,18 @@ log="$build/lint/refs.log"
 sh tools/check-refs.sh >"$log" 2>&1
 result references $? "$log"
 
-# 6. commit messages made since the rule was set (CONTRIBUTING.md): subject lines that read
+# 6. privilege in one place: no capability raised outside helper/caps.[ch] and
+#    helper/priv.c (tools/check-privilege.sh).
+log="$build/lint/privilege.log"
+sh tools/check-privilege.sh >"$log" 2>&1
+result privilege $? "$log"
+
+# 7. the helper's own code within its budget, counted from what it links (tools/tcb-size.sh).
+log="$build/lint/tcb-size.log"
+sh tools/tcb-size.sh "$build" >"$log" 2>&1
+result tcb-size $? "$log"
+
+# 8. commit messages made since the rule was set (CONTRIBUTING.md): subject lines that read
 #    as history.  Outside a git checkout there is none to check: a skip with its reason.
 log="$build/lint/commits.log"
 sh tools/check-commits.sh >"$log" 2>&1; rc=$?
@@ -129,12 +141,12 @@ else
 	result commit-subjects "$rc" "$log"
 fi
 
-# 7. layers: every include and symbol runs one way through the tree (tools/check-layers.sh).
+# 9. layers: every include and symbol runs one way through the tree (tools/check-layers.sh).
 log="$build/lint/layers.log"
 sh tools/check-layers.sh "$build" >"$log" 2>&1
 result layers $? "$log"
 
-# 8. size: no function over 100 lines, no file over 600 (400 in helper/), but the known
+# 10. size: no function over 100 lines, no file over 600 (400 in helper/), but the known
 #    offenders of tools/size-allowlist, which may only shrink (tools/check-size.sh).
 log="$build/lint/size.log"
 sh tools/check-size.sh >"$log" 2>&1

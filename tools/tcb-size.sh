@@ -1,50 +1,57 @@
 #!/bin/sh
-# Lines of code the file-capability helper trusts: non-blank, non-comment lines of
-# helper/ and of the lib/ and policy/ files sandcap-helper links (found from its objects'
-# includes: every lib/ and policy/ NAME.c and NAME-*.c whose NAME.h a helper/ file includes,
-# plus lib/log.c).
-# Prints both counts, the stage's share and the total; `make tcb-size` calls it.  Budget: helper/ <= 1500.
+# Lines of code the file-capability helper trusts: non-blank, non-comment lines of every
+# source file linked into sandcap-helper, read from its link map (BUILD/sandcap-helper.map:
+# BUILD/helper/main.o and each archive member the linker pulled in) and each object's dependency
+# file (BUILD/**/NAME.d: the headers it was compiled with).  Prints the helper's own share
+# (helper/), the lib/ and policy/ code it links, the stage's share, the total and the
+# external archives; exits 1 when helper/ is over its budget.  `make tcb-size` and
+# `make lint` run it.
+#   tools/tcb-size.sh [BUILD]
 set -u
-cd "$(dirname "$0")/.." || exit 1
+BUDGET=2000             # helper/ lines; raising it is a reviewed one-line commit
+build=${1:-build}
+cd "$(dirname "$0")/.." || exit 2
+map=$build/sandcap-helper.map
+[ -s "$map" ] || { echo "tcb-size: no $map: link the helper again (rm $build/sandcap-helper; make)" >&2; exit 2; }
 
 count() {       # count FILE...: strip /* */ and // comments and blank lines
 	cat "$@" | sed -e ':a' -e 's|/\*[^*]*\*\+\([^/*][^*]*\*\+\)*/||g' -e '/\/\*/{N;ba' -e '}' |
 		sed -e 's|^[[:space:]]*//.*||' | grep -cv '^[[:space:]]*$'
 }
 
-helper=$(ls helper/*.c helper/*.h)
-hdrs=$(grep -ho '#include "[^"]*"' $helper | sed 's/#include "\(.*\)"/\1/' | sort -u)
-libs=""
-for h in $hdrs; do
-	for d in lib policy; do
-		[ -f "$d/$h" ] && libs="$libs $d/$h"
-		# stage.h is implemented by stage.c and stage-wire.c: NAME.c and NAME-*.c.
-		for c in "$d/${h%.h}.c" "$d/${h%.h}"-*.c; do
-			[ -f "$c" ] && libs="$libs $c"
-		done
-	done
+# The objects: BUILD/helper/main.o, then "ARCHIVE(MEMBER.o)" lines of the map's first section
+# (archive members included to satisfy a reference).  Our archives hold build/DIR/NAME.o
+# for DIR/NAME.c; any other archive is external.
+objs="$build/helper/main.o"
+ext=""
+for m in $(sed -n '/^Archive member included/,/^[A-Z][a-z]/s/^\([^ (]*\.a\)(\([^)]*\.o\)).*/\1:\2/p' "$map" | sort -u); do
+	a=${m%%:*} o=${m#*:}
+	case "$a" in
+	"$build"/libhelper.a) objs="$objs $build/helper/$o" ;;
+	"$build"/libsandcap.a)
+		for d in lib policy; do [ -f "$d/${o%.o}.c" ] && objs="$objs $build/$d/$o"; done ;;
+	*) ext="$ext $(basename "$a")" ;;
+	esac
 done
-# policy.h is implemented in several files; all but describe.c (front-end only: nothing
-# the helper calls is in it, so the archive member is never pulled in) are linked.
-# What those files include from lib/ (the strict INI reader, group names) is linked too.
-case "$libs" in *policy/policy.h*)
-	pol=$(ls policy/*.c | grep -v '^policy/describe\.c$')
-	libs="$libs $pol"
-	for h in $(grep -ho '#include "[^"]*"' $pol | sed 's/#include "\(.*\)"/\1/' | sort -u); do
-		for c in "lib/$h" "lib/${h%.h}.c"; do
-			[ -f "$c" ] && libs="$libs $c"
-		done
-	done ;;
-esac
-libs=$(printf '%s\n' $libs | sort -u)
-
-h=$(count $helper)
-l=$(count $libs)
-printf '  helper/ (%d files):            %5d  (budget 1500)\n' "$(echo $helper | wc -w)" "$h"
-printf '  lib/ + policy/ linked (%d files): %5d  (%s)\n' "$(echo $libs | wc -w)" "$l" \
-	"$(echo $libs | tr '\n' ' ')"
+# Each object's source and local headers, from its .d file (its first rule).
+files=$(for o in $objs; do
+	sed -e ':a' -e '/\\$/{N;s/\\\n//;ba' -e '}' -e 'q' "${o%.o}.d" | cut -d: -f2- | tr ' ' '\n'
+done | grep -E '^(helper|lib|policy)/' | sort -u)
+own=$(printf '%s\n' $files | grep '^helper/')
+linked=$(printf '%s\n' $files | grep -v '^helper/')
+h=$(count $own)
+l=$(count $linked)
+st=$(count $(printf '%s\n' $linked | grep '^lib/stage.*'))
+printf '  helper/ (%d files):               %5d  (budget %d)\n' "$(echo $own | wc -w)" "$h" "$BUDGET"
+printf '  lib/ + policy/ linked (%d files): %5d  (%s)\n' "$(echo $linked | wc -w)" "$l" \
+	"$(echo $linked)"
 # The stage (lib/stage*): what the sandbox's first process runs after it has dropped
 # every capability (helper/op_spawn.c); linked into the helper, run without privilege.
-st=$(count lib/stage.c lib/stage-wire.c lib/stage.h)
 printf '  of which lib/stage*, run only after the capability drop: %5d\n' "$st"
-printf '  total:                          %5d\n' $((h + l))
+printf '  total:                             %5d\n' $((h + l))
+printf '  external, not counted: %s%s\n' "$(printf '%s\n' $ext | sort -u | tr '\n' ' ')" \
+	"$(readelf -d "$build/sandcap-helper" 2>/dev/null | sed -n 's/.*Shared library: \[\(.*\)\]/\1/p' | tr '\n' ' ')"
+if [ "$h" -gt "$BUDGET" ]; then
+	echo "tcb-size: helper/ has $h lines of its own, over its budget of $BUDGET" >&2
+	exit 1
+fi

@@ -29,6 +29,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "deadline-record.h"
 #include "policy.h"
 
 #define CLIENT_ID_MAX   64
@@ -68,9 +69,9 @@ struct sc_session {
 	char ws_path[PATH_MAX];         /* where the workspace is mounted */
 };
 
-/* The helper kills a sandbox this long after its timeout if it still runs (helper/main.c
- * BACKSTOP_MS, docs/PROTOCOL.md); sandcap keeps its grace period below it. */
-#define CLIENT_HELPER_BACKSTOP_MS       10000
+/* The helper (and the reaper) kill a sandbox DEADLINE_BACKSTOP_MS after its timeout if it
+ * still runs (lib/deadline-record.h, docs/PROTOCOL.md); sandcap keeps its grace period
+ * below it. */
 
 /* Deadlines of one round trip; a helper that misses one is killed. */
 #define CLIENT_DEADLINE_MS              5000    /* KILL */

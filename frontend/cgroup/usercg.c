@@ -20,19 +20,12 @@
 #include "fd-util.h"
 #include "macro.h"
 #include "cgroup/usercg.h"
+#include "cgroup-util.h"
+#include "time-util.h"
 
 #define BUS_TIMEOUT_USEC   (2 * 1000 * 1000)    /* one D-Bus round trip */
 #define JOB_TIMEOUT_MS     3000                 /* the scope's start job */
 #define EMPTY_TIMEOUT_MS   5000                 /* the leaf emptying after cgroup.kill */
-
-static uint64_t
-now_ms(void)
-{
-	struct timespec ts;
-
-	(void) clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t) ts.tv_sec * 1000 + (uint64_t) ts.tv_nsec / 1000000;
-}
 
 void
 usercg_init(struct usercg *u)
@@ -280,9 +273,9 @@ start_scope(sd_bus *bus, const char *unit, uint64_t runtime_max_ms, char *err, s
 	for (size_t i = 0; i < w.n_seen; i++)
 		if (streq(w.seen_path[i], job))
 			(void) snprintf(w.result, sizeof(w.result), "%s", w.seen_result[i]);
-	deadline = now_ms() + JOB_TIMEOUT_MS;
+	deadline = mono_ms() + JOB_TIMEOUT_MS;
 	while (w.result[0] == '\0') {
-		uint64_t now = now_ms();
+		uint64_t now = mono_ms();
 
 		r = sd_bus_process(bus, NULL);
 		if (r < 0)
@@ -525,25 +518,8 @@ static int
 wait_empty(int leaf_fd)
 {
 	_cleanup_close_ int fd = openat(leaf_fd, "cgroup.events", O_RDONLY | O_CLOEXEC);
-	uint64_t deadline = now_ms() + EMPTY_TIMEOUT_MS;
-	char text[256];
 
-	if (fd < 0)
-		return -errno;
-	for (;;) {
-		struct pollfd p = { .fd = fd, .events = POLLPRI };
-		uint64_t now = now_ms();
-		ssize_t n = pread(fd, text, sizeof(text) - 1, 0);
-
-		if (n < 0)
-			return -errno;
-		text[n] = '\0';
-		if (strstr(text, "populated 0") != NULL)
-			return 0;
-		if (now >= deadline)
-			return -ETIMEDOUT;
-		(void) poll(&p, 1, (int) (deadline - now));
-	}
+	return fd < 0 ? -errno : cg_wait_empty(fd, EMPTY_TIMEOUT_MS);
 }
 
 int

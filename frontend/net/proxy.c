@@ -48,6 +48,7 @@
 #include "net/proxy-parse.h"
 #include "net/proxy-peer.h"
 #include "net/proxy.h"
+#include "time-util.h"
 
 #define HEAD_DEADLINE_MS    30000       /* the whole request head */
 #define CONNECT_DEADLINE_MS 10000       /* per address tried */
@@ -60,10 +61,7 @@
 static int64_t
 now_ms(void)
 {
-	struct timespec ts;
-
-	(void) clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	return (int64_t) mono_ms();
 }
 
 static int

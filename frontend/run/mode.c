@@ -279,10 +279,10 @@ shorten_grace(struct run_opts *o)
 {
 	char g[32], b[32];
 
-	if (!o->has_timeout || o->grace_ms < CLIENT_HELPER_BACKSTOP_MS)
+	if (!o->has_timeout || o->grace_ms < DEADLINE_BACKSTOP_MS)
 		return;
 	format_duration_ms(o->grace_ms, g, sizeof(g));
-	o->grace_ms = CLIENT_HELPER_BACKSTOP_MS - 1000;
+	o->grace_ms = DEADLINE_BACKSTOP_MS - 1000;
 	format_duration_ms(o->grace_ms, b, sizeof(b));
 	if (!o->quiet)
 		fprintf(stderr, "sandcap: warning: --grace %s: in cgroup mode the helper kills the "

@@ -122,7 +122,7 @@ child_run(struct child_args *a)
 	}
 	/* The wall clock and --timeout start here, in the sandbox's cgroup: the set-up below
 	 * and the exec count. */
-	*a->start_ms = sv_now_ms();
+	*a->start_ms = mono_ms();
 	stage_tail(&(const struct stage_tail) {
 		.argv = spec->argv, .envp = cp->envp, .chdir = spec->chdir, .rl = spec->rl,
 		.n_rl = spec->n_rl, .keep_fds = spec->keep_fds, .msg_fd = a->msg_fd,

@@ -84,7 +84,7 @@ may_stop(const struct sv_state *st)
 		return false;
 	if (getsid(0) == home)
 		return false;
-	if (spec->has_timeout && sv_now_ms() - st->start_ms >= spec->timeout_ms)
+	if (spec->has_timeout && mono_ms() - st->start_ms >= spec->timeout_ms)
 		return false;
 	return spec->keeper_pid <= 0 || getppid() == spec->keeper_pid;
 }

@@ -145,7 +145,7 @@ sv_watch_child(struct sv_state *st)
 		cpu_budget_check(st, st->cfd);
 	if (spec->has_timeout) {
 		/* From start_ms (the child's set-up and exec count). */
-		uint64_t ran = sv_now_ms() - st->start_ms;
+		uint64_t ran = mono_ms() - st->start_ms;
 
 		if (arm_timer(st->tfd, spec->timeout_ms > ran ? spec->timeout_ms - ran : 0) < 0)
 			return sv_abort_child(pid, log_error_errno(-errno, "timerfd: %m"));

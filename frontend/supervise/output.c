@@ -18,6 +18,7 @@
 
 #include "macro.h"
 #include "supervise/output.h"
+#include "time-util.h"
 
 /* Rounds of I/O per event, so a fast writer cannot keep the supervisor from its timers. */
 #define ROUNDS_PER_EVENT 16
@@ -344,15 +345,6 @@ output_relay_event(struct output_relay *r, int fd, uint32_t events)
 	return 0;
 }
 
-static uint64_t
-now_ms(void)
-{
-	struct timespec ts;
-
-	(void) clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t) ts.tv_sec * 1000 + (uint64_t) ts.tv_nsec / 1000000;
-}
-
 /* The deadline came with bytes still waiting: what the command wrote within the cap and
  * no output took is counted as dropped (output_bytes then counts only what was passed on:
  * a read/write buffer's bytes were counted when read). */
@@ -382,7 +374,7 @@ give_up(struct output_relay *r)
 int
 output_relay_drain(struct output_relay *r, int64_t wait_ms, const int stop_fd[2])
 {
-	uint64_t deadline_ms = wait_ms < 0 ? 0 : now_ms() + (uint64_t) wait_ms;
+	uint64_t deadline_ms = wait_ms < 0 ? 0 : mono_ms() + (uint64_t) wait_ms;
 	int ended = 0;
 
 	r->epfd = -1;           /* poll(2) from here on */
@@ -408,7 +400,7 @@ output_relay_drain(struct output_relay *r, int64_t wait_ms, const int stop_fd[2]
 		struct pollfd p[4];
 		struct output_stream *who[2];
 		int np = 0, tmo = -1;
-		uint64_t now = now_ms();
+		uint64_t now = mono_ms();
 
 		for (int i = 0; i < 2; i++) {
 			struct output_stream *s = &r->s[i];

@@ -64,7 +64,7 @@ check_main_ended(struct sv_state *st)
 		return;
 	sv_ended_pid = st->pid;
 	st->main_ended = true;
-	st->out->wall_ms = sv_now_ms() - st->start_ms;
+	st->out->wall_ms = mono_ms() - st->start_ms;
 	/* The sandbox ends with its command -- unless the timeout's grace period is running:
 	 * the rest got SIGTERM and may finish cleaning up until it expires. */
 	if (!st->out->timeout_fired || st->out->grace_expired)
@@ -86,7 +86,7 @@ main_reaped(struct sv_state *st, int status, const struct rusage *ru)
 		st->out->signal = WTERMSIG(status);
 	}
 	if (st->out->wall_ms == 0)
-		st->out->wall_ms = sv_now_ms() - st->start_ms;
+		st->out->wall_ms = mono_ms() - st->start_ms;
 }
 
 /* Reap what can be reaped.  ret_no_children: NULL when the caller does not need to know

@@ -120,7 +120,7 @@ sv_start_cloned(struct sv_state *st)
 		return sv_abort_child(pid, a.attach_err);
 	/* The child sets it once in its cgroup; one that failed before that ran from now. */
 	if (st->start_ms == 0)
-		st->start_ms = sv_now_ms();
+		st->start_ms = mono_ms();
 	return sv_watch_child(st);
 }
 
@@ -319,7 +319,7 @@ sv_start_spawned(struct sv_state *st)
 	if (r < 0)
 		goto out;
 	st->pid = pid;
-	st->start_ms = sv_now_ms();
+	st->start_ms = mono_ms();
 	/* Its own process group from now on, as it makes itself: a signal to the group
 	 * before it got there would be lost. */
 	(void) setpgid(pid, pid);

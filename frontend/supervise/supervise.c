@@ -12,7 +12,7 @@ struct ugate sv_ugate;
 uint64_t
 sv_age_ms(const struct sv_state *sv)
 {
-	return sv_now_ms() - sv->start_ms;
+	return mono_ms() - sv->start_ms;
 }
 
 static void

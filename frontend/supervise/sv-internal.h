@@ -22,15 +22,7 @@
 
 #include "supervise/supervise.h"
 #include "supervise/unixgate.h"
-
-static inline uint64_t
-sv_now_ms(void)
-{
-	struct timespec ts;
-
-	(void) clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t) ts.tv_sec * 1000 + (uint64_t) ts.tv_nsec / 1000000;
-}
+#include "time-util.h"
 
 struct sv_state {
 	const struct sv_spec *spec;

@@ -172,44 +172,24 @@ test_dispatch_failed_create_keeps_state(void **state)
 	(void) step(st, WIRE_REQ_DESTROY, 0, -EPERM);
 }
 
-/* cg_batch_close() (#19): consecutive descriptors are closed (with one close_range), and a
- * descriptor that is not in the batch is never closed, even when it sits between two that
- * are. */
-static bool
-fd_open(int fd)
-{
-	return fcntl(fd, F_GETFD) >= 0;
-}
-
+/* The leaf check the helper's deadline killer and the reaper share: a record's path must
+ * lie below /sys/fs/cgroup and end in the record's own name. */
 static void
-test_batch_close(void **state)
+test_leaf_path(void **state)
 {
-	struct cg_batch b = { .n = 0 };
-	int a, c, mid, d;
+	static const char *const bad[] = {
+		"/tmp/4201-0001abcdef1099ff", "/sys/fs/cgroupx/4201-0001abcdef1099ff",
+		"sys/fs/cgroup/4201-0001abcdef1099ff", "/sys/fs/cgroup/4201-0001abcdef1099f",
+		"/sys/fs/cgroup/../../tmp/4201-0001abcdef1099ff", "/sys/fs/cgroup/", "",
+		"/sys/fs/cgroup/sandcap/4201-0001abcdef1099ff/",
+	};
 
 	(void) state;
-	a = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	c = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	assert_true(a >= 0 && c == a + 1);
-	b.fd[b.n++] = a;
-	b.fd[b.n++] = c;
-	cg_batch_close(&b);
-	assert_int_equal(b.n, 0);
-	assert_false(fd_open(a));
-	assert_false(fd_open(c));
-
-	/* A gap held by someone else: ours around it go, theirs stays. */
-	a = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	mid = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	d = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	assert_true(mid == a + 1 && d == a + 2);
-	b.fd[b.n++] = d;
-	b.fd[b.n++] = a;
-	cg_batch_close(&b);
-	assert_false(fd_open(a));
-	assert_false(fd_open(d));
-	assert_true(fd_open(mid));
-	close(mid);
+	assert_true(cg_leaf_path_ok("/sys/fs/cgroup/sandcap/4201/4201-0001abcdef1099ff",
+				    "4201-0001abcdef1099ff"));
+	for (size_t i = 0; i < ELEMENTSOF(bad); i++)
+		if (cg_leaf_path_ok(bad[i], "4201-0001abcdef1099ff"))
+			fail_msg("%s accepted", bad[i]);
 }
 
 int
@@ -219,7 +199,7 @@ main(void)
 		cmocka_unit_test(test_name_format_and_parse),
 		cmocka_unit_test(test_name_parse_rejects),
 		cmocka_unit_test(test_read_only_files),
-		cmocka_unit_test(test_batch_close),
+		cmocka_unit_test(test_leaf_path),
 		cmocka_unit_test(test_name_new_is_random),
 		cmocka_unit_test(test_dispatch_happy_path),
 		cmocka_unit_test(test_dispatch_out_of_order),
