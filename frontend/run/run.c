@@ -82,6 +82,14 @@ make_id(char (*buf)[64])
 	*p = '\0';
 }
 
+static const char *preset_id;
+
+void
+run_use_id(const char *id)
+{
+	preset_id = id;
+}
+
 static const char *
 strip_sandcap_prefix(const char *s)
 {
@@ -1147,7 +1155,10 @@ run_prepare(struct run *R, int argc, char **argv, struct net_proxy *proxy)
 	r = run_args_parse(argc, argv, &R->o);
 	if (r != 0)
 		return r > 0 ? 0 : SC_EXIT_FAILURE;
-	make_id(&R->id);
+	if (preset_id != NULL)
+		snprintf(R->id, sizeof(R->id), "%s", preset_id);
+	else
+		make_id(&R->id);
 	R->rep.id = R->id;
 	net_run_report_refused(&R->o, proxy, &R->rep);
 	R->rep.argv = R->o.argv;
