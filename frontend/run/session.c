@@ -202,6 +202,28 @@ session_write_file(int dfd, const char *name, const char *data, size_t len)
 	return r;
 }
 
+/* A directory the command made unreadable (chmod 0) is still ours to open up: by an O_PATH
+ * fd, which names that directory whatever its path now holds. */
+static int
+open_dir_writable(int dfd, const char *name)
+{
+	char proc[64];
+	int p, fd;
+
+	fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd >= 0 || errno != EACCES)
+		return fd >= 0 ? fd : -errno;
+	p = openat(dfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (p < 0)
+		return -errno;
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", p);
+	fd = chmod(proc, 0700) < 0 ? -errno : open(proc, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 && fd != -errno)
+		fd = -errno;
+	close(p);
+	return fd;
+}
+
 /* Remove name under dfd and all below it, never following a symbolic link (the workspace
  * holds what the sandboxed commands made). */
 static int
@@ -221,14 +243,12 @@ rm_tree(int dfd, const char *name, int depth)
 	it = calloc(1, sizeof(*it));
 	if (it == NULL)
 		return -ENOMEM;
-	it->fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	it->fd = open_dir_writable(dfd, name);
 	if (it->fd < 0) {
-		r = -errno;
+		r = it->fd;
 		free(it);
 		return r;
 	}
-	/* A directory the command made unwritable to itself is still ours to open up. */
-	(void) fchmod(it->fd, 0700);
 	while (r == 0 && (e = dir_next(it, &type)) != NULL)
 		r = rm_tree(it->fd, e, depth + 1);
 	if (r == 0 && errno != 0 && e == NULL)
