@@ -356,7 +356,7 @@ run_in_session(const struct call *c, const struct session_state *s, int dfd, uns
 	       uint64_t cpu)
 {
 	const struct trace_opts t = { .on = false };
-	char name[32], id[64], ws[PATH_MAX];
+	char name[32], id[64], ws[PATH_MAX], err[512];
 	uint64_t now = session_now_ms(), left = s->expires_ms - now, timeout;
 	_cleanup_close_ int fd = -EBADF;
 	char **v;
@@ -369,6 +369,8 @@ run_in_session(const struct call *c, const struct session_state *s, int dfd, uns
 		return fail("session %s: cannot open the call's report: %s", s->id,
 			    strerror(errno));
 	call_id(id, sizeof(id));
+	if (session_check_ctl(id, err, sizeof(err)) < 0)
+		return fail("--session %s: %s", s->id, err);
 	if (session_write_file(dfd, "running", id, strlen(id)) < 0)
 		return fail("session %s: cannot record the call: %s", s->id, strerror(errno));
 	v = call_argv(c, s, ws, fd, timeout, cpu, &argc);

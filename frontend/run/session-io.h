@@ -21,6 +21,9 @@ int session_workspace_path(const char *id, char *buf, size_t len);
 uint64_t session_now_ms(void);
 /* $XDG_RUNTIME_DIR/sandcap/sessions, ours and 0700 (made if create). */
 int session_root(bool create, int *ret_fd, char *err, size_t errlen);
+/* Can a call's control socket be made (call_id, or one of this uid's length if NULL)?
+ * Without it end and the keeper could not stop a running call. */
+int session_check_ctl(const char *call_id, char *err, size_t errlen);
 /* The session id under root: its directory and state.  -ENOENT: no such session. */
 int session_open(int rootfd, const char *id, int *ret_dfd, struct session_state *ret,
 		 char *err, size_t errlen);

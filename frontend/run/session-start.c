@@ -235,6 +235,8 @@ session_start(const struct session_opts *o, struct session_state *ret, char *err
 		r = refuse_unenforceable(o, err, errlen);
 	if (r == 0)
 		r = session_root(true, &rootfd, err, errlen);
+	if (r == 0)
+		r = session_check_ctl(NULL, err, errlen);
 	if (r < 0)
 		return r;
 	r = new_session_dir(rootfd, &s, &dfd);

@@ -112,6 +112,23 @@ session_root(bool create, int *ret_fd, char *err, size_t errlen)
 }
 
 int
+session_check_ctl(const char *call_id, char *err, size_t errlen)
+{
+	char id[64], path[CONTROL_PATH_MAX];
+	int r;
+
+	if (call_id == NULL)
+		snprintf(id, sizeof(id), "%u-000000000000", (unsigned) control_uid());
+	r = control_path(call_id != NULL ? call_id : id, path, sizeof(path));
+	if (r < 0)
+		snprintf(err, errlen, "a call's control socket, $XDG_RUNTIME_DIR/sandcap/<id>.sock, "
+			 "cannot be made (%s), and without it nothing could stop a running call at "
+			 "the end or the TTL: use a shorter XDG_RUNTIME_DIR (at most about 80 bytes)",
+			 strerror(-r));
+	return r;
+}
+
+int
 session_open(int rootfd, const char *id, int *ret_dfd, struct session_state *ret, char *err,
 	     size_t errlen)
 {
