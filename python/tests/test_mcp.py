@@ -56,13 +56,6 @@ class Client:
         return rc
 
 
-@pytest.fixture
-def rundir(tmp_path):
-    d = tmp_path / "run"
-    d.mkdir(mode=0o700)
-    return str(d)
-
-
 def _sessions(rundir: str):
     d = os.path.join(rundir, "sandcap", "sessions")
     return os.listdir(d) if os.path.isdir(d) else []

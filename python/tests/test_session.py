@@ -12,12 +12,9 @@ import pytest
 import sandcap
 
 
-@pytest.fixture
-def rundir(tmp_path, monkeypatch):
-    d = tmp_path / "run"
-    d.mkdir(mode=0o700)
-    monkeypatch.setenv("XDG_RUNTIME_DIR", str(d))
-    return d
+@pytest.fixture(autouse=True)
+def xdg(rundir, monkeypatch):
+    monkeypatch.setenv("XDG_RUNTIME_DIR", rundir)
 
 
 def _alive(pid: int) -> bool:
@@ -44,7 +41,7 @@ def test_calls_share_the_workspace(sandcap_bin, rundir):
     assert final["ended"] == "end"
     assert [c["verdict"] for c in final["calls"]] == ["ok", "ok", "exit"]
     assert not os.path.exists(s.workspace)
-    assert not os.listdir(rundir / "sandcap" / "sessions")
+    assert not os.listdir(os.path.join(rundir, "sandcap", "sessions"))
     assert not _alive(s.keeper_pid) or _wait_gone(s.keeper_pid)
 
 
@@ -94,8 +91,8 @@ def test_refused_at_start(sandcap_bin, rundir):
     with pytest.raises(sandcap.SandcapError) as e:
         sandcap.Session(memory="1G", sandcap=sandcap_bin)
     assert "--memory" in str(e.value) and e.value.returncode == 125
-    assert not os.path.exists(rundir / "sandcap" / "sessions") or \
-        not os.listdir(rundir / "sandcap" / "sessions")
+    assert not os.path.exists(os.path.join(rundir, "sandcap", "sessions")) or \
+        not os.listdir(os.path.join(rundir, "sandcap", "sessions"))
 
 
 def test_ended_session_refuses_calls(sandcap_bin, rundir):
