@@ -235,6 +235,14 @@ dup_ms(uint64_t ms)
 	return strdup(buf);
 }
 
+static char *
+tmpdir_env(const char *ws)
+{
+	char *e = NULL;
+
+	return asprintf(&e, "TMPDIR=%s", ws) < 0 ? NULL : e;
+}
+
 /* run_main()'s argv: ours first, then the caller's options, "--", the command. */
 static char **
 call_argv(const struct call *c, const struct session_state *s, const char *ws, int report_fd,
@@ -269,8 +277,12 @@ call_argv(const struct call *c, const struct session_state *s, const char *ws, i
 		v[n++] = strdup(s->fs);
 	}
 	if (s->fs[0] != '\0' || c->has_fs) {
+		/* The temporary directory --fs keeps writable is the workspace, not /tmp, where
+		 * an XDG_RUNTIME_DIR (and so the session's state) may be. */
 		v[n++] = strdup("--rw");
 		v[n++] = strdup(ws);
+		v[n++] = strdup("--env");
+		v[n++] = tmpdir_env(ws);
 	}
 	if (s->net[0] != '\0') {
 		v[n++] = strdup("--net");

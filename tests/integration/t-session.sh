@@ -140,4 +140,17 @@ S run -q --session "$id" -- sh -c "ln -s $U/outside out; mkdir -p d/e; touch d/e
 S session end "$id" > /dev/null
 expect "a symlink in the workspace is removed, not followed" test -e "$U/outside/keep"
 expect "nothing is left of that session either" test ! -e "$SESS/$id"
+# --- with --fs ro a call cannot touch the session's state (its ledger, the budget's account)
+if ! ue "$SANDCAP" run -q --no-cgroup --fs ro -- true 2>/dev/null; then
+	skip "--fs ro in a session: this kernel has no usable Landlock"
+else
+	id=$(S session start --fs ro)
+	S run -q --session "$id" -- sh -c 'echo "1 x ok 0 0 0" > ../calls; echo w > inws; echo $TMPDIR' \
+		> "$T/out" 2> "$T/err"
+	contains "the ledger is not writable from a call" "Permission denied" "$(cat "$T/err")"
+	eq "... while the workspace is, and is the call's TMPDIR" "$SESS/$id/workspace" "$(cat "$T/out")"
+	S session show "$id" --json > "$T/show.json"
+	eq "the ledger holds the one real call" 1 "$(json "$T/show.json" '["totals"]["calls"]')"
+	S session end "$id" > /dev/null
+fi
 done_testing
