@@ -110,7 +110,7 @@ class Session:
         return await _proc.run_async(argv, **self._run_kw(kw))
 
     def report(self) -> Dict[str, Any]:
-        """The session's report (docs/report.md "Session reports"): every call's verdict
+        """The session's report (docs/report.md, "Session reports"): every call's verdict
         and usage, and the totals; after :meth:`end`, the final one."""
         if self._final is not None:
             return self._final
