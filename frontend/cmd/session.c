@@ -141,7 +141,7 @@ static int
 cmd_start(int argc, char **argv)
 {
 	struct session_opts o = { .ttl_ms = TTL_DEFAULT_MS };
-	struct session_state s;
+	struct session_state s = {};
 	struct opt_iter it;
 	char msg[512];
 	bool json = false;

@@ -399,7 +399,7 @@ session_call(int argc, char **argv)
 {
 	_cleanup_close_ int rootfd = -EBADF, dfd = -EBADF, lock = -EBADF;
 	struct call c = { .report_fd = -1 };
-	struct session_state s;
+	struct session_state s = {};
 	char err[512];
 	uint64_t cpu = 0;
 	unsigned n = 0;

@@ -215,7 +215,7 @@ int
 session_show(const char *id, FILE *out, bool json, char *err, size_t errlen)
 {
 	_cleanup_close_ int rootfd = -EBADF, dfd = -EBADF;
-	struct session_state s;
+	struct session_state s = {};
 	int r = session_root(false, &rootfd, err, errlen);
 
 	if (r == 0)
@@ -294,7 +294,7 @@ session_list(FILE *out, bool json, char *err, size_t errlen)
 		fprintf(out, "%-12s  %-16s %-7s %-10s %5s  %s\n", "ID", "NAME", "MODE", "TTL LEFT",
 			"CALLS", "CPU");
 	while ((e = dir_next(it, &type)) != NULL) {
-		struct session_state s;
+		struct session_state s = {};
 		char e2[128];
 		int dfd;
 

@@ -74,7 +74,7 @@ keeper_main(int rootfd, int dfd, const struct session_state *s, int ready)
 				       3600000)) > 0 && state_removed(in))
 			_exit(0);
 	}
-	_exit(session_teardown(rootfd, dfd, s, "ttl", NULL, true, false, err, sizeof(err)) < 0);
+	_exit(session_teardown(rootfd, dfd, s, "ttl", NULL, true, false, err, sizeof(err)) < 0 ? 1 : 0);
 }
 
 /* Only what the keeper needs, at fixed numbers: no fd of the caller's (a pipe a shell waits
@@ -129,7 +129,7 @@ start_keeper(int rootfd, int dfd, const struct session_state *s, pid_t *ret_pid)
 			_exit(1);
 		pid = fork();
 		if (pid != 0)
-			_exit(pid < 0);
+			_exit(pid < 0 ? 1 : 0);
 		keeper_main(rootfd, dfd, s, p[1]);
 	}
 	close(p[1]);

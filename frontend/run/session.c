@@ -400,7 +400,7 @@ int
 session_end(const char *id, FILE *out, bool json, char *err, size_t errlen)
 {
 	_cleanup_close_ int rootfd = -EBADF, dfd = -EBADF;
-	struct session_state s;
+	struct session_state s = {};
 	int r = session_root(false, &rootfd, err, errlen);
 
 	if (r == -ENOENT)
