@@ -62,13 +62,25 @@ bad(const char *opt, const char *v, const char *forms)
 	return -EINVAL;
 }
 
+/* The keeper writes the report from /: the path made absolute now. */
+static const char *
+absolute(const char *v)
+{
+	static char path[PATH_MAX];
+	char cwd[PATH_MAX];
+
+	if (v[0] == '/' || getcwd(cwd, sizeof(cwd)) == NULL)
+		snprintf(path, sizeof(path), "%s", v);
+	else
+		snprintf(path, sizeof(path), "%s/%s", cwd, v);
+	return path;
+}
+
 static int
 start_option(struct session_opts *o, int id, const char *v, bool *json)
 {
-	static char report[PATH_MAX];
 	uint64_t *d[] = { [O_CPU_TIME] = &o->cpu_budget_ms, [O_TIMEOUT] = &o->timeout_ms,
 			  [O_TTL] = &o->ttl_ms };
-	char cwd[PATH_MAX];
 
 	switch (id) {
 	case O_MEMORY: case O_DISK: case O_AS:
@@ -98,12 +110,7 @@ start_option(struct session_opts *o, int id, const char *v, bool *json)
 		return word_in_list("host none loopback", v) ? 0 :
 			bad("--net", v, "host, none or loopback");
 	case O_REPORT:
-		/* The keeper writes it from /: an absolute path. */
-		if (v[0] == '/' || getcwd(cwd, sizeof(cwd)) == NULL)
-			snprintf(report, sizeof(report), "%s", v);
-		else
-			snprintf(report, sizeof(report), "%s/%s", cwd, v);
-		o->report = report;
+		o->report = absolute(v);
 		return v[0] != '\0' ? 0 : bad("--report", v, "a file name");
 	case O_NO_CGROUP:
 		o->no_cgroup = true;

@@ -243,55 +243,49 @@ tmpdir_env(const char *ws)
 	return asprintf(&e, "TMPDIR=%s", ws) < 0 ? NULL : e;
 }
 
+/* Append the option name and its value (already allocated; NULL fails below). */
+static void
+add2(char **v, int *n, const char *name, char *value)
+{
+	v[(*n)++] = strdup(name);
+	v[(*n)++] = value;
+}
+
 /* run_main()'s argv: ours first, then the caller's options, "--", the command. */
 static char **
 call_argv(const struct call *c, const struct session_state *s, const char *ws, int report_fd,
 	  uint64_t timeout, uint64_t cpu, int *ret_n)
 {
 	char **v = calloc((size_t) (c->n_pass + c->n_cmd) + 24, sizeof(char *));
-	char fd[16], as[32];
+	uint64_t as = session_cap(c->as, s->as);
+	char num[32];
 	int n = 0;
 
 	if (v == NULL)
 		return NULL;
-	snprintf(fd, sizeof(fd), "%d", report_fd);
-	snprintf(as, sizeof(as), "%llu", (unsigned long long) session_cap(c->as, s->as));
 	v[n++] = strdup("run");
 	v[n++] = strdup("--no-cgroup");
-	v[n++] = strdup("--report-fd");
-	v[n++] = strdup(fd);
-	if (timeout) {
-		v[n++] = strdup("--timeout");
-		v[n++] = dup_ms(timeout);
-	}
-	if (cpu) {
-		v[n++] = strdup("--cpu-time");
-		v[n++] = dup_ms(cpu);
-	}
-	if (session_cap(c->as, s->as)) {
-		v[n++] = strdup("--as");
-		v[n++] = strdup(as);
-	}
-	if (s->fs[0] != '\0') {
-		v[n++] = strdup("--fs");
-		v[n++] = strdup(s->fs);
-	}
+	snprintf(num, sizeof(num), "%d", report_fd);
+	add2(v, &n, "--report-fd", strdup(num));
+	if (timeout)
+		add2(v, &n, "--timeout", dup_ms(timeout));
+	if (cpu)
+		add2(v, &n, "--cpu-time", dup_ms(cpu));
+	snprintf(num, sizeof(num), "%llu", (unsigned long long) as);
+	if (as)
+		add2(v, &n, "--as", strdup(num));
+	if (s->fs[0] != '\0')
+		add2(v, &n, "--fs", strdup(s->fs));
+	/* The temporary directory --fs keeps writable is the workspace, not /tmp, where an
+	 * XDG_RUNTIME_DIR (and so the session's state) may be. */
 	if (s->fs[0] != '\0' || c->has_fs) {
-		/* The temporary directory --fs keeps writable is the workspace, not /tmp, where
-		 * an XDG_RUNTIME_DIR (and so the session's state) may be. */
-		v[n++] = strdup("--rw");
-		v[n++] = strdup(ws);
-		v[n++] = strdup("--env");
-		v[n++] = tmpdir_env(ws);
+		add2(v, &n, "--rw", strdup(ws));
+		add2(v, &n, "--env", tmpdir_env(ws));
 	}
-	if (s->net[0] != '\0') {
-		v[n++] = strdup("--net");
-		v[n++] = strdup(s->net);
-	}
-	if (!c->has_chdir) {
-		v[n++] = strdup("--chdir");
-		v[n++] = strdup(ws);
-	}
+	if (s->net[0] != '\0')
+		add2(v, &n, "--net", strdup(s->net));
+	if (!c->has_chdir)
+		add2(v, &n, "--chdir", strdup(ws));
 	for (int i = 0; i < c->n_pass; i++)
 		v[n++] = strdup(c->pass[i]);
 	v[n++] = strdup("--");

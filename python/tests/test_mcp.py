@@ -177,3 +177,22 @@ def test_stdin_closed_while_a_call_runs(sandcap_bin, rundir):
     assert c.close() == 0
     assert _sessions(rundir) == []
     assert subprocess.run(["pgrep", "-f", "sleep 987.654"], stdout=subprocess.DEVNULL).returncode != 0
+
+
+def test_ttl_ends_the_session(sandcap_bin, rundir):
+    """At the TTL the keeper ends the session: later calls are refused as tool results, and
+    the server still answers and exits cleanly."""
+    c = Client(sandcap_bin, rundir, "--ttl", "3s")
+    try:
+        c.initialize()
+        assert c.call("run", shell="true")["isError"] is False
+        for _ in range(300):
+            if not _sessions(rundir):
+                break
+            time.sleep(0.1)
+        assert _sessions(rundir) == []
+        r = c.call("run", shell="true")
+        assert r["isError"] is True and r["structuredContent"]["verdict"] == "refused"
+        assert "no session" in r["content"][0]["text"]
+    finally:
+        assert c.close() == 0
