@@ -196,3 +196,29 @@ def test_ttl_ends_the_session(sandcap_bin, rundir):
         assert "no session" in r["content"][0]["text"]
     finally:
         assert c.close() == 0
+
+
+def test_profile_and_cwd(sandcap_bin, rundir, tmp_path, monkeypatch):
+    """--profile takes the session's limits from a sandcap profile (and refuses one with an
+    option a session does not take); cwd is a directory of the workspace."""
+    (tmp_path / "p.ini").write_text("[agent]\ntimeout = 20s\ncpu-time = 60s\n\n"
+                                    "[bad]\nenv-clear = yes\n")
+    monkeypatch.setenv("SANDCAP_PROFILES_DIR", str(tmp_path))
+    c = Client(sandcap_bin, rundir, "--profile", "agent")
+    try:
+        c.initialize()
+        rep = c.request("resources/read", {"uri": "sandcap://session/report"})["result"]
+        limits = json.loads(rep["contents"][0]["text"])["limits"]
+        assert (limits["timeout_ms"], limits["cpu_budget_ms"]) == (20000, 60000)
+        c.call("write_file", path="sub/f", content="x")
+        r = c.call("run", shell="pwd; cat f", cwd="sub")
+        assert r["structuredContent"]["stdout"].endswith("/workspace/sub\nx")
+        assert c.call("run", shell="true", cwd="../..")["isError"] is True
+    finally:
+        assert c.close() == 0
+    c = Client(sandcap_bin, rundir, "--profile", "bad")
+    rc = c.p.wait(60)
+    err = c.p.stderr.read().decode()
+    c.close()
+    assert rc == 125 and "--env-clear is not a session option" in err
+    assert _sessions(rundir) == []
