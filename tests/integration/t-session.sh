@@ -39,18 +39,21 @@ contains "session ls lists it with its name" "agent" "$(grep "$id" "$T/out")"
 S run -q --session "$id" --timeout 60s -- true 2> "$T/err"; rc=$?
 eq "a call above the per-call --timeout ceiling is refused" 125 "$rc"
 contains "... naming the option and the ceiling" "--timeout 60s: above session $id's per-call ceiling of 30s" "$(cat "$T/err")"
+S run -q --session "$id" --keep-fds -- sh -c 'ls -l /proc/$$/fd/' > "$T/out" 2>&1
+eq "even with --keep-fds, no fd of the session's (lock, state, report) reaches a call" 0 \
+	"$(grep -c "sessions" "$T/out")"
 S run -q --session "$id" --profile x -- true 2> "$T/err"; rc=$?
 eq "--profile on a call is refused" 125 "$rc"
 S run -q --session "$id" --report "$T/r.json" -- sh -c 'exit 3'; rc=$?
 eq "a call's exit status passes through" 3 "$rc"
 eq "--report still gets the call's report" exit "$(json "$T/r.json" '["verdict"]')"
 S session show "$id" --json > "$T/show.json"
-eq "session show: 3 calls so far" 3 "$(json "$T/show.json" '["totals"]["calls"]')"
+eq "session show: 4 calls so far" 4 "$(json "$T/show.json" '["totals"]["calls"]')"
 S session end "$id" --json > "$T/end.json"; rc=$?
 eq "session end: exit 0" 0 "$rc"
-eq "the report lists every call" "ok ok exit" "$(python3 -c 'import json,sys
+eq "the report lists every call" "ok ok ok exit" "$(python3 -c 'import json,sys
 print(" ".join(c["verdict"] for c in json.load(open(sys.argv[1]))["calls"]))' "$T/end.json")"
-eq "... with each call's own report" 3 "$(json "$T/end.json" '["calls"][2]["report"]["exit_code"]')"
+eq "... with each call's own report" 3 "$(json "$T/end.json" '["calls"][3]["report"]["exit_code"]')"
 eq "... and says how it ended" end "$(json "$T/end.json" '["ended"]')"
 expect "nothing is left: the session's directory is gone" test ! -e "$SESS/$id"
 expect "... and so is its keeper" dead "$kp"
