@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/random.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "exit.h"
@@ -28,7 +29,7 @@
 #include "supervise/control.h"
 
 #define OPT_SESSION 1000
-#define CALL_REPORT_MAX (1 << 20)
+#define CALL_REPORT_MAX SESSION_REPORT_MAX
 
 struct call {
 	const char *session;
@@ -198,6 +199,9 @@ check_budget(const struct call *c, const struct session_state *s, int dfd, unsig
 	}
 	if (session_totals_read(dfd, &t) < 0)
 		return -fail("session %s: its ledger is unreadable", s->id);
+	if (t.calls >= SESSION_CALLS_MAX)
+		return -fail("session %s has run %u calls, as many as a session may; end it and "
+			     "start another", s->id, t.calls);
 	*ret_n = t.calls + 1;
 	*ret_cpu = c->cpu_ms;
 	if (s->cpu_budget_ms == 0)
@@ -298,25 +302,26 @@ call_argv(const struct call *c, const struct session_state *s, const char *ws, i
 	return v;
 }
 
-/* Into the ledger (whole, by rename); the call's report stays as call-N.json. */
+/* Into the ledger (whole, by rename); the call's report stays as call-N.json.  Without a
+ * readable report (none written, or not sandcap's), the call still counts: its CPU time
+ * from getrusage() of the processes run_main() waited for, its verdict "unknown". */
 static void
-record_call(int dfd, unsigned n, const char *rep)
+record_call(int dfd, unsigned n, const char *rep, const struct session_call *measured)
 {
 	struct session_call sc = { .n = n };
 	char line[256], *all;
-	size_t len = 0, cap = 1 << 20;
+	size_t len = 0;
 
-	if (session_call_from_report(rep, &sc) < 0)
-		return;
-	all = malloc(cap);
-	if (all == NULL || read_full_at(dfd, "calls", all, cap - sizeof(line), &len) < 0 ||
-	    session_call_format(&sc, line, sizeof(line)) < 0) {
-		free(all);
-		return;
-	}
-	memcpy(all + len, line, strlen(line));
-	if (session_write_file(dfd, "calls", all, len + strlen(line)) < 0)
-		fprintf(stderr, "sandcap: session: cannot record call %u\n", n);
+	if (rep == NULL || session_call_from_report(rep, &sc) < 0)
+		sc = *measured;
+	all = malloc(SESSION_LEDGER_MAX);
+	if (all == NULL || read_full_at(dfd, "calls", all, SESSION_LEDGER_MAX - sizeof(line),
+					&len) < 0 ||
+	    session_call_format(&sc, line, sizeof(line)) < 0 ||
+	    (memcpy(all + len, line, strlen(line)),
+	     session_write_file(dfd, "calls", all, len + strlen(line)) < 0))
+		fprintf(stderr, "sandcap: session: cannot record call %u; the session's next "
+			"call will find its ledger wrong\n", n);
 	free(all);
 }
 
@@ -343,18 +348,35 @@ copy_report(const struct call *c, const char *rep, size_t len)
 }
 
 static int
-finish_call(int dfd, const struct call *c, unsigned n, const char *name, int status)
+finish_call(int dfd, const struct call *c, const char *name, int status,
+	     const struct session_call *measured)
 {
 	_cleanup_free_ char *rep = malloc(CALL_REPORT_MAX);
 	size_t len = 0;
 
 	if (rep == NULL || read_full_at(dfd, name, rep, CALL_REPORT_MAX, &len) < 0 || len == 0) {
-		(void) unlinkat(dfd, name, 0);
+		/* sandcap run refused its options before it had a report to write: the
+		 * command never ran, there is nothing to count. */
+		if (len == 0 && status == SC_EXIT_FAILURE)
+			(void) unlinkat(dfd, name, 0);
+		else
+			record_call(dfd, measured->n, NULL, measured);
 		return status;
 	}
-	record_call(dfd, n, rep);
+	record_call(dfd, measured->n, rep, measured);
 	copy_report(c, rep, len);
 	return status;
+}
+
+static uint64_t
+children_cpu_ms(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_CHILDREN, &ru) < 0)
+		return 0;
+	return (uint64_t) (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000 +
+	       (uint64_t) (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1000;
 }
 
 static int
@@ -363,7 +385,9 @@ run_in_session(const struct call *c, const struct session_state *s, int dfd, uns
 {
 	const struct trace_opts t = { .on = false };
 	char name[32], id[64], ws[PATH_MAX], err[512];
-	uint64_t now = session_now_ms(), left = s->expires_ms - now, timeout;
+	uint64_t now = session_now_ms(), cpu0, timeout;
+	uint64_t left = s->expires_ms > now ? s->expires_ms - now : 1;
+	struct session_call m;
 	_cleanup_close_ int fd = -EBADF;
 	char **v;
 	int argc, status;
@@ -383,9 +407,14 @@ run_in_session(const struct call *c, const struct session_state *s, int dfd, uns
 	if (v == NULL)
 		return fail("run --session: %s", strerror(ENOMEM));
 	run_use_id(id);
+	m = (struct session_call) { .n = n, .verdict = "unknown", .exit_code = -1 };
+	snprintf(m.id, sizeof(m.id), "%s", id);
+	cpu0 = children_cpu_ms();
 	status = run_main(argc, v, &t);
+	m.cpu_ms = children_cpu_ms() - cpu0;
+	m.wall_ms = session_now_ms() - now;
 	(void) unlinkat(dfd, "running", 0);
-	return finish_call(dfd, c, n, name, status);
+	return finish_call(dfd, c, name, status, &m);
 }
 
 int

@@ -9,6 +9,13 @@
 
 #include "run/session-state.h"
 
+/* Bounds of what a session reads back: its ledger holds at most SESSION_CALLS_MAX lines
+ * (a call beyond is refused), a call's report at most SESSION_REPORT_MAX bytes (a report
+ * sandcap wrote is far smaller: its command line is bounded by ARG_MAX). */
+#define SESSION_CALLS_MAX       10000
+#define SESSION_LEDGER_MAX      (4 << 20)
+#define SESSION_REPORT_MAX      (16 << 20)
+
 /* The ledger's sums. */
 struct session_totals {
 	unsigned calls;

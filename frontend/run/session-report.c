@@ -16,8 +16,8 @@
 #include "run/session-io.h"
 #include "run/session.h"
 
-#define LEDGER_MAX   (1 << 20)
-#define CALL_REPORT_MAX (1 << 20)
+#define LEDGER_MAX      SESSION_LEDGER_MAX
+#define CALL_REPORT_MAX SESSION_REPORT_MAX
 
 static int
 add_call(const struct session_call *c, void *ud)
