@@ -11,6 +11,7 @@
 #include <sys/prctl.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/timerfd.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -41,6 +42,22 @@ state_removed(int in)
 	return false;
 }
 
+/* A timer on CLOCK_BOOTTIME at the TTL, absolute: it fires on time after a suspend too,
+ * where a poll() timeout (CLOCK_MONOTONIC) would be late by the time suspended. */
+static int
+ttl_timer(const struct session_state *s)
+{
+	struct itimerspec at = {
+		.it_value = { .tv_sec = (time_t) (s->expires_ms / 1000),
+			      .tv_nsec = (long) (s->expires_ms % 1000) * 1000000 },
+	};
+	int fd = timerfd_create(CLOCK_BOOTTIME, TFD_CLOEXEC);
+
+	if (fd < 0 || timerfd_settime(fd, TFD_TIMER_ABSTIME, &at, NULL) < 0)
+		return -1;
+	return fd;
+}
+
 /* The keeper's life: wait for the TTL or for the session to end, whichever comes first.
  * An open fd delays IN_DELETE_SELF on a directory until its last close, so the keeper
  * watches for the state file's removal, teardown's first step. */
@@ -49,32 +66,31 @@ keeper_main(int rootfd, int dfd, const struct session_state *s, int ready)
 {
 	char path[64], err[256];
 	pid_t self = getpid();
-	int lock, in;
+	int lock, in, timer;
 
 	(void) prctl(PR_SET_NAME, "sandcap-sess");
 	if (session_lock(dfd, "keeper", LOCK_EX, 0, &lock) < 0)
 		_exit(1);
 	in = inotify_init1(IN_CLOEXEC);
+	timer = ttl_timer(s);
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", dfd);
-	if (in < 0 || inotify_add_watch(in, path, IN_DELETE | IN_MOVED_FROM | IN_DELETE_SELF |
-					IN_ONLYDIR) < 0)
+	if (in < 0 || timer < 0 || inotify_add_watch(in, path, IN_DELETE | IN_MOVED_FROM |
+						      IN_DELETE_SELF | IN_ONLYDIR) < 0)
 		_exit(1);
 	if (faccessat(dfd, "state", F_OK, AT_SYMLINK_NOFOLLOW) < 0)
 		_exit(0);               /* ended before the watch was in place */
 	if (write(ready, &self, sizeof(self)) != (ssize_t) sizeof(self))
 		_exit(1);
 	close(ready);
-	for (;;) {
-		uint64_t now = session_now_ms();
-		struct pollfd p = { .fd = in, .events = POLLIN };
+	while (session_now_ms() < s->expires_ms) {
+		struct pollfd p[2] = { { .fd = in, .events = POLLIN },
+				       { .fd = timer, .events = POLLIN } };
 
-		if (now >= s->expires_ms)
-			break;
-		if (poll(&p, 1, (int) (s->expires_ms - now < 3600000 ? s->expires_ms - now :
-				       3600000)) > 0 && state_removed(in))
+		if (poll(p, 2, -1) > 0 && (p[0].revents & POLLIN) && state_removed(in))
 			_exit(0);
 	}
-	_exit(session_teardown(rootfd, dfd, s, "ttl", NULL, true, false, err, sizeof(err)) < 0 ? 1 : 0);
+	_exit(session_teardown(rootfd, dfd, s, "ttl", NULL, true, false, err, sizeof(err)) < 0 ?
+	      1 : 0);
 }
 
 /* Only what the keeper needs, at fixed numbers: no fd of the caller's (a pipe a shell waits
