@@ -117,6 +117,11 @@ def test_session_through_mcp(sandcap_bin, rundir, tmp_path):
             assert c.call("write_file", path=path, content="x")["isError"] is True, path
         assert c.call("list_dir", path="esc")["isError"] is True
         assert secret.read_text() == "no" and not (tmp_path / "new").exists()
+        # A hard link to a file outside (where the sandbox could make one, no --fs here).
+        if c.call("run", shell=f"ln {secret} hard")["structuredContent"]["verdict"] == "ok":
+            assert c.call("write_file", path="hard", content="x")["isError"] is True
+            assert c.call("read_file", path="hard")["isError"] is True
+            assert secret.read_text() == "no"
 
         rep = c.request("resources/read", {"uri": "sandcap://session/report"})["result"]
         doc = json.loads(rep["contents"][0]["text"])

@@ -67,6 +67,18 @@ def _refusal(path: str, e: OSError) -> PathRefused:
     return PathRefused(f"{path}: {e.strerror}")
 
 
+def _check_file(path: str, fd: int) -> os.stat_result:
+    """A regular file with no other name: a hard link the sandbox made to a file outside
+    the workspace (where Landlock did not stop it) is refused like a symbolic link."""
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode):
+        raise PathRefused(f"{path}: not a regular file")
+    if st.st_nlink > 1:
+        raise PathRefused(f"{path}: has {st.st_nlink} hard links, maybe outside the "
+                          "workspace; copy it instead")
+    return st
+
+
 def _split(root: str, path: str) -> Tuple[List[str], str]:
     parts = _components(root, path)
     if not parts:
@@ -85,9 +97,7 @@ def read_file(root: str, path: str, max_bytes: int = READ_MAX) -> Dict[str, Any]
     finally:
         os.close(dfd)
     try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            raise PathRefused(f"{path}: not a regular file")
+        st = _check_file(path, fd)
         data = os.read(fd, max_bytes + 1) if max_bytes > 0 else b""
     finally:
         os.close(fd)
@@ -102,8 +112,9 @@ def write_file(root: str, path: str, content: str, append: bool = False) -> Dict
         raise PathRefused("content: expected a string")
     dirs, name = _split(root, path)
     dfd = _open_dir(root, dirs, create=True)
+    # Truncated only once it is known to be a file of the workspace alone.
     flags = os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK
-    flags |= os.O_APPEND if append else os.O_TRUNC
+    flags |= os.O_APPEND if append else 0
     try:
         fd = os.open(name, flags, 0o644, dir_fd=dfd)
     except OSError as e:
@@ -111,8 +122,9 @@ def write_file(root: str, path: str, content: str, append: bool = False) -> Dict
     finally:
         os.close(dfd)
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise PathRefused(f"{path}: not a regular file")
+        _check_file(path, fd)
+        if not append:
+            os.ftruncate(fd, 0)
         data = content.encode("utf-8")
         view = memoryview(data)
         while view:
