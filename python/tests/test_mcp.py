@@ -227,3 +227,32 @@ def test_profile_and_cwd(sandcap_bin, rundir, tmp_path, monkeypatch):
     c.close()
     assert rc == 125 and "--env-clear is not a session option" in err
     assert _sessions(rundir) == []
+
+
+def test_cancelled_call_ends(sandcap_bin, rundir):
+    """notifications/cancelled ends the call's sandbox (verdict killed in the report) and
+    gets no answer; the next request is answered as usual."""
+    c = Client(sandcap_bin, rundir, "--ttl", "5m")
+    try:
+        c.initialize()
+        c.send({"jsonrpc": "2.0", "id": 70, "method": "tools/call",
+                "params": {"name": "run", "arguments": {"shell": "touch go; exec sleep 987.321"}}})
+        ws = json.loads(c.request("resources/read", {"uri": "sandcap://session/report"})[
+            "result"]["contents"][0]["text"])["workspace"]
+        for _ in range(300):
+            if os.path.exists(os.path.join(ws, "go")):
+                break
+            time.sleep(0.1)
+        c.send({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                "params": {"requestId": 70, "reason": "test"}})
+        for _ in range(300):
+            doc = json.loads(c.request("resources/read", {"uri": "sandcap://session/report"})[
+                "result"]["contents"][0]["text"])
+            if doc["calls"]:
+                break
+            time.sleep(0.1)
+        assert doc["calls"][0]["verdict"] == "killed"
+        assert c.call("run", shell="echo next")["structuredContent"]["stdout"] == "next\n"
+    finally:
+        assert c.close() == 0
+    assert subprocess.run(["pgrep", "-f", "sleep 987.321"], stdout=subprocess.DEVNULL).returncode != 0

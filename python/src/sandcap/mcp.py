@@ -111,6 +111,10 @@ class Server:
         self.output_limit = output_limit
         self.out_lock = threading.Lock()
         self.threads: List[threading.Thread] = []
+        # Requests being served: id -> the sandcap process of its call (None until it
+        # starts); a cancelled id is dropped, and its call ended.
+        self.calls: Dict[Any, Optional[subprocess.Popen]] = {}
+        self.calls_lock = threading.Lock()
 
     # --- transport
     def send(self, msg: Dict[str, Any]) -> None:
@@ -124,6 +128,23 @@ class Server:
 
     def reply(self, mid: Any, result: Dict[str, Any]) -> None:
         self.send({"jsonrpc": "2.0", "id": mid, "result": result})
+
+    def cancel(self, params: Dict[str, Any]) -> None:
+        """notifications/cancelled: SIGTERM to the call's sandcap, which ends the sandbox
+        (verdict killed); no answer is sent for the request."""
+        with self.calls_lock:
+            if params.get("requestId") not in self.calls:
+                return
+            proc = self.calls.pop(params.get("requestId"))
+        if proc is not None and proc.poll() is None:
+            proc.terminate()
+
+    def started(self, mid: Any, proc: subprocess.Popen) -> None:
+        with self.calls_lock:
+            if mid in self.calls:
+                self.calls[mid] = proc
+                return
+        proc.terminate()  # cancelled before it started
 
     def error(self, mid: Any, code: int, message: str) -> None:
         self.send({"jsonrpc": "2.0", "id": mid, "error": {"code": code, "message": message}})
@@ -151,9 +172,14 @@ class Server:
     # --- methods
     def dispatch(self, msg: Dict[str, Any]) -> None:
         method, mid, params = msg.get("method"), msg.get("id"), msg.get("params") or {}
+        if method == "notifications/cancelled" and isinstance(params, dict):
+            self.cancel(params)
+            return
         if method is None or "id" not in msg:
-            return  # a response or a notification (initialized, cancelled): nothing to say
+            return  # a response or another notification (initialized): nothing to say
         if method == "tools/call":
+            with self.calls_lock:
+                self.calls[mid] = None
             t = threading.Thread(target=self.tools_call, args=(mid, params), daemon=True)
             self.threads = [x for x in self.threads if x.is_alive()] + [t]
             t.start()
@@ -208,21 +234,26 @@ class Server:
         name, args = params.get("name"), params.get("arguments") or {}
         fn = {"run": self.tool_run, "read_file": self.tool_read, "write_file": self.tool_write,
               "list_dir": self.tool_list}.get(name)
-        if fn is None:
-            self.error(mid, -32602, f"unknown tool: {name!r}")
-            return
-        if not isinstance(args, dict):
-            self.error(mid, -32602, "arguments: expected an object")
+        if fn is None or not isinstance(args, dict):
+            with self.calls_lock:
+                self.calls.pop(mid, None)
+            self.error(mid, -32602, f"unknown tool: {name!r}" if fn is None else
+                       "arguments: expected an object")
             return
         try:
-            self.reply(mid, fn(args))
+            result = fn(args, mid) if name == "run" else fn(args)
         except (_workspace.PathRefused, ValueError, TypeError) as e:
-            self.reply(mid, _text_error(f"{name}: {e}"))
+            result = _text_error(f"{name}: {e}")
         except Exception as e:  # never leave the client without an answer
-            self.reply(mid, _text_error(f"{name}: {type(e).__name__}: {e}"))
+            result = _text_error(f"{name}: {type(e).__name__}: {e}")
+        with self.calls_lock:
+            if mid not in self.calls:
+                return  # cancelled: the client expects no answer
+            del self.calls[mid]
+        self.reply(mid, result)
 
     # --- tools
-    def tool_run(self, a: Dict[str, Any]) -> Dict[str, Any]:
+    def tool_run(self, a: Dict[str, Any], mid: Any = None) -> Dict[str, Any]:
         argv, shell = a.get("argv"), a.get("shell")
         if (argv is None) == (shell is None):
             raise ValueError("give either argv (an array of strings) or shell (a string)")
@@ -239,6 +270,7 @@ class Server:
         extra = ["--as", str(a["address_space"])] if a.get("address_space") else []
         if a.get("cwd") is not None:
             kw["cwd"] = _cwd(self.session.workspace, a["cwd"])
+        kw["_on_start"] = lambda proc: self.started(mid, proc)
         try:
             r = self.session.run(argv, extra_args=extra, **kw)
         except SandcapError as e:
