@@ -82,7 +82,8 @@ make_id(char (*buf)[64])
 	*p = '\0';
 }
 
-static const char *preset_id;
+/* In .data, as run_main()'s flag: read before the first write to the run's storage. */
+static _run_data_ const char *preset_id;
 
 void
 run_use_id(const char *id)
