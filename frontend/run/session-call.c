@@ -43,6 +43,12 @@ struct call {
 	int n_cmd;
 };
 
+static void
+call_done(struct call *c)
+{
+	free(c->pass);
+}
+
 bool
 session_call_wanted(int argc, char **argv)
 {
@@ -247,6 +253,14 @@ tmpdir_env(const char *ws)
 	return asprintf(&e, "TMPDIR=%s", ws) < 0 ? NULL : e;
 }
 
+static void
+free_words(char **v, int n)
+{
+	for (int i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
 /* Append the option name and its value (already allocated; NULL fails below). */
 static void
 add2(char **v, int *n, const char *name, char *value)
@@ -296,8 +310,10 @@ call_argv(const struct call *c, const struct session_state *s, const char *ws, i
 	for (int i = 0; i < c->n_cmd; i++)
 		v[n++] = strdup(c->cmd[i]);
 	for (int i = 0; i < n; i++)
-		if (v[i] == NULL)
+		if (v[i] == NULL) {
+			free_words(v, n);
 			return NULL;
+		}
 	*ret_n = n;
 	return v;
 }
@@ -412,6 +428,8 @@ run_in_session(const struct call *c, const struct session_state *s, int dfd, uns
 	cpu0 = children_cpu_ms();
 	status = run_main(argc, v, &t);
 	m.cpu_ms = children_cpu_ms() - cpu0;
+	run_use_id(NULL);
+	free_words(v, argc);
 	m.wall_ms = session_now_ms() - now;
 	(void) unlinkat(dfd, "running", 0);
 	return finish_call(dfd, c, name, status, &m);
@@ -421,7 +439,7 @@ int
 session_call(int argc, char **argv)
 {
 	_cleanup_close_ int rootfd = -EBADF, dfd = -EBADF, lock = -EBADF;
-	struct call c = { .report_fd = -1 };
+	_cleanup_(call_done) struct call c = { .report_fd = -1 };
 	struct session_state s = {};
 	char err[512];
 	uint64_t cpu = 0;
