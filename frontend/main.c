@@ -21,6 +21,7 @@ static const struct {
 	{ "profile", cmd_profile, "list named profiles or show one as sandcap run flags" },
 	{ "ps",     cmd_ps,     "list your running sandboxes" },
 	{ "kill",   cmd_kill,   "signal or end one of your sandboxes" },
+	{ "session", cmd_session, "start, list or end a session: many runs, one budget" },
 	{ "doctor", cmd_doctor, "tell what this host lacks for cgroup mode, and the fixes" },
 };
 

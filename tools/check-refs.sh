@@ -55,6 +55,9 @@ for f in files:
             # paths inside an installed package, not in this tree
             if m.group(1).startswith('lib/systemd'):
                 continue
+            # MCP's method names (sandcap-mcp), not files
+            if m.group(1) in ('tools/call', 'tools/list'):
+                continue
             refs.append((m.group(1), 'path'))
         for m in md_re.findall(line):
             checked += 1

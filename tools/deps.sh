@@ -15,6 +15,11 @@ flex bison bc xz-utils debian-archive-keyring tmux"
 #  by tests/vm/kernel-build.sh, fetched with apt and the Debian archive's keyring; tmux:
 #  the user's own service that t-unix.sh tries to reach from inside a sandbox)
 
+# The MCP server's test drives it with the official TypeScript SDK, installed with npm
+# (python/tests/test_mcp_sdk.py).  Debian's nodejs and npm, unless a node with its own npm
+# (e.g. NodeSource's nodejs, which conflicts with Debian's npm) is already there.
+command -v npm >/dev/null 2>&1 || PKGS="$PKGS nodejs npm"
+
 # `make bench` also measures the peers sandcap is compared with.
 [ "${1:-}" = bench ] && PKGS="$PKGS bubblewrap firejail"
 

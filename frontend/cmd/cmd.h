@@ -11,3 +11,4 @@ int cmd_doctor(int argc, char **argv);    /* frontend/cmd/doctor.c */
 int cmd_profile(int argc, char **argv);   /* frontend/cmd/profile.c */
 int cmd_ps(int argc, char **argv);        /* frontend/cmd/ps.c */
 int cmd_kill(int argc, char **argv);      /* frontend/cmd/kill.c */
+int cmd_session(int argc, char **argv);   /* frontend/cmd/session.c */

@@ -113,9 +113,11 @@ run_args_usage(FILE *f)
 		"                    sandcap leaves nothing)\n"
 		"  --report-fd N     write the JSON report to file descriptor N (3 or more; not\n"
 		"                    passed to the command); also on a refusal (setup-error)\n"
-		"Profiles:\n"
+		"Profiles and sessions:\n"
 		"  --profile NAME    take options from the profile NAME (sandcap profile list);\n"
 		"                    the command line's override them; at most one profile\n"
+		"  --session ID      run as a call of session ID (sandcap session --help): in\n"
+		"                    its workspace, within its limits, recorded in its report\n"
 		"  -h, --help        this text\n"
 		"\n"
 		"Options are matched whole (no abbreviations); OPTION VALUE and OPTION=VALUE are the\n"
@@ -129,8 +131,7 @@ run_args_usage(FILE *f)
 }
 
 /* Every option of sandcap run (and sandcap trace's own, RUN_OPTF_TRACE): whether it takes a
- * value is said here only, and read by run_args_parse(), trace_args_parse() and
- * run_args_find_profile() alike. */
+ * value is said here only, for run_args_parse(), trace_args_parse() and the profile finder. */
 static const struct opt_def run_option_defs[] = {
 	{ "--timeout",      0,   true,  RUN_OPT_TIMEOUT,      0 },
 	{ "--grace",        0,   true,  RUN_OPT_GRACE,        0 },
@@ -186,8 +187,7 @@ usage_error(const char *cmd, const struct opt_iter *it, int r)
 	return -EINVAL;
 }
 
-/* The messages below go to err as "--OPT: ...": run_args_parse() prints them after
- * "sandcap: ", a profile (profile.c) after "FILE:LINE: ". */
+/* Messages go to err as "--OPT: ...", printed after "sandcap: " or "FILE:LINE: ". */
 static int
 fail(char *err, size_t errlen, const char *fmt, ...) _printf_(3, 4);
 

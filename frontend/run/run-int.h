@@ -106,3 +106,6 @@ void run_decide(const struct run_opts *o, const struct sv_outcome *out,
 		struct verdict_input *in, struct report *rep, char *message, size_t msglen);
 /* The notes after the verdict's sentence in R->message. */
 void run_notes(struct run *R);
+
+/* id.c: the run's id into buf, the one run_use_id() set or a random "<uid>-<12 hex>". */
+void run_make_id(char (*buf)[64]);

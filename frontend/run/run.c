@@ -47,22 +47,6 @@ report_sink_closep_(struct report_sink *s)
 	report_sink_close(s);
 }
 
-/* "<uid>-<12 hex>", chosen by sandcap in rlimit mode. */
-static void
-make_id(char (*buf)[64])
-{
-	uint8_t rnd[6] = {};
-
-	if (getrandom(rnd, sizeof(rnd), GRND_NONBLOCK) != (ssize_t) sizeof(rnd)) {
-		uint64_t t = (uint64_t) getpid() ^ ((uint64_t) time(NULL) << 16);
-
-		memcpy(rnd, &t, sizeof(rnd));
-	}
-	(void) snprintf(*buf, sizeof(*buf), "%u-%02x%02x%02x%02x%02x%02x",
-			(unsigned) control_uid(), rnd[0], rnd[1], rnd[2], rnd[3], rnd[4], rnd[5]);
-}
-
-
 static void
 session_closep_(struct sc_session *s)
 {
@@ -238,7 +222,7 @@ run_prepare(struct run *R, int argc, char **argv, struct net_proxy *proxy)
 	r = run_args_parse(argc, argv, &R->o);
 	if (r != 0)
 		return r > 0 ? 0 : SC_EXIT_FAILURE;
-	make_id(&R->id);
+	run_make_id(&R->id);
 	R->rep.id = R->id;
 	net_run_report_refused(&R->o, proxy, &R->rep);
 	R->rep.argv = R->o.argv;

@@ -28,3 +28,7 @@ struct trace_opts {
 
 /* Parse argv (argv[0] "run"), run the sandbox, report; returns sandcap's exit status. */
 int run_main(int argc, char **argv, const struct trace_opts *trace);
+
+/* The sandbox id the next run_main() uses instead of a random one (a session's call, whose
+ * id the session records before it starts): "<uid>-<hex>", at most 63 bytes. */
+void run_use_id(const char *id);

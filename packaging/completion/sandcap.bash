@@ -10,7 +10,7 @@ _sandcap()
 		fi
 	done
 	if [[ $cword -eq 1 ]]; then
-		COMPREPLY=($(compgen -W "run trace policy profile ps kill doctor --help --version" -- "$cur"))
+		COMPREPLY=($(compgen -W "run trace policy profile ps kill session doctor --help --version" -- "$cur"))
 		return
 	fi
 	case ${words[1]} in
@@ -26,7 +26,18 @@ _sandcap()
 		COMPREPLY=($(compgen -W "--memory --cpu --pids --disk --timeout --grace --as --cpu-time
 			--fsize --nofile --stack --core --nproc --fs --net --allow --unix --rw --ro --no-cgroup --fallback
 			--report --report-fd --quiet --profile --headroom --runs --env --env-clear --env-deny
-			--chdir --output-limit --keep-fds --help" -- "$cur")) ;;
+			--chdir --output-limit --keep-fds --session --help" -- "$cur")) ;;
+	session)
+		if [[ $cword -eq 2 ]]; then
+			COMPREPLY=($(compgen -W "start show end ls --help" -- "$cur")); return
+		fi
+		case $prev in
+		--fs) COMPREPLY=($(compgen -W "none ro strict" -- "$cur")); return ;;
+		--net) COMPREPLY=($(compgen -W "host loopback none" -- "$cur")); return ;;
+		--report) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+		esac
+		COMPREPLY=($(compgen -W "--ttl --cpu-time --timeout --as --fs --net --name --report
+			--no-cgroup --json --help" -- "$cur")) ;;
 	policy)
 		COMPREPLY=($(compgen -W "check show --user --groups --no-trust --strict" -- "$cur")) ;;
 	esac

@@ -23,6 +23,8 @@ HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SRC = os.path.join(HERE, "src", NAME)
 TAG = "py3-none-any"
 DIST_INFO = f"{NAME}-{VERSION}.dist-info"
+# pyproject.toml's [project.scripts], as installers read them (the entry points format).
+ENTRY_POINTS = "[console_scripts]\nsandcap-mcp = sandcap.mcp:main\n"
 
 
 def _metadata() -> str:
@@ -67,6 +69,7 @@ def _write_wheel(wheel_directory: str, files) -> str:
     files = list(files)
     files.append((f"{DIST_INFO}/METADATA", _metadata().encode()))
     files.append((f"{DIST_INFO}/WHEEL", _wheel_file().encode()))
+    files.append((f"{DIST_INFO}/entry_points.txt", ENTRY_POINTS.encode()))
     record = [_record_line(a, d) for a, d in files] + [f"{DIST_INFO}/RECORD,,"]
     files.append((f"{DIST_INFO}/RECORD", ("\n".join(record) + "\n").encode()))
     name = f"{NAME}-{VERSION}-{TAG}.whl"

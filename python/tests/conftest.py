@@ -4,7 +4,9 @@ sets it to the freshly built one); the package is imported from ../src unless in
 from __future__ import annotations
 
 import os
+import shutil
 import sys
+import tempfile
 
 import pytest
 
@@ -43,3 +45,12 @@ def needs(cli, *opts: str) -> None:
     missing = [o for o in opts if o not in cli]
     if missing:
         pytest.skip(f"this sandcap has no {', '.join(missing)} yet (sandcap run --help)")
+
+
+@pytest.fixture
+def rundir():
+    """A private XDG_RUNTIME_DIR (0700) for sessions, short enough for the control sockets
+    in it (a socket's path has at most 107 bytes: pytest's tmp_path can be too long)."""
+    d = tempfile.mkdtemp(prefix="sc-", dir="/tmp")
+    yield d
+    shutil.rmtree(d, ignore_errors=True)

@@ -30,3 +30,7 @@ def test_pip_install_offline(tmp_path):
                         " 'py.typed')))"], env=env, stdout=subprocess.PIPE, check=True)
     where, typed = p.stdout.decode().split()
     assert where.startswith(str(venv)) and typed == "True"
+    # The console script of [project.scripts]: installed, and it runs.
+    mcp = venv / "bin" / "sandcap-mcp"
+    p = subprocess.run([str(mcp), "--version"], env=env, stdout=subprocess.PIPE, check=True)
+    assert p.stdout.decode().startswith("sandcap-mcp ")

@@ -2,7 +2,8 @@
 # Python suite: pytest over python/tests against the built sandcap, on the host (rlimit
 # mode: an installed helper is never picked up).  Includes the Dask and Celery acceptance
 # tests of issue #20 (they skip, with the reason, when python3-distributed/python3-celery
-# are missing).
+# are missing), and sandcap-mcp driven by the official MCP TypeScript SDK (installed with npm
+# into BUILD/mcp-sdk; skipped, with the reason, when npm cannot reach the registry).
 #   sh tests/python/run.sh BUILD [PYTEST-ARGS...]
 # When run as root, pytest and everything it starts run as nobody (setpriv), as the
 # integration suite does, so that per-user rlimits such as RLIMIT_NPROC really apply.
@@ -29,16 +30,21 @@ scratch=$(mktemp -d /tmp/sandcap-python.XXXXXX) || fail_run "mktemp failed"
 trap 'rm -rf "$scratch"' EXIT
 trap 'exit 1' INT TERM
 chmod 0755 "$scratch"
+# The official MCP SDK that python/tests/test_mcp_sdk.py installs with npm: kept in the
+# build directory between runs, never in the source tree.
+sdk=$build/mcp-sdk
+mkdir -p "$sdk"
 as_user() { "$@"; }
 if [ "$(id -u)" = 0 ]; then
 	chown 65534:65534 "$scratch"
+	chown -R 65534:65534 "$sdk"
 	as_user() { setpriv --reuid=65534 --regid=65534 --clear-groups -- "$@"; }
 fi
 
 # HOME and TMPDIR in the scratch directory: engines write configuration and spill files.
 # pytest's output also goes to BUILD/python-tests.log (the failures' details).
 { as_user env HOME="$scratch" TMPDIR="$scratch" PYTHONDONTWRITEBYTECODE=1 \
-	SANDCAP="$build/sandcap" SRCDIR="$srcdir" \
+	SANDCAP="$build/sandcap" SRCDIR="$srcdir" SANDCAP_MCP_SDK_DIR="$sdk" \
 	SANDCAP_HELPER=/nonexistent/sandcap-helper-disabled-by-tests-python \
 	"$py" -m pytest -p no:cacheprovider -rfEs --junitxml="$scratch/junit.xml" \
 	-o junit_family=xunit2 "$srcdir/python/tests" "$@" 2>&1

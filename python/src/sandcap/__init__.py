@@ -15,7 +15,9 @@ python/README.md, "Hosts without the helper").
 The package drives the installed ``sandcap`` command (``sandcap run --report-fd N``) and
 reads only its JSON report (``docs/report.md``), never its human-readable text.  Standard
 library only; Python 3.9 or later.  ``sandcap.dask`` and ``sandcap.celery`` run tool calls
-in sandboxes on the workers of those engines.
+in sandboxes on the workers of those engines.  :class:`Session` runs many calls under one
+session (one TTL, one CPU-time budget, one workspace); ``sandcap-mcp`` (``sandcap.mcp``)
+serves a session to MCP clients.
 """
 
 from __future__ import annotations
@@ -29,10 +31,11 @@ from . import _proc
 from ._options import Duration, EnvArg, PathArg, Percent, Size
 from ._proc import cli_options, find_sandcap
 from ._result import Result, SandcapError
+from ._session import Session
 
 __version__ = "0.1.0"
 __all__ = [
-    "run", "run_async", "Result", "SandcapError", "cli_options", "find_sandcap",
+    "run", "run_async", "Result", "SandcapError", "Session", "cli_options", "find_sandcap",
     "sandbox_slots",
 ]
 

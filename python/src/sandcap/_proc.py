@@ -189,7 +189,9 @@ def _read_all(fd: int, sink: List[bytes]) -> None:
 
 
 def run(argv: Sequence[Any], **kw: Any) -> Result:
-    """Documented in :func:`sandcap.run` (``sandcap/__init__.py``)."""
+    """Documented in :func:`sandcap.run` (``sandcap/__init__.py``).  ``_on_start`` (not
+    public: sandcap-mcp's cancellation) is called with the sandcap process once started."""
+    on_start = kw.pop("_on_start", None)
     p = _Prepared(argv, kw)
     try:
         try:
@@ -201,6 +203,8 @@ def run(argv: Sequence[Any], **kw: Any) -> Result:
             )
         except OSError as e:
             raise _start_error(p, e) from None
+        if on_start is not None:
+            on_start(proc)
         chunks: List[bytes] = []
         reader = threading.Thread(target=_read_all, args=(p.rfd, chunks), daemon=True,
                                   name="sandcap-report")

@@ -1,0 +1,279 @@
+/* SPDX-License-Identifier: MIT */
+/* `sandcap session start`: what a session refuses, its directory and its keeper. */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/inotify.h>
+#include <sys/prctl.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <sys/timerfd.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cgroup/client.h"
+#include "cgroup/usercg.h"
+#include "macro.h"
+#include "run/session-io.h"
+#include "run/session.h"
+
+/* Did teardown begin (it unlinks "state" first)?  Reads the pending inotify events. */
+static bool
+state_removed(int in)
+{
+	_Alignas(struct inotify_event) char buf[4096];
+	ssize_t n = read(in, buf, sizeof(buf));
+
+	if (n <= 0)
+		return true;            /* the watch is gone: so is the directory */
+	for (char *p = buf; p < buf + n;) {
+		const struct inotify_event *ev = (const struct inotify_event *) p;
+
+		if ((ev->mask & (IN_IGNORED | IN_DELETE_SELF)) != 0 ||
+		    (ev->len > 0 && streq(ev->name, "state")))
+			return true;
+		p += sizeof(*ev) + ev->len;
+	}
+	return false;
+}
+
+/* A timer on CLOCK_BOOTTIME at the TTL, absolute: it fires on time after a suspend too,
+ * where a poll() timeout (CLOCK_MONOTONIC) would be late by the time suspended. */
+static int
+ttl_timer(const struct session_state *s)
+{
+	struct itimerspec at = {
+		.it_value = { .tv_sec = (time_t) (s->expires_ms / 1000),
+			      .tv_nsec = (long) (s->expires_ms % 1000) * 1000000 },
+	};
+	int fd = timerfd_create(CLOCK_BOOTTIME, TFD_CLOEXEC);
+
+	if (fd < 0 || timerfd_settime(fd, TFD_TIMER_ABSTIME, &at, NULL) < 0)
+		return -1;
+	return fd;
+}
+
+/* The keeper's life: wait for the TTL or for the session to end, whichever comes first.
+ * An open fd delays IN_DELETE_SELF on a directory until its last close, so the keeper
+ * watches for the state file's removal, teardown's first step. */
+static _noreturn_ void
+keeper_main(int rootfd, int dfd, const struct session_state *s, int ready)
+{
+	char path[64], err[256];
+	pid_t self = getpid();
+	int lock, in, timer;
+
+	(void) prctl(PR_SET_NAME, "sandcap-sess");
+	if (session_lock(dfd, "keeper", LOCK_EX, 0, &lock) < 0)
+		_exit(1);
+	in = inotify_init1(IN_CLOEXEC);
+	timer = ttl_timer(s);
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", dfd);
+	if (in < 0 || timer < 0 || inotify_add_watch(in, path, IN_DELETE | IN_MOVED_FROM |
+						      IN_DELETE_SELF | IN_ONLYDIR) < 0)
+		_exit(1);
+	if (faccessat(dfd, "state", F_OK, AT_SYMLINK_NOFOLLOW) < 0)
+		_exit(0);               /* ended before the watch was in place */
+	if (write(ready, &self, sizeof(self)) != (ssize_t) sizeof(self))
+		_exit(1);
+	close(ready);
+	while (session_now_ms() < s->expires_ms) {
+		struct pollfd p[2] = { { .fd = in, .events = POLLIN },
+				       { .fd = timer, .events = POLLIN } };
+
+		if (poll(p, 2, -1) > 0 && (p[0].revents & POLLIN) && state_removed(in))
+			_exit(0);
+	}
+	_exit(session_teardown(rootfd, dfd, s, "ttl", NULL, true, false, err, sizeof(err)) < 0 ?
+	      1 : 0);
+}
+
+/* Only what the keeper needs, at fixed numbers: no fd of the caller's (a pipe a shell waits
+ * on, a terminal) stays open in it. */
+static void
+keeper_fds(int *rootfd, int *dfd, int *ready)
+{
+	int nul = open("/dev/null", O_RDWR | O_CLOEXEC);
+	int a = fcntl(*rootfd, F_DUPFD, 100), b = fcntl(*dfd, F_DUPFD, 100);
+	int c = fcntl(*ready, F_DUPFD, 100);
+
+	if (nul < 0 || a < 0 || b < 0 || c < 0 || dup2(nul, 0) < 0 || dup2(nul, 1) < 0 ||
+	    dup2(nul, 2) < 0 || dup2(a, 3) < 0 || dup2(b, 4) < 0 || dup2(c, 5) < 0)
+		_exit(1);
+	if (close_range(6, ~0U, 0) < 0)
+		_exit(1);
+	*rootfd = 3, *dfd = 4, *ready = 5;
+}
+
+static void
+keeper_signals(void)
+{
+	sigset_t none;
+
+	for (int sig = 1; sig < NSIG; sig++)
+		(void) signal(sig, SIG_DFL);
+	(void) signal(SIGHUP, SIG_IGN);
+	(void) signal(SIGPIPE, SIG_IGN);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+}
+
+/* Fork twice, the keeper in a session of its own; wait (bounded) until it holds its lock. */
+static int
+start_keeper(int rootfd, int dfd, const struct session_state *s, pid_t *ret_pid)
+{
+	int p[2], st;
+	pid_t pid;
+	struct pollfd pf;
+
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return -errno;
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		close(p[0]);
+		keeper_fds(&rootfd, &dfd, &p[1]);
+		keeper_signals();
+		if (setsid() < 0 || chdir("/") < 0)
+			_exit(1);
+		pid = fork();
+		if (pid != 0)
+			_exit(pid < 0 ? 1 : 0);
+		keeper_main(rootfd, dfd, s, p[1]);
+	}
+	close(p[1]);
+	(void) waitpid(pid, &st, 0);
+	pf = (struct pollfd) { .fd = p[0], .events = POLLIN };
+	st = poll(&pf, 1, SESSION_KEEPER_WAIT_MS) == 1 && read(p[0], ret_pid, sizeof(*ret_pid)) ==
+		(ssize_t) sizeof(*ret_pid) ? 0 : -ECHILD;
+	close(p[0]);
+	return st;
+}
+
+/* What rlimit mode cannot enforce for a whole session, refused with the fix. */
+static int
+refuse_unenforceable(const struct session_opts *o, char *err, size_t errlen)
+{
+	const char *opt = o->memory ? "--memory" : o->pids ? "--pids" :
+			  o->cpu_percent ? "--cpu" : o->disk ? "--disk" : NULL;
+
+	if (opt == NULL)
+		return 0;
+	snprintf(err, errlen, "%s: a session's %s across its calls needs cgroup mode, and "
+		 "sessions run in rlimit mode for now; drop %s (bound each call with --as, "
+		 "--nproc or --fsize instead; see docs/usage.md \"Sessions\")", opt,
+		 opt + 2, opt);
+	return -ENOTSUP;
+}
+
+/* sandcap run would pick cgroup (helper) or user-cgroup mode here: a session cannot yet. */
+static int
+refuse_cgroup_mode(const struct session_opts *o, char *err, size_t errlen)
+{
+	struct sc_session cs;
+	char info[256];
+	int r;
+
+	if (o->no_cgroup)
+		return 0;
+	client_init(&cs);
+	r = client_open(&cs, info, sizeof(info));
+	client_close(&cs);
+	if (r != 0 && (!cgroup2_mounted() || usercg_probe(info, sizeof(info)) < 0))
+		return 0;
+	snprintf(err, errlen, "sessions run in rlimit mode for now, and sandcap run would use "
+		 "%s mode here: give --no-cgroup to start the session (its calls then run in "
+		 "rlimit mode)", r == 0 ? "cgroup" : "user-cgroup");
+	return -ENOTSUP;
+}
+
+static int
+new_session_dir(int rootfd, struct session_state *s, int *ret_dfd)
+{
+	static const char hex[] = "0123456789abcdef";
+	uint8_t rnd[SESSION_ID_LEN / 2];
+	int dfd;
+
+	if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t) sizeof(rnd))
+		return -errno;
+	for (size_t i = 0; i < sizeof(rnd); i++) {
+		s->id[2 * i] = hex[rnd[i] >> 4];
+		s->id[2 * i + 1] = hex[rnd[i] & 15];
+	}
+	s->id[SESSION_ID_LEN] = '\0';
+	if (mkdirat(rootfd, s->id, 0700) < 0)
+		return -errno;
+	dfd = session_private_dir(rootfd, s->id, false);
+	if (dfd < 0)
+		return dfd;
+	if (mkdirat(dfd, "workspace", 0700) < 0) {
+		close(dfd);
+		return -errno;
+	}
+	*ret_dfd = dfd;
+	return 0;
+}
+
+static void
+fill_state(const struct session_opts *o, struct session_state *s)
+{
+	snprintf(s->name, sizeof(s->name), "%s", o->name != NULL ? o->name : "");
+	snprintf(s->mode, sizeof(s->mode), "rlimit");
+	snprintf(s->fs, sizeof(s->fs), "%s", o->fs != NULL ? o->fs : "");
+	snprintf(s->net, sizeof(s->net), "%s", o->net != NULL ? o->net : "");
+	snprintf(s->report, sizeof(s->report), "%s", o->report != NULL ? o->report : "");
+	s->created_s = (uint64_t) time(NULL);
+	s->ttl_ms = o->ttl_ms;
+	s->expires_ms = session_now_ms() + o->ttl_ms;
+	s->cpu_budget_ms = o->cpu_budget_ms;
+	s->timeout_ms = o->timeout_ms;
+	s->as = o->as;
+}
+
+int
+session_start(const struct session_opts *o, struct session_state *ret, char *err,
+	      size_t errlen)
+{
+	_cleanup_close_ int rootfd = -EBADF, dfd = -EBADF;
+	struct session_state s = {};
+	char text[SESSION_PATH_MAX + 1024];
+	int r, n;
+
+	r = refuse_cgroup_mode(o, err, errlen);
+	if (r == 0)
+		r = refuse_unenforceable(o, err, errlen);
+	if (r == 0)
+		r = session_root(true, &rootfd, err, errlen);
+	if (r == 0)
+		r = session_check_ctl(NULL, err, errlen);
+	if (r < 0)
+		return r;
+	r = new_session_dir(rootfd, &s, &dfd);
+	if (r < 0) {
+		snprintf(err, errlen, "cannot make the session's directory: %s", strerror(-r));
+		return r;
+	}
+	fill_state(o, &s);
+	n = session_state_format(&s, text, sizeof(text));
+	r = n < 0 ? n : session_write_file(dfd, "state", text, (size_t) n);
+	if (r == 0)
+		r = session_write_file(dfd, "calls", "", 0);
+	if (r == 0)
+		r = start_keeper(rootfd, dfd, &s, &s.keeper_pid);
+	if (r < 0) {
+		snprintf(err, errlen, "cannot start the session: %s", r == -ECHILD ?
+			 "its keeper did not start" : strerror(-r));
+		(void) session_remove(rootfd, dfd, s.id);
+		return r;
+	}
+	*ret = s;
+	return 0;
+}
+

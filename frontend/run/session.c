@@ -1,0 +1,415 @@
+/* SPDX-License-Identifier: MIT */
+/* Sessions: the directory, its locks, start, the keeper and the teardown (session.h). */
+#include <errno.h>
+#include <limits.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "dir-util.h"
+#include "fd-util.h"
+#include "macro.h"
+#include "run/session-io.h"
+#include "run/session.h"
+#include "supervise/control.h"
+
+#define TREE_DEPTH_MAX 256
+
+uint64_t
+session_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	return (uint64_t) ts.tv_sec * 1000 + (uint64_t) ts.tv_nsec / 1000000;
+}
+
+int
+session_workspace(const char *id, char *buf, size_t len)
+{
+	return session_workspace_path(id, buf, len);
+}
+
+int
+session_workspace_path(const char *id, char *buf, size_t len)
+{
+	char dir[PATH_MAX];
+	int r = control_rundir(dir, sizeof(dir), 0), n;
+
+	if (r < 0)
+		return r;
+	n = snprintf(buf, len, "%s/sessions/%s/workspace", dir, id);
+	return n < 0 || (size_t) n >= len ? -ENAMETOOLONG : 0;
+}
+
+/* A directory we opened: ours, a directory, open to nobody else. */
+static int
+check_private(int fd)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (!S_ISDIR(st.st_mode) || st.st_uid != control_uid() || (st.st_mode & 077) != 0)
+		return -EPERM;
+	return 0;
+}
+
+int
+session_private_dir(int at, const char *name, bool create)
+{
+	int fd, r;
+
+	if (create && mkdirat(at, name, 0700) < 0 && errno != EEXIST)
+		return -errno;
+	fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	r = check_private(fd);
+	if (r < 0) {
+		close(fd);
+		return r;
+	}
+	return fd;
+}
+
+int
+session_root(bool create, int *ret_fd, char *err, size_t errlen)
+{
+	char dir[PATH_MAX];
+	int r, fd, root;
+
+	r = control_rundir(dir, sizeof(dir), create);
+	if (r < 0) {
+		snprintf(err, errlen, "sessions live in $XDG_RUNTIME_DIR/sandcap, which is %s: %s",
+			 r == -EPERM ? "not private to you" : "unusable",
+			 "log in with a systemd session, or set XDG_RUNTIME_DIR to a directory of "
+			 "yours with mode 0700");
+		return r;
+	}
+	fd = session_private_dir(AT_FDCWD, dir, false);
+	if (fd < 0) {
+		snprintf(err, errlen, "%s: %s", dir, strerror(-fd));
+		return fd;
+	}
+	root = session_private_dir(fd, "sessions", create);
+	close(fd);
+	if (root < 0) {
+		if (root == -ENOENT)
+			snprintf(err, errlen, "no sessions (%s/sessions does not exist)", dir);
+		else
+			snprintf(err, errlen, "%s/sessions: %s", dir, root == -EPERM ?
+				 "not a directory of yours with mode 0700" : strerror(-root));
+		return root;
+	}
+	*ret_fd = root;
+	return 0;
+}
+
+int
+session_check_ctl(const char *call_id, char *err, size_t errlen)
+{
+	char id[64], path[CONTROL_PATH_MAX];
+	int r;
+
+	if (call_id == NULL)
+		snprintf(id, sizeof(id), "%u-000000000000", (unsigned) control_uid());
+	r = control_path(call_id != NULL ? call_id : id, path, sizeof(path));
+	if (r < 0)
+		snprintf(err, errlen, "a call's control socket, $XDG_RUNTIME_DIR/sandcap/<id>.sock, "
+			 "cannot be made (%s), and without it nothing could stop a running call at "
+			 "the end or the TTL: use a shorter XDG_RUNTIME_DIR (at most about 80 bytes)",
+			 strerror(-r));
+	return r;
+}
+
+int
+session_open(int rootfd, const char *id, int *ret_dfd, struct session_state *ret, char *err,
+	     size_t errlen)
+{
+	char buf[8192];
+	size_t len;
+	int dfd, r;
+
+	if (!session_id_valid(id)) {
+		snprintf(err, errlen, "'%.40s' is not a session id (12 hex digits, from sandcap "
+			 "session start or ls)", id);
+		return -ENOENT;
+	}
+	dfd = session_private_dir(rootfd, id, false);
+	if (dfd < 0) {
+		snprintf(err, errlen, "no session %s of yours%s", id, dfd == -ENOENT ?
+			 " (ended, expired or never started; see sandcap session ls)" : "");
+		return dfd == -ENOENT ? -ENOENT : dfd;
+	}
+	r = read_full_at(dfd, "state", buf, sizeof(buf), &len);
+	if (r == -ENOENT) {
+		close(dfd);
+		snprintf(err, errlen, "session %s has ended", id);
+		return -ENOENT;
+	}
+	if (r < 0 || session_state_parse(buf, ret) < 0 || !streq(ret->id, id)) {
+		close(dfd);
+		snprintf(err, errlen, "session %s: its state is unreadable", id);
+		return r < 0 ? r : -EINVAL;
+	}
+	*ret_dfd = dfd;
+	return 0;
+}
+
+int
+session_lock(int dfd, const char *name, int op, uint64_t ms, int *ret_fd)
+{
+	uint64_t end = session_now_ms() + ms;
+	int fd = openat(dfd, name, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+
+	if (fd < 0)
+		return -errno;
+	for (;;) {
+		const struct timespec step = { 0, 20 * 1000 * 1000 };
+
+		if (flock(fd, op | LOCK_NB) == 0) {
+			*ret_fd = fd;
+			return 0;
+		}
+		if (errno != EWOULDBLOCK || session_now_ms() >= end) {
+			int r = errno == EWOULDBLOCK ? -ETIMEDOUT : -errno;
+
+			close(fd);
+			return r;
+		}
+		nanosleep(&step, NULL);
+	}
+}
+
+bool
+session_keeper_gone(int dfd)
+{
+	int fd, r = session_lock(dfd, "keeper", LOCK_SH, 0, &fd);
+
+	if (r == 0)
+		close(fd);
+	return r == 0 || r == -ENOENT;
+}
+
+int
+session_write_file(int dfd, const char *name, const char *data, size_t len)
+{
+	char tmp[64];
+	int fd, r = 0;
+
+	snprintf(tmp, sizeof(tmp), ".%s.tmp", name);
+	(void) unlinkat(dfd, tmp, 0);
+	fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, data, len) != (ssize_t) len)
+		r = errno != 0 ? -errno : -EIO;
+	if (close(fd) < 0 && r == 0)
+		r = -errno;
+	if (r == 0 && renameat(dfd, tmp, dfd, name) < 0)
+		r = -errno;
+	if (r < 0)
+		(void) unlinkat(dfd, tmp, 0);
+	return r;
+}
+
+/* A directory the command made unreadable (chmod 0) is still ours to open up: by an O_PATH
+ * fd, which names that directory whatever its path now holds. */
+static int
+open_dir_writable(int dfd, const char *name)
+{
+	char proc[64];
+	int p, fd;
+
+	fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd >= 0 || errno != EACCES)
+		return fd >= 0 ? fd : -errno;
+	p = openat(dfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (p < 0)
+		return -errno;
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", p);
+	fd = chmod(proc, 0700) < 0 ? -errno : open(proc, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 && fd != -errno)
+		fd = -errno;
+	close(p);
+	return fd;
+}
+
+/* Remove name under dfd and all below it, never following a symbolic link (the workspace
+ * holds what the sandboxed commands made). */
+static int
+rm_tree(int dfd, const char *name, int depth)
+{
+	struct dir_iter *it;
+	unsigned char type;
+	const char *e;
+	int r = 0;
+
+	if (unlinkat(dfd, name, 0) == 0 || errno == ENOENT)
+		return 0;
+	if (errno != EISDIR && errno != EPERM)
+		return -errno;
+	if (depth > TREE_DEPTH_MAX)
+		return -ELOOP;
+	it = calloc(1, sizeof(*it));
+	if (it == NULL)
+		return -ENOMEM;
+	it->fd = open_dir_writable(dfd, name);
+	if (it->fd < 0) {
+		r = it->fd;
+		free(it);
+		return r;
+	}
+	while (r == 0 && (e = dir_next(it, &type)) != NULL)
+		r = rm_tree(it->fd, e, depth + 1);
+	if (r == 0 && errno != 0 && e == NULL)
+		r = -errno;
+	close(it->fd);
+	free(it);
+	if (r == 0 && unlinkat(dfd, name, AT_REMOVEDIR) < 0)
+		r = -errno;
+	return r;
+}
+
+/* Calls hold "lock" while they run: take it, killing the running call if need be. */
+static int
+lock_out_calls(int dfd, int *ret_fd, char *err, size_t errlen)
+{
+	char id[80], reply[CONTROL_MSG_MAX];
+	size_t len;
+	int r = session_lock(dfd, "lock", LOCK_EX, SESSION_END_LOCK_MS, ret_fd);
+
+	if (r != -ETIMEDOUT)
+		return r;
+	if (read_full_at(dfd, "running", id, sizeof(id), &len) == 0 && len > 0) {
+		id[strcspn(id, "\n")] = '\0';
+		(void) control_request(id, "kill 9", reply, sizeof(reply));
+	}
+	r = session_lock(dfd, "lock", LOCK_EX, SESSION_KILL_WAIT_MS, ret_fd);
+	if (r < 0)
+		snprintf(err, errlen, "a call of the session still runs after SIGKILL (%s); "
+			 "try again, or sandcap kill it", strerror(-r));
+	return r;
+}
+
+int
+session_remove(int rootfd, int dfd, const char *id)
+{
+	static const char *const files[] = { "state", "calls", "running", "lock" };
+	char name[32];
+	int r;
+
+	for (size_t i = 0; i < ELEMENTSOF(files); i++)
+		(void) unlinkat(dfd, files[i], 0);
+	r = rm_tree(dfd, "workspace", 0);
+	for (unsigned n = 1; n < 1000000; n++) {
+		snprintf(name, sizeof(name), "call-%u.json", n);
+		if (unlinkat(dfd, name, 0) < 0 && errno == ENOENT)
+			break;
+	}
+	(void) unlinkat(dfd, "keeper", 0);
+	if (r == 0)
+		r = rm_tree(rootfd, id, 0);     /* leftovers: temporaries */
+	return r;
+}
+
+static FILE *
+report_target(const struct session_state *s)
+{
+	int fd;
+
+	if (s->report[0] == '\0')
+		return NULL;
+	fd = open(s->report, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+	return fd < 0 ? NULL : fdopen(fd, "w");
+}
+
+/* The report, in memory: written out only once everything is removed, so that a reader
+ * that goes away (SIGPIPE) cannot leave the session half-removed. */
+static char *
+report_text(int dfd, const struct session_state *s, const char *why, bool json, size_t *len)
+{
+	char *buf = NULL;
+	FILE *f = open_memstream(&buf, len);
+
+	if (f == NULL)
+		return NULL;
+	(void) session_report(dfd, s, why, f, json);
+	if (fclose(f) != 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+static void
+wait_keeper_gone(int keeper)
+{
+	const struct timespec step = { 0, 20 * 1000 * 1000 };
+	uint64_t end = session_now_ms() + SESSION_KEEPER_WAIT_MS;
+
+	/* The keeper sees the directory go (inotify) and exits, letting go of its lock. */
+	while (flock(keeper, LOCK_SH | LOCK_NB) < 0 && session_now_ms() < end)
+		nanosleep(&step, NULL);
+}
+
+int
+session_teardown(int rootfd, int dfd, const struct session_state *s, const char *why,
+		 FILE *out, bool json, bool wait_keeper, char *err, size_t errlen)
+{
+	_cleanup_close_ int lock = -EBADF, keeper = -EBADF;
+	_cleanup_free_ char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+	int r;
+
+	r = lock_out_calls(dfd, &lock, err, errlen);
+	if (r < 0)
+		return r;
+	text = report_text(dfd, s, why, out != NULL ? json : true, &len);
+	/* Gone first: a call waiting for the lock then finds no state and refuses. */
+	if (unlinkat(dfd, "state", 0) < 0) {
+		snprintf(err, errlen, "session %s has ended", s->id);
+		return -ENOENT;
+	}
+	if (wait_keeper)
+		keeper = openat(dfd, "keeper", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	r = session_remove(rootfd, dfd, s->id);
+	f = out != NULL ? out : report_target(s);
+	if (f != NULL && text != NULL)
+		fwrite(text, 1, len, f);
+	if (f != NULL && f != out)
+		fclose(f);
+	if (r < 0) {
+		snprintf(err, errlen, "session %s: cannot remove everything: %s", s->id,
+			 strerror(-r));
+		return r;
+	}
+	if (keeper >= 0)
+		wait_keeper_gone(keeper);
+	return 0;
+}
+
+int
+session_end(const char *id, FILE *out, bool json, char *err, size_t errlen)
+{
+	_cleanup_close_ int rootfd = -EBADF, dfd = -EBADF;
+	struct session_state s = {};
+	int r = session_root(false, &rootfd, err, errlen);
+
+	if (r == -ENOENT)
+		return 1;
+	if (r == 0)
+		r = session_open(rootfd, id, &dfd, &s, err, errlen);
+	if (r == -ENOENT)
+		return 1;
+	if (r == 0)
+		r = session_teardown(rootfd, dfd, &s, "end", out, json, true, err, errlen);
+	return r == -ENOENT ? 1 : r;
+}

@@ -1,0 +1,159 @@
+#!/bin/sh
+# sandcap session start/run --session/show/end/ls in rlimit mode on the host (as nobody when
+# root): the workspace kept across calls, per-call ceilings, the CPU-time budget across
+# calls, end killing a running call, the TTL ending a session whose shell is gone, an
+# expired session refused after its keeper was killed, and nothing left behind.
+. "$(dirname "$0")/libtest.sh"
+
+U=$T/u
+as_user mkdir -p "$U/run" "$U/home"
+as_user chmod 0700 "$U/run"
+ue() { as_user env -i PATH="$PATH" HOME="$U/home" XDG_RUNTIME_DIR="$U/run" \
+	SANDCAP_HELPER="$SANDCAP_HELPER" "$@"; }
+S() { ue "$SANDCAP" "$@"; }
+SESS=$U/run/sandcap/sessions
+field() { python3 -c 'import json,sys; print(json.load(sys.stdin)[sys.argv[1]])' "$1"; }
+# dead PID: no such process, or only a zombie not yet reaped by init
+dead() { [ ! -d "/proc/$1" ] || grep -q '^State:[[:space:]]*Z' "/proc/$1/status" 2>/dev/null; }
+# waitfor N CMD...: retry CMD every 0.1 s, at most N times
+waitfor() { _n=$1; shift; _i=0
+	while [ "$_i" -lt "$_n" ]; do "$@" 2>/dev/null && return 0; _i=$((_i + 1)); sleep 0.1; done
+	return 1; }
+
+# --- start, calls in the workspace, show, ls, end
+j=$(S session start --name agent --ttl 5m --timeout 30s --cpu-time 60s --json)
+eq "session start --json: exit 0" 0 $?
+id=$(printf '%s' "$j" | field id); kp=$(printf '%s' "$j" | field keeper_pid)
+ws=$(printf '%s' "$j" | field workspace)
+expect "the session id is 12 hex digits" sh -c "printf '%s' '$id' | grep -Eqx '[0-9a-f]{12}'"
+eq "its directory is private (0700)" 700 "$(stat -c %a "$SESS/$id")"
+expect "its keeper runs" test -d "/proc/$kp"
+eq "the keeper kept no fd of the caller's (only 0-2 on /dev/null, its own)" "/dev/null" \
+	"$(readlink "/proc/$kp/fd/1")"
+S run -q --session "$id" -- sh -c 'pwd; echo kept > note' > "$T/out" 2> "$T/err"
+eq "a call runs in the workspace by default" "$ws" "$(cat "$T/out")"
+S run -q --session "$id" -- cat note > "$T/out" 2> "$T/err"
+eq "the workspace persists across calls" kept "$(cat "$T/out")"
+S session ls > "$T/out"
+contains "session ls lists it with its name" "agent" "$(grep "$id" "$T/out")"
+S run -q --session "$id" --timeout 60s -- true 2> "$T/err"; rc=$?
+eq "a call above the per-call --timeout ceiling is refused" 125 "$rc"
+contains "... naming the option and the ceiling" "--timeout 60s: above session $id's per-call ceiling of 30s" "$(cat "$T/err")"
+S run -q --session "$id" --keep-fds -- sh -c 'ls -l /proc/$$/fd/' > "$T/out" 2>&1
+eq "even with --keep-fds, no fd of the session's (lock, state, report) reaches a call" 0 \
+	"$(grep -c "sessions" "$T/out")"
+S run -q --session "$id" --profile x -- true 2> "$T/err"; rc=$?
+eq "--profile on a call is refused" 125 "$rc"
+S run -q --session "$id" --report "$T/r.json" -- sh -c 'exit 3'; rc=$?
+eq "a call's exit status passes through" 3 "$rc"
+eq "--report still gets the call's report" exit "$(json "$T/r.json" '["verdict"]')"
+S session show "$id" --json > "$T/show.json"
+eq "session show: 4 calls so far" 4 "$(json "$T/show.json" '["totals"]["calls"]')"
+S session end "$id" --json > "$T/end.json"; rc=$?
+eq "session end: exit 0" 0 "$rc"
+eq "the report lists every call" "ok ok ok exit" "$(python3 -c 'import json,sys
+print(" ".join(c["verdict"] for c in json.load(open(sys.argv[1]))["calls"]))' "$T/end.json")"
+eq "... with each call's own report" 3 "$(json "$T/end.json" '["calls"][3]["report"]["exit_code"]')"
+eq "... and says how it ended" end "$(json "$T/end.json" '["ended"]')"
+expect "nothing is left: the session's directory is gone" test ! -e "$SESS/$id"
+expect "... and so is its keeper" dead "$kp"
+S run -q --session "$id" -- true 2> "$T/err"; rc=$?
+eq "a call of an ended session is refused" 125 "$rc"
+contains "... saying so" "no session $id of yours" "$(cat "$T/err")"
+S session end "$id" 2> "$T/err"; rc=$?
+eq "ending it again: exit 1" 1 "$rc"
+S session end ../../x 2> "$T/err"; rc=$?
+eq "a malformed id is no session" 1 "$rc"
+
+# --- refusals at start
+S session start --memory 1G 2> "$T/err"; rc=$?
+eq "--memory is refused in rlimit mode" 125 "$rc"
+contains "... naming it and the fix" "--memory: a session's memory across its calls needs cgroup mode" "$(cat "$T/err")"
+S session start --pids 10 2> "$T/err"; rc=$?
+eq "--pids is refused too" 125 "$rc"
+S session start --ttl 0 2> "$T/err"; rc=$?
+eq "--ttl 0 is refused" 125 "$rc"
+as_user env -i PATH="$PATH" "$SANDCAP" session start 2> "$T/err"; rc=$?
+eq "no XDG_RUNTIME_DIR: refused" 125 "$rc"
+contains "... saying how to fix it" "set XDG_RUNTIME_DIR" "$(cat "$T/err")"
+
+# --- the CPU-time budget across calls: each call gets what is left; once spent, refused
+id=$(S session start --cpu-time 1s --timeout 60s)
+i=0 refused=no
+while [ "$i" -lt 5 ]; do
+	S run -q --session "$id" -- sh -c 'while :; do :; done' 2> "$T/err"
+	if grep -q "CPU-time budget of 1s is spent" "$T/err"; then refused=yes; break; fi
+	i=$((i + 1))
+done
+eq "calls are refused once the budget is spent" yes "$refused"
+S session end "$id" --json > "$T/end.json"
+expect "the calls used at least the budget" \
+	test "$(json "$T/end.json" '["totals"]["cpu_ms"]')" -ge 900
+eq "the spinning calls ended on their CPU limit" cpu-time \
+	"$(json "$T/end.json" '["calls"][0]["verdict"]')"
+
+# --- end kills the call that runs
+id=$(S session start)
+( ue "$SANDCAP" run -q --session "$id" -- sh -c 'touch started; exec sleep 1000 # mark-e'
+  echo $? > "$T/bg.rc" ) &
+expect "a long call started" waitfor 300 test -e "$SESS/$id/workspace/started"
+S session end "$id" > "$T/end.txt"; rc=$?
+eq "end with a running call: exit 0" 0 "$rc"
+wait
+eq "the running call was killed" 137 "$(cat "$T/bg.rc")"
+contains "the report says so" "killed" "$(cat "$T/end.txt")"
+expect "no process of the call is left" gone "mark-e"
+expect "nothing is left" test ! -e "$SESS/$id"
+
+# --- the TTL holds when the shell that started the session is gone
+as_user sh -c "exec setsid sh -c 'env -i PATH=\"\$PATH\" XDG_RUNTIME_DIR=$U/run \
+	SANDCAP_HELPER=$SANDCAP_HELPER $SANDCAP session start --ttl 3s --report $U/ttl.json \
+	> $U/ttl.id; (env -i PATH=\"\$PATH\" XDG_RUNTIME_DIR=$U/run SANDCAP_HELPER=$SANDCAP_HELPER \
+	$SANDCAP run -q --session \$(cat $U/ttl.id) -- sh -c \"exec sleep 1000 # mark-t\" \
+	> /dev/null 2>&1 &); kill -9 \$\$'" 2>/dev/null
+id=$(cat "$U/ttl.id")
+expect "the session started" test -n "$id"
+expect "at its TTL, the keeper removes the session" waitfor 300 test ! -e "$SESS/$id"
+expect "... killing the call that ran" waitfor 100 gone "mark-t"
+eq "... and writes the report to --report" ttl "$(json "$U/ttl.json" '["ended"]')"
+v=$(json "$U/ttl.json" '["calls"][0]["verdict"]')
+case $v in timeout|killed) ok "the call's verdict is $v" ;; *) notok "the call's verdict: $v" ;; esac
+
+# --- the keeper killed: an expired session is still refused, and ls removes it
+j=$(S session start --ttl 4s --json)
+id=$(printf '%s' "$j" | field id); kp=$(printf '%s' "$j" | field keeper_pid)
+as_user kill -9 "$kp"
+expect "the keeper is gone" waitfor 100 dead "$kp"
+ttl_over() { [ "$(S session show "$id" --json | field ttl_left_ms)" = 0 ]; }
+if [ ! -e "$SESS/$id" ]; then
+	skip "an expired session without its keeper: this host took over 4 s to kill the keeper"
+else
+expect "the TTL passes" waitfor 300 ttl_over
+S run -q --session "$id" -- true 2> "$T/err"; rc=$?
+eq "a call of the expired session is refused" 125 "$rc"
+contains "... saying it expired" "has expired" "$(cat "$T/err")"
+S session ls > /dev/null
+expect "session ls removes it" test ! -e "$SESS/$id"
+fi
+
+# --- the workspace is removed without following a link out of it
+as_user mkdir "$U/outside"; as_user touch "$U/outside/keep"
+id=$(S session start)
+S run -q --session "$id" -- sh -c "ln -s $U/outside out; mkdir -p d/e; touch d/e/f; chmod 0 d" 2>/dev/null
+S session end "$id" > /dev/null
+expect "a symlink in the workspace is removed, not followed" test -e "$U/outside/keep"
+expect "nothing is left of that session either" test ! -e "$SESS/$id"
+# --- with --fs ro a call cannot touch the session's state (its ledger, the budget's account)
+if ! ue "$SANDCAP" run -q --no-cgroup --fs ro -- true 2>/dev/null; then
+	skip "--fs ro in a session: this kernel has no usable Landlock"
+else
+	id=$(S session start --fs ro)
+	S run -q --session "$id" -- sh -c 'echo "1 x ok 0 0 0" > ../calls; echo w > inws; echo $TMPDIR' \
+		> "$T/out" 2> "$T/err"
+	contains "the ledger is not writable from a call" "Permission denied" "$(cat "$T/err")"
+	eq "... while the workspace is, and is the call's TMPDIR" "$SESS/$id/workspace" "$(cat "$T/out")"
+	S session show "$id" --json > "$T/show.json"
+	eq "the ledger holds the one real call" 1 "$(json "$T/show.json" '["totals"]["calls"]')"
+	S session end "$id" > /dev/null
+fi
+done_testing
