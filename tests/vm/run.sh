@@ -506,6 +506,14 @@ else
 	else
 		echo "not ok $((n + 1)) - vm: guest ended (exit $uml_rc) without finishing: crash or panic"
 	fi
+	n=$((n + 1))
+	# Every selected scenario the guest did not finish (the one it died in and those after
+	# it) is a failure of its own, so a crash loses no scenario silently.
+	for name in $boot_list; do
+		grep -q "^$name " "$vmres/times" 2>/dev/null && continue
+		n=$((n + 1)) failed=$((failed + 1))
+		echo "not ok $n - $name: lost: the guest ended before it finished"
+	done
 	echo "# last console lines ($vmres/console.log):"
 	tail -n 40 "$vmres/console.log" | sed 's/^/#   /'
 fi

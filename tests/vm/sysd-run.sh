@@ -86,7 +86,7 @@ done
 
 # Bound of one boot: boot and setup, plus every selected scenario's timeout and margin.
 per_boot=${SANDCAP_VM_SYSD_BOOT:-420}
-bound=$per_boot
+bound=$per_boot selected=""
 with_install=0     # a selection of a scenario after 70-systemd-install runs it too
 for f in "$srcdir"/tests/vm/scenarios/7[1-9]*systemd*.sh; do
 	case $(basename "$f" .sh) in *"$only"*) with_install=1 ;; esac
@@ -100,6 +100,7 @@ for f in "$srcdir"/tests/vm/scenarios/[0-9]*systemd*.sh; do
 	esac
 	t=$(sed -n 's/^# *vm-timeout: *\([0-9][0-9]*\).*/\1/p' "$f" | head -n 1)
 	bound=$((bound + ${t:-60} + 15))
+	selected="$selected $(basename "$f" .sh)"
 done
 
 # One systemd guest at a time per build directory (BUILD/vm-systemd is its own); a plain
@@ -195,6 +196,14 @@ else
 	else
 		echo "not ok $((n + 1)) - vm-systemd: boot $boot ended (exit $uml_rc) without finishing"
 	fi
+	n=$((n + 1))
+	# Every selected scenario the guest did not finish (the one it died in and those after
+	# it) is a failure of its own, so a crash loses no scenario silently.
+	for name in $selected; do
+		grep -q -e "^# --- $name (" -e "^ok [0-9]* - $name # SKIP" "$R/tap" && continue
+		n=$((n + 1)) failed=$((failed + 1))
+		echo "not ok $n - vm-systemd: $name: lost: the guest ended before it finished"
+	done
 	echo "# last console lines ($R/console.log):"
 	tail -n 40 "$R/console.log" | sed 's/^/#   /'
 	echo "$passed $failed" > "$R/done"
