@@ -8,8 +8,7 @@
 # A scenario's header says where it runs: "# vm-kernel: 6.12", "# vm-kernel: both", or
 # nothing (6.1).  The 6.1 guest runs first, then the 6.12 guest (results in
 # BUILD/vm-results-6.12, counts in BUILD/results/vm-6.12), then the systemd guest, which
-# boots 6.1 unless SANDCAP_VM_SYSD_KERNEL=6.12 (tests/vm/sysd-run.sh; its counts go with
-# the kernel it booted).  When the 6.12 kernel cannot be
+# boots 6.12 (its counts go with the kernel it booted).  When the 6.12 kernel cannot be
 # fetched or built, each 6.12 scenario is one "# SKIP" line with the reason.
 #
 #   tests/vm/run.sh BUILD [--only PATTERN] [--keep-going] [--no-systemd] [--record NAME]
