@@ -85,10 +85,10 @@ resolve_version() {
 
 VERSION=$(resolve_version || true)
 if [ -z "$VERSION" ]; then
-	# Offline: the newest binary already built from this fragment still serves.
+	# Offline: the newest binary already built from these settings and patches still serves.
 	found=$(ls -d "$CACHE"/linux-*-"$HASH" 2>/dev/null | sort -V | tail -n1 || true)
 	[ -n "$found" ] && [ -x "$found/linux" ] ||
-		unavailable "cannot resolve $PKG from bookworm-backports/bookworm-security (offline?) and no cached build of this fragment ($HASH) in $CACHE"
+		unavailable "cannot resolve $PKG from bookworm-backports/bookworm-security (offline?) and no cached build of these settings and patches ($HASH) in $CACHE"
 	say "apt unreachable; using the cached $(basename "$found")"
 	echo "$found/linux"
 	exit 0
@@ -103,7 +103,7 @@ for tool in make gcc flex bison bc xz dpkg-deb patch; do
 	command -v "$tool" >/dev/null 2>&1 || unavailable "$tool is missing (make deps installs what the kernel build needs)"
 done
 
-say "building $PKG $VERSION (fragment $HASH) in $TMP; the result goes to $OUT"
+say "building $PKG $VERSION (settings and patches $HASH) in $TMP; the result goes to $OUT"
 start=$(date +%s)
 (cd "$TMP" && aptq apt-get download "$PKG=$VERSION") >"$TMP/download.log" 2>&1 ||
 	unavailable "apt-get download $PKG=$VERSION failed: $(tail -n3 "$TMP/download.log")"
