@@ -6,7 +6,7 @@
 # kernels (the 6.12 user-mode kernel died here until kernel-build.sh patched it).
 # vm-kernel: both
 # vm-timeout: 120
-# vm-cost: 6
+# vm-cost: 4
 # shellcheck source=tests/vm/lib.sh
 . "$VMLIB"
 L=/sys/fs/cgroup/sandcap/vm-04-oom-fork
