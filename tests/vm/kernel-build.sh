@@ -56,8 +56,10 @@ HASH=$({
 	for p in $PATCHES; do cat "$p"; done
 } | sha256sum | cut -c1-12)
 
-# One build at a time per cache: a second run waits for the first and then reuses it.
-exec 9>"$CACHE/.lock"
+# One build at a time per key: a second run waits for the first and then reuses it, while a
+# run that wants another key (a cached kernel of other settings or patches) does not wait
+# half an hour for a build it does not need.
+exec 9>"$CACHE/.lock-$HASH"
 flock 9
 
 TMP=$(mktemp -d "$CACHE/tmp.XXXXXX")
