@@ -3,7 +3,7 @@
 # at its memory limit, the fork's own copy of the mappings pushes the cgroup over, the memcg
 # OOM killer kills the forking process, and the kernel tears down the half-copied child.  A
 # sandbox at its limit that forks does this; the guest kernel must survive it, on both
-# kernels (the 6.12 user-mode kernel died here until kernel-build.sh patched it).
+# kernels (the 6.12 user-mode kernel only with tests/vm/kernel-6.12-um-fork-oom.patch).
 # vm-kernel: both
 # vm-timeout: 120
 # vm-cost: 4
