@@ -8,12 +8,13 @@ libsystemd-dev libcap2-bin util-linux user-mode-linux clang python3 procps iprou
 dpkg-dev debhelper lintian fakeroot cppcheck clang-tidy rpm strace
 python3-pytest python3-pip python3-distributed python3-celery python3-kombu
 systemd dbus libpam-systemd kmod e2fsprogs adduser
-flex bison bc xz-utils debian-archive-keyring tmux"
+flex bison bc xz-utils patch debian-archive-keyring tmux"
 # (the systemd line: the VM suite's systemd guest boots the host's own systemd, D-Bus and
 #  logind, loads overlay.ko with insmod and makes its ext4 layer with mkfs.ext4;
 #  the last line: the VM suite's second kernel, linux-source-6.12 built as user-mode Linux
-#  by tests/vm/kernel-build.sh, fetched with apt and the Debian archive's keyring; tmux:
-#  the user's own service that t-unix.sh tries to reach from inside a sandbox)
+#  by tests/vm/kernel-build.sh, fetched with apt and the Debian archive's keyring, with
+#  patch applying its fixes; tmux: the user's own service that t-unix.sh tries to reach
+#  from inside a sandbox)
 
 # The MCP server's test drives it with the official TypeScript SDK, installed with npm
 # (python/tests/test_mcp_sdk.py).  Debian's nodejs and npm, unless a node with its own npm

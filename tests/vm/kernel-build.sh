@@ -4,8 +4,11 @@
 #
 #   sh tests/vm/kernel-build.sh            prints the kernel's path (builds it at most once)
 #
-# The cache key is the source package's version and the fragment's hash, so a second run on
-# the same machine reuses the binary and a changed setting or a new upload builds anew.
+# The patches tests/vm/kernel-6.12-*.patch are applied in name order (patch -p1): fixes the
+# guest needs that Debian's source lacks, each saying why in its header.
+# The cache key is the source package's version and a hash of the fragment's settings and
+# the patches, so a second run on the same machine reuses the binary and a changed setting,
+# a new or changed patch, or a new upload builds anew.
 # The source is fetched with a throw-away apt configuration (its own sources.list, state
 # and cache under a temporary directory): the machine's /etc/apt is never changed.
 # Exit 0 with the path on stdout; exit 2 with the reason on stderr when the kernel cannot
@@ -45,12 +48,18 @@ cache_dir() {
 }
 CACHE=$(cache_dir)
 mkdir -p "$CACHE" || unavailable "cannot create the cache directory $CACHE"
-# The settings, comments aside and in a stable order: a reworded comment rebuilds nothing.
-HASH=$(grep -E '^(CONFIG_[A-Z0-9_]+=|# CONFIG_[A-Z0-9_]+ is not set$)' "$FRAGMENT" | LC_ALL=C sort |
-	sha256sum | cut -c1-12)
+PATCHES=$(LC_ALL=C ls "$HERE"/kernel-6.12-*.patch 2>/dev/null || true)
+# The settings, comments aside and in a stable order (a reworded comment rebuilds nothing),
+# then each patch whole.
+HASH=$({
+	grep -E '^(CONFIG_[A-Z0-9_]+=|# CONFIG_[A-Z0-9_]+ is not set$)' "$FRAGMENT" | LC_ALL=C sort
+	for p in $PATCHES; do cat "$p"; done
+} | sha256sum | cut -c1-12)
 
-# One build at a time per cache: a second run waits for the first and then reuses it.
-exec 9>"$CACHE/.lock"
+# One build at a time per key: a second run waits for the first and then reuses it, while a
+# run that wants another key (a cached kernel of other settings or patches) does not wait
+# half an hour for a build it does not need.
+exec 9>"$CACHE/.lock-$HASH"
 flock 9
 
 TMP=$(mktemp -d "$CACHE/tmp.XXXXXX")
@@ -78,10 +87,10 @@ resolve_version() {
 
 VERSION=$(resolve_version || true)
 if [ -z "$VERSION" ]; then
-	# Offline: the newest binary already built from this fragment still serves.
+	# Offline: the newest binary already built from these settings and patches still serves.
 	found=$(ls -d "$CACHE"/linux-*-"$HASH" 2>/dev/null | sort -V | tail -n1 || true)
 	[ -n "$found" ] && [ -x "$found/linux" ] ||
-		unavailable "cannot resolve $PKG from bookworm-backports/bookworm-security (offline?) and no cached build of this fragment ($HASH) in $CACHE"
+		unavailable "cannot resolve $PKG from bookworm-backports/bookworm-security (offline?) and no cached build of these settings and patches ($HASH) in $CACHE"
 	say "apt unreachable; using the cached $(basename "$found")"
 	echo "$found/linux"
 	exit 0
@@ -92,11 +101,11 @@ if [ -x "$OUT/linux" ]; then
 	exit 0
 fi
 
-for tool in make gcc flex bison bc xz dpkg-deb; do
+for tool in make gcc flex bison bc xz dpkg-deb patch; do
 	command -v "$tool" >/dev/null 2>&1 || unavailable "$tool is missing (make deps installs what the kernel build needs)"
 done
 
-say "building $PKG $VERSION (fragment $HASH) in $TMP; the result goes to $OUT"
+say "building $PKG $VERSION (settings and patches $HASH) in $TMP; the result goes to $OUT"
 start=$(date +%s)
 (cd "$TMP" && aptq apt-get download "$PKG=$VERSION") >"$TMP/download.log" 2>&1 ||
 	unavailable "apt-get download $PKG=$VERSION failed: $(tail -n3 "$TMP/download.log")"
@@ -108,6 +117,10 @@ tar -x -C "$TMP/src" --strip-components=1 -f "$TMP"/usr/src/linux-source-6.12.ta
 rm -rf "${TMP:?}/usr"
 
 cd "$TMP/src"
+for p in $PATCHES; do
+	patch -p1 --forward --batch <"$p" >"$TMP/patch.log" 2>&1 ||
+		unavailable "$(basename "$p") does not apply to $PKG $VERSION: $(tail -n3 "$TMP/patch.log")"
+done
 make -s ARCH=um defconfig >/dev/null
 # Every line of the fragment as a scripts/config argument.
 sed -n -e 's/^\(CONFIG_[A-Z0-9_]*\)=\(.*\)$/--set-val \1 \2/p' \
@@ -138,6 +151,7 @@ make -s ARCH=um -j"${SANDCAP_VM_KERNEL_JOBS:-2}" linux >"$TMP/build.log" 2>&1 ||
 mkdir -p "$OUT.new"
 cp linux "$OUT.new/linux"
 cp .config "$OUT.new/config"
+for p in $PATCHES; do cp "$p" "$OUT.new/"; done
 rm -rf "$OUT"
 mv "$OUT.new" "$OUT"
 say "built $OUT/linux in $(($(date +%s) - start)) s"

@@ -8,8 +8,7 @@
 # A scenario's header says where it runs: "# vm-kernel: 6.12", "# vm-kernel: both", or
 # nothing (6.1).  The 6.1 guest runs first, then the 6.12 guest (results in
 # BUILD/vm-results-6.12, counts in BUILD/results/vm-6.12), then the systemd guest, which
-# boots 6.1 unless SANDCAP_VM_SYSD_KERNEL=6.12 (tests/vm/sysd-run.sh; its counts go with
-# the kernel it booted).  When the 6.12 kernel cannot be
+# boots 6.12 (its counts go with the kernel it booted).  When the 6.12 kernel cannot be
 # fetched or built, each 6.12 scenario is one "# SKIP" line with the reason.
 #
 #   tests/vm/run.sh BUILD [--only PATTERN] [--keep-going] [--no-systemd] [--record NAME]
@@ -506,6 +505,14 @@ else
 	else
 		echo "not ok $((n + 1)) - vm: guest ended (exit $uml_rc) without finishing: crash or panic"
 	fi
+	n=$((n + 1))
+	# Every selected scenario the guest did not finish (the one it died in and those after
+	# it) is a failure of its own, so a crash loses no scenario silently.
+	for name in $boot_list; do
+		grep -q "^$name " "$vmres/times" 2>/dev/null && continue
+		n=$((n + 1)) failed=$((failed + 1))
+		echo "not ok $n - $name: lost: the guest ended before it finished"
+	done
 	echo "# last console lines ($vmres/console.log):"
 	tail -n 40 "$vmres/console.log" | sed 's/^/#   /'
 fi
