@@ -33,7 +33,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "seccomp-tpl.h"
+#include "isolate/seccomp-tpl.h"
 
 #define STACK (256 * 1024)
 
