@@ -9,7 +9,7 @@ down as it ages) hits every command alike, after 3 warm-up rounds.  Each round r
 in a new shuffled order (seeded: the same orders on every run of the bench): in a fixed
 order a command profits from the one before it, and `sandcap run` right after
 `sandcap --version`, the same program with its pages still cached, took 0.14 ms less on
-the host than in a shuffled order (issue 19, 2026-11-27).  Each run is posix_spawnp + waitpid, timed with the
+the host than in a shuffled order.  Each run is posix_spawnp + waitpid, timed with the
 monotonic clock; stdout/stderr go to /dev/null.  Prints one JSON object {NAME: [ms...]};
 a command that exits non-zero gets the string "failed: exit N" instead.  "_minflt" holds
 the median minor page faults per command (wait4's rusage: the command and every

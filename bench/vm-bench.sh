@@ -115,7 +115,7 @@ EOF
 mkdir -m 0700 $W/st
 if strace -ff -qq -o $W/st/t sh $W/one.sh && strace -ff -qq -o $W/st/b /bin/true; then
 	python3 - $W/st <<'EOF'
-# One file per pid (strace -ff).  Counted per process, as issue 19's budgets are: the
+# One file per pid (strace -ff).  Counted per process: the
 # helper and sandcap from their own exec to their exit; the sandboxed child (sandcap's
 # clone) from the clone up to and including its exec of /bin/true; bare /bin/true whole.
 import collections, glob, json, os, re, sys
