@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The seccomp filter's rules; see seccomp-rules.h.  Built from a key rather than from the
  * options and the plan, so that the build-time generator runs the same code: the key
- * carries exactly what the rules read (isolate.c, seccomp_key()). */
+ * carries exactly what the rules read (isolate-apply.c, seccomp_key()). */
 #include <errno.h>
 #include <linux/filter.h>
 #include <netinet/in.h>
