@@ -360,7 +360,7 @@ run_args_apply_id(struct run_opts *o, int c, const char *a, char *err, size_t er
 	const struct apply_def *d = NULL;
 	const char *opt = option_name(c);
 	char *base = (char *) o;
-	uint64_t v;
+	uint64_t v = 0;
 	int r;
 
 	for (size_t i = 0; i < ELEMENTSOF(apply_defs) && d == NULL; i++)
