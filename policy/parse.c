@@ -19,20 +19,10 @@
 #include "ini-strict.h"
 #include "macro.h"
 #include "parse-util.h"
+#include "parse-impl.h"
 #include "policy-impl.h"
 
 #define ERRORS_MAX      200             /* then "too many errors" */
-#define VALUE_MAX       64              /* any value but paths and name lists */
-#define SANDBOXES_MAX   1024
-
-enum section_kind {
-	SEC_NONE,               /* before any header, or after an invalid one */
-	SEC_SANDCAP,
-	SEC_LIMITS,
-	SEC_DEFAULTS,
-	SEC_GROUP,
-	SEC_USER,
-};
 
 /* Which keys each kind of section accepts. */
 static const unsigned section_keys[] = {
@@ -57,36 +47,8 @@ static const char *const section_key_list[] = {
 		     "total_pids, net, fs, allow",
 };
 
-struct error {
-	unsigned line;
-	char msg[POLICY_ERR_MAX];
-};
-
-/* One accepted section header, numbered as the reader numbers them. */
-struct section {
-	enum section_kind kind;
-	size_t idx;                     /* into groups/users for SEC_GROUP/SEC_USER */
-	unsigned key_line[_K_MAX];      /* the line of each key set in it, 0 = not yet */
-};
-
-struct parse_ctx {
-	const char *filename;
-	struct policy *p;               /* staged */
-	struct section *sections;
-	size_t n_sections;
-	struct error *errors;
-	size_t n_errors;
-	bool too_many;
-	bool oom;
-	unsigned seen_sandcap, seen_limits, seen_defaults;  /* line of the header, 0 = none */
-	unsigned *seen_group, *seen_user;               /* line of each [group:]/[user:] */
-};
-
-static void add_error(struct parse_ctx *c, unsigned line, const char *fmt, ...)
-	_printf_(3, 4);
-
-static void
-add_error(struct parse_ctx *c, unsigned line, const char *fmt, ...)
+void
+pctx_error(struct parse_ctx *c, unsigned line, const char *fmt, ...)
 {
 	struct error *e;
 	va_list ap;
@@ -110,8 +72,8 @@ add_error(struct parse_ctx *c, unsigned line, const char *fmt, ...)
 }
 
 /* Copy untrusted text for a message: printable ASCII kept, the rest as \xNN, capped. */
-static const char *
-esc(const char *s, size_t len, char *buf, size_t bufsz)
+const char *
+pctx_esc(const char *s, size_t len, char *buf, size_t bufsz)
 {
 	size_t o = 0;
 
@@ -134,10 +96,8 @@ esc(const char *s, size_t len, char *buf, size_t bufsz)
 	return buf;
 }
 
-#define ESC(s) esc((s), strlen(s), (char[64]) {}, 64)
-
-static bool
-is_space(char ch)
+bool
+pctx_is_space(char ch)
 {
 	return ch == ' ' || ch == '\t';
 }
@@ -145,8 +105,8 @@ is_space(char ch)
 /* User and group names: [A-Za-z0-9_][A-Za-z0-9_.-]* with an optional final '$' (Samba
  * machine accounts), 1..POLICY_NAME_MAX bytes.  Checked so that a section header can only
  * name something NSS could return, and a name can never be cut by the INI library. */
-static int
-name_check(const char *s, size_t len)
+int
+pctx_name_check(const char *s, size_t len)
 {
 	if (len == 0)
 		return -EINVAL;
@@ -167,7 +127,7 @@ name_check(const char *s, size_t len)
 bool
 policy_name_ok(const char *name)
 {
-	return name_check(name, strlen(name)) == 0;
+	return pctx_name_check(name, strlen(name)) == 0;
 }
 
 /* Add a [group:]/[user:] entry (staged), or report the earlier header of the same name. */
@@ -181,8 +141,8 @@ add_entry(struct parse_ctx *c, bool user, const char *name, unsigned lineno, siz
 	unsigned *ns;
 
 	if (e != NULL) {
-		add_error(c, lineno, "section [%s:%s] already appeared at line %u; merge the two",
-			  user ? "user" : "group", name, (*seen)[e - *v]);
+		pctx_error(c, lineno, "section [%s:%s] already appeared at line %u; merge the two",
+			   user ? "user" : "group", name, (*seen)[e - *v]);
 		return -EEXIST;
 	}
 	nv = reallocarray(*v, *n + 1, sizeof(**v));
@@ -225,17 +185,17 @@ parse_header(struct parse_ctx *c, const char *s, size_t len, unsigned lineno,
 		user = s[0] == 'u';
 		size_t off = user ? 5 : 6;
 
-		r = name_check(s + off, len - off);
+		r = pctx_name_check(s + off, len - off);
 		if (r == -ENAMETOOLONG) {
-			add_error(c, lineno, "%s name in [%.*s...] is %zu bytes long; the limit is %d",
-				  user ? "user" : "group", (int) off + 8, s, len - off,
-				  POLICY_NAME_MAX);
+			pctx_error(c, lineno, "%s name in [%.*s...] is %zu bytes long; the limit is %d",
+				   user ? "user" : "group", (int) off + 8, s, len - off,
+				   POLICY_NAME_MAX);
 			return r;
 		}
 		if (r < 0) {
-			add_error(c, lineno, "invalid %s name '%s' in section header: use letters, "
-				  "digits, '_', '.' and '-'", user ? "user" : "group",
-				  esc(s + off, len - off, (char[64]) {}, 64));
+			pctx_error(c, lineno, "invalid %s name '%s' in section header: use letters, "
+				   "digits, '_', '.' and '-'", user ? "user" : "group",
+				   pctx_esc(s + off, len - off, (char[64]) {}, 64));
 			return r;
 		}
 		memcpy(nbuf, s + off, len - off);
@@ -246,13 +206,13 @@ parse_header(struct parse_ctx *c, const char *s, size_t len, unsigned lineno,
 		*ret_kind = user ? SEC_USER : SEC_GROUP;
 		return 0;
 	} else {
-		add_error(c, lineno, "unknown section [%s]; known: [sandcap], [limits], [defaults], "
-			  "[group:NAME], [user:NAME]", esc(s, len, (char[64]) {}, 64));
+		pctx_error(c, lineno, "unknown section [%s]; known: [sandcap], [limits], [defaults], "
+			   "[group:NAME], [user:NAME]", pctx_esc(s, len, (char[64]) {}, 64));
 		return -ENOENT;
 	}
 	if (*seen != 0) {
-		add_error(c, lineno, "section [%.*s] already appeared at line %u; merge the two",
-			  (int) len, s, *seen);
+		pctx_error(c, lineno, "section [%.*s] already appeared at line %u; merge the two",
+			   (int) len, s, *seen);
 		return -EEXIST;
 	}
 	*seen = lineno;
@@ -279,240 +239,6 @@ on_section(void *userdata, unsigned lineno, const char *name)
 		return -ENOMEM;
 	c->sections = v;
 	v[c->n_sections++] = (struct section) { .kind = k, .idx = idx };
-	return 0;
-}
-
-static int
-parse_path(const char *v, char *out)
-{
-	size_t len = strlen(v);
-
-	if (len == 0 || v[0] != '/')
-		return -EINVAL;
-	if (len >= POLICY_PATH_MAX)
-		return -ENAMETOOLONG;
-	if (len == 1 || v[len - 1] == '/')
-		return -EINVAL;
-	for (const char *comp = v + 1; comp != NULL;) {
-		const char *slash = strchr(comp, '/');
-		size_t cl = slash ? (size_t) (slash - comp) : strlen(comp);
-
-		if (cl == 0 || (cl == 1 && comp[0] == '.') || (cl == 2 && strneq(comp, "..", 2)))
-			return -EINVAL;
-		comp = slash ? slash + 1 : NULL;
-	}
-	for (const char *q = v; *q; q++)
-		if (is_space(*q) || *q == ';' || *q == '#')
-			return -EINVAL;
-	memcpy(out, v, len + 1);
-	return 0;
-}
-
-/* "a, b c" -> names.  An empty value is an empty list ("everyone").  *ret_n starts at 0
- * (a repeated key never gets here). */
-static int
-parse_name_list(struct parse_ctx *c, unsigned lineno, const char *key, const char *v,
-		char **out, size_t *ret_n)
-{
-	size_t n = 0;
-
-	for (const char *q = v; *q;) {
-		size_t l;
-
-		while (*q == ',' || is_space(*q))
-			q++;
-		if (*q == '\0')
-			break;
-		l = strcspn(q, ", \t");
-		if (name_check(q, l) < 0) {
-			add_error(c, lineno, "%s: invalid name '%s' (names are 1..%d bytes of "
-				  "letters, digits, '_', '.' and '-')", key,
-				  esc(q, l, (char[64]) {}, 64), POLICY_NAME_MAX);
-			return -EINVAL;
-		}
-		if (n >= POLICY_LIST_MAX) {
-			add_error(c, lineno, "%s: more than %d names", key, POLICY_LIST_MAX);
-			return -E2BIG;
-		}
-		out[n] = strndup(q, l);
-		if (out[n] == NULL) {
-			c->oom = true;
-			return -ENOMEM;
-		}
-		*ret_n = ++n;   /* counted as we go, so policy_free() frees them on failure */
-		q += l;
-	}
-	return 0;
-}
-
-/* A size (memory, disk, total_memory) into *ret; reports its own errors. */
-static int
-value_size(struct parse_ctx *c, unsigned lineno, const char *kn, const char *v, uint64_t *ret)
-{
-	int r = parse_size(v, ret);
-
-	if (r == -EINVAL) {
-		add_error(c, lineno, "%s: invalid size '%s': expected %s", kn, ESC(v),
-			  parse_size_forms);
-		return r;
-	}
-	if (r < 0 || *ret > POLICY_SIZE_MAX) {
-		add_error(c, lineno, "%s: size '%s' is out of range (at most 1 EiB)", kn, ESC(v));
-		return -ERANGE;
-	}
-	return 0;
-}
-
-/* A percentage of one CPU (cpu, total_cpu). */
-static int
-value_percent(struct parse_ctx *c, unsigned lineno, const char *kn, const char *v,
-	      uint64_t *ret)
-{
-	int r = parse_percent(v, ret);
-
-	if (r == -EINVAL) {
-		add_error(c, lineno, "%s: invalid percentage '%s': expected %s", kn, ESC(v),
-			  parse_percent_forms);
-		return r;
-	}
-	if (r < 0 || *ret > POLICY_CPU_MAX) {
-		add_error(c, lineno, "%s: '%s' is out of range (1%%..%d%%)", kn, ESC(v),
-			  POLICY_CPU_MAX);
-		return -ERANGE;
-	}
-	return 0;
-}
-
-/* A count (pids, total_pids, sandboxes) up to max. */
-static int
-value_count(struct parse_ctx *c, unsigned lineno, const char *kn, const char *v, uint64_t max,
-	    uint64_t *ret)
-{
-	int r = parse_u64_range(v, 0, max, ret);
-
-	if (r == -EINVAL) {
-		add_error(c, lineno, "%s: invalid number '%s': expected a whole decimal number", kn,
-			  ESC(v));
-		return r;
-	}
-	if (r < 0) {
-		add_error(c, lineno, "%s: '%s' is out of range (1..%llu)", kn, ESC(v),
-			  (unsigned long long) max);
-		return r;
-	}
-	return 0;
-}
-
-/* A duration (timeout), in milliseconds. */
-static int
-value_duration(struct parse_ctx *c, unsigned lineno, const char *v, uint64_t *ret)
-{
-	int r = parse_duration_ms(v, ret);
-
-	if (r == -EINVAL) {
-		add_error(c, lineno, "timeout: invalid duration '%s': expected %s", ESC(v),
-			  parse_duration_forms);
-		return r;
-	}
-	if (r < 0 || *ret > POLICY_TIMEOUT_MAX_MS) {
-		add_error(c, lineno, "timeout: '%s' is out of range (at most 366 days)", ESC(v));
-		return -ERANGE;
-	}
-	return 0;
-}
-
-/* net, fs and allow: one word of a fixed set, into *s. */
-static int
-value_word(struct parse_ctx *c, unsigned lineno, enum key k, const char *v, struct settings *s)
-{
-	if (k == K_NET && policy_net_parse(v, &s->net) < 0) {
-		add_error(c, lineno, "net: invalid value '%s': expected host, proxy, loopback or "
-			  "none", ESC(v));
-		return -EINVAL;
-	}
-	if (k == K_FS && policy_fs_parse(v, &s->fs) < 0) {
-		add_error(c, lineno, "fs: invalid value '%s': expected none, ro or strict", ESC(v));
-		return -EINVAL;
-	}
-	if (k == K_ALLOW && !streq(v, "yes") && !streq(v, "no")) {
-		add_error(c, lineno, "allow: invalid value '%s': expected yes or no", ESC(v));
-		return -EINVAL;
-	}
-	if (k == K_ALLOW)
-		s->allow = streq(v, "yes");
-	return 0;
-}
-
-/* A numeric value of key k into *ret. */
-static int
-value_number(struct parse_ctx *c, unsigned lineno, enum key k, const char *v, uint64_t *ret)
-{
-	const char *kn = policy_key_names[k];
-
-	switch (k) {
-	case K_MEMORY:
-	case K_DISK:
-	case K_TOTAL_MEMORY:
-		return value_size(c, lineno, kn, v, ret);
-	case K_CPU:
-	case K_TOTAL_CPU:
-		return value_percent(c, lineno, kn, v, ret);
-	case K_PIDS:
-	case K_TOTAL_PIDS:
-		return value_count(c, lineno, kn, v, POLICY_PIDS_MAX, ret);
-	case K_SANDBOXES:
-		return value_count(c, lineno, kn, v, SANDBOXES_MAX, ret);
-	case K_TIMEOUT:
-		return value_duration(c, lineno, v, ret);
-	case K_NET:
-	case K_FS:
-	case K_ALLOW:
-	case K_CGROUP_ROOT:
-	case K_WORKSPACE_ROOT:
-	case K_ALLOW_GROUPS:
-	case K_ALLOW_USERS:
-	case _K_MAX:
-		break;
-	}
-	return -EINVAL;                 /* not a numeric key; not reached */
-}
-
-/* A value of a setting ([limits], [defaults], [group:], [user:]) into *s.  Reports its own
- * errors. */
-static int
-parse_setting(struct parse_ctx *c, unsigned lineno, enum key k, const char *v,
-	      struct settings *s)
-{
-	const char *kn = policy_key_names[k];
-	uint64_t x = 0;
-
-	if (strlen(v) > VALUE_MAX) {
-		add_error(c, lineno, "%s: value is %zu bytes long; the limit is %d", kn, strlen(v),
-			  VALUE_MAX);
-		return -E2BIG;
-	}
-	if (k == K_NET || k == K_FS || k == K_ALLOW)
-		return value_word(c, lineno, k, v, s);
-	if (strcasecmp(v, "max") == 0 || strcasecmp(v, "unlimited") == 0 ||
-	    strcasecmp(v, "infinity") == 0 || strcasecmp(v, "none") == 0) {
-		add_error(c, lineno, "%s = %s is not accepted: leave the key out for no ceiling",
-			  kn, ESC(v));
-		return -EINVAL;
-	}
-	if (value_number(c, lineno, k, v, &x) < 0)
-		return -EINVAL;
-	if (x == 0) {
-		/* In cgroup files and rlimits 0 often reads as "no limit": never accept it. */
-		add_error(c, lineno, "%s: 0 is not allowed (it could read as \"unlimited\"); leave "
-			  "the key out for no ceiling", kn);
-		return -ERANGE;
-	}
-	if (k == K_SANDBOXES)
-		s->sandboxes = x;
-	else if (k == K_TOTAL_MEMORY || k == K_TOTAL_CPU || k == K_TOTAL_PIDS)
-		s->total[k - K_TOTAL_MEMORY] = x;
-	else
-		s->v[k] = x;
 	return 0;
 }
 
@@ -567,19 +293,19 @@ key_of(struct parse_ctx *c, const struct ini_strict_key *ik)
 	for (size_t i = 0; i < len && ok; i++)
 		ok = (name[i] >= 'a' && name[i] <= 'z') || name[i] == '_';
 	if (!ok) {
-		add_error(c, ik->line, "invalid key name '%s'", esc(name, len, (char[64]) {}, 64));
+		pctx_error(c, ik->line, "invalid key name '%s'", pctx_esc(name, len, (char[64]) {}, 64));
 		return _K_MAX;
 	}
 	if (ik->section_idx >= c->n_sections) {
-		add_error(c, ik->line, "key '%s' before any [section]", name);
+		pctx_error(c, ik->line, "key '%s' before any [section]", name);
 		return _K_MAX;
 	}
 	for (k = 0; k < _K_MAX; k++)
 		if (streq(name, policy_key_names[k]))
 			break;
 	if (k == _K_MAX || !(section_keys[c->sections[ik->section_idx].kind] & KM(k))) {
-		add_error(c, ik->line, "unknown key '%s' in [%s]; known keys: %s", ESC(name),
-			  ik->section, section_key_list[c->sections[ik->section_idx].kind]);
+		pctx_error(c, ik->line, "unknown key '%s' in [%s]; known keys: %s", ESC(name),
+			   ik->section, section_key_list[c->sections[ik->section_idx].kind]);
 		return _K_MAX;
 	}
 	return k;
@@ -594,22 +320,22 @@ parse_sandcap_key(struct parse_ctx *c, unsigned lineno, enum key k, const char *
 	int r;
 
 	if (k == K_CGROUP_ROOT || k == K_WORKSPACE_ROOT) {
-		r = parse_path(value, k == K_CGROUP_ROOT ? p->cgroup_root : p->workspace_root);
+		r = pctx_path(value, k == K_CGROUP_ROOT ? p->cgroup_root : p->workspace_root);
 		if (r == -ENAMETOOLONG)
-			add_error(c, lineno, "%s: path is longer than %d bytes", name,
-				  POLICY_PATH_MAX - 1);
+			pctx_error(c, lineno, "%s: path is longer than %d bytes", name,
+				   POLICY_PATH_MAX - 1);
 		else if (r < 0)
-			add_error(c, lineno, "%s: '%s' is not a clean absolute path (no '.', '..', "
-				  "'//', trailing '/', blanks, ';' or '#')", name, ESC(value));
+			pctx_error(c, lineno, "%s: '%s' is not a clean absolute path (no '.', '..', "
+				   "'//', trailing '/', blanks, ';' or '#')", name, ESC(value));
 		return r;
 	}
 	if (k == K_ALLOW_GROUPS) {
-		r = parse_name_list(c, lineno, name, value, p->allow_groups, &p->n_allow_groups);
+		r = pctx_name_list(c, lineno, name, value, p->allow_groups, &p->n_allow_groups);
 		p->allow_groups_set = r == 0 && p->n_allow_groups > 0;
 		p->allow_groups_line = lineno;
 		return r;
 	}
-	r = parse_name_list(c, lineno, name, value, p->allow_users, &p->n_allow_users);
+	r = pctx_name_list(c, lineno, name, value, p->allow_users, &p->n_allow_users);
 	p->allow_users_set = r == 0 && p->n_allow_users > 0;
 	p->allow_users_line = lineno;
 	return r;
@@ -630,8 +356,8 @@ on_key(void *userdata, const struct ini_strict_key *ik)
 	sec = &c->sections[ik->section_idx];
 	/* Repeated keys: the second would silently win. */
 	if (sec->key_line[k] != 0) {
-		add_error(c, lineno, "repeated key '%s' in [%s] (first set at line %u)", ik->key,
-			  ik->section, sec->key_line[k]);
+		pctx_error(c, lineno, "repeated key '%s' in [%s] (first set at line %u)", ik->key,
+			   ik->section, sec->key_line[k]);
 		return -EINVAL;
 	}
 	sec->key_line[k] = lineno;
@@ -641,10 +367,10 @@ on_key(void *userdata, const struct ini_strict_key *ik)
 	if (s == NULL)
 		return -EINVAL;
 	if (ik->value[0] == '\0') {
-		add_error(c, lineno, "%s: empty value; leave the key out instead", ik->key);
+		pctx_error(c, lineno, "%s: empty value; leave the key out instead", ik->key);
 		return -EINVAL;
 	}
-	if (parse_setting(c, lineno, k, ik->value, s) < 0)
+	if (pctx_setting(c, lineno, k, ik->value, s) < 0)
 		return -EINVAL;
 	s->set |= KM(k);
 	s->line[k] = lineno;
@@ -655,7 +381,7 @@ on_key(void *userdata, const struct ini_strict_key *ik)
 static void
 on_error(void *userdata, unsigned line, const char *msg)
 {
-	add_error(userdata, line, "%s", msg);
+	pctx_error(userdata, line, "%s", msg);
 }
 
 static struct policy *
@@ -724,7 +450,7 @@ parse_all(struct parse_ctx *c, const char *text, size_t len, const char *filenam
 	if (text == NULL && len > 0)
 		return -EINVAL;
 	if (len > POLICY_FILE_MAX) {
-		add_error(c, 0, "file is larger than %d bytes", POLICY_FILE_MAX);
+		pctx_error(c, 0, "file is larger than %d bytes", POLICY_FILE_MAX);
 		return c->oom ? -ENOMEM : 1;
 	}
 	r = ini_strict_parse(text, len, &ops, c);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* Inside the policy library: the layout of struct policy, shared by parse.c (which fills
- * it), resolve.c (which decides from it) and describe.c (which prints it).  Not for use
- * outside policy/. */
+/* Inside the policy library: the layout of struct policy, shared by parse.c and parse-value.c
+ * (which fill it), resolve.c (which decides from it) and describe.c (which prints it).  Not
+ * for use outside policy/. */
 #pragma once
 
 #include <stdbool.h>

@@ -369,22 +369,19 @@ usage(FILE *f)
 		       "  --systemd  run as sandcap.service: hold the delegated cgroup subtree\n");
 }
 
-int
-main(int argc, char **argv)
+/* The command line: -1 to go on, with *ret_systemd set; else the exit status. */
+static int
+parse_args(int argc, char **argv, bool *ret_systemd)
 {
 	static const struct option opts[] = { { "systemd", no_argument, NULL, 's' },
 					      { "help", no_argument, NULL, 'h' }, { 0 } };
-	_cleanup_close_ int dfd = -EBADF, ifd = -EBADF, tfd = -EBADF, sfd = -EBADF,
-			    efd = -EBADF;
-	bool systemd = false;
-	sigset_t mask;
 	int c;
 
-	log_setup("sandcap-reaper", LOG_INFO, 0);
+	*ret_systemd = false;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case 's':
-			systemd = true;
+			*ret_systemd = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -398,45 +395,72 @@ main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	if (geteuid() != 0) {
-		log_error("must run as root");
-		return EXIT_FAILURE;
-	}
-	umask(077);
-	if (systemd && systemd_setup() < 0)
-		return EXIT_FAILURE;
-	dfd = open_deadline_dir();
-	if (dfd < 0)
-		return EXIT_FAILURE;
+	return -1;
+}
+
+/* The terminating signals, the deadline directory's new records and the timer, on one epoll
+ * instance (*efd).  0, or -1 (logged where errno says why). */
+static int
+setup_events(int *sfd, int *ifd, int *tfd, int *efd)
+{
+	sigset_t mask;
 
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGTERM);
 	sigaddset(&mask, SIGINT);
 	sigaddset(&mask, SIGHUP);
 	if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0)
-		return EXIT_FAILURE;
-	sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
-	ifd = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
-	tfd = timerfd_create(CLOCK_BOOTTIME, TFD_CLOEXEC | TFD_NONBLOCK);
-	efd = epoll_create1(EPOLL_CLOEXEC);
-	if (sfd < 0 || ifd < 0 || tfd < 0 || efd < 0)
-		return log_error_errno(-errno, "setup: %m"), EXIT_FAILURE;
+		return -1;
+	*sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	*ifd = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
+	*tfd = timerfd_create(CLOCK_BOOTTIME, TFD_CLOEXEC | TFD_NONBLOCK);
+	*efd = epoll_create1(EPOLL_CLOEXEC);
+	if (*sfd < 0 || *ifd < 0 || *tfd < 0 || *efd < 0)
+		return log_error_errno(-errno, "setup: %m"), -1;
 	/* Only a finished record wakes us (linked into place; renamed by older helpers);
 	 * removals do not. */
-	if (inotify_add_watch(ifd, SC_DEADLINE_DIR, IN_CREATE | IN_MOVED_TO | IN_DELETE_SELF |
+	if (inotify_add_watch(*ifd, SC_DEADLINE_DIR, IN_CREATE | IN_MOVED_TO | IN_DELETE_SELF |
 			      IN_MOVE_SELF | IN_ONLYDIR) < 0)
-		return log_error_errno(-errno, "inotify %s: %m", SC_DEADLINE_DIR), EXIT_FAILURE;
-	int watch[] = { sfd, ifd, tfd };
+		return log_error_errno(-errno, "inotify %s: %m", SC_DEADLINE_DIR), -1;
+	int watch[] = { *sfd, *ifd, *tfd };
 	for (size_t i = 0; i < ELEMENTSOF(watch); i++) {
 		struct epoll_event ev = { .events = EPOLLIN, .data.fd = watch[i] };
 
-		if (epoll_ctl(efd, EPOLL_CTL_ADD, watch[i], &ev) < 0)
-			return log_error_errno(-errno, "epoll: %m"), EXIT_FAILURE;
+		if (epoll_ctl(*efd, EPOLL_CTL_ADD, watch[i], &ev) < 0)
+			return log_error_errno(-errno, "epoll: %m"), -1;
 	}
-	if (systemd)
-		notify_ready();
-	log_info("watching %s", SC_DEADLINE_DIR);
+	return 0;
+}
 
+/* Drain fd (the inotify fd ifd or the timer): the events only mean "look again", but the
+ * deadline directory removed or moved is the end.  0, or -1 (logged). */
+static int
+drain(int fd, int ifd)
+{
+	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+	ssize_t len;
+
+	while ((len = read(fd, buf, sizeof(buf))) > 0) {
+		if (fd != ifd)
+			continue;
+		for (char *p = buf; p < buf + len;) {
+			const struct inotify_event *ie = (void *) p;
+
+			if (ie->mask & (IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED)) {
+				log_error("%s was removed or moved", SC_DEADLINE_DIR);
+				return -1;
+			}
+			p += sizeof(*ie) + ie->len;
+		}
+	}
+	return 0;
+}
+
+/* Scan, sleep until the next deadline or change, and again, until a signal ends it: the exit
+ * status. */
+static int
+watch_loop(int dfd, int sfd, int ifd, int tfd, int efd)
+{
 	for (;;) {
 		struct itimerspec its = { 0 };
 		struct epoll_event ev[16];
@@ -457,30 +481,46 @@ main(int argc, char **argv)
 		if (n < 0)
 			return log_error_errno(-errno, "epoll_wait: %m"), EXIT_FAILURE;
 		for (int i = 0; i < n; i++) {
-			char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
-			ssize_t len;
+			int fd = ev[i].data.fd;
 
-			if (ev[i].data.fd != sfd && ev[i].data.fd != ifd &&
-			    ev[i].data.fd != tfd)
+			if (fd != sfd && fd != ifd && fd != tfd)
 				continue;       /* a leaf's cgroup.events: "look again" */
-			if (ev[i].data.fd == sfd) {
+			if (fd == sfd) {
 				log_info("terminated by signal; running sandboxes are left alone");
 				return EXIT_SUCCESS;
 			}
-			/* Drain; the events themselves only mean "look again". */
-			while ((len = read(ev[i].data.fd, buf, sizeof(buf))) > 0)
-				if (ev[i].data.fd == ifd)
-					for (char *p = buf; p < buf + len;) {
-						const struct inotify_event *ie = (void *) p;
-
-						if (ie->mask & (IN_DELETE_SELF | IN_MOVE_SELF |
-								IN_IGNORED)) {
-							log_error("%s was removed or moved",
-								  SC_DEADLINE_DIR);
-							return EXIT_FAILURE;
-						}
-						p += sizeof(*ie) + ie->len;
-					}
+			if (drain(fd, ifd) < 0)
+				return EXIT_FAILURE;
 		}
 	}
+}
+
+int
+main(int argc, char **argv)
+{
+	_cleanup_close_ int dfd = -EBADF, ifd = -EBADF, tfd = -EBADF, sfd = -EBADF,
+			    efd = -EBADF;
+	bool systemd;
+	int r;
+
+	log_setup("sandcap-reaper", LOG_INFO, 0);
+	r = parse_args(argc, argv, &systemd);
+	if (r >= 0)
+		return r;
+	if (geteuid() != 0) {
+		log_error("must run as root");
+		return EXIT_FAILURE;
+	}
+	umask(077);
+	if (systemd && systemd_setup() < 0)
+		return EXIT_FAILURE;
+	dfd = open_deadline_dir();
+	if (dfd < 0)
+		return EXIT_FAILURE;
+	if (setup_events(&sfd, &ifd, &tfd, &efd) < 0)
+		return EXIT_FAILURE;
+	if (systemd)
+		notify_ready();
+	log_info("watching %s", SC_DEADLINE_DIR);
+	return watch_loop(dfd, sfd, ifd, tfd, efd);
 }

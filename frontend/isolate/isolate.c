@@ -4,9 +4,10 @@
  * has it, Landlock's TCP rights and scopes.  Nothing here needs privilege: both Landlock and
  * seccomp only need PR_SET_NO_NEW_PRIVS, which the caller sets first.
  *
- * The parent decides (isolate_plan) and the child applies (isolate_apply), so that the
- * report can say what enforces each part before anything runs and a policy the kernel
- * cannot enforce is refused with exit 125 instead of being silently dropped.
+ * The parent decides (isolate_plan, here) and the child applies (isolate_apply,
+ * isolate-apply.c), so that the report can say what enforces each part before anything runs
+ * and a policy the kernel cannot enforce is refused with exit 125 instead of being silently
+ * dropped.
  * docs/isolation.md is the user-facing description; keep the two in step. */
 #include <errno.h>
 #include <fcntl.h>
@@ -41,31 +42,10 @@
 #define SECCOMP_GET_ACTION_AVAIL                2
 #endif
 
-/* The ABI 6 layout of struct landlock_ruleset_attr.  The kernel accepts a larger struct
- * than it knows as long as the extra bytes are zero, and the fields it does not know are
- * only set when the probed ABI has them. */
-/* <linux/landlock.h> of older distributions lacks the network rule (ABI 4). */
-#define SC_LANDLOCK_RULE_NET_PORT 2
-struct sc_net_port_attr {
-	uint64_t allowed_access;
-	uint64_t port;
-} __attribute__((packed));
-
-struct sc_ruleset_attr {
-	uint64_t handled_access_fs;
-	uint64_t handled_access_net;
-	uint64_t scoped;
-};
-
 #define LL_ABI1_FS ((LANDLOCK_ACCESS_FS_MAKE_SYM << 1) - 1)     /* bits 0..12 */
 
 #define FS_READ    (LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_READ_FILE | \
 		    LANDLOCK_ACCESS_FS_READ_DIR)
-/* Rights that make sense on a regular file or device (the rest are directory-only and
- * landlock_add_rule() refuses them on a non-directory with EINVAL). */
-#define FS_FILE    (LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_WRITE_FILE | \
-		    LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_TRUNCATE | \
-		    LANDLOCK_ACCESS_FS_IOCTL_DEV)
 /* A writable tree gets every right but creating device nodes (which needs CAP_MKNOD anyway). */
 #define FS_WRITE   (~(uint64_t) (LANDLOCK_ACCESS_FS_MAKE_CHAR | LANDLOCK_ACCESS_FS_MAKE_BLOCK))
 #define DEV_RW     (LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_WRITE_FILE | \
@@ -321,15 +301,11 @@ plan_unix_notify(const struct isolate_opts *o, int abi, bool seccomp, struct iso
 	return -EOPNOTSUPP;
 }
 
-int
-isolate_plan_on(const struct isolate_opts *o, int abi, bool seccomp, struct isolate_plan *ret,
-		char *err, size_t errlen)
+/* --rw and --ro: each path exists and has a policy to go into; the base of relative ones. */
+static int
+plan_paths(const struct isolate_opts *o, struct isolate_plan *p, char *err, size_t errlen)
 {
-	struct isolate_plan *p = ret;
 	int r;
-
-	memset(p, 0, sizeof(*p));
-	p->landlock_abi = abi;
 
 	if (o->n_rw > ISOLATE_PATHS_MAX || o->n_ro > ISOLATE_PATHS_MAX) {
 		set_err(err, errlen, "sandcap: too many --rw/--ro paths (at most %d each)",
@@ -347,8 +323,13 @@ isolate_plan_on(const struct isolate_opts *o, int abi, bool seccomp, struct isol
 		if (getcwd(p->cwd, sizeof(p->cwd)) == NULL)
 			p->cwd[0] = '\0';        /* relative paths then fail in the child, loudly */
 	}
+	return 0;
+}
 
-	/* Filesystem. */
+/* --fs: Landlock, or nothing with --fallback. */
+static int
+plan_fs(const struct isolate_opts *o, int abi, struct isolate_plan *p, char *err, size_t errlen)
+{
 	if (o->fs == POLICY_FS_NONE)
 		set_str(p->fs_enforcement, "none");
 	else if (abi >= 1) {
@@ -362,86 +343,117 @@ isolate_plan_on(const struct isolate_opts *o, int abi, bool seccomp, struct isol
 			"--fallback to run without a filesystem policy", policy_fs_name(o->fs));
 		return -EOPNOTSUPP;
 	}
+	return 0;
+}
 
-	/* Network. */
+/* --net none in rlimit mode: seccomp refuses every socket, Landlock's TCP rights add a
+ * layer where the kernel has them; with --fallback either alone. */
+static int
+plan_net_none(const struct isolate_opts *o, int abi, bool seccomp, struct isolate_plan *p,
+	      char *err, size_t errlen)
+{
+	p->landlock_net = abi >= 4;
+	p->landlock_scope = abi >= 6;
+	if (seccomp) {
+		p->seccomp = true;
+		if (p->landlock_net)
+			set_str(p->net_enforcement,
+				"seccomp+landlock (ABI %d)", abi);
+		else
+			set_str(p->net_enforcement, "seccomp");
+	} else if (!o->fallback) {
+		set_err(err, errlen, "sandcap: --net none: this kernel has no seccomp filters "
+			"(needs CONFIG_SECCOMP_FILTER); pass --fallback to run with %s",
+			p->landlock_net ? "Landlock's TCP-only denial" : "the host's network");
+		return -EOPNOTSUPP;
+	} else if (p->landlock_net)
+		set_str(p->net_enforcement,
+			"landlock (ABI %d; TCP only, no seccomp; --fallback)", abi);
+	else
+		set_str(p->net_enforcement,
+			"none (no seccomp; --fallback)");
+	return 0;
+}
+
+/* --net none (cgroup mode), loopback, proxy: the families, types and protocols BPF cannot
+ * see (AF_UNIX, AF_NETLINK, AF_PACKET, AF_ALG, AF_VSOCK...) and io_uring need seccomp; no
+ * --fallback here. */
+static int
+plan_net_filtered(const struct isolate_opts *o, int abi, bool seccomp, struct isolate_plan *p,
+		  char *err, size_t errlen)
+{
+	const char *mode = policy_net_name(o->net);
+
+	p->landlock_scope = abi >= 6;
+	if (!seccomp) {
+		set_err(err, errlen, "sandcap: --net %s: this kernel has no seccomp filters "
+			"(needs CONFIG_SECCOMP_FILTER), which must refuse the socket families "
+			"other than IPv4 and IPv6; use --net host", mode);
+		return -EOPNOTSUPP;
+	}
+	p->seccomp = true;
+	if (o->cgroup_bpf) {
+		/* Landlock's port rule too where there is one: no address check, but
+		 * a second, independent layer for TCP. */
+		p->landlock_net = o->net != POLICY_NET_LOOPBACK && abi >= 4;
+		set_str(p->net_enforcement, "cgroup-bpf + seccomp%s",
+			p->landlock_net ? " + landlock" : "");
+	} else if (o->net == POLICY_NET_LOOPBACK) {
+		set_err(err, errlen, "sandcap: --net loopback: needs cgroup mode (the sandcap "
+			"helper with cap_bpf and cap_net_admin, see 'sandcap doctor'): without "
+			"it nothing can limit connections to loopback addresses; use --net "
+			"proxy --allow 127.0.0.1:PORT, or --net none");
+		return -EOPNOTSUPP;
+	} else if (abi >= 4) {
+		p->landlock_net = true;
+		set_str(p->net_enforcement,
+			"landlock ABI %d + seccomp", abi);
+	} else {
+		set_err(err, errlen, "sandcap: --net proxy: rlimit mode needs Landlock ABI 4 "
+			"(Linux 6.7) to limit TCP connections to the proxy's port, and this "
+			"kernel has %s; use cgroup mode (the sandcap helper) or --net none",
+			abi > 0 ? "an older ABI" : "no Landlock");
+		return -EOPNOTSUPP;
+	}
+	return 0;
+}
+
+/* --net and --unix. */
+static int
+plan_net(const struct isolate_opts *o, int abi, bool seccomp, struct isolate_plan *p,
+	 char *err, size_t errlen)
+{
+	int r;
+
 	if (o->net == POLICY_NET_HOST) {
 		set_str(p->net_enforcement, "none");
-		r = plan_unix_notify(o, abi, seccomp, p, err, errlen);
-		if (r < 0)
-			return r;
-	} else if (o->net == POLICY_NET_NONE && !o->cgroup_bpf) {
-		p->landlock_net = abi >= 4;
-		p->landlock_scope = abi >= 6;
-		if (seccomp) {
-			p->seccomp = true;
-			if (p->landlock_net)
-				set_str(p->net_enforcement,
-					"seccomp+landlock (ABI %d)", abi);
-			else
-				set_str(p->net_enforcement, "seccomp");
-		} else if (!o->fallback) {
-			set_err(err, errlen, "sandcap: --net none: this kernel has no seccomp filters "
-				"(needs CONFIG_SECCOMP_FILTER); pass --fallback to run with %s",
-				p->landlock_net ? "Landlock's TCP-only denial" : "the host's network");
-			return -EOPNOTSUPP;
-		} else if (p->landlock_net)
-			set_str(p->net_enforcement,
-				"landlock (ABI %d; TCP only, no seccomp; --fallback)", abi);
-		else
-			set_str(p->net_enforcement,
-				"none (no seccomp; --fallback)");
-	} else {
-		/* none (cgroup mode), loopback, proxy: the families, types and protocols
-		 * BPF cannot see (AF_UNIX, AF_NETLINK, AF_PACKET, AF_ALG, AF_VSOCK...) and
-		 * io_uring need seccomp; no --fallback here. */
-		const char *mode = policy_net_name(o->net);
-
-		p->landlock_scope = abi >= 6;
-		if (!seccomp) {
-			set_err(err, errlen, "sandcap: --net %s: this kernel has no seccomp filters "
-				"(needs CONFIG_SECCOMP_FILTER), which must refuse the socket families "
-				"other than IPv4 and IPv6; use --net host", mode);
-			return -EOPNOTSUPP;
-		}
-		p->seccomp = true;
-		if (o->cgroup_bpf) {
-			/* Landlock's port rule too where there is one: no address check, but
-			 * a second, independent layer for TCP. */
-			p->landlock_net = o->net != POLICY_NET_LOOPBACK && abi >= 4;
-			set_str(p->net_enforcement, "cgroup-bpf + seccomp%s",
-				p->landlock_net ? " + landlock" : "");
-		} else if (o->net == POLICY_NET_LOOPBACK) {
-			set_err(err, errlen, "sandcap: --net loopback: needs cgroup mode (the sandcap "
-				"helper with cap_bpf and cap_net_admin, see 'sandcap doctor'): without "
-				"it nothing can limit connections to loopback addresses; use --net "
-				"proxy --allow 127.0.0.1:PORT, or --net none");
-			return -EOPNOTSUPP;
-		} else if (abi >= 4) {
-			p->landlock_net = true;
-			set_str(p->net_enforcement,
-				"landlock ABI %d + seccomp", abi);
-		} else {
-			set_err(err, errlen, "sandcap: --net proxy: rlimit mode needs Landlock ABI 4 "
-				"(Linux 6.7) to limit TCP connections to the proxy's port, and this "
-				"kernel has %s; use cgroup mode (the sandcap helper) or --net none",
-				abi > 0 ? "an older ABI" : "no Landlock");
-			return -EOPNOTSUPP;
-		}
+		return plan_unix_notify(o, abi, seccomp, p, err, errlen);
 	}
+	if (o->net == POLICY_NET_NONE && !o->cgroup_bpf)
+		r = plan_net_none(o, abi, seccomp, p, err, errlen);
+	else
+		r = plan_net_filtered(o, abi, seccomp, p, err, errlen);
+	if (r < 0)
+		return r;
 
-	if (o->net != POLICY_NET_HOST && o->unix_host)
+	if (o->unix_host)
 		set_str(p->unix_enforcement, "none (--unix host): "
 			UNIX_OPEN);
-	else if (o->net != POLICY_NET_HOST && p->seccomp)
+	else if (p->seccomp)
 		set_str(p->unix_enforcement, "seccomp (no new AF_UNIX "
 			"sockets; socketpair stream/seqpacket only)");
-	else if (o->net != POLICY_NET_HOST)
+	else
 		set_str(p->unix_enforcement, "none (no seccomp; "
 			"--fallback): the user's services are reachable");
+	return 0;
+}
 
-	/* The supervisors' protection (protect.h) is on every run: seccomp rules wherever
-	 * seccomp filters work, and Landlock signal scoping wherever the kernel has it.  The
-	 * terminal-injection guard (TIOCSTI) rides on the same filter. */
+/* The supervisors' protection (protect.h) is on every run: seccomp rules wherever seccomp
+ * filters work, and Landlock signal scoping wherever the kernel has it.  The
+ * terminal-injection guard (TIOCSTI) rides on the same filter. */
+static void
+plan_protect(int abi, bool seccomp, struct isolate_plan *p)
+{
 	p->landlock_signal = abi >= 6;
 	if (seccomp)
 		p->seccomp = true;
@@ -456,7 +468,27 @@ isolate_plan_on(const struct isolate_opts *o, int abi, bool seccomp, struct isol
 	else
 		set_str(p->protect_enforcement,
 			"none (no seccomp, no Landlock ABI 6)");
+}
 
+int
+isolate_plan_on(const struct isolate_opts *o, int abi, bool seccomp, struct isolate_plan *ret,
+		char *err, size_t errlen)
+{
+	struct isolate_plan *p = ret;
+	int r;
+
+	memset(p, 0, sizeof(*p));
+	p->landlock_abi = abi;
+	r = plan_paths(o, p, err, errlen);
+	if (r < 0)
+		return r;
+	r = plan_fs(o, abi, p, err, errlen);
+	if (r < 0)
+		return r;
+	r = plan_net(o, abi, seccomp, p, err, errlen);
+	if (r < 0)
+		return r;
+	plan_protect(abi, seccomp, p);
 	return 0;
 }
 
@@ -501,370 +533,4 @@ isolate_check_required(const struct isolate_opts *o, const struct policy_resolve
 {
 	return isolate_check_required_on(o, r, isolate_landlock_abi(),
 					 isolate_seccomp_available(), err, errlen);
-}
-
-/* ---- The child side ---- */
-
-/* base/path for a relative path, else path itself. */
-static int
-abs_path(const char *base, const char *path, char *buf, size_t len)
-{
-	int n;
-
-	if (path[0] == '/')
-		n = snprintf(buf, len, "%s", path);
-	else if (base[0] == '\0')
-		return -ENOENT;         /* the working directory is unknown: never "/" + path */
-	else
-		n = snprintf(buf, len, "%s/%s", base, path);
-	return n < 0 || (size_t) n >= len ? -ENAMETOOLONG : 0;
-}
-
-/* The writable temp dir in ro/strict: the sandbox's $TMPDIR (the one its command is
- * exec'd with, never sandcap's own) if it is an absolute path to a directory, else /tmp. */
-static const char *
-pick_tmpdir(const struct isolate_opts *o)
-{
-	const char *t = o->tmpdir;
-	struct stat st;
-
-	if (t != NULL && t[0] == '/' && stat(t, &st) == 0 && S_ISDIR(st.st_mode))
-		return t;
-	return "/tmp";
-}
-
-static int
-create_ruleset(const struct sc_ruleset_attr *attr, int abi, char *err, size_t errlen)
-{
-	int fd = (int) syscall(SYS_landlock_create_ruleset, attr, sizeof(*attr), 0), r;
-
-	if (fd >= 0)
-		return fd;
-	r = -errno;
-	set_err(err, errlen, "sandcap: Landlock: cannot create the ruleset (ABI %d): %s", abi,
-		strerror(-r));
-	return r;
-}
-
-/* The path rules of --fs, --rw and --ro into ruleset (handled: its handled_access_fs). */
-static int
-add_path_rules(const struct isolate_plan *plan, int ruleset, uint64_t handled,
-	       const struct isolate_rule *rules, size_t n, char *err, size_t errlen)
-{
-	int r;
-
-	for (size_t i = 0; i < n; i++) {
-		struct landlock_path_beneath_attr pb = { .allowed_access = rules[i].access };
-		_cleanup_close_ int fd = -EBADF;
-		char path[PATH_MAX];
-		struct stat st;
-
-		r = abs_path(plan->cwd, rules[i].path, path, sizeof(path));
-		if (r < 0) {
-			set_err(err, errlen, "sandcap: %s %s: %s",
-				rules[i].origin ? rules[i].origin : "--fs", rules[i].path,
-				r == -ENOENT ? "relative, and the working directory is unknown "
-					       "(give an absolute path)"
-					     : "path too long");
-			return r;
-		}
-		fd = open(path, O_PATH | O_CLOEXEC);
-		if (fd < 0 || fstat(fd, &st) < 0) {
-			r = -errno;
-			/* Defaults that this system lacks are skipped; what the user or sandcap
-			 * named must exist. */
-			if (rules[i].origin == NULL && (r == -ENOENT || r == -ENOTDIR))
-				continue;
-			set_err(err, errlen, "sandcap: %s %s: %s",
-				rules[i].origin ? rules[i].origin : "--fs", path, strerror(-r));
-			return r;
-		}
-		if (!S_ISDIR(st.st_mode))
-			pb.allowed_access &= FS_FILE;
-		pb.allowed_access &= handled;
-		if (pb.allowed_access == 0)
-			continue;
-		pb.parent_fd = fd;
-		if (syscall(SYS_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH, &pb, 0) < 0) {
-			r = -errno;
-			set_err(err, errlen, "sandcap: Landlock: cannot add the rule for %s: %s", path,
-				strerror(-r));
-			return r;
-		}
-	}
-	return 0;
-}
-
-/* The ruleset of attr with the file-system rules (plan->landlock_fs): the fd, -ENODATA
- * when nothing at all is handled, or -errno.  A frame of its own, never inlined (perf): the
- * rules and a path are kilobytes of stack, which a run without --fs never touches. */
-static _noinline_ int
-fs_ruleset(const struct isolate_opts *o, const struct isolate_plan *plan,
-	   struct sc_ruleset_attr *attr, char *err, size_t errlen)
-{
-	struct isolate_rule rules[ISOLATE_RULES_MAX];
-	_cleanup_close_ int ruleset = -EBADF;
-	size_t n = 0;
-	int r;
-
-	r = isolate_fs_rules(o, plan->landlock_abi, pick_tmpdir(o), rules, ELEMENTSOF(rules), &n,
-			     &attr->handled_access_fs);
-	if (r < 0) {
-		set_err(err, errlen, "sandcap: --fs %s: too many paths", policy_fs_name(o->fs));
-		return r;
-	}
-	if (attr->handled_access_fs == 0 && attr->handled_access_net == 0 && attr->scoped == 0)
-		return -ENODATA;
-	ruleset = create_ruleset(attr, plan->landlock_abi, err, errlen);
-	if (ruleset < 0)
-		return ruleset;
-	r = add_path_rules(plan, ruleset, attr->handled_access_fs, rules, n, err, errlen);
-	if (r < 0)
-		return r;
-	return TAKE_FD(ruleset);
-}
-
-/* The Landlock ruleset of o and plan, not applied: its fd, -ENODATA when it handles
- * nothing, or -errno with err. */
-static int
-landlock_ruleset(const struct isolate_opts *o, const struct isolate_plan *plan, char *err,
-		 size_t errlen)
-{
-	struct sc_ruleset_attr attr = { 0 };
-	_cleanup_close_ int ruleset = -EBADF;
-	int r;
-
-	if (plan->landlock_net)         /* all TCP bind and connect refused, but the proxy */
-		attr.handled_access_net = LANDLOCK_ACCESS_NET_BIND_TCP |
-					  LANDLOCK_ACCESS_NET_CONNECT_TCP;
-	if (plan->landlock_scope)
-		attr.scoped = LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET | LANDLOCK_SCOPE_SIGNAL;
-	/* Every run: no signal from the sandbox reaches sandcap, its helper or its keeper. */
-	if (plan->landlock_signal)
-		attr.scoped |= LANDLOCK_SCOPE_SIGNAL;
-	if (plan->landlock_fs)
-		ruleset = fs_ruleset(o, plan, &attr, err, errlen);
-	else if (attr.handled_access_net == 0 && attr.scoped == 0)
-		return -ENODATA;
-	else
-		ruleset = create_ruleset(&attr, plan->landlock_abi, err, errlen);
-	if (ruleset < 0)
-		return ruleset;
-
-	/* --net proxy: TCP connect to the proxy's port (Landlock cannot name the address:
-	 * in rlimit mode the same port on other hosts is reachable too; docs/isolation.md). */
-	if (plan->landlock_net && o->net == POLICY_NET_PROXY && o->proxy_port != 0) {
-		struct sc_net_port_attr np = { .allowed_access = LANDLOCK_ACCESS_NET_CONNECT_TCP,
-					       .port = o->proxy_port };
-
-		if (syscall(SYS_landlock_add_rule, ruleset, SC_LANDLOCK_RULE_NET_PORT, &np, 0) < 0) {
-			r = -errno;
-			set_err(err, errlen, "sandcap: Landlock: cannot allow the proxy's port %u: %s",
-				(unsigned) o->proxy_port, strerror(-r));
-			return r;
-		}
-	}
-	return TAKE_FD(ruleset);
-}
-
-static int
-landlock_apply(const struct isolate_opts *o, const struct isolate_plan *plan, char *err,
-	       size_t errlen)
-{
-	_cleanup_close_ int ruleset = landlock_ruleset(o, plan, err, errlen);
-	int r;
-
-	if (ruleset == -ENODATA)
-		return 0;
-	if (ruleset < 0)
-		return ruleset;
-	if (syscall(SYS_landlock_restrict_self, ruleset, 0) < 0) {
-		r = -errno;
-		set_err(err, errlen, "sandcap: Landlock: cannot restrict the sandbox: %s%s",
-			strerror(-r), r == -EPERM ? " (no_new_privs not set)" : "");
-		return r;
-	}
-	return 0;
-}
-
-/* What the filter depends on besides the pids (seccomp-rules.h), from o and plan as the
- * rules read them before they moved out of this file. */
-static struct scrules_key
-seccomp_key(const struct isolate_opts *o, const struct isolate_plan *plan)
-{
-	return (struct scrules_key) {
-		.net = o->net,
-		.unix_closed = !o->unix_host && (o->net != POLICY_NET_HOST || plan->unix_notify),
-		.landlock_domain = plan->landlock_fs || plan->landlock_net || plan->landlock_scope ||
-				   plan->landlock_signal,
-		.landlock_signal = plan->landlock_signal,
-	};
-}
-
-/* The program seccomp_compile() made last: one per process, reused by the next call
- * (sandcap trace --runs N zeroes the plan that points here between runs).  Static, not
- * malloc'ed: untouched pages cost nothing, and the child of rlimit mode writes only the
- * pages its program fills. */
-static struct sock_filter compiled_prog[BPF_MAXINSNS];
-
-/* The filter of o and plan as a BPF program: the build-time program libseccomp generated
- * for the same key (seccomp-tpl.h), patched with the pids, or, for inputs no template
- * covers, generated now by libseccomp from the same rules (seccomp-rules.h). */
-static int
-seccomp_compile(const struct isolate_opts *o, const struct isolate_plan *plan,
-		struct sock_filter **ret_prog, size_t *ret_len, char *err, size_t errlen)
-{
-	struct scrules_key k = seccomp_key(o, plan);
-	const char *what = "build";
-	int r;
-
-	r = sctpl_fill(&k, &plan->protect, compiled_prog, ELEMENTSOF(compiled_prog), ret_len);
-	if (r == -ENOENT)
-		r = scrules_compile(&k, &plan->protect, compiled_prog, ELEMENTSOF(compiled_prog),
-				    ret_len, &what);
-	if (r < 0) {
-		set_err(err, errlen, "sandcap: seccomp: cannot %s the filter: %s", what,
-			strerror(-r));
-		return r;
-	}
-	*ret_prog = compiled_prog;
-	return 0;
-}
-
-int
-isolate_seccomp_prepare(struct isolate_plan *plan, const struct isolate_opts *o, char *err,
-			size_t errlen)
-{
-	struct sock_filter *prog;
-	size_t len;
-	int r;
-
-	plan->seccomp_prog = NULL;
-	plan->seccomp_len = 0;
-	if (!plan->seccomp)
-		return 0;
-	r = seccomp_compile(o, plan, &prog, &len, err, errlen);
-	if (r < 0)
-		return r;
-	plan->seccomp_prog = prog;
-	plan->seccomp_len = len;
-	return 0;
-}
-
-static int
-seccomp_apply(const struct isolate_opts *o, const struct isolate_plan *plan, int notify_sock,
-	      char *err, size_t errlen)
-{
-	struct sock_fprog fp;
-	struct sock_filter *prog = plan->seccomp_prog;
-	size_t len = plan->seccomp_len;
-	int r;
-
-	/* Built before the child started (isolate_seccomp_prepare()), or here. */
-	if (prog == NULL) {
-		r = seccomp_compile(o, plan, &prog, &len, err, errlen);
-		if (r < 0)
-			return r;
-	}
-	/* As libseccomp's seccomp_load() would with this filter's attributes: no TSYNC,
-	 * LOG, SPEC_ALLOW or listener flags, and no_new_privs is already set (the caller's,
-	 * isolate.h). */
-	fp = (struct sock_fprog) { .len = (unsigned short) len, .filter = prog };
-	if (plan->unix_notify) {
-		r = stage_load_notify_filter(&fp, notify_sock, err, errlen);
-		return r;
-	}
-	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &fp) == 0)
-		return 0;
-	r = -errno;
-	set_err(err, errlen, "sandcap: seccomp: cannot load the filter: %s", strerror(-r));
-	return r;
-}
-
-int
-isolate_apply(const struct isolate_opts *o, const struct isolate_plan *plan, char *err,
-	      size_t errlen)
-{
-	return isolate_apply_notify(o, plan, -EBADF, err, errlen);
-}
-
-int
-isolate_apply_notify(const struct isolate_opts *o, const struct isolate_plan *plan,
-		     int notify_sock, char *err, size_t errlen)
-{
-	int r;
-
-	/* Landlock first: landlock_restrict_self() must not depend on the filter's mercy,
-	 * and both only need no_new_privs, which the caller set. */
-	r = landlock_apply(o, plan, err, errlen);
-	if (r < 0)
-		return r;
-	if (plan->n_cg_protect > 0) {
-		char why[256];
-
-		r = cgprotect_apply(plan->landlock_abi, "/", plan->cg_protect, plan->n_cg_protect,
-				    why, sizeof(why));
-		if (r < 0) {
-			set_err(err, errlen, "sandcap: keeping the cgroup filesystem unwritable: %s",
-				why);
-			return r;
-		}
-	}
-	if (plan->seccomp)
-		return seccomp_apply(o, plan, notify_sock, err, errlen);
-	return 0;
-}
-
-int
-isolate_rulesets(const struct isolate_opts *o, const struct isolate_plan *plan,
-		 int fds[static 2], size_t *ret_n, char *err, size_t errlen)
-{
-	size_t n = 0;
-	int r;
-
-	r = landlock_ruleset(o, plan, err, errlen);
-	if (r >= 0)
-		fds[n++] = r;
-	else if (r != -ENODATA)
-		return r;
-	if (plan->n_cg_protect > 0) {
-		char why[256];
-
-		r = cgprotect_ruleset(plan->landlock_abi, "/", plan->cg_protect,
-				      plan->n_cg_protect, why, sizeof(why));
-		if (r >= 0) {
-			fds[n++] = r;
-		} else if (r != -ENODATA) {
-			while (n > 0)
-				(void) close(fds[--n]);
-			set_err(err, errlen, "sandcap: keeping the cgroup filesystem unwritable: %s",
-				why);
-			return r;
-		}
-	}
-	*ret_n = n;
-	return 0;
-}
-
-int
-isolate_seccomp_program(const struct isolate_opts *o, const struct isolate_plan *plan,
-			const struct sock_filter **ret_prog, size_t *ret_len, char *err,
-			size_t errlen)
-{
-	struct sock_filter *prog = plan->seccomp_prog;
-	size_t len = plan->seccomp_len;
-	int r;
-
-	*ret_prog = NULL;
-	*ret_len = 0;
-	if (!plan->seccomp)
-		return 0;
-	if (prog == NULL) {
-		r = seccomp_compile(o, plan, &prog, &len, err, errlen);
-		if (r < 0)
-			return r;
-	}
-	*ret_prog = prog;
-	*ret_len = len;
-	return 0;
 }

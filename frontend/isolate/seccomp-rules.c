@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The seccomp filter's rules; see seccomp-rules.h.  Built from a key rather than from the
  * options and the plan, so that the build-time generator runs the same code: the key
- * carries exactly what the rules read (isolate.c, seccomp_key()). */
+ * carries exactly what the rules read (isolate-apply.c, seccomp_key()). */
 #include <errno.h>
 #include <linux/filter.h>
 #include <netinet/in.h>
@@ -115,142 +115,167 @@ deny_reach_outside(scmp_filter_ctx ctx)
 	return r;
 }
 
+/* A context that allows what no rule denies and kills on a foreign architecture. */
+static int
+init_ctx(scmp_filter_ctx ctx)
+{
+	/* Only the native ABI: a 64-bit process can still issue i386 (int 0x80) or x32
+	 * system calls, which a filter written for x86_64 numbers would not recognise.
+	 * libseccomp treats both as a foreign architecture; kill rather than allow. */
+	int r = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
+
+	if (r < 0)
+		return r;
+	/* perf: the system calls in a binary tree rather than a list: the kernel, when it
+	 * loads a filter, runs it for every system call number to learn which it may allow
+	 * without running it again, and a walk down a list for each of them is a large part
+	 * of the load.  Same actions: test-seccomp-tpl compares the two for every key and
+	 * system call.  libseccomp before 2.5.4 gets the tree of a filter without rules wrong
+	 * (ours always has some); with it, the list (scrules_tree()). */
+#if SCMP_VER_MAJOR > 2 || (SCMP_VER_MAJOR == 2 && SCMP_VER_MINOR >= 5)
+	if (scrules_tree())
+		return seccomp_attr_set(ctx, SCMP_FLTATR_CTL_OPTIMIZE, 2);
+#endif
+	return 0;
+}
+
+/* Terminal injection: TIOCSTI pushes bytes into the input queue of a terminal the sandbox
+ * inherited, i.e. types commands into the user's shell outside the sandbox (CVE-2017-5226
+ * in bubblewrap).  TIOCLINUX can do the same on a virtual console.  ioctl's command is an
+ * unsigned int: compare the low 32 bits only, or a command with junk in the high bits would
+ * pass the filter and still reach the kernel. */
+static int
+deny_terminal_injection(scmp_filter_ctx ctx)
+{
+	int r = DENY(ctx, EPERM, "ioctl", SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu, TIOCSTI));
+
+	if (r == 0)
+		r = DENY(ctx, EPERM, "ioctl", SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu, TIOCLINUX));
+	return r;
+}
+
+/* --net none, loopback, proxy: the sockets the mode refuses, and every way around
+ * socket(2). */
+static int
+deny_sockets(scmp_filter_ctx ctx, const struct scrules_key *k)
+{
+	int r;
+
+	if (k->net == POLICY_NET_NONE)
+		/* Every socket family but AF_UNIX.  The comparison is 64-bit, so a domain
+		 * with junk in the high bits is "!= AF_UNIX" and refused: the safe
+		 * direction. */
+		r = DENY(ctx, EAFNOSUPPORT, "socket", SCMP_A0(SCMP_CMP_NE, AF_UNIX));
+	else
+		r = deny_inet_only(ctx, k->net == POLICY_NET_LOOPBACK);
+	if (r == 0 && k->unix_closed)
+		/* socketpair() stays, stream and seqpacket only: a datagram pair could still
+		 * sendto()/connect() a socket file. */
+		r = DENY(ctx, EPERM, "socket", SCMP_A0(SCMP_CMP_EQ, AF_UNIX));
+	if (r == 0 && k->unix_closed)
+		r = DENY(ctx, EPERM, "socketpair", SCMP_A1(SCMP_CMP_MASKED_EQ, 0xf, SOCK_DGRAM));
+	if (r == 0 && k->unix_closed)
+		r = DENY(ctx, EPERM, "socketpair", SCMP_A1(SCMP_CMP_MASKED_EQ, 0xf, SOCK_RAW));
+	/* --net proxy allows no server: bind is refused (Landlock in rlimit mode, the cgroup
+	 * programs in cgroup mode), but listen() on an unbound socket binds an ephemeral port
+	 * by itself, where neither looks (Landlock has no listen right; the autobind passes no
+	 * bind hook), and would take connections from other hosts in rlimit mode.  Refused
+	 * for every socket: with --unix host a UNIX socket server too. */
+	if (r == 0 && k->net == POLICY_NET_PROXY)
+		r = DENY0(ctx, EPERM, "listen");
+	/* socketcall(2) multiplexes every socket call through a pointer seccomp cannot read;
+	 * on the architectures that have it, refuse it whole. */
+	if (r == 0)
+		r = DENY0(ctx, ENOSYS, "socketcall");
+	/* io_uring can open sockets (IORING_OP_SOCKET) without socket(2). */
+	if (r == 0)
+		r = DENY0(ctx, ENOSYS, "io_uring_setup");
+	if (r == 0)
+		r = DENY0(ctx, ENOSYS, "io_uring_enter");
+	if (r == 0)
+		r = DENY0(ctx, ENOSYS, "io_uring_register");
+	return r;
+}
+
+/* --net none, loopback, proxy: no way into another network namespace.  A new user namespace
+ * gives CAP_NET_ADMIN/CAP_NET_RAW over a new network namespace and widens the kernel
+ * surface; setns could join another.  clone3 passes its flags in memory: ENOSYS makes glibc
+ * fall back to clone, whose flags (argument 0 on x86_64, aarch64 and most others) are
+ * checked. */
+static int
+deny_other_netns(scmp_filter_ctx ctx, const struct scrules_key *k)
+{
+	int r = DENY(ctx, EPERM, "unshare", SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_NEWUSER,
+						    CLONE_NEWUSER));
+
+	if (r == 0)
+		r = DENY(ctx, EPERM, "clone", SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_NEWUSER,
+						      CLONE_NEWUSER));
+	if (r == 0)
+		r = DENY0(ctx, ENOSYS, "clone3");
+	if (r == 0)
+		r = DENY0(ctx, EPERM, "setns");
+	/* Without a Landlock domain nothing stops the sandbox from driving another process of
+	 * the same user that has the network. */
+	if (r == 0 && !k->landlock_domain)
+		r = deny_reach_outside(ctx);
+	return r;
+}
+
+/* --net host without --unix host: connect() goes to sandcap (unixgate.h), which connects on
+ * the command's behalf and refuses UNIX sockets made outside the sandbox (the user's systemd
+ * over D-Bus, a tmux server).  The family of the descriptor is not an argument the filter
+ * can read: every connect() is notified. */
+static int
+notify_connect(scmp_filter_ctx ctx, const struct scrules_key *k)
+{
+	int nr = seccomp_syscall_resolve_name("connect");
+	int r = 0;
+
+	if (nr >= 0)
+		r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 0);
+	if (r == 0)
+		r = DENY0(ctx, ENOSYS, "socketcall");
+	/* io_uring connects without connect(2) (IORING_OP_CONNECT). */
+	if (r == 0)
+		r = DENY0(ctx, ENOSYS, "io_uring_setup");
+	if (r == 0)
+		r = DENY0(ctx, ENOSYS, "io_uring_enter");
+	/* The gate lets a connect() through when a process of the sandbox holds the listening
+	 * socket: taking one from a service of the user's (pidfd_getfd), or driving that
+	 * service (ptrace), would get around it.  A Landlock domain confines both to the
+	 * sandbox; without one, refuse them. */
+	if (r == 0 && !k->landlock_domain)
+		r = deny_reach_outside(ctx);
+	return r;
+}
+
 int
 scrules_build(const struct scrules_key *k, const struct protect_pids *set, void **ret_ctx)
 {
 	scmp_filter_ctx ctx;
-	bool net_none = k->net == POLICY_NET_NONE;
-	bool net_inet = k->net == POLICY_NET_LOOPBACK || k->net == POLICY_NET_PROXY;
-	/* New AF_UNIX sockets: refused with any --net but host unless --unix host (the
-	 * systemd --user, D-Bus, docker.sock escapes: connect() to a socket file is not a
-	 * Landlock right before ABI 9, and abstract sockets have no path at all). */
-	bool unix_closed = k->unix_closed;
-	bool landlock_domain = k->landlock_domain;
-	int r = 0;
+	int r;
 
 	ctx = seccomp_init(SCMP_ACT_ALLOW);
 	if (ctx == NULL)
 		return -ENOMEM;
 	*ret_ctx = ctx;
-	/* Only the native ABI: a 64-bit process can still issue i386 (int 0x80) or x32
-	 * system calls, which a filter written for x86_64 numbers would not recognise.
-	 * libseccomp treats both as a foreign architecture; kill rather than allow. */
-	r = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
-	if (r < 0)
-		goto fail;
-	/* perf: the system calls in a binary tree rather than a list: the kernel, when it
-	 * loads a filter, runs it for every system call number to learn which it may allow
-	 * without running it again, and a walk down a list of 20-odd numbers for each of
-	 * them is a large part of the load.  Same actions: test-seccomp-tpl compares the two
-	 * for every key and system call.  2.5.4 fixed the tree of a filter without rules (ours
-	 * always has some); before it, the list (scrules_tree()). */
-#if SCMP_VER_MAJOR > 2 || (SCMP_VER_MAJOR == 2 && SCMP_VER_MINOR >= 5)
-	if (scrules_tree()) {
-		r = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_OPTIMIZE, 2);
-		if (r < 0)
-			goto fail;
-	}
-#endif
-
-	/* Terminal injection: TIOCSTI pushes bytes into the input queue of a terminal the
-	 * sandbox inherited, i.e. types commands into the user's shell outside the sandbox
-	 * (CVE-2017-5226 in bubblewrap).  TIOCLINUX can do the same on a virtual console.
-	 * ioctl's command is an unsigned int: compare the low 32 bits only, or a command
-	 * with junk in the high bits would pass the filter and still reach the kernel. */
-	r = DENY(ctx, EPERM, "ioctl", SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu, TIOCSTI));
+	r = init_ctx(ctx);
 	if (r == 0)
-		r = DENY(ctx, EPERM, "ioctl", SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu, TIOCLINUX));
-	if (r < 0)
-		goto fail;
-
-	if (net_none || net_inet) {
-		if (net_none)
-			/* Every socket family but AF_UNIX.  The comparison is 64-bit, so a
-			 * domain with junk in the high bits is "!= AF_UNIX" and refused: the
-			 * safe direction. */
-			r = DENY(ctx, EAFNOSUPPORT, "socket", SCMP_A0(SCMP_CMP_NE, AF_UNIX));
-		else
-			r = deny_inet_only(ctx, k->net == POLICY_NET_LOOPBACK);
-		if (r == 0 && unix_closed)
-			/* socketpair() stays, stream and seqpacket only: a datagram pair could
-			 * still sendto()/connect() a socket file. */
-			r = DENY(ctx, EPERM, "socket", SCMP_A0(SCMP_CMP_EQ, AF_UNIX));
-		if (r == 0 && unix_closed)
-			r = DENY(ctx, EPERM, "socketpair", SCMP_A1(SCMP_CMP_MASKED_EQ, 0xf,
-								   SOCK_DGRAM));
-		if (r == 0 && unix_closed)
-			r = DENY(ctx, EPERM, "socketpair", SCMP_A1(SCMP_CMP_MASKED_EQ, 0xf,
-								   SOCK_RAW));
-		/* --net proxy allows no server: bind is refused (Landlock in rlimit mode, the
-		 * cgroup programs in cgroup mode), but listen() on an unbound socket binds an
-		 * ephemeral port by itself, where neither looks (Landlock has no listen right;
-		 * the autobind passes no bind hook), and took connections from other hosts in
-		 * rlimit mode (outside test).  Refused for every socket: with --unix host a
-		 * UNIX socket server too. */
-		if (r == 0 && k->net == POLICY_NET_PROXY)
-			r = DENY0(ctx, EPERM, "listen");
-		/* socketcall(2) multiplexes every socket call through a pointer seccomp cannot
-		 * read; on the architectures that have it, refuse it whole. */
+		r = deny_terminal_injection(ctx);
+	/* New AF_UNIX sockets (k->unix_closed): refused with any --net but host unless --unix
+	 * host (the systemd --user, D-Bus, docker.sock escapes: connect() to a socket file is
+	 * not a Landlock right before ABI 9, and abstract sockets have no path at all). */
+	if (r == 0 && k->net != POLICY_NET_HOST) {
+		r = deny_sockets(ctx, k);
 		if (r == 0)
-			r = DENY0(ctx, ENOSYS, "socketcall");
-		/* io_uring can open sockets (IORING_OP_SOCKET, 5.19) without socket(2). */
-		if (r == 0)
-			r = DENY0(ctx, ENOSYS, "io_uring_setup");
-		if (r == 0)
-			r = DENY0(ctx, ENOSYS, "io_uring_enter");
-		if (r == 0)
-			r = DENY0(ctx, ENOSYS, "io_uring_register");
-		/* A new user namespace gives CAP_NET_ADMIN/CAP_NET_RAW over a new network
-		 * namespace and widens the kernel surface; setns could join another.
-		 * clone3 passes its flags in memory: ENOSYS makes glibc fall back to clone,
-		 * whose flags (argument 0 on x86_64, aarch64 and most others) are checked. */
-		if (r == 0)
-			r = DENY(ctx, EPERM, "unshare", SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_NEWUSER,
-								CLONE_NEWUSER));
-		if (r == 0)
-			r = DENY(ctx, EPERM, "clone", SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_NEWUSER,
-							      CLONE_NEWUSER));
-		if (r == 0)
-			r = DENY0(ctx, ENOSYS, "clone3");
-		if (r == 0)
-			r = DENY0(ctx, EPERM, "setns");
-		/* Without a Landlock domain nothing stops the sandbox from driving another
-		 * process of the same user that has the network. */
-		if (r == 0 && !landlock_domain)
-			r = deny_reach_outside(ctx);
-		if (r < 0)
-			goto fail;
+			r = deny_other_netns(ctx, k);
 	}
-
-	/* --net host without --unix host: connect() goes to sandcap (unixgate.h), which
-	 * connects on the command's behalf and refuses UNIX sockets made outside the sandbox
-	 * (the user's systemd over D-Bus, a tmux server).  The family of the descriptor is
-	 * not an argument the filter can read: every connect() is notified. */
-	if (k->net == POLICY_NET_HOST && unix_closed) {
-		int nr = seccomp_syscall_resolve_name("connect");
-
-		if (nr >= 0)
-			r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 0);
-		if (r == 0)
-			r = DENY0(ctx, ENOSYS, "socketcall");
-		/* io_uring connects without connect(2) (IORING_OP_CONNECT). */
-		if (r == 0)
-			r = DENY0(ctx, ENOSYS, "io_uring_setup");
-		if (r == 0)
-			r = DENY0(ctx, ENOSYS, "io_uring_enter");
-		/* The gate lets a connect() through when a process of the sandbox holds the
-		 * listening socket: taking one from a service of the user's (pidfd_getfd), or
-		 * driving that service (ptrace), would get around it.  A Landlock domain
-		 * confines both to the sandbox; without one, refuse them. */
-		if (r == 0 && !landlock_domain)
-			r = deny_reach_outside(ctx);
-		if (r < 0)
-			goto fail;
-	}
-
+	if (r == 0 && k->net == POLICY_NET_HOST && k->unix_closed)
+		r = notify_connect(ctx, k);
 	/* The supervisors (protect.h): on every run. */
-	r = protect_seccomp_rules(ctx, set, k->landlock_signal);
-fail:
+	if (r == 0)
+		r = protect_seccomp_rules(ctx, set, k->landlock_signal);
 	return r;
 }
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The seccomp filter's rules (docs/isolation.md, protect.h), built with libseccomp.  Shared
- * by the run-time path (isolate.c, when no build-time program fits) and the build-time
+ * by the run-time path (isolate-apply.c, when no build-time program fits) and the build-time
  * generator of those programs (tools/seccomp-gen.c, seccomp-tpl.h): one definition of the
  * filter, so the program a template holds is the one libseccomp makes from these rules.
  * The filter depends on the key below and on the supervisors' pids, nothing else. */

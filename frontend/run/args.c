@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* `sandcap run` and `sandcap trace` options: the table, the checks of each value (args.h). */
+/* `sandcap run` and `sandcap trace` options: the table and the parsers of argv (args.h); the
+ * checks of each value are in args-value.c. */
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -16,10 +17,6 @@
 #include "run/opt.h"
 #include "parse-util.h"
 #include "run/trace.h"
-
-/* Upper bound for --nofile and --nproc, which no policy bounds: far above anything sensible,
- * well inside the kernel's types.  The other limits take the policy's ranges (policy.h). */
-#define COUNT_MAX (UINT64_C(1) << 30)
 
 static const struct {
 	const char *key;
@@ -187,328 +184,6 @@ usage_error(const char *cmd, const struct opt_iter *it, int r)
 	return -EINVAL;
 }
 
-/* Messages go to err as "--OPT: ...", printed after "sandcap: " or "FILE:LINE: ". */
-static int
-fail(char *err, size_t errlen, const char *fmt, ...) _printf_(3, 4);
-
-static int
-fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	(void) vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
-
-static int
-bad_value(char *err, size_t errlen, const char *opt, const char *kind, const char *value, int r,
-	  const char *forms)
-{
-	char esc[128];
-
-	log_escape(value, esc, sizeof(esc));
-	if (r == -ERANGE)
-		return fail(err, errlen, "%s: %s '%s' is out of range: expected %s", opt, kind, esc,
-			    forms);
-	return fail(err, errlen, "%s: invalid %s '%s': expected %s", opt, kind, esc, forms);
-}
-
-/* A size from min (0 or 1) to POLICY_SIZE_MAX: RLIM_INFINITY and the policy's "no ceiling"
- * are out of reach, so no size typed can mean "unlimited". */
-static int
-get_size(char *err, size_t errlen, const char *opt, const char *value, uint64_t min,
-	 uint64_t *ret)
-{
-	uint64_t v;
-	int r = parse_size(value, &v);
-
-	if (r == 0 && (v < min || v > POLICY_SIZE_MAX))
-		r = -ERANGE;
-	if (r == -ERANGE)
-		return bad_value(err, errlen, opt, "size", value, r, min == 0 ?
-				 "a size from 0 to 1 EiB (2^60 bytes)" :
-				 "a size from 1 byte to 1 EiB (2^60 bytes)");
-	if (r < 0)
-		return bad_value(err, errlen, opt, "size", value, r, parse_size_forms);
-	*ret = v;
-	return 0;
-}
-
-/* A duration from 0 (allow_zero) or 1 ms to the policy's longest timeout. */
-static int
-get_duration(char *err, size_t errlen, const char *opt, const char *value, bool allow_zero,
-	     uint64_t *ret)
-{
-	uint64_t v;
-	int r = parse_duration_ms(value, &v);
-
-	if (r == 0 && ((v == 0 && !allow_zero) || v > POLICY_TIMEOUT_MAX_MS))
-		r = -ERANGE;
-	if (r == -ERANGE)
-		return bad_value(err, errlen, opt, "duration", value, r, allow_zero ?
-				 "a duration from 0 to 366 days (8784h)" :
-				 "a duration from 1ms to 366 days (8784h)");
-	if (r < 0)
-		return bad_value(err, errlen, opt, "duration", value, r, parse_duration_forms);
-	*ret = v;
-	return 0;
-}
-
-static int
-get_count(char *err, size_t errlen, const char *opt, const char *value, uint64_t max,
-	  uint64_t *ret)
-{
-	int r = parse_u64_range(value, 1, max, ret);
-
-	if (r < 0) {
-		char forms[96];
-
-		snprintf(forms, sizeof(forms), "a whole number from 1 to %llu",
-			 (unsigned long long) max);
-		return bad_value(err, errlen, opt, "number", value, r, forms);
-	}
-	return 0;
-}
-
-static int
-set_rlimit(struct run_opts *o, enum run_rlimit l, uint64_t v)
-{
-	o->rl[l].set = true;
-	o->rl[l].value = v;
-	o->rl[l].source = rlimit_table[l].option;
-	return 0;
-}
-
-static int
-add_path(char *err, size_t errlen, const char *opt, const char *value, const char **arr, size_t *n)
-{
-	if (*n >= ISOLATE_PATHS_MAX)
-		return fail(err, errlen, "%s: too many paths (at most %d)", opt, ISOLATE_PATHS_MAX);
-	if (value[0] == '\0')
-		return fail(err, errlen, "%s: empty path", opt);
-	arr[(*n)++] = value;
-	return 0;
-}
-
-/* *o as parsed from no option at all. */
-void
-run_args_reset(struct run_opts *o)
-{
-	memset(o, 0, sizeof(*o));
-	o->grace_ms = 5000;
-	o->report_fd = -1;
-	o->iso.fs = POLICY_FS_NONE;
-	o->iso.net = POLICY_NET_HOST;
-}
-
-/* Apply option c (an OPT_* or 'q') with value a to *o: the one place each option's value is
- * checked, for the command line and for profiles alike.  0, or -EINVAL with the reason in
- * err. */
-static int
-apply(struct run_opts *o, int c, const char *a, char *err, size_t errlen)
-{
-	uint64_t v = 0;
-	int r = 0;
-
-	switch (c) {
-	case RUN_OPT_TIMEOUT:
-		r = get_duration(err, errlen, "--timeout", a, false, &o->timeout_ms);
-		o->has_timeout = r == 0;
-		break;
-	case RUN_OPT_GRACE:
-		r = get_duration(err, errlen, "--grace", a, true, &o->grace_ms);
-		break;
-	case RUN_OPT_CPU_TIME:
-		r = get_duration(err, errlen, "--cpu-time", a, false, &v);
-		if (r == 0)
-			set_rlimit(o, RUN_RL_CPU, v);
-		break;
-	case RUN_OPT_AS:
-	case RUN_OPT_FSIZE:
-	case RUN_OPT_STACK:
-	case RUN_OPT_CORE: {
-		enum run_rlimit l = c == RUN_OPT_AS ? RUN_RL_AS : c == RUN_OPT_FSIZE ? RUN_RL_FSIZE :
-				    c == RUN_OPT_STACK ? RUN_RL_STACK : RUN_RL_CORE;
-
-		/* An address space or stack of 0 bytes leaves the command nothing to run in: the
-		 * kernel kills it with SIGSEGV during its exec.  --fsize 0 (write nothing) and
-		 * --core 0 (no core dumps) are real limits. */
-		r = get_size(err, errlen, rlimit_table[l].option, a,
-			     l == RUN_RL_AS || l == RUN_RL_STACK ? 1 : 0, &v);
-		if (r == 0)
-			set_rlimit(o, l, v);
-		break;
-	}
-	case RUN_OPT_NOFILE:
-		r = get_count(err, errlen, "--nofile", a, COUNT_MAX, &v);
-		if (r == 0)
-			set_rlimit(o, RUN_RL_NOFILE, v);
-		break;
-	case RUN_OPT_NPROC:
-		r = get_count(err, errlen, "--nproc", a, COUNT_MAX, &v);
-		if (r == 0)
-			set_rlimit(o, RUN_RL_NPROC, v);
-		break;
-	case RUN_OPT_MEMORY:
-		r = get_size(err, errlen, "--memory", a, 1, &o->memory);
-		break;
-	case RUN_OPT_DISK:
-		r = get_size(err, errlen, "--disk", a, 1, &o->disk);
-		break;
-	case RUN_OPT_CPU:
-		r = parse_percent(a, &o->cpu_percent);
-		if (r == 0 && (o->cpu_percent == 0 || o->cpu_percent > POLICY_CPU_MAX))
-			r = -ERANGE;
-		if (r == -ERANGE) {
-			char forms[64];
-
-			snprintf(forms, sizeof(forms), "a percentage from 1%% to %d%%",
-				 POLICY_CPU_MAX);
-			r = bad_value(err, errlen, "--cpu", "percentage", a, r, forms);
-		} else if (r < 0) {
-			r = bad_value(err, errlen, "--cpu", "percentage", a, r, parse_percent_forms);
-		}
-		break;
-	case RUN_OPT_PIDS:
-		r = get_count(err, errlen, "--pids", a, POLICY_PIDS_MAX, &o->pids);
-		break;
-	case RUN_OPT_NO_CGROUP:
-		o->no_cgroup = true;
-		break;
-	case RUN_OPT_KEEP_FDS:
-		o->keep_fds = true;
-		break;
-	case RUN_OPT_FALLBACK:
-		o->fallback = true;
-		o->iso.fallback = true;
-		break;
-	case RUN_OPT_FS:
-		r = isolate_parse_fs(a, &o->iso.fs);
-		if (r < 0)
-			r = bad_value(err, errlen, "--fs", "value", a, r, "none, ro or strict");
-		o->has_fs = r == 0;
-		break;
-	case RUN_OPT_NET:
-		r = isolate_parse_net(a, &o->iso.net);
-		if (r < 0)
-			r = bad_value(err, errlen, "--net", "value", a, r,
-				      "host, proxy, loopback or none");
-		o->has_net = r == 0;
-		break;
-	case RUN_OPT_ALLOW: {
-		struct allow_rule rule;
-		char e[160];
-
-		r = allow_parse_rule(a, &rule, e, sizeof(e));
-		if (r < 0) {
-			char esc[128];
-
-			r = fail(err, errlen, "--allow: invalid rule '%s': %s",
-				 log_escape(a, esc, sizeof(esc)), e);
-			break;
-		}
-		r = allow_add(&o->allow, &rule);
-		if (r < 0)
-			r = fail(err, errlen, "--allow: more than %d rules", ALLOW_RULES_MAX);
-		o->has_allow = r == 0;
-		break;
-	}
-	case RUN_OPT_UNIX:
-		if (a != NULL && streq(a, "host"))
-			o->iso.unix_host = true;
-		else if (a != NULL && streq(a, "none"))
-			o->iso.unix_host = false;
-		else
-			r = bad_value(err, errlen, "--unix", "value", a, -EINVAL, "host or none");
-		o->has_unix = r == 0;
-		break;
-	case RUN_OPT_RW:
-		r = add_path(err, errlen, "--rw", a, o->iso.rw, &o->iso.n_rw);
-		break;
-	case RUN_OPT_RO:
-		r = add_path(err, errlen, "--ro", a, o->iso.ro, &o->iso.n_ro);
-		break;
-	case RUN_OPT_REPORT:
-		if (a[0] == '\0')
-			r = fail(err, errlen, "--report: empty file name (use - for stdout)");
-		o->report_path = a;
-		break;
-	case RUN_OPT_REPORT_FD:
-		/* 0-2 are the command's own stdin, stdout and stderr: never withheld. */
-		r = parse_u64_range(a, 3, INT_MAX, &v);
-		if (r < 0)
-			r = bad_value(err, errlen, "--report-fd", "file descriptor", a, r,
-				      "a number from 3 to 2147483647 (--report - writes to "
-				      "stdout)");
-		else
-			o->report_fd = (int) v;
-		break;
-	case RUN_OPT_ENV:
-	case RUN_OPT_ENV_DENY:
-		r = c == RUN_OPT_ENV ? env_add(&o->env, a, err, errlen) :
-				   env_add_deny(&o->env, a, err, errlen);
-		break;
-	case RUN_OPT_OUTPUT_LIMIT:
-		r = get_size(err, errlen, "--output-limit", a, 1, &o->output_limit);
-		break;
-	case RUN_OPT_ENV_CLEAR:
-		o->env.clear = true;
-		break;
-	case RUN_OPT_CHDIR:
-		if (a[0] == '\0') {
-			r = fail(err, errlen, "--chdir: empty directory name (a path, or @workspace)");
-		} else if (a[0] == '@' && !streq(a, "@workspace")) {
-			char esc[64];
-
-			r = fail(err, errlen, "--chdir: unknown place '%s': expected a directory or "
-				 "@workspace", log_escape(a, esc, sizeof(esc)));
-		}
-		o->chdir = a;
-		break;
-	case RUN_OPT_QUIET:
-		o->quiet = true;
-		break;
-	default:
-		r = fail(err, errlen, "run: option %d has no handler", c);   /* a bug: see callers */
-		break;
-	}
-	return r < 0 ? -EINVAL : 0;
-}
-
-int
-run_args_apply(struct run_opts *o, const char *name, const char *value, char *err, size_t errlen)
-{
-	for (size_t i = 0; i < ELEMENTSOF(run_option_defs); i++) {
-		const struct opt_def *d = &run_option_defs[i];
-
-		/* Not options a profile can set: --help, --profile, trace's own. */
-		if (d->id == RUN_OPT_HELP || d->id == RUN_OPT_PROFILE || d->flags != 0)
-			continue;
-		if (streq(d->name + 2, name))
-			return apply(o, d->id, d->has_value ? value : NULL, err, errlen);
-	}
-	return fail(err, errlen, "run: unknown option '--%s'", name);
-}
-
-int
-run_args_check_net(struct run_opts *o, char *err, size_t errlen)
-{
-	if (o->has_allow && !o->has_net) {
-		o->iso.net = POLICY_NET_PROXY;   /* --allow implies --net proxy */
-		o->has_net = true;
-	}
-	if (o->has_allow && o->iso.net != POLICY_NET_PROXY)
-		return fail(err, errlen, "--allow: only with --net proxy (not --net %s)",
-			    policy_net_name(o->iso.net));
-	if (o->has_unix && !o->iso.unix_host && o->iso.net == POLICY_NET_HOST)
-		return fail(err, errlen, "--unix none: only with --net proxy, loopback or none "
-			    "(with --net host the sandbox reaches only the UNIX sockets it made; "
-			    "--unix host opens the user's)");
-	return 0;
-}
-
 int
 run_args_parse(int argc, char **argv, struct run_opts *ret)
 {
@@ -518,7 +193,7 @@ run_args_parse(int argc, char **argv, struct run_opts *ret)
 	int c;
 
 	run_args_reset(o);
-	set_rlimit(o, RUN_RL_CORE, 0);         /* no core dumps unless asked */
+	run_args_set_rlimit(o, RUN_RL_CORE, 0);         /* no core dumps unless asked */
 	opt_init(&it, argc, argv, 1, run_option_defs, ELEMENTSOF(run_option_defs), RUN_OPTF_TRACE);
 	/* A repeated option: the last one counts, except those that add up (--rw, --ro,
 	 * --allow, --env, --env-deny). */
@@ -537,7 +212,7 @@ run_args_parse(int argc, char **argv, struct run_opts *ret)
 		case RUN_OPT_RUNS:      /* sandcap trace's own: hidden, opt_next() never returns them */
 			return usage_error(argv[0], &it, -ENOENT);
 		default:
-			if (apply(o, c, it.value, err, sizeof(err)) < 0) {
+			if (run_args_apply_id(o, c, it.value, err, sizeof(err)) < 0) {
 				fprintf(stderr, "sandcap: %s\n", err);
 				return -EINVAL;
 			}

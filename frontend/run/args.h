@@ -126,6 +126,11 @@ int run_args_apply(struct run_opts *o, const char *name, const char *value, char
 		   size_t errlen);
 int run_args_check_net(struct run_opts *o, char *err, size_t errlen);
 
+/* For run_args_parse(): apply the option with id c (a RUN_OPT_*) as run_args_apply() does;
+ * and set rlimit l to v, naming its option as the source. */
+int run_args_apply_id(struct run_opts *o, int c, const char *value, char *err, size_t errlen);
+void run_args_set_rlimit(struct run_opts *o, enum run_rlimit l, uint64_t v);
+
 /* Print `sandcap run --help`. */
 void run_args_usage(FILE *f);
 

@@ -18,6 +18,7 @@
 
 #define PROFILE_WORDS_MAX 128
 #define PROFILE_ERR_MAX   (PATH_MAX + 256)
+#define PROFILE_FILE_MAX  (64 * 1024)   /* bytes in one profiles file */
 
 struct profile {
 	char name[64];
@@ -42,6 +43,9 @@ int profile_parse_text(const char *text, const char *filename,
  * admin's directory, and fn for each file in lookup order (stops at fn's nonzero return). */
 int profile_read_text(const char *path, char **ret, char *err, size_t errlen);
 const char *profile_admin_dir(void);
+/* The user's profiles file in buf, or "" when neither $XDG_CONFIG_HOME nor $HOME is an
+ * absolute path. */
+void profile_user_file(char *buf, size_t len);
 int profile_for_each_file(int (*fn)(const char *path, void *userdata), void *userdata);
 
 /* w as one word of a POSIX shell command line, in *ret (malloc'ed): bare if made only of

@@ -4,7 +4,7 @@
  * for every socket of the network namespace, its own inode number (the "socket:[N]" of
  * /proc/PID/fd), its type and state, the abstract name it is bound to (UNIX_DIAG_NAME) and
  * the inode of the socket file it is bound to (UNIX_DIAG_VFS: the low 32 bits of the inode
- * number and the file system's device in the kernel's encoding).  unixgate.c decides a
+ * number and the file system's device in the kernel's encoding).  unixgate-lookup.c decides a
  * connect() by the socket found here.  The parser is separate from the I/O so that it can
  * be unit-tested and fuzzed. */
 #pragma once

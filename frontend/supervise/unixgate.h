@@ -76,6 +76,18 @@ void ugate_event(struct ugate *g, int epfd, int fd, uint32_t events);
 /* Close everything; a connect still waiting fails with the sandbox. */
 void ugate_close(struct ugate *g);
 
+/* ---- Between unixgate.c and unixgate-lookup.c ---- */
+
+/* Whether notification id still waits for its answer (its thread has not moved on). */
+bool ugate_id_valid(const struct ugate *g, uint64_t id);
+/* The listening socket a UNIX stream or seqpacket connect() of thread tid to sa would
+ * reach, decided before anything connects: ours (a descriptor of it), or -errno: -EACCES
+ * when it is not the sandbox's.  For a path, *ret_file is the socket file (O_PATH) to
+ * connect through. */
+struct sockaddr_un;
+int ugate_listener_of(struct ugate *g, uint64_t id, pid_t tid, int type,
+		      const struct sockaddr_un *sa, socklen_t len, int *ret_file);
+
 /* ---- Internals exposed for unit tests ---- */
 
 /* The printable form of a sockaddr_un of len bytes ("@name" for an abstract one) in buf. */

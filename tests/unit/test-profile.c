@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* Unit tests for frontend/run/profile.c: parsing, validation with FILE:LINE, lookup order. */
+/* Unit tests for frontend/run/profile.c and profile-io.c: parsing, validation with FILE:LINE,
+ * lookup order. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>

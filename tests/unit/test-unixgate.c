@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* Unit tests for frontend/supervise/unixgate.c's pure parts: the printable address of the report and
- * the rewriting of the caller's /proc/self in a path. */
+/* Unit tests for the gate's pure parts (frontend/supervise/unixgate.c, unixgate-lookup.c): the
+ * printable address of the report and the rewriting of the caller's /proc/self in a path. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
