@@ -99,9 +99,9 @@ load_policy(struct session *s, char *msg, size_t msglen)
  * workspace_root/.locks (workspace_root checked before: root-owned, not writable by group
  * or other), the per-user lock file in it, and SC_DEADLINE_DIR (a build-time path).  Fixed
  * names under root-owned directories no user can write, opened O_NOFOLLOW; nothing is
- * created but the per-user lock file, in root's 0700 .locks.  What is missing is made
- * afterwards, each with its own checks: .locks by dir_root_owned() here, the level at
- * CREATE under the per-user lock (cg_user_level()). */
+ * created but the per-user lock file, in root's 0700 .locks.  .locks and SC_DEADLINE_DIR
+ * are the packages' and sandcap-setup's (checked by ws_locks_dir() and deadline_record());
+ * the per-user level is made at CREATE under the per-user lock (cg_user_level()). */
 static int
 open_dirs(struct session *s, char *msg, size_t msglen)
 {
@@ -386,7 +386,9 @@ create_locked(struct session *s, uint32_t net, uint16_t proxy_port, char *msg,
 	if (r < 0) {
 		snprintf(msg, msglen, "cannot record the sandbox's deadline in %s: %s%s",
 			 SC_DEADLINE_DIR, strerror(-r), r == -EFBIG ? " (RLIMIT_FSIZE: raise it "
-			 "with ulimit -f unlimited before sandcap)" : "");
+			 "with ulimit -f unlimited before sandcap)" : r == -ENOENT || r == -EPERM ?
+			 " (it must exist, owned by root with mode 0700: run sandcap-setup, or "
+			 "reinstall the sandcap package)" : "");
 		return r;
 	}
 	(void) snprintf(s->enforcement, sizeof(s->enforcement), "%s%s%s", note,

@@ -168,7 +168,7 @@ user_prepare(struct session *s, char *msg, size_t msglen)
 	 * no live helper of this uid is making one now (the listing is of our fd of .locks:
 	 * no capability, and nothing but a match is touched). */
 	(void) snprintf(prefix, sizeof(prefix), ".new-%u-", (unsigned) s->uid);
-	(void) sweep_temporaries(s->lockdir_fd, prefix, false);
+	(void) sweep_temporaries(s->lockdir_fd, prefix);
 
 	if (s->uiddir_fd < 0) {
 		r = dir_root_owned(s->wsroot_fd, uidname, 0755, s->lockdir_fd, s->uid,
