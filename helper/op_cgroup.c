@@ -97,11 +97,11 @@ load_policy(struct session *s, char *msg, size_t msglen)
 /* The shared directories: cgroup_root (a path of the trusted policy, checked: cgroup2,
  * root-owned 0700) and its cgroup.subtree_control, the per-user level <uid> in it,
  * workspace_root/.locks (workspace_root checked before: root-owned, not writable by group
- * or other), the per-user lock file in it, and SC_DEADLINE_DIR (a build-time path).  Fixed
- * names under root-owned directories no user can write, opened O_NOFOLLOW; nothing is
- * created but the per-user lock file, in root's 0700 .locks.  .locks and SC_DEADLINE_DIR
- * are the packages' and sandcap-setup's (checked by ws_locks_dir() and deadline_record());
- * the per-user level is made at CREATE under the per-user lock (cg_user_level()). */
+ * or other), and SC_DEADLINE_DIR (a build-time path).  Fixed names under root-owned
+ * directories no user can write, opened O_NOFOLLOW; nothing is created.  .locks and
+ * SC_DEADLINE_DIR are the packages' and sandcap-setup's (checked by ws_locks_dir(), which
+ * then opens the per-user lock file in it, and deadline_record()); the per-user level is
+ * made at CREATE under the per-user lock (cg_user_level()). */
 static int
 open_dirs(struct session *s, char *msg, size_t msglen)
 {
@@ -119,10 +119,6 @@ open_dirs(struct session *s, char *msg, size_t msglen)
 		s->ucg_fd = priv_openat(s->cgroot_fd, name, dir, 0);
 	}
 	s->lockdir_fd = priv_openat(s->wsroot_fd, ".locks", dir, 0);
-	if (s->lockdir_fd >= 0) {
-		(void) snprintf(name, sizeof(name), "user-%u.lock", (unsigned) s->uid);
-		s->ulock_fd = priv_openat(s->lockdir_fd, name, O_RDWR | O_CREAT | O_NOFOLLOW, 0600);
-	}
 	s->deadline_fd = priv_openat(AT_FDCWD, SC_DEADLINE_DIR, dir, 0);
 	if (r < 0) {
 		snprintf(msg, msglen, "cgroup_root %s: %s", root,

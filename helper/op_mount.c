@@ -58,6 +58,7 @@ ws_locks_dir(struct session *s, char *msg, size_t msglen)
 {
 	/* Opened by open_dirs(); made by the packages and sandcap-setup, never here. */
 	int r = s->lockdir_fd < 0 ? s->lockdir_fd : dir_check_root(s->lockdir_fd, 0700);
+	char name[32];
 
 	if (r < 0) {
 		snprintf(msg, msglen, "%s/.locks: %s; it must exist, owned by root with mode 0700 "
@@ -65,7 +66,12 @@ ws_locks_dir(struct session *s, char *msg, size_t msglen)
 			 policy_workspace_root(s->policy), strerror(-r));
 		return -ENOTSUP;
 	}
-	return 0;
+	/* The per-user lock file (user.c): the one name created here. */
+	(void) snprintf(name, sizeof(name), "user-%u.lock", (unsigned) s->uid);
+	s->ulock_fd = priv_openat(s->lockdir_fd, name, O_RDWR | O_CREAT | O_NOFOLLOW, 0600);
+	if (s->ulock_fd < 0)
+		snprintf(msg, msglen, "cannot open the per-user lock: %s", strerror(-s->ulock_fd));
+	return s->ulock_fd < 0 ? s->ulock_fd : 0;
 }
 
 static int

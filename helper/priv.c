@@ -129,13 +129,6 @@ priv_fchown(int fd, uid_t uid, gid_t gid)
 	return (int) PRIV(CHOWN, fchown(fd, uid, gid));
 }
 
-/* A stale temporary the user may still own: taken before it is emptied. */
-int
-priv_fchownat_root(int dirfd, const char *name)
-{
-	return (int) PRIV(CHOWN, fchownat(dirfd, name, 0, 0, AT_SYMLINK_NOFOLLOW));
-}
-
 /* The kernel makes a new cgroup's files the creator's: every one goes to root before a
  * limit is written, or the user could raise their own.  Only the kernel makes entries in a
  * cgroup dir, and the user cannot reach this one (its parent is root's 0700). */

@@ -25,7 +25,6 @@
 #include "macro.h"
 #include "priv.h"
 #include "rootdir.h"
-#include "ws_clean.h"
 
 static int
 tmp_name(char *buf, size_t len, const char *prefix)
@@ -105,26 +104,19 @@ has_prefix(const char *s, const char *p)
 	return strncmp(s, p, strlen(p)) == 0;
 }
 
-int
+void
 sweep_temporaries(int dir_fd, const char *prefix)
 {
 	struct dir_iter it = { .fd = dir_fd };
 	const char *name;
-	int n = 0;
 
 	/* Listed through dir_fd itself (we hold it, opened with the capability it needed):
-	 * no capability for the listing, which moves dir_fd's offset (rewound first). */
+	 * no capability for the listing, which moves dir_fd's offset (rewound first).  A
+	 * temporary is empty: nobody but the helpers can reach into .locks to fill it, and a
+	 * mount point is mounted on only after it is renamed into place. */
 	if (lseek(dir_fd, 0, SEEK_SET) < 0)
-		return -errno;
-	while ((name = dir_next(&it, NULL)) != NULL) {
-		if (!has_prefix(name, prefix))
-			continue;
-		/* A directory the user still owns: take it first, so it cannot be refilled
-		 * through a new path while we empty it. */
-		(void) priv_fchownat_root(dir_fd, name);
-		if (priv_unlinkat(dir_fd, name, 0) == 0 ||
-		    tree_remove_at(dir_fd, name) == 0)
-			n++;
-	}
-	return n;
+		return;
+	while ((name = dir_next(&it, NULL)) != NULL)
+		if (has_prefix(name, prefix))
+			(void) priv_unlinkat(dir_fd, name, AT_REMOVEDIR);
 }

@@ -18,6 +18,6 @@ int dir_root_owned(int parent_fd, const char *name, mode_t mode, int stage_fd, u
  * existing one first (-EEXIST if there is). */
 int make_staged(int stage_fd, const char *tmp, int parent_fd, const char *name, mode_t mode,
 		int *ret_fd);
-/* Remove every entry of dir_fd whose name starts with prefix, without following anything.
- * Moves dir_fd's offset.  Returns how many. */
-int sweep_temporaries(int dir_fd, const char *prefix);
+/* rmdir every entry of dir_fd (.locks) whose name starts with prefix.  Moves dir_fd's
+ * offset. */
+void sweep_temporaries(int dir_fd, const char *prefix);

@@ -102,7 +102,8 @@ _Noreturn void helper_fatal(struct session *s, const char *fmt, ...)
 /* op_mount.c */
 /* Open and check workspace_root (root-owned, not group/other-writable) into s->wsroot_fd. */
 int ws_root_open(struct session *s, char *msg, size_t msglen);
-/* Check .locks (opened by open_dirs()) exists and is root:root 0700; refuse naming the fix. */
+/* Check .locks (opened by open_dirs()) exists and is root:root 0700 (refuse naming the fix
+ * if not), then open (creating it) the per-user lock file in it. */
 int ws_locks_dir(struct session *s, char *msg, size_t msglen);
 /* The workspace: its mount point (staged in .locks) and the tmpfs on it; a note for the
  * reply goes to note. */

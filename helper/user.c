@@ -65,19 +65,8 @@ flock_bounded(int fd, int op, int timeout_ms)
 int
 user_lock(struct session *s, char *msg, size_t msglen)
 {
-	char name[32];
-	int r;
-
-	if (s->ulock_fd < 0) {
-		(void) snprintf(name, sizeof(name), "user-%u.lock", (unsigned) s->uid);
-		s->ulock_fd = priv_openat(s->lockdir_fd, name, O_RDWR | O_CREAT | O_NOFOLLOW, 0600);
-		if (s->ulock_fd < 0) {
-			r = s->ulock_fd;
-			snprintf(msg, msglen, "cannot open the per-user lock: %s", strerror(-r));
-			return r;
-		}
-	}
-	r = flock_bounded(s->ulock_fd, LOCK_EX, USER_LOCK_MS);
+	/* ulock_fd: opened at HELLO (ws_locks_dir()). */
+	int r = flock_bounded(s->ulock_fd, LOCK_EX, USER_LOCK_MS);
 	if (r == -ETIMEDOUT) {
 		snprintf(msg, msglen, "another sandcap-helper of uid %u has held the per-user lock "
 			 "for over %d s (stopped?); resume or kill it and try again",
@@ -168,7 +157,7 @@ user_prepare(struct session *s, char *msg, size_t msglen)
 	 * no live helper of this uid is making one now (the listing is of our fd of .locks:
 	 * no capability, and nothing but a match is touched). */
 	(void) snprintf(prefix, sizeof(prefix), ".new-%u-", (unsigned) s->uid);
-	(void) sweep_temporaries(s->lockdir_fd, prefix);
+	sweep_temporaries(s->lockdir_fd, prefix);
 
 	if (s->uiddir_fd < 0) {
 		r = dir_root_owned(s->wsroot_fd, uidname, 0755, s->lockdir_fd, s->uid,

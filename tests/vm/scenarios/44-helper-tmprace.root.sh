@@ -38,9 +38,11 @@ is "$(find "$W" -mindepth 1 -maxdepth 1 \! -name .locks \! -name '[0-9]*' | tr '
 is "$(find "$W" -mindepth 1 -maxdepth 1 -name '[0-9]*' \! \( -user root -group root -perm 0755 \
 	-type d -empty \) | tr '\n' ' ')" "" "the per-user dirs stay, root:root 0755 and empty"
 check "sctest's is one of them" test -d "$W/$SCTEST_UID"
-# A stale temporary (a helper killed mid-way) is swept by the next helper of that uid.
+# A stale temporary (a helper killed between its mkdir and its chown: still the user's, and
+# empty, as nobody but the helpers can reach into .locks) is swept by the next helper of
+# that uid.
 mkdir -m 0777 "$W/.locks/.new-$SCTEST_UID-00000000deadbeef"
-mkdir "$W/.locks/.new-$SCTEST_UID-00000000deadbeef/planted"
+chown sctest: "$W/.locks/.new-$SCTEST_UID-00000000deadbeef"
 run_rc vm-as-user sctest env SANDCAP_HELPER="$SANDCAP_HELPER" "$SANDCAP" run -q -- true
 is "$rc" 0 "the next run of the user succeeds"
 check_fails "it removed the stale temporary" test -e "$W/.locks/.new-$SCTEST_UID-00000000deadbeef"
