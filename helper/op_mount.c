@@ -101,7 +101,6 @@ ws_mount(struct session *s, char *note, size_t notelen)
 	r = mount_tmpfs(s, dirfd, disk);
 	if (r < 0)
 		return r;
-	s->ws_mounted = true;
 	(void) snprintf(s->ws_path, sizeof(s->ws_path), "%s/%u/%s",
 			policy_workspace_root(s->policy), (unsigned) s->uid, s->id);
 	if (disk == 0)

@@ -67,7 +67,7 @@ session_teardown(struct session *s, char *msg, size_t msglen)
 			snprintf(msg, msglen, "cannot remove workspace %s: %s", s->ws_path,
 				 strerror(-r));
 		else
-			s->ws_dir_created = s->ws_mounted = false;
+			s->ws_dir_created = false;
 	}
 	if (r == 0 && s->leaf_created) {
 		r = cg_remove_at(s->ucg_fd, s->id);

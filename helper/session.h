@@ -36,7 +36,7 @@ struct session {
 	char id[CG_NAME_MAX];           /* "" until CREATE picked a name */
 	int lock_fd;                    /* flock'ed <id>.lock: "a live helper owns <id>" */
 	int leaf_fd, kill_fd, events_fd;
-	bool leaf_created, ws_dir_created, ws_mounted;
+	bool leaf_created, ws_dir_created;
 	bool attached;                  /* SPAWN made the sandbox's first process */
 	bool killed;                    /* KILL done, nothing spawned since: no second kill */
 	int ws_fd;                      /* O_PATH fd of the workspace root (tmpfs); never
