@@ -74,18 +74,10 @@ deadline_record(struct session *s)
 }
 
 void
-deadline_forget_id(int dfd, const char *id)
+deadline_forget(int dfd, const char *id)
 {
 	if (dfd >= 0 && deadline_name_is_valid(id))
 		(void) priv_unlinkat(dfd, id, 0);
-}
-
-void
-deadline_forget(struct session *s)
-{
-	/* deadline_record() writes none without a timeout: nothing to look for. */
-	if (s->eff.v[POLICY_TIMEOUT] != 0)
-		deadline_forget_id(s->deadline_fd, s->id);
 }
 
 /* cgroup.kill the leaf rec names, if it still is one of ours named name. */

@@ -230,7 +230,7 @@ reclaim_one(struct session *s, const char *name)
 	if (r < 0)
 		return log_warning_errno(r, "uid %u: cannot reclaim leftover %s: %m",
 					 (unsigned) s->uid, name);
-	deadline_forget_id(s->deadline_fd, name);       /* or stale records pile up until their deadlines */
+	deadline_forget(s->deadline_fd, name);       /* or stale records pile up until their deadlines */
 	log_info("uid %u: reclaimed leftover sandbox %s", (unsigned) s->uid, name);
 	return 0;
 }
