@@ -3,8 +3,8 @@
  * Contract: the root-owned directories the helper makes in workspace_root (<uid>, the mount
  * points <uid>/<id>).  The helper runs with the user's fsuid, so mkdir(2) makes a directory
  * the user owns until we chown it.  To leave the user no window on it (chmod, symlinks,
- * ACLs, files inside), a directory is made under an unpredictable name (getrandom) inside
- * the staging dir .locks (root 0700: the user cannot even look up a name in it), given its
+ * ACLs, files inside), a directory is made under a temporary name (.new-...) inside the
+ * staging dir .locks (root 0700: the user cannot even look up a name in it), given its
  * mode, chowned to root, and only then renamed into place (RENAME_NOREPLACE).  Nobody but
  * the helpers can reach it in .locks, so nothing can be planted in it, no ACL set and no
  * mode changed there: it needs no checks (make_staged()).  .locks itself and the deadline
@@ -17,7 +17,6 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -25,18 +24,6 @@
 #include "macro.h"
 #include "priv.h"
 #include "rootdir.h"
-
-static int
-tmp_name(char *buf, size_t len, const char *prefix)
-{
-	uint8_t rnd[8];
-
-	if (getrandom(rnd, sizeof(rnd), 0) != sizeof(rnd))
-		return -EIO;
-	(void) snprintf(buf, len, ".new-%s-%02x%02x%02x%02x%02x%02x%02x%02x", prefix, rnd[0],
-			rnd[1], rnd[2], rnd[3], rnd[4], rnd[5], rnd[6], rnd[7]);
-	return 0;
-}
 
 int
 make_staged(int stage_fd, const char *tmp, int parent_fd, const char *name, mode_t mode,
@@ -77,17 +64,14 @@ dir_root_owned(int parent_fd, const char *name, mode_t mode, int stage_fd, uid_t
 {
 	const int dir = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
 	_cleanup_close_ int fd = openat(parent_fd, name, dir);
-	char tmp[64], prefix[16];
+	char tmp[32];
 	int r;
 
+	/* Under uid's per-user lock: no other helper is making it, nor a temporary of uid. */
 	if (fd < 0 && errno == ENOENT) {
-		(void) snprintf(prefix, sizeof(prefix), "%u", (unsigned) uid);
-		r = tmp_name(tmp, sizeof(tmp), prefix);
-		if (r == 0)
-			r = make_staged(stage_fd, tmp, parent_fd, name, mode, &fd);
-		if (r == -EEXIST)       /* lost the race: use the winner's */
-			fd = openat(parent_fd, name, dir);
-		else if (r < 0)
+		(void) snprintf(tmp, sizeof(tmp), ".new-%u-dir", (unsigned) uid);
+		r = make_staged(stage_fd, tmp, parent_fd, name, mode, &fd);
+		if (r < 0)
 			return r;
 	}
 	if (fd < 0)
