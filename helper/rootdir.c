@@ -82,12 +82,6 @@ dir_root_owned(int parent_fd, const char *name, mode_t mode, int stage_fd, uid_t
 	return r;
 }
 
-static bool
-has_prefix(const char *s, const char *p)
-{
-	return strncmp(s, p, strlen(p)) == 0;
-}
-
 void
 sweep_temporaries(int dir_fd, const char *prefix)
 {
@@ -101,6 +95,6 @@ sweep_temporaries(int dir_fd, const char *prefix)
 	if (lseek(dir_fd, 0, SEEK_SET) < 0)
 		return;
 	while ((name = dir_next(&it, NULL)) != NULL)
-		if (has_prefix(name, prefix))
+		if (strncmp(name, prefix, strlen(prefix)) == 0)
 			(void) priv_unlinkat(dir_fd, name, AT_REMOVEDIR);
 }
