@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <linux/magic.h>
 #include <stdio.h>
 #include <string.h>
@@ -86,6 +87,26 @@ cg_create_at(int parent_fd, const char *name, int *ret_fd)
 		return r;
 	*ret_fd = TAKE_FD(fd);
 	return 0;
+}
+
+int
+cg_write_max(int fd, uint64_t memory, uint64_t cpu, uint64_t pids)
+{
+	char mem[24] = "max", c[40] = "max 100000", p[24] = "max";
+	int r;
+
+	if (memory != UINT64_MAX)
+		(void) snprintf(mem, sizeof(mem), "%" PRIu64, memory);
+	if (cpu != UINT64_MAX)
+		(void) snprintf(c, sizeof(c), "%" PRIu64 " 100000", cpu * 1000);
+	if (pids != UINT64_MAX)
+		(void) snprintf(p, sizeof(p), "%" PRIu64, pids);
+	r = priv_write_at(fd, "memory.max", mem);
+	if (r == 0)
+		r = priv_write_at(fd, "cpu.max", c);
+	if (r == 0)
+		r = priv_write_at(fd, "pids.max", p);
+	return r;
 }
 
 int

@@ -177,12 +177,13 @@ op_hello(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr *
 static int
 write_limits(struct session *s, char *note, size_t notelen)
 {
-	uint64_t *v = s->eff.v;
-	char buf[64];
+	const uint64_t *v = s->eff.v;
 	int r;
 
-	(void) snprintf(buf, sizeof(buf), v[POLICY_MEMORY] ? "%" PRIu64 : "max", v[POLICY_MEMORY]);
-	r = priv_write_at(s->leaf_fd, "memory.max", buf);
+	/* 0 in a sandbox's limits is "no limit". */
+	r = cg_write_max(s->leaf_fd, v[POLICY_MEMORY] ? v[POLICY_MEMORY] : UINT64_MAX,
+			 v[POLICY_CPU] ? v[POLICY_CPU] : UINT64_MAX,
+			 v[POLICY_PIDS] ? v[POLICY_PIDS] : UINT64_MAX);
 	if (r == 0) {
 		r = priv_write_at(s->leaf_fd, "memory.swap.max", "0");
 		/* Absent when swap accounting is off (or no swap controller): then no swap
@@ -195,17 +196,6 @@ write_limits(struct session *s, char *note, size_t notelen)
 	}
 	if (r == 0)
 		r = priv_write_at(s->leaf_fd, "memory.oom.group", "1");
-	if (r == 0) {
-		if (v[POLICY_CPU])
-			(void) snprintf(buf, sizeof(buf), "%" PRIu64 " 100000", v[POLICY_CPU] * 1000);
-		else
-			(void) snprintf(buf, sizeof(buf), "max 100000");
-		r = priv_write_at(s->leaf_fd, "cpu.max", buf);
-	}
-	if (r == 0) {
-		(void) snprintf(buf, sizeof(buf), v[POLICY_PIDS] ? "%" PRIu64 : "max", v[POLICY_PIDS]);
-		r = priv_write_at(s->leaf_fd, "pids.max", buf);
-	}
 	return r;
 }
 

@@ -93,24 +93,11 @@ static int
 write_totals(struct session *s)
 {
 	const uint64_t *t = s->res.total;
-	char mem[24] = "max", cpu[32] = "max 100000", pids[24] = "max";
-	int r;
-
-	if (t[POLICY_TOTAL_MEMORY] != UINT64_MAX)
-		(void) snprintf(mem, sizeof(mem), "%" PRIu64, t[POLICY_TOTAL_MEMORY]);
-	if (t[POLICY_TOTAL_CPU] != UINT64_MAX)
-		(void) snprintf(cpu, sizeof(cpu), "%" PRIu64 " 100000", t[POLICY_TOTAL_CPU] * 1000);
-	if (t[POLICY_TOTAL_PIDS] != UINT64_MAX)
-		(void) snprintf(pids, sizeof(pids), "%" PRIu64, t[POLICY_TOTAL_PIDS]);
 	/* Without the controllers enabled here the limit files do not exist in leaves. */
-	r = priv_write_at(s->ucg_fd, "cgroup.subtree_control", "+cpu +memory +pids");
-	if (r == 0)
-		r = priv_write_at(s->ucg_fd, "memory.max", mem);
-	if (r == 0)
-		r = priv_write_at(s->ucg_fd, "cpu.max", cpu);
-	if (r == 0)
-		r = priv_write_at(s->ucg_fd, "pids.max", pids);
-	return r;
+	int r = priv_write_at(s->ucg_fd, "cgroup.subtree_control", "+cpu +memory +pids");
+
+	return r < 0 ? r : cg_write_max(s->ucg_fd, t[POLICY_TOTAL_MEMORY], t[POLICY_TOTAL_CPU],
+					 t[POLICY_TOTAL_PIDS]);
 }
 
 /* Lock files of this uid's sandboxes that have no leaf: a helper killed between making its
