@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <linux/magic.h>
 #include <stdio.h>
 #include <string.h>
@@ -48,40 +49,12 @@ cg_open_root(const char *root, int *ret_fd, char *subtree, size_t len)
 	return 0;
 }
 
-/* Interface files that no kernel makes writable: they have no write method, so a write(2)
- * to one fails with EINVAL whoever owns it and whatever its mode (cgroup_file_write()).  A
- * leaf's copies of these stay the user's: owning one lets its owner
- * chmod it or set user xattrs on it, nothing else, and only through a path to the leaf,
- * which nobody but root, the helpers and sandcap has (the parent is root's 0700; sandcap
- * is not dumpable, so its descriptor of the leaf cannot be reached through /proc; a file
- * of its evidence found unreadable is made 0444 again and read, frontend/cgroup/cgstats.c;
- * SECURITY.md).  A name not on this list is
- * chowned, as every file was before: a kernel that adds a file, or makes one of these
- * writable (as 6.12 did memory.peak, which is therefore not here), only costs a chown.
- * tests/vm 25-helper-protect checks that no file left to the user has a write bit. */
-static const char *const cg_read_only[] = {
-	"cgroup.controllers", "cgroup.events", "cgroup.stat", "cpu.stat", "cpu.stat.local",
-	"memory.current", "memory.events", "memory.events.local", "memory.numa_stat",
-	"memory.stat", "memory.swap.current", "memory.swap.events", "memory.zswap.current",
-	"pids.current", "pids.events", "pids.events.local", "io.stat",
-};
-
-bool
-cg_file_read_only(const char *name)
-{
-	for (size_t i = 0; i < ELEMENTSOF(cg_read_only); i++)
-		if (streq(name, cg_read_only[i]))
-			return true;
-	return false;
-}
-
-/* Hand the cgroup dir behind fd and its interface files to root, mode 0755: every file
- * (a per-user level, made once and kept), or every file but those of cg_file_read_only()
- * (a leaf).  Every chown is of a directory made in this request (or a per-user level a
- * killed helper left half-made, which only helpers could reach since) and held by fd, or of
- * a kernel-made name in it (priv_take_cgroup()). */
+/* Hand the cgroup dir behind fd and every interface file in it to root, mode 0755.  Each
+ * chown is of a directory made in this request (or a per-user level a killed helper left
+ * half-made, which only helpers could reach since) and held by fd, or of a kernel-made name
+ * in it (priv_take_cgroup()).  Read-only files keep the kernel's 0444: readable by all. */
 static int
-cg_take(int fd, bool all)
+cg_take(int fd)
 {
 	/* umask 077 made it 0700; the front-end needs search access to read counters.  We
 	 * still own it, so this needs no capability (and must come before the chown). */
@@ -89,7 +62,7 @@ cg_take(int fd, bool all)
 		return -errno;
 	/* Before any limit is written, or the user could raise its own limits (docs/kernel.md
 	 * 1). */
-	return priv_take_cgroup(fd, all ? NULL : cg_file_read_only);
+	return priv_take_cgroup(fd);
 }
 
 int
@@ -109,11 +82,31 @@ cg_create_at(int parent_fd, const char *name, int *ret_fd)
 	fd = openat(parent_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	r = cg_take(fd, false);
+	r = cg_take(fd);
 	if (r < 0)
 		return r;
 	*ret_fd = TAKE_FD(fd);
 	return 0;
+}
+
+int
+cg_write_max(int fd, uint64_t memory, uint64_t cpu, uint64_t pids)
+{
+	char mem[24] = "max", c[40] = "max 100000", p[24] = "max";
+	int r;
+
+	if (memory != UINT64_MAX)
+		(void) snprintf(mem, sizeof(mem), "%" PRIu64, memory);
+	if (cpu != UINT64_MAX)
+		(void) snprintf(c, sizeof(c), "%" PRIu64 " 100000", cpu * 1000);
+	if (pids != UINT64_MAX)
+		(void) snprintf(p, sizeof(p), "%" PRIu64, pids);
+	r = priv_write_at(fd, "memory.max", mem);
+	if (r == 0)
+		r = priv_write_at(fd, "cpu.max", c);
+	if (r == 0)
+		r = priv_write_at(fd, "pids.max", p);
+	return r;
 }
 
 int
@@ -144,7 +137,7 @@ cg_user_level(int root_fd, uid_t uid, int *fdp)
 	/* New, or left half-made by a helper killed mid-way (the 0700 parent kept the user
 	 * out of it meanwhile): hand it to root. */
 	if (st.st_uid != 0 || st.st_gid != 0 || (st.st_mode & 07777) != 0755) {
-		r = cg_take(fd, true);
+		r = cg_take(fd);
 		if (r < 0)
 			return r;
 	}
@@ -176,9 +169,7 @@ cg_destroy_at(int parent_fd, const char *name)
 	leaf = priv_openat(parent_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW, 0);
 	if (leaf < 0)
 		return leaf == -ENOENT ? 0 : leaf;
-	/* Two files of a leaf of ours, reached through the fd just opened: cgroup.kill is
-	 * root's; cgroup.events stays the user's (cg_file_read_only()), who may have made it
-	 * unreadable to keep this leftover from being reclaimed. */
+	/* Two files of a leaf of ours, reached through the fd just opened, both root's. */
 	kfd = priv_openat(leaf, "cgroup.kill", O_WRONLY | O_NOFOLLOW, 0);
 	if (kfd < 0)
 		return kfd;

@@ -14,12 +14,12 @@
  * be cgroup2, root-owned, not group/other-writable (-EXDEV when not cgroup2); its
  * cgroup.subtree_control goes to subtree. */
 int cg_open_root(const char *root, int *ret_fd, char *subtree, size_t len);
-/* Whether name is a cgroup interface file no kernel makes writable (left to the user in a
- * leaf: cg_create_at()). */
-bool cg_file_read_only(const char *name);
-/* mkdir <parent>/<name> (must not exist), hand it and every file in it that is not
- * cg_file_read_only() to 0:0, return an O_RDONLY|O_DIRECTORY fd. */
+/* mkdir <parent>/<name> (must not exist), hand it and every file in it to 0:0, return an
+ * O_RDONLY|O_DIRECTORY fd. */
 int cg_create_at(int parent_fd, const char *name, int *ret_fd);
+/* Write memory.max, cpu.max (cpu in percent of one CPU per 100 ms period) and pids.max of
+ * the cgroup behind fd (root-owned, held by us); UINT64_MAX writes "max". */
+int cg_write_max(int fd, uint64_t memory, uint64_t cpu, uint64_t pids);
 /* Open (unless *fdp is already an fd of it; making it if missing) the per-user level
  * <root>/<uid>, and make sure it is root-owned 0755.  Its controllers and totals are
  * user.c's (write_totals()).  *fdp is -EBADF on failure. */

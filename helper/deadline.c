@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Contract: the deadline records of SC_DEADLINE_DIR (root:root 0700, made like the other
- * root-owned dirs, see dir_root_owned()).  Users can neither list nor write it, so a
+ * Contract: the deadline records of SC_DEADLINE_DIR (root:root 0700, made by the packages
+ * and sandcap-setup, opened at HELLO, checked before a record is written).  Users can neither list nor write it, so a
  * record is only ever written by a helper (or root) and is trusted as the helper wrote
  * it; its paths come from the trust-checked policy and our own leaf fd, never from the
  * client.  The leaf a record names is still checked before it is killed, as the reaper
@@ -16,7 +16,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cgroup-util.h"
@@ -30,34 +29,10 @@
 #include "session.h"
 #include "time-util.h"
 
-/* SC_DEADLINE_DIR, created root 0700 in its root-owned parent if missing. */
-static int
-open_dir(bool create, int *ret_fd)
-{
-	_cleanup_close_ int pfd = -EBADF;
-	char parent[] = SC_DEADLINE_DIR;
-	char *slash = strrchr(parent, '/');
-	struct stat st;
-
-	if (!create) {
-		*ret_fd = priv_openat(AT_FDCWD, SC_DEADLINE_DIR, O_RDONLY | O_DIRECTORY |
-				      O_NOFOLLOW, 0);
-		return *ret_fd < 0 ? *ret_fd : 0;
-	}
-	*slash = '\0';
-	pfd = open(parent[0] ? parent : "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	/* Only a parent users cannot write keeps them from swapping the dir. */
-	if (pfd < 0 || fstat(pfd, &st) < 0)
-		return -errno;
-	if (st.st_uid != 0 || (st.st_mode & 0022) != 0)
-		return -EPERM;
-	return dir_root_owned(pfd, slash + 1, 0700, -EBADF, 0, ret_fd);
-}
-
 int
 deadline_record(struct session *s)
 {
-	_cleanup_close_ int dfd = -EBADF, fd = -EBADF;
+	_cleanup_close_ int fd = -EBADF;
 	struct deadline_record rec = { 0 };
 	char text[DEADLINE_TEXT_MAX], link[64];
 	struct rlimit fsize;
@@ -82,38 +57,27 @@ deadline_record(struct session *s)
 	if (r == 0 && getrlimit(RLIMIT_FSIZE, &fsize) == 0 && fsize.rlim_cur < len)
 		r = -EFBIG;
 	if (r == 0)
-		r = open_dir(true, &dfd);
+		r = s->deadline_fd < 0 ? s->deadline_fd : dir_check_root(s->deadline_fd, 0700);
 	if (r < 0)
 		return r;
 	/* Written whole into a file without a name, then linked under the sandbox's id: the
 	 * reaper (inotify IN_CREATE) never reads half a record, and a helper killed, or
 	 * stopped by RLIMIT_FSIZE's SIGXFSZ, before the link leaves nothing in the directory
 	 * (priv_link_fd()). */
-	fd = priv_openat(dfd, ".", O_TMPFILE | O_WRONLY, 0600);
+	fd = priv_openat(s->deadline_fd, ".", O_TMPFILE | O_WRONLY, 0600);
 	if (fd < 0)
 		return fd;
 	r = priv_fchown(fd, 0, 0);
 	if (r == 0 && write(fd, text, len) != (ssize_t) len)
 		r = neg_errno();
-	return r < 0 ? r : priv_link_fd(fd, dfd, s->id);
+	return r < 0 ? r : priv_link_fd(fd, s->deadline_fd, s->id);
 }
 
 void
-deadline_forget_id(const char *id)
+deadline_forget(int dfd, const char *id)
 {
-	_cleanup_close_ int dfd = -EBADF;
-
-	if (!deadline_name_is_valid(id) || open_dir(false, &dfd) < 0)
-		return;
-	(void) priv_unlinkat(dfd, id, 0);
-}
-
-void
-deadline_forget(struct session *s)
-{
-	/* deadline_record() writes none without a timeout: nothing to look for. */
-	if (s->eff.v[POLICY_TIMEOUT] != 0)
-		deadline_forget_id(s->id);
+	if (dfd >= 0 && deadline_name_is_valid(id))
+		(void) priv_unlinkat(dfd, id, 0);
 }
 
 /* cgroup.kill the leaf rec names, if it still is one of ours named name. */

@@ -155,20 +155,15 @@ check_privilege(struct session *s)
 static void
 check_limits(struct session *s)
 {
-	static const struct { int res; rlim_t min; const char *name, *fix; } need[] = {
-		{ RLIMIT_NOFILE, 64, "RLIMIT_NOFILE", "ulimit -n 64" },
-	};
 	struct rlimit rl;
 
-	for (size_t i = 0; i < ELEMENTSOF(need) && s->refusal == 0; i++)
-		if (getrlimit(need[i].res, &rl) == 0 && rl.rlim_cur < need[i].min) {
-			s->refusal = EMFILE;
-			snprintf(s->refusal_msg, sizeof(s->refusal_msg), "%s is %llu, below the "
-				 "%llu the helper needs; raise it (%s) before sandcap", need[i].name,
-				 (unsigned long long) rl.rlim_cur, (unsigned long long) need[i].min,
-				 need[i].fix);
-			(void) fprintf(stderr, "sandcap-helper: %s\n", s->refusal_msg);
-		}
+	if (s->refusal == 0 && getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < 64) {
+		s->refusal = EMFILE;
+		snprintf(s->refusal_msg, sizeof(s->refusal_msg), "RLIMIT_NOFILE is %llu, below "
+			 "the 64 the helper needs; raise it (ulimit -n 64) before sandcap",
+			 (unsigned long long) rl.rlim_cur);
+		(void) fprintf(stderr, "sandcap-helper: %s\n", s->refusal_msg);
+	}
 }
 
 static int

@@ -97,11 +97,11 @@ load_policy(struct session *s, char *msg, size_t msglen)
 /* The shared directories: cgroup_root (a path of the trusted policy, checked: cgroup2,
  * root-owned 0700) and its cgroup.subtree_control, the per-user level <uid> in it,
  * workspace_root/.locks (workspace_root checked before: root-owned, not writable by group
- * or other), the per-user lock file in it, and SC_DEADLINE_DIR (a build-time path).  Fixed
- * names under root-owned directories no user can write, opened O_NOFOLLOW; nothing is
- * created but the per-user lock file, in root's 0700 .locks.  What is missing is made
- * afterwards, each with its own checks: .locks by dir_root_owned() here, the level at
- * CREATE under the per-user lock (cg_user_level()). */
+ * or other), and SC_DEADLINE_DIR (a build-time path).  Fixed names under root-owned
+ * directories no user can write, opened O_NOFOLLOW; nothing is created.  .locks and
+ * SC_DEADLINE_DIR are the packages' and sandcap-setup's (checked by ws_locks_dir(), which
+ * then opens the per-user lock file in it, and deadline_record()); the per-user level is
+ * made at CREATE under the per-user lock (cg_user_level()). */
 static int
 open_dirs(struct session *s, char *msg, size_t msglen)
 {
@@ -119,10 +119,6 @@ open_dirs(struct session *s, char *msg, size_t msglen)
 		s->ucg_fd = priv_openat(s->cgroot_fd, name, dir, 0);
 	}
 	s->lockdir_fd = priv_openat(s->wsroot_fd, ".locks", dir, 0);
-	if (s->lockdir_fd >= 0) {
-		(void) snprintf(name, sizeof(name), "user-%u.lock", (unsigned) s->uid);
-		s->ulock_fd = priv_openat(s->lockdir_fd, name, O_RDWR | O_CREAT | O_NOFOLLOW, 0600);
-	}
 	s->deadline_fd = priv_openat(AT_FDCWD, SC_DEADLINE_DIR, dir, 0);
 	if (r < 0) {
 		snprintf(msg, msglen, "cgroup_root %s: %s", root,
@@ -181,12 +177,13 @@ op_hello(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr *
 static int
 write_limits(struct session *s, char *note, size_t notelen)
 {
-	uint64_t *v = s->eff.v;
-	char buf[64];
+	const uint64_t *v = s->eff.v;
 	int r;
 
-	(void) snprintf(buf, sizeof(buf), v[POLICY_MEMORY] ? "%" PRIu64 : "max", v[POLICY_MEMORY]);
-	r = priv_write_at(s->leaf_fd, "memory.max", buf);
+	/* 0 in a sandbox's limits is "no limit". */
+	r = cg_write_max(s->leaf_fd, v[POLICY_MEMORY] ? v[POLICY_MEMORY] : UINT64_MAX,
+			 v[POLICY_CPU] ? v[POLICY_CPU] : UINT64_MAX,
+			 v[POLICY_PIDS] ? v[POLICY_PIDS] : UINT64_MAX);
 	if (r == 0) {
 		r = priv_write_at(s->leaf_fd, "memory.swap.max", "0");
 		/* Absent when swap accounting is off (or no swap controller): then no swap
@@ -199,17 +196,6 @@ write_limits(struct session *s, char *note, size_t notelen)
 	}
 	if (r == 0)
 		r = priv_write_at(s->leaf_fd, "memory.oom.group", "1");
-	if (r == 0) {
-		if (v[POLICY_CPU])
-			(void) snprintf(buf, sizeof(buf), "%" PRIu64 " 100000", v[POLICY_CPU] * 1000);
-		else
-			(void) snprintf(buf, sizeof(buf), "max 100000");
-		r = priv_write_at(s->leaf_fd, "cpu.max", buf);
-	}
-	if (r == 0) {
-		(void) snprintf(buf, sizeof(buf), v[POLICY_PIDS] ? "%" PRIu64 : "max", v[POLICY_PIDS]);
-		r = priv_write_at(s->leaf_fd, "pids.max", buf);
-	}
 	return r;
 }
 
@@ -386,7 +372,9 @@ create_locked(struct session *s, uint32_t net, uint16_t proxy_port, char *msg,
 	if (r < 0) {
 		snprintf(msg, msglen, "cannot record the sandbox's deadline in %s: %s%s",
 			 SC_DEADLINE_DIR, strerror(-r), r == -EFBIG ? " (RLIMIT_FSIZE: raise it "
-			 "with ulimit -f unlimited before sandcap)" : "");
+			 "with ulimit -f unlimited before sandcap)" : r == -ENOENT || r == -EPERM ?
+			 " (it must exist, owned by root with mode 0700: run sandcap-setup, or "
+			 "reinstall the sandcap package)" : "");
 		return r;
 	}
 	(void) snprintf(s->enforcement, sizeof(s->enforcement), "%s%s%s", note,

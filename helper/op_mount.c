@@ -56,22 +56,22 @@ ws_root_open(struct session *s, char *msg, size_t msglen)
 int
 ws_locks_dir(struct session *s, char *msg, size_t msglen)
 {
-	struct stat st;
-	int r = 0;
+	/* Opened by open_dirs(); made by the packages and sandcap-setup, never here. */
+	int r = s->lockdir_fd < 0 ? s->lockdir_fd : dir_check_root(s->lockdir_fd, 0700);
+	char name[32];
 
-	/* Opened by open_dirs(); made here if missing. */
-	if (s->lockdir_fd < 0)
-		r = dir_root_owned(s->wsroot_fd, ".locks", 0700, -EBADF, s->uid, &s->lockdir_fd);
-	else if (fstat(s->lockdir_fd, &st) < 0)
-		r = -errno;
-	else if (st.st_uid != 0 || st.st_gid != 0 || (st.st_mode & 07777) != 0700)
-		r = -EPERM;
 	if (r < 0) {
-		snprintf(msg, msglen, "cannot prepare %s/.locks (root-owned 0700): %s",
+		snprintf(msg, msglen, "%s/.locks: %s; it must exist, owned by root with mode 0700 "
+			 "(run sandcap-setup, or reinstall the sandcap package)",
 			 policy_workspace_root(s->policy), strerror(-r));
 		return -ENOTSUP;
 	}
-	return 0;
+	/* The per-user lock file (user.c): the one name created here. */
+	(void) snprintf(name, sizeof(name), "user-%u.lock", (unsigned) s->uid);
+	s->ulock_fd = priv_openat(s->lockdir_fd, name, O_RDWR | O_CREAT | O_NOFOLLOW, 0600);
+	if (s->ulock_fd < 0)
+		snprintf(msg, msglen, "cannot open the per-user lock: %s", strerror(-s->ulock_fd));
+	return s->ulock_fd < 0 ? s->ulock_fd : 0;
 }
 
 static int
@@ -101,7 +101,6 @@ ws_mount(struct session *s, char *note, size_t notelen)
 	r = mount_tmpfs(s, dirfd, disk);
 	if (r < 0)
 		return r;
-	s->ws_mounted = true;
 	(void) snprintf(s->ws_path, sizeof(s->ws_path), "%s/%u/%s",
 			policy_workspace_root(s->policy), (unsigned) s->uid, s->id);
 	if (disk == 0)
@@ -231,7 +230,7 @@ reclaim_one(struct session *s, const char *name)
 	if (r < 0)
 		return log_warning_errno(r, "uid %u: cannot reclaim leftover %s: %m",
 					 (unsigned) s->uid, name);
-	deadline_forget_id(name);       /* or stale records pile up until their deadlines */
+	deadline_forget(s->deadline_fd, name);       /* or stale records pile up until their deadlines */
 	log_info("uid %u: reclaimed leftover sandbox %s", (unsigned) s->uid, name);
 	return 0;
 }

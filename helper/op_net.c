@@ -35,23 +35,14 @@ net_check_request(uint32_t net, uint32_t proxy_port)
 int
 net_attach(struct session *s, uint32_t net, uint16_t proxy_port, char *msg, size_t msglen)
 {
+	static const enum netbpf_mode mode_of[] = { [POLICY_NET_NONE] = NETBPF_NONE,
+		[POLICY_NET_LOOPBACK] = NETBPF_LOOPBACK, [POLICY_NET_PROXY] = NETBPF_PROXY };
 	enum netbpf_mode mode;
 
-	switch (net) {
-	case POLICY_NET_HOST:
+	/* net_check_request() checked the range at CREATE. */
+	if (net == POLICY_NET_HOST)
 		return 0;
-	case POLICY_NET_NONE:
-		mode = NETBPF_NONE;
-		break;
-	case POLICY_NET_LOOPBACK:
-		mode = NETBPF_LOOPBACK;
-		break;
-	case POLICY_NET_PROXY:
-		mode = NETBPF_PROXY;
-		break;
-	default:
-		return -EINVAL;
-	}
+	mode = mode_of[net];
 	if (!caps_have_net()) {
 		snprintf(msg, msglen, "--net %s: the helper lacks cap_bpf and cap_net_admin, which "
 			 "enforce it in cgroup mode (as root: setcap cap_dac_override,cap_chown,"

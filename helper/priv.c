@@ -129,18 +129,11 @@ priv_fchown(int fd, uid_t uid, gid_t gid)
 	return (int) PRIV(CHOWN, fchown(fd, uid, gid));
 }
 
-/* A stale temporary the user may still own: taken before it is emptied. */
+/* The kernel makes a new cgroup's files the creator's: every one goes to root before a
+ * limit is written, or the user could raise their own.  Only the kernel makes entries in a
+ * cgroup dir, and the user cannot reach this one (its parent is root's 0700). */
 int
-priv_fchownat_root(int dirfd, const char *name)
-{
-	return (int) PRIV(CHOWN, fchownat(dirfd, name, 0, 0, AT_SYMLINK_NOFOLLOW));
-}
-
-/* The kernel makes a new cgroup's files the creator's: every writable one goes to root
- * before a limit is written, or the user could raise their own.  Only the kernel makes
- * entries in a cgroup dir, and the user cannot reach this one (its parent is root's 0700). */
-int
-priv_take_cgroup(int fd, bool (*skip)(const char *name))
+priv_take_cgroup(int fd)
 {
 	struct dir_iter it = { .fd = fd };
 	const char *name;
@@ -151,8 +144,7 @@ priv_take_cgroup(int fd, bool (*skip)(const char *name))
 	if (fchown(fd, 0, 0) < 0)
 		r = -errno;
 	while (r == 0 && (name = dir_next(&it, NULL)) != NULL)
-		if ((skip == NULL || !skip(name)) &&
-		    fchownat(fd, name, 0, 0, AT_SYMLINK_NOFOLLOW) < 0)
+		if (fchownat(fd, name, 0, 0, AT_SYMLINK_NOFOLLOW) < 0)
 			r = -errno;
 	if (r == 0 && errno != 0)
 		r = -errno;     /* a listing error: a writable file may be left to the user */

@@ -31,11 +31,9 @@ pid_t priv_clone_into_cgroup(struct clone_args *ca);
 
 /* CAP_CHOWN: hand a directory the helper made (as the user's fsuid) to uid:gid. */
 int priv_fchown(int fd, uid_t uid, gid_t gid);
-/* fchownat(dirfd, name, 0, 0, AT_SYMLINK_NOFOLLOW). */
-int priv_fchownat_root(int dirfd, const char *name);
-/* A cgroup dir the helper made and holds by fd, and every interface file in it but those
- * skip() names (NULL: none), to 0:0.  Leaves fd at the end of its listing. */
-int priv_take_cgroup(int fd, bool (*skip)(const char *name));
+/* A cgroup dir the helper made and holds by fd, and every interface file in it, to 0:0.
+ * Leaves fd at the end of its listing. */
+int priv_take_cgroup(int fd);
 
 /* CAP_SYS_ADMIN: the per-sandbox tmpfs. */
 int priv_fsopen_tmpfs(void);

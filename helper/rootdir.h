@@ -5,10 +5,12 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-/* Open <parent>/<name>, creating it if missing; either way it must be a directory owned by
- * 0:0 with exactly mode.  A new one is made as .new-<uid>-<random> in stage_fd (the root
- * 0700 .locks) and renamed into place; stage_fd < 0 (only for .locks itself) makes it as
- * .new-locks-<random> in parent, closing that window as rootdir.c explains. */
+/* 0 if the directory fd is owned by 0:0 with exactly mode, -EPERM if not, -errno. */
+int dir_check_root(int fd, mode_t mode);
+/* Open <parent>/<name> (mode lets everyone search it: opened without a capability),
+ * creating it if missing; either way it must be a directory owned by 0:0 with exactly
+ * mode.  A new one is made as .new-<uid>-dir in stage_fd (the root 0700 .locks) and
+ * renamed into place.  Only under uid's per-user lock (user.c). */
 int dir_root_owned(int parent_fd, const char *name, mode_t mode, int stage_fd, uid_t uid,
 		   int *ret_fd);
 /* Make <parent>/<name> as dir_root_owned() makes a new one: as tmp (".new-<uid>-...", for
@@ -16,6 +18,6 @@ int dir_root_owned(int parent_fd, const char *name, mode_t mode, int stage_fd, u
  * existing one first (-EEXIST if there is). */
 int make_staged(int stage_fd, const char *tmp, int parent_fd, const char *name, mode_t mode,
 		int *ret_fd);
-/* Remove every entry of dir_fd whose name starts with prefix (only those whose ctime is
- * over a minute old if only_old), without following anything.  Moves dir_fd's offset.  Returns how many. */
-int sweep_temporaries(int dir_fd, const char *prefix, bool only_old);
+/* rmdir every entry of dir_fd (.locks) whose name starts with prefix.  Moves dir_fd's
+ * offset. */
+void sweep_temporaries(int dir_fd, const char *prefix);

@@ -67,7 +67,7 @@ session_teardown(struct session *s, char *msg, size_t msglen)
 			snprintf(msg, msglen, "cannot remove workspace %s: %s", s->ws_path,
 				 strerror(-r));
 		else
-			s->ws_dir_created = s->ws_mounted = false;
+			s->ws_dir_created = false;
 	}
 	if (r == 0 && s->leaf_created) {
 		r = cg_remove_at(s->ucg_fd, s->id);
@@ -79,7 +79,7 @@ session_teardown(struct session *s, char *msg, size_t msglen)
 	if (r == 0 && s->lock_fd >= 0)
 		(void) priv_unlinkat(s->lockdir_fd, lock, 0);
 	if (r == 0)
-		deadline_forget(s);
+		deadline_forget(s->deadline_fd, s->id);
 	/* The other fds (workspace, leaf, cgroup.kill, cgroup.events) go when the process
 	 * exits, right after teardown; the lock is released here: reclaimable. */
 	s->lock_fd = safe_close(s->lock_fd);

@@ -36,7 +36,7 @@ struct session {
 	char id[CG_NAME_MAX];           /* "" until CREATE picked a name */
 	int lock_fd;                    /* flock'ed <id>.lock: "a live helper owns <id>" */
 	int leaf_fd, kill_fd, events_fd;
-	bool leaf_created, ws_dir_created, ws_mounted;
+	bool leaf_created, ws_dir_created;
 	bool attached;                  /* SPAWN made the sandbox's first process */
 	bool killed;                    /* KILL done, nothing spawned since: no second kill */
 	int ws_fd;                      /* O_PATH fd of the workspace root (tmpfs); never
@@ -102,7 +102,8 @@ _Noreturn void helper_fatal(struct session *s, const char *fmt, ...)
 /* op_mount.c */
 /* Open and check workspace_root (root-owned, not group/other-writable) into s->wsroot_fd. */
 int ws_root_open(struct session *s, char *msg, size_t msglen);
-/* Check .locks (opened by open_dirs()) is root:root 0700, or make it so if it is missing. */
+/* Check .locks (opened by open_dirs()) exists and is root:root 0700 (refuse naming the fix
+ * if not), then open (creating it) the per-user lock file in it. */
 int ws_locks_dir(struct session *s, char *msg, size_t msglen);
 /* The workspace: its mount point (staged in .locks) and the tmpfs on it; a note for the
  * reply goes to note. */

@@ -65,19 +65,8 @@ flock_bounded(int fd, int op, int timeout_ms)
 int
 user_lock(struct session *s, char *msg, size_t msglen)
 {
-	char name[32];
-	int r;
-
-	if (s->ulock_fd < 0) {
-		(void) snprintf(name, sizeof(name), "user-%u.lock", (unsigned) s->uid);
-		s->ulock_fd = priv_openat(s->lockdir_fd, name, O_RDWR | O_CREAT | O_NOFOLLOW, 0600);
-		if (s->ulock_fd < 0) {
-			r = s->ulock_fd;
-			snprintf(msg, msglen, "cannot open the per-user lock: %s", strerror(-r));
-			return r;
-		}
-	}
-	r = flock_bounded(s->ulock_fd, LOCK_EX, USER_LOCK_MS);
+	/* ulock_fd: opened at HELLO (ws_locks_dir()). */
+	int r = flock_bounded(s->ulock_fd, LOCK_EX, USER_LOCK_MS);
 	if (r == -ETIMEDOUT) {
 		snprintf(msg, msglen, "another sandcap-helper of uid %u has held the per-user lock "
 			 "for over %d s (stopped?); resume or kill it and try again",
@@ -104,24 +93,11 @@ static int
 write_totals(struct session *s)
 {
 	const uint64_t *t = s->res.total;
-	char mem[24] = "max", cpu[32] = "max 100000", pids[24] = "max";
-	int r;
-
-	if (t[POLICY_TOTAL_MEMORY] != UINT64_MAX)
-		(void) snprintf(mem, sizeof(mem), "%" PRIu64, t[POLICY_TOTAL_MEMORY]);
-	if (t[POLICY_TOTAL_CPU] != UINT64_MAX)
-		(void) snprintf(cpu, sizeof(cpu), "%" PRIu64 " 100000", t[POLICY_TOTAL_CPU] * 1000);
-	if (t[POLICY_TOTAL_PIDS] != UINT64_MAX)
-		(void) snprintf(pids, sizeof(pids), "%" PRIu64, t[POLICY_TOTAL_PIDS]);
 	/* Without the controllers enabled here the limit files do not exist in leaves. */
-	r = priv_write_at(s->ucg_fd, "cgroup.subtree_control", "+cpu +memory +pids");
-	if (r == 0)
-		r = priv_write_at(s->ucg_fd, "memory.max", mem);
-	if (r == 0)
-		r = priv_write_at(s->ucg_fd, "cpu.max", cpu);
-	if (r == 0)
-		r = priv_write_at(s->ucg_fd, "pids.max", pids);
-	return r;
+	int r = priv_write_at(s->ucg_fd, "cgroup.subtree_control", "+cpu +memory +pids");
+
+	return r < 0 ? r : cg_write_max(s->ucg_fd, t[POLICY_TOTAL_MEMORY], t[POLICY_TOTAL_CPU],
+					 t[POLICY_TOTAL_PIDS]);
 }
 
 /* Lock files of this uid's sandboxes that have no leaf: a helper killed between making its
@@ -168,7 +144,7 @@ user_prepare(struct session *s, char *msg, size_t msglen)
 	 * no live helper of this uid is making one now (the listing is of our fd of .locks:
 	 * no capability, and nothing but a match is touched). */
 	(void) snprintf(prefix, sizeof(prefix), ".new-%u-", (unsigned) s->uid);
-	(void) sweep_temporaries(s->lockdir_fd, prefix, false);
+	sweep_temporaries(s->lockdir_fd, prefix);
 
 	if (s->uiddir_fd < 0) {
 		r = dir_root_owned(s->wsroot_fd, uidname, 0755, s->lockdir_fd, s->uid,

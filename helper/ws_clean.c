@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Contract: emptying a directory tree the user controls (a workspace tmpfs, or a temporary
- * directory a user may have planted things in) without following anything in it, and
+ * Contract: emptying a directory tree the user controls (a workspace tmpfs) without
+ * following anything in it, and
  * shrinking a workspace tmpfs so that a descriptor held from outside cannot refill it.
  * Trusts nothing below the dirfd it is given: every step is relative to a dirfd, every open
  * is openat2() with RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS |
@@ -109,51 +109,29 @@ empty_at(int topfd, int dirfd, unsigned depth, unsigned *moved)
 	return left + (errno != 0);     /* a listing error: not known to be empty */
 }
 
-int
+/* Whether the directory behind dirfd is known to be empty (. and .. excluded). */
+static bool
+dir_is_empty(int dirfd)
+{
+	_cleanup_close_ int fd = open_beneath(dirfd, ".", O_RDONLY | O_DIRECTORY);
+	struct dir_iter it = { .fd = fd };
+
+	return fd >= 0 && dir_next(&it, NULL) == NULL && errno == 0;
+}
+
+/* Remove everything below dirfd (truncating regular files first).  -ENOTEMPTY when the
+ * user kept refilling it through a held descriptor for every pass. */
+static int
 tree_empty(int dirfd)
 {
 	unsigned moved = 0;
 
 	for (int pass = 0; pass < PASSES_MAX; pass++) {
-		if (empty_at(dirfd, dirfd, 0, &moved) == 0 && dir_entries(dirfd) == 0)
+		if (empty_at(dirfd, dirfd, 0, &moved) == 0 && dir_is_empty(dirfd))
 			return 0;
 	}
 	return -ENOTEMPTY;
 }
-
-int
-dir_entries(int dirfd)
-{
-	_cleanup_close_ int fd = open_beneath(dirfd, ".", O_RDONLY | O_DIRECTORY);
-	struct dir_iter it = { .fd = fd };
-	int n = 0;
-
-	if (fd < 0)
-		return fd;
-	while (dir_next(&it, NULL) != NULL)
-		n++;
-	return errno != 0 ? -errno : n;
-}
-
-int
-tree_remove_at(int parent_fd, const char *name)
-{
-	_cleanup_close_ int fd = -EBADF;
-	int r = priv_unlinkat(parent_fd, name, AT_REMOVEDIR);
-
-	if (r == 0 || r == -ENOENT)
-		return 0;
-	if (r != -ENOTEMPTY && r != -EEXIST && r != -EACCES && r != -EPERM)
-		return r;
-	fd = open_beneath(parent_fd, name, O_RDONLY | O_DIRECTORY);
-	if (fd < 0)
-		return fd;
-	r = tree_empty(fd);
-	if (r == 0)
-		r = priv_unlinkat(parent_fd, name, AT_REMOVEDIR);
-	return r == -ENOENT ? 0 : r;
-}
-
 
 /* Reconfigure the tmpfs whose root is rootfd to one page and the inodes in use.  -EBUSY
  * while data is still stored in it (an unlinked file held open from outside). */

@@ -51,10 +51,6 @@ read_small(int dirfd, const char *name, char *buf, size_t bufsz)
 	char extra;
 
 	buf[0] = '\0';
-	/* The helper leaves a leaf's read-only files (no write handler) the user's
-	 * (cg_file_read_only()): one made unreadable is ours to make readable again. */
-	if (fd < 0 && errno == EACCES && fchmodat(dirfd, name, 0444, 0) == 0)
-		fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return errno == ENOENT ? 0 : -errno;
 	do

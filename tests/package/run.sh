@@ -158,6 +158,10 @@ check "the reaper runs the packaged sandcap-setup" \
 	"grep -aq /usr/libexec/sandcap/sandcap-setup '$tmp/x/usr/libexec/sandcap/sandcap-reaper'"
 check "tmpfiles.d makes the root-only deadline directory" \
 	"grep -q '^d /run/sandcap-deadlines 0700 root root' '$tmp/x/usr/lib/tmpfiles.d/sandcap.conf'"
+check "tmpfiles.d and sandcap-setup make .locks and the deadline directory (the helper never does)" \
+	"grep -q '^d /run/sandcap/.locks 0700 root root' '$tmp/x/usr/lib/tmpfiles.d/sandcap.conf' && \
+	 grep -q '^chmod 0700 \"\$wsroot/.locks\"' '$tmp/x/usr/libexec/sandcap/sandcap-setup' && \
+	 grep -q '^chmod 0700 /run/sandcap-deadlines' '$tmp/x/usr/libexec/sandcap/sandcap-setup'"
 check "the packaged policy names the unit's delegated parent" \
 	"grep -q '^cgroup_root = /sys/fs/cgroup/sandcap.slice/sandcap.service/sandboxes' '$tmp/x/etc/sandcap/sandbox.ini'"
 check "the unit delegates the controllers the helper needs" \

@@ -33,29 +33,6 @@ test_name_format_and_parse(void **state)
 	assert_int_equal(uid, 4294967294U);
 }
 
-/* Only files without a write handler may stay the user's (#19): every limit, cgroup.procs,
- * cgroup.kill, the resettable peaks and anything unknown are chowned. */
-static void
-test_read_only_files(void **state)
-{
-	static const char *const ro[] = { "cgroup.events", "memory.events", "cpu.stat",
-					  "pids.events", "memory.current", "cgroup.controllers" };
-	static const char *const rw[] = {
-		"memory.max", "memory.high", "memory.low", "memory.min", "memory.swap.max",
-		"memory.oom.group", "pids.max", "cpu.max", "cpu.max.burst", "cpu.weight",
-		"cgroup.procs", "cgroup.threads", "cgroup.kill", "cgroup.subtree_control",
-		"cgroup.freeze", "cgroup.type", "cgroup.max.depth", "cgroup.max.descendants",
-		"memory.peak", "memory.swap.peak", "pids.peak", "memory.reclaim", "io.max",
-		"cpu.pressure", "memory.events.x", "memory.event", "", "unknown.file",
-	};
-
-	for (size_t i = 0; i < ELEMENTSOF(ro); i++)
-		assert_true(cg_file_read_only(ro[i]));
-	for (size_t i = 0; i < ELEMENTSOF(rw); i++)
-		if (cg_file_read_only(rw[i]))
-			fail_msg("%s must be chowned", rw[i]);
-}
-
 static void
 test_name_parse_rejects(void **state)
 {
@@ -198,7 +175,6 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_name_format_and_parse),
 		cmocka_unit_test(test_name_parse_rejects),
-		cmocka_unit_test(test_read_only_files),
 		cmocka_unit_test(test_leaf_path),
 		cmocka_unit_test(test_name_new_is_random),
 		cmocka_unit_test(test_dispatch_happy_path),

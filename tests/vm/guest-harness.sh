@@ -109,7 +109,9 @@ rm -rf /etc/sandcap
 for u in sctest scother; do
 	must "home of $u" sh -c "mkdir -m 0700 /home/$u && chown $u:$u /home/$u"
 done
+# What the packages' tmpfiles.d and sandcap-setup make (the helper never does).
 mkdir -m 0755 /run/sandcap
+mkdir -m 0700 /run/sandcap/.locks /run/sandcap-deadlines
 
 # ---- 3. cgroup2: controllers top-down, the delegated parent, user and harness leaves. --
 must "mount cgroup2" mount -t cgroup2 -o nsdelegate cgroup2 $CG
@@ -186,7 +188,7 @@ install_policy() {      # install_policy SCENARIO_BASENAME
 #    (root 0755, #19);
 #  - mounts under /run/sandcap, processes in the test users' and the scenario's cgroups, and
 #    live processes whose real, effective, saved or fs uid is a test user;
-#  - /run/sandcap: .locks stays (root 0700, made once) holding only per-user lock files; the
+#  - /run/sandcap: .locks stays (root 0700, made by the harness) holding only per-user lock files; the
 #    per-user dirs stay too (root 0755, #19), empty.
 leftovers() {
 	find $PARENT -mindepth 1 -type d \( -path "$PARENT/*/*" -printf 'cgroup left: %p\n' -o \
@@ -254,8 +256,9 @@ cleanup() {
 	awk '$2 == "/run/sandcap" || $2 ~ "^/run/sandcap/" { print $2 }' /proc/mounts | sort -r |
 		while read -r m; do umount -l "$m"; done
 	rm -rf /run/sandcap
-	mkdir -m 0755 /run/sandcap
 	rm -rf /run/sandcap-deadlines   # records of sandboxes a scenario killed with their helper
+	mkdir -m 0755 /run/sandcap
+	mkdir -m 0700 /run/sandcap/.locks /run/sandcap-deadlines
 }
 
 settle_leftovers() {    # give exiting processes (a helper tearing down) up to 3 s

@@ -23,11 +23,10 @@ check "the leaf survives the helper" test -d "/sys/fs/cgroup/sandcap/$SCTEST_UID
 is "$(cat "/sys/fs/cgroup/sandcap/$SCTEST_UID/$id/memory.max" 2>&1)" "$((96 * MB))" "its memory limit still holds"
 like "$(cat "/sys/fs/cgroup/sandcap/$SCTEST_UID/$id/cgroup.procs")" "[0-9]" "its process still runs inside"
 check "its workspace is still mounted" grep -q " $ws " /proc/mounts
-# cgroup.events stays the user's (a read-only file, #19): one made unreadable (the user can,
-# through a descriptor of the leaf) must not keep the leftover from being reclaimed.
-chmod 000 "/sys/fs/cgroup/sandcap/$SCTEST_UID/$id/cgroup.events"
-is "$(stat -c '%U %a' "/sys/fs/cgroup/sandcap/$SCTEST_UID/$id/cgroup.events")" "sctest 0" \
-	"the leftover's cgroup.events is sctest's, made unreadable"
+# cgroup.events, which reclaim waits on, is root's 0444: the user cannot make it unreadable
+# to keep the leftover from being reclaimed (25-helper-protect).
+is "$(stat -c '%U %a' "/sys/fs/cgroup/sandcap/$SCTEST_UID/$id/cgroup.events")" "root 444" \
+	"the leftover's cgroup.events is root's 0444"
 out=$($P -a none 2>&1); rc=$?
 is "$rc" 0 "the next sandbox of the user succeeds"
 check_fails "it reclaimed the dead helper's leaf" test -e "/sys/fs/cgroup/sandcap/$SCTEST_UID/$id"

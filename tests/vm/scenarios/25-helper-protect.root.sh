@@ -19,50 +19,33 @@ id=$(sed -n 's/^id //p' "$SCRATCH/a")
 L=/sys/fs/cgroup/sandcap/$SCTEST_UID/$id
 is "$(stat -c %U "$L") $(stat -c %U "$L/memory.max") $(stat -c %U "$L/cgroup.procs")" \
 	"root root root" "the leaf and its files are owned by root"
-# Every file, not a sample: the helper hands them over in one capability bracket (#19).
-# Only files without a write handler stay the user's in a leaf (#19, cg_file_read_only()):
-# none of them may have a write bit, on this kernel or any the suite runs.
-is "$(find "$L" -maxdepth 1 \! -user root -perm /222 | wc -l)" "0" \
-	"no writable file of the leaf is left to the user"
-is "$(find "$L" -maxdepth 1 \! -user root | wc -l)" "13" \
-	"the leaf's 13 read-only files on this kernel stay the user's (and only those)"
-is "$(stat -c '%U %a' "$L/memory.events" "$L/cgroup.events" | sort -u)" "sctest 444" \
-	"a read-only file left to the user is mode 0444"
+# Every file, not a sample: the helper hands them over in one capability bracket.
+is "$(find "$L" -maxdepth 1 \! -user root | wc -l)" "0" "no file of the leaf is left to the user"
+is "$(stat -c '%U %a' "$L/memory.events" "$L/cgroup.events" | sort -u)" "root 444" \
+	"a read-only file of the leaf is root's 0444"
 is "$(find "/sys/fs/cgroup/sandcap/$SCTEST_UID" -maxdepth 1 \! -user root | wc -l)" "0" \
 	"no file of the per-user level is left to the user"
 # Through a descriptor of the leaf (what sandcap holds; the 0700 parent keeps everyone
-# else out): sctest may chmod a read-only file it owns and even open it for writing (cgroupfs
-# checks only the mode), but a write fails (EINVAL: the file has no write method,
-# cgroup_file_write()); a limit it cannot even open.  Can fail: a kernel that gave one of
-# these files a write method.
+# else out): sctest reads the read-only files and can chmod none of its files.
 out=$(setpriv --reuid=sctest --regid=sctest --clear-groups python3 -c '
 import os
 for name in ("memory.events", "cgroup.events", "cpu.stat", "memory.max"):
     try:
         os.chmod(name, 0o666, dir_fd=3)
-        what = "chmod"
+        what = "CHMOD"
     except OSError as e:
-        what = "nochmod"
+        what = "chmod: " + e.strerror
     try:
-        fd = os.open(name, os.O_WRONLY, dir_fd=3)
-        try:
-            os.write(fd, b"1")
-            print(name, what, "WRITTEN")
-        except OSError as e:
-            print(name, what, "opened, write:", e.strerror)
-        os.close(fd)
+        os.close(os.open(name, os.O_RDONLY, dir_fd=3))
+        print(name, what, "read")
     except OSError as e:
-        print(name, what, e.strerror)
-    try:
-        os.chmod(name, 0o444, dir_fd=3)
-    except OSError:
-        pass
+        print(name, what, "read:", e.strerror)
 ' 3< "$L" 2>&1)
-is "$out" "memory.events chmod opened, write: Invalid argument
-cgroup.events chmod opened, write: Invalid argument
-cpu.stat chmod opened, write: Invalid argument
-memory.max nochmod Permission denied" \
-	"through the leaf's fd, sctest can chmod its read-only files but write none of them"
+is "$out" "memory.events chmod: Operation not permitted read
+cgroup.events chmod: Operation not permitted read
+cpu.stat chmod: Operation not permitted read
+memory.max chmod: Operation not permitted read" \
+	"through the leaf's fd, sctest reads its files and can chmod none"
 pid=$(head -n 1 "$L/cgroup.procs")
 like "$pid" '^[0-9]+$' "the sandboxed process is in the leaf"
 check_fails "sctest cannot write memory.max" as sctest sh -c "echo max > $L/memory.max"

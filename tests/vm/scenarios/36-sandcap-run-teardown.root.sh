@@ -111,9 +111,8 @@ wait "$spid"
 is "$?" 0 "escape: the sandbox ends normally"
 check_fails "escape: its leaf is gone" test -e "$L"
 
-# ---- evidence from a read-only file the user owns (#19: the helper leaves them the user's):
-# made unreadable mid-run (by root here; the sandbox has no path to its leaf), sandcap makes
-# it readable again and still finds the OOM kill in memory.events.
+# ---- evidence the user cannot hide: a leaf's read-only files are root's 0444 (no chmod
+# for the user, 25-helper-protect), and sandcap finds the OOM kill in memory.events.
 rm -f "$R/ev.ws" "$R/ev.go"
 as sctest "$SANDCAP" run -q --memory 16M --timeout 60 --report "$R/ev.json" -- sh -c '
 	echo "$TMPDIR" > '"$R"'/ev.ws
@@ -122,8 +121,7 @@ as sctest "$SANDCAP" run -q --memory 16M --timeout 60 --report "$R/ev.json" -- s
 spid=$!
 check "evidence: the sandbox started" wait_file "$R/ev.ws"
 L=$P/$SCTEST_UID/$(basename "$(cat "$R/ev.ws")")
-chmod 0 "$L/memory.events" "$L/pids.events" "$L/cpu.stat"
-is "$(stat -c '%U %a' "$L/memory.events")" "sctest 0" "evidence: memory.events made unreadable"
+is "$(stat -c '%U %a' "$L/memory.events")" "root 444" "evidence: memory.events is root's 0444"
 touch "$R/ev.go"
 wait "$spid"
 is "$?" 137 "evidence: the sandbox was OOM-killed (exit 137)"
