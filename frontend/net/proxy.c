@@ -103,25 +103,13 @@ raise_nofile(void)
 	}
 }
 
-int
-net_proxy_start(struct net_proxy *p, const struct allow_list *l, char *err, size_t errlen)
+/* The per-run secret, as hex, into p->secret. */
+static int
+make_secret(struct net_proxy *p, char *err, size_t errlen)
 {
-	static struct px px;
-	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	socklen_t sl = sizeof(sa);
-	_cleanup_close_ int lfd = -EBADF;
 	uint8_t rnd[PROXY_SECRET_BYTES];
-	int stop_p[2], res_p[2], pid_p[2] = { -EBADF, -EBADF }, r;
-	pid_t mid, pid = 0;
+	int r;
 
-	memset(p, 0, offsetof(struct net_proxy, conn));
-	p->stop_fd = p->result_fd = p->pidfd = -EBADF;
-	p->max_conn = conn_cap();
-	if (p->max_conn == 0) {
-		(void) snprintf(err, errlen, "sandcap: --net proxy: RLIMIT_NOFILE leaves the proxy "
-				"no descriptors; raise it (ulimit -n 256)");
-		return -EMFILE;
-	}
 	if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t) sizeof(rnd)) {
 		r = -errno;
 		(void) snprintf(err, errlen, "sandcap: --net proxy: no random secret: %s",
@@ -131,15 +119,27 @@ net_proxy_start(struct net_proxy *p, const struct allow_list *l, char *err, size
 	for (size_t i = 0; i < sizeof(rnd); i++)
 		(void) snprintf(p->secret + 2 * i, 3, "%02x", rnd[i]);
 	explicit_bzero(rnd, sizeof(rnd));
+	return 0;
+}
+
+/* The listener on 127.0.0.1 and an ephemeral port, checked: sock_diag must name its peers'
+ * owners, or the proxy could not tell its sandbox from other local users. */
+static int
+open_listener(struct net_proxy *p, struct sockaddr_in *sa, char *err, size_t errlen)
+{
+	socklen_t sl = sizeof(*sa);
+	_cleanup_close_ int lfd = -EBADF;
+	int r;
+
 	lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (lfd < 0 || bind(lfd, (struct sockaddr *) &sa, sizeof(sa)) < 0 ||
-	    listen(lfd, 128) < 0 || getsockname(lfd, (struct sockaddr *) &sa, &sl) < 0) {
+	if (lfd < 0 || bind(lfd, (struct sockaddr *) sa, sizeof(*sa)) < 0 ||
+	    listen(lfd, 128) < 0 || getsockname(lfd, (struct sockaddr *) sa, &sl) < 0) {
 		r = -errno;
 		(void) snprintf(err, errlen, "sandcap: --net proxy: cannot listen on 127.0.0.1: %s",
 				strerror(-r));
 		return r;
 	}
-	r = probe_peer(lfd, &sa, &p->peer_cgroup);
+	r = probe_peer(lfd, sa, &p->peer_cgroup);
 	if (r < 0) {
 		(void) snprintf(err, errlen, "sandcap: --net proxy: the kernel's sock_diag cannot "
 				"name a connection's owner (%s), so the proxy could not tell its "
@@ -147,61 +147,53 @@ net_proxy_start(struct net_proxy *p, const struct allow_list *l, char *err, size
 				"needed); use --net none or --net host", strerror(-r));
 		return r;
 	}
-	/* Field by field: the records and slots arrays stay untouched in sandcap. */
-	px.l = l;
-	px.lfd = lfd;
-	px.max_conn = p->max_conn;
-	px.uid = geteuid();
-	px.configured = px.stopping = false;
-	px.n_rec = 0;
-	px.omitted = px.denied = 0;
-	px.cred_len = (size_t) snprintf(px.cred, sizeof(px.cred), "sandcap:%s", p->secret);
-	res_p[0] = res_p[1] = stop_p[0] = stop_p[1] = -EBADF;
-	if (pipe2(stop_p, O_CLOEXEC) < 0 || pipe2(res_p, O_CLOEXEC) < 0 ||
-	    pipe2(pid_p, O_CLOEXEC) < 0) {
-		r = -errno;
-		/* Each pipe2() that failed left its pair at -EBADF. */
-		for (int i = 0; i < 2; i++) {
-			(void) safe_close(stop_p[i]);
-			(void) safe_close(res_p[i]);
-		}
-		(void) snprintf(err, errlen, "sandcap: --net proxy: cannot start the proxy: %s",
-				strerror(-r));
-		return r;
-	}
-	/* Fork twice: the proxy must not be a child of sandcap, whose supervisor treats its
-	 * children as the sandbox's processes.  Its life is tied to sandcap by the stop pipe
-	 * (EOF when sandcap ends, however it ends). */
+	return TAKE_FD(lfd);
+}
+
+/* The proxy process, forked twice from sandcap: it tells sandcap its pid, drops what it
+ * must not hold, and runs the event loop until the stop. */
+static _Noreturn void
+proxy_child(struct px *px, int stop_r, int res_w, int pid_w)
+{
+	const int keep[] = { px->lfd, stop_r, res_w, pid_w };
+	pid_t self = getpid();
+	sigset_t all;
+
+	close_all_but(keep, ELEMENTSOF(keep));
+	(void) !write(pid_w, &self, sizeof(self));
+	close(pid_w);
+	/* Same uid as the sandbox: not dumpable, so neither the sandbox nor anything else
+	 * without CAP_SYS_PTRACE can ptrace it or read its secret or write its memory through
+	 * /proc and make it connect elsewhere. */
+	(void) prctl(PR_SET_DUMPABLE, 0);
+	(void) setsid();        /* no terminal signals: sandcap handles ^C */
+	(void) sigemptyset(&all);
+	(void) sigprocmask(SIG_SETMASK, &all, NULL);
+	(void) signal(SIGPIPE, SIG_IGN);
+	raise_nofile();
+	px->ctl = stop_r;
+	px_main(px, res_w);
+}
+
+/* Fork twice: the proxy must not be a child of sandcap, whose supervisor treats its
+ * children as the sandbox's processes.  Its life is tied to sandcap by the stop pipe (EOF
+ * when sandcap ends, however it ends).  Returns the proxy's pidfd, or -errno. */
+static int
+spawn_proxy(struct px *px, const int stop_p[2], const int res_p[2], pid_t *ret_pid)
+{
+	int pid_p[2] = { -EBADF, -EBADF }, fd;
+	pid_t mid, pid = 0;
+
+	if (pipe2(pid_p, O_CLOEXEC) < 0)
+		return -errno;
 	mid = fork();
 	if (mid == 0) {
 		pid_t px_pid = fork();
 
-		if (px_pid == 0) {
-			sigset_t all;
-			pid_t self = getpid();
-
-			const int keep[] = { lfd, stop_p[0], res_p[1], pid_p[1] };
-
-			close_all_but(keep, ELEMENTSOF(keep));
-			(void) !write(pid_p[1], &self, sizeof(self));
-			close(pid_p[1]);
-			/* Same uid as the sandbox: not dumpable, so neither the sandbox nor
-			 * anything else without CAP_SYS_PTRACE can ptrace it or read its secret
-			 * or write its memory through /proc and make it connect elsewhere. */
-			(void) prctl(PR_SET_DUMPABLE, 0);
-			(void) setsid();        /* no terminal signals: sandcap handles ^C */
-			(void) sigemptyset(&all);
-			(void) sigprocmask(SIG_SETMASK, &all, NULL);
-			(void) signal(SIGPIPE, SIG_IGN);
-			raise_nofile();
-			px.ctl = stop_p[0];
-			px_main(&px, res_p[1]);
-		}
+		if (px_pid == 0)
+			proxy_child(px, stop_p[0], res_p[1], pid_p[1]);
 		_exit(px_pid > 0 ? 0 : 1);
 	}
-	explicit_bzero(px.cred, sizeof(px.cred));
-	close(stop_p[0]);
-	close(res_p[1]);
 	close(pid_p[1]);
 	if (mid > 0) {
 		int st = 0;
@@ -213,16 +205,59 @@ net_proxy_start(struct net_proxy *p, const struct allow_list *l, char *err, size
 	}
 	close(pid_p[0]);
 	errno = mid < 0 ? errno : ESRCH;        /* fork()'s, or no pid read */
-	p->pidfd = pid > 0 ? sys_pidfd_open(pid) : -EBADF;
-	if (p->pidfd < 0) {
+	fd = pid > 0 ? sys_pidfd_open(pid) : -EBADF;
+	if (fd < 0)
+		return -errno;
+	*ret_pid = pid;
+	return fd;
+}
+
+int
+net_proxy_start(struct net_proxy *p, const struct allow_list *l, char *err, size_t errlen)
+{
+	static struct px px;
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	_cleanup_close_ int lfd = -EBADF;
+	int stop_p[2] = { -EBADF, -EBADF }, res_p[2] = { -EBADF, -EBADF }, r;
+
+	memset(p, 0, offsetof(struct net_proxy, conn));
+	p->stop_fd = p->result_fd = p->pidfd = -EBADF;
+	p->max_conn = conn_cap();
+	if (p->max_conn == 0) {
+		(void) snprintf(err, errlen, "sandcap: --net proxy: RLIMIT_NOFILE leaves the proxy "
+				"no descriptors; raise it (ulimit -n 256)");
+		return -EMFILE;
+	}
+	r = make_secret(p, err, errlen);
+	if (r < 0)
+		return r;
+	lfd = open_listener(p, &sa, err, errlen);
+	if (lfd < 0)
+		return lfd;
+	/* Field by field: the records and slots arrays stay untouched in sandcap. */
+	px.l = l;
+	px.lfd = lfd;
+	px.max_conn = p->max_conn;
+	px.uid = geteuid();
+	px.configured = px.stopping = false;
+	px.n_rec = 0;
+	px.omitted = px.denied = 0;
+	px.cred_len = (size_t) snprintf(px.cred, sizeof(px.cred), "sandcap:%s", p->secret);
+	if (pipe2(stop_p, O_CLOEXEC) < 0 || pipe2(res_p, O_CLOEXEC) < 0)
 		r = -errno;
+	else
+		r = spawn_proxy(&px, stop_p, res_p, &p->pid);
+	explicit_bzero(px.cred, sizeof(px.cred));
+	(void) safe_close(stop_p[0]);
+	(void) safe_close(res_p[1]);
+	if (r < 0) {
+		(void) safe_close(stop_p[1]);
+		(void) safe_close(res_p[0]);
 		(void) snprintf(err, errlen, "sandcap: --net proxy: cannot start the proxy: %s",
 				strerror(-r));
-		close(stop_p[1]);
-		close(res_p[0]);
 		return r;
 	}
-	p->pid = pid;
+	p->pidfd = r;
 	p->port = ntohs(sa.sin_port);
 	p->stop_fd = stop_p[1];
 	p->result_fd = res_p[0];
