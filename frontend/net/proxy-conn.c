@@ -97,7 +97,8 @@ px_refuse_client(struct pconn *c, int r)
 	if (c->req.kind == PROXY_SOCKS5)
 		px_socks_reply(c->cl, r == -EPERM ? 2 : r == -ECONNREFUSED ? 5 : 4);
 	else
-		px_http_error(c->cl, r == -EPERM ? 403 : r == -ETIMEDOUT ? 504 : 502, c->rec.reason);
+		px_http_error(c->cl, r == -EPERM ? 403 : r == -ETIMEDOUT ? 504 : 502,
+			      c->rec.reason);
 }
 
 /* Is the peer of an accepted connection the sandbox (its uid, and its cgroup where there

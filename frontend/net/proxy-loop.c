@@ -66,7 +66,8 @@ fill_poll(struct px *px, struct pollfd *p)
 		case ST_RELAY:
 			want(cp, c->cl, !c->cl_eof && c->in_len < sizeof(c->in),
 			     c->out_off < c->out_len);
-			want(up, c->up, !c->up_eof && c->out_len < sizeof(c->out), px_c2u_pending(c));
+			want(up, c->up, !c->up_eof && c->out_len < sizeof(c->out),
+			     px_c2u_pending(c));
 			break;
 		case ST_FREE:
 		default:
@@ -126,8 +127,8 @@ write_results(struct px *px, int res_w)
 		if (c->st == ST_FREE)
 			continue;
 		if (c->rec.reason[0] == '\0')
-			px_conn_reason(c, c->rec.denied, "%s when the run ended", c->st == ST_RELAY ?
-				    "still open" : "not yet connected");
+			px_conn_reason(c, c->rec.denied, "%s when the run ended",
+				       c->st == ST_RELAY ? "still open" : "not yet connected");
 		px_conn_end(px, c);
 	}
 	f = fdopen(res_w, "w");

@@ -118,9 +118,9 @@ decide(const struct allow_list *l, struct pconn *c)
 	}
 	freeaddrinfo(res);
 	if (c->n_addr == 0) {
-		px_conn_reason(c, true, "%s %s only to %s addresses (allow them with an address rule "
-			    "inside that range)", h.name, h.is_addr ? "points" : "resolves",
-			    why != NULL ? why : "refused");
+		px_conn_reason(c, true, "%s %s only to %s addresses (allow them with an address "
+			       "rule inside that range)", h.name,
+			       h.is_addr ? "points" : "resolves", why != NULL ? why : "refused");
 		return -EPERM;
 	}
 	c->last_err = -EHOSTUNREACH;
