@@ -248,6 +248,8 @@ $(BUILD)/fuzz/%: tests/fuzz/%.c $(LIB_SRC) $(POLICY_SRC)
 	$(E) '  FUZZ   $@'
 	$(Q)$(CLANG) -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined $(DEFS) $(PKG_CFLAGS) \
 		$(INC_FRONTEND) $< $(LIB_SRC) $(POLICY_SRC) -o $@ $(LIBS_FRONTEND)
+# fuzz-proxy compiles the proxy's two pure files in: rebuild it when they change.
+$(BUILD)/fuzz/fuzz-proxy: $(wildcard frontend/net/allow.[ch] frontend/net/proxy-parse.[ch])
 
 FUZZ_SECONDS ?= 60
 fuzz: $(FUZZ_BIN)

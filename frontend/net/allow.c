@@ -170,127 +170,168 @@ mask_prefix(uint8_t *a, size_t bytes, unsigned prefix)
 	}
 }
 
-int
-allow_parse_rule(const char *s, struct allow_rule *ret, char *err, size_t errlen)
+/* Split "HOST[:PORT]" or "[V6[/PREFIX]][:PORT]" into host (NUL-terminated) and the port's
+ * text (NULL: none). */
+static int
+split_rule(const char *s, char host[static ALLOW_NAME_MAX + 8], const char **ret_port,
+	   bool *ret_bracketed, char *err, size_t errlen)
 {
-	struct allow_rule r = { 0 };
-	char host[ALLOW_NAME_MAX + 8];
-	const char *port = NULL, *slash;
-	bool bracketed;
-	size_t hlen;
-	char ptext[8] = "";
+	size_t hlen, max = ALLOW_NAME_MAX + 8;
+	const char *colon;
 
-	if (s == NULL || s[0] == '\0')
-		return fail(err, errlen, "empty rule: expected HOST[:PORT]");
-	bracketed = s[0] == '[';
-	if (bracketed) {                        /* [v6addr[/prefix]][:port] */
+	*ret_port = NULL;
+	*ret_bracketed = s[0] == '[';
+	if (*ret_bracketed) {                   /* [v6addr[/prefix]][:port] */
 		const char *end = strchr(s, ']');
 
 		if (end == NULL)
 			return fail(err, errlen, "'[' without ']'");
 		hlen = (size_t) (end - s - 1);
-		if (hlen >= sizeof(host))
+		if (hlen >= max)
 			return fail(err, errlen, "address too long");
 		memcpy(host, s + 1, hlen);
 		host[hlen] = '\0';
 		if (end[1] == ':')
-			port = end + 2;
+			*ret_port = end + 2;
 		else if (end[1] != '\0')
 			return fail(err, errlen, "junk after ']'");
-	} else {
-		const char *colon = strchr(s, ':');
-
-		/* More than one ':' without brackets: an IPv6 address (or CIDR), no port. */
-		if (colon != NULL && strchr(colon + 1, ':') == NULL) {
-			port = colon + 1;
-			hlen = (size_t) (colon - s);
-		} else {
-			hlen = strlen(s);
-		}
-		if (hlen >= sizeof(host))
-			return fail(err, errlen, "host longer than %d bytes", ALLOW_NAME_MAX);
-		memcpy(host, s, hlen);
-		host[hlen] = '\0';
+		return 0;
 	}
-	if (port != NULL && parse_port(port, &r, err, errlen) < 0)
-		return -EINVAL;
-
-	slash = strchr(host, '/');
-	if (strneq(host, "*.", 2)) {
-		r.kind = ALLOW_SUFFIX;
-		if (allow_normalise_name(host + 2, strlen(host + 2), r.name, sizeof(r.name), err,
-					 errlen) < 0)
-			return -EINVAL;
+	colon = strchr(s, ':');
+	/* More than one ':' without brackets: an IPv6 address (or CIDR), no port. */
+	if (colon != NULL && strchr(colon + 1, ':') == NULL) {
+		*ret_port = colon + 1;
+		hlen = (size_t) (colon - s);
 	} else {
-		struct allow_host h = { .is_addr = false };
-		unsigned long prefix = 0;
-
-		if (slash != NULL) {
-			const char *p = slash + 1;
-
-			if (*p == '\0' || strlen(p) > 3)
-				return fail(err, errlen, "invalid prefix length '%s'", p);
-			for (; *p; p++) {
-				if (!is_digit(*p))
-					return fail(err, errlen, "invalid prefix length '%s'",
-						    slash + 1);
-				prefix = prefix * 10 + (unsigned long) (*p - '0');
-			}
-		}
-		if (allow_parse_host(host, slash != NULL ? (size_t) (slash - host) : strlen(host),
-				     &h, err, errlen) < 0)
-			return -EINVAL;
-		if (bracketed && (!h.is_addr || h.family != AF_INET6))
-			return fail(err, errlen, "brackets hold an IPv6 address");
-		if (h.is_addr) {
-			unsigned max = h.family == AF_INET ? 32 : 128;
-
-			if (slash == NULL)
-				prefix = max;
-			if (prefix > max)
-				return fail(err, errlen, "prefix length %lu is over %u", prefix, max);
-			r.kind = ALLOW_CIDR;
-			r.family = h.family;
-			memcpy(r.addr, h.addr, sizeof(r.addr));
-			r.prefix = (unsigned) prefix;
-			mask_prefix(r.addr, h.family == AF_INET ? 4 : 16, r.prefix);
-			/* 10.0.0.1/8 may mean the one address with a typo in the prefix:
-			 * refuse rather than widen it to the network unasked. */
-			if (memcmp(r.addr, h.addr, sizeof(r.addr)) != 0) {
-				char a[INET6_ADDRSTRLEN];
-
-				(void) inet_ntop(h.family, r.addr, a, sizeof(a));
-				return fail(err, errlen, "the address has bits set past the "
-					    "prefix length: write %s/%lu for the network, or the "
-					    "address alone for one host", a, prefix);
-			}
-		} else {
-			if (slash != NULL)
-				return fail(err, errlen, "a prefix length needs an address");
-			r.kind = ALLOW_EXACT;
-			memcpy(r.name, h.name, sizeof(r.name));
-		}
+		hlen = strlen(s);
 	}
+	if (hlen >= max)
+		return fail(err, errlen, "host longer than %d bytes", ALLOW_NAME_MAX);
+	memcpy(host, s, hlen);
+	host[hlen] = '\0';
+	return 0;
+}
 
-	if (r.ports == ALLOW_PORTS_ANY)
-		(void) snprintf(ptext, sizeof(ptext), ":*");
-	else if (r.ports == ALLOW_PORTS_ONE)
-		(void) snprintf(ptext, sizeof(ptext), ":%u", (unsigned) r.port);
-	if (r.kind == ALLOW_CIDR) {
+/* The prefix length after the '/' at slash, at most three digits. */
+static int
+parse_prefix(const char *slash, unsigned long *ret, char *err, size_t errlen)
+{
+	const char *p = slash + 1;
+	unsigned long prefix = 0;
+
+	if (*p == '\0' || strlen(p) > 3)
+		return fail(err, errlen, "invalid prefix length '%s'", p);
+	for (; *p; p++) {
+		if (!is_digit(*p))
+			return fail(err, errlen, "invalid prefix length '%s'", slash + 1);
+		prefix = prefix * 10 + (unsigned long) (*p - '0');
+	}
+	*ret = prefix;
+	return 0;
+}
+
+/* An address rule: h's network of the given prefix length (slash == NULL: the address). */
+static int
+rule_cidr(const struct allow_host *h, const char *slash, unsigned long prefix,
+	  struct allow_rule *r, char *err, size_t errlen)
+{
+	unsigned max = h->family == AF_INET ? 32 : 128;
+
+	if (slash == NULL)
+		prefix = max;
+	if (prefix > max)
+		return fail(err, errlen, "prefix length %lu is over %u", prefix, max);
+	r->kind = ALLOW_CIDR;
+	r->family = h->family;
+	memcpy(r->addr, h->addr, sizeof(r->addr));
+	r->prefix = (unsigned) prefix;
+	mask_prefix(r->addr, h->family == AF_INET ? 4 : 16, r->prefix);
+	/* 10.0.0.1/8 may mean the one address with a typo in the prefix: refuse rather than
+	 * widen it to the network unasked. */
+	if (memcmp(r->addr, h->addr, sizeof(r->addr)) != 0) {
 		char a[INET6_ADDRSTRLEN];
-		bool v6 = r.family == AF_INET6;
+
+		(void) inet_ntop(h->family, r->addr, a, sizeof(a));
+		return fail(err, errlen, "the address has bits set past the prefix length: "
+			    "write %s/%lu for the network, or the address alone for one host", a,
+			    prefix);
+	}
+	return 0;
+}
+
+/* The rule's host part: "*.suffix", a name, or an address with an optional prefix. */
+static int
+rule_host(char *host, bool bracketed, struct allow_rule *r, char *err, size_t errlen)
+{
+	const char *slash = strchr(host, '/');
+	struct allow_host h = { .is_addr = false };
+	unsigned long prefix = 0;
+
+	if (strneq(host, "*.", 2)) {
+		r->kind = ALLOW_SUFFIX;
+		return allow_normalise_name(host + 2, strlen(host + 2), r->name, sizeof(r->name),
+					    err, errlen) < 0 ? -EINVAL : 0;
+	}
+	if (slash != NULL && parse_prefix(slash, &prefix, err, errlen) < 0)
+		return -EINVAL;
+	if (allow_parse_host(host, slash != NULL ? (size_t) (slash - host) : strlen(host), &h,
+			     err, errlen) < 0)
+		return -EINVAL;
+	if (bracketed && (!h.is_addr || h.family != AF_INET6))
+		return fail(err, errlen, "brackets hold an IPv6 address");
+	if (h.is_addr)
+		return rule_cidr(&h, slash, prefix, r, err, errlen);
+	if (slash != NULL)
+		return fail(err, errlen, "a prefix length needs an address");
+	r->kind = ALLOW_EXACT;
+	memcpy(r->name, h.name, sizeof(r->name));
+	return 0;
+}
+
+/* The rule as the report and messages show it, canonical. */
+static void
+rule_text(struct allow_rule *r)
+{
+	char ptext[8] = "";
+
+	if (r->ports == ALLOW_PORTS_ANY)
+		(void) snprintf(ptext, sizeof(ptext), ":*");
+	else if (r->ports == ALLOW_PORTS_ONE)
+		(void) snprintf(ptext, sizeof(ptext), ":%u", (unsigned) r->port);
+	if (r->kind == ALLOW_CIDR) {
+		char a[INET6_ADDRSTRLEN];
+		bool v6 = r->family == AF_INET6;
 		unsigned max = v6 ? 128 : 32;
 		char pfx[8] = "";
 
-		(void) inet_ntop(r.family, r.addr, a, sizeof(a));
-		if (r.prefix != max)
-			(void) snprintf(pfx, sizeof(pfx), "/%u", r.prefix);
-		(void) snprintf(r.text, sizeof(r.text), "%s%s%s%s%s", v6 && ptext[0] ? "[" : "", a,
-				pfx, v6 && ptext[0] ? "]" : "", ptext);
+		(void) inet_ntop(r->family, r->addr, a, sizeof(a));
+		if (r->prefix != max)
+			(void) snprintf(pfx, sizeof(pfx), "/%u", r->prefix);
+		(void) snprintf(r->text, sizeof(r->text), "%s%s%s%s%s", v6 && ptext[0] ? "[" : "",
+				a, pfx, v6 && ptext[0] ? "]" : "", ptext);
 	} else {
-		(void) snprintf(r.text, sizeof(r.text), "%s%s%s",
-				r.kind == ALLOW_SUFFIX ? "*." : "", r.name, ptext);
+		(void) snprintf(r->text, sizeof(r->text), "%s%s%s",
+				r->kind == ALLOW_SUFFIX ? "*." : "", r->name, ptext);
 	}
+}
+
+int
+allow_parse_rule(const char *s, struct allow_rule *ret, char *err, size_t errlen)
+{
+	struct allow_rule r = { 0 };
+	char host[ALLOW_NAME_MAX + 8];
+	const char *port;
+	bool bracketed;
+
+	if (s == NULL || s[0] == '\0')
+		return fail(err, errlen, "empty rule: expected HOST[:PORT]");
+	if (split_rule(s, host, &port, &bracketed, err, errlen) < 0)
+		return -EINVAL;
+	if (port != NULL && parse_port(port, &r, err, errlen) < 0)
+		return -EINVAL;
+	if (rule_host(host, bracketed, &r, err, errlen) < 0)
+		return -EINVAL;
+	rule_text(&r);
 	*ret = r;
 	return 0;
 }

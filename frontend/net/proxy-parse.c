@@ -164,28 +164,32 @@ find_auth(const char *h, const char *end, struct proxy_req *r)
 	return 0;
 }
 
-int
-proxy_parse_http(const uint8_t *buf, size_t n, struct proxy_req *ret, int *ret_status,
-		 char *err, size_t errlen)
-{
-	const uint8_t *end = find_crlfcrlf(buf, n > PROXY_HEAD_MAX ? PROXY_HEAD_MAX : n);
-	const char *p = (const char *) buf, *line_end, *sp1, *sp2, *target;
-	size_t head_len, line_len, tlen;
-	bool overflow = false;
-	struct proxy_req r;
+/* The request line, split: method [p, sp1), target (sp1, sp2), version (sp2, line_end);
+ * the headers run from line_end + 2 to hend (the blank line's CRLF excluded). */
+struct req_line {
+	const char *p, *line_end, *sp1, *sp2, *hend;
+};
 
-	if (end == NULL) {
-		if (n >= PROXY_HEAD_MAX)
-			return refuse(ret_status, 431, err, errlen, -E2BIG,
-				      "request head over %d bytes", PROXY_HEAD_MAX);
-		/* Refuse garbage early rather than wait for a blank line that never comes. */
-		for (size_t i = 0; i < n; i++)
-			if (buf[i] == '\0' || (buf[i] == '\n' && (i == 0 || buf[i - 1] != '\r')))
-				return refuse(ret_status, 400, err, errlen, -EINVAL,
-					      "NUL byte or bare LF in the request head");
-		return 0;
-	}
-	head_len = (size_t) (end - buf) + 4;
+/* No blank line yet: wait for more, unless the head is too long or is garbage already
+ * (refuse early rather than wait for a blank line that never comes). */
+static int
+head_incomplete(const uint8_t *buf, size_t n, int *ret_status, char *err, size_t errlen)
+{
+	if (n >= PROXY_HEAD_MAX)
+		return refuse(ret_status, 431, err, errlen, -E2BIG, "request head over %d bytes",
+			      PROXY_HEAD_MAX);
+	for (size_t i = 0; i < n; i++)
+		if (buf[i] == '\0' || (buf[i] == '\n' && (i == 0 || buf[i - 1] != '\r')))
+			return refuse(ret_status, 400, err, errlen, -EINVAL,
+				      "NUL byte or bare LF in the request head");
+	return 0;
+}
+
+/* Every byte of a complete head: no NUL or control byte, CR and LF only as CRLF. */
+static int
+check_head_bytes(const uint8_t *buf, size_t head_len, int *ret_status, char *err,
+		 size_t errlen)
+{
 	for (size_t i = 0; i < head_len; i++) {
 		uint8_t c = buf[i];
 
@@ -197,81 +201,133 @@ proxy_parse_http(const uint8_t *buf, size_t n, struct proxy_req *ret, int *ret_s
 		if (c == '\r' && buf[i + 1] != '\n')
 			return refuse(ret_status, 400, err, errlen, -EINVAL, "bare CR in the head");
 	}
+	return 0;
+}
 
-	memset(&r, 0, sizeof(r));
-	line_end = memchr(p, '\r', head_len);
-	line_len = (size_t) (line_end - p);
-	sp1 = memchr(p, ' ', line_len);
-	sp2 = sp1 != NULL ? memchr(sp1 + 1, ' ', line_len - (size_t) (sp1 + 1 - p)) : NULL;
-	if (sp1 == NULL || sp2 == NULL || sp1 == p || sp2 == sp1 + 1 ||
-	    memchr(sp2 + 1, ' ', (size_t) (line_end - sp2 - 1)) != NULL)
+/* "METHOD TARGET HTTP/1.x", exactly two spaces. */
+static int
+split_request_line(const char *p, size_t head_len, struct req_line *l, int *ret_status,
+		   char *err, size_t errlen)
+{
+	size_t line_len;
+
+	l->p = p;
+	l->line_end = memchr(p, '\r', head_len);
+	line_len = (size_t) (l->line_end - p);
+	l->sp1 = memchr(p, ' ', line_len);
+	l->sp2 = l->sp1 != NULL ? memchr(l->sp1 + 1, ' ', line_len - (size_t) (l->sp1 + 1 - p)) :
+		 NULL;
+	if (l->sp1 == NULL || l->sp2 == NULL || l->sp1 == p || l->sp2 == l->sp1 + 1 ||
+	    memchr(l->sp2 + 1, ' ', (size_t) (l->line_end - l->sp2 - 1)) != NULL)
 		return refuse(ret_status, 400, err, errlen, -EINVAL, "malformed request line");
-	if ((size_t) (line_end - sp2 - 1) != 8 || !strneq(sp2 + 1, "HTTP/1.", 7) ||
-	    (sp2[8] != '0' && sp2[8] != '1'))
+	if ((size_t) (l->line_end - l->sp2 - 1) != 8 || !strneq(l->sp2 + 1, "HTTP/1.", 7) ||
+	    (l->sp2[8] != '0' && l->sp2[8] != '1'))
 		return refuse(ret_status, 400, err, errlen, -EINVAL, "not HTTP/1.0 or HTTP/1.1");
-	target = sp1 + 1;
-	tlen = (size_t) (sp2 - target);
-	if (find_auth(line_end + 2, (const char *) end + 2, &r) < 0)
+	return 0;
+}
+
+/* The headers to forward, minus hop-by-hop and proxy ones. */
+static int
+forward_headers(const struct req_line *l, struct proxy_req *r, bool *overflow,
+		int *ret_status, char *err, size_t errlen)
+{
+	for (const char *h = l->line_end + 2; h < l->hend;) {
+		const char *e = memchr(h, '\r', (size_t) (l->hend - h));
+		size_t hl = (size_t) (e - h);
+
+		if (hl > 0 && (h[0] == ' ' || h[0] == '\t'))
+			return refuse(ret_status, 400, err, errlen, -EINVAL,
+				      "obsolete header line folding");
+		if (hl > 0 && memchr(h, ':', hl) == NULL)
+			return refuse(ret_status, 400, err, errlen, -EINVAL,
+				      "header line without ':'");
+		if (hl > 0 && !drop_header(h, hl))
+			fwd_put(r, h, hl + 2, overflow);
+		h = e + 2;
+	}
+	return 0;
+}
+
+/* An absolute-form request (http://authority/path): its target, and the head to forward
+ * in origin-form with Host: following the target. */
+static int
+parse_forward(const struct req_line *l, struct proxy_req *r, int *ret_status, char *err,
+	      size_t errlen)
+{
+	const char *target = l->sp1 + 1, *auth, *path;
+	size_t tlen = (size_t) (l->sp2 - target), alen;
+	bool overflow = false;
+
+	if (tlen >= 8 && strncasecmp(target, "https://", 8) == 0)
+		return refuse(ret_status, 501, err, errlen, -ENOTSUP,
+			      "https:// through a forward proxy: use CONNECT");
+	if (tlen < 7 || strncasecmp(target, "http://", 7) != 0)
+		return refuse(ret_status, 400, err, errlen, -EINVAL,
+			      "expected an absolute http:// URI or CONNECT");
+	auth = target + 7;
+	path = memchr(auth, '/', tlen - 7);
+	alen = path != NULL ? (size_t) (path - auth) : tlen - 7;
+	/* userinfo@ or a query/fragment in the authority: refuse, do not guess. */
+	if (memchr(auth, '@', alen) || memchr(auth, '?', alen) || memchr(auth, '#', alen))
+		return refuse(ret_status, 400, err, errlen, -EINVAL,
+			      "unsupported authority in the URI");
+	r->kind = PROXY_HTTP_FORWARD;
+	if (proxy_split_authority(auth, alen, 80, r->host, sizeof(r->host), &r->host_len,
+				  &r->port) < 0)
+		return refuse(ret_status, 400, err, errlen, -EINVAL, "invalid host in the URI");
+	/* Request line in origin-form. */
+	fwd_put(r, l->p, (size_t) (l->sp1 - l->p) + 1, &overflow);
+	if (path != NULL)
+		fwd_put(r, path, (size_t) (l->sp2 - path), &overflow);
+	else
+		fwd_put(r, "/", 1, &overflow);
+	fwd_put(r, l->sp2, (size_t) (l->line_end - l->sp2) + 2, &overflow);
+	fwd_put(r, "Host: ", 6, &overflow);
+	fwd_put(r, auth, alen, &overflow);
+	fwd_put(r, "\r\n", 2, &overflow);
+	if (forward_headers(l, r, &overflow, ret_status, err, errlen) < 0)
+		return -EINVAL;
+	fwd_put(r, "Connection: close\r\n\r\n", 21, &overflow);
+	if (overflow)
+		return refuse(ret_status, 431, err, errlen, -E2BIG, "request head too long");
+	return 0;
+}
+
+int
+proxy_parse_http(const uint8_t *buf, size_t n, struct proxy_req *ret, int *ret_status,
+		 char *err, size_t errlen)
+{
+	const uint8_t *end = find_crlfcrlf(buf, n > PROXY_HEAD_MAX ? PROXY_HEAD_MAX : n);
+	struct req_line l;
+	size_t head_len;
+	struct proxy_req r;
+	int rc;
+
+	if (end == NULL)
+		return head_incomplete(buf, n, ret_status, err, errlen);
+	head_len = (size_t) (end - buf) + 4;
+	rc = check_head_bytes(buf, head_len, ret_status, err, errlen);
+	if (rc < 0)
+		return rc;
+	memset(&r, 0, sizeof(r));
+	rc = split_request_line((const char *) buf, head_len, &l, ret_status, err, errlen);
+	if (rc < 0)
+		return rc;
+	l.hend = (const char *) end + 2;
+	if (find_auth(l.line_end + 2, l.hend, &r) < 0)
 		return refuse(ret_status, 400, err, errlen, -EINVAL,
 			      "a blank before a header's ':', more than one "
 			      "Proxy-Authorization header, or one too long");
-
-	if ((size_t) (sp1 - p) == 7 && strneq(p, "CONNECT", 7)) {
+	if ((size_t) (l.sp1 - l.p) == 7 && strneq(l.p, "CONNECT", 7)) {
 		r.kind = PROXY_HTTP_CONNECT;
-		if (proxy_split_authority(target, tlen, 0, r.host, sizeof(r.host), &r.host_len,
-					  &r.port) < 0)
+		if (proxy_split_authority(l.sp1 + 1, (size_t) (l.sp2 - l.sp1 - 1), 0, r.host,
+					  sizeof(r.host), &r.host_len, &r.port) < 0)
 			return refuse(ret_status, 400, err, errlen, -EINVAL,
 				      "CONNECT needs host:port");
 	} else {
-		const char *auth, *path;
-		size_t alen;
-
-		if (tlen >= 8 && strncasecmp(target, "https://", 8) == 0)
-			return refuse(ret_status, 501, err, errlen, -ENOTSUP,
-				      "https:// through a forward proxy: use CONNECT");
-		if (tlen < 7 || strncasecmp(target, "http://", 7) != 0)
-			return refuse(ret_status, 400, err, errlen, -EINVAL,
-				      "expected an absolute http:// URI or CONNECT");
-		auth = target + 7;
-		path = memchr(auth, '/', tlen - 7);
-		alen = path != NULL ? (size_t) (path - auth) : tlen - 7;
-		/* userinfo@ or a query/fragment in the authority: refuse, do not guess. */
-		if (memchr(auth, '@', alen) || memchr(auth, '?', alen) || memchr(auth, '#', alen))
-			return refuse(ret_status, 400, err, errlen, -EINVAL,
-				      "unsupported authority in the URI");
-		r.kind = PROXY_HTTP_FORWARD;
-		if (proxy_split_authority(auth, alen, 80, r.host, sizeof(r.host), &r.host_len,
-					  &r.port) < 0)
-			return refuse(ret_status, 400, err, errlen, -EINVAL,
-				      "invalid host in the URI");
-		/* Request line in origin-form. */
-		fwd_put(&r, p, (size_t) (sp1 - p) + 1, &overflow);
-		if (path != NULL)
-			fwd_put(&r, path, (size_t) (sp2 - path), &overflow);
-		else
-			fwd_put(&r, "/", 1, &overflow);
-		fwd_put(&r, sp2, (size_t) (line_end - sp2) + 2, &overflow);
-		fwd_put(&r, "Host: ", 6, &overflow);
-		fwd_put(&r, auth, alen, &overflow);
-		fwd_put(&r, "\r\n", 2, &overflow);
-		/* Headers, minus hop-by-hop and proxy ones. */
-		for (const char *h = line_end + 2; h < (const char *) end + 2;) {
-			const char *e = memchr(h, '\r', (size_t) ((const char *) end + 2 - h));
-			size_t hl = (size_t) (e - h);
-
-			if (hl > 0 && (h[0] == ' ' || h[0] == '\t'))
-				return refuse(ret_status, 400, err, errlen, -EINVAL,
-					      "obsolete header line folding");
-			if (hl > 0 && memchr(h, ':', hl) == NULL)
-				return refuse(ret_status, 400, err, errlen, -EINVAL,
-					      "header line without ':'");
-			if (hl > 0 && !drop_header(h, hl))
-				fwd_put(&r, h, hl + 2, &overflow);
-			h = e + 2;
-		}
-		fwd_put(&r, "Connection: close\r\n\r\n", 21, &overflow);
-		if (overflow)
-			return refuse(ret_status, 431, err, errlen, -E2BIG, "request head too long");
+		rc = parse_forward(&l, &r, ret_status, err, errlen);
+		if (rc < 0)
+			return rc;
 	}
 	*ret = r;
 	return (int) head_len;
