@@ -241,10 +241,29 @@ open_dir_writable(int dfd, const char *name)
 	return fd;
 }
 
-/* Remove name under dfd and all below it, never following a symbolic link (the workspace
- * holds what the sandboxed commands made). */
+/* A directory below TREE_DEPTH_MAX (the command may nest them as deep as it likes) is moved
+ * up into top, the directory the walk began in, under a name of its own; the next walk
+ * takes it from there. */
 static int
-rm_tree(int dfd, const char *name, int depth)
+move_up(int dfd, const char *name, int top, unsigned *moved)
+{
+	char tmp[32];
+
+	for (unsigned i = 0; i < 1000; i++) {
+		snprintf(tmp, sizeof(tmp), ".deep-%u", (*moved)++);
+		if (renameat2(dfd, name, top, tmp, RENAME_NOREPLACE) == 0)
+			return 0;
+		if (errno != EEXIST)
+			return -errno;
+	}
+	return -EEXIST;
+}
+
+/* Remove name under dfd and all below it, never following a symbolic link (the workspace
+ * holds what the sandboxed commands made).  top: the fd of the walk's first directory, or
+ * -1 at its start. */
+static int
+rm_tree(int dfd, const char *name, int depth, int top, unsigned *moved)
 {
 	struct dir_iter *it;
 	unsigned char type;
@@ -256,7 +275,7 @@ rm_tree(int dfd, const char *name, int depth)
 	if (errno != EISDIR && errno != EPERM)
 		return -errno;
 	if (depth > TREE_DEPTH_MAX)
-		return -ELOOP;
+		return move_up(dfd, name, top, moved);
 	it = calloc(1, sizeof(*it));
 	if (it == NULL)
 		return -ENOMEM;
@@ -267,13 +286,27 @@ rm_tree(int dfd, const char *name, int depth)
 		return r;
 	}
 	while (r == 0 && (e = dir_next(it, &type)) != NULL)
-		r = rm_tree(it->fd, e, depth + 1);
+		r = rm_tree(it->fd, e, depth + 1, top >= 0 ? top : it->fd, moved);
 	if (r == 0 && errno != 0 && e == NULL)
 		r = -errno;
 	close(it->fd);
 	free(it);
 	if (r == 0 && unlinkat(dfd, name, AT_REMOVEDIR) < 0)
 		r = -errno;
+	return r;
+}
+
+/* rm_tree() again while it moved deep directories up that its walk did not get to. */
+static int
+rm_all(int dfd, const char *name)
+{
+	unsigned moved = 0, before;
+	int r;
+
+	do {
+		before = moved;
+		r = rm_tree(dfd, name, 0, -1, &moved);
+	} while (r == -ENOTEMPTY && moved != before);
 	return r;
 }
 
@@ -307,7 +340,7 @@ session_remove(int rootfd, int dfd, const char *id)
 
 	for (size_t i = 0; i < ELEMENTSOF(files); i++)
 		(void) unlinkat(dfd, files[i], 0);
-	r = rm_tree(dfd, "workspace", 0);
+	r = rm_all(dfd, "workspace");
 	for (unsigned n = 1; n < 1000000; n++) {
 		snprintf(name, sizeof(name), "call-%u.json", n);
 		if (unlinkat(dfd, name, 0) < 0 && errno == ENOENT)
@@ -315,7 +348,7 @@ session_remove(int rootfd, int dfd, const char *id)
 	}
 	(void) unlinkat(dfd, "keeper", 0);
 	if (r == 0)
-		r = rm_tree(rootfd, id, 0);     /* leftovers: temporaries */
+		r = rm_all(rootfd, id);        /* leftovers: temporaries */
 	return r;
 }
 

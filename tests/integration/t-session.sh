@@ -143,6 +143,13 @@ S run -q --session "$id" -- sh -c "ln -s $U/outside out; mkdir -p d/e; touch d/e
 S session end "$id" > /dev/null
 expect "a symlink in the workspace is removed, not followed" test -e "$U/outside/keep"
 expect "nothing is left of that session either" test ! -e "$SESS/$id"
+# --- nor does a tree nested deeper than the walk's limit stop the removal
+id=$(S session start)
+S run -q --session "$id" -- sh -c 'i=0; while [ $i -lt 600 ]; do mkdir d && cd d || exit 1; i=$((i + 1)); done' 2>/dev/null
+eq "a call nests 600 directories in the workspace" 0 $?
+S session end "$id" > /dev/null 2> "$T/err"
+eq "session end removes them: exit 0" 0 $?
+expect "... and nothing is left of that session" test ! -e "$SESS/$id"
 # --- with --fs ro a call cannot touch the session's state (its ledger, the budget's account)
 if ! ue "$SANDCAP" run -q --no-cgroup --fs ro -- true 2>/dev/null; then
 	skip "--fs ro in a session: this kernel has no usable Landlock"
