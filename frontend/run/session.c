@@ -219,23 +219,22 @@ session_write_file(int dfd, const char *name, const char *data, size_t len)
 	return r;
 }
 
-/* A directory the command made unreadable (chmod 0) is still ours to open up: by an O_PATH
- * fd, which names that directory whatever its path now holds. */
+/* A directory the command made unreadable or unwritable (chmod 0, 0500) is still ours to
+ * open up: by an O_PATH fd, which names that directory whatever its path now holds. */
 static int
 open_dir_writable(int dfd, const char *name)
 {
 	char proc[64];
+	struct stat st;
 	int p, fd;
 
-	fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd >= 0 || errno != EACCES)
-		return fd >= 0 ? fd : -errno;
 	p = openat(dfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (p < 0)
 		return -errno;
 	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", p);
-	fd = chmod(proc, 0700) < 0 ? -errno : open(proc, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0 && fd != -errno)
+	if (fstat(p, &st) < 0 || ((st.st_mode & 0700) != 0700 && chmod(proc, 0700) < 0))
+		fd = -errno;
+	else if ((fd = open(proc, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
 		fd = -errno;
 	close(p);
 	return fd;

@@ -139,8 +139,10 @@ fi
 # --- the workspace is removed without following a link out of it
 as_user mkdir "$U/outside"; as_user touch "$U/outside/keep"
 id=$(S session start)
-S run -q --session "$id" -- sh -c "ln -s $U/outside out; mkdir -p d/e; touch d/e/f; chmod 0 d" 2>/dev/null
+S run -q --session "$id" -- sh -c "ln -s $U/outside out; mkdir -p d/e; touch d/e/f; chmod 0 d
+	mkdir -p r/s w; touch r/f w/g; chmod 500 r; chmod 300 w" 2>/dev/null
 S session end "$id" > /dev/null
+eq "session end removes directories made unreadable or unwritable: exit 0" 0 $?
 expect "a symlink in the workspace is removed, not followed" test -e "$U/outside/keep"
 expect "nothing is left of that session either" test ! -e "$SESS/$id"
 # --- nor does a tree nested deeper than the walk's limit stop the removal
