@@ -46,3 +46,18 @@ def test_wrong_params_and_ids(sandcap_bin, rundir):
     finally:
         assert c.close() == 0
     assert _sessions(rundir) == []
+
+
+def test_read_file_bounded(sandcap_bin, rundir):
+    c = Client(sandcap_bin, rundir, "--ttl", "5m", "--timeout", "20s")
+    try:
+        c.initialize()
+        c.call("run", argv=["truncate", "-s", "20M", "big"])
+        r = c.call("read_file", path="big", max_bytes=1 << 30)
+        assert r["isError"] is True and "max_bytes" in r["content"][0]["text"], \
+            r["content"][0]["text"][:200]
+        r = c.call("read_file", path="big", max_bytes=16)
+        assert r["isError"] is False and r["structuredContent"]["truncated"] is True
+        _alive(c)
+    finally:
+        assert c.close() == 0

@@ -86,7 +86,8 @@ TOOLS: List[Dict[str, Any]] = [
                        "no '..', no symbolic links).",
         "inputSchema": {"type": "object", "required": ["path"], "properties": {
             "path": {"type": "string"},
-            "max_bytes": {"type": "integer", "minimum": 0}}},
+            "max_bytes": {"type": "integer", "minimum": 0,
+                          "maximum": _workspace.READ_LIMIT}}},
     },
     {
         "name": "write_file",
@@ -305,6 +306,9 @@ class Server:
         n = a.get("max_bytes", _workspace.READ_MAX)
         if not isinstance(n, int) or isinstance(n, bool) or n < 0:
             raise ValueError("max_bytes: expected a whole number >= 0")
+        if n > _workspace.READ_LIMIT:
+            raise ValueError(f"max_bytes {n}: at most {_workspace.READ_LIMIT} (16 MiB); read "
+                             "a large file in a run call (head, tail, sed -n)")
         r = _workspace.read_file(self.session.workspace, a.get("path"), n)
         return {"content": [{"type": "text", "text": r["content"]}], "structuredContent": r,
                 "isError": False}
