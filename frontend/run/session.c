@@ -78,6 +78,68 @@ session_private_dir(int at, const char *name, bool create)
 	return fd;
 }
 
+/* chmod of what fd (O_PATH) names, through its /proc/self/fd name: never a path. */
+static int
+chmod_fd(int fd, mode_t mode)
+{
+	char proc[64];
+
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	return chmod(proc, mode) < 0 ? -errno : 0;
+}
+
+/* Landlock has no right for chmod, so a call (even under --fs ro) can change the modes of
+ * the session's directory and files: each of ours is given back 0600 (but the workspace,
+ * whose mode is the calls'). */
+void
+session_repair(int dfd)
+{
+	struct dir_iter *it = calloc(1, sizeof(*it));
+	unsigned char type;
+	const char *e;
+
+	(void) fchmod(dfd, 0700);
+	if (it == NULL)
+		return;
+	it->fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	while (it->fd >= 0 && (e = dir_next(it, &type)) != NULL) {
+		struct stat st;
+		int fd;
+
+		if (streq(e, "workspace"))
+			continue;
+		fd = openat(dfd, e, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		/* A file with another name may be one of the user's elsewhere: left alone. */
+		if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == control_uid() &&
+		    st.st_nlink == 1 && (st.st_mode & 07777) != 0600)
+			(void) chmod_fd(fd, 0600);
+		close(fd);
+	}
+	if (it->fd >= 0)
+		close(it->fd);
+	free(it);
+}
+
+/* The session's own directory: under the private sessions root, where no one else can
+ * reach it, so one of ours whose mode a call changed is given back 0700. */
+static int
+session_dir(int rootfd, const char *id)
+{
+	struct stat st;
+	int p = openat(rootfd, id, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), r = 0;
+
+	if (p < 0)
+		return -errno;
+	if (fstat(p, &st) < 0)
+		r = -errno;
+	else if (st.st_uid == control_uid() && (st.st_mode & 07777) != 0700)
+		r = chmod_fd(p, 0700);
+	close(p);
+	return r < 0 ? r : session_private_dir(rootfd, id, false);
+}
+
 int
 session_root(bool create, int *ret_fd, char *err, size_t errlen)
 {
@@ -141,7 +203,9 @@ session_open(int rootfd, const char *id, int *ret_dfd, struct session_state *ret
 			 "session start or ls)", id);
 		return -ENOENT;
 	}
-	dfd = session_private_dir(rootfd, id, false);
+	dfd = session_dir(rootfd, id);
+	if (dfd >= 0)
+		session_repair(dfd);
 	if (dfd < 0) {
 		snprintf(err, errlen, "no session %s of yours%s", id, dfd == -ENOENT ?
 			 " (ended, expired or never started; see sandcap session ls)" : "");

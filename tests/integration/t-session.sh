@@ -164,5 +164,15 @@ else
 	S session show "$id" --json > "$T/show.json"
 	eq "the ledger holds the one real call" 1 "$(json "$T/show.json" '["totals"]["calls"]')"
 	S session end "$id" > /dev/null
+	# Landlock has no right for chmod: a call can change the modes of the session's state
+	id=$(S session start --fs ro)
+	S run -q --session "$id" -- sh -c 'chmod 0 ../state ../calls ../lock ../keeper ..' 2>/dev/null
+	S run -q --session "$id" -- true 2> "$T/err"
+	eq "a call after one that made the session's state mode 0 runs" 0 $?
+	S session show "$id" --json > "$T/show.json"
+	eq "... and both calls are in its ledger" 2 "$(json "$T/show.json" '["totals"]["calls"]')"
+	S session end "$id" > /dev/null 2> "$T/err"
+	eq "session end ends that session: exit 0" 0 $?
+	expect "... and nothing is left of it" test ! -e "$SESS/$id"
 fi
 done_testing
