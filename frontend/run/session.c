@@ -122,8 +122,8 @@ session_repair(int dfd)
 	free(it);
 }
 
-/* The session's own directory: under the private sessions root, where no one else can
- * reach it, so one of ours whose mode a call changed is given back 0700. */
+/* A session's directory, or the sessions root: under a directory checked private, where no
+ * one else can reach it, so one of ours whose mode a call changed is given back 0700. */
 static int
 session_dir(int rootfd, const char *id)
 {
@@ -159,7 +159,8 @@ session_root(bool create, int *ret_fd, char *err, size_t errlen)
 		snprintf(err, errlen, "%s: %s", dir, strerror(-fd));
 		return fd;
 	}
-	root = session_private_dir(fd, "sessions", create);
+	root = create && mkdirat(fd, "sessions", 0700) < 0 && errno != EEXIST ? -errno :
+	       session_dir(fd, "sessions");
 	close(fd);
 	if (root < 0) {
 		if (root == -ENOENT)
