@@ -89,8 +89,8 @@ chmod_fd(int fd, mode_t mode)
 }
 
 /* Landlock has no right for chmod, so a call (even under --fs ro) can change the modes of
- * the session's directory and files: each of ours is given back 0600 (but the workspace,
- * whose mode is the calls'). */
+ * the session's directory and files: each of ours is given back 0600, the workspace its
+ * u+rwx (the next call's working directory). */
 void
 session_repair(int dfd)
 {
@@ -106,11 +106,17 @@ session_repair(int dfd)
 		struct stat st;
 		int fd;
 
-		if (streq(e, "workspace"))
-			continue;
 		fd = openat(dfd, e, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 		if (fd < 0)
 			continue;
+		/* The workspace keeps the mode the calls gave it, but for ours to use. */
+		if (streq(e, "workspace") && fstat(fd, &st) == 0 && S_ISDIR(st.st_mode) &&
+		    st.st_uid == control_uid() && (st.st_mode & 0700) != 0700)
+			(void) chmod_fd(fd, (st.st_mode & 07777) | 0700);
+		if (streq(e, "workspace")) {
+			close(fd);
+			continue;
+		}
 		/* A file with another name may be one of the user's elsewhere: left alone. */
 		if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == control_uid() &&
 		    st.st_nlink == 1 && (st.st_mode & 07777) != 0600)

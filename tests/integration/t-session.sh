@@ -166,7 +166,7 @@ else
 	S session end "$id" > /dev/null
 	# Landlock has no right for chmod: a call can change the modes of the session's state
 	id=$(S session start --fs ro)
-	S run -q --session "$id" -- sh -c 'chmod 0 ../state ../calls ../lock ../keeper; chmod 0 ../.. ..' 2>/dev/null
+	S run -q --session "$id" -- sh -c 'chmod 0 ../state ../calls ../lock ../keeper; chmod 0 ../.. .. .' 2>/dev/null
 	S run -q --session "$id" -- true 2> "$T/err"
 	eq "a call after one that made the session's state mode 0 runs" 0 $?
 	S session show "$id" --json > "$T/show.json"
