@@ -38,6 +38,9 @@ def test_wrong_params_and_ids(sandcap_bin, rundir):
             assert msg["id"] is None and msg["error"]["code"] == -32600, msg
         c.send({"jsonrpc": "2.0", "method": "notifications/cancelled",
                 "params": {"requestId": [1]}})
+        msg = _raw(c, json.dumps({"jsonrpc": "2.0", "id": 8, "method": "tools/call",
+                                  "params": {"name": ["run"], "arguments": {}}}).encode())
+        assert msg["id"] == 8 and msg["error"]["code"] == -32602, msg
         msg = _raw(c, json.dumps([{"jsonrpc": "2.0", "id": 1, "method": "ping"}]).encode())
         assert msg["error"]["code"] == -32600
         msg = _raw(c, b'{"jsonrpc": "2.0", "id": 1, "method": "ping", "x": "\xff\xfe"}')

@@ -258,7 +258,7 @@ class Server:
     def tools_call(self, mid: Any, params: Dict[str, Any]) -> None:
         name, args = params.get("name"), params.get("arguments") or {}
         fn = {"run": self.tool_run, "read_file": self.tool_read, "write_file": self.tool_write,
-              "list_dir": self.tool_list}.get(name)
+              "list_dir": self.tool_list}.get(name) if isinstance(name, str) else None
         if fn is None or not isinstance(args, dict):
             with self.calls_lock:
                 self.calls.pop(mid, None)
