@@ -431,6 +431,7 @@ run_in_session(const struct call *c, const struct session_state *s, int dfd, uns
 	run_use_id(NULL);
 	free_words(v, argc);
 	m.wall_ms = session_now_ms() - now;
+	session_repair(dfd);
 	(void) unlinkat(dfd, "running", 0);
 	return finish_call(dfd, c, name, status, &m);
 }

@@ -50,6 +50,9 @@ int session_report(int dfd, const struct session_state *s, const char *ended, FI
 int session_remove(int rootfd, int dfd, const char *id);
 /* A directory of ours, 0700 (made if create): its fd or -errno. */
 int session_private_dir(int at, const char *name, bool create);
+/* Give the session's directory (dfd) and its files back their modes, which a call may
+ * have changed. */
+void session_repair(int dfd);
 /* Kill the running call, write the report to out (or to s->report when out is NULL),
  * remove everything.  wait_keeper: wait for the keeper to exit (not from the keeper). */
 int session_teardown(int rootfd, int dfd, const struct session_state *s, const char *why,

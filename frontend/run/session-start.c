@@ -89,6 +89,7 @@ keeper_main(int rootfd, int dfd, const struct session_state *s, int ready)
 		if (poll(p, 2, -1) > 0 && (p[0].revents & POLLIN) && state_removed(in))
 			_exit(0);
 	}
+	session_repair(dfd);
 	_exit(session_teardown(rootfd, dfd, s, "ttl", NULL, true, false, err, sizeof(err)) < 0 ?
 	      1 : 0);
 }

@@ -78,6 +78,74 @@ session_private_dir(int at, const char *name, bool create)
 	return fd;
 }
 
+/* chmod of what fd (O_PATH) names, through its /proc/self/fd name: never a path. */
+static int
+chmod_fd(int fd, mode_t mode)
+{
+	char proc[64];
+
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	return chmod(proc, mode) < 0 ? -errno : 0;
+}
+
+/* Landlock has no right for chmod, so a call (even under --fs ro) can change the modes of
+ * the session's directory and files: each of ours is given back 0600, the workspace its
+ * u+rwx (the next call's working directory). */
+void
+session_repair(int dfd)
+{
+	struct dir_iter *it = calloc(1, sizeof(*it));
+	unsigned char type;
+	const char *e;
+
+	(void) fchmod(dfd, 0700);
+	if (it == NULL)
+		return;
+	it->fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	while (it->fd >= 0 && (e = dir_next(it, &type)) != NULL) {
+		struct stat st;
+		int fd;
+
+		fd = openat(dfd, e, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		/* The workspace keeps the mode the calls gave it, but for ours to use. */
+		if (streq(e, "workspace") && fstat(fd, &st) == 0 && S_ISDIR(st.st_mode) &&
+		    st.st_uid == control_uid() && (st.st_mode & 0700) != 0700)
+			(void) chmod_fd(fd, (st.st_mode & 07777) | 0700);
+		if (streq(e, "workspace")) {
+			close(fd);
+			continue;
+		}
+		/* A file with another name may be one of the user's elsewhere: left alone. */
+		if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == control_uid() &&
+		    st.st_nlink == 1 && (st.st_mode & 07777) != 0600)
+			(void) chmod_fd(fd, 0600);
+		close(fd);
+	}
+	if (it->fd >= 0)
+		close(it->fd);
+	free(it);
+}
+
+/* A session's directory, or the sessions root: under a directory checked private, where no
+ * one else can reach it, so one of ours whose mode a call changed is given back 0700. */
+static int
+session_dir(int rootfd, const char *id)
+{
+	struct stat st;
+	int p = openat(rootfd, id, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), r = 0;
+
+	if (p < 0)
+		return -errno;
+	if (fstat(p, &st) < 0)
+		r = -errno;
+	else if (st.st_uid == control_uid() && (st.st_mode & 07777) != 0700)
+		r = chmod_fd(p, 0700);
+	close(p);
+	return r < 0 ? r : session_private_dir(rootfd, id, false);
+}
+
 int
 session_root(bool create, int *ret_fd, char *err, size_t errlen)
 {
@@ -97,7 +165,8 @@ session_root(bool create, int *ret_fd, char *err, size_t errlen)
 		snprintf(err, errlen, "%s: %s", dir, strerror(-fd));
 		return fd;
 	}
-	root = session_private_dir(fd, "sessions", create);
+	root = create && mkdirat(fd, "sessions", 0700) < 0 && errno != EEXIST ? -errno :
+	       session_dir(fd, "sessions");
 	close(fd);
 	if (root < 0) {
 		if (root == -ENOENT)
@@ -141,7 +210,9 @@ session_open(int rootfd, const char *id, int *ret_dfd, struct session_state *ret
 			 "session start or ls)", id);
 		return -ENOENT;
 	}
-	dfd = session_private_dir(rootfd, id, false);
+	dfd = session_dir(rootfd, id);
+	if (dfd >= 0)
+		session_repair(dfd);
 	if (dfd < 0) {
 		snprintf(err, errlen, "no session %s of yours%s", id, dfd == -ENOENT ?
 			 " (ended, expired or never started; see sandcap session ls)" : "");
@@ -219,32 +290,50 @@ session_write_file(int dfd, const char *name, const char *data, size_t len)
 	return r;
 }
 
-/* A directory the command made unreadable (chmod 0) is still ours to open up: by an O_PATH
- * fd, which names that directory whatever its path now holds. */
+/* A directory the command made unreadable or unwritable (chmod 0, 0500) is still ours to
+ * open up: by an O_PATH fd, which names that directory whatever its path now holds. */
 static int
 open_dir_writable(int dfd, const char *name)
 {
 	char proc[64];
+	struct stat st;
 	int p, fd;
 
-	fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd >= 0 || errno != EACCES)
-		return fd >= 0 ? fd : -errno;
 	p = openat(dfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (p < 0)
 		return -errno;
 	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", p);
-	fd = chmod(proc, 0700) < 0 ? -errno : open(proc, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0 && fd != -errno)
+	if (fstat(p, &st) < 0 || ((st.st_mode & 0700) != 0700 && chmod(proc, 0700) < 0))
+		fd = -errno;
+	else if ((fd = open(proc, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
 		fd = -errno;
 	close(p);
 	return fd;
 }
 
-/* Remove name under dfd and all below it, never following a symbolic link (the workspace
- * holds what the sandboxed commands made). */
+/* A directory below TREE_DEPTH_MAX (the command may nest them as deep as it likes) is moved
+ * up into top, the directory the walk began in, under a name of its own; the next walk
+ * takes it from there. */
 static int
-rm_tree(int dfd, const char *name, int depth)
+move_up(int dfd, const char *name, int top, unsigned *moved)
+{
+	char tmp[32];
+
+	for (unsigned i = 0; i < 1000; i++) {
+		snprintf(tmp, sizeof(tmp), ".deep-%u", (*moved)++);
+		if (renameat2(dfd, name, top, tmp, RENAME_NOREPLACE) == 0)
+			return 0;
+		if (errno != EEXIST)
+			return -errno;
+	}
+	return -EEXIST;
+}
+
+/* Remove name under dfd and all below it, never following a symbolic link (the workspace
+ * holds what the sandboxed commands made).  top: the fd of the walk's first directory, or
+ * -1 at its start. */
+static int
+rm_tree(int dfd, const char *name, int depth, int top, unsigned *moved)
 {
 	struct dir_iter *it;
 	unsigned char type;
@@ -256,7 +345,7 @@ rm_tree(int dfd, const char *name, int depth)
 	if (errno != EISDIR && errno != EPERM)
 		return -errno;
 	if (depth > TREE_DEPTH_MAX)
-		return -ELOOP;
+		return move_up(dfd, name, top, moved);
 	it = calloc(1, sizeof(*it));
 	if (it == NULL)
 		return -ENOMEM;
@@ -267,13 +356,27 @@ rm_tree(int dfd, const char *name, int depth)
 		return r;
 	}
 	while (r == 0 && (e = dir_next(it, &type)) != NULL)
-		r = rm_tree(it->fd, e, depth + 1);
+		r = rm_tree(it->fd, e, depth + 1, top >= 0 ? top : it->fd, moved);
 	if (r == 0 && errno != 0 && e == NULL)
 		r = -errno;
 	close(it->fd);
 	free(it);
 	if (r == 0 && unlinkat(dfd, name, AT_REMOVEDIR) < 0)
 		r = -errno;
+	return r;
+}
+
+/* rm_tree() again while it moved deep directories up that its walk did not get to. */
+static int
+rm_all(int dfd, const char *name)
+{
+	unsigned moved = 0, before;
+	int r;
+
+	do {
+		before = moved;
+		r = rm_tree(dfd, name, 0, -1, &moved);
+	} while (r == -ENOTEMPTY && moved != before);
 	return r;
 }
 
@@ -307,7 +410,7 @@ session_remove(int rootfd, int dfd, const char *id)
 
 	for (size_t i = 0; i < ELEMENTSOF(files); i++)
 		(void) unlinkat(dfd, files[i], 0);
-	r = rm_tree(dfd, "workspace", 0);
+	r = rm_all(dfd, "workspace");
 	for (unsigned n = 1; n < 1000000; n++) {
 		snprintf(name, sizeof(name), "call-%u.json", n);
 		if (unlinkat(dfd, name, 0) < 0 && errno == ENOENT)
@@ -315,7 +418,7 @@ session_remove(int rootfd, int dfd, const char *id)
 	}
 	(void) unlinkat(dfd, "keeper", 0);
 	if (r == 0)
-		r = rm_tree(rootfd, id, 0);     /* leftovers: temporaries */
+		r = rm_all(rootfd, id);        /* leftovers: temporaries */
 	return r;
 }
 

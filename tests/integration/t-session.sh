@@ -139,10 +139,19 @@ fi
 # --- the workspace is removed without following a link out of it
 as_user mkdir "$U/outside"; as_user touch "$U/outside/keep"
 id=$(S session start)
-S run -q --session "$id" -- sh -c "ln -s $U/outside out; mkdir -p d/e; touch d/e/f; chmod 0 d" 2>/dev/null
+S run -q --session "$id" -- sh -c "ln -s $U/outside out; mkdir -p d/e; touch d/e/f; chmod 0 d
+	mkdir -p r/s w; touch r/f w/g; chmod 500 r; chmod 300 w" 2>/dev/null
 S session end "$id" > /dev/null
+eq "session end removes directories made unreadable or unwritable: exit 0" 0 $?
 expect "a symlink in the workspace is removed, not followed" test -e "$U/outside/keep"
 expect "nothing is left of that session either" test ! -e "$SESS/$id"
+# --- nor does a tree nested deeper than the walk's limit stop the removal
+id=$(S session start)
+S run -q --session "$id" -- sh -c 'i=0; while [ $i -lt 600 ]; do mkdir d && cd d || exit 1; i=$((i + 1)); done' 2>/dev/null
+eq "a call nests 600 directories in the workspace" 0 $?
+S session end "$id" > /dev/null 2> "$T/err"
+eq "session end removes them: exit 0" 0 $?
+expect "... and nothing is left of that session" test ! -e "$SESS/$id"
 # --- with --fs ro a call cannot touch the session's state (its ledger, the budget's account)
 if ! ue "$SANDCAP" run -q --no-cgroup --fs ro -- true 2>/dev/null; then
 	skip "--fs ro in a session: this kernel has no usable Landlock"
@@ -155,5 +164,15 @@ else
 	S session show "$id" --json > "$T/show.json"
 	eq "the ledger holds the one real call" 1 "$(json "$T/show.json" '["totals"]["calls"]')"
 	S session end "$id" > /dev/null
+	# Landlock has no right for chmod: a call can change the modes of the session's state
+	id=$(S session start --fs ro)
+	S run -q --session "$id" -- sh -c 'chmod 0 ../state ../calls ../lock ../keeper; chmod 0 ../.. .. .' 2>/dev/null
+	S run -q --session "$id" -- true 2> "$T/err"
+	eq "a call after one that made the session's state mode 0 runs" 0 $?
+	S session show "$id" --json > "$T/show.json"
+	eq "... and both calls are in its ledger" 2 "$(json "$T/show.json" '["totals"]["calls"]')"
+	S session end "$id" > /dev/null 2> "$T/err"
+	eq "session end ends that session: exit 0" 0 $?
+	expect "... and nothing is left of it" test ! -e "$SESS/$id"
 fi
 done_testing

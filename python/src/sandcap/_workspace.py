@@ -15,6 +15,7 @@ import stat
 from typing import Any, Dict, List, Tuple
 
 READ_MAX = 1 << 20  # bytes read_file returns at most by default
+READ_LIMIT = 16 << 20  # a larger max_bytes is refused: the server would hold it all, twice
 DIR_MAX = 1000      # entries list_dir returns at most
 
 

@@ -34,6 +34,7 @@ from ._session import Session
 PROTOCOL = "2025-06-18"
 SUPPORTED = (PROTOCOL, "2025-03-26", "2024-11-05")
 REPORT_URI = "sandcap://session/report"
+LINE_MAX = 64 << 20  # bytes of one message at most (write_file's content is in it)
 # The options of `sandcap session start` a profile may give (`sandcap profile show NAME`).
 PROFILE_OPTIONS = {"--timeout": "timeout", "--cpu-time": "cpu_time", "--as": "address_space",
                    "--fs": "fs", "--net": "net", "--memory": "memory", "--pids": "pids",
@@ -85,7 +86,8 @@ TOOLS: List[Dict[str, Any]] = [
                        "no '..', no symbolic links).",
         "inputSchema": {"type": "object", "required": ["path"], "properties": {
             "path": {"type": "string"},
-            "max_bytes": {"type": "integer", "minimum": 0}}},
+            "max_bytes": {"type": "integer", "minimum": 0,
+                          "maximum": _workspace.READ_LIMIT}}},
     },
     {
         "name": "write_file",
@@ -103,6 +105,10 @@ TOOLS: List[Dict[str, Any]] = [
         "inputSchema": {"type": "object", "properties": {"path": {"type": "string"}}},
     },
 ]
+
+
+def _valid_id(mid: Any) -> bool:
+    return mid is None or (isinstance(mid, (str, int, float)) and not isinstance(mid, bool))
 
 
 class Server:
@@ -132,6 +138,8 @@ class Server:
     def cancel(self, params: Dict[str, Any]) -> None:
         """notifications/cancelled: SIGTERM to the call's sandcap, which ends the sandbox
         (verdict killed); no answer is sent for the request."""
+        if not _valid_id(params.get("requestId")):
+            return
         with self.calls_lock:
             if params.get("requestId") not in self.calls:
                 return
@@ -150,18 +158,35 @@ class Server:
         self.send({"jsonrpc": "2.0", "id": mid, "error": {"code": code, "message": message}})
 
     def serve(self, stream) -> None:
-        for raw in stream:
+        """stream: the client's bytes, one message a line; a line that is too long or not
+        UTF-8 gets a parse error and is skipped, never ends the server."""
+        while True:
+            raw = stream.readline(LINE_MAX + 1)
+            if not raw:
+                return
+            if len(raw) > LINE_MAX and not raw.endswith(b"\n"):
+                while raw and not raw.endswith(b"\n"):
+                    raw = stream.readline(LINE_MAX)
+                self.error(None, -32700, f"parse error: a message longer than {LINE_MAX} "
+                           "bytes")
+                continue
             raw = raw.strip()
             if not raw:
                 continue
             try:
-                msg = json.loads(raw)
-            except ValueError as e:
+                msg = json.loads(raw.decode("utf-8"))
+            except ValueError as e:  # UnicodeDecodeError too
                 self.error(None, -32700, f"parse error: {e}")
                 continue
-            if not isinstance(msg, dict) or msg.get("jsonrpc") != "2.0":
-                self.error(msg.get("id") if isinstance(msg, dict) else None, -32600,
-                           "invalid request: expected a JSON-RPC 2.0 object")
+            if not isinstance(msg, dict) or msg.get("jsonrpc") != "2.0" or \
+                    not _valid_id(msg.get("id")):
+                self.error(msg.get("id") if isinstance(msg, dict) and _valid_id(msg.get("id"))
+                           else None, -32600, "invalid request: expected a JSON-RPC 2.0 "
+                           "object (batches are not supported) with a string or number id")
+                continue
+            if msg.get("params") is not None and not isinstance(msg["params"], dict):
+                if "id" in msg:
+                    self.error(msg["id"], -32602, "invalid params: expected an object")
                 continue
             self.dispatch(msg)
 
@@ -233,7 +258,7 @@ class Server:
     def tools_call(self, mid: Any, params: Dict[str, Any]) -> None:
         name, args = params.get("name"), params.get("arguments") or {}
         fn = {"run": self.tool_run, "read_file": self.tool_read, "write_file": self.tool_write,
-              "list_dir": self.tool_list}.get(name)
+              "list_dir": self.tool_list}.get(name) if isinstance(name, str) else None
         if fn is None or not isinstance(args, dict):
             with self.calls_lock:
                 self.calls.pop(mid, None)
@@ -281,6 +306,9 @@ class Server:
         n = a.get("max_bytes", _workspace.READ_MAX)
         if not isinstance(n, int) or isinstance(n, bool) or n < 0:
             raise ValueError("max_bytes: expected a whole number >= 0")
+        if n > _workspace.READ_LIMIT:
+            raise ValueError(f"max_bytes {n}: at most {_workspace.READ_LIMIT} (16 MiB); read "
+                             "a large file in a run call (head, tail, sed -n)")
         r = _workspace.read_file(self.session.workspace, a.get("path"), n)
         return {"content": [{"type": "text", "text": r["content"]}], "structuredContent": r,
                 "isError": False}
@@ -404,7 +432,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     signal.signal(signal.SIGTERM, stop)
     server = Server(session, a.output_limit or "1M")
     try:
-        server.serve(sys.stdin)
+        server.serve(sys.stdin.buffer)
     except (KeyboardInterrupt, BrokenPipeError):
         pass
     finally:
