@@ -15,12 +15,12 @@ static const struct {
 	int (*fn)(int argc, char **argv);
 	const char *summary;
 } commands[] = {
-	{ "run",    cmd_run,    "run a command under enforced limits and report what happened" },
-	{ "trace",  cmd_trace,  "run a command, then print the limits that would fit it" },
+	{ "run", cmd_run, "run a command under enforced limits and report what happened" },
+	{ "trace", cmd_trace, "run a command, then print the limits that would fit it" },
 	{ "policy", cmd_policy, "check the admin's policy file or show a user's ceilings" },
 	{ "profile", cmd_profile, "list named profiles or show one as sandcap run flags" },
-	{ "ps",     cmd_ps,     "list your running sandboxes" },
-	{ "kill",   cmd_kill,   "signal or end one of your sandboxes" },
+	{ "ps", cmd_ps, "list your running sandboxes" },
+	{ "kill", cmd_kill, "signal or end one of your sandboxes" },
 	{ "session", cmd_session, "start, list or end a session: many runs, one budget" },
 	{ "doctor", cmd_doctor, "tell what this host lacks for cgroup mode, and the fixes" },
 };
@@ -74,6 +74,7 @@ main(int argc, char **argv)
 	for (size_t i = 0; i < ELEMENTSOF(commands); i++)
 		if (streq(argv[1], commands[i].name))
 			return flushed(commands[i].fn(argc - 1, argv + 1));
-	fprintf(stderr, "sandcap: unknown command '%s'; run 'sandcap --help' for the list\n", argv[1]);
+	fprintf(stderr, "sandcap: unknown command '%s'; run 'sandcap --help' for the list\n",
+		argv[1]);
 	return SC_EXIT_FAILURE;
 }

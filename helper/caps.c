@@ -26,7 +26,7 @@
 static const struct {
 	const char *name;
 	unsigned cap;
-	bool optional;          /* without it only --net host works in cgroup mode */
+	bool optional; /* without it only --net host works in cgroup mode */
 } helper_caps[] = {
 	/* open the 0700 delegated parent, mkdir/rmdir leaves, write limits, cgroup.kill and
 	 * cgroup.procs (open-time credentials), the root-owned workspace and lock dirs */
@@ -41,8 +41,8 @@ static const struct {
 	{ "cap_net_admin", CAP_NET_ADMIN, true },
 };
 
-static bool have_net;   /* both optional capabilities are permitted */
-static uint64_t permitted, effective;   /* what the kernel holds for us after caps_init() */
+static bool have_net;                 /* both optional capabilities are permitted */
+static uint64_t permitted, effective; /* what the kernel holds for us after caps_init() */
 
 /* Set exactly permitted as permitted and eff as effective, nothing inheritable. */
 static int
@@ -50,8 +50,7 @@ apply(uint64_t eff)
 {
 	capng_clear(CAPNG_SELECT_CAPS);
 	for (unsigned c = 0; c < 64; c++) {
-		if ((permitted & CAPS(c)) &&
-		    capng_update(CAPNG_ADD, CAPNG_PERMITTED, c) < 0)
+		if ((permitted & CAPS(c)) && capng_update(CAPNG_ADD, CAPNG_PERMITTED, c) < 0)
 			return -EPERM;
 		if ((eff & CAPS(c)) && capng_update(CAPNG_ADD, CAPNG_EFFECTIVE, c) < 0)
 			return -EPERM;
@@ -115,7 +114,7 @@ caps_raise_set(uint64_t caps)
 void
 caps_lower_all(void)
 {
-	int saved = errno;      /* callers read errno of the bracketed syscall after this */
+	int saved = errno; /* callers read errno of the bracketed syscall after this */
 
 	/* A capability still effective past its bracket would widen the next steps: a
 	 * failed lowering ends the helper (fail closed; sandcap sees it die). */

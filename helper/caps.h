@@ -16,7 +16,6 @@ int caps_init(char *missing, size_t len);
  * helper serves --net host only. */
 bool caps_have_net(void);
 
-
 /* A set of capabilities for caps_raise_set(). */
 #define CAPS(c) ((uint64_t) 1 << (c))
 /* Make every capability in caps effective; pair with caps_lower_all() in the same function.

@@ -126,8 +126,10 @@ cg_user_level(int root_fd, uid_t uid, int *fdp)
 		fd = priv_openat(root_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW, 0);
 		if (fd == -ENOENT) {
 			r = priv_mkdirat(root_fd, name, 0755);
-			fd = r == 0 || r == -EEXIST ? priv_openat(root_fd, name, O_RDONLY |
-								  O_DIRECTORY | O_NOFOLLOW, 0) : r;
+			fd = r == 0 || r == -EEXIST
+				     ? priv_openat(root_fd, name,
+						   O_RDONLY | O_DIRECTORY | O_NOFOLLOW, 0)
+				     : r;
 		}
 		if (fd < 0)
 			return fd;

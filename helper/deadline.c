@@ -103,12 +103,12 @@ kill_leaf(const struct deadline_record *rec, const char *name)
 void
 deadline_reap_expired(int dfd)
 {
-	struct dir_iter it = { .fd = dfd };    /* opened at HELLO (open_dirs()), listed once */
+	struct dir_iter it = { .fd = dfd }; /* opened at HELLO (open_dirs()), listed once */
 	uint64_t now;
 	const char *name;
 
 	if (dfd < 0)
-		return;                 /* no records: nothing has a deadline */
+		return; /* no records: nothing has a deadline */
 	now = boottime_ms();
 	while ((name = dir_next(&it, NULL)) != NULL) {
 		struct deadline_record rec;
@@ -123,8 +123,7 @@ deadline_reap_expired(int dfd)
 			continue;
 		r = kill_leaf(&rec, name);
 		if (r == 0)
-			log_notice("sandbox %s outlived its policy deadline: killed it",
-				   name);
+			log_notice("sandbox %s outlived its policy deadline: killed it", name);
 		/* Killed, or gone: either way nothing is left to enforce. */
 		if (r == 0 || r == -ENOENT)
 			(void) priv_unlinkat(dfd, name, 0);

@@ -23,16 +23,16 @@
 
 static const struct op ops[] = {
 	/* version check, policy load, caller resolution */
-	{ WIRE_REQ_HELLO,   B_HELLO,   OP_ONCE | OP_END_ON_FAIL, B_CREATE, op_hello },
+	{ WIRE_REQ_HELLO, B_HELLO, OP_ONCE | OP_END_ON_FAIL, B_CREATE, op_hello },
 	/* leaf cgroup with limits + workspace; a failure may leave partial objects: end */
-	{ WIRE_REQ_CREATE,  B_CREATE,  OP_ONCE | OP_END_ON_FAIL,
-	  B_SPAWN | B_KILL | B_DESTROY, op_create },
+	{ WIRE_REQ_CREATE, B_CREATE, OP_ONCE | OP_END_ON_FAIL, B_SPAWN | B_KILL | B_DESTROY,
+	  op_create },
 	/* the sandbox's first process, made in the leaf; may be retried after a refusal */
-	{ WIRE_REQ_SPAWN,   B_SPAWN,   OP_ONCE,            0,        op_spawn },
+	{ WIRE_REQ_SPAWN, B_SPAWN, OP_ONCE, 0, op_spawn },
 	/* cgroup.kill; repeatable */
-	{ WIRE_REQ_KILL,    B_KILL,    0,                  0,        op_kill },
+	{ WIRE_REQ_KILL, B_KILL, 0, 0, op_kill },
 	/* teardown, reply, exit */
-	{ WIRE_REQ_DESTROY, B_DESTROY, OP_ONCE | OP_END,   0,        op_destroy },
+	{ WIRE_REQ_DESTROY, B_DESTROY, OP_ONCE | OP_END, 0, op_destroy },
 };
 
 int
@@ -61,8 +61,7 @@ dispatch_next(unsigned permitted, const struct op *op, int r)
 }
 
 int
-dispatch(struct session *s, const uint8_t *buf, size_t n, int *fds, size_t nfds,
-	 int *ret_status)
+dispatch(struct session *s, const uint8_t *buf, size_t n, int *fds, size_t nfds, int *ret_status)
 {
 	uint8_t out[WIRE_MSG_MAX], bodybuf[WIRE_MSG_MAX];
 	struct wire_wr body = { .buf = bodybuf, .cap = sizeof(bodybuf) - 64 };

@@ -41,7 +41,7 @@
 #include "wire_io.h"
 
 #define SOCK_FD 3
-#define IDLE_MS (60 * 1000)     /* before SPAWN; none after: a sandbox may run for hours */
+#define IDLE_MS (60 * 1000) /* before SPAWN; none after: a sandbox may run for hours */
 
 /* How long poll() may wait: the idle deadline before SPAWN, the timeout backstop after. */
 static int
@@ -54,7 +54,8 @@ wait_ms(const struct session *s, uint64_t deadline)
 	if (deadline == 0)
 		return -1;
 	now = mono_ms();
-	return now >= deadline ? 0 : (int) (deadline - now < INT32_MAX ? deadline - now : INT32_MAX);
+	return now >= deadline ? 0
+			       : (int) (deadline - now < INT32_MAX ? deadline - now : INT32_MAX);
 }
 
 /* The signals the helper blocks for its whole life (read from its signalfd): SIGTERM/
@@ -79,7 +80,7 @@ scrub_process(void)
 	 * aborting if it could not); otherwise we do it. */
 	for (int fd = 0; fd < 3 && getauxval(AT_SECURE) == 0; fd++)
 		if (fcntl(fd, F_GETFD) < 0 && errno == EBADF &&
-		    open("/dev/null", O_RDWR) != fd)        /* takes the lowest free fd */
+		    open("/dev/null", O_RDWR) != fd) /* takes the lowest free fd */
 			abort();
 	if (close_range(SOCK_FD + 1, ~0U, 0) < 0)
 		abort();
@@ -140,8 +141,8 @@ check_privilege(struct session *s)
 		snprintf(s->refusal_msg, sizeof(s->refusal_msg),
 			 "missing permitted capabilities:%s (under ptrace, on a nosuid mount, or "
 			 "not installed with them); the admin can fix it with: setcap "
-			 "cap_dac_override,cap_chown,cap_sys_admin,cap_net_admin,cap_bpf=p %s", missing,
-			 SC_HELPER_PATH);
+			 "cap_dac_override,cap_chown,cap_sys_admin,cap_net_admin,cap_bpf=p %s",
+			 missing, SC_HELPER_PATH);
 	}
 	if (s->refusal != 0)
 		(void) fprintf(stderr, "sandcap-helper: %s\n", s->refusal_msg);
@@ -159,7 +160,8 @@ check_limits(struct session *s)
 
 	if (s->refusal == 0 && getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < 64) {
 		s->refusal = EMFILE;
-		snprintf(s->refusal_msg, sizeof(s->refusal_msg), "RLIMIT_NOFILE is %llu, below "
+		snprintf(s->refusal_msg, sizeof(s->refusal_msg),
+			 "RLIMIT_NOFILE is %llu, below "
 			 "the 64 the helper needs; raise it (ulimit -n 64) before sandcap",
 			 (unsigned long long) rl.rlim_cur);
 		(void) fprintf(stderr, "sandcap-helper: %s\n", s->refusal_msg);
@@ -191,7 +193,8 @@ check_socket(struct session *s)
 	 * hold no CAP_SETUID). */
 	if (cred.pid != getppid() || cred.uid != (uid_t) getauxval(AT_UID)) {
 		s->refusal = EPERM;
-		snprintf(s->refusal_msg, sizeof(s->refusal_msg), "the socket on fd 3 is not "
+		snprintf(s->refusal_msg, sizeof(s->refusal_msg),
+			 "the socket on fd 3 is not "
 			 "connected to the process that started the helper");
 	}
 	return 0;
@@ -220,13 +223,15 @@ main(int argc, char **argv)
 
 	if (argc < 1)
 		abort();
-	(void) argv;                    /* never read: derive nothing from argv[0] */
+	(void) argv; /* never read: derive nothing from argv[0] */
 	scrub_process();
 	log_setup("sandcap-helper", LOG_INFO, 1);
 	session_init(s, SOCK_FD);
 	if (check_socket(s) < 0) {
-		(void) fprintf(stderr, "sandcap-helper: fd 3 is not a connected AF_UNIX "
-			       "SOCK_SEQPACKET socket; sandcap-helper is started by sandcap, not by hand\n");
+		(void) fprintf(
+			stderr,
+			"sandcap-helper: fd 3 is not a connected AF_UNIX "
+			"SOCK_SEQPACKET socket; sandcap-helper is started by sandcap, not by hand\n");
 		return EXIT_FAILURE;
 	}
 	check_privilege(s);
@@ -240,7 +245,7 @@ main(int argc, char **argv)
 	if (sfd < 0)
 		return EXIT_FAILURE;
 
-	uint64_t deadline = 0;          /* timeout backstop; 0 = none (yet) */
+	uint64_t deadline = 0; /* timeout backstop; 0 = none (yet) */
 	bool backstop_fired = false;
 
 	for (;;) {
@@ -283,6 +288,6 @@ main(int argc, char **argv)
 		r = dispatch(s, buf, (size_t) r, fds, nfds, &status);
 		wire_close_fds(fds, nfds);
 		if (r > 0)
-			exit(status);   /* teardown logged what it removed */
+			exit(status); /* teardown logged what it removed */
 	}
 }

@@ -39,8 +39,7 @@ lookup_failed(const struct session *s, const struct policy_caller *c, int r, cha
 		snprintf(msg, msglen, "cannot look up group %u of user %s: %s",
 			 (unsigned) c->failed_gid, c->user, strerror(-r));
 	else
-		snprintf(msg, msglen, "cannot look up uid %u: %s", (unsigned) s->uid,
-			 strerror(-r));
+		snprintf(msg, msglen, "cannot look up uid %u: %s", (unsigned) s->uid, strerror(-r));
 }
 
 /* Look up the caller's names through NSS (the environment is already cleared), when the
@@ -85,8 +84,10 @@ load_policy(struct session *s, char *msg, size_t msglen)
 	if (policy_load(SC_POLICY_PATH, &s->policy, &step, err, sizeof(err)) == 0)
 		return 0;
 	if (step == POLICY_LOAD_MISSING)
-		snprintf(msg, msglen, "no policy file %s: the admin must install one (see "
-			 "sandbox.ini(5))", SC_POLICY_PATH);
+		snprintf(msg, msglen,
+			 "no policy file %s: the admin must install one (see "
+			 "sandbox.ini(5))",
+			 SC_POLICY_PATH);
 	else if (step == POLICY_LOAD_UNTRUSTED)
 		snprintf(msg, msglen, "policy file %s is not trusted: %s", SC_POLICY_PATH, err);
 	else
@@ -122,10 +123,11 @@ open_dirs(struct session *s, char *msg, size_t msglen)
 	s->deadline_fd = priv_openat(AT_FDCWD, SC_DEADLINE_DIR, dir, 0);
 	if (r < 0) {
 		snprintf(msg, msglen, "cgroup_root %s: %s", root,
-			 r == -EXDEV ? "not on cgroup v2 (mount cgroup2 at /sys/fs/cgroup)" :
-			 r == -EPERM ? "must be owned by root with mode 0700 (run sandcap-setup)" :
-			 r == -ENOENT ? "does not exist: the admin must create the delegated "
-					"parent (run sandcap-setup)" : strerror(-r));
+			 r == -EXDEV    ? "not on cgroup v2 (mount cgroup2 at /sys/fs/cgroup)"
+			 : r == -EPERM  ? "must be owned by root with mode 0700 (run sandcap-setup)"
+			 : r == -ENOENT ? "does not exist: the admin must create the delegated "
+					  "parent (run sandcap-setup)"
+					: strerror(-r));
 		return -ENOTSUP;
 	}
 	/* No lock is held on the shared parent: helpers of different users share nothing
@@ -133,7 +135,8 @@ open_dirs(struct session *s, char *msg, size_t msglen)
 	/* Without the controllers enabled the limit files do not exist in leaves. */
 	if (!word_in_list(buf, "memory") || !word_in_list(buf, "pids") ||
 	    !word_in_list(buf, "cpu")) {
-		snprintf(msg, msglen, "cgroup_root %s does not delegate the cpu, memory and pids "
+		snprintf(msg, msglen,
+			 "cgroup_root %s does not delegate the cpu, memory and pids "
 			 "controllers (echo '+cpu +memory +pids' > %s/cgroup.subtree_control)",
 			 root, root);
 		return -ENOTSUP;
@@ -142,8 +145,8 @@ open_dirs(struct session *s, char *msg, size_t msglen)
 }
 
 int
-op_hello(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr *body,
-	 char *msg, size_t msglen)
+op_hello(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr *body, char *msg,
+	 size_t msglen)
 {
 	uint32_t version;
 	int r;
@@ -151,9 +154,10 @@ op_hello(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr *
 	if (wire_get_u32(rd, &version) < 0 || wire_get_end(rd) < 0)
 		return -EBADMSG;
 	if (version != WIRE_VERSION) {
-		snprintf(msg, msglen, "protocol version %u not supported (helper speaks %u): "
-			 "sandcap and sandcap-helper come from different releases", version,
-			 (unsigned) WIRE_VERSION);
+		snprintf(msg, msglen,
+			 "protocol version %u not supported (helper speaks %u): "
+			 "sandcap and sandcap-helper come from different releases",
+			 version, (unsigned) WIRE_VERSION);
 		return -EPROTONOSUPPORT;
 	}
 	if (s->refusal != 0) {
@@ -190,7 +194,8 @@ write_limits(struct session *s, char *note, size_t notelen)
 		 * can be charged to the leaf anyway only if there is no swap; we accept and
 		 * say so in the reply rather than fail. */
 		if (r == -ENOENT) {
-			(void) snprintf(note, notelen, "swap: not accounted (memory.swap.max absent)");
+			(void) snprintf(note, notelen,
+					"swap: not accounted (memory.swap.max absent)");
 			r = 0;
 		}
 	}
@@ -207,8 +212,8 @@ write_limits(struct session *s, char *note, size_t notelen)
  * the user controls is resolved and nothing of the user's is read.  *ret_step names the
  * failed step. */
 static int
-make_leaf(struct session *s, const char **ret_step, char *note, size_t notelen,
-	  char *wsnote, size_t wsnotelen)
+make_leaf(struct session *s, const char **ret_step, char *note, size_t notelen, char *wsnote,
+	  size_t wsnotelen)
 {
 	char lock[CG_NAME_MAX + 8];
 	int r;
@@ -217,8 +222,7 @@ make_leaf(struct session *s, const char **ret_step, char *note, size_t notelen,
 	 * undoes them in reverse, so a leaf never exists without its lock file. */
 	*ret_step = "lock";
 	(void) snprintf(lock, sizeof(lock), "%s.lock", s->id);
-	s->lock_fd = priv_openat(s->lockdir_fd, lock, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW,
-				 0600);
+	s->lock_fd = priv_openat(s->lockdir_fd, lock, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW, 0600);
 	if (s->lock_fd < 0)
 		return s->lock_fd;
 	if (flock(s->lock_fd, LOCK_EX | LOCK_NB) < 0)
@@ -244,8 +248,8 @@ static int create_locked(struct session *s, uint32_t net, uint16_t proxy_port, c
 			 size_t msglen);
 
 int
-op_create(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr *body,
-	  char *msg, size_t msglen)
+op_create(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr *body, char *msg,
+	  size_t msglen)
 {
 	static const enum policy_limit order[] = { POLICY_MEMORY, POLICY_CPU, POLICY_PIDS,
 						   POLICY_DISK, POLICY_TIMEOUT };
@@ -289,13 +293,14 @@ op_create(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr 
 	r = policy_disk_pages(s->eff.v[POLICY_DISK], s->res.ceiling[POLICY_DISK], page,
 			      &s->eff.v[POLICY_DISK]);
 	if (r < 0) {
-		snprintf(msg, msglen, "disk: your ceiling (%" PRIu64 " bytes) is less than one "
+		snprintf(msg, msglen,
+			 "disk: your ceiling (%" PRIu64 " bytes) is less than one "
 			 "page (%" PRIu64 " bytes), the smallest workspace there is; ask the admin",
 			 s->res.ceiling[POLICY_DISK], page);
 		return -EPERM;
 	}
 
-	deadline_reap_expired(s->deadline_fd);  /* anyone's: a stopped helper enforces nothing */
+	deadline_reap_expired(s->deadline_fd); /* anyone's: a stopped helper enforces nothing */
 	/* Count and create under the per-user lock: two helpers of one user cannot both
 	 * pass the sandboxes ceiling.  Released before the reply is sent. */
 	r = user_lock(s, msg, msglen);
@@ -323,8 +328,7 @@ op_create(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr 
 }
 
 static int
-create_locked(struct session *s, uint32_t net, uint16_t proxy_port, char *msg,
-	      size_t msglen)
+create_locked(struct session *s, uint32_t net, uint16_t proxy_port, char *msg, size_t msglen)
 {
 	char note[128] = "", wsnote[128] = "";
 	const char *step = "";
@@ -338,8 +342,10 @@ create_locked(struct session *s, uint32_t net, uint16_t proxy_port, char *msg,
 	if (r < 0)
 		return log_error_errno(r, "uid %u: cannot list leaves: %m", (unsigned) s->uid);
 	if (s->res.sandboxes != 0 && live >= s->res.sandboxes) {
-		snprintf(msg, msglen, "too many sandboxes: %u already running, the ceiling is %"
-			 PRIu64 " set by %s", live, s->res.sandboxes, s->res.sandboxes_src);
+		snprintf(msg, msglen,
+			 "too many sandboxes: %u already running, the ceiling is %" PRIu64
+			 " set by %s",
+			 live, s->res.sandboxes, s->res.sandboxes_src);
 		return -EUSERS;
 	}
 
@@ -349,8 +355,8 @@ create_locked(struct session *s, uint32_t net, uint16_t proxy_port, char *msg,
 	r = make_leaf(s, &step, note, sizeof(note), wsnote, sizeof(wsnote));
 	if (r < 0 && streq(step, "limits")) {
 		snprintf(msg, msglen, "cannot write the limits of cgroup %s: %s%s", s->id,
-			 strerror(-r), r == -ENOENT ? " (a controller is not enabled in cgroup_root)"
-			 : "");
+			 strerror(-r),
+			 r == -ENOENT ? " (a controller is not enabled in cgroup_root)" : "");
 		return r == -ENOENT ? -ENOTSUP : r;
 	}
 	if (r < 0 && streq(step, "workspace")) {
@@ -364,31 +370,36 @@ create_locked(struct session *s, uint32_t net, uint16_t proxy_port, char *msg,
 		snprintf(msg, msglen, "cgroup.events: %m (kernel 5.14 or later needed)");
 		return -ENOTSUP;
 	}
-	r = net_attach(s, net, proxy_port, msg, msglen);   /* before any process is in it */
+	r = net_attach(s, net, proxy_port, msg, msglen); /* before any process is in it */
 	if (r < 0)
 		return r;
 	/* For sandcap-reaper and other users' helpers: the user can stop us, not them. */
 	r = deadline_record(s);
 	if (r < 0) {
-		snprintf(msg, msglen, "cannot record the sandbox's deadline in %s: %s%s",
-			 SC_DEADLINE_DIR, strerror(-r), r == -EFBIG ? " (RLIMIT_FSIZE: raise it "
-			 "with ulimit -f unlimited before sandcap)" : r == -ENOENT || r == -EPERM ?
-			 " (it must exist, owned by root with mode 0700: run sandcap-setup, or "
-			 "reinstall the sandcap package)" : "");
+		snprintf(
+			msg, msglen, "cannot record the sandbox's deadline in %s: %s%s",
+			SC_DEADLINE_DIR, strerror(-r),
+			r == -EFBIG ? " (RLIMIT_FSIZE: raise it "
+				      "with ulimit -f unlimited before sandcap)"
+			: r == -ENOENT || r == -EPERM
+				? " (it must exist, owned by root with mode 0700: run sandcap-setup, or "
+				  "reinstall the sandcap package)"
+				: "");
 		return r;
 	}
 	(void) snprintf(s->enforcement, sizeof(s->enforcement), "%s%s%s", note,
 			note[0] && wsnote[0] ? "; " : "", wsnote);
 	/* One line for the request's privileged actions. */
-	log_info("uid %u: created sandbox %s (cgroup, workspace %s) memory=%" PRIu64 " cpu=%"
-		 PRIu64 "%% pids=%" PRIu64 " disk=%" PRIu64, (unsigned) s->uid, s->id, s->ws_path, s->eff.v[POLICY_MEMORY],
+	log_info("uid %u: created sandbox %s (cgroup, workspace %s) memory=%" PRIu64 " cpu=%" PRIu64
+		 "%% pids=%" PRIu64 " disk=%" PRIu64,
+		 (unsigned) s->uid, s->id, s->ws_path, s->eff.v[POLICY_MEMORY],
 		 s->eff.v[POLICY_CPU], s->eff.v[POLICY_PIDS], s->eff.v[POLICY_DISK]);
 	return 0;
 }
 
 int
-op_kill(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr *body,
-	char *msg, size_t msglen)
+op_kill(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr *body, char *msg,
+	size_t msglen)
 {
 	int r;
 
@@ -401,8 +412,8 @@ op_kill(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr *b
 }
 
 int
-op_destroy(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr *body,
-	   char *msg, size_t msglen)
+op_destroy(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr *body, char *msg,
+	   size_t msglen)
 {
 	if (wire_get_end(rd) < 0)
 		return -EBADMSG;

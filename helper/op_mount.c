@@ -38,15 +38,19 @@ ws_root_open(struct session *s, char *msg, size_t msglen)
 	fd = open(root, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) {
 		r = -errno;
-		snprintf(msg, msglen, "workspace_root %s: %s; the admin must create it root-owned "
-			 "mode 0755 (systemd-tmpfiles --create sandcap.conf)", root, strerror(-r));
+		snprintf(msg, msglen,
+			 "workspace_root %s: %s; the admin must create it root-owned "
+			 "mode 0755 (systemd-tmpfiles --create sandcap.conf)",
+			 root, strerror(-r));
 		return -ENOTSUP;
 	}
 	if (fstat(fd, &st) < 0)
 		return -errno;
 	if (st.st_uid != 0 || (st.st_mode & 0022) != 0) {
-		snprintf(msg, msglen, "workspace_root %s must be owned by root and not writable "
-			 "by group or other (chown root:root, chmod 0755)", root);
+		snprintf(msg, msglen,
+			 "workspace_root %s must be owned by root and not writable "
+			 "by group or other (chown root:root, chmod 0755)",
+			 root);
 		return -ENOTSUP;
 	}
 	s->wsroot_fd = TAKE_FD(fd);
@@ -61,7 +65,8 @@ ws_locks_dir(struct session *s, char *msg, size_t msglen)
 	char name[32];
 
 	if (r < 0) {
-		snprintf(msg, msglen, "%s/.locks: %s; it must exist, owned by root with mode 0700 "
+		snprintf(msg, msglen,
+			 "%s/.locks: %s; it must exist, owned by root with mode 0700 "
 			 "(run sandcap-setup, or reinstall the sandcap package)",
 			 policy_workspace_root(s->policy), strerror(-r));
 		return -ENOTSUP;
@@ -105,7 +110,7 @@ ws_mount(struct session *s, char *note, size_t notelen)
 			policy_workspace_root(s->policy), (unsigned) s->uid, s->id);
 	if (disk == 0)
 		(void) snprintf(note, notelen, "disk: tmpfs default size (half of RAM)");
-	s->ws_fd = r;                   /* O_PATH fd of the tmpfs root, tmpfs by making */
+	s->ws_fd = r; /* O_PATH fd of the tmpfs root, tmpfs by making */
 	return 0;
 }
 
@@ -183,7 +188,7 @@ ws_empty(int uiddir_fd, const char *id, int ws_fd)
 		if (fstat(root, &st) < 0 || fstat(uiddir_fd, &pst) < 0)
 			return -errno;
 		if (st.st_dev == pst.st_dev)
-			return 0;       /* not mounted: nothing to empty */
+			return 0; /* not mounted: nothing to empty */
 		ws_fd = root;
 	}
 	r = ws_empty_and_shrink(ws_fd);
@@ -230,7 +235,7 @@ reclaim_one(struct session *s, const char *name)
 	if (r < 0)
 		return log_warning_errno(r, "uid %u: cannot reclaim leftover %s: %m",
 					 (unsigned) s->uid, name);
-	deadline_forget(s->deadline_fd, name);       /* or stale records pile up until their deadlines */
+	deadline_forget(s->deadline_fd, name); /* or stale records pile up until their deadlines */
 	log_info("uid %u: reclaimed leftover sandbox %s", (unsigned) s->uid, name);
 	return 0;
 }
@@ -264,7 +269,7 @@ reclaim_and_count(struct session *s, unsigned *ret_live)
 		 * it gone: the sandbox counts against the cap. */
 		if ((lfd >= 0 && flock(lfd, LOCK_EX | LOCK_NB) < 0) ||
 		    (lfd < 0 && lfd != -ENOENT) || reclaim_one(s, name) < 0)
-			live++;         /* still there: it keeps counting against the cap */
+			live++; /* still there: it keeps counting against the cap */
 	}
 	if (errno != 0)
 		return -errno;

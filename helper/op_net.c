@@ -36,7 +36,8 @@ int
 net_attach(struct session *s, uint32_t net, uint16_t proxy_port, char *msg, size_t msglen)
 {
 	static const enum netbpf_mode mode_of[] = { [POLICY_NET_NONE] = NETBPF_NONE,
-		[POLICY_NET_LOOPBACK] = NETBPF_LOOPBACK, [POLICY_NET_PROXY] = NETBPF_PROXY };
+						    [POLICY_NET_LOOPBACK] = NETBPF_LOOPBACK,
+						    [POLICY_NET_PROXY] = NETBPF_PROXY };
 	enum netbpf_mode mode;
 
 	/* net_check_request() checked the range at CREATE. */
@@ -44,10 +45,11 @@ net_attach(struct session *s, uint32_t net, uint16_t proxy_port, char *msg, size
 		return 0;
 	mode = mode_of[net];
 	if (!caps_have_net()) {
-		snprintf(msg, msglen, "--net %s: the helper lacks cap_bpf and cap_net_admin, which "
+		snprintf(msg, msglen,
+			 "--net %s: the helper lacks cap_bpf and cap_net_admin, which "
 			 "enforce it in cgroup mode (as root: setcap cap_dac_override,cap_chown,"
-			 "cap_sys_admin,cap_net_admin,cap_bpf=p %s)", policy_net_name(net),
-			 SC_HELPER_PATH);
+			 "cap_sys_admin,cap_net_admin,cap_bpf=p %s)",
+			 policy_net_name(net), SC_HELPER_PATH);
 		return -ENOTSUP;
 	}
 
@@ -68,7 +70,7 @@ net_attach(struct session *s, uint32_t net, uint16_t proxy_port, char *msg, size
 		a.expected_attach_type = info->attach_type;
 		a.insns = (uintptr_t) insns;
 		a.insn_cnt = (uint32_t) n;
-		a.license = (uintptr_t) "GPL";  /* no helper is called; any string would do */
+		a.license = (uintptr_t) "GPL"; /* no helper is called; any string would do */
 		vlog[0] = '\0';
 		a.log_buf = (uintptr_t) vlog;
 		a.log_size = sizeof(vlog);
@@ -77,7 +79,8 @@ net_attach(struct session *s, uint32_t net, uint16_t proxy_port, char *msg, size
 		if (r < 0) {
 			log_error("uid %u: BPF_PROG_LOAD %s: %s; verifier: %.400s",
 				  (unsigned) s->uid, info->name, strerror((int) -r), vlog);
-			snprintf(msg, msglen, "--net %s: the kernel refused the %s program: %s "
+			snprintf(msg, msglen,
+				 "--net %s: the kernel refused the %s program: %s "
 				 "(needs CONFIG_CGROUP_BPF; see sandcap doctor)",
 				 policy_net_name(net), info->name, strerror((int) -r));
 			return -ENOTSUP;
@@ -91,8 +94,10 @@ net_attach(struct session *s, uint32_t net, uint16_t proxy_port, char *msg, size
 		a.attach_flags = 0;
 		r = priv_bpf(BPF_PROG_ATTACH, &a);
 		if (r < 0) {
-			snprintf(msg, msglen, "--net %s: cannot attach the %s program to cgroup %s: "
-				 "%s", policy_net_name(net), info->name, s->id, strerror((int) -r));
+			snprintf(msg, msglen,
+				 "--net %s: cannot attach the %s program to cgroup %s: "
+				 "%s",
+				 policy_net_name(net), info->name, s->id, strerror((int) -r));
 			return -ENOTSUP;
 		}
 	}

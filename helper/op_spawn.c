@@ -60,7 +60,7 @@ spawn_in_leaf(struct session *s, int sock)
 	struct clone_args ca = {
 		.flags = CLONE_INTO_CGROUP | CLONE_PARENT,
 		.cgroup = (uint64_t) s->leaf_fd,
-		.exit_signal = 0,       /* CLONE_PARENT: the helper's own, SIGCHLD to sandcap */
+		.exit_signal = 0, /* CLONE_PARENT: the helper's own, SIGCHLD to sandcap */
 	};
 	/* Every signal, the two glibc's sigprocmask() keeps for itself (32, 33) too: the raw
 	 * system call.  SIGKILL and SIGSTOP the kernel never blocks. */
@@ -76,8 +76,8 @@ spawn_in_leaf(struct session *s, int sock)
 }
 
 int
-op_spawn(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr *body,
-	 char *msg, size_t msglen)
+op_spawn(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr *body, char *msg,
+	 size_t msglen)
 {
 	int domain = 0;
 	socklen_t len = sizeof(domain);
@@ -100,12 +100,14 @@ op_spawn(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr *
 	pid = spawn_in_leaf(s, fds[0]);
 	if (pid < 0) {
 		snprintf(msg, msglen, "cannot start the sandbox's process in %s: %s%s", s->id,
-			 strerror(-pid), pid == -ENOSYS || pid == -EINVAL ?
-			 " (clone3 with CLONE_INTO_CGROUP needs Linux 5.7 or later)" : "");
+			 strerror(-pid),
+			 pid == -ENOSYS || pid == -EINVAL
+				 ? " (clone3 with CLONE_INTO_CGROUP needs Linux 5.7 or later)"
+				 : "");
 		return pid == -ENOSYS || pid == -EINVAL ? -ENOTSUP : pid;
 	}
 	s->attached = true;
-	s->killed = false;      /* a process is in it since the last KILL */
+	s->killed = false; /* a process is in it since the last KILL */
 	wire_put_u32(body, (uint32_t) pid);
 	log_info("uid %u: spawned pid %d in %s", (unsigned) s->uid, (int) pid, s->id);
 	return 0;

@@ -21,16 +21,17 @@
 
 /* Raise caps, evaluate the system call expr, lower: its value, or -errno (-EPERM when the
  * raise failed, expr then not evaluated). */
-#define PRIV(caps, expr) ({                                     \
-	long _v = -EPERM;                                       \
-	if (caps_raise_set(caps) == 0) {                        \
-		_v = (long) (expr);                             \
-		if (_v < 0)                                     \
-			_v = -errno;                            \
-		caps_lower_all();                               \
-	}                                                       \
-	_v;                                                     \
-})
+#define PRIV(caps, expr)                         \
+	({                                       \
+		long _v = -EPERM;                \
+		if (caps_raise_set(caps) == 0) { \
+			_v = (long) (expr);      \
+			if (_v < 0)              \
+				_v = -errno;     \
+			caps_lower_all();        \
+		}                                \
+		_v;                              \
+	})
 #define DAC   CAPS(CAP_DAC_OVERRIDE)
 #define CHOWN CAPS(CAP_CHOWN)
 #define ADMIN CAPS(CAP_SYS_ADMIN)
@@ -147,7 +148,7 @@ priv_take_cgroup(int fd)
 		if (fchownat(fd, name, 0, 0, AT_SYMLINK_NOFOLLOW) < 0)
 			r = -errno;
 	if (r == 0 && errno != 0)
-		r = -errno;     /* a listing error: a writable file may be left to the user */
+		r = -errno; /* a listing error: a writable file may be left to the user */
 	caps_lower_all();
 	return r;
 }
@@ -187,8 +188,9 @@ priv_tmpfs_resize(int rootfd, const char *size, const char *inodes)
 
 	if (caps_raise(CAP_SYS_ADMIN) < 0)
 		return -EPERM;
-	fsfd = fspick(rootfd, "", FSPICK_EMPTY_PATH | FSPICK_CLOEXEC | FSPICK_NO_AUTOMOUNT |
-		      FSPICK_SYMLINK_NOFOLLOW);
+	fsfd = fspick(rootfd, "",
+		      FSPICK_EMPTY_PATH | FSPICK_CLOEXEC | FSPICK_NO_AUTOMOUNT |
+			      FSPICK_SYMLINK_NOFOLLOW);
 	if (fsfd < 0 || fsconfig(fsfd, FSCONFIG_SET_STRING, "size", size, 0) < 0 ||
 	    fsconfig(fsfd, FSCONFIG_SET_STRING, "nr_inodes", inodes, 0) < 0 ||
 	    fsconfig(fsfd, FSCONFIG_CMD_RECONFIGURE, NULL, NULL, 0) < 0)

@@ -36,8 +36,9 @@ make_staged(int stage_fd, const char *tmp, int parent_fd, const char *name, mode
 		return r;
 	fd = priv_openat(stage_fd, tmp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW, 0);
 	/* Mode while we still own it (after the chown it would need CAP_FOWNER). */
-	r = fd < 0 ? fd : mode != 0700 && fchmod(fd, mode) < 0 ? neg_errno() :
-	    priv_fchown(fd, 0, 0);
+	r = fd < 0                                 ? fd
+	    : mode != 0700 && fchmod(fd, mode) < 0 ? neg_errno()
+						   : priv_fchown(fd, 0, 0);
 	if (r == 0)
 		r = priv_renameat2(stage_fd, tmp, parent_fd, name, RENAME_NOREPLACE);
 	if (r < 0) {
@@ -59,8 +60,7 @@ dir_check_root(int fd, mode_t mode)
 }
 
 int
-dir_root_owned(int parent_fd, const char *name, mode_t mode, int stage_fd, uid_t uid,
-	       int *ret_fd)
+dir_root_owned(int parent_fd, const char *name, mode_t mode, int stage_fd, uid_t uid, int *ret_fd)
 {
 	const int dir = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
 	_cleanup_close_ int fd = openat(parent_fd, name, dir);

@@ -14,7 +14,6 @@
 #include <string.h>
 #include <unistd.h>
 
-
 #include "deadline.h"
 #include "log.h"
 #include "macro.h"
@@ -52,9 +51,13 @@ session_teardown(struct session *s, char *msg, size_t msglen)
 		q = ws_empty(s->uiddir_fd, s->id, s->ws_fd);
 		if (q < 0 && r == 0) {
 			r = q;
-			snprintf(msg, msglen, q == -EBUSY ? "workspace %s is held open by a process "
-				 "outside the sandbox: kept (with its cgroup) until it is released" :
-				 "cannot empty workspace %s: %s", s->ws_path, strerror(-q));
+			snprintf(
+				msg, msglen,
+				q == -EBUSY
+					? "workspace %s is held open by a process "
+					  "outside the sandbox: kept (with its cgroup) until it is released"
+					: "cannot empty workspace %s: %s",
+				s->ws_path, strerror(-q));
 		}
 	}
 	/* Detach the workspace and remove its mount point, remove the leaf (a few bounded
@@ -102,8 +105,8 @@ helper_fatal(struct session *s, const char *fmt, ...)
 	va_start(ap, fmt);
 	(void) vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	log_warning("uid %u pid %d: protocol violation: %s; ending the session",
-		    (unsigned) s->uid, (int) s->peer_pid, buf);
+	log_warning("uid %u pid %d: protocol violation: %s; ending the session", (unsigned) s->uid,
+		    (int) s->peer_pid, buf);
 	/* Torn down first: stderr is the user's, and a write to it may block. */
 	(void) session_teardown(s, msg, sizeof(msg));
 	(void) fprintf(stderr, "sandcap-helper: protocol violation: %s\n", buf);

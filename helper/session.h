@@ -13,65 +13,67 @@
 #define SESSION_MSG_MAX 512
 
 struct session {
-	int sock;                       /* fd 3 */
-	uid_t uid;                      /* SO_PEERCRED: the only source of identity */
+	int sock;  /* fd 3 */
+	uid_t uid; /* SO_PEERCRED: the only source of identity */
 	gid_t gid;
-	pid_t peer_pid;                 /* == getppid(), checked at start-up */
-	unsigned permitted;             /* dispatch state: bits of ops allowed now */
-	uint32_t seq;                   /* next expected request seq */
+	pid_t peer_pid;     /* == getppid(), checked at start-up */
+	unsigned permitted; /* dispatch state: bits of ops allowed now */
+	uint32_t seq;       /* next expected request seq */
 
-	int refusal;                    /* start-up refusal (positive errno), sent at HELLO */
+	int refusal; /* start-up refusal (positive errno), sent at HELLO */
 	char refusal_msg[SESSION_MSG_MAX];
 
 	struct policy *policy;
 	struct policy_resolved res;
-	int cgroot_fd;                  /* delegated parent */
-	int wsroot_fd;                  /* workspace_root */
-	int lockdir_fd;                 /* workspace_root/.locks, root 0700 */
-	int uiddir_fd;                  /* workspace_root/<uid>, root 0755 (from CREATE on) */
-	int ucg_fd;                     /* cgroup_root/<uid>: the per-user level (ditto) */
-	int ulock_fd;                   /* .locks/user-<uid>.lock (user.c) */
-	int deadline_fd;                /* SC_DEADLINE_DIR, if it existed at HELLO */
+	int cgroot_fd;   /* delegated parent */
+	int wsroot_fd;   /* workspace_root */
+	int lockdir_fd;  /* workspace_root/.locks, root 0700 */
+	int uiddir_fd;   /* workspace_root/<uid>, root 0755 (from CREATE on) */
+	int ucg_fd;      /* cgroup_root/<uid>: the per-user level (ditto) */
+	int ulock_fd;    /* .locks/user-<uid>.lock (user.c) */
+	int deadline_fd; /* SC_DEADLINE_DIR, if it existed at HELLO */
 
-	char id[CG_NAME_MAX];           /* "" until CREATE picked a name */
-	int lock_fd;                    /* flock'ed <id>.lock: "a live helper owns <id>" */
+	char id[CG_NAME_MAX]; /* "" until CREATE picked a name */
+	int lock_fd;          /* flock'ed <id>.lock: "a live helper owns <id>" */
 	int leaf_fd, kill_fd, events_fd;
 	bool leaf_created, ws_dir_created;
-	bool attached;                  /* SPAWN made the sandbox's first process */
-	bool killed;                    /* KILL done, nothing spawned since: no second kill */
-	int ws_fd;                      /* O_PATH fd of the workspace root (tmpfs); never
+	bool attached; /* SPAWN made the sandbox's first process */
+	bool killed;   /* KILL done, nothing spawned since: no second kill */
+	int ws_fd;     /* O_PATH fd of the workspace root (tmpfs); never
 					 * handed out */
 	char ws_path[POLICY_PATH_MAX + 2 * CG_NAME_MAX];
-	struct { uint64_t v[_POLICY_LIMIT_MAX]; } eff;
+	struct {
+		uint64_t v[_POLICY_LIMIT_MAX];
+	} eff;
 	char enforcement[256];
 
-	int reply_fds[WIRE_FDS_MAX];    /* borrowed; sent with the next reply */
+	int reply_fds[WIRE_FDS_MAX]; /* borrowed; sent with the next reply */
 	size_t n_reply_fds;
 };
 
-typedef int (*op_fn)(struct session *s, struct wire_rd *rd, const int *fds,
-		     struct wire_wr *body, char *msg, size_t msglen);
+typedef int (*op_fn)(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr *body,
+		     char *msg, size_t msglen);
 
 /* The umask the helper inherited from sandcap, the caller's: the process SPAWN makes gets
  * it back (main.c sets it once, before any request). */
 extern mode_t caller_umask;
 
 /* Handlers: 0 or -errno (sent back as the status, msg as the reason).  Never exit. */
-int op_hello(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr *body,
-	     char *msg, size_t msglen);
+int op_hello(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr *body, char *msg,
+	     size_t msglen);
 int op_create(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr *body,
 	      char *msg, size_t msglen);
-int op_spawn(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr *body,
-	     char *msg, size_t msglen);
-int op_kill(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr *body,
-	    char *msg, size_t msglen);
+int op_spawn(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr *body, char *msg,
+	     size_t msglen);
+int op_kill(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr *body, char *msg,
+	    size_t msglen);
 int op_destroy(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr *body,
 	       char *msg, size_t msglen);
 
 /* The dispatch state machine (dispatch.c).  Pure parts are exposed for unit tests. */
-#define OP_ONCE         1u      /* revoke the op's bit after success */
-#define OP_END          2u      /* the session ends after the reply */
-#define OP_END_ON_FAIL  4u      /* ... or after a failed reply */
+#define OP_ONCE        1u /* revoke the op's bit after success */
+#define OP_END         2u /* the session ends after the reply */
+#define OP_END_ON_FAIL 4u /* ... or after a failed reply */
 struct op {
 	uint16_t type;
 	unsigned bit;
@@ -79,7 +81,7 @@ struct op {
 	unsigned enables;
 	op_fn fn;
 };
-#define SESSION_START_PERMITTED 1u      /* HELLO only */
+#define SESSION_START_PERMITTED 1u /* HELLO only */
 /* The op for type if it is allowed in state permitted; -EPROTO for an unknown type,
  * -EPERM for one out of order. */
 int dispatch_lookup(unsigned permitted, uint16_t type, const struct op **ret);

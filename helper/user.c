@@ -36,7 +36,7 @@
 static void
 on_alarm(int sig)
 {
-	(void) sig;             /* only to interrupt flock(2) (no SA_RESTART) */
+	(void) sig; /* only to interrupt flock(2) (no SA_RESTART) */
 }
 
 /* flock(fd, op | LOCK_NB) until it succeeds or timeout_ms passed (-ETIMEDOUT). */
@@ -68,7 +68,8 @@ user_lock(struct session *s, char *msg, size_t msglen)
 	/* ulock_fd: opened at HELLO (ws_locks_dir()). */
 	int r = flock_bounded(s->ulock_fd, LOCK_EX, USER_LOCK_MS);
 	if (r == -ETIMEDOUT) {
-		snprintf(msg, msglen, "another sandcap-helper of uid %u has held the per-user lock "
+		snprintf(msg, msglen,
+			 "another sandcap-helper of uid %u has held the per-user lock "
 			 "for over %d s (stopped?); resume or kill it and try again",
 			 (unsigned) s->uid, USER_LOCK_MS / 1000);
 		return -EAGAIN;
@@ -96,8 +97,9 @@ write_totals(struct session *s)
 	/* Without the controllers enabled here the limit files do not exist in leaves. */
 	int r = priv_write_at(s->ucg_fd, "cgroup.subtree_control", "+cpu +memory +pids");
 
-	return r < 0 ? r : cg_write_max(s->ucg_fd, t[POLICY_TOTAL_MEMORY], t[POLICY_TOTAL_CPU],
-					 t[POLICY_TOTAL_PIDS]);
+	return r < 0 ? r
+		     : cg_write_max(s->ucg_fd, t[POLICY_TOTAL_MEMORY], t[POLICY_TOTAL_CPU],
+				    t[POLICY_TOTAL_PIDS]);
 }
 
 /* Lock files of this uid's sandboxes that have no leaf: a helper killed between making its

@@ -31,14 +31,15 @@
 #include "priv.h"
 #include "ws_clean.h"
 
-#define DEPTH_MAX   32          /* deeper dirs are moved up to the top and done later */
-#define PASSES_MAX  64          /* whole-tree passes before we give up (user racing us) */
+#define DEPTH_MAX  32 /* deeper dirs are moved up to the top and done later */
+#define PASSES_MAX 64 /* whole-tree passes before we give up (user racing us) */
 
 static int
 open_beneath(int dirfd, const char *name, int flags)
 {
-	return priv_openat2(dirfd, name, flags | O_NOFOLLOW | O_NOCTTY, RESOLVE_BENEATH |
-			    RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV);
+	return priv_openat2(dirfd, name, flags | O_NOFOLLOW | O_NOCTTY,
+			    RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS |
+				    RESOLVE_NO_XDEV);
 }
 
 /* Truncate <dirfd>/<name> if it is a regular file.  O_NONBLOCK: a FIFO must not block
@@ -50,7 +51,7 @@ truncate_at(int dirfd, const char *name)
 	struct stat st;
 
 	if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
-		(void) !ftruncate(fd, 0);     /* best effort: ws_shrink() finds what stays */
+		(void) !ftruncate(fd, 0); /* best effort: ws_shrink() finds what stays */
 }
 
 /* Empty the directory behind dirfd.  Directories deeper than DEPTH_MAX are renamed to
@@ -59,7 +60,7 @@ truncate_at(int dirfd, const char *name)
 static unsigned
 empty_at(int topfd, int dirfd, unsigned depth, unsigned *moved)
 {
-	_cleanup_free_ struct dir_iter *it = calloc(1, sizeof(*it));  /* not on the stack:
+	_cleanup_free_ struct dir_iter *it = calloc(1, sizeof(*it)); /* not on the stack:
 									 * DEPTH_MAX deep */
 	_cleanup_close_ int lfd = -EBADF;
 	unsigned left = 0;
@@ -106,7 +107,7 @@ empty_at(int topfd, int dirfd, unsigned depth, unsigned *moved)
 		if (r < 0 && r != -ENOENT)
 			left++;
 	}
-	return left + (errno != 0);     /* a listing error: not known to be empty */
+	return left + (errno != 0); /* a listing error: not known to be empty */
 }
 
 /* Whether the directory behind dirfd is known to be empty (. and .. excluded). */

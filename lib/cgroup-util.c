@@ -27,7 +27,7 @@ int
 cg_populated(int events_fd)
 {
 	char buf[256];
-	ssize_t n = pread(events_fd, buf, sizeof(buf) - 1, 0);    /* re-arms the event */
+	ssize_t n = pread(events_fd, buf, sizeof(buf) - 1, 0); /* re-arms the event */
 	const char *p;
 
 	if (n < 0)
@@ -50,7 +50,7 @@ cg_wait_empty(int events_fd, int timeout_ms)
 
 		if (r <= 0)
 			return r;
-		now = mono_ms();        /* the clock only when there is something to wait for */
+		now = mono_ms(); /* the clock only when there is something to wait for */
 		if (end == 0)
 			end = now + (uint64_t) timeout_ms;
 		if (now >= end)
@@ -85,8 +85,8 @@ cg_leaf_fd_ok(int leaf_fd)
 void
 cg_name_format(uid_t uid, const uint8_t rnd[8], char *buf, size_t bufsz)
 {
-	(void) snprintf(buf, bufsz, "%u-%02x%02x%02x%02x%02x%02x%02x%02x", (unsigned) uid,
-			rnd[0], rnd[1], rnd[2], rnd[3], rnd[4], rnd[5], rnd[6], rnd[7]);
+	(void) snprintf(buf, bufsz, "%u-%02x%02x%02x%02x%02x%02x%02x%02x", (unsigned) uid, rnd[0],
+			rnd[1], rnd[2], rnd[3], rnd[4], rnd[5], rnd[6], rnd[7]);
 }
 
 bool
@@ -98,14 +98,14 @@ cg_name_parse(const char *name, uid_t *ret_uid)
 
 	if (dash == NULL || dash == name || dash - name > 10)
 		return false;
-	if (name[0] == '0' && dash - name > 1)          /* canonical decimal only */
+	if (name[0] == '0' && dash - name > 1) /* canonical decimal only */
 		return false;
 	for (const char *p = name; p < dash; p++) {
 		if (*p < '0' || *p > '9')
 			return false;
 		uid = uid * 10 + (uint64_t) (*p - '0');
 	}
-	if (uid >= UINT32_MAX)                          /* (uid_t) -1 is not a uid */
+	if (uid >= UINT32_MAX) /* (uid_t) -1 is not a uid */
 		return false;
 	n = strlen(dash + 1);
 	if (n != 16 || strspn(dash + 1, "0123456789abcdef") != 16)

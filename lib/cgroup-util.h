@@ -28,7 +28,7 @@ bool cg_leaf_path_ok(const char *path, const char *name);
 int cg_leaf_fd_ok(int leaf_fd);
 
 /* The leaf naming rule: names are made by the helper, never taken from a client. */
-#define CG_NAME_MAX 40          /* "<uid>-<16 hex>" is at most 10 + 1 + 16 */
+#define CG_NAME_MAX 40 /* "<uid>-<16 hex>" is at most 10 + 1 + 16 */
 
 /* Pure: "<uid>-<16 lowercase hex>" from 8 random bytes. */
 void cg_name_format(uid_t uid, const uint8_t rnd[8], char *buf, size_t bufsz);

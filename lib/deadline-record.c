@@ -35,8 +35,10 @@ deadline_format(const struct deadline_record *r, char *buf, size_t bufsz, size_t
 
 	if (!path_ok(r->cgroup) || !path_ok(r->workspace) || !path_ok(r->lock))
 		return -EINVAL;
-	n = snprintf(buf, bufsz, "sandcap-deadline 1\nboottime_ms %" PRIu64 "\ncgroup %s\n"
-		     "workspace %s\nlock %s\n", r->boottime_ms, r->cgroup, r->workspace, r->lock);
+	n = snprintf(buf, bufsz,
+		     "sandcap-deadline 1\nboottime_ms %" PRIu64 "\ncgroup %s\n"
+		     "workspace %s\nlock %s\n",
+		     r->boottime_ms, r->cgroup, r->workspace, r->lock);
 	if (n < 0 || (size_t) n >= bufsz)
 		return -ENAMETOOLONG;
 	if (ret_len != NULL)

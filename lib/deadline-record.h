@@ -35,8 +35,7 @@ struct deadline_record {
 /* Is name a sandbox id ("<decimal uid>-<16 lowercase hex>"), usable as a record name? */
 bool deadline_name_is_valid(const char *name);
 /* Format r into buf; -ENAMETOOLONG / -EINVAL for a path that does not fit the rules. */
-int deadline_format(const struct deadline_record *r, char *buf, size_t bufsz,
-		    size_t *ret_len);
+int deadline_format(const struct deadline_record *r, char *buf, size_t bufsz, size_t *ret_len);
 /* Parse text (len bytes, need not be NUL-terminated).  -EBADMSG on anything but exactly
  * the format above; *ret untouched on failure. */
 int deadline_parse(const char *text, size_t len, struct deadline_record *ret);

@@ -30,7 +30,7 @@ read_once_at(int dirfd, const char *name, char *buf, size_t bufsz, size_t *ret_l
 	return (size_t) n == bufsz - 1 ? -EFBIG : 0;
 }
 
-struct dirent64_hdr {           /* struct linux_dirent64 of getdents64(2) */
+struct dirent64_hdr { /* struct linux_dirent64 of getdents64(2) */
 	uint64_t d_ino;
 	int64_t d_off;
 	unsigned short d_reclen;

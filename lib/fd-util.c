@@ -14,8 +14,8 @@ read_full_fd(int fd, char *buf, size_t bufsz, size_t *ret_len)
 	char extra;
 
 	for (;;) {
-		ssize_t n = off < bufsz - 1 ? read(fd, buf + off, bufsz - 1 - off) :
-					      read(fd, &extra, 1);
+		ssize_t n = off < bufsz - 1 ? read(fd, buf + off, bufsz - 1 - off)
+					    : read(fd, &extra, 1);
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -25,7 +25,7 @@ read_full_fd(int fd, char *buf, size_t bufsz, size_t *ret_len)
 		}
 		if (n == 0)
 			break;
-		if (off == bufsz - 1) {         /* one byte more than fits */
+		if (off == bufsz - 1) { /* one byte more than fits */
 			buf[off] = '\0';
 			if (ret_len != NULL)
 				*ret_len = off;
@@ -49,4 +49,3 @@ read_full_at(int dirfd, const char *name, char *buf, size_t bufsz, size_t *ret_l
 		return -errno;
 	return read_full_fd(fd, buf, bufsz, ret_len);
 }
-

@@ -13,4 +13,3 @@ int read_full_fd(int fd, char *buf, size_t bufsz, size_t *ret_len);
 /* The same for <dirfd>/<name>, opened O_RDONLY|O_NOFOLLOW|O_CLOEXEC.  -errno of the open
  * (-ENOENT when absent) leaves buf an empty string. */
 int read_full_at(int dirfd, const char *name, char *buf, size_t bufsz, size_t *ret_len);
-

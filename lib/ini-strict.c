@@ -17,12 +17,12 @@ enum line_kind { LINE_SKIP, LINE_SECTION, LINE_KEY };
 /* What pass 1 learned about one line. */
 struct line {
 	enum line_kind kind;
-	char *canon;            /* SECTION: the NAME; KEY: "key\0value" */
-	const char *key, *value;        /* KEY: into canon */
-	const char *section;    /* of the section the line is in: a header's canon, or "" */
+	char *canon;             /* SECTION: the NAME; KEY: "key\0value" */
+	const char *key, *value; /* KEY: into canon */
+	const char *section;     /* of the section the line is in: a header's canon, or "" */
 	size_t sec_idx;
-	bool handled;           /* libinih reported it */
-	bool refused;           /* an error about it was given */
+	bool handled; /* libinih reported it */
+	bool refused; /* an error about it was given */
 };
 
 struct reader {
@@ -30,9 +30,9 @@ struct reader {
 	void *userdata;
 	struct line *lines;
 	size_t n_lines;
-	size_t next;            /* the next line handed to libinih */
-	size_t n_sections;      /* accepted so far */
-	unsigned stop;          /* with stop_at_first: the first line refused (else UINT_MAX) */
+	size_t next;       /* the next line handed to libinih */
+	size_t n_sections; /* accepted so far */
+	unsigned stop;     /* with stop_at_first: the first line refused (else UINT_MAX) */
 	bool overflow;
 	bool oom;
 };
@@ -101,7 +101,7 @@ scan_header(struct reader *c, size_t li, const char *s, const char *e, const cha
 	unsigned lineno = (unsigned) li + 1;
 	int r;
 
-	*cur = NULL;            /* keys after a refused header are skipped */
+	*cur = NULL; /* keys after a refused header are skipped */
 	if (close == NULL || close != e - 1) {
 		say(c, lineno, "malformed section header: expected [NAME] alone on the line");
 		return -EINVAL;
@@ -171,7 +171,7 @@ scan_line(struct reader *c, size_t li, const char *text, size_t len, const char 
 
 	l->section = *cur;
 	l->sec_idx = *cur_idx;
-	if (len > 0 && text[len - 1] == '\r')   /* CRLF files */
+	if (len > 0 && text[len - 1] == '\r') /* CRLF files */
 		len--;
 	if (check_bytes(c, (unsigned) li + 1, text, len) < 0)
 		return 0;
@@ -181,16 +181,17 @@ scan_line(struct reader *c, size_t li, const char *text, size_t len, const char 
 	while (e > s && is_blank(e[-1]))
 		e--;
 	if (s == e || *s == ';' || *s == '#')
-		return 0;       /* blank or comment, indented or not */
+		return 0; /* blank or comment, indented or not */
 	if (s != text) {
 		/* libinih (multi-line builds) would append this line to the previous key's
 		 * value, or take it as a new key in other builds: refuse both readings. */
-		say(c, (unsigned) li + 1, "indented line: continuation lines are not supported; "
+		say(c, (unsigned) li + 1,
+		    "indented line: continuation lines are not supported; "
 		    "start sections and keys in the first column");
 		return 0;
 	}
 	for (const char *q = s + 1; q < e; q++)
-		if (*q == ';' && is_blank(q[-1])) {     /* an inline comment, as libinih's */
+		if (*q == ';' && is_blank(q[-1])) { /* an inline comment, as libinih's */
 			for (e = q; e > s && is_blank(e[-1]); e--)
 				;
 			break;
@@ -198,7 +199,7 @@ scan_line(struct reader *c, size_t li, const char *text, size_t len, const char 
 	if (*s == '[')
 		r = scan_header(c, li, s, e, cur, cur_idx);
 	else if (*cur == NULL)
-		return 0;       /* under a header already refused */
+		return 0; /* under a header already refused */
 	else
 		r = scan_key(c, li, s, e);
 	return r == -ENOMEM ? r : 0;
@@ -211,7 +212,7 @@ scan(struct reader *c, const char *text, size_t len)
 	const char *p, *end, *cur = "";
 	size_t n = 0, cur_idx = (size_t) -1;
 
-	if (len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0) {  /* editors add it */
+	if (len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0) { /* editors add it */
 		text += 3;
 		len -= 3;
 	}
@@ -283,9 +284,11 @@ handler(void *user, const char *section, const char *name, const char *value)
 		return 0;
 	}
 	l->handled = true;
-	r = c->ops->key(c->userdata, &(struct ini_strict_key) {
-		.line = lineno, .section = l->section, .section_idx = l->sec_idx,
-		.key = l->key, .value = l->value });
+	r = c->ops->key(c->userdata, &(struct ini_strict_key){ .line = lineno,
+							       .section = l->section,
+							       .section_idx = l->sec_idx,
+							       .key = l->key,
+							       .value = l->value });
 	if (r == -ENOMEM)
 		c->oom = true;
 	l->refused = r < 0;
@@ -311,8 +314,7 @@ check_library(struct reader *c, int r)
 }
 
 int
-ini_strict_parse(const char *text, size_t len, const struct ini_strict_ops *ops,
-		 void *userdata)
+ini_strict_parse(const char *text, size_t len, const struct ini_strict_ops *ops, void *userdata)
 {
 	struct reader c = { .ops = ops, .userdata = userdata, .stop = UINT_MAX };
 	int r;

@@ -21,14 +21,15 @@
 
 #include <stddef.h>
 
-#define INI_STRICT_LINE_MAX 196         /* bytes per line, line end excluded: libinih's
+#define INI_STRICT_LINE_MAX \
+	196 /* bytes per line, line end excluded: libinih's
 					 * 200-byte buffer minus CR, LF, NUL and one spare */
 
 /* One "KEY = VALUE" line, blanks and any inline comment removed. */
 struct ini_strict_key {
 	unsigned line;
-	const char *section;    /* the NAME of the [NAME] it is under; "" before any header */
-	size_t section_idx;     /* 0, 1, ... in the order the section callback accepted them;
+	const char *section; /* the NAME of the [NAME] it is under; "" before any header */
+	size_t section_idx;  /* 0, 1, ... in the order the section callback accepted them;
 				 * (size_t) -1 before any header */
 	const char *key, *value;
 };

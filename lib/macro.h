@@ -7,10 +7,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#define _cleanup_(f)    __attribute__((cleanup(f)))
-#define _unused_        __attribute__((unused))
-#define _noreturn_      __attribute__((noreturn))
-#define _noinline_      __attribute__((noinline))
+#define _cleanup_(f) __attribute__((cleanup(f)))
+#define _unused_     __attribute__((unused))
+#define _noreturn_   __attribute__((noreturn))
+#define _noinline_   __attribute__((noinline))
 /* perf: a small static that every run writes: in .data with the initialised ones, not on a
  * page of .bss of its own, which the write would fault in. */
 #define _run_data_      __attribute__((section(".data")))
@@ -32,8 +32,16 @@ safe_close(int fd)
 	return -EBADF;
 }
 
-static inline void freep(void *p) { free(*(void **) p); }
-static inline void closep(int *fd) { *fd = safe_close(*fd); }
+static inline void
+freep(void *p)
+{
+	free(*(void **) p);
+}
+static inline void
+closep(int *fd)
+{
+	*fd = safe_close(*fd);
+}
 
 /* errno as a negative return value; never 0 even if errno was not set. */
 static inline int
@@ -44,5 +52,15 @@ neg_errno(void)
 
 #define _cleanup_free_  _cleanup_(freep)
 #define _cleanup_close_ _cleanup_(closep)
-#define TAKE_PTR(p) ({ __typeof__(p) _p = (p); (p) = NULL; _p; })
-#define TAKE_FD(fd) ({ int _fd = (fd); (fd) = -EBADF; _fd; })
+#define TAKE_PTR(p)                     \
+	({                              \
+		__typeof__(p) _p = (p); \
+		(p) = NULL;             \
+		_p;                     \
+	})
+#define TAKE_FD(fd)             \
+	({                      \
+		int _fd = (fd); \
+		(fd) = -EBADF;  \
+		_fd;            \
+	})

@@ -30,14 +30,11 @@ const struct netbpf_info netbpf_progs[_NETBPF_PROG_MAX] = {
 			      "cgroup/sendmsg4" },
 	[NETBPF_SENDMSG6] = { BPF_PROG_TYPE_CGROUP_SOCK_ADDR, BPF_CGROUP_UDP6_SENDMSG,
 			      "cgroup/sendmsg6" },
-	[NETBPF_BIND4] = { BPF_PROG_TYPE_CGROUP_SOCK_ADDR, BPF_CGROUP_INET4_BIND,
-			   "cgroup/bind4" },
-	[NETBPF_BIND6] = { BPF_PROG_TYPE_CGROUP_SOCK_ADDR, BPF_CGROUP_INET6_BIND,
-			   "cgroup/bind6" },
+	[NETBPF_BIND4] = { BPF_PROG_TYPE_CGROUP_SOCK_ADDR, BPF_CGROUP_INET4_BIND, "cgroup/bind4" },
+	[NETBPF_BIND6] = { BPF_PROG_TYPE_CGROUP_SOCK_ADDR, BPF_CGROUP_INET6_BIND, "cgroup/bind6" },
 	[NETBPF_INGRESS] = { BPF_PROG_TYPE_CGROUP_SKB, BPF_CGROUP_INET_INGRESS,
 			     "cgroup_skb/ingress" },
-	[NETBPF_EGRESS] = { BPF_PROG_TYPE_CGROUP_SKB, BPF_CGROUP_INET_EGRESS,
-			    "cgroup_skb/egress" },
+	[NETBPF_EGRESS] = { BPF_PROG_TYPE_CGROUP_SKB, BPF_CGROUP_INET_EGRESS, "cgroup_skb/egress" },
 };
 
 #define PEND_MAX 16
@@ -46,8 +43,8 @@ struct builder {
 	struct bpf_insn *i;
 	size_t max, n;
 	int err;
-	size_t next[PEND_MAX], n_next;          /* jumps to the next clause */
-	size_t accept[PEND_MAX], n_accept;      /* jumps to "accept" */
+	size_t next[PEND_MAX], n_next;     /* jumps to the next clause */
+	size_t accept[PEND_MAX], n_accept; /* jumps to "accept" */
 };
 
 static void
@@ -57,8 +54,9 @@ emit(struct builder *b, uint8_t code, uint8_t dst, uint8_t src, int16_t off, int
 		b->err = -E2BIG;
 		return;
 	}
-	b->i[b->n++] = (struct bpf_insn) { .code = code, .dst_reg = dst, .src_reg = src,
-					   .off = off, .imm = imm };
+	b->i[b->n++] = (struct bpf_insn){
+		.code = code, .dst_reg = dst, .src_reg = src, .off = off, .imm = imm
+	};
 }
 
 static void
@@ -112,14 +110,14 @@ finish(struct builder *b)
 {
 	bool any = b->n_accept > 0;
 
-	clause(b);                                      /* deny: */
+	clause(b); /* deny: */
 	emit(b, BPF_ALU64 | BPF_MOV | BPF_K, BPF_REG_0, 0, 0, 0);
 	emit(b, BPF_JMP | BPF_EXIT, 0, 0, 0, 0);
 	/* The verifier refuses unreachable instructions: no clause, no accept block. */
 	if (!any)
 		return b->err < 0 ? b->err : (int) b->n;
 	if (b->err == 0)
-		patch(b, b->accept, &b->n_accept);      /* accept: */
+		patch(b, b->accept, &b->n_accept); /* accept: */
 	emit(b, BPF_ALU64 | BPF_MOV | BPF_K, BPF_REG_0, 0, 0, 1);
 	emit(b, BPF_JMP | BPF_EXIT, 0, 0, 0, 0);
 	return b->err < 0 ? b->err : (int) b->n;

@@ -37,7 +37,7 @@ parse_decimal(const char *s, uint64_t *ret_int, uint64_t *ret_frac, uint64_t *re
 	if (*p == '.') {
 		p++;
 		if (*p < '0' || *p > '9')
-			return -EINVAL;         /* "1." and "1.x" */
+			return -EINVAL; /* "1." and "1.x" */
 		has_frac = true;
 		for (; *p >= '0' && *p <= '9'; p++) {
 			if (scale < UINT64_C(1000000000)) {
@@ -56,8 +56,7 @@ parse_decimal(const char *s, uint64_t *ret_int, uint64_t *ret_frac, uint64_t *re
 
 /* v * mul + frac * mul / scale, checking overflow.  round_up rounds the fraction up. */
 static int
-scale_value(uint64_t v, uint64_t frac, uint64_t scale, uint64_t mul, bool round_up,
-	    uint64_t *ret)
+scale_value(uint64_t v, uint64_t frac, uint64_t scale, uint64_t mul, bool round_up, uint64_t *ret)
 {
 	uint64_t whole, part;
 
@@ -100,7 +99,7 @@ parse_scaled(const char *s, const struct unit *units, size_t n, bool icase, bool
 		if ((icase ? strcasecmp(end, units[i].name) : strcmp(end, units[i].name)) != 0)
 			continue;
 		if (has_frac && frac_needs_unit && units[i].mul == 1)
-			return -EINVAL;         /* "1.5" bytes makes no sense */
+			return -EINVAL; /* "1.5" bytes makes no sense */
 		return scale_value(v, frac, scale, units[i].mul, round_up, ret);
 	}
 	return -EINVAL;
@@ -110,11 +109,20 @@ int
 parse_size(const char *s, uint64_t *ret)
 {
 	static const struct unit units[] = {
-		{ "", 1 }, { "b", 1 },
-		{ "k", UINT64_C(1) << 10 }, { "kb", UINT64_C(1) << 10 }, { "kib", UINT64_C(1) << 10 },
-		{ "m", UINT64_C(1) << 20 }, { "mb", UINT64_C(1) << 20 }, { "mib", UINT64_C(1) << 20 },
-		{ "g", UINT64_C(1) << 30 }, { "gb", UINT64_C(1) << 30 }, { "gib", UINT64_C(1) << 30 },
-		{ "t", UINT64_C(1) << 40 }, { "tb", UINT64_C(1) << 40 }, { "tib", UINT64_C(1) << 40 },
+		{ "", 1 },
+		{ "b", 1 },
+		{ "k", UINT64_C(1) << 10 },
+		{ "kb", UINT64_C(1) << 10 },
+		{ "kib", UINT64_C(1) << 10 },
+		{ "m", UINT64_C(1) << 20 },
+		{ "mb", UINT64_C(1) << 20 },
+		{ "mib", UINT64_C(1) << 20 },
+		{ "g", UINT64_C(1) << 30 },
+		{ "gb", UINT64_C(1) << 30 },
+		{ "gib", UINT64_C(1) << 30 },
+		{ "t", UINT64_C(1) << 40 },
+		{ "tb", UINT64_C(1) << 40 },
+		{ "tib", UINT64_C(1) << 40 },
 	};
 	size_t len = s != NULL ? strlen(s) : 0;
 
@@ -215,7 +223,8 @@ format_size(uint64_t bytes, char *buf, size_t bufsz)
 		i++;
 	}
 	if (i == 0 || bytes % div == 0)
-		(void) snprintf(buf, bufsz, "%llu %s", (unsigned long long) (bytes / div), names[i]);
+		(void) snprintf(buf, bufsz, "%llu %s", (unsigned long long) (bytes / div),
+				names[i]);
 	else
 		(void) snprintf(buf, bufsz, "%.1f %s", (double) bytes / (double) div, names[i]);
 }

@@ -99,7 +99,7 @@ procstat_read(pid_t pid, struct procstat *ret)
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	n = read(fd, buf, sizeof(buf) - 1);     /* generated whole at the first read */
+	n = read(fd, buf, sizeof(buf) - 1); /* generated whole at the first read */
 	if (n < 0)
 		return -errno;
 	buf[n] = '\0';

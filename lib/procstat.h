@@ -7,9 +7,9 @@
 #include <sys/types.h>
 
 struct procstat {
-	char state;                     /* R, S, D, T, t, Z, ... (field 3) */
-	pid_t ppid;                     /* field 4 */
-	unsigned long long cpu_ticks;   /* utime + stime, in clock ticks (fields 14 and 15) */
+	char state;                   /* R, S, D, T, t, Z, ... (field 3) */
+	pid_t ppid;                   /* field 4 */
+	unsigned long long cpu_ticks; /* utime + stime, in clock ticks (fields 14 and 15) */
 	/* cutime + cstime (fields 16, 17: its children waited for) and rss (field 24, in
 	 * pages), when the text has them (has_rss); 0 otherwise. */
 	unsigned long long child_cpu_ticks;

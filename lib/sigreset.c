@@ -44,7 +44,7 @@ sig_status_mask(const char *status, const char *key, uint64_t *ret_mask)
 				m = m << 4 | d;
 			}
 			if (q[16] != '\n')
-				return -EBADMSG;        /* longer, or cut off by a short read */
+				return -EBADMSG; /* longer, or cut off by a short read */
 			*ret_mask = m;
 			return 0;
 		}

@@ -56,23 +56,29 @@ stage_pack(const struct stage_spec *s, void **ret, size_t *ret_len)
 {
 	size_t n_argv = count_strv(s->argv), n_envp = count_strv(s->envp);
 	struct stage_wire w = {
-		.magic = STAGE_MAGIC, .flags = s->flags, .parent = s->parent,
-		.personality = s->personality, .n_argv = (uint32_t) n_argv,
-		.n_envp = (uint32_t) n_envp, .n_rl = (uint32_t) s->n_rl,
-		.n_keep = (uint32_t) s->n_keep, .n_rulesets = (uint32_t) s->n_rulesets,
+		.magic = STAGE_MAGIC,
+		.flags = s->flags,
+		.parent = s->parent,
+		.personality = s->personality,
+		.n_argv = (uint32_t) n_argv,
+		.n_envp = (uint32_t) n_envp,
+		.n_rl = (uint32_t) s->n_rl,
+		.n_keep = (uint32_t) s->n_keep,
+		.n_rulesets = (uint32_t) s->n_rulesets,
 		.prog_len = (uint32_t) s->prog_len,
 	};
 	struct buf b = { 0 };
 
-	if ((s->flags & ~STAGE_F_ALL) != 0 || s->personality == 0xffffffffu || n_argv == 0 || n_argv > STAGE_ARGS_MAX ||
-	    n_envp > STAGE_ARGS_MAX || s->n_rl > STAGE_RLIMITS_MAX || s->n_keep > STAGE_KEEP_MAX ||
-	    s->n_rulesets > STAGE_RULESETS_MAX || s->prog_len > BPF_MAXINSNS ||
-	    (s->prog_len > 0) != (s->prog != NULL) ||
+	if ((s->flags & ~STAGE_F_ALL) != 0 || s->personality == 0xffffffffu || n_argv == 0 ||
+	    n_argv > STAGE_ARGS_MAX || n_envp > STAGE_ARGS_MAX || s->n_rl > STAGE_RLIMITS_MAX ||
+	    s->n_keep > STAGE_KEEP_MAX || s->n_rulesets > STAGE_RULESETS_MAX ||
+	    s->prog_len > BPF_MAXINSNS || (s->prog_len > 0) != (s->prog != NULL) ||
 	    ((s->flags & STAGE_F_CHDIR) != 0) != (s->chdir != NULL))
 		return -EINVAL;
 	buf_put(&b, &w, sizeof(w));
 	for (size_t i = 0; i < s->n_rl; i++) {
-		struct stage_wire_rl rl = { .resource = s->rl[i].resource, .soft = s->rl[i].soft,
+		struct stage_wire_rl rl = { .resource = s->rl[i].resource,
+					    .soft = s->rl[i].soft,
 					    .hard = s->rl[i].hard };
 
 		buf_put(&b, &rl, sizeof(rl));
@@ -159,7 +165,7 @@ stage_vec_need(const void *blob, size_t len)
 
 	if (unpack_head(blob, len, &w) < 0)
 		return 0;
-	return (size_t) w.n_argv + w.n_envp + 2;        /* each bounded: no overflow */
+	return (size_t) w.n_argv + w.n_envp + 2; /* each bounded: no overflow */
 }
 
 int
@@ -178,10 +184,13 @@ stage_unpack(const void *blob, size_t len, struct stage_spec *s, char **vec, siz
 		w.prog_len * sizeof(struct sock_filter);
 	if (fixed > len)
 		return -EBADMSG;
-	*s = (struct stage_spec) { .flags = w.flags, .parent = w.parent,
-				   .personality = w.personality,
-				   .n_rl = w.n_rl, .n_keep = w.n_keep,
-				   .n_rulesets = w.n_rulesets, .prog_len = w.prog_len };
+	*s = (struct stage_spec){ .flags = w.flags,
+				  .parent = w.parent,
+				  .personality = w.personality,
+				  .n_rl = w.n_rl,
+				  .n_keep = w.n_keep,
+				  .n_rulesets = w.n_rulesets,
+				  .prog_len = w.prog_len };
 	p += sizeof(w);
 	for (size_t i = 0; i < w.n_rl; i++, p += sizeof(struct stage_wire_rl)) {
 		struct stage_wire_rl rl;
@@ -189,8 +198,9 @@ stage_unpack(const void *blob, size_t len, struct stage_spec *s, char **vec, siz
 		memcpy(&rl, p, sizeof(rl));
 		if (!rlimit_ok(&rl))
 			return -EBADMSG;
-		s->rl[i] = (struct stage_rlimit) { .resource = rl.resource, .soft = rl.soft,
-						   .hard = rl.hard };
+		s->rl[i] = (struct stage_rlimit){ .resource = rl.resource,
+						  .soft = rl.soft,
+						  .hard = rl.hard };
 	}
 	for (size_t i = 0; i < w.n_keep; i++, p += sizeof(uint32_t)) {
 		memcpy(&s->keep[i], p, sizeof(uint32_t));

@@ -48,13 +48,14 @@ on_path(const char *name)
 	char buf[PATH_MAX];
 
 	if (path == NULL)
-		path = "/bin:/usr/bin";         /* execvp's default */
+		path = "/bin:/usr/bin"; /* execvp's default */
 	while (*path != '\0') {
 		size_t len = strcspn(path, ":");
 		struct stat st;
 
 		if (snprintf(buf, sizeof(buf), "%.*s/%s", (int) len, len > 0 ? path : ".", name) <
-		    (int) sizeof(buf) && stat(buf, &st) == 0)
+			    (int) sizeof(buf) &&
+		    stat(buf, &st) == 0)
 			return true;
 		path += len;
 		if (*path == ':')
@@ -107,9 +108,11 @@ stage_tail(const struct stage_tail *t)
 	 * terminal would hang.  Until the exec those three go to a handler that does nothing
 	 * (one pending since the set-up included: the command gets the next one); the exec
 	 * makes them default again, as it does every caught signal. */
-	for (const int *sig = (const int[]) { SIGTSTP, SIGTTIN, SIGTTOU, 0 }; *sig != 0; sig++)
-		(void) sigaction(*sig, &(const struct sigaction) { .sa_handler = drop_stop,
-								   .sa_flags = SA_RESTART }, NULL);
+	for (const int *sig = (const int[]){ SIGTSTP, SIGTTIN, SIGTTOU, 0 }; *sig != 0; sig++)
+		(void) sigaction(*sig,
+				 &(const struct sigaction){ .sa_handler = drop_stop,
+							    .sa_flags = SA_RESTART },
+				 NULL);
 	/* A clean signal state for the command: nothing blocked (dispositions were reset
 	 * above, those the parent found not default: sig_nondefault(), or the helper's). */
 	sigemptyset(&none);
@@ -155,7 +158,8 @@ stage_send(int sock, const void *blob, size_t len, const int *fds, size_t n_fds)
 	bool inline_blob = len <= STAGE_INLINE_MAX;
 	struct iovec iov[2] = { { .iov_base = &n, .iov_len = sizeof(n) },
 				{ .iov_base = (void *) blob, .iov_len = len } };
-	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = inline_blob ? 2 : 1,
+	struct msghdr mh = { .msg_iov = iov,
+			     .msg_iovlen = inline_blob ? 2 : 1,
 			     .msg_control = c.buf,
 			     .msg_controllen = CMSG_SPACE(sizeof(int) * (n_fds + !inline_blob)) };
 	_cleanup_close_ int memfd = -EBADF;
@@ -172,7 +176,7 @@ stage_send(int sock, const void *blob, size_t len, const int *fds, size_t n_fds)
 	cm->cmsg_level = SOL_SOCKET;
 	cm->cmsg_type = SCM_RIGHTS;
 	cm->cmsg_len = CMSG_LEN(sizeof(int) * (n_fds + !inline_blob));
-	if (inline_blob) {              /* the usual case: one datagram, no memfd */
+	if (inline_blob) { /* the usual case: one datagram, no memfd */
 		memcpy(CMSG_DATA(cm), fds, sizeof(int) * n_fds);
 		return sendmsg(sock, &mh, MSG_NOSIGNAL) < 0 ? -errno : 0;
 	}
@@ -216,7 +220,9 @@ recv_fds(int sock, struct stage_fds *f, char *inl, size_t *ret_len)
 	uint32_t n = 0;
 	struct iovec iov[2] = { { .iov_base = &n, .iov_len = sizeof(n) },
 				{ .iov_base = inl, .iov_len = STAGE_INLINE_MAX } };
-	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 2, .msg_control = c.buf,
+	struct msghdr mh = { .msg_iov = iov,
+			     .msg_iovlen = 2,
+			     .msg_control = c.buf,
 			     .msg_controllen = sizeof(c.buf) };
 	ssize_t got;
 
@@ -228,7 +234,7 @@ recv_fds(int sock, struct stage_fds *f, char *inl, size_t *ret_len)
 		return -EBADMSG;
 	*ret_len = (size_t) got - sizeof(n);
 	if (*ret_len > 0)
-		f->v[f->n++] = -1;      /* the blob's slot: it came inline */
+		f->v[f->n++] = -1; /* the blob's slot: it came inline */
 	for (struct cmsghdr *cm = CMSG_FIRSTHDR(&mh); cm != NULL; cm = CMSG_NXTHDR(&mh, cm)) {
 		size_t k;
 
@@ -240,8 +246,7 @@ recv_fds(int sock, struct stage_fds *f, char *inl, size_t *ret_len)
 		memcpy(f->v + f->n, CMSG_DATA(cm), k * sizeof(int));
 		f->n += k;
 	}
-	if ((mh.msg_flags & (MSG_CTRUNC | MSG_TRUNC)) != 0 || n != f->n ||
-	    f->n < STAGE_FIXED_FDS)
+	if ((mh.msg_flags & (MSG_CTRUNC | MSG_TRUNC)) != 0 || n != f->n || f->n < STAGE_FIXED_FDS)
 		return -EBADMSG;
 	return 0;
 }
@@ -267,7 +272,7 @@ read_blob(int fd, size_t *ret_len)
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r <= 0)
-			return NULL;    /* the process ends at once: nothing to free */
+			return NULL; /* the process ends at once: nothing to free */
 		got += (size_t) r;
 	}
 	*ret_len = len;
@@ -287,7 +292,7 @@ lift_fds(struct stage_fds *f, const struct stage_spec *s)
 	for (size_t i = 0; i < f->n; i++) {
 		int fd;
 
-		if (f->v[i] < 0 || f->v[i] >= hi)     /* an inline blob's slot, or high */
+		if (f->v[i] < 0 || f->v[i] >= hi) /* an inline blob's slot, or high */
 			continue;
 		fd = fcntl(f->v[i], F_DUPFD_CLOEXEC, hi);
 		if (fd < 0)
@@ -307,7 +312,9 @@ stage_load_notify_filter(const struct sock_fprog *fp, int notify_sock, char *err
 	} c;
 	char one = 1;
 	struct iovec iov = { .iov_base = &one, .iov_len = 1 };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = c.buf,
+	struct msghdr mh = { .msg_iov = &iov,
+			     .msg_iovlen = 1,
+			     .msg_control = c.buf,
 			     .msg_controllen = sizeof(c.buf) };
 	struct cmsghdr *cm;
 	int fd, r = 0;
@@ -318,9 +325,13 @@ stage_load_notify_filter(const struct sock_fprog *fp, int notify_sock, char *err
 		r = -errno;
 		/* EBUSY: a filter of an enclosing sandbox already has a listener (one per
 		 * process tree); that sandbox answers connect() already. */
-		(void) snprintf(err, errlen, "seccomp: cannot load the filter with a listener: %s%s",
-				strerror(-r), r == -EBUSY ? " (sandcap runs inside another sandbox "
-				"that watches connect(); pass --unix host to leave it to that one)" : "");
+		(void) snprintf(
+			err, errlen, "seccomp: cannot load the filter with a listener: %s%s",
+			strerror(-r),
+			r == -EBUSY
+				? " (sandcap runs inside another sandbox "
+				  "that watches connect(); pass --unix host to leave it to that one)"
+				: "");
 		(void) close(notify_sock);
 		return r;
 	}
@@ -350,7 +361,7 @@ struct spawned_iso {
 	size_t n_rulesets;
 	const struct sock_filter *prog;
 	size_t prog_len;
-	int notify_sock;                /* STAGE_F_NOTIFY: the stage socket, else -1 */
+	int notify_sock; /* STAGE_F_NOTIFY: the stage socket, else -1 */
 };
 
 /* Landlock (each ruleset sandcap built, in its order) and the seccomp filter, as
@@ -451,7 +462,7 @@ stage_spawned(int sock, uint64_t sig_todo)
 	if (blob == NULL)
 		stage_fail(msg_fd, STAGE_SETUP, EBADMSG, "cannot read the stage");
 	need = stage_vec_need(blob, len);
-	if (need > cap) {                       /* a long argv or environment */
+	if (need > cap) { /* a long argv or environment */
 		vec = calloc(need, sizeof(char *));
 		cap = need;
 	}
@@ -481,15 +492,24 @@ stage_spawned(int sock, uint64_t sig_todo)
 	}
 	spawned_setup(&s, &f, msg_fd);
 
-	iso = (struct spawned_iso) {
+	iso = (struct spawned_iso){
 		.rulesets = f.v + STAGE_FIXED_FDS + ((s.flags & STAGE_F_TTY) != 0),
-		.n_rulesets = s.n_rulesets, .prog = s.prog, .prog_len = s.prog_len,
+		.n_rulesets = s.n_rulesets,
+		.prog = s.prog,
+		.prog_len = s.prog_len,
 		.notify_sock = sock,
 	};
-	t = (struct stage_tail) {
-		.argv = s.argv, .envp = s.envp, .chdir = s.chdir, .rl = s.rl, .n_rl = s.n_rl,
-		.keep_fds = (s.flags & STAGE_F_KEEP_FDS) != 0, .msg_fd = f.v[1],
-		.isolate = spawned_isolate, .isolate_ud = &iso, .sig_todo = sig_todo,
+	t = (struct stage_tail){
+		.argv = s.argv,
+		.envp = s.envp,
+		.chdir = s.chdir,
+		.rl = s.rl,
+		.n_rl = s.n_rl,
+		.keep_fds = (s.flags & STAGE_F_KEEP_FDS) != 0,
+		.msg_fd = f.v[1],
+		.isolate = spawned_isolate,
+		.isolate_ud = &iso,
+		.sig_todo = sig_todo,
 	};
 	stage_tail(&t);
 }

@@ -38,21 +38,21 @@ struct stage_msg {
 };
 
 struct stage_rlimit {
-	int resource;           /* RLIMIT_* */
+	int resource; /* RLIMIT_* */
 	uint64_t soft, hard;
-	const char *option;     /* "--as", for messages */
+	const char *option; /* "--as", for messages */
 };
 
 /* The steps every sandboxed child takes last, from no_new_privs to the exec. */
 struct stage_tail {
 	char **argv;
-	char **envp;                    /* becomes environ: execvp() searches its PATH */
-	const char *chdir;              /* NULL: stay */
+	char **envp;       /* becomes environ: execvp() searches its PATH */
+	const char *chdir; /* NULL: stay */
 	const struct stage_rlimit *rl;
 	size_t n_rl;
-	bool keep_fds;                  /* else fds >= 3 are made close-on-exec */
-	int msg_fd;                     /* stage_fail()'s pipe */
-	uint64_t sig_todo, sig_ign;     /* sig_nondefault(): reset before anything else */
+	bool keep_fds;              /* else fds >= 3 are made close-on-exec */
+	int msg_fd;                 /* stage_fail()'s pipe */
+	uint64_t sig_todo, sig_ign; /* sig_nondefault(): reset before anything else */
 	/* Landlock and seccomp, after no_new_privs and the chdir; < 0 fails the stage with the
 	 * message in err. */
 	int (*isolate)(const void *ud, char *err, size_t errlen);
@@ -77,29 +77,29 @@ _noreturn_ void stage_tail(const struct stage_tail *t);
 
 /* ---- cgroup mode: the stage sandcap sends to the helper's process ---- */
 
-#define STAGE_MAGIC        0x53435331u     /* "SCS1" */
-#define STAGE_F_KEEP_FDS   (1u << 0)
-#define STAGE_F_TTY        (1u << 1)       /* a terminal fd follows the stdio fds */
-#define STAGE_F_CHDIR      (1u << 2)       /* a --chdir string follows the environment */
+#define STAGE_MAGIC      0x53435331u /* "SCS1" */
+#define STAGE_F_KEEP_FDS (1u << 0)
+#define STAGE_F_TTY      (1u << 1) /* a terminal fd follows the stdio fds */
+#define STAGE_F_CHDIR    (1u << 2) /* a --chdir string follows the environment */
 /* sandcap's fd 0, 1 or 2 is closed: so is the command's (its slot holds another fd). */
-#define STAGE_F_CLOSED(i)  (1u << (3 + (i)))
+#define STAGE_F_CLOSED(i) (1u << (3 + (i)))
 /* The filter has a listener (SECCOMP_RET_USER_NOTIF): sent back on the stage socket. */
-#define STAGE_F_NOTIFY     (1u << 6)
-#define STAGE_F_ALL        (STAGE_F_KEEP_FDS | STAGE_F_TTY | STAGE_F_CHDIR | \
-			    STAGE_F_CLOSED(0) | STAGE_F_CLOSED(1) | STAGE_F_CLOSED(2) | \
-			    STAGE_F_NOTIFY)
-#define STAGE_RULESETS_MAX 2               /* Landlock domains: isolation, cgroup fs */
-#define STAGE_KEEP_MAX     200             /* --keep-fds: descriptors passed on */
+#define STAGE_F_NOTIFY (1u << 6)
+#define STAGE_F_ALL                                                                               \
+	(STAGE_F_KEEP_FDS | STAGE_F_TTY | STAGE_F_CHDIR | STAGE_F_CLOSED(0) | STAGE_F_CLOSED(1) | \
+	 STAGE_F_CLOSED(2) | STAGE_F_NOTIFY)
+#define STAGE_RULESETS_MAX 2   /* Landlock domains: isolation, cgroup fs */
+#define STAGE_KEEP_MAX     200 /* --keep-fds: descriptors passed on */
 #define STAGE_RLIMITS_MAX  16
-#define STAGE_ARGS_MAX     (1u << 20)      /* argv and envp strings, each */
-#define STAGE_FD_MAX       (1 << 20)       /* a kept descriptor's number is below this */
+#define STAGE_ARGS_MAX     (1u << 20) /* argv and envp strings, each */
+#define STAGE_FD_MAX       (1 << 20)  /* a kept descriptor's number is below this */
 /* A blob up to this size travels in the message itself; a larger one (a large environment)
  * in a memfd, the message's first fd. */
-#define STAGE_INLINE_MAX   (48 * 1024)
+#define STAGE_INLINE_MAX (48 * 1024)
 /* Fds of the message: [the blob's memfd, when not inline], msg pipe, cwd, stdin, stdout,
  * stderr, [tty], rulesets, kept.  The message's u32 counts them with the blob's slot. */
-#define STAGE_FIXED_FDS    6
-#define STAGE_FDS_MAX      (STAGE_FIXED_FDS + 1 + STAGE_RULESETS_MAX + STAGE_KEEP_MAX)
+#define STAGE_FIXED_FDS 6
+#define STAGE_FDS_MAX   (STAGE_FIXED_FDS + 1 + STAGE_RULESETS_MAX + STAGE_KEEP_MAX)
 
 /* The blob's head; then rl[n_rl] (struct stage_wire_rl), keep[n_keep] (uint32_t target fd
  * numbers), prog[prog_len] (struct sock_filter), then NUL-terminated strings: argv,
@@ -107,13 +107,13 @@ _noreturn_ void stage_tail(const struct stage_tail *t);
 struct stage_wire {
 	uint32_t magic;
 	uint32_t flags;
-	int32_t parent;                 /* sandcap: the process's parent, checked after PDEATHSIG */
-	uint32_t personality;           /* sandcap's (not 0xffffffff, the query) */
+	int32_t parent;       /* sandcap: the process's parent, checked after PDEATHSIG */
+	uint32_t personality; /* sandcap's (not 0xffffffff, the query) */
 	uint32_t n_argv, n_envp, n_rl, n_keep, n_rulesets, prog_len;
 };
 struct stage_wire_rl {
 	int32_t resource;
-	uint32_t pad;                   /* 0 */
+	uint32_t pad; /* 0 */
 	uint64_t soft, hard;
 };
 
@@ -125,12 +125,12 @@ struct stage_spec {
 	/* sandcap's personality(2): the helper's secure exec cleared its ADDR_NO_RANDOMIZE and
 	 * kin (PER_CLEAR_ON_SETID), which the command would otherwise lose. */
 	uint32_t personality;
-	char **argv;                    /* NULL-terminated */
-	char **envp;                    /* NULL-terminated */
+	char **argv; /* NULL-terminated */
+	char **envp; /* NULL-terminated */
 	const char *chdir;
 	struct stage_rlimit rl[STAGE_RLIMITS_MAX];
 	size_t n_rl;
-	uint32_t keep[STAGE_KEEP_MAX];  /* the numbers the kept fds get in the command */
+	uint32_t keep[STAGE_KEEP_MAX]; /* the numbers the kept fds get in the command */
 	size_t n_keep;
 	size_t n_rulesets;
 	const struct sock_filter *prog; /* NULL: no filter */

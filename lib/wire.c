@@ -70,7 +70,7 @@ wire_get_str(struct wire_rd *rd, char *buf, size_t bufsz)
 	r = wire_get_u32(&tmp, &len);
 	if (r < 0)
 		return r;
-	if (len > tmp.left)             /* truncated before the length check: -EBADMSG */
+	if (len > tmp.left) /* truncated before the length check: -EBADMSG */
 		return -EBADMSG;
 	if (len > WIRE_STR_MAX || len >= bufsz)
 		return -ENAMETOOLONG;
@@ -162,7 +162,7 @@ wire_put_str(struct wire_wr *wr, const char *s)
 void
 wire_msg_begin(struct wire_wr *wr, uint8_t *buf, size_t cap, uint16_t type, uint32_t seq)
 {
-	*wr = (struct wire_wr) { .buf = buf, .cap = cap < WIRE_MSG_MAX ? cap : WIRE_MSG_MAX };
+	*wr = (struct wire_wr){ .buf = buf, .cap = cap < WIRE_MSG_MAX ? cap : WIRE_MSG_MAX };
 	wire_put_u32(wr, WIRE_MAGIC);
 	wire_put_u32(wr, (uint32_t) WIRE_VERSION << 16 | type);
 	wire_put_u32(wr, seq);
@@ -182,8 +182,8 @@ wire_msg_end(struct wire_wr *wr)
 }
 
 void
-wire_reply_begin(struct wire_wr *wr, uint8_t *buf, size_t cap, uint16_t req_type,
-		 uint32_t seq, uint32_t status, const char *reason)
+wire_reply_begin(struct wire_wr *wr, uint8_t *buf, size_t cap, uint16_t req_type, uint32_t seq,
+		 uint32_t status, const char *reason)
 {
 	wire_msg_begin(wr, buf, cap, req_type | WIRE_REPLY, seq);
 	wire_put_u32(wr, status);

@@ -11,20 +11,20 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define WIRE_MAGIC     UINT32_C(0x53435031)   /* "SCP1" */
-#define WIRE_VERSION   3       /* 2: SPAWN replaced ATTACH; 3: CREATE names the totals' sections */
-#define WIRE_HDR_SIZE  16
-#define WIRE_MSG_MAX   4096                   /* whole datagram */
-#define WIRE_STR_MAX   1024                   /* any one string field (reasons, paths) */
-#define WIRE_FDS_MAX   2
+#define WIRE_MAGIC    UINT32_C(0x53435031) /* "SCP1" */
+#define WIRE_VERSION  3 /* 2: SPAWN replaced ATTACH; 3: CREATE names the totals' sections */
+#define WIRE_HDR_SIZE 16
+#define WIRE_MSG_MAX  4096 /* whole datagram */
+#define WIRE_STR_MAX  1024 /* any one string field (reasons, paths) */
+#define WIRE_FDS_MAX  2
 
 enum wire_type {
-	WIRE_REQ_HELLO   = 0x0001,    /* PROTOCOL.md 3.1: u32 version */
-	WIRE_REQ_CREATE  = 0x0002,    /* 3.2: limits + isolation; reply carries 2 fds */
-	WIRE_REQ_SPAWN   = 0x0003,    /* 3.3: no payload, 1 fd (the stage socket); reply: u32 pid */
-	WIRE_REQ_KILL    = 0x0004,    /* 3.4: no payload */
-	WIRE_REQ_DESTROY = 0x0005,    /* 3.5: no payload; the helper exits after replying */
-	WIRE_REPLY       = 0x8000,    /* OR'ed into the request type */
+	WIRE_REQ_HELLO = 0x0001,   /* PROTOCOL.md 3.1: u32 version */
+	WIRE_REQ_CREATE = 0x0002,  /* 3.2: limits + isolation; reply carries 2 fds */
+	WIRE_REQ_SPAWN = 0x0003,   /* 3.3: no payload, 1 fd (the stage socket); reply: u32 pid */
+	WIRE_REQ_KILL = 0x0004,    /* 3.4: no payload */
+	WIRE_REQ_DESTROY = 0x0005, /* 3.5: no payload; the helper exits after replying */
+	WIRE_REPLY = 0x8000,       /* OR'ed into the request type */
 };
 
 struct wire_hdr {
@@ -82,5 +82,5 @@ int wire_msg_end(struct wire_wr *wr);
 
 /* Start a reply to a request: type | WIRE_REPLY, same seq, then u32 status and the reason
  * string ("" on success).  status is 0 or a positive errno. */
-void wire_reply_begin(struct wire_wr *wr, uint8_t *buf, size_t cap, uint16_t req_type,
-		      uint32_t seq, uint32_t status, const char *reason);
+void wire_reply_begin(struct wire_wr *wr, uint8_t *buf, size_t cap, uint16_t req_type, uint32_t seq,
+		      uint32_t status, const char *reason);

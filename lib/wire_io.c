@@ -38,7 +38,7 @@ wire_send_nowait(int sock, const void *buf, size_t len, const int *fds, size_t n
 		mh.msg_control = ctl.buf;
 		mh.msg_controllen = CMSG_SPACE(sizeof(int) * nfds);
 		c = CMSG_FIRSTHDR(&mh);
-		if (c == NULL)          /* cannot be: msg_controllen fits a header */
+		if (c == NULL) /* cannot be: msg_controllen fits a header */
 			return -EINVAL;
 		c->cmsg_level = SOL_SOCKET;
 		c->cmsg_type = SCM_RIGHTS;
@@ -63,8 +63,10 @@ wire_recv(int sock, void *buf, size_t bufsz, int *fds, size_t *ret_nfds)
 		char buf[CMSG_SPACE(sizeof(int) * (WIRE_FDS_MAX + 1))];
 	} ctl;
 	struct iovec iov = { .iov_base = buf, .iov_len = bufsz };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
-			     .msg_control = ctl.buf, .msg_controllen = sizeof(ctl.buf) };
+	struct msghdr mh = { .msg_iov = &iov,
+			     .msg_iovlen = 1,
+			     .msg_control = ctl.buf,
+			     .msg_controllen = sizeof(ctl.buf) };
 	int got[WIRE_FDS_MAX + 1];
 	size_t ngot = 0;
 	bool bad = false;
@@ -93,7 +95,7 @@ wire_recv(int sock, void *buf, size_t bufsz, int *fds, size_t *ret_nfds)
 			if (ngot < ELEMENTSOF(got))
 				got[ngot++] = fd;
 			else
-				(void) close(fd);       /* cannot happen with our buffer size */
+				(void) close(fd); /* cannot happen with our buffer size */
 		}
 	}
 	if ((mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) != 0) {
@@ -104,7 +106,7 @@ wire_recv(int sock, void *buf, size_t bufsz, int *fds, size_t *ret_nfds)
 		wire_close_fds(got, ngot);
 		return -EBADMSG;
 	}
-	if ((size_t) n >= bufsz) {      /* cannot tell "exactly full" from "truncated" */
+	if ((size_t) n >= bufsz) { /* cannot tell "exactly full" from "truncated" */
 		wire_close_fds(got, ngot);
 		return -EMSGSIZE;
 	}

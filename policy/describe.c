@@ -98,8 +98,7 @@ struct lint {
 	int n;
 };
 
-static void lint_say(struct lint *L, unsigned line, const char *fmt, ...)
-	_printf_(3, 4);
+static void lint_say(struct lint *L, unsigned line, const char *fmt, ...) _printf_(3, 4);
 static void
 lint_say(struct lint *L, unsigned line, const char *fmt, ...)
 {
@@ -140,11 +139,13 @@ lint_defaults(struct lint *L)
 		if (!(d->set & KM(l)) || !(lim->set & KM(l)) || d->v[l] <= lim->v[l])
 			continue;
 		cv = lint_value(L, lim, (enum key) l, l, lim->v[l], b, sizeof(b));
-		lint_say(L, d->line[l], "[defaults] %s = %s is above its ceiling %s = %s in "
+		lint_say(L, d->line[l],
+			 "[defaults] %s = %s is above its ceiling %s = %s in "
 			 "[limits] (line %u): a run that does not ask gets the ceiling; lower the "
-			 "default to at most %s or raise the ceiling", policy_limit_name(l),
-			 lint_value(L, d, (enum key) l, l, d->v[l], a, sizeof(a)), policy_limit_name(l),
-			 cv, lim->line[l], cv);
+			 "default to at most %s or raise the ceiling",
+			 policy_limit_name(l),
+			 lint_value(L, d, (enum key) l, l, d->v[l], a, sizeof(a)),
+			 policy_limit_name(l), cv, lim->line[l], cv);
 	}
 }
 
@@ -157,19 +158,21 @@ lint_total(struct lint *L, const struct settings *st, const char *sec)
 	char a[32], b[32];
 
 	for (int t = 0; t < 3; t++) {
-		enum key tk = (enum key) (K_TOTAL_MEMORY + t);
+		enum key tk = (enum key)(K_TOTAL_MEMORY + t);
 		const struct settings *cs = st->set & KM(per[t]) ? st : &L->p->limits;
 		const char *csec = cs == st ? sec : "[limits]", *cv;
 
 		if (!(st->set & KM(tk)) || !(cs->set & KM(per[t])) || st->total[t] >= cs->v[per[t]])
 			continue;
 		cv = lint_value(L, cs, (enum key) per[t], per[t], cs->v[per[t]], b, sizeof(b));
-		lint_say(L, st->line[tk], "%s %s = %s is below the per-sandbox ceiling %s = %s in "
+		lint_say(L, st->line[tk],
+			 "%s %s = %s is below the per-sandbox ceiling %s = %s in "
 			 "%s (line %u): no sandbox can reach that ceiling; raise %s to at least %s "
-			 "or lower %s", sec, policy_key_names[tk],
+			 "or lower %s",
+			 sec, policy_key_names[tk],
 			 lint_value(L, st, tk, per[t], st->total[t], a, sizeof(a)),
-			 policy_limit_name(per[t]), cv, csec, cs->line[per[t]], policy_key_names[tk], cv,
-			 policy_limit_name(per[t]));
+			 policy_limit_name(per[t]), cv, csec, cs->line[per[t]],
+			 policy_key_names[tk], cv, policy_limit_name(per[t]));
 	}
 }
 
@@ -184,7 +187,7 @@ lint_disk(struct lint *L)
 	char a[32], b[32], sec[POLICY_NAME_MAX + 16];
 
 	if (!(d->set & KM(K_DISK)) || !(p->limits.set & KM(K_MEMORY)))
-		return;         /* some user has no memory ceiling */
+		return; /* some user has no memory ceiling */
 	for (int user = 0; user < 2; user++) {
 		const struct entry *v = user ? p->users : p->groups;
 		size_t n = user ? p->n_users : p->n_groups;
@@ -204,19 +207,22 @@ lint_disk(struct lint *L)
 	if (d->v[POLICY_DISK] <= big->v[POLICY_MEMORY])
 		return;
 	mv = lint_value(L, big, K_MEMORY, POLICY_MEMORY, big->v[POLICY_MEMORY], b, sizeof(b));
-	lint_say(L, d->line[K_DISK], "[defaults] disk = %s is larger than every memory ceiling "
+	lint_say(L, d->line[K_DISK],
+		 "[defaults] disk = %s is larger than every memory ceiling "
 		 "(the largest: %s in %s, line %u): the workspace is tmpfs, charged to the "
 		 "sandbox's memory, so every run that does not ask warns; lower the default disk "
-		 "to at most %s", lint_value(L, d, K_DISK, POLICY_DISK, d->v[POLICY_DISK], a,
-					     sizeof(a)), mv, bigsec, big->line[K_MEMORY], mv);
+		 "to at most %s",
+		 lint_value(L, d, K_DISK, POLICY_DISK, d->v[POLICY_DISK], a, sizeof(a)), mv, bigsec,
+		 big->line[K_MEMORY], mv);
 }
 
 int
 policy_lint(const struct policy *p, const char *filename,
 	    void (*cb)(const char *msg, void *userdata), void *userdata)
 {
-	struct lint L = { .p = p, .filename = filename ? filename : "(policy)", .cb = cb,
-			  .userdata = userdata };
+	struct lint L = {
+		.p = p, .filename = filename ? filename : "(policy)", .cb = cb, .userdata = userdata
+	};
 	char sec[POLICY_NAME_MAX + 16];
 
 	lint_defaults(&L);
@@ -232,4 +238,3 @@ policy_lint(const struct policy *p, const char *filename,
 	lint_disk(&L);
 	return L.n;
 }
-

@@ -58,8 +58,7 @@ errstr(int r)
 /* Owned by root and not writable by group or other.  name: the directory checked (its
  * first namelen bytes) for the message, NULL for the file itself. */
 static int
-check_owner_mode(const struct stat *st, const char *name, int namelen, char *errbuf,
-		 size_t errlen)
+check_owner_mode(const struct stat *st, const char *name, int namelen, char *errbuf, size_t errlen)
 {
 	const char *d = name != NULL ? "directory " : "", *is = name != NULL ? " is " : "";
 
@@ -68,14 +67,18 @@ check_owner_mode(const struct stat *st, const char *name, int namelen, char *err
 		namelen = 0;
 	}
 	if (st->st_uid != 0)
-		return trust_fail(errbuf, errlen, -EPERM, "%s%.*s%sowned by uid %u, must be owned "
-				  "by root", d, namelen, name, is, (unsigned) st->st_uid);
+		return trust_fail(errbuf, errlen, -EPERM,
+				  "%s%.*s%sowned by uid %u, must be owned "
+				  "by root",
+				  d, namelen, name, is, (unsigned) st->st_uid);
 	if (st->st_mode & (S_IWGRP | S_IWOTH))
 		return trust_fail(errbuf, errlen, -EPERM,
 				  "%s%.*s%swritable by %s (mode %04o), must not be writable by "
-				  "group or other", d, namelen, name, is,
-				  (st->st_mode & S_IWGRP) ? ((st->st_mode & S_IWOTH) ?
-				  "group and other" : "group") : "other",
+				  "group or other",
+				  d, namelen, name, is,
+				  (st->st_mode & S_IWGRP)
+					  ? ((st->st_mode & S_IWOTH) ? "group and other" : "group")
+					  : "other",
 				  (unsigned) (st->st_mode & 07777));
 	return 0;
 }
@@ -105,13 +108,14 @@ absolute(const char *path, char *abs, char *errbuf, size_t errlen)
 	_cleanup_free_ char *cwd = NULL;
 	int n;
 
-	abs[0] = '\0';         /* clang's analyzer does not see snprintf() write it */
+	abs[0] = '\0'; /* clang's analyzer does not see snprintf() write it */
 	if (path[0] == '/')
 		n = snprintf(abs, PATH_MAX, "%s", path);
 	else {
 		cwd = getcwd(NULL, 0);
 		if (cwd == NULL)
-			return trust_fail(errbuf, errlen, neg_errno(), "cannot get the current "
+			return trust_fail(errbuf, errlen, neg_errno(),
+					  "cannot get the current "
 					  "directory: %m");
 		n = snprintf(abs, PATH_MAX, "%s/%s", cwd, path);
 	}
@@ -136,11 +140,12 @@ check_dir(const char *abs, int dlen, char *errbuf, size_t errlen)
 				  errstr(r));
 	}
 	if (S_ISLNK(st.st_mode))
-		return trust_fail(errbuf, errlen, -ELOOP, "directory %s is a symbolic link; name "
-				  "the real directory", dir);
-	if (!S_ISDIR(st.st_mode))
-		return trust_fail(errbuf, errlen, -ENOTDIR, "directory %s is not a directory",
+		return trust_fail(errbuf, errlen, -ELOOP,
+				  "directory %s is a symbolic link; name "
+				  "the real directory",
 				  dir);
+	if (!S_ISDIR(st.st_mode))
+		return trust_fail(errbuf, errlen, -ENOTDIR, "directory %s is not a directory", dir);
 	return check_owner_mode(&st, dir, dlen, errbuf, errlen);
 }
 
@@ -181,7 +186,8 @@ open_checked(const char *abs, char *errbuf, size_t errlen)
 
 	fd = open_nosymlinks(abs, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0 && errno == ELOOP)
-		return trust_fail(errbuf, errlen, -ELOOP, "is a symbolic link; the helper opens "
+		return trust_fail(errbuf, errlen, -ELOOP,
+				  "is a symbolic link; the helper opens "
 				  "the policy with O_NOFOLLOW");
 	if (fd < 0) {
 		e = neg_errno();
@@ -228,8 +234,7 @@ read_capped(int fd, char **ret_text, size_t *ret_len, char *errbuf, size_t errle
 }
 
 int
-policy_read_trusted(const char *path, char **ret_text, size_t *ret_len, char *errbuf,
-		    size_t errlen)
+policy_read_trusted(const char *path, char **ret_text, size_t *ret_len, char *errbuf, size_t errlen)
 {
 	_cleanup_close_ int fd = -EBADF;
 	char abs[PATH_MAX];
@@ -250,8 +255,8 @@ policy_read_trusted(const char *path, char **ret_text, size_t *ret_len, char *er
 }
 
 int
-policy_load(const char *path, struct policy **ret, enum policy_load_step *ret_step,
-	    char *errbuf, size_t errlen)
+policy_load(const char *path, struct policy **ret, enum policy_load_step *ret_step, char *errbuf,
+	    size_t errlen)
 {
 	_cleanup_free_ char *text = NULL;
 	size_t len = 0;

@@ -14,20 +14,28 @@
 #include "policy-impl.h"
 
 const char *const policy_key_names[_K_MAX] = {
-	[K_MEMORY] = "memory", [K_CPU] = "cpu", [K_PIDS] = "pids", [K_DISK] = "disk",
-	[K_TIMEOUT] = "timeout", [K_SANDBOXES] = "sandboxes",
-	[K_TOTAL_MEMORY] = "total_memory", [K_TOTAL_CPU] = "total_cpu",
-	[K_TOTAL_PIDS] = "total_pids", [K_NET] = "net", [K_FS] = "fs",
-	[K_ALLOW] = "allow", [K_CGROUP_ROOT] = "cgroup_root",
-	[K_WORKSPACE_ROOT] = "workspace_root", [K_ALLOW_GROUPS] = "allow_groups",
+	[K_MEMORY] = "memory",
+	[K_CPU] = "cpu",
+	[K_PIDS] = "pids",
+	[K_DISK] = "disk",
+	[K_TIMEOUT] = "timeout",
+	[K_SANDBOXES] = "sandboxes",
+	[K_TOTAL_MEMORY] = "total_memory",
+	[K_TOTAL_CPU] = "total_cpu",
+	[K_TOTAL_PIDS] = "total_pids",
+	[K_NET] = "net",
+	[K_FS] = "fs",
+	[K_ALLOW] = "allow",
+	[K_CGROUP_ROOT] = "cgroup_root",
+	[K_WORKSPACE_ROOT] = "workspace_root",
+	[K_ALLOW_GROUPS] = "allow_groups",
 	[K_ALLOW_USERS] = "allow_users",
 };
 
 static const char *const limit_names[_POLICY_LIMIT_MAX] = {
-	[POLICY_MEMORY] = "memory", [POLICY_CPU] = "cpu", [POLICY_PIDS] = "pids",
-	[POLICY_DISK] = "disk", [POLICY_TIMEOUT] = "timeout",
+	[POLICY_MEMORY] = "memory", [POLICY_CPU] = "cpu",         [POLICY_PIDS] = "pids",
+	[POLICY_DISK] = "disk",     [POLICY_TIMEOUT] = "timeout",
 };
-
 
 const char *
 policy_limit_name(enum policy_limit l)
@@ -129,4 +137,3 @@ policy_format_value(enum policy_limit l, uint64_t v, char *buf, size_t bufsz)
 		break;
 	}
 }
-

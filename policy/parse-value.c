@@ -43,8 +43,8 @@ pctx_path(const char *v, char *out)
 /* "a, b c" -> names.  An empty value is an empty list ("everyone").  *ret_n starts at 0
  * (a repeated key never gets here). */
 int
-pctx_name_list(struct parse_ctx *c, unsigned lineno, const char *key, const char *v,
-	       char **out, size_t *ret_n)
+pctx_name_list(struct parse_ctx *c, unsigned lineno, const char *key, const char *v, char **out,
+	       size_t *ret_n)
 {
 	size_t n = 0;
 
@@ -57,9 +57,10 @@ pctx_name_list(struct parse_ctx *c, unsigned lineno, const char *key, const char
 			break;
 		l = strcspn(q, ", \t");
 		if (pctx_name_check(q, l) < 0) {
-			pctx_error(c, lineno, "%s: invalid name '%s' (names are 1..%d bytes of "
-				   "letters, digits, '_', '.' and '-')", key,
-				   pctx_esc(q, l, (char[64]) {}, 64), POLICY_NAME_MAX);
+			pctx_error(c, lineno,
+				   "%s: invalid name '%s' (names are 1..%d bytes of "
+				   "letters, digits, '_', '.' and '-')",
+				   key, pctx_esc(q, l, (char[64]){}, 64), POLICY_NAME_MAX);
 			return -EINVAL;
 		}
 		if (n >= POLICY_LIST_MAX) {
@@ -71,7 +72,7 @@ pctx_name_list(struct parse_ctx *c, unsigned lineno, const char *key, const char
 			c->oom = true;
 			return -ENOMEM;
 		}
-		*ret_n = ++n;   /* counted as we go, so policy_free() frees them on failure */
+		*ret_n = ++n; /* counted as we go, so policy_free() frees them on failure */
 		q += l;
 	}
 	return 0;
@@ -97,8 +98,7 @@ value_size(struct parse_ctx *c, unsigned lineno, const char *kn, const char *v, 
 
 /* A percentage of one CPU (cpu, total_cpu). */
 static int
-value_percent(struct parse_ctx *c, unsigned lineno, const char *kn, const char *v,
-	      uint64_t *ret)
+value_percent(struct parse_ctx *c, unsigned lineno, const char *kn, const char *v, uint64_t *ret)
 {
 	int r = parse_percent(v, ret);
 
@@ -123,8 +123,8 @@ value_count(struct parse_ctx *c, unsigned lineno, const char *kn, const char *v,
 	int r = parse_u64_range(v, 0, max, ret);
 
 	if (r == -EINVAL) {
-		pctx_error(c, lineno, "%s: invalid number '%s': expected a whole decimal number", kn,
-			   ESC(v));
+		pctx_error(c, lineno, "%s: invalid number '%s': expected a whole decimal number",
+			   kn, ESC(v));
 		return r;
 	}
 	if (r < 0) {
@@ -158,12 +158,15 @@ static int
 value_word(struct parse_ctx *c, unsigned lineno, enum key k, const char *v, struct settings *s)
 {
 	if (k == K_NET && policy_net_parse(v, &s->net) < 0) {
-		pctx_error(c, lineno, "net: invalid value '%s': expected host, proxy, loopback or "
-			   "none", ESC(v));
+		pctx_error(c, lineno,
+			   "net: invalid value '%s': expected host, proxy, loopback or "
+			   "none",
+			   ESC(v));
 		return -EINVAL;
 	}
 	if (k == K_FS && policy_fs_parse(v, &s->fs) < 0) {
-		pctx_error(c, lineno, "fs: invalid value '%s': expected none, ro or strict", ESC(v));
+		pctx_error(c, lineno, "fs: invalid value '%s': expected none, ro or strict",
+			   ESC(v));
 		return -EINVAL;
 	}
 	if (k == K_ALLOW && !streq(v, "yes") && !streq(v, "no")) {
@@ -206,14 +209,13 @@ value_number(struct parse_ctx *c, unsigned lineno, enum key k, const char *v, ui
 	case _K_MAX:
 		break;
 	}
-	return -EINVAL;                 /* not a numeric key; not reached */
+	return -EINVAL; /* not a numeric key; not reached */
 }
 
 /* A value of a setting ([limits], [defaults], [group:], [user:]) into *s.  Reports its own
  * errors. */
 int
-pctx_setting(struct parse_ctx *c, unsigned lineno, enum key k, const char *v,
-	     struct settings *s)
+pctx_setting(struct parse_ctx *c, unsigned lineno, enum key k, const char *v, struct settings *s)
 {
 	const char *kn = policy_key_names[k];
 	uint64_t x = 0;
@@ -235,8 +237,10 @@ pctx_setting(struct parse_ctx *c, unsigned lineno, enum key k, const char *v,
 		return -EINVAL;
 	if (x == 0) {
 		/* In cgroup files and rlimits 0 often reads as "no limit": never accept it. */
-		pctx_error(c, lineno, "%s: 0 is not allowed (it could read as \"unlimited\"); leave "
-			   "the key out for no ceiling", kn);
+		pctx_error(c, lineno,
+			   "%s: 0 is not allowed (it could read as \"unlimited\"); leave "
+			   "the key out for no ceiling",
+			   kn);
 		return -ERANGE;
 	}
 	if (k == K_SANDBOXES)

@@ -22,13 +22,13 @@
 #include "parse-impl.h"
 #include "policy-impl.h"
 
-#define ERRORS_MAX      200             /* then "too many errors" */
+#define ERRORS_MAX 200 /* then "too many errors" */
 
 /* Which keys each kind of section accepts. */
 static const unsigned section_keys[] = {
 	[SEC_NONE] = 0,
-	[SEC_SANDCAP] = KM(K_CGROUP_ROOT) | KM(K_WORKSPACE_ROOT) | KM(K_ALLOW_GROUPS) |
-		    KM(K_ALLOW_USERS),
+	[SEC_SANDCAP] =
+		KM(K_CGROUP_ROOT) | KM(K_WORKSPACE_ROOT) | KM(K_ALLOW_GROUPS) | KM(K_ALLOW_USERS),
 	[SEC_LIMITS] = LIMIT_KEYS,
 	[SEC_DEFAULTS] = KM(K_MEMORY) | KM(K_CPU) | KM(K_PIDS) | KM(K_DISK) | KM(K_TIMEOUT),
 	[SEC_GROUP] = LIMIT_KEYS | KM(K_ALLOW),
@@ -116,7 +116,8 @@ pctx_name_check(const char *s, size_t len)
 		char ch = s[i];
 		bool ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
 			  (ch >= '0' && ch <= '9') || ch == '_' ||
-			  (i > 0 && (ch == '.' || ch == '-')) || (i > 0 && i == len - 1 && ch == '$');
+			  (i > 0 && (ch == '.' || ch == '-')) ||
+			  (i > 0 && i == len - 1 && ch == '$');
 
 		if (!ok)
 			return -EINVAL;
@@ -164,7 +165,7 @@ add_entry(struct parse_ctx *c, bool user, const char *name, unsigned lineno, siz
 /* A section header's inside ("group:builders"); problems are reported at lineno. */
 static int
 parse_header(struct parse_ctx *c, const char *s, size_t len, unsigned lineno,
-		enum section_kind *ret_kind, size_t *ret_idx)
+	     enum section_kind *ret_kind, size_t *ret_idx)
 {
 	char nbuf[POLICY_NAME_MAX + 1];
 	unsigned *seen = NULL;
@@ -187,15 +188,18 @@ parse_header(struct parse_ctx *c, const char *s, size_t len, unsigned lineno,
 
 		r = pctx_name_check(s + off, len - off);
 		if (r == -ENAMETOOLONG) {
-			pctx_error(c, lineno, "%s name in [%.*s...] is %zu bytes long; the limit is %d",
+			pctx_error(c, lineno,
+				   "%s name in [%.*s...] is %zu bytes long; the limit is %d",
 				   user ? "user" : "group", (int) off + 8, s, len - off,
 				   POLICY_NAME_MAX);
 			return r;
 		}
 		if (r < 0) {
-			pctx_error(c, lineno, "invalid %s name '%s' in section header: use letters, "
-				   "digits, '_', '.' and '-'", user ? "user" : "group",
-				   pctx_esc(s + off, len - off, (char[64]) {}, 64));
+			pctx_error(c, lineno,
+				   "invalid %s name '%s' in section header: use letters, "
+				   "digits, '_', '.' and '-'",
+				   user ? "user" : "group",
+				   pctx_esc(s + off, len - off, (char[64]){}, 64));
 			return r;
 		}
 		memcpy(nbuf, s + off, len - off);
@@ -206,8 +210,10 @@ parse_header(struct parse_ctx *c, const char *s, size_t len, unsigned lineno,
 		*ret_kind = user ? SEC_USER : SEC_GROUP;
 		return 0;
 	} else {
-		pctx_error(c, lineno, "unknown section [%s]; known: [sandcap], [limits], [defaults], "
-			   "[group:NAME], [user:NAME]", pctx_esc(s, len, (char[64]) {}, 64));
+		pctx_error(c, lineno,
+			   "unknown section [%s]; known: [sandcap], [limits], [defaults], "
+			   "[group:NAME], [user:NAME]",
+			   pctx_esc(s, len, (char[64]){}, 64));
 		return -ENOENT;
 	}
 	if (*seen != 0) {
@@ -238,7 +244,7 @@ on_section(void *userdata, unsigned lineno, const char *name)
 	if (v == NULL)
 		return -ENOMEM;
 	c->sections = v;
-	v[c->n_sections++] = (struct section) { .kind = k, .idx = idx };
+	v[c->n_sections++] = (struct section){ .kind = k, .idx = idx };
 	return 0;
 }
 
@@ -293,7 +299,8 @@ key_of(struct parse_ctx *c, const struct ini_strict_key *ik)
 	for (size_t i = 0; i < len && ok; i++)
 		ok = (name[i] >= 'a' && name[i] <= 'z') || name[i] == '_';
 	if (!ok) {
-		pctx_error(c, ik->line, "invalid key name '%s'", pctx_esc(name, len, (char[64]) {}, 64));
+		pctx_error(c, ik->line, "invalid key name '%s'",
+			   pctx_esc(name, len, (char[64]){}, 64));
 		return _K_MAX;
 	}
 	if (ik->section_idx >= c->n_sections) {
@@ -325,8 +332,10 @@ parse_sandcap_key(struct parse_ctx *c, unsigned lineno, enum key k, const char *
 			pctx_error(c, lineno, "%s: path is longer than %d bytes", name,
 				   POLICY_PATH_MAX - 1);
 		else if (r < 0)
-			pctx_error(c, lineno, "%s: '%s' is not a clean absolute path (no '.', '..', "
-				   "'//', trailing '/', blanks, ';' or '#')", name, ESC(value));
+			pctx_error(c, lineno,
+				   "%s: '%s' is not a clean absolute path (no '.', '..', "
+				   "'//', trailing '/', blanks, ';' or '#')",
+				   name, ESC(value));
 		return r;
 	}
 	if (k == K_ALLOW_GROUPS) {
@@ -430,7 +439,7 @@ cmp_error(const void *a, const void *b)
 
 	if (x->line != y->line)
 		return x->line < y->line ? -1 : 1;
-	return x < y ? -1 : x > y;      /* keep the order of discovery (stable) */
+	return x < y ? -1 : x > y; /* keep the order of discovery (stable) */
 }
 
 /* The staged result is in c->p, the errors in c->errors (sorted by line).  Returns
@@ -439,7 +448,9 @@ static int
 parse_all(struct parse_ctx *c, const char *text, size_t len, const char *filename)
 {
 	static const struct ini_strict_ops ops = {
-		.section = on_section, .key = on_key, .error = on_error,
+		.section = on_section,
+		.key = on_key,
+		.error = on_error,
 	};
 	int r;
 
@@ -524,4 +535,3 @@ policy_check_string(const char *text, size_t len, const char *filename,
 	ctx_done(&c);
 	return r;
 }
-

@@ -12,13 +12,13 @@
 
 /* Keys, as bits in a per-section "seen" mask. */
 enum key {
-	K_MEMORY,               /* the first _POLICY_LIMIT_MAX match enum policy_limit */
+	K_MEMORY, /* the first _POLICY_LIMIT_MAX match enum policy_limit */
 	K_CPU,
 	K_PIDS,
 	K_DISK,
 	K_TIMEOUT,
 	K_SANDBOXES,
-	K_TOTAL_MEMORY,         /* the sum of a user's sandboxes (the per-user cgroup level) */
+	K_TOTAL_MEMORY, /* the sum of a user's sandboxes (the per-user cgroup level) */
 	K_TOTAL_CPU,
 	K_TOTAL_PIDS,
 	K_NET,
@@ -35,27 +35,27 @@ enum key {
 extern const char *const policy_key_names[_K_MAX];
 
 #define KM(k) (1u << (k))
-#define LIMIT_KEYS (KM(K_MEMORY) | KM(K_CPU) | KM(K_PIDS) | KM(K_DISK) | KM(K_TIMEOUT) | \
-		    KM(K_SANDBOXES) | KM(K_TOTAL_MEMORY) | KM(K_TOTAL_CPU) | KM(K_TOTAL_PIDS) | \
-		    KM(K_NET) | KM(K_FS))
+#define LIMIT_KEYS                                                                              \
+	(KM(K_MEMORY) | KM(K_CPU) | KM(K_PIDS) | KM(K_DISK) | KM(K_TIMEOUT) | KM(K_SANDBOXES) | \
+	 KM(K_TOTAL_MEMORY) | KM(K_TOTAL_CPU) | KM(K_TOTAL_PIDS) | KM(K_NET) | KM(K_FS))
 
 /* The settings of one section ([limits], [defaults], [group:X] or [user:X]). */
 struct settings {
-	unsigned set;                   /* KM() of the keys present */
+	unsigned set; /* KM() of the keys present */
 	uint64_t v[_POLICY_LIMIT_MAX];
 	uint64_t sandboxes;
-	uint64_t total[3];              /* K_TOTAL_MEMORY, K_TOTAL_CPU, K_TOTAL_PIDS */
+	uint64_t total[3]; /* K_TOTAL_MEMORY, K_TOTAL_CPU, K_TOTAL_PIDS */
 	enum policy_net net;
 	enum policy_fs fs;
 	bool allow;
-	unsigned line[_K_MAX];          /* where each key present was set (policy check) */
-	uint32_t text_at[_K_MAX];       /* 1 + its value's offset in the policy's text pool, as
+	unsigned line[_K_MAX];    /* where each key present was set (policy check) */
+	uint32_t text_at[_K_MAX]; /* 1 + its value's offset in the policy's text pool, as
 					 * written (policy check, policy show); 0 = not set */
 };
 
 struct entry {
 	char name[POLICY_NAME_MAX + 1];
-	unsigned line;                  /* of its header */
+	unsigned line; /* of its header */
 	struct settings s;
 };
 
@@ -72,7 +72,7 @@ struct policy {
 	struct settings limits, defaults;
 	struct entry *groups, *users;
 	size_t n_groups, n_users;
-	char *texts;                    /* the limit values as written, NUL-separated */
+	char *texts; /* the limit values as written, NUL-separated */
 	size_t texts_len;
 };
 

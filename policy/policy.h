@@ -10,21 +10,23 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define POLICY_FILE_MAX     (64 * 1024)
-#define POLICY_NAME_MAX     32          /* user and group names in section headers */
-#define POLICY_PATH_MAX     256
-#define POLICY_ERR_MAX      256
-#define POLICY_LINE_MAX     196         /* bytes per line, line ending excluded: libinih's
+#define POLICY_FILE_MAX (64 * 1024)
+#define POLICY_NAME_MAX 32 /* user and group names in section headers */
+#define POLICY_PATH_MAX 256
+#define POLICY_ERR_MAX  256
+#define POLICY_LINE_MAX \
+	196                                    /* bytes per line, line ending excluded: libinih's
 					 * 200-byte buffer minus CR, LF, NUL and one spare */
-#define POLICY_LIST_MAX     64          /* names in allow_groups / allow_users */
-#define POLICY_SRC_MAX      (POLICY_NAME_MAX + 48)  /* "[defaults] (capped by [group:x])" */
+#define POLICY_LIST_MAX 64                     /* names in allow_groups / allow_users */
+#define POLICY_SRC_MAX  (POLICY_NAME_MAX + 48) /* "[defaults] (capped by [group:x])" */
 
 /* The largest value a limit may have, here and on sandcap run's command line (args.c), so
  * that the two accept the same range. */
-#define POLICY_SIZE_MAX     (UINT64_C(1) << 60)         /* 1 EiB: keeps UINT64_MAX a sentinel,
+#define POLICY_SIZE_MAX \
+	(UINT64_C(1) << 60)                /* 1 EiB: keeps UINT64_MAX a sentinel,
 							 * and RLIM_INFINITY out of reach */
-#define POLICY_CPU_MAX      (100 * 1024)                /* percent: 1024 CPUs */
-#define POLICY_PIDS_MAX     4194304                     /* the kernel's PID_MAX_LIMIT */
+#define POLICY_CPU_MAX        (100 * 1024) /* percent: 1024 CPUs */
+#define POLICY_PIDS_MAX       4194304      /* the kernel's PID_MAX_LIMIT */
 #define POLICY_TIMEOUT_MAX_MS (UINT64_C(366) * 24 * 3600 * 1000)
 
 /* The limits a request can carry and the policy can bound.  Units: bytes for memory and
@@ -49,14 +51,14 @@ enum policy_net {
 };
 enum policy_fs { POLICY_FS_NONE = 0, POLICY_FS_RO = 1, POLICY_FS_STRICT = 2 };
 
-struct policy;          /* opaque; its layout is in policy-impl.h, inside policy/ */
+struct policy; /* opaque; its layout is in policy-impl.h, inside policy/ */
 
 /* Parse text (len bytes, may contain NULs: they are an error).  filename is used in
  * messages only.  On success *ret is a new object.  On failure nothing is allocated,
  * *ret is untouched, *reterr_line is the 1-based line (0 if not line-specific) and
  * errbuf holds "FILE:LINE: message". */
-int policy_parse_string(const char *text, size_t len, const char *filename,
-			struct policy **ret, unsigned *reterr_line, char *errbuf, size_t errlen);
+int policy_parse_string(const char *text, size_t len, const char *filename, struct policy **ret,
+			unsigned *reterr_line, char *errbuf, size_t errlen);
 
 /* Every error in the file, for `sandcap policy check`: calls cb once per "FILE:LINE: message".
  * Returns the number of errors (0 = valid) or -errno for I/O failures. */
@@ -70,15 +72,15 @@ struct policy *policy_free(struct policy *p);
  * root-owned and not writable by group or other.  On success *ret_text is a malloc'ed,
  * NUL-terminated copy and *ret_len its length.  On failure errbuf says which check
  * failed.  -ENOENT when the file does not exist. */
-int policy_read_trusted(const char *path, char **ret_text, size_t *ret_len,
-			char *errbuf, size_t errlen);
+int policy_read_trusted(const char *path, char **ret_text, size_t *ret_len, char *errbuf,
+			size_t errlen);
 
 /* Which step of policy_load() failed. */
 enum policy_load_step {
 	POLICY_LOAD_OK,
-	POLICY_LOAD_MISSING,    /* no such file (-ENOENT): no policy installed */
-	POLICY_LOAD_UNTRUSTED,  /* policy_read_trusted() refused it; errbuf says why */
-	POLICY_LOAD_INVALID,    /* it does not parse; errbuf is "FILE:LINE: message" */
+	POLICY_LOAD_MISSING,   /* no such file (-ENOENT): no policy installed */
+	POLICY_LOAD_UNTRUSTED, /* policy_read_trusted() refused it; errbuf says why */
+	POLICY_LOAD_INVALID,   /* it does not parse; errbuf is "FILE:LINE: message" */
 };
 
 /* policy_read_trusted() and policy_parse_string(): the one way the helper and sandcap load
@@ -94,8 +96,8 @@ const char *policy_workspace_root(const struct policy *p);
 /* The caller, as the helper sees it: name and groups come from NSS on the uid/gids the
  * kernel reported, never from the client. */
 struct policy_subject {
-	const char *user;               /* user name */
-	const char *const *groups;      /* names of all groups, primary included */
+	const char *user;          /* user name */
+	const char *const *groups; /* names of all groups, primary included */
 	size_t ngroups;
 };
 
@@ -105,10 +107,10 @@ struct policy_subject {
 
 /* Who the caller is, by the C library's name services (subject.c). */
 struct policy_caller {
-	char *user;             /* NULL: the uid has no passwd entry */
-	char **groups;          /* the names of its groups, primary first (malloc'ed) */
+	char *user;    /* NULL: the uid has no passwd entry */
+	char **groups; /* the names of its groups, primary first (malloc'ed) */
 	size_t ngroups;
-	gid_t failed_gid;       /* when a group lookup failed: that group */
+	gid_t failed_gid; /* when a group lookup failed: that group */
 };
 
 /* The user name of uid and, when want_groups, the names of all its groups (getgrouplist(),
@@ -129,14 +131,14 @@ struct policy_subject policy_caller_subject(const struct policy_caller *c);
 /* What one user may do. */
 struct policy_resolved {
 	bool allowed;
-	char deny_reason[POLICY_ERR_MAX];       /* when !allowed: why, naming the section */
+	char deny_reason[POLICY_ERR_MAX]; /* when !allowed: why, naming the section */
 
-	uint64_t ceiling[_POLICY_LIMIT_MAX];    /* UINT64_MAX = no ceiling */
-	char ceiling_src[_POLICY_LIMIT_MAX][POLICY_NAME_MAX + 16];      /* "[user:alice]" */
-	uint64_t dflt[_POLICY_LIMIT_MAX];       /* 0 = no default: not limited unless asked */
+	uint64_t ceiling[_POLICY_LIMIT_MAX];                       /* UINT64_MAX = no ceiling */
+	char ceiling_src[_POLICY_LIMIT_MAX][POLICY_NAME_MAX + 16]; /* "[user:alice]" */
+	uint64_t dflt[_POLICY_LIMIT_MAX]; /* 0 = no default: not limited unless asked */
 	char dflt_src[_POLICY_LIMIT_MAX][POLICY_SRC_MAX];
 
-	uint64_t sandboxes;                     /* concurrent sandboxes per user */
+	uint64_t sandboxes; /* concurrent sandboxes per user */
 	char sandboxes_src[POLICY_NAME_MAX + 16];
 
 	/* The sum of all of a user's sandboxes (the per-user cgroup level): total_memory
@@ -146,7 +148,7 @@ struct policy_resolved {
 
 	enum policy_net net_required;
 	enum policy_fs fs_required;
-	char net_required_src[POLICY_SRC_MAX];  /* section that set it, or "built-in" */
+	char net_required_src[POLICY_SRC_MAX]; /* section that set it, or "built-in" */
 	char fs_required_src[POLICY_SRC_MAX];
 };
 
@@ -170,8 +172,8 @@ int policy_check_ceiling(const struct policy_resolved *r, enum policy_limit l, u
  * misses in errbuf, each with the section that set it: "the policy requires --net none or
  * stricter (set by [group:ci]) and --fs ro or stricter (set by [limits]) for you".  Binds
  * every user, allowed or not. */
-int policy_check_required(const struct policy_resolved *r, enum policy_net net,
-			  enum policy_fs fs, char *errbuf, size_t errlen);
+int policy_check_required(const struct policy_resolved *r, enum policy_net net, enum policy_fs fs,
+			  char *errbuf, size_t errlen);
 
 enum { POLICY_TOTAL_MEMORY, POLICY_TOTAL_CPU, POLICY_TOTAL_PIDS };
 /* "total_memory", "total_cpu", "total_pids" */
@@ -230,8 +232,8 @@ const char *policy_value_text(const struct policy *p, const char *src, const cha
 /* Every user or group name the policy uses, with its line and where ("allow_users",
  * "[group:ci]"): for `policy check`, which looks them up where NSS is allowed. */
 void policy_for_each_name(const struct policy *p,
-			  void (*cb)(bool user, const char *name, unsigned line,
-				     const char *where, void *userdata),
+			  void (*cb)(bool user, const char *name, unsigned line, const char *where,
+				     void *userdata),
 			  void *userdata);
 
 /* Values that load but cannot do what they say: a [defaults] value above its [limits]

@@ -13,7 +13,6 @@
 #include "parse-util.h"
 #include "policy-impl.h"
 
-
 const char *
 policy_cgroup_root(const struct policy *p)
 {
@@ -48,7 +47,7 @@ subject_in_group(const struct policy_subject *subj, const char *group)
 }
 
 /* Iterate over the [group:X] sections (in file order) of groups the subject is in. */
-#define FOREACH_GROUP(e, p, subj) \
+#define FOREACH_GROUP(e, p, subj)                                                       \
 	for (const struct entry *e = (p)->groups; e < (p)->groups + (p)->n_groups; e++) \
 		if (subject_in_group((subj), e->name))
 
@@ -69,9 +68,9 @@ setting_fs(const struct settings *st)
 /* One isolation requirement: [user:NAME], else the least strict of the user's groups that
  * set it, else [limits], else dflt; src names the section that decided. */
 static int
-resolve_required(const struct policy *p, const struct policy_subject *subj,
-		 const struct entry *u, unsigned key, int (*get)(const struct settings *),
-		 int dflt, char *src, size_t srclen)
+resolve_required(const struct policy *p, const struct policy_subject *subj, const struct entry *u,
+		 unsigned key, int (*get)(const struct settings *), int dflt, char *src,
+		 size_t srclen)
 {
 	bool any = false;
 	int v = dflt;
@@ -81,13 +80,13 @@ resolve_required(const struct policy *p, const struct policy_subject *subj,
 		return get(&u->s);
 	}
 	FOREACH_GROUP(g, p, subj)
-		if (g->s.set & KM(key)) {
-			if (!any || get(&g->s) < v) {
-				v = get(&g->s);
-				(void) snprintf(src, srclen, "[group:%s]", g->name);
-			}
-			any = true;
+	if (g->s.set & KM(key)) {
+		if (!any || get(&g->s) < v) {
+			v = get(&g->s);
+			(void) snprintf(src, srclen, "[group:%s]", g->name);
 		}
+		any = true;
+	}
 	if (any)
 		return v;
 	if (p->limits.set & KM(key)) {
@@ -113,8 +112,8 @@ setting_amount(const struct settings *st, enum key k)
  * largest; the first in the file among equals) of the user's [group:X] sections that set
  * it; else [limits]; else none (UINT64_MAX, "built-in").  src names the section. */
 static uint64_t
-resolve_amount(const struct policy *p, const struct policy_subject *subj,
-	       const struct entry *u, enum key k, char *src, size_t srclen)
+resolve_amount(const struct policy *p, const struct policy_subject *subj, const struct entry *u,
+	       enum key k, char *src, size_t srclen)
 {
 	const struct entry *best = NULL;
 
@@ -123,9 +122,9 @@ resolve_amount(const struct policy *p, const struct policy_subject *subj,
 		return setting_amount(&u->s, k);
 	}
 	FOREACH_GROUP(g, p, subj)
-		if ((g->s.set & KM(k)) &&
-		    (best == NULL || setting_amount(&g->s, k) > setting_amount(&best->s, k)))
-			best = g;
+	if ((g->s.set & KM(k)) &&
+	    (best == NULL || setting_amount(&g->s, k) > setting_amount(&best->s, k)))
+		best = g;
 	if (best != NULL) {
 		(void) snprintf(src, srclen, "[group:%s]", best->name);
 		return setting_amount(&best->s, k);
@@ -169,8 +168,8 @@ resolve_defaults(const struct policy *p, struct policy_resolved *ret)
  * allow = no denies; if allow_groups or allow_users is set, the user must be listed, be in
  * a listed group, or be in a group whose section says allow = yes. */
 static void
-resolve_access(const struct policy *p, const struct policy_subject *subj,
-	       const struct entry *u, struct policy_resolved *ret)
+resolve_access(const struct policy *p, const struct policy_subject *subj, const struct entry *u,
+	       struct policy_resolved *ret)
 {
 	bool ok = false;
 
@@ -182,11 +181,11 @@ resolve_access(const struct policy *p, const struct policy_subject *subj,
 		return;
 	}
 	FOREACH_GROUP(g, p, subj)
-		if ((g->s.set & KM(K_ALLOW)) && !g->s.allow) {
-			ret->allowed = false;
-			SRC(ret->deny_reason, "denied by [group:%s] allow = no", g->name);
-			return;
-		}
+	if ((g->s.set & KM(K_ALLOW)) && !g->s.allow) {
+		ret->allowed = false;
+		SRC(ret->deny_reason, "denied by [group:%s] allow = no", g->name);
+		return;
+	}
 	if (!p->allow_groups_set && !p->allow_users_set)
 		return;
 	for (size_t i = 0; i < p->n_allow_users && !ok; i++)
@@ -194,12 +193,14 @@ resolve_access(const struct policy *p, const struct policy_subject *subj,
 	for (size_t i = 0; i < p->n_allow_groups && !ok; i++)
 		ok = subject_in_group(subj, p->allow_groups[i]);
 	FOREACH_GROUP(g, p, subj)
-		ok = ok || ((g->s.set & KM(K_ALLOW)) && g->s.allow);
+	ok = ok || ((g->s.set & KM(K_ALLOW)) && g->s.allow);
 	if (ok)
 		return;
 	ret->allowed = false;
-	SRC(ret->deny_reason, "not allowed by [sandcap] %s%s%s: the user is not listed and is in "
-	    "none of the listed groups", p->allow_groups_set ? "allow_groups" : "",
+	SRC(ret->deny_reason,
+	    "not allowed by [sandcap] %s%s%s: the user is not listed and is in "
+	    "none of the listed groups",
+	    p->allow_groups_set ? "allow_groups" : "",
 	    p->allow_groups_set && p->allow_users_set ? " / " : "",
 	    p->allow_users_set ? "allow_users" : "");
 }
@@ -221,15 +222,15 @@ policy_resolve(const struct policy *p, const struct policy_subject *subj,
 	ret->sandboxes = resolve_amount(p, subj, u, K_SANDBOXES, ret->sandboxes_src,
 					sizeof(ret->sandboxes_src));
 	for (int t = 0; t < 3; t++)
-		ret->total[t] = resolve_amount(p, subj, u, (enum key) (K_TOTAL_MEMORY + t),
+		ret->total[t] = resolve_amount(p, subj, u, (enum key)(K_TOTAL_MEMORY + t),
 					       ret->total_src[t], sizeof(ret->total_src[t]));
 	/* Isolation requirements: the most generous group is the least strict one. */
-	ret->net_required = (enum policy_net) resolve_required(p, subj, u, K_NET,
-			setting_net, POLICY_NET_HOST, ret->net_required_src,
-			sizeof(ret->net_required_src));
-	ret->fs_required = (enum policy_fs) resolve_required(p, subj, u, K_FS,
-			setting_fs, POLICY_FS_NONE, ret->fs_required_src,
-			sizeof(ret->fs_required_src));
+	ret->net_required = (enum policy_net) resolve_required(
+		p, subj, u, K_NET, setting_net, POLICY_NET_HOST, ret->net_required_src,
+		sizeof(ret->net_required_src));
+	ret->fs_required = (enum policy_fs) resolve_required(p, subj, u, K_FS, setting_fs,
+							     POLICY_FS_NONE, ret->fs_required_src,
+							     sizeof(ret->fs_required_src));
 	resolve_access(p, subj, u, ret);
 }
 
@@ -328,4 +329,3 @@ policy_check_required(const struct policy_resolved *r, enum policy_net net, enum
 	}
 	return -EPERM;
 }
-

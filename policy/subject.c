@@ -22,7 +22,7 @@ policy_caller_done(struct policy_caller *c)
 		free(c->groups[i]);
 	free(c->groups);
 	free(c->user);
-	*c = (struct policy_caller) {};
+	*c = (struct policy_caller){};
 }
 
 int
@@ -103,21 +103,21 @@ lookup(const struct passwd *pw, bool want_groups, size_t max, struct policy_call
 int
 policy_caller_lookup(uid_t uid, bool want_groups, size_t max, struct policy_caller *ret)
 {
-	*ret = (struct policy_caller) {};
+	*ret = (struct policy_caller){};
 	return lookup(getpwuid(uid), want_groups, max, ret);
 }
 
 int
 policy_caller_lookup_name(const char *user, size_t max, struct policy_caller *ret)
 {
-	*ret = (struct policy_caller) {};
+	*ret = (struct policy_caller){};
 	return lookup(getpwnam(user), true, max, ret);
 }
 
 struct policy_subject
 policy_caller_subject(const struct policy_caller *c)
 {
-	return (struct policy_subject) { .user = c->user,
-					 .groups = (const char *const *) c->groups,
-					 .ngroups = c->ngroups };
+	return (struct policy_subject){ .user = c->user,
+					.groups = (const char *const *) c->groups,
+					.ngroups = c->ngroups };
 }

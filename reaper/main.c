@@ -89,7 +89,8 @@ remove_leftovers(const struct deadline_record *rec, const char *name)
 
 	if (lfd < 0 ? errno != ENOENT : flock(lfd, LOCK_EX | LOCK_NB) < 0) {
 		log_info("sandbox %s: its helper is still there (stopped?): it tears down the "
-			 "rest itself", name);
+			 "rest itself",
+			 name);
 		return 0;
 	}
 	/* The last component is the mount point in a root-owned dir: not followed. */
@@ -109,8 +110,7 @@ remove_leftovers(const struct deadline_record *rec, const char *name)
 
 /* Remember a killed sandbox for removal once its leaf is empty. */
 static void
-teardown_add(int epfd, int leaf, const struct deadline_record *rec, const char *name,
-	     uint64_t now)
+teardown_add(int epfd, int leaf, const struct deadline_record *rec, const char *name, uint64_t now)
 {
 	struct epoll_event ev = { .events = EPOLLPRI };
 	struct teardown *t;
@@ -122,7 +122,8 @@ teardown_add(int epfd, int leaf, const struct deadline_record *rec, const char *
 		t = reallocarray(pending, n, sizeof(*t));
 		if (t == NULL) {
 			log_warning("sandbox %s: no memory to wait for its removal; its next "
-				    "helper removes it", name);
+				    "helper removes it",
+				    name);
 			return;
 		}
 		pending = t;
@@ -131,13 +132,15 @@ teardown_add(int epfd, int leaf, const struct deadline_record *rec, const char *
 	efd = openat(leaf, "cgroup.events", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	ev.data.fd = efd;
 	if (efd < 0 || epoll_ctl(epfd, EPOLL_CTL_ADD, efd, &ev) < 0) {
-		log_warning_errno(neg_errno(), "sandbox %s: cannot watch its leaf (%m); its "
-				  "next helper removes it", name);
+		log_warning_errno(neg_errno(),
+				  "sandbox %s: cannot watch its leaf (%m); its "
+				  "next helper removes it",
+				  name);
 		(void) safe_close(efd);
 		return;
 	}
 	t = &pending[npending++];
-	*t = (struct teardown) { .rec = *rec, .events_fd = efd, .give_up = now + TEARDOWN_MS };
+	*t = (struct teardown){ .rec = *rec, .events_fd = efd, .give_up = now + TEARDOWN_MS };
 	(void) snprintf(t->name, sizeof(t->name), "%s", name);
 }
 
@@ -158,8 +161,8 @@ teardown_progress(void)
 		}
 		if (!done && now >= t->give_up) {
 			log_warning("sandbox %s: killed, but its leaf %s did not empty and go "
-				    "within %d ms; left for its next helper", t->name,
-				    t->rec.cgroup, TEARDOWN_MS);
+				    "within %d ms; left for its next helper",
+				    t->name, t->rec.cgroup, TEARDOWN_MS);
 			done = true;
 		}
 		if (done) {
@@ -191,7 +194,7 @@ reap(int epfd, const struct deadline_record *rec, const char *name)
 	}
 	leaf = open_beneath_nolinks(rec->cgroup, O_RDONLY | O_DIRECTORY);
 	if (leaf == -ENOENT)
-		return 0;               /* ended without its record removed (helper killed) */
+		return 0; /* ended without its record removed (helper killed) */
 	if (leaf < 0)
 		return log_warning_errno(leaf, "sandbox %s: open %s: %m", name, rec->cgroup);
 	if (cg_leaf_fd_ok(leaf) < 0) {
@@ -204,7 +207,8 @@ reap(int epfd, const struct deadline_record *rec, const char *name)
 		return log_warning_errno(neg_errno(), "sandbox %s: cgroup.kill: %m", name);
 	now = boottime_ms();
 	log_notice("sandbox %s: past its deadline (timeout + backstop) by %" PRIu64 " ms: "
-		   "killed", name, now - rec->boottime_ms);
+		   "killed",
+		   name, now - rec->boottime_ms);
 	teardown_add(epfd, leaf, rec, name, now);
 	return 0;
 }
@@ -216,9 +220,8 @@ remove_stale_temporary(int dfd, const char *name, uint64_t now_real_s)
 {
 	struct stat st;
 
-	if (strncmp(name, ".new-", 5) == 0 &&
-	    fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
-	    (uint64_t) st.st_mtime + 60 < now_real_s)
+	if (strncmp(name, ".new-", 5) == 0 && fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    S_ISREG(st.st_mode) && (uint64_t) st.st_mtime + 60 < now_real_s)
 		(void) unlinkat(dfd, name, 0);
 }
 
@@ -232,7 +235,7 @@ scan(int dfd, int epfd)
 
 	if (d == NULL) {
 		log_error_errno(neg_errno(), "cannot list %s: %m", SC_DEADLINE_DIR);
-		return now + 1000;      /* try again soon rather than miss a deadline */
+		return now + 1000; /* try again soon rather than miss a deadline */
 	}
 	for (struct dirent *de; (de = readdir(d)) != NULL;) {
 		struct deadline_record rec;
@@ -248,7 +251,8 @@ scan(int dfd, int epfd)
 		if (deadline_parse(text, len, &rec) < 0) {
 			/* Kept: a newer helper's format, for the newer reaper after a restart. */
 			log_warning("%s/%s: not a deadline record this reaper understands; "
-				    "left alone", SC_DEADLINE_DIR, de->d_name);
+				    "left alone",
+				    SC_DEADLINE_DIR, de->d_name);
 			continue;
 		}
 		if (rec.boottime_ms > now) {
@@ -259,7 +263,7 @@ scan(int dfd, int epfd)
 		if (reap(epfd, &rec, de->d_name) == 0)
 			(void) unlinkat(dfd, de->d_name, 0);
 		else if (next == 0 || now + 1000 < next)
-			next = now + 1000;      /* retry a failed kill in a second */
+			next = now + 1000; /* retry a failed kill in a second */
 	}
 	(void) closedir(d);
 	return next;
@@ -311,7 +315,7 @@ systemd_setup(void)
 	r = read_full_at(AT_FDCWD, "/proc/self/cgroup", own, sizeof(own), &len);
 	if (r < 0 || !strneq(own, "0::/", 4))
 		return log_error_errno(r < 0 ? r : -EINVAL, "--systemd: no cgroup v2 path in "
-				       "/proc/self/cgroup");
+							    "/proc/self/cgroup");
 	own[strcspn(own, "\n")] = '\0';
 	if (streq(own, "0::/"))
 		return log_error_errno(-EINVAL, "--systemd: not running in a unit's cgroup");
@@ -364,7 +368,8 @@ notify_ready(void)
 static void
 usage(FILE *f)
 {
-	(void) fprintf(f, "usage: sandcap-reaper [--systemd]\n"
+	(void) fprintf(f,
+		       "usage: sandcap-reaper [--systemd]\n"
 		       "Kills sandboxes past their policy deadline (see sandcap-helper(8)).\n"
 		       "  --systemd  run as sandcap.service: hold the delegated cgroup subtree\n");
 }
@@ -374,7 +379,8 @@ static int
 parse_args(int argc, char **argv, bool *ret_systemd)
 {
 	static const struct option opts[] = { { "systemd", no_argument, NULL, 's' },
-					      { "help", no_argument, NULL, 'h' }, { 0 } };
+					      { "help", no_argument, NULL, 'h' },
+					      { 0 } };
 	int c;
 
 	*ret_systemd = false;
@@ -419,8 +425,9 @@ setup_events(int *sfd, int *ifd, int *tfd, int *efd)
 		return log_error_errno(-errno, "setup: %m"), -1;
 	/* Only a finished record wakes us (linked into place; renamed by older helpers);
 	 * removals do not. */
-	if (inotify_add_watch(*ifd, SC_DEADLINE_DIR, IN_CREATE | IN_MOVED_TO | IN_DELETE_SELF |
-			      IN_MOVE_SELF | IN_ONLYDIR) < 0)
+	if (inotify_add_watch(*ifd, SC_DEADLINE_DIR,
+			      IN_CREATE | IN_MOVED_TO | IN_DELETE_SELF | IN_MOVE_SELF |
+				      IN_ONLYDIR) < 0)
 		return log_error_errno(-errno, "inotify %s: %m", SC_DEADLINE_DIR), -1;
 	int watch[] = { *sfd, *ifd, *tfd };
 	for (size_t i = 0; i < ELEMENTSOF(watch); i++) {
@@ -484,7 +491,7 @@ watch_loop(int dfd, int sfd, int ifd, int tfd, int efd)
 			int fd = ev[i].data.fd;
 
 			if (fd != sfd && fd != ifd && fd != tfd)
-				continue;       /* a leaf's cgroup.events: "look again" */
+				continue; /* a leaf's cgroup.events: "look again" */
 			if (fd == sfd) {
 				log_info("terminated by signal; running sandboxes are left alone");
 				return EXIT_SUCCESS;
@@ -498,8 +505,7 @@ watch_loop(int dfd, int sfd, int ifd, int tfd, int efd)
 int
 main(int argc, char **argv)
 {
-	_cleanup_close_ int dfd = -EBADF, ifd = -EBADF, tfd = -EBADF, sfd = -EBADF,
-			    efd = -EBADF;
+	_cleanup_close_ int dfd = -EBADF, ifd = -EBADF, tfd = -EBADF, sfd = -EBADF, efd = -EBADF;
 	bool systemd;
 	int r;
 

@@ -165,7 +165,8 @@ cgstats_read(int leaf_fd, int ws_fd, struct cg_usage *ret)
 
 		/* fstatfs works on O_PATH fds (open(2), since 3.12). */
 		if (fstatfs(ws_fd, &sfs) == 0) {
-			u.disk_used = (uint64_t) (sfs.f_blocks - sfs.f_bfree) * (uint64_t) sfs.f_bsize;
+			u.disk_used =
+				(uint64_t) (sfs.f_blocks - sfs.f_bfree) * (uint64_t) sfs.f_bsize;
 			u.disk_size = (uint64_t) sfs.f_blocks * (uint64_t) sfs.f_bsize;
 			u.disk_inodes = (uint64_t) (sfs.f_files - sfs.f_ffree);
 			u.disk_inodes_max = (uint64_t) sfs.f_files;

@@ -8,25 +8,25 @@
 #include <stdint.h>
 
 struct cg_usage {
-	uint64_t memory_peak;           /* memory.peak, bytes */
-	uint64_t memory_max_events;     /* memory.events "max" (reclaim at the limit; not fatal) */
-	uint64_t oom;                   /* memory.events "oom" */
-	uint64_t oom_kill;              /* memory.events "oom_kill" */
-	uint64_t pids_peak;             /* pids.peak */
-	uint64_t pids_max_events;       /* pids.events "max": forks refused (up to 6.12: at any
+	uint64_t memory_peak;       /* memory.peak, bytes */
+	uint64_t memory_max_events; /* memory.events "max" (reclaim at the limit; not fatal) */
+	uint64_t oom;               /* memory.events "oom" */
+	uint64_t oom_kill;          /* memory.events "oom_kill" */
+	uint64_t pids_peak;         /* pids.peak */
+	uint64_t pids_max_events;   /* pids.events "max": forks refused (up to 6.12: at any
 					 * level above too; since 6.13: at the leaf's own limit) */
-	uint64_t pids_max;              /* pids.max as applied; UINT64_MAX: "max" */
-	uint64_t cpu_usage_usec;        /* cpu.stat */
+	uint64_t pids_max;          /* pids.max as applied; UINT64_MAX: "max" */
+	uint64_t cpu_usage_usec;    /* cpu.stat */
 	uint64_t cpu_user_usec;
 	uint64_t cpu_system_usec;
 	uint64_t cpu_throttled_usec;
-	uint64_t disk_used;             /* bytes used in the workspace tmpfs (fstatfs) */
-	uint64_t disk_size;             /* its size as applied: --disk rounded up to pages */
-	uint64_t disk_inodes;           /* its inodes in use (files, directories, links) */
-	uint64_t disk_inodes_max;       /* its nr_inodes */
+	uint64_t disk_used;       /* bytes used in the workspace tmpfs (fstatfs) */
+	uint64_t disk_size;       /* its size as applied: --disk rounded up to pages */
+	uint64_t disk_inodes;     /* its inodes in use (files, directories, links) */
+	uint64_t disk_inodes_max; /* its nr_inodes */
 	bool has_memory_peak, has_memory_events, has_pids_peak, has_pids_events;
 	bool has_cpu_stat, has_cpu_throttled, has_disk_used, has_pids_max;
-	bool disk_inodes_out;           /* no inode left (f_ffree == 0): no new file can be made */
+	bool disk_inodes_out; /* no inode left (f_ffree == 0): no new file can be made */
 };
 
 /* Fill *ret from leaf_fd (may be -EBADF: cgroup fields stay absent) and ws_fd (O_PATH; may
@@ -39,12 +39,12 @@ int cgstats_read(int leaf_fd, int ws_fd, struct cg_usage *ret);
  * total_pids; its .local counters say whether it, not a leaf, reached them: read before
  * the command starts and after it ends, the difference is this run's. */
 struct cg_level {
-	uint64_t memory_max, pids_max;  /* UINT64_MAX: "max" (no total) */
-	uint64_t memory_current;        /* what all of the user's sandboxes hold now */
-	uint64_t oom_local;             /* memory.events.local "oom": OOMs at this level's limit */
-	uint64_t pids_max_local;        /* pids.events.local "max" (6.13+): forks refused at
+	uint64_t memory_max, pids_max; /* UINT64_MAX: "max" (no total) */
+	uint64_t memory_current;       /* what all of the user's sandboxes hold now */
+	uint64_t oom_local;            /* memory.events.local "oom": OOMs at this level's limit */
+	uint64_t pids_max_local;       /* pids.events.local "max" (6.13+): forks refused at
 					 * this level's limit */
-	uint64_t pids_peak;             /* pids.peak: the most the user's sandboxes ever held */
+	uint64_t pids_peak;            /* pids.peak: the most the user's sandboxes ever held */
 	bool has_limits, has_oom_local, has_pids_max_local, has_pids_peak;
 };
 

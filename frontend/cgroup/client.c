@@ -52,7 +52,7 @@ client_close(struct sc_session *s)
 {
 	s->leaf_fd = safe_close(s->leaf_fd);
 	s->ws_fd = safe_close(s->ws_fd);
-	s->sock = safe_close(s->sock);      /* EOF: the helper tears down and exits */
+	s->sock = safe_close(s->sock); /* EOF: the helper tears down and exits */
 	(void) reap_helper(s);
 }
 
@@ -68,8 +68,10 @@ helper_dead(struct sc_session *s, uint16_t type, unsigned ms, char *err, size_t 
 	s->sock = safe_close(s->sock);
 	(void) reap_helper(s);
 	s->dead = true;
-	set_err(err, errlen, "sandcap-helper did not answer request %#x within %u ms: treated as "
-	        "dead (killed)", type, ms);
+	set_err(err, errlen,
+		"sandcap-helper did not answer request %#x within %u ms: treated as "
+		"dead (killed)",
+		type, ms);
 }
 
 /* The receive deadline of the next reply; set only when it changes (perf: not a
@@ -136,8 +138,7 @@ recv_reply(struct sc_session *s, unsigned ms, unsigned rounds, uint8_t *rbuf, si
 	for (unsigned round = 1;; round++) {
 		n = wire_recv(s->sock, rbuf, rbufsz, rfds, nrfds);
 		*waited = round * ms;
-		if ((n != -EAGAIN && n != -EWOULDBLOCK) || round >= rounds ||
-		    !helper_busy(s, &cpu))
+		if ((n != -EAGAIN && n != -EWOULDBLOCK) || round >= rounds || !helper_busy(s, &cpu))
 			return n;
 	}
 }
@@ -147,14 +148,14 @@ recv_reply(struct sc_session *s, unsigned ms, unsigned rounds, uint8_t *rbuf, si
  * Returns -status for a refusal (reason in err), -EPROTO for a broken helper, -ETIMEDOUT
  * when the helper did not answer in time (it is then killed: s->dead). */
 static int
-roundtrip(struct sc_session *s, struct wire_wr *wr, const int *fds, size_t nfds,
-	  uint8_t *rbuf, size_t rbufsz, int *rfds, size_t *ret_nrfds, struct wire_rd *ret_body,
-	  char *err, size_t errlen)
+roundtrip(struct sc_session *s, struct wire_wr *wr, const int *fds, size_t nfds, uint8_t *rbuf,
+	  size_t rbufsz, int *rfds, size_t *ret_nrfds, struct wire_rd *ret_body, char *err,
+	  size_t errlen)
 {
 	unsigned ms;
 	struct wire_hdr h;
 	struct wire_rd rd;
-	uint16_t type = (uint16_t) ((wr->buf[6] << 8) | wr->buf[7]);   /* after magic, version */
+	uint16_t type = (uint16_t) ((wr->buf[6] << 8) | wr->buf[7]); /* after magic, version */
 	uint32_t seq = s->seq;
 	char reason[WIRE_STR_MAX + 1] = "";
 	uint32_t status = 0;
@@ -171,10 +172,10 @@ roundtrip(struct sc_session *s, struct wire_wr *wr, const int *fds, size_t nfds,
 		return -EINVAL;
 	/* HELLO and CREATE include the helper's start, the policy, its locks and the mount;
 	 * DESTROY waits for the leaf to empty and unmounts: more room, still bounded. */
-	ms = type == WIRE_REQ_DESTROY ? CLIENT_DESTROY_DEADLINE_MS :
-	     type == WIRE_REQ_HELLO ? CLIENT_SETUP_DEADLINE_MS :
-	     type == WIRE_REQ_CREATE ? CLIENT_LOCKED_DEADLINE_MS :
-	     CLIENT_DEADLINE_MS;
+	ms = type == WIRE_REQ_DESTROY  ? CLIENT_DESTROY_DEADLINE_MS
+	     : type == WIRE_REQ_HELLO  ? CLIENT_SETUP_DEADLINE_MS
+	     : type == WIRE_REQ_CREATE ? CLIENT_LOCKED_DEADLINE_MS
+				       : CLIENT_DEADLINE_MS;
 	set_deadline(s, ms);
 	r = wire_send_nowait(s->sock, wr->buf, (size_t) n, fds, nfds);
 	if (r == -EAGAIN || r == -EWOULDBLOCK) {
@@ -187,15 +188,17 @@ roundtrip(struct sc_session *s, struct wire_wr *wr, const int *fds, size_t nfds,
 	}
 	s->seq++;
 	/* KILL is the enforcer's step: its deadline is never extended. */
-	n = recv_reply(s, ms, type == WIRE_REQ_KILL ? 1 : CLIENT_BUSY_ROUNDS, rbuf, rbufsz,
-		       rfds, &nrfds, &waited);
+	n = recv_reply(s, ms, type == WIRE_REQ_KILL ? 1 : CLIENT_BUSY_ROUNDS, rbuf, rbufsz, rfds,
+		       &nrfds, &waited);
 	if (n == -EAGAIN || n == -EWOULDBLOCK) {
 		helper_dead(s, type, waited, err, errlen);
 		return -ETIMEDOUT;
 	}
 	if (n <= 0) {
-		set_err(err, errlen, n == 0 ? "sandcap-helper exited without replying"
-					   : "cannot read sandcap-helper's reply: %s", strerror(-n));
+		set_err(err, errlen,
+			n == 0 ? "sandcap-helper exited without replying"
+			       : "cannot read sandcap-helper's reply: %s",
+			strerror(-n));
 		return -EPROTO;
 	}
 	r = wire_parse(rbuf, (size_t) n, &h, &rd);
@@ -229,8 +232,8 @@ roundtrip(struct sc_session *s, struct wire_wr *wr, const int *fds, size_t nfds,
  * CLONE_VFORK), so it reports an exec failure in err, not through a pipe. */
 struct spawn_args {
 	const char *path;
-	int sock;               /* the helper's end of the socketpair, to become its fd 3 */
-	int err;                /* the child's errno, 0 if it exec'd */
+	int sock; /* the helper's end of the socketpair, to become its fd 3 */
+	int err;  /* the child's errno, 0 if it exec'd */
 };
 
 /* The child: only system calls on its own descriptors, then exec or _exit; it runs on its
@@ -267,8 +270,10 @@ spawn_child(void *arg)
 static int
 not_installed(const char *path, char *err, size_t errlen)
 {
-	set_err(err, errlen, "helper %s is not installed (install sandcap-helper, or set "
-	        "SANDCAP_HELPER to its path)", path);
+	set_err(err, errlen,
+		"helper %s is not installed (install sandcap-helper, or set "
+		"SANDCAP_HELPER to its path)",
+		path);
 	return -ENOENT;
 }
 
@@ -318,8 +323,8 @@ spawn_helper(struct sc_session *s, const char *path, char *err, size_t errlen)
  * the message of a malformed reply.  Never inlined (perf): its two
  * message buffers are not on the stack of a run that finds no helper. */
 static _noinline_ int
-small_request(struct sc_session *s, uint16_t type, const uint32_t *arg, const int *fds,
-	      size_t nfds, uint32_t *reply, const char *what, char *err, size_t errlen)
+small_request(struct sc_session *s, uint16_t type, const uint32_t *arg, const int *fds, size_t nfds,
+	      uint32_t *reply, const char *what, char *err, size_t errlen)
 {
 	uint8_t buf[WIRE_MSG_MAX], rbuf[WIRE_MSG_MAX + 1];
 	int rfds[WIRE_FDS_MAX];
@@ -494,8 +499,9 @@ client_destroy(struct sc_session *s, char *err, size_t errlen)
 	s->leaf_fd = safe_close(s->leaf_fd);
 	s->ws_fd = safe_close(s->ws_fd);
 	if (s->dead) {
-		set_err(err, errlen, "sandcap-helper stopped answering and was treated as dead: its "
-		        "cgroup and workspace are left for the reaper and the next run's reclaim");
+		set_err(err, errlen,
+			"sandcap-helper stopped answering and was treated as dead: its "
+			"cgroup and workspace are left for the reaper and the next run's reclaim");
 		return -ETIMEDOUT;
 	}
 	r = small_request(s, WIRE_REQ_DESTROY, NULL, NULL, 0, NULL, "DESTROY", err, errlen);

@@ -32,8 +32,8 @@
 #include "deadline-record.h"
 #include "policy.h"
 
-#define CLIENT_ID_MAX   64
-#define CLIENT_ERR_MAX  512
+#define CLIENT_ID_MAX  64
+#define CLIENT_ERR_MAX 512
 
 /* Limits as requested and, in the reply, as applied.  Units as enum policy_limit: bytes,
  * percent of one CPU, count, bytes, milliseconds.  In a request 0 means "not asked": the
@@ -43,30 +43,30 @@ struct sc_request {
 	uint64_t memory;
 	uint64_t cpu_percent;
 	uint64_t pids;
-	uint64_t disk;          /* tmpfs size of the workspace */
-	uint64_t timeout_ms;    /* checked against the ceiling; enforced by sandcap, not the helper */
-	enum policy_net net;    /* isolation sandcap will apply; checked against net_required */
-	enum policy_fs fs;      /* checked against fs_required */
-	uint16_t proxy_port;    /* --net proxy: sandcap's proxy on 127.0.0.1; else 0 */
+	uint64_t disk;       /* tmpfs size of the workspace */
+	uint64_t timeout_ms; /* checked against the ceiling; enforced by sandcap, not the helper */
+	enum policy_net net; /* isolation sandcap will apply; checked against net_required */
+	enum policy_fs fs;   /* checked against fs_required */
+	uint16_t proxy_port; /* --net proxy: sandcap's proxy on 127.0.0.1; else 0 */
 };
 
 struct sc_session {
-	int sock;                       /* our end of the socketpair; -EBADF when closed */
-	pid_t helper_pid;               /* 0 when no helper runs */
-	char id[CLIENT_ID_MAX];         /* "<uid>-<16 hex>", the leaf cgroup's name */
-	struct sc_request effective;   /* what the helper applied (after CREATE) */
-	int leaf_fd;                    /* O_RDONLY|O_DIRECTORY fd of the leaf cgroup */
-	int ws_fd;                      /* O_PATH|O_DIRECTORY fd of the workspace root, opened by
+	int sock;                    /* our end of the socketpair; -EBADF when closed */
+	pid_t helper_pid;            /* 0 when no helper runs */
+	char id[CLIENT_ID_MAX];      /* "<uid>-<16 hex>", the leaf cgroup's name */
+	struct sc_request effective; /* what the helper applied (after CREATE) */
+	int leaf_fd;                 /* O_RDONLY|O_DIRECTORY fd of the leaf cgroup */
+	int ws_fd;                   /* O_PATH|O_DIRECTORY fd of the workspace root, opened by
 					 * us from ws_path (the helper hands out none); -EBADF if
 					 * that failed */
-	uint32_t seq;                   /* next request sequence number */
-	unsigned rcv_deadline_ms;       /* the socket's SO_RCVTIMEO now (0: not set yet) */
+	uint32_t seq;                /* next request sequence number */
+	unsigned rcv_deadline_ms;    /* the socket's SO_RCVTIMEO now (0: not set yet) */
 	bool created, attached;
-	bool dead;                      /* a round trip timed out: the helper was killed */
-	char enforcement[256];          /* helper's notes, e.g. "swap: not accounted" ("" = none) */
-	char total_src[3][POLICY_SRC_MAX];  /* the sections that set total_memory, total_cpu,
+	bool dead;             /* a round trip timed out: the helper was killed */
+	char enforcement[256]; /* helper's notes, e.g. "swap: not accounted" ("" = none) */
+	char total_src[3][POLICY_SRC_MAX]; /* the sections that set total_memory, total_cpu,
 					     * total_pids ("[limits]", "built-in") */
-	char ws_path[PATH_MAX];         /* where the workspace is mounted */
+	char ws_path[PATH_MAX];            /* where the workspace is mounted */
 };
 
 /* The helper (and the reaper) kill a sandbox DEADLINE_BACKSTOP_MS after its timeout if it
@@ -74,16 +74,16 @@ struct sc_session {
  * below it. */
 
 /* Deadlines of one round trip; a helper that misses one is killed. */
-#define CLIENT_DEADLINE_MS              5000    /* KILL */
-#define CLIENT_SETUP_DEADLINE_MS        10000   /* HELLO */
+#define CLIENT_DEADLINE_MS       5000  /* KILL */
+#define CLIENT_SETUP_DEADLINE_MS 10000 /* HELLO */
 /* CREATE waits in the helper for the user's own per-user lock (at most 30 s,
  * helper/session.h USER_LOCK_MS, only behind that user's other helpers): a shorter
  * deadline killed helpers queued behind 20 concurrent runs of one user. */
-#define CLIENT_LOCKED_DEADLINE_MS       40000
-#define CLIENT_DESTROY_DEADLINE_MS      15000
+#define CLIENT_LOCKED_DEADLINE_MS  40000
+#define CLIENT_DESTROY_DEADLINE_MS 15000
 /* A helper still busy (using CPU, or waiting for one) when a deadline passes gets it again,
  * up to this many deadlines in all (client.c, recv_reply); never for KILL. */
-#define CLIENT_BUSY_ROUNDS              3
+#define CLIENT_BUSY_ROUNDS 3
 
 /* Initialise s to the closed state (all fds -EBADF).  Call before anything else. */
 void client_init(struct sc_session *s);
@@ -100,8 +100,7 @@ int client_open(struct sc_session *s, char *err, size_t errlen);
  * s->leaf_fd, s->ws_fd, s->ws_path and s->enforcement are set.  A refusal (-EPERM,
  * -EUSERS for too many sandboxes, -ENOTSUP) puts the helper's reason in err; the session
  * stays usable only for client_close(). */
-int client_create(struct sc_session *s, const struct sc_request *req, char *err,
-		  size_t errlen);
+int client_create(struct sc_session *s, const struct sc_request *req, char *err, size_t errlen);
 
 /* SPAWN: the helper creates the sandbox's first process inside the leaf, as our child,
  * without capabilities; it waits for its stage (lib/stage.h) on stage_sock's peer, which

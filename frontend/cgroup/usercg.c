@@ -23,9 +23,9 @@
 #include "cgroup-util.h"
 #include "time-util.h"
 
-#define BUS_TIMEOUT_USEC   (2 * 1000 * 1000)    /* one D-Bus round trip */
-#define JOB_TIMEOUT_MS     3000                 /* the scope's start job */
-#define EMPTY_TIMEOUT_MS   5000                 /* the leaf emptying after cgroup.kill */
+#define BUS_TIMEOUT_USEC (2 * 1000 * 1000) /* one D-Bus round trip */
+#define JOB_TIMEOUT_MS   3000              /* the scope's start job */
+#define EMPTY_TIMEOUT_MS 5000              /* the leaf emptying after cgroup.kill */
 
 void
 usercg_init(struct usercg *u)
@@ -48,7 +48,7 @@ cgroup2_mounted(void)
 int
 usercg_parse_self_cgroup(const char *text, char *ret, size_t retlen)
 {
-	for (const char *s = text; *s != '\0'; ) {
+	for (const char *s = text; *s != '\0';) {
 		const char *e = strchrnul(s, '\n');
 
 		if (strneq(s, "0::", 3)) {
@@ -77,8 +77,8 @@ has_word(const char *list, const char *w)
 }
 
 void
-usercg_controllers(const char *available, const struct sc_request *req, char *ret,
-		   size_t retlen, const char **ret_missing)
+usercg_controllers(const char *available, const struct sc_request *req, char *ret, size_t retlen,
+		   const char **ret_missing)
 {
 	static const char *const names[] = { "memory", "pids", "cpu" };
 	const bool needed[] = { req->memory > 0, req->pids > 0, req->cpu_percent > 0 };
@@ -93,7 +93,7 @@ usercg_controllers(const char *available, const struct sc_request *req, char *re
 			continue;
 		}
 		if (i == 2 && !needed[i])
-			continue;       /* cpu only when asked: its accounting is in cpu.stat anyway */
+			continue; /* cpu only when asked: its accounting is in cpu.stat anyway */
 		o += (size_t) snprintf(ret + o, o < retlen ? retlen - o : 0, "%s+%s",
 				       o > 0 ? " " : "", names[i]);
 	}
@@ -117,11 +117,11 @@ write_at(int dirfd, const char *file, const char *value)
 /* ---- the scope, through the user manager ---- */
 
 struct job_wait {
-	const char *path;               /* our job, once known */
-	char seen_path[8][256];         /* JobRemoved signals that came before the reply */
+	const char *path;       /* our job, once known */
+	char seen_path[8][256]; /* JobRemoved signals that came before the reply */
 	char seen_result[8][32];
 	size_t n_seen;
-	char result[32];                /* our job's result, "" until it is removed */
+	char result[32]; /* our job's result, "" until it is removed */
 };
 
 static int
@@ -170,13 +170,17 @@ bus_dir(char *dir, size_t dirlen, char *err, size_t errlen)
 	/* A runtime directory that is not ours (or absent) is no way to our manager. */
 	if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != getuid() ||
 	    (st.st_mode & 0077) != 0) {
-		set_err(err, errlen, "no runtime directory of yours at %s (no systemd user "
-			"session: log in through PAM/logind, or 'loginctl enable-linger')", dir);
+		set_err(err, errlen,
+			"no runtime directory of yours at %s (no systemd user "
+			"session: log in through PAM/logind, or 'loginctl enable-linger')",
+			dir);
 		return -ENOENT;
 	}
 	if (!is_socket(dir, "systemd/private") && !is_socket(dir, "bus")) {
-		set_err(err, errlen, "cannot reach your systemd user manager in %s: neither "
-			"systemd/private nor bus is a socket there", dir);
+		set_err(err, errlen,
+			"cannot reach your systemd user manager in %s: neither "
+			"systemd/private nor bus is a socket there",
+			dir);
 		return -ENOENT;
 	}
 	return 0;
@@ -232,22 +236,21 @@ start_scope(sd_bus *bus, const char *unit, uint64_t runtime_max_ms, char *err, s
 	int r;
 
 	r = sd_bus_match_signal(bus, &slot, NULL, "/org/freedesktop/systemd1",
-				"org.freedesktop.systemd1.Manager", "JobRemoved", on_job_removed, &w);
+				"org.freedesktop.systemd1.Manager", "JobRemoved", on_job_removed,
+				&w);
 	if (r >= 0)
-		r = sd_bus_message_new_method_call(bus, &m, "org.freedesktop.systemd1",
-						   "/org/freedesktop/systemd1",
-						   "org.freedesktop.systemd1.Manager",
-						   "StartTransientUnit");
+		r = sd_bus_message_new_method_call(
+			bus, &m, "org.freedesktop.systemd1", "/org/freedesktop/systemd1",
+			"org.freedesktop.systemd1.Manager", "StartTransientUnit");
 	if (r >= 0)
 		r = sd_bus_message_append(m, "ss", unit, "fail");
 	if (r >= 0)
 		r = sd_bus_message_open_container(m, 'a', "(sv)");
 	if (r >= 0)
-		r = sd_bus_message_append(m, "(sv)(sv)(sv)(sv)",
-					  "PIDs", "au", 1, (uint32_t) getpid(),
-					  "Delegate", "b", 1,
-					  "CollectMode", "s", "inactive-or-failed",
-					  "Description", "s", "sandcap sandbox");
+		r = sd_bus_message_append(m, "(sv)(sv)(sv)(sv)", "PIDs", "au", 1,
+					  (uint32_t) getpid(), "Delegate", "b", 1, "CollectMode",
+					  "s", "inactive-or-failed", "Description", "s",
+					  "sandcap sandbox");
 	if (r >= 0 && runtime_max_ms > 0)
 		r = sd_bus_message_append(m, "(sv)", "RuntimeMaxUSec", "t", runtime_max_ms * 1000);
 	if (r >= 0)
@@ -295,7 +298,8 @@ start_scope(sd_bus *bus, const char *unit, uint64_t runtime_max_ms, char *err, s
 		return r;
 	}
 	if (!streq(w.result, "done")) {
-		set_err(err, errlen, "the scope %s did not start (job result '%s')", unit, w.result);
+		set_err(err, errlen, "the scope %s did not start (job result '%s')", unit,
+			w.result);
 		return -ECANCELED;
 	}
 	return 0;
@@ -329,8 +333,7 @@ own_cgroup(char *ret, size_t retlen, char *err, size_t errlen)
 }
 
 int
-usercg_open(struct usercg *u, const char *id, uint64_t runtime_max_ms, char *err,
-	    size_t errlen)
+usercg_open(struct usercg *u, const char *id, uint64_t runtime_max_ms, char *err, size_t errlen)
 {
 	_cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
 	_cleanup_close_ int fd = -EBADF;
@@ -431,13 +434,16 @@ usercg_create(struct usercg *u, const struct sc_request *req, char *err, size_t 
 
 	r = read_full_at(u->scope_fd, "cgroup.controllers", avail, sizeof(avail), NULL);
 	if (r < 0) {
-		set_err(err, errlen, "cannot read %s/cgroup.controllers: %s", u->path, strerror(-r));
+		set_err(err, errlen, "cannot read %s/cgroup.controllers: %s", u->path,
+			strerror(-r));
 		return r;
 	}
 	usercg_controllers(avail, req, u->controllers, sizeof(u->controllers), &missing);
 	if (missing != NULL) {
-		set_err(err, errlen, "your systemd user manager does not delegate the %s "
-			"controller (delegated: %s)", missing, avail[0] != '\0' ? avail : "none");
+		set_err(err, errlen,
+			"your systemd user manager does not delegate the %s "
+			"controller (delegated: %s)",
+			missing, avail[0] != '\0' ? avail : "none");
 		return -ENOTSUP;
 	}
 	if (u->controllers[0] != '\0') {
@@ -453,7 +459,8 @@ usercg_create(struct usercg *u, const struct sc_request *req, char *err, size_t 
 		return -errno;
 	}
 	u->leaf_made = true;
-	u->leaf_fd = openat(u->scope_fd, "sandbox", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	u->leaf_fd =
+		openat(u->scope_fd, "sandbox", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (u->leaf_fd < 0) {
 		set_err(err, errlen, "cannot open %s/sandbox: %s", u->path, strerror(errno));
 		return -errno;

@@ -21,15 +21,15 @@
 #include "cgroup/client.h"
 
 struct usercg {
-	int scope_fd;                   /* O_DIRECTORY of the scope; -EBADF when closed */
-	int leaf_fd;                    /* O_DIRECTORY of <scope>/sandbox */
-	struct sc_request effective;    /* the limits written (0 = not limited) */
+	int scope_fd;                /* O_DIRECTORY of the scope; -EBADF when closed */
+	int leaf_fd;                 /* O_DIRECTORY of <scope>/sandbox */
+	struct sc_request effective; /* the limits written (0 = not limited) */
 	bool leaf_made;
-	char unit[96];                  /* "sandcap-<id>.scope" */
-	char controllers[64];           /* enabled in the scope's subtree, e.g. "memory pids" */
-	char enforcement[256];          /* notes for the report ("" = none) */
+	char unit[96];         /* "sandcap-<id>.scope" */
+	char controllers[64];  /* enabled in the scope's subtree, e.g. "memory pids" */
+	char enforcement[256]; /* notes for the report ("" = none) */
 	/* Last: usercg_init() writes only its first byte (issue 19). */
-	char path[4096];                /* the scope's cgroup directory, absolute */
+	char path[4096]; /* the scope's cgroup directory, absolute */
 };
 
 void usercg_init(struct usercg *u);

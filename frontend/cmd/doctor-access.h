@@ -8,9 +8,9 @@
 #include "policy.h"
 
 enum doctor_access {
-	DOCTOR_ACCESS_OK,               /* allowed, and this session has what allows it */
-	DOCTOR_ACCESS_DENIED,           /* the policy refuses the user */
-	DOCTOR_ACCESS_RELOGIN,          /* allowed by a group this session lacks: log in again */
+	DOCTOR_ACCESS_OK,      /* allowed, and this session has what allows it */
+	DOCTOR_ACCESS_DENIED,  /* the policy refuses the user */
+	DOCTOR_ACCESS_RELOGIN, /* allowed by a group this session lacks: log in again */
 };
 
 /* db_groups: the user's groups in the group database (what sandcap-helper resolves);

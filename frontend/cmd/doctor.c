@@ -27,14 +27,13 @@
 #include "policy.h"
 #include "cgroup/usercg.h"
 
-#define CGROUP_MNT "/sys/fs/cgroup"
+#define CGROUP_MNT        "/sys/fs/cgroup"
 #define DOCTOR_GROUPS_MAX 256
 
 struct doctor {
 	unsigned fails, warns;
 	bool quiet_ok;
 };
-
 
 /* The helper's file capabilities, as packaging sets them (SECURITY.md). */
 #define SC_HELPER_CAPS "cap_dac_override,cap_chown,cap_sys_admin,cap_net_admin,cap_bpf=p"
@@ -63,12 +62,12 @@ read_small(int dirfd, const char *path, char *buf, size_t bufsz)
 	return r;
 }
 
-
 static void
 check_cgroup2(struct doctor *d)
 {
 	if (!cgroup2_mounted()) {
-		report(d, "FAIL", "cgroup v2 is not mounted at " CGROUP_MNT
+		report(d, "FAIL",
+		       "cgroup v2 is not mounted at " CGROUP_MNT
 		       " (this host uses cgroup v1 or a hybrid layout)",
 		       "boot with systemd.unified_cgroup_hierarchy=1 (the default since systemd 247 "
 		       "and Debian 11); rlimit mode still works: sandcap run --no-cgroup");
@@ -103,29 +102,37 @@ check_parent(struct doctor *d, const char *root, const char *nopolicy)
 		return;
 	}
 	if (fstatfs(fd, &sfs) < 0 || sfs.f_type != CGROUP2_SUPER_MAGIC || fstat(fd, &st) < 0) {
-		snprintf(what, sizeof(what), "delegated parent %s is not a cgroup v2 directory", root);
-		report(d, "FAIL", what, "point cgroup_root in the policy at a directory under "
-		       CGROUP_MNT " created by sandcap-setup");
+		snprintf(what, sizeof(what), "delegated parent %s is not a cgroup v2 directory",
+			 root);
+		report(d, "FAIL", what,
+		       "point cgroup_root in the policy at a directory under " CGROUP_MNT
+		       " created by sandcap-setup");
 		return;
 	}
 	if (st.st_uid != 0 || (st.st_mode & 07777) != 0700) {
-		snprintf(what, sizeof(what), "delegated parent %s is owned by uid %u with mode %04o; "
+		snprintf(what, sizeof(what),
+			 "delegated parent %s is owned by uid %u with mode %04o; "
 			 "it must be root-owned 0700 (users could otherwise reach the sandboxes' "
-			 "limit files)", root, (unsigned) st.st_uid, (unsigned) (st.st_mode & 07777));
-		report(d, "FAIL", what, "as root: chown root:root and chmod 0700 it (sandcap-setup does)");
+			 "limit files)",
+			 root, (unsigned) st.st_uid, (unsigned) (st.st_mode & 07777));
+		report(d, "FAIL", what,
+		       "as root: chown root:root and chmod 0700 it (sandcap-setup does)");
 		return;
 	}
 	r = read_small(fd, "cgroup.subtree_control", buf, sizeof(buf));
 	if (r == -EACCES || r == -EBADF) {
-		snprintf(what, sizeof(what), "delegated parent %s exists, root-owned 0700 "
-			 "(controllers visible to root only: run sandcap doctor as root to check them)",
-			 root);
+		snprintf(
+			what, sizeof(what),
+			"delegated parent %s exists, root-owned 0700 "
+			"(controllers visible to root only: run sandcap doctor as root to check them)",
+			root);
 		report(d, "ok", what, NULL);
 		return;
 	}
 	if (r < 0) {
-		snprintf(what, sizeof(what), "delegated parent %s: cannot read cgroup.subtree_control: %s",
-			 root, strerror(-r));
+		snprintf(what, sizeof(what),
+			 "delegated parent %s: cannot read cgroup.subtree_control: %s", root,
+			 strerror(-r));
 		report(d, "FAIL", what, NULL);
 		return;
 	}
@@ -139,12 +146,13 @@ check_parent(struct doctor *d, const char *root, const char *nopolicy)
 	if (missing[0] != '\0') {
 		snprintf(what, sizeof(what), "delegated parent %s lacks controllers:%s (has '%s')",
 			 root, missing, buf);
-		report(d, "FAIL", what, "as root: run sandcap-setup (enables +cpu +memory +pids +io "
+		report(d, "FAIL", what,
+		       "as root: run sandcap-setup (enables +cpu +memory +pids +io "
 		       "top-down), or for systemd set Delegate=cpu memory pids io on the unit");
 		return;
 	}
-	snprintf(what, sizeof(what), "delegated parent %s: root-owned 0700, controllers: %s",
-		 root, buf);
+	snprintf(what, sizeof(what), "delegated parent %s: root-owned 0700, controllers: %s", root,
+		 buf);
 	report(d, "ok", what, NULL);
 }
 
@@ -208,14 +216,18 @@ check_helper(struct doctor *d)
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0 || fstat(fd, &st) < 0) {
 		snprintf(what, sizeof(what), "helper %s: %s", path, strerror(errno));
-		report(d, "FAIL", what, "install sandcap (make install && make install-caps, or the "
+		report(d, "FAIL", what,
+		       "install sandcap (make install && make install-caps, or the "
 		       "sandcap package); SANDCAP_HELPER=PATH points sandcap at another copy");
 		return;
 	}
 	if (fstatvfs(fd, &svfs) == 0 && (svfs.f_flag & ST_NOSUID)) {
-		snprintf(what, sizeof(what), "helper %s is on a nosuid mount: the kernel ignores its "
-			 "file capabilities", path);
-		report(d, "FAIL", what, "install the helper on a filesystem mounted without nosuid");
+		snprintf(what, sizeof(what),
+			 "helper %s is on a nosuid mount: the kernel ignores its "
+			 "file capabilities",
+			 path);
+		report(d, "FAIL", what,
+		       "install the helper on a filesystem mounted without nosuid");
 		return;
 	}
 	if (filecaps_permitted_fd(fd, &permitted) < 0) {
@@ -231,7 +243,8 @@ check_helper(struct doctor *d)
 			strlcat(missing, caps[i].name, sizeof(missing));
 		}
 	if (missing[0] != '\0') {
-		snprintf(what, sizeof(what), "helper %s lacks permitted capabilities:%s", path, missing);
+		snprintf(what, sizeof(what), "helper %s lacks permitted capabilities:%s", path,
+			 missing);
 		snprintf(fix, sizeof(fix), "as root: setcap %s %s", SC_HELPER_CAPS, path);
 		report(d, "FAIL", what, fix);
 		return;
@@ -242,13 +255,17 @@ check_helper(struct doctor *d)
 	/* Optional: without them the helper serves --net host only. */
 	if (!(permitted & (UINT64_C(1) << CAP_BPF)) ||
 	    !(permitted & (UINT64_C(1) << CAP_NET_ADMIN))) {
-		snprintf(what, sizeof(what), "helper %s lacks cap_bpf and cap_net_admin: --net none, "
-			 "loopback and proxy cannot be enforced in cgroup mode (they load and attach "
-			 "the cgroup BPF programs)", path);
+		snprintf(
+			what, sizeof(what),
+			"helper %s lacks cap_bpf and cap_net_admin: --net none, "
+			"loopback and proxy cannot be enforced in cgroup mode (they load and attach "
+			"the cgroup BPF programs)",
+			path);
 		snprintf(fix, sizeof(fix), "as root: setcap %s %s", SC_HELPER_CAPS, path);
 		report(d, "warn", what, fix);
 	} else {
-		report(d, "ok", "helper has cap_bpf and cap_net_admin (--net in cgroup mode)", NULL);
+		report(d, "ok", "helper has cap_bpf and cap_net_admin (--net in cgroup mode)",
+		       NULL);
 	}
 }
 
@@ -274,23 +291,29 @@ check_environment(struct doctor *d)
 	}
 	fclose(f);
 	if (nnp)
-		report(d, "FAIL", "no_new_privs is set in this environment: the kernel will not grant "
+		report(d, "FAIL",
+		       "no_new_privs is set in this environment: the kernel will not grant "
 		       "the helper its file capabilities",
 		       "run sandcap outside NoNewPrivileges=yes units, bubblewrap, flatpak or docker "
 		       "--security-opt no-new-privileges (or use sandcap run --no-cgroup)");
 	else
 		report(d, "ok", "no_new_privs is not set", NULL);
 	if (!have_bnd)
-		report(d, "warn", "the capability bounding set is unknown (no CapBnd in "
-		       "/proc/self/status)", "mount a complete /proc");
+		report(d, "warn",
+		       "the capability bounding set is unknown (no CapBnd in "
+		       "/proc/self/status)",
+		       "mount a complete /proc");
 	else if ((bnd & (1ULL << CAP_DAC_OVERRIDE)) == 0 || (bnd & (1ULL << CAP_CHOWN)) == 0 ||
 		 (bnd & (1ULL << CAP_SYS_ADMIN)) == 0)
-		report(d, "FAIL", "the capability bounding set lacks cap_dac_override, cap_chown or "
+		report(d, "FAIL",
+		       "the capability bounding set lacks cap_dac_override, cap_chown or "
 		       "cap_sys_admin (a container?): file capabilities cannot be granted",
 		       "run sandcap on the host, not in a restricted container");
 	else
-		report(d, "ok", "the capability bounding set has the three capabilities the helper "
-		       "needs", NULL);
+		report(d, "ok",
+		       "the capability bounding set has the three capabilities the helper "
+		       "needs",
+		       NULL);
 }
 
 static void
@@ -301,20 +324,24 @@ check_workspace_root(struct doctor *d, const char *wsroot, const char *nopolicy)
 
 	/* Named in the list of checks: say why it was not made (the policy's line says why). */
 	if (wsroot == NULL) {
-		snprintf(what, sizeof(what), "workspace root: unknown (%s: it names "
-			 "workspace_root)", nopolicy);
+		snprintf(what, sizeof(what),
+			 "workspace root: unknown (%s: it names "
+			 "workspace_root)",
+			 nopolicy);
 		report(d, "info", what, "fix the policy first (see above)");
 		return;
 	}
 	if (stat(wsroot, &st) < 0 || !S_ISDIR(st.st_mode)) {
 		snprintf(what, sizeof(what), "workspace root %s does not exist", wsroot);
-		report(d, "FAIL", what, "as root: systemd-tmpfiles --create sandcap.conf, or sandcap-setup");
+		report(d, "FAIL", what,
+		       "as root: systemd-tmpfiles --create sandcap.conf, or sandcap-setup");
 		return;
 	}
 	if (st.st_uid != 0 || (st.st_mode & 022) != 0) {
-		snprintf(what, sizeof(what), "workspace root %s must be root-owned and not writable "
-			 "by group or others (uid %u, mode %04o)", wsroot, (unsigned) st.st_uid,
-			 (unsigned) (st.st_mode & 07777));
+		snprintf(what, sizeof(what),
+			 "workspace root %s must be root-owned and not writable "
+			 "by group or others (uid %u, mode %04o)",
+			 wsroot, (unsigned) st.st_uid, (unsigned) (st.st_mode & 07777));
 		report(d, "FAIL", what, "as root: chown root:root and chmod 0755 it");
 		return;
 	}
@@ -330,9 +357,10 @@ check_user_cgroup(struct doctor *d)
 	int r = usercg_probe(info, sizeof(info));
 
 	snprintf(what, sizeof(what), "user-cgroup mode: %s", info);
-	report(d, r == 0 ? "ok" : "info", what, r == 0 ? NULL :
-	       "not needed with the helper; otherwise log in through PAM/logind (ssh, a desktop) "
-	       "or ask for 'loginctl enable-linger'");
+	report(d, r == 0 ? "ok" : "info", what,
+	       r == 0 ? NULL
+		      : "not needed with the helper; otherwise log in through PAM/logind (ssh, a desktop) "
+			"or ask for 'loginctl enable-linger'");
 	return r == 0;
 }
 
@@ -343,7 +371,8 @@ check_landlock(struct doctor *d)
 	char what[128];
 
 	if (abi < 0) {
-		report(d, "warn", "Landlock is not available: sandcap run --fs needs --fallback here",
+		report(d, "warn",
+		       "Landlock is not available: sandcap run --fs needs --fallback here",
 		       "Linux 5.13+ with CONFIG_SECURITY_LANDLOCK=y and landlock in the lsm= list");
 		return;
 	}
@@ -358,16 +387,21 @@ lookup_failed(struct doctor *d, const struct policy_caller *c, int r)
 	char what[256];
 
 	if (r == -E2BIG)
-		snprintf(what, sizeof(what), "you are in more than %d groups: the helper refuses to "
-			 "judge you by some of them", POLICY_GROUPS_MAX);
+		snprintf(what, sizeof(what),
+			 "you are in more than %d groups: the helper refuses to "
+			 "judge you by some of them",
+			 POLICY_GROUPS_MAX);
 	else if (r != -ENOMEM)
-		snprintf(what, sizeof(what), "the lookup of your group %u failed (%s): the helper "
-			 "refuses rather than miss a [group:] section", (unsigned) c->failed_gid,
-			 strerror(-r));
+		snprintf(what, sizeof(what),
+			 "the lookup of your group %u failed (%s): the helper "
+			 "refuses rather than miss a [group:] section",
+			 (unsigned) c->failed_gid, strerror(-r));
 	else
 		snprintf(what, sizeof(what), "cannot look up your groups: %s", strerror(-r));
-	report(d, "FAIL", what, r == -E2BIG ? "ask the admin to remove you from some groups" :
-	       "check the name services (nsswitch.conf, nscd, sssd, LDAP) and try again");
+	report(d, "FAIL", what,
+	       r == -E2BIG
+		       ? "ask the admin to remove you from some groups"
+		       : "check the name services (nsswitch.conf, nscd, sssd, LDAP) and try again");
 }
 
 /* Does the policy allow the caller (by the group database, as the helper decides), and
@@ -431,7 +465,8 @@ cmd_doctor(int argc, char **argv)
 		return 0;
 	}
 	if (argc > 1) {
-		fprintf(stderr, "sandcap: doctor: unexpected argument '%s' (see sandcap doctor --help)\n",
+		fprintf(stderr,
+			"sandcap: doctor: unexpected argument '%s' (see sandcap doctor --help)\n",
 			argv[1]);
 		return SC_EXIT_FAILURE;
 	}
@@ -439,9 +474,9 @@ cmd_doctor(int argc, char **argv)
 	/* The policy names the parent and the workspace root: read it first, report it in turn. */
 	(void) policy_load(SC_POLICY_PATH, &p, &step, err, sizeof(err));
 	/* Which of the three: none, one sandcap may not use, or one that does not parse. */
-	nopolicy = step == POLICY_LOAD_MISSING ? "no policy file" :
-		   step == POLICY_LOAD_UNTRUSTED ? "the policy cannot be used" :
-		   "the policy is invalid";
+	nopolicy = step == POLICY_LOAD_MISSING     ? "no policy file"
+		   : step == POLICY_LOAD_UNTRUSTED ? "the policy cannot be used"
+						   : "the policy is invalid";
 
 	check_cgroup2(&d);
 	check_parent(&d, p != NULL ? policy_cgroup_root(p) : NULL, nopolicy);
@@ -450,9 +485,11 @@ cmd_doctor(int argc, char **argv)
 	if (p == NULL) {
 		snprintf(what, sizeof(what), "policy %s: %s%s", SC_POLICY_PATH,
 			 step == POLICY_LOAD_INVALID ? "invalid: " : "", err);
-		report(&d, "FAIL", what, step == POLICY_LOAD_MISSING ?
-		       "as root: install /etc/sandcap/sandbox.ini (see sandbox.ini.example, sandbox.ini(5))" :
-		       "as root: fix the file; sandcap policy check " SC_POLICY_PATH " lists every error");
+		report(&d, "FAIL", what,
+		       step == POLICY_LOAD_MISSING
+			       ? "as root: install /etc/sandcap/sandbox.ini (see sandbox.ini.example, sandbox.ini(5))"
+			       : "as root: fix the file; sandcap policy check " SC_POLICY_PATH
+				 " lists every error");
 	} else {
 		snprintf(what, sizeof(what), "policy %s: trusted and valid", SC_POLICY_PATH);
 		report(&d, "ok", what, NULL);

@@ -14,19 +14,21 @@
 #include "run/opt.h"
 
 static const struct opt_def kill_options[] = {
-	{ "--signal", 's', true,  1, 0 },
-	{ "--help",   'h', false, 2, 0 },
+	{ "--signal", 's', true, 1, 0 },
+	{ "--help", 'h', false, 2, 0 },
 };
 
 static void
 usage(FILE *f)
 {
-	fprintf(f, "Usage: sandcap kill [-s|--signal SIG] ID\n\nSignal every process of one of your "
+	fprintf(f,
+		"Usage: sandcap kill [-s|--signal SIG] ID\n\nSignal every process of one of your "
 		"sandboxes (default KILL, which ends it; its sandcap then tears down the cgroup and "
 		"the workspace and writes its report, verdict killed, naming you).  SIG: %s.  "
 		"--signal 0 signals nothing: exit 0 if the sandbox runs, 1 if not.  IDs come from "
 		"sandcap ps.\nExit status: 0 signalled, 1 no such sandbox of yours (or it refused), "
-		"125 usage or failure.\n", opt_signal_forms);
+		"125 usage or failure.\n",
+		opt_signal_forms);
 }
 
 int
@@ -50,7 +52,8 @@ cmd_kill(int argc, char **argv)
 			continue;
 		}
 		if (c == 0) {
-			fprintf(stderr, "sandcap: kill: unexpected argument '%s' after the ID (one "
+			fprintf(stderr,
+				"sandcap: kill: unexpected argument '%s' after the ID (one "
 				"sandbox at a time; see sandcap kill --help)\n",
 				log_escape(argv[it.i], esc, sizeof(esc)));
 			return SC_EXIT_FAILURE;
@@ -79,7 +82,8 @@ cmd_kill(int argc, char **argv)
 	snprintf(req, sizeof(req), "kill %d", sig);
 	r = control_request(id, req, reply, sizeof(reply));
 	if (r == -ENOENT || r == -ECONNREFUSED || r == -EINVAL) {
-		fprintf(stderr, "sandcap: kill: no running sandbox '%s' of yours (see sandcap ps)\n", id);
+		fprintf(stderr,
+			"sandcap: kill: no running sandbox '%s' of yours (see sandcap ps)\n", id);
 		return 1;
 	}
 	if (r < 0) {

@@ -19,7 +19,6 @@
 #include "macro.h"
 #include "policy.h"
 
-
 static void
 usage(FILE *f)
 {
@@ -37,7 +36,8 @@ usage(FILE *f)
 		"          section each came from.  --groups replaces the user's groups (from\n"
 		"          the system's user database) with the given list.\n\n"
 		"FILE defaults to %s.  Exit status: 0 valid, 1 invalid or refused, 125 usage.\n"
-		"See sandbox.ini(5).\n", SC_POLICY_PATH);
+		"See sandbox.ini(5).\n",
+		SC_POLICY_PATH);
 }
 
 /* Read the file the ordinary way (following symlinks, any owner), capped. */
@@ -118,7 +118,7 @@ edit_distance(const char *a, const char *b)
 struct name_check {
 	const char *file;
 	bool strict;
-	int n;                          /* names not found */
+	int n; /* names not found */
 };
 
 /* The existing user (or group) name nearest to name, into buf; false if none is close
@@ -183,10 +183,11 @@ check_name(bool user, const char *name, unsigned line, const char *where, void *
 		snprintf(hint, sizeof(hint), "did you mean '%s'? ", near);
 	else
 		hint[0] = '\0';
-	fprintf(stderr, "%s:%u: %s%s: no %s '%s' in the %s database: %sa misspelt name matches "
-		"nobody (a deny in it denies no one); fix the name, or remove it%s\n", nc->file,
-		line, nc->strict ? "" : "warning: ", where, what, name, user ? "user" : "group",
-		hint, nc->strict ? "" : " (an error with --strict)");
+	fprintf(stderr,
+		"%s:%u: %s%s: no %s '%s' in the %s database: %sa misspelt name matches "
+		"nobody (a deny in it denies no one); fix the name, or remove it%s\n",
+		nc->file, line, nc->strict ? "" : "warning: ", where, what, name,
+		user ? "user" : "group", hint, nc->strict ? "" : " (an error with --strict)");
 }
 
 static void
@@ -213,7 +214,7 @@ check_meaning(const char *text, size_t len, const char *file, bool strict)
 	int n;
 
 	if (policy_parse_string(text, len, file, &p, &line, NULL, 0) < 0)
-		return 0;       /* its errors are already said */
+		return 0; /* its errors are already said */
 	policy_for_each_name(p, check_name, &nc);
 	n = nc.n + policy_lint(p, file, print_warning, &strict);
 	policy_free(p);
@@ -248,8 +249,8 @@ do_check(const char *file, bool trust, bool strict)
 			/* Say when that is all: a valid file that only fails the trust checks
 			 * (the shipped example in a clone under /tmp) must not look broken. */
 			fprintf(stderr, "%s: would be refused by the helper: %s%s\n", file, err,
-				nerr == 0 ? " (its contents are valid: --no-trust checks only them)" :
-				"");
+				nerr == 0 ? " (its contents are valid: --no-trust checks only them)"
+					  : "");
 			nerr++;
 		}
 	}
@@ -281,10 +282,11 @@ warn_name(const char *option, const char *what, const char *name)
 {
 	char esc[256];
 
-	fprintf(stderr, "sandcap: policy show: warning: %s: '%s' can name no [%s:] section "
+	fprintf(stderr,
+		"sandcap: policy show: warning: %s: '%s' can name no [%s:] section "
 		"(letters, digits, '_', '.' and '-' after the first character, a final '$'; at "
-		"most %d bytes); the defaults and group sections still apply\n", option,
-		log_escape(name, esc, sizeof(esc)), what, POLICY_NAME_MAX);
+		"most %d bytes); the defaults and group sections still apply\n",
+		option, log_escape(name, esc, sizeof(esc)), what, POLICY_NAME_MAX);
 }
 
 /* A value as the admin wrote it where a section set it ("1h", "2G"), else formatted. */
@@ -307,7 +309,7 @@ struct show_row {
 	char ceiling[72];
 	const char *ceiling_src;
 	char dflt[72];
-	const char *dflt_src;           /* NULL: no default column */
+	const char *dflt_src; /* NULL: no default column */
 };
 
 /* The limits, sandboxes and totals as one table, each column as wide as its widest cell. */
@@ -325,8 +327,8 @@ print_table(const struct show_row *rows, size_t n)
 			w[3] = MAX(w[3], (int) strlen(rows[i].dflt));
 		}
 	}
-	printf("\n%-*s  %-*s  %-*s  %-*s  %s\n", w[0], "LIMIT", w[1], "CEILING", w[2], "FROM",
-	       w[3], "DEFAULT", "FROM");
+	printf("\n%-*s  %-*s  %-*s  %-*s  %s\n", w[0], "LIMIT", w[1], "CEILING", w[2], "FROM", w[3],
+	       "DEFAULT", "FROM");
 	for (size_t i = 0; i < n; i++)
 		if (rows[i].dflt_src != NULL)
 			printf("%-*s  %-*s  %-*s  %-*s  %s\n", w[0], rows[i].name, w[1],
@@ -356,8 +358,8 @@ show_limits(const struct policy *p, const struct policy_resolved *res)
 		rows[n].dflt_src = res->dflt_src[l];
 	}
 	rows[n].name = "sandboxes";
-	show_value(p, POLICY_PIDS, "sandboxes", res->sandboxes, res->sandboxes_src,
-		   rows[n].ceiling, sizeof(rows[n].ceiling));
+	show_value(p, POLICY_PIDS, "sandboxes", res->sandboxes, res->sandboxes_src, rows[n].ceiling,
+		   sizeof(rows[n].ceiling));
 	rows[n++].ceiling_src = res->sandboxes_src;
 	/* The per-user level: the sum of all of the user's sandboxes. */
 	for (int t = 0; t < 3; t++, n++) {
@@ -387,13 +389,17 @@ show_who(const char *user, char *groups_arg, struct policy_caller *c, const char
 		fprintf(stderr, "sandcap: policy show: uid %u has no user name; use --user NAME\n",
 			(unsigned) getuid());
 	else if (r == -ENOENT)
-		fprintf(stderr, "sandcap: policy show: no user '%s' in the user database; give "
-			"its groups with --groups G1,G2\n", user);
+		fprintf(stderr,
+			"sandcap: policy show: no user '%s' in the user database; give "
+			"its groups with --groups G1,G2\n",
+			user);
 	if (user == NULL)
 		user = c->user;
 	if (r == -E2BIG)
-		fprintf(stderr, "sandcap: policy show: cannot list the groups of '%s': more than "
-			"%d (the helper refuses such a user)\n", user, POLICY_GROUPS_MAX);
+		fprintf(stderr,
+			"sandcap: policy show: cannot list the groups of '%s': more than "
+			"%d (the helper refuses such a user)\n",
+			user, POLICY_GROUPS_MAX);
 	else if (r < 0 && r != -ENOENT && c->user != NULL && r != -ENOMEM)
 		fprintf(stderr, "sandcap: policy show: cannot look up group %u of '%s': %s\n",
 			(unsigned) c->failed_gid, user, strerror(-r));
@@ -437,8 +443,10 @@ do_show(const char *file, const char *user, char *groups_arg, bool trust)
 	r = policy_parse_string(text, len, file, &p, &line, err, sizeof(err));
 	if (r < 0) {
 		(void) policy_check_string(text, len, file, print_error, NULL);
-		fprintf(stderr, "sandcap: policy show: %s is not valid; fix it first "
-			"(sandcap policy check %s)\n", file, file);
+		fprintf(stderr,
+			"sandcap: policy show: %s is not valid; fix it first "
+			"(sandcap policy check %s)\n",
+			file, file);
 		return 1;
 	}
 	names = calloc(POLICY_GROUPS_MAX, sizeof(*names));
@@ -474,7 +482,8 @@ do_show(const char *file, const char *user, char *groups_arg, bool trust)
 
 	r = trust ? policy_read_trusted(file, &ttext, &tlen, err, sizeof(err)) : 0;
 	if (r < 0)
-		fprintf(stderr, "sandcap: note: %s would be refused by the helper: %s\n", file, err);
+		fprintf(stderr, "sandcap: note: %s would be refused by the helper: %s\n", file,
+			err);
 	policy_free(p);
 	return 0;
 }
@@ -496,8 +505,10 @@ cmd_policy(int argc, char **argv)
 		return 0;
 	}
 	if (!streq(sub, "check") && !streq(sub, "show")) {
-		fprintf(stderr, "sandcap: policy: unknown subcommand '%s'; use check or show "
-			"(sandcap policy --help)\n", sub);
+		fprintf(stderr,
+			"sandcap: policy: unknown subcommand '%s'; use check or show "
+			"(sandcap policy --help)\n",
+			sub);
 		return SC_EXIT_FAILURE;
 	}
 	show = streq(sub, "show");
@@ -521,7 +532,8 @@ cmd_policy(int argc, char **argv)
 			user = a + 7;
 		} else if (show && streq(a, "--groups")) {
 			if (++i >= argc) {
-				fprintf(stderr, "sandcap: policy show: --groups needs a list of groups\n");
+				fprintf(stderr,
+					"sandcap: policy show: --groups needs a list of groups\n");
 				return SC_EXIT_FAILURE;
 			}
 			groups = argv[i];
@@ -535,7 +547,8 @@ cmd_policy(int argc, char **argv)
 				return SC_EXIT_FAILURE;
 			}
 		} else if (a[0] == '-' && a[1] != '\0') {
-			fprintf(stderr, "sandcap: policy %s: unknown option '%s' (sandcap policy --help)\n",
+			fprintf(stderr,
+				"sandcap: policy %s: unknown option '%s' (sandcap policy --help)\n",
 				sub, a);
 			return SC_EXIT_FAILURE;
 		} else if (file == NULL) {

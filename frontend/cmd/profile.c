@@ -43,9 +43,11 @@ list_one(const char *path, void *userdata)
 		r = profile_parse_text(text, path, list_header, lc, err, sizeof(err));
 	}
 	if (r < 0) {
-		fprintf(stderr, "sandcap: profile list: %s\n"
+		fprintf(stderr,
+			"sandcap: profile list: %s\n"
 			"sandcap: profile list: incomplete: sandcap run --profile refuses %s and reads "
-			"no profiles file after it; fix it to list (and use) the rest\n", err, path);
+			"no profiles file after it; fix it to list (and use) the rest\n",
+			err, path);
 		return r;
 	}
 	return 0;
@@ -123,6 +125,7 @@ cmd_profile(int argc, char **argv)
 		       profile_admin_dir());
 		return 0;
 	}
-	fprintf(stderr, "sandcap: profile: expected 'list' or 'show NAME' (see sandcap profile --help)\n");
+	fprintf(stderr,
+		"sandcap: profile: expected 'list' or 'show NAME' (see sandcap profile --help)\n");
 	return SC_EXIT_FAILURE;
 }

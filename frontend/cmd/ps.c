@@ -106,8 +106,8 @@ ps_print(const char *id, const char *status, void *ud)
 	jfield(status, "disk_used", raw, sizeof(raw));
 	human(raw, true, disk, sizeof(disk));
 	jfield(status, "mode", mode, sizeof(mode));
-	printf("%-24s %-6s %8.1fs %10s %10s %8s %5s %10s  %s\n", id, mode, atof(age) / 1000.0,
-	       mem, peak, cpu, pids, disk, cmd);
+	printf("%-24s %-6s %8.1fs %10s %10s %8s %5s %10s  %s\n", id, mode, atof(age) / 1000.0, mem,
+	       peak, cpu, pids, disk, cmd);
 	return 0;
 }
 
@@ -129,7 +129,9 @@ cmd_ps(int argc, char **argv)
 			       "--json gives the raw figures (bytes, ms, null).  Other users' sandboxes are never shown.\n");
 			return 0;
 		} else {
-			fprintf(stderr, "sandcap: ps: unknown option '%s' (see sandcap ps --help)\n", argv[i]);
+			fprintf(stderr,
+				"sandcap: ps: unknown option '%s' (see sandcap ps --help)\n",
+				argv[i]);
 			return SC_EXIT_FAILURE;
 		}
 	}

@@ -15,29 +15,50 @@
 #include "run/opt.h"
 #include "run/session.h"
 
-#define TTL_DEFAULT_MS  (3600ULL * 1000)
-#define TTL_MAX_MS      (366ULL * 24 * 3600 * 1000)
+#define TTL_DEFAULT_MS (3600ULL * 1000)
+#define TTL_MAX_MS     (366ULL * 24 * 3600 * 1000)
 
 enum {
-	O_MEMORY = 1, O_PIDS, O_CPU, O_DISK, O_CPU_TIME, O_TIMEOUT, O_AS, O_TTL, O_NAME, O_FS,
-	O_NET, O_REPORT, O_NO_CGROUP, O_JSON, O_HELP,
+	O_MEMORY = 1,
+	O_PIDS,
+	O_CPU,
+	O_DISK,
+	O_CPU_TIME,
+	O_TIMEOUT,
+	O_AS,
+	O_TTL,
+	O_NAME,
+	O_FS,
+	O_NET,
+	O_REPORT,
+	O_NO_CGROUP,
+	O_JSON,
+	O_HELP,
 };
 
 static const struct opt_def start_options[] = {
-	{ "--memory", 0, true, O_MEMORY, 0 },   { "--pids", 0, true, O_PIDS, 0 },
-	{ "--cpu", 0, true, O_CPU, 0 },         { "--disk", 0, true, O_DISK, 0 },
-	{ "--cpu-time", 0, true, O_CPU_TIME, 0 }, { "--timeout", 0, true, O_TIMEOUT, 0 },
-	{ "--as", 0, true, O_AS, 0 },           { "--ttl", 0, true, O_TTL, 0 },
-	{ "--name", 0, true, O_NAME, 0 },       { "--fs", 0, true, O_FS, 0 },
-	{ "--net", 0, true, O_NET, 0 },         { "--report", 0, true, O_REPORT, 0 },
-	{ "--no-cgroup", 0, false, O_NO_CGROUP, 0 }, { "--json", 0, false, O_JSON, 0 },
+	{ "--memory", 0, true, O_MEMORY, 0 },
+	{ "--pids", 0, true, O_PIDS, 0 },
+	{ "--cpu", 0, true, O_CPU, 0 },
+	{ "--disk", 0, true, O_DISK, 0 },
+	{ "--cpu-time", 0, true, O_CPU_TIME, 0 },
+	{ "--timeout", 0, true, O_TIMEOUT, 0 },
+	{ "--as", 0, true, O_AS, 0 },
+	{ "--ttl", 0, true, O_TTL, 0 },
+	{ "--name", 0, true, O_NAME, 0 },
+	{ "--fs", 0, true, O_FS, 0 },
+	{ "--net", 0, true, O_NET, 0 },
+	{ "--report", 0, true, O_REPORT, 0 },
+	{ "--no-cgroup", 0, false, O_NO_CGROUP, 0 },
+	{ "--json", 0, false, O_JSON, 0 },
 	{ "--help", 'h', false, O_HELP, 0 },
 };
 
 static void
 usage(FILE *f)
 {
-	fprintf(f, "Usage: sandcap session start [--ttl DUR] [--cpu-time DUR] [--timeout DUR] "
+	fprintf(f,
+		"Usage: sandcap session start [--ttl DUR] [--cpu-time DUR] [--timeout DUR] "
 		"[--as SIZE]\n                             [--fs MODE] [--net MODE] [--name NAME] "
 		"[--report FILE] [--no-cgroup] [--json]\n       sandcap run --session ID [OPTIONS] "
 		"-- COMMAND [ARG...]\n       sandcap session show|end ID [--json]\n"
@@ -79,36 +100,49 @@ absolute(const char *v)
 static int
 start_option(struct session_opts *o, int id, const char *v, bool *json)
 {
-	uint64_t *d[] = { [O_CPU_TIME] = &o->cpu_budget_ms, [O_TIMEOUT] = &o->timeout_ms,
-			  [O_TTL] = &o->ttl_ms };
+	uint64_t *d[] = {
+		[O_CPU_TIME] = &o->cpu_budget_ms, [O_TIMEOUT] = &o->timeout_ms, [O_TTL] = &o->ttl_ms
+	};
 
 	switch (id) {
-	case O_MEMORY: case O_DISK: case O_AS:
-		if (parse_size(v, id == O_MEMORY ? &o->memory : id == O_DISK ? &o->disk : &o->as) < 0)
+	case O_MEMORY:
+	case O_DISK:
+	case O_AS:
+		if (parse_size(v, id == O_MEMORY ? &o->memory
+				  : id == O_DISK ? &o->disk
+						 : &o->as) < 0)
 			return bad(start_options[id - 1].name, v, parse_size_forms);
 		return 0;
 	case O_PIDS:
-		return parse_u64_range(v, 1, 4194304, &o->pids) < 0 ?
-			bad("--pids", v, "a count from 1 to 4194304") : 0;
+		return parse_u64_range(v, 1, 4194304, &o->pids) < 0
+			       ? bad("--pids", v, "a count from 1 to 4194304")
+			       : 0;
 	case O_CPU:
-		return parse_percent(v, &o->cpu_percent) < 0 || o->cpu_percent == 0 ?
-			bad("--cpu", v, parse_percent_forms) : 0;
-	case O_CPU_TIME: case O_TIMEOUT: case O_TTL:
+		return parse_percent(v, &o->cpu_percent) < 0 || o->cpu_percent == 0
+			       ? bad("--cpu", v, parse_percent_forms)
+			       : 0;
+	case O_CPU_TIME:
+	case O_TIMEOUT:
+	case O_TTL:
 		if (parse_duration_ms(v, d[id]) < 0 || *d[id] == 0 || *d[id] > TTL_MAX_MS)
-			return bad(start_options[id - 1].name, v, "a duration from 1ms to 366 days "
+			return bad(start_options[id - 1].name, v,
+				   "a duration from 1ms to 366 days "
 				   "(30, 1.5s, 250ms, 5m, 1h)");
 		return 0;
 	case O_NAME:
 		o->name = v;
-		return session_name_valid(v) ? 0 : bad("--name", v, "1 to 64 of A-Z a-z 0-9 . _ "
-						       "-, not starting with - or .");
+		return session_name_valid(v) ? 0
+					     : bad("--name", v,
+						   "1 to 64 of A-Z a-z 0-9 . _ "
+						   "-, not starting with - or .");
 	case O_FS:
 		o->fs = v;
 		return word_in_list("none ro strict", v) ? 0 : bad("--fs", v, "none, ro or strict");
 	case O_NET:
 		o->net = v;
-		return word_in_list("host none loopback", v) ? 0 :
-			bad("--net", v, "host, none or loopback");
+		return word_in_list("host none loopback", v)
+			       ? 0
+			       : bad("--net", v, "host, none or loopback");
 	case O_REPORT:
 		o->report = absolute(v);
 		return v[0] != '\0' ? 0 : bad("--report", v, "a file name");
@@ -158,8 +192,8 @@ cmd_start(int argc, char **argv)
 	while ((c = opt_next(&it)) != 0) {
 		if (c < 0) {
 			opt_error(&it, c, msg, sizeof(msg));
-			fprintf(stderr, "sandcap: session start: %s; see 'sandcap session --help'\n",
-				msg);
+			fprintf(stderr,
+				"sandcap: session start: %s; see 'sandcap session --help'\n", msg);
 			return SC_EXIT_FAILURE;
 		}
 		r = start_option(&o, c, it.value, &json);
@@ -167,7 +201,8 @@ cmd_start(int argc, char **argv)
 			return r > 0 ? 0 : SC_EXIT_FAILURE;
 	}
 	if (it.i < argc) {
-		fprintf(stderr, "sandcap: session start: unexpected argument '%.64s'\n", argv[it.i]);
+		fprintf(stderr, "sandcap: session start: unexpected argument '%.64s'\n",
+			argv[it.i]);
 		return SC_EXIT_FAILURE;
 	}
 	if (session_start(&o, &s, msg, sizeof(msg)) < 0) {
@@ -196,14 +231,18 @@ cmd_other(const char *what, int argc, char **argv)
 		} else if (id == NULL && argv[i][0] != '-' && !streq(what, "ls"))
 			id = argv[i];
 		else {
-			fprintf(stderr, "sandcap: session %s: unexpected argument '%.64s'; see "
-				"'sandcap session --help'\n", what, argv[i]);
+			fprintf(stderr,
+				"sandcap: session %s: unexpected argument '%.64s'; see "
+				"'sandcap session --help'\n",
+				what, argv[i]);
 			return SC_EXIT_FAILURE;
 		}
 	}
 	if (!streq(what, "ls") && id == NULL) {
-		fprintf(stderr, "sandcap: session %s: which session? give an ID from sandcap "
-			"session ls\n", what);
+		fprintf(stderr,
+			"sandcap: session %s: which session? give an ID from sandcap "
+			"session ls\n",
+			what);
 		return SC_EXIT_FAILURE;
 	}
 	if (streq(what, "ls"))

@@ -40,8 +40,8 @@ num_spread(const struct trace_acc *acc, uint64_t max, uint64_t min, const char *
 	if (acc->runs < 2 || min == max)
 		snprintf(buf, len, "%llu%s", (unsigned long long) max, unit);
 	else
-		snprintf(buf, len, "%llu%s (runs: %llu%s to %llu%s)", (unsigned long long) max, unit,
-			 (unsigned long long) min, unit, (unsigned long long) max, unit);
+		snprintf(buf, len, "%llu%s (runs: %llu%s to %llu%s)", (unsigned long long) max,
+			 unit, (unsigned long long) min, unit, (unsigned long long) max, unit);
 }
 
 static void
@@ -57,15 +57,19 @@ trace_print(FILE *f, const struct trace_opts *t, const struct report *rep,
 	fprintf(f, ")\n");
 	/* Figures of a run that failed may be far from what the job needs when it works. */
 	if (rep->v.kind != VERDICT_OK)
-		fprintf(f, "sandcap trace: warning: run %u did not end ok (verdict %s: %s); these "
-			"figures and the limits below are those of a failed run\n", acc->runs,
-			verdict_name(rep->v.kind), rep->message != NULL ? rep->message : "");
+		fprintf(f,
+			"sandcap trace: warning: run %u did not end ok (verdict %s: %s); these "
+			"figures and the limits below are those of a failed run\n",
+			acc->runs, verdict_name(rep->v.kind),
+			rep->message != NULL ? rep->message : "");
 	if (mx->has_memory) {
 		size_spread(acc, mx->memory_peak, mn->memory_peak, a, sizeof(a));
-		fprintf(f, "  peak memory       %s (memory.peak: anonymous, page cache, tmpfs)\n", a);
+		fprintf(f, "  peak memory       %s (memory.peak: anonymous, page cache, tmpfs)\n",
+			a);
 	} else {
 		size_spread(acc, mx->max_rss, mn->max_rss, a, sizeof(a));
-		fprintf(f, "  peak memory       not measured without a cgroup; largest RSS %s\n", a);
+		fprintf(f, "  peak memory       not measured without a cgroup; largest RSS %s\n",
+			a);
 	}
 	if (mx->has_pids) {
 		num_spread(acc, mx->pids_peak, mn->pids_peak, "", a, sizeof(a));
@@ -81,13 +85,16 @@ trace_print(FILE *f, const struct trace_opts *t, const struct report *rep,
 		size_spread(acc, mx->disk_used, mn->disk_used, a, sizeof(a));
 		fprintf(f, "  workspace         %s at the end\n", a);
 		size_spread(acc, mx->largest_file, mn->largest_file, a, sizeof(a));
-		fprintf(f, "  largest file      %s (in the workspace; files elsewhere are not seen, "
-			"so no --fsize is suggested)\n", a);
+		fprintf(f,
+			"  largest file      %s (in the workspace; files elsewhere are not seen, "
+			"so no --fsize is suggested)\n",
+			a);
 	} else {
 		fprintf(f, "  workspace         none (no helper)\n");
 	}
 	fprintf(f, "  open files peak   not measured (would need polling)\n");
-	fprintf(f, "\nlimits that fit it, with %llu%% headroom (timeout at least %ds and %dx the "
+	fprintf(f,
+		"\nlimits that fit it, with %llu%% headroom (timeout at least %ds and %dx the "
 		"wall time, CPU time at least %ds and %dx; memory, pids and disk only where "
 		"measured):\n  sandcap run %s -- ...\n",
 		(unsigned long long) t->headroom_percent, TRACE_TIMEOUT_FLOOR_MS / 1000,
@@ -191,8 +198,9 @@ int
 cmd_trace(int argc, char **argv)
 {
 	struct trace_acc acc = {};
-	struct trace_opts t = { .on = true, .headroom_percent = 25, .runs = 1, .acc = &acc,
-				.print = print_figures };
+	struct trace_opts t = {
+		.on = true, .headroom_percent = 25, .runs = 1, .acc = &acc, .print = print_figures
+	};
 	_cleanup_free_ char **nv = NULL;
 	int n = 0, r;
 

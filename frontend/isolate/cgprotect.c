@@ -19,11 +19,12 @@
 #include "macro.h"
 
 /* Rights that a rule on a non-directory may carry (landlock_add_rule refuses the others). */
-#define CG_FS_FILE (LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_WRITE_FILE | \
-		    LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_TRUNCATE | \
-		    LANDLOCK_ACCESS_FS_IOCTL_DEV)
-#define CG_FS_READ (LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_READ_FILE | \
-		    LANDLOCK_ACCESS_FS_READ_DIR)
+#define CG_FS_FILE                                                    \
+	(LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_WRITE_FILE | \
+	 LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_TRUNCATE | \
+	 LANDLOCK_ACCESS_FS_IOCTL_DEV)
+#define CG_FS_READ \
+	(LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR)
 
 /* Decode mountinfo's octal escapes (\040 space, \011 tab, \012 newline, \134 backslash). */
 static void
@@ -32,9 +33,8 @@ unescape(const char *s, size_t len, char *out, size_t outlen)
 	size_t o = 0;
 
 	for (size_t i = 0; i < len && o + 1 < outlen; i++) {
-		if (s[i] == '\\' && i + 3 < len &&
-		    s[i + 1] >= '0' && s[i + 1] <= '3' && s[i + 2] >= '0' && s[i + 2] <= '7' &&
-		    s[i + 3] >= '0' && s[i + 3] <= '7') {
+		if (s[i] == '\\' && i + 3 < len && s[i + 1] >= '0' && s[i + 1] <= '3' &&
+		    s[i + 2] >= '0' && s[i + 2] <= '7' && s[i + 3] >= '0' && s[i + 3] <= '7') {
 			out[o++] = (char) ((s[i + 1] - '0') * 64 + (s[i + 2] - '0') * 8 +
 					   (s[i + 3] - '0'));
 			i += 3;
@@ -51,7 +51,7 @@ field(const char *s, const char *e, unsigned k, size_t *len)
 {
 	const char *p = s;
 
-	for (unsigned i = 0; ; i++) {
+	for (unsigned i = 0;; i++) {
 		const char *q;
 
 		while (p < e && *p == ' ')
@@ -70,14 +70,14 @@ field(const char *s, const char *e, unsigned k, size_t *len)
 }
 
 size_t
-cgprotect_parse_mountinfo(const char *text, char (*ret)[PATH_MAX], size_t max,
-			  char *cgroup2_first, size_t cgroup2_len)
+cgprotect_parse_mountinfo(const char *text, char (*ret)[PATH_MAX], size_t max, char *cgroup2_first,
+			  size_t cgroup2_len)
 {
 	size_t n = 0;
 
 	if (cgroup2_first != NULL && cgroup2_len > 0)
 		cgroup2_first[0] = '\0';
-	for (const char *s = text; *s != '\0'; ) {
+	for (const char *s = text; *s != '\0';) {
 		const char *e = strchrnul(s, '\n'), *mp, *sep, *fs;
 		size_t mplen, fslen;
 
@@ -88,7 +88,8 @@ cgprotect_parse_mountinfo(const char *text, char (*ret)[PATH_MAX], size_t max,
 			bool v2 = fslen == 7 && strneq(fs, "cgroup2", 7);
 			bool v1 = fslen == 6 && strneq(fs, "cgroup", 6);
 
-			if (v2 && cgroup2_first != NULL && cgroup2_len > 0 && cgroup2_first[0] == '\0')
+			if (v2 && cgroup2_first != NULL && cgroup2_len > 0 &&
+			    cgroup2_first[0] == '\0')
 				unescape(mp, mplen, cgroup2_first, cgroup2_len);
 			if ((v1 || v2) && n < max)
 				unescape(mp, mplen, ret[n++], PATH_MAX);
@@ -183,14 +184,14 @@ protect_dir(int ruleset, uint64_t handled, const char *dir, const char (*protect
 			inside |= is_prefix_dir(path, protect[i]);
 		}
 		if (exact)
-			continue;               /* read only, through dir's rule */
+			continue; /* read only, through dir's rule */
 		if (inside) {
 			r = protect_dir(ruleset, handled, path, protect, n, depth + 1, err, errlen);
 			continue;
 		}
 		fd = openat(dirfd(d), de->d_name, O_PATH | O_CLOEXEC);
 		if (fd < 0)
-			continue;               /* not ours to reach anyway (e.g. /root 0700) */
+			continue; /* not ours to reach anyway (e.g. /root 0700) */
 		r = add_rule_fd(ruleset, fd, ~(uint64_t) 0, handled);
 		close(fd);
 		if (r < 0)
@@ -201,10 +202,12 @@ protect_dir(int ruleset, uint64_t handled, const char *dir, const char (*protect
 }
 
 int
-cgprotect_ruleset(int abi, const char *root, const char (*protect)[PATH_MAX], size_t n,
-		  char *err, size_t errlen)
+cgprotect_ruleset(int abi, const char *root, const char (*protect)[PATH_MAX], size_t n, char *err,
+		  size_t errlen)
 {
-	struct { uint64_t handled_access_fs; } attr = { isolate_landlock_fs_mask(abi) };
+	struct {
+		uint64_t handled_access_fs;
+	} attr = { isolate_landlock_fs_mask(abi) };
 	_cleanup_close_ int ruleset = -EBADF;
 	char inside[CGPROTECT_MAX][PATH_MAX];
 	size_t m = 0;
@@ -234,8 +237,8 @@ cgprotect_ruleset(int abi, const char *root, const char (*protect)[PATH_MAX], si
 }
 
 int
-cgprotect_apply(int abi, const char *root, const char (*protect)[PATH_MAX], size_t n,
-		char *err, size_t errlen)
+cgprotect_apply(int abi, const char *root, const char (*protect)[PATH_MAX], size_t n, char *err,
+		size_t errlen)
 {
 	_cleanup_close_ int ruleset = cgprotect_ruleset(abi, root, protect, n, err, errlen);
 	int r;

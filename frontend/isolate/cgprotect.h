@@ -27,8 +27,8 @@ int cgprotect_mounts(char (*ret)[PATH_MAX], size_t max, size_t *ret_n, char *cgr
 /* Apply the layer: root is "/" in production (a stand-in tree in tests); protect lists
  * absolute paths under root.  abi is the kernel's Landlock ABI (>= 1).  Returns 0 or
  * -errno with the reason in err. */
-int cgprotect_apply(int abi, const char *root, const char (*protect)[PATH_MAX], size_t n,
-		    char *err, size_t errlen);
+int cgprotect_apply(int abi, const char *root, const char (*protect)[PATH_MAX], size_t n, char *err,
+		    size_t errlen);
 /* The layer's ruleset, not applied (cgroup mode: the helper's process restricts itself with
  * it): its fd, -ENODATA when no protected path is under root, or -errno with err. */
 int cgprotect_ruleset(int abi, const char *root, const char (*protect)[PATH_MAX], size_t n,

@@ -42,9 +42,10 @@ struct sc_ruleset_attr {
 
 /* Rights that make sense on a regular file or device (the rest are directory-only and
  * landlock_add_rule() refuses them on a non-directory with EINVAL). */
-#define FS_FILE    (LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_WRITE_FILE | \
-		    LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_TRUNCATE | \
-		    LANDLOCK_ACCESS_FS_IOCTL_DEV)
+#define FS_FILE                                                       \
+	(LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_WRITE_FILE | \
+	 LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_TRUNCATE | \
+	 LANDLOCK_ACCESS_FS_IOCTL_DEV)
 
 /* base/path for a relative path, else path itself. */
 static int
@@ -55,7 +56,7 @@ abs_path(const char *base, const char *path, char *buf, size_t len)
 	if (path[0] == '/')
 		n = snprintf(buf, len, "%s", path);
 	else if (base[0] == '\0')
-		return -ENOENT;         /* the working directory is unknown: never "/" + path */
+		return -ENOENT; /* the working directory is unknown: never "/" + path */
 	else
 		n = snprintf(buf, len, "%s/%s", base, path);
 	return n < 0 || (size_t) n >= len ? -ENAMETOOLONG : 0;
@@ -126,10 +127,11 @@ add_path_rules(const struct isolate_plan *plan, int ruleset, uint64_t handled,
 		if (pb.allowed_access == 0)
 			continue;
 		pb.parent_fd = fd;
-		if (syscall(SYS_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH, &pb, 0) < 0) {
+		if (syscall(SYS_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH, &pb, 0) <
+		    0) {
 			r = -errno;
-			set_err(err, errlen, "sandcap: Landlock: cannot add the rule for %s: %s", path,
-				strerror(-r));
+			set_err(err, errlen, "sandcap: Landlock: cannot add the rule for %s: %s",
+				path, strerror(-r));
 			return r;
 		}
 	}
@@ -175,9 +177,9 @@ landlock_ruleset(const struct isolate_opts *o, const struct isolate_plan *plan, 
 	_cleanup_close_ int ruleset = -EBADF;
 	int r;
 
-	if (plan->landlock_net)         /* all TCP bind and connect refused, but the proxy */
-		attr.handled_access_net = LANDLOCK_ACCESS_NET_BIND_TCP |
-					  LANDLOCK_ACCESS_NET_CONNECT_TCP;
+	if (plan->landlock_net) /* all TCP bind and connect refused, but the proxy */
+		attr.handled_access_net =
+			LANDLOCK_ACCESS_NET_BIND_TCP | LANDLOCK_ACCESS_NET_CONNECT_TCP;
 	if (plan->landlock_scope)
 		attr.scoped = LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET | LANDLOCK_SCOPE_SIGNAL;
 	/* Every run: no signal from the sandbox reaches sandcap, its helper or its keeper. */
@@ -198,9 +200,11 @@ landlock_ruleset(const struct isolate_opts *o, const struct isolate_plan *plan, 
 		struct sc_net_port_attr np = { .allowed_access = LANDLOCK_ACCESS_NET_CONNECT_TCP,
 					       .port = o->proxy_port };
 
-		if (syscall(SYS_landlock_add_rule, ruleset, SC_LANDLOCK_RULE_NET_PORT, &np, 0) < 0) {
+		if (syscall(SYS_landlock_add_rule, ruleset, SC_LANDLOCK_RULE_NET_PORT, &np, 0) <
+		    0) {
 			r = -errno;
-			set_err(err, errlen, "sandcap: Landlock: cannot allow the proxy's port %u: %s",
+			set_err(err, errlen,
+				"sandcap: Landlock: cannot allow the proxy's port %u: %s",
 				(unsigned) o->proxy_port, strerror(-r));
 			return r;
 		}
@@ -233,11 +237,11 @@ landlock_apply(const struct isolate_opts *o, const struct isolate_plan *plan, ch
 static struct scrules_key
 seccomp_key(const struct isolate_opts *o, const struct isolate_plan *plan)
 {
-	return (struct scrules_key) {
+	return (struct scrules_key){
 		.net = o->net,
 		.unix_closed = !o->unix_host && (o->net != POLICY_NET_HOST || plan->unix_notify),
-		.landlock_domain = plan->landlock_fs || plan->landlock_net || plan->landlock_scope ||
-				   plan->landlock_signal,
+		.landlock_domain = plan->landlock_fs || plan->landlock_net ||
+				   plan->landlock_scope || plan->landlock_signal,
 		.landlock_signal = plan->landlock_signal,
 	};
 }
@@ -310,7 +314,7 @@ seccomp_apply(const struct isolate_opts *o, const struct isolate_plan *plan, int
 	/* As libseccomp's seccomp_load() would with this filter's attributes: no TSYNC,
 	 * LOG, SPEC_ALLOW or listener flags, and no_new_privs is already set (the caller's,
 	 * isolate.h). */
-	fp = (struct sock_fprog) { .len = (unsigned short) len, .filter = prog };
+	fp = (struct sock_fprog){ .len = (unsigned short) len, .filter = prog };
 	if (plan->unix_notify) {
 		r = stage_load_notify_filter(&fp, notify_sock, err, errlen);
 		return r;
@@ -330,8 +334,8 @@ isolate_apply(const struct isolate_opts *o, const struct isolate_plan *plan, cha
 }
 
 int
-isolate_apply_notify(const struct isolate_opts *o, const struct isolate_plan *plan,
-		     int notify_sock, char *err, size_t errlen)
+isolate_apply_notify(const struct isolate_opts *o, const struct isolate_plan *plan, int notify_sock,
+		     char *err, size_t errlen)
 {
 	int r;
 
@@ -346,8 +350,8 @@ isolate_apply_notify(const struct isolate_opts *o, const struct isolate_plan *pl
 		r = cgprotect_apply(plan->landlock_abi, "/", plan->cg_protect, plan->n_cg_protect,
 				    why, sizeof(why));
 		if (r < 0) {
-			set_err(err, errlen, "sandcap: keeping the cgroup filesystem unwritable: %s",
-				why);
+			set_err(err, errlen,
+				"sandcap: keeping the cgroup filesystem unwritable: %s", why);
 			return r;
 		}
 	}
@@ -357,8 +361,8 @@ isolate_apply_notify(const struct isolate_opts *o, const struct isolate_plan *pl
 }
 
 int
-isolate_rulesets(const struct isolate_opts *o, const struct isolate_plan *plan,
-		 int fds[static 2], size_t *ret_n, char *err, size_t errlen)
+isolate_rulesets(const struct isolate_opts *o, const struct isolate_plan *plan, int fds[static 2],
+		 size_t *ret_n, char *err, size_t errlen)
 {
 	size_t n = 0;
 	int r;
@@ -371,15 +375,15 @@ isolate_rulesets(const struct isolate_opts *o, const struct isolate_plan *plan,
 	if (plan->n_cg_protect > 0) {
 		char why[256];
 
-		r = cgprotect_ruleset(plan->landlock_abi, "/", plan->cg_protect,
-				      plan->n_cg_protect, why, sizeof(why));
+		r = cgprotect_ruleset(plan->landlock_abi, "/", plan->cg_protect, plan->n_cg_protect,
+				      why, sizeof(why));
 		if (r >= 0) {
 			fds[n++] = r;
 		} else if (r != -ENODATA) {
 			while (n > 0)
 				(void) close(fds[--n]);
-			set_err(err, errlen, "sandcap: keeping the cgroup filesystem unwritable: %s",
-				why);
+			set_err(err, errlen,
+				"sandcap: keeping the cgroup filesystem unwritable: %s", why);
 			return r;
 		}
 	}

@@ -39,18 +39,19 @@
 #include "isolate/landlock-compat.h"
 
 #ifndef SECCOMP_GET_ACTION_AVAIL
-#define SECCOMP_GET_ACTION_AVAIL                2
+#define SECCOMP_GET_ACTION_AVAIL 2
 #endif
 
-#define LL_ABI1_FS ((LANDLOCK_ACCESS_FS_MAKE_SYM << 1) - 1)     /* bits 0..12 */
+#define LL_ABI1_FS ((LANDLOCK_ACCESS_FS_MAKE_SYM << 1) - 1) /* bits 0..12 */
 
-#define FS_READ    (LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_READ_FILE | \
-		    LANDLOCK_ACCESS_FS_READ_DIR)
+#define FS_READ \
+	(LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR)
 /* A writable tree gets every right but creating device nodes (which needs CAP_MKNOD anyway). */
-#define FS_WRITE   (~(uint64_t) (LANDLOCK_ACCESS_FS_MAKE_CHAR | LANDLOCK_ACCESS_FS_MAKE_BLOCK))
-#define DEV_RW     (LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_WRITE_FILE | \
-		    LANDLOCK_ACCESS_FS_TRUNCATE | LANDLOCK_ACCESS_FS_IOCTL_DEV)
-#define DEV_RO     (LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_IOCTL_DEV)
+#define FS_WRITE (~(uint64_t) (LANDLOCK_ACCESS_FS_MAKE_CHAR | LANDLOCK_ACCESS_FS_MAKE_BLOCK))
+#define DEV_RW                                                          \
+	(LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_WRITE_FILE | \
+	 LANDLOCK_ACCESS_FS_TRUNCATE | LANDLOCK_ACCESS_FS_IOCTL_DEV)
+#define DEV_RO (LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_IOCTL_DEV)
 
 int
 isolate_parse_fs(const char *s, enum policy_fs *ret)
@@ -94,7 +95,7 @@ isolate_landlock_abi(void)
 bool
 isolate_seccomp_available(void)
 {
-	static int avail = -1;  /* as isolate_landlock_abi(): asked once */
+	static int avail = -1; /* as isolate_landlock_abi(): asked once */
 
 	if (avail < 0) {
 		uint32_t action = SECCOMP_RET_ERRNO;
@@ -124,8 +125,17 @@ isolate_landlock_fs_mask(int abi)
 /* The system directories --fs strict makes readable (and executable).  Missing ones are
  * skipped (a usr-merged system has /lib as a symlink; /libx32 rarely exists). */
 static const char *const strict_read_dirs[] = {
-	"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt",
-	"/proc", "/sys/devices/system/cpu",
+	"/usr",
+	"/bin",
+	"/sbin",
+	"/lib",
+	"/lib32",
+	"/lib64",
+	"/libx32",
+	"/etc",
+	"/opt",
+	"/proc",
+	"/sys/devices/system/cpu",
 };
 
 /* Devices every mode with a filesystem policy keeps usable. */
@@ -133,14 +143,10 @@ static const struct {
 	const char *path;
 	uint64_t access;
 } dev_rules[] = {
-	{ "/dev/null",    DEV_RW },
-	{ "/dev/zero",    DEV_RW },
-	{ "/dev/full",    DEV_RW },
-	{ "/dev/tty",     DEV_RW },
-	{ "/dev/ptmx",    DEV_RW },
-	{ "/dev/pts",     DEV_RW | LANDLOCK_ACCESS_FS_READ_DIR },
-	{ "/dev/random",  DEV_RO },
-	{ "/dev/urandom", DEV_RO },
+	{ "/dev/null", DEV_RW },   { "/dev/zero", DEV_RW },
+	{ "/dev/full", DEV_RW },   { "/dev/tty", DEV_RW },
+	{ "/dev/ptmx", DEV_RW },   { "/dev/pts", DEV_RW | LANDLOCK_ACCESS_FS_READ_DIR },
+	{ "/dev/random", DEV_RO }, { "/dev/urandom", DEV_RO },
 };
 
 static int
@@ -149,8 +155,10 @@ add_rule(struct isolate_rule *rules, size_t max, size_t *n, const char *path, ui
 {
 	if (*n >= max)
 		return -E2BIG;
-	rules[*n] = (struct isolate_rule) {
-		.path = path, .access = access & mask, .origin = origin,
+	rules[*n] = (struct isolate_rule){
+		.path = path,
+		.access = access & mask,
+		.origin = origin,
 	};
 	(*n)++;
 	return 0;
@@ -269,8 +277,7 @@ plan_unix_notify(const struct isolate_opts *o, int abi, bool seccomp, struct iso
 		 char *err, size_t errlen)
 {
 	if (o->unix_host) {
-		set_str(p->unix_enforcement, "none (--unix host): "
-			UNIX_OPEN);
+		set_str(p->unix_enforcement, "none (--unix host): " UNIX_OPEN);
 		return 0;
 	}
 	if (seccomp && isolate_unotify_available()) {
@@ -280,21 +287,25 @@ plan_unix_notify(const struct isolate_opts *o, int abi, bool seccomp, struct iso
 		 * makes, outside the domain) by sandcap for every abstract name. */
 		p->landlock_scope = abi >= 6;
 		if (p->landlock_scope)
-			set_str(p->unix_enforcement, "seccomp-notify + "
+			set_str(p->unix_enforcement,
+				"seccomp-notify + "
 				"landlock: UNIX only to its own sockets, except datagrams to paths "
 				"(unchecked)");
 		else
-			set_str(p->unix_enforcement, "seccomp-notify: "
+			set_str(p->unix_enforcement,
+				"seccomp-notify: "
 				"UNIX stream/seqpacket only to the sandbox's listeners; datagrams "
 				"unchecked");
 		return 0;
 	}
 	if (o->fallback) {
-		set_str(p->unix_enforcement, "none (no seccomp user "
+		set_str(p->unix_enforcement,
+			"none (no seccomp user "
 			"notification; --fallback): the user's services are reachable");
 		return 0;
 	}
-	set_err(err, errlen, "sandcap: --net host: this kernel has no seccomp user notification "
+	set_err(err, errlen,
+		"sandcap: --net host: this kernel has no seccomp user notification "
 		"(needs CONFIG_SECCOMP_FILTER, Linux 5.9), which keeps the sandbox from the user's "
 		"services over UNIX sockets (systemd --user, D-Bus, tmux); pass --unix host to "
 		"open them, or --fallback");
@@ -321,7 +332,7 @@ plan_paths(const struct isolate_opts *o, struct isolate_plan *p, char *err, size
 	/* The base of relative --rw/--ro paths, asked only when there is one. */
 	if (has_relative(o->rw, o->n_rw) || has_relative(o->ro, o->n_ro)) {
 		if (getcwd(p->cwd, sizeof(p->cwd)) == NULL)
-			p->cwd[0] = '\0';        /* relative paths then fail in the child, loudly */
+			p->cwd[0] = '\0'; /* relative paths then fail in the child, loudly */
 	}
 	return 0;
 }
@@ -338,9 +349,11 @@ plan_fs(const struct isolate_opts *o, int abi, struct isolate_plan *p, char *err
 	} else if (o->fallback)
 		set_str(p->fs_enforcement, "none (no Landlock; --fallback)");
 	else {
-		set_err(err, errlen, "sandcap: --fs %s: this kernel has no Landlock (needs Linux 5.13 "
+		set_err(err, errlen,
+			"sandcap: --fs %s: this kernel has no Landlock (needs Linux 5.13 "
 			"with CONFIG_SECURITY_LANDLOCK and landlock in the lsm= list); pass "
-			"--fallback to run without a filesystem policy", policy_fs_name(o->fs));
+			"--fallback to run without a filesystem policy",
+			policy_fs_name(o->fs));
 		return -EOPNOTSUPP;
 	}
 	return 0;
@@ -357,21 +370,20 @@ plan_net_none(const struct isolate_opts *o, int abi, bool seccomp, struct isolat
 	if (seccomp) {
 		p->seccomp = true;
 		if (p->landlock_net)
-			set_str(p->net_enforcement,
-				"seccomp+landlock (ABI %d)", abi);
+			set_str(p->net_enforcement, "seccomp+landlock (ABI %d)", abi);
 		else
 			set_str(p->net_enforcement, "seccomp");
 	} else if (!o->fallback) {
-		set_err(err, errlen, "sandcap: --net none: this kernel has no seccomp filters "
+		set_err(err, errlen,
+			"sandcap: --net none: this kernel has no seccomp filters "
 			"(needs CONFIG_SECCOMP_FILTER); pass --fallback to run with %s",
 			p->landlock_net ? "Landlock's TCP-only denial" : "the host's network");
 		return -EOPNOTSUPP;
 	} else if (p->landlock_net)
-		set_str(p->net_enforcement,
-			"landlock (ABI %d; TCP only, no seccomp; --fallback)", abi);
+		set_str(p->net_enforcement, "landlock (ABI %d; TCP only, no seccomp; --fallback)",
+			abi);
 	else
-		set_str(p->net_enforcement,
-			"none (no seccomp; --fallback)");
+		set_str(p->net_enforcement, "none (no seccomp; --fallback)");
 	return 0;
 }
 
@@ -386,9 +398,11 @@ plan_net_filtered(const struct isolate_opts *o, int abi, bool seccomp, struct is
 
 	p->landlock_scope = abi >= 6;
 	if (!seccomp) {
-		set_err(err, errlen, "sandcap: --net %s: this kernel has no seccomp filters "
+		set_err(err, errlen,
+			"sandcap: --net %s: this kernel has no seccomp filters "
 			"(needs CONFIG_SECCOMP_FILTER), which must refuse the socket families "
-			"other than IPv4 and IPv6; use --net host", mode);
+			"other than IPv4 and IPv6; use --net host",
+			mode);
 		return -EOPNOTSUPP;
 	}
 	p->seccomp = true;
@@ -399,17 +413,18 @@ plan_net_filtered(const struct isolate_opts *o, int abi, bool seccomp, struct is
 		set_str(p->net_enforcement, "cgroup-bpf + seccomp%s",
 			p->landlock_net ? " + landlock" : "");
 	} else if (o->net == POLICY_NET_LOOPBACK) {
-		set_err(err, errlen, "sandcap: --net loopback: needs cgroup mode (the sandcap "
+		set_err(err, errlen,
+			"sandcap: --net loopback: needs cgroup mode (the sandcap "
 			"helper with cap_bpf and cap_net_admin, see 'sandcap doctor'): without "
 			"it nothing can limit connections to loopback addresses; use --net "
 			"proxy --allow 127.0.0.1:PORT, or --net none");
 		return -EOPNOTSUPP;
 	} else if (abi >= 4) {
 		p->landlock_net = true;
-		set_str(p->net_enforcement,
-			"landlock ABI %d + seccomp", abi);
+		set_str(p->net_enforcement, "landlock ABI %d + seccomp", abi);
 	} else {
-		set_err(err, errlen, "sandcap: --net proxy: rlimit mode needs Landlock ABI 4 "
+		set_err(err, errlen,
+			"sandcap: --net proxy: rlimit mode needs Landlock ABI 4 "
 			"(Linux 6.7) to limit TCP connections to the proxy's port, and this "
 			"kernel has %s; use cgroup mode (the sandcap helper) or --net none",
 			abi > 0 ? "an older ABI" : "no Landlock");
@@ -420,8 +435,8 @@ plan_net_filtered(const struct isolate_opts *o, int abi, bool seccomp, struct is
 
 /* --net and --unix. */
 static int
-plan_net(const struct isolate_opts *o, int abi, bool seccomp, struct isolate_plan *p,
-	 char *err, size_t errlen)
+plan_net(const struct isolate_opts *o, int abi, bool seccomp, struct isolate_plan *p, char *err,
+	 size_t errlen)
 {
 	int r;
 
@@ -437,14 +452,13 @@ plan_net(const struct isolate_opts *o, int abi, bool seccomp, struct isolate_pla
 		return r;
 
 	if (o->unix_host)
-		set_str(p->unix_enforcement, "none (--unix host): "
-			UNIX_OPEN);
+		set_str(p->unix_enforcement, "none (--unix host): " UNIX_OPEN);
 	else if (p->seccomp)
 		set_str(p->unix_enforcement, "seccomp (no new AF_UNIX "
-			"sockets; socketpair stream/seqpacket only)");
+					     "sockets; socketpair stream/seqpacket only)");
 	else
 		set_str(p->unix_enforcement, "none (no seccomp; "
-			"--fallback): the user's services are reachable");
+					     "--fallback): the user's services are reachable");
 	return 0;
 }
 
@@ -458,16 +472,13 @@ plan_protect(int abi, bool seccomp, struct isolate_plan *p)
 	if (seccomp)
 		p->seccomp = true;
 	if (seccomp && p->landlock_signal)
-		set_str(p->protect_enforcement,
-			"seccomp+landlock (ABI %d)", abi);
+		set_str(p->protect_enforcement, "seccomp+landlock (ABI %d)", abi);
 	else if (seccomp)
 		set_str(p->protect_enforcement, "seccomp");
 	else if (p->landlock_signal)
-		set_str(p->protect_enforcement,
-			"landlock (ABI %d; signals only, no seccomp)", abi);
+		set_str(p->protect_enforcement, "landlock (ABI %d; signals only, no seccomp)", abi);
 	else
-		set_str(p->protect_enforcement,
-			"none (no seccomp, no Landlock ABI 6)");
+		set_str(p->protect_enforcement, "none (no seccomp, no Landlock ABI 6)");
 }
 
 int
@@ -501,8 +512,8 @@ isolate_plan(const struct isolate_opts *o, struct isolate_plan *ret, char *err, 
 }
 
 int
-isolate_check_required_on(const struct isolate_opts *o, const struct policy_resolved *r,
-			  int abi, bool seccomp, char *err, size_t errlen)
+isolate_check_required_on(const struct isolate_opts *o, const struct policy_resolved *r, int abi,
+			  bool seccomp, char *err, size_t errlen)
 {
 	char why[2 * POLICY_SRC_MAX + 128];
 
@@ -514,12 +525,15 @@ isolate_check_required_on(const struct isolate_opts *o, const struct policy_reso
 	}
 	/* --fallback must not turn a required policy into an unenforced one. */
 	if (o->fallback && r->fs_required > POLICY_FS_NONE && abi < 1) {
-		set_err(err, errlen, "sandcap: --fallback: the policy requires --fs %s for you and "
-			"this kernel has no Landlock to enforce it", policy_fs_name(r->fs_required));
+		set_err(err, errlen,
+			"sandcap: --fallback: the policy requires --fs %s for you and "
+			"this kernel has no Landlock to enforce it",
+			policy_fs_name(r->fs_required));
 		return -EPERM;
 	}
 	if (o->fallback && r->net_required > POLICY_NET_HOST && !seccomp) {
-		set_err(err, errlen, "sandcap: --fallback: the policy requires --net %s for you and "
+		set_err(err, errlen,
+			"sandcap: --fallback: the policy requires --net %s for you and "
 			"this kernel has no seccomp filters to enforce it",
 			policy_net_name(r->net_required));
 		return -EPERM;
@@ -531,6 +545,6 @@ int
 isolate_check_required(const struct isolate_opts *o, const struct policy_resolved *r, char *err,
 		       size_t errlen)
 {
-	return isolate_check_required_on(o, r, isolate_landlock_abi(),
-					 isolate_seccomp_available(), err, errlen);
+	return isolate_check_required_on(o, r, isolate_landlock_abi(), isolate_seccomp_available(),
+					 err, errlen);
 }

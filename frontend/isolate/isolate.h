@@ -17,44 +17,44 @@ struct sock_filter;
 #define ISOLATE_PATHS_MAX 64
 
 struct isolate_opts {
-	enum policy_fs fs;                      /* --fs */
-	enum policy_net net;                    /* --net */
-	const char *rw[ISOLATE_PATHS_MAX];      /* --rw PATH */
+	enum policy_fs fs;                 /* --fs */
+	enum policy_net net;               /* --net */
+	const char *rw[ISOLATE_PATHS_MAX]; /* --rw PATH */
 	size_t n_rw;
-	const char *ro[ISOLATE_PATHS_MAX];      /* --ro PATH */
+	const char *ro[ISOLATE_PATHS_MAX]; /* --ro PATH */
 	size_t n_ro;
-	const char *workspace;                  /* writable when fs != none; may be NULL */
-	const char *tmpdir;                     /* the sandbox's TMPDIR as it gets it; may be NULL */
-	bool fallback;                          /* --fallback: accept weaker substitutes */
-	bool unix_host;                         /* --unix host: keep socket(AF_UNIX) */
-	uint16_t proxy_port;                    /* --net proxy: the proxy's port on 127.0.0.1 */
-	bool cgroup_bpf;                        /* the helper attached the --net BPF programs */
+	const char *workspace; /* writable when fs != none; may be NULL */
+	const char *tmpdir;    /* the sandbox's TMPDIR as it gets it; may be NULL */
+	bool fallback;         /* --fallback: accept weaker substitutes */
+	bool unix_host;        /* --unix host: keep socket(AF_UNIX) */
+	uint16_t proxy_port;   /* --net proxy: the proxy's port on 127.0.0.1 */
+	bool cgroup_bpf;       /* the helper attached the --net BPF programs */
 };
 
 /* What will enforce each part, decided in the parent before fork (for the report). */
 struct isolate_plan {
-	int landlock_abi;                       /* 0 = unavailable */
-	char fs_enforcement[64];                /* "landlock (ABI 7)", "none", ... */
-	char net_enforcement[96];               /* "seccomp+landlock (ABI 7)", "none", ... */
+	int landlock_abi;         /* 0 = unavailable */
+	char fs_enforcement[64];  /* "landlock (ABI 7)", "none", ... */
+	char net_enforcement[96]; /* "seccomp+landlock (ABI 7)", "none", ... */
 	/* Added by the isolation work; filled by isolate_plan(), read by isolate_apply(). */
-	bool landlock_fs;                       /* apply a Landlock filesystem ruleset */
-	bool landlock_net;                      /* handle TCP bind/connect (ABI >= 4) */
-	bool landlock_scope;                    /* scope abstract UNIX sockets, signals (ABI >= 6) */
-	bool seccomp;                           /* install the seccomp filter */
+	bool landlock_fs;    /* apply a Landlock filesystem ruleset */
+	bool landlock_net;   /* handle TCP bind/connect (ABI >= 4) */
+	bool landlock_scope; /* scope abstract UNIX sockets, signals (ABI >= 6) */
+	bool seccomp;        /* install the seccomp filter */
 	/* The sandbox cannot touch its supervisors (protect.h), on every run. */
-	bool landlock_signal;                   /* Landlock SCOPE_SIGNAL (ABI >= 6) */
-	char protect_enforcement[64];           /* "seccomp+landlock (ABI 7)", "seccomp", ... */
+	bool landlock_signal;         /* Landlock SCOPE_SIGNAL (ABI >= 6) */
+	char protect_enforcement[64]; /* "seccomp+landlock (ABI 7)", "seccomp", ... */
 	/* --net host without --unix host: connect() is notified to sandcap (unixgate.h), the
 	 * filter loaded with a listener the child sends back. */
 	bool unix_notify;
-	char unix_enforcement[96];              /* what keeps the user's services out */
-	struct protect_pids protect;            /* filled by the caller before the fork */
+	char unix_enforcement[96];   /* what keeps the user's services out */
+	struct protect_pids protect; /* filled by the caller before the fork */
 	/* The seccomp program, built before the fork (isolate_seccomp_prepare()); NULL: the
 	 * child builds it itself. */
 	struct sock_filter *seccomp_prog;
-	size_t seccomp_len;                     /* instructions */
-	size_t n_cg_protect;                    /* of cg_protect, below */
-	char cwd[PATH_MAX];                     /* the parent's cwd: base of relative --rw/--ro */
+	size_t seccomp_len;  /* instructions */
+	size_t n_cg_protect; /* of cg_protect, below */
+	char cwd[PATH_MAX];  /* the parent's cwd: base of relative --rw/--ro */
 	/* user-cgroup mode: the cgroup mounts a second Landlock layer keeps unwritable
 	 * (cgprotect.h); set by the caller after isolate_plan(), 0 = no such layer. */
 	char cg_protect[CGPROTECT_MAX][PATH_MAX];
@@ -66,8 +66,7 @@ int isolate_parse_net(const char *s, enum policy_net *ret);
 
 /* Probe the kernel and decide.  Returns 0, or -EOPNOTSUPP with the reason and the fix in
  * err when a requested policy cannot be enforced and fallback is false. */
-int isolate_plan(const struct isolate_opts *o, struct isolate_plan *ret, char *err,
-		 size_t errlen);
+int isolate_plan(const struct isolate_opts *o, struct isolate_plan *ret, char *err, size_t errlen);
 
 /* Before the fork, once plan is final (its protect set included): build the seccomp filter
  * isolate_apply() would build, as a BPF program the child only loads (perf: the child
@@ -103,8 +102,8 @@ int isolate_seccomp_program(const struct isolate_opts *o, const struct isolate_p
  * Returns 0, or -EPERM with e.g. "sandcap: --net host: the policy requires --net none for you
  * ([group:students])" in err.  Also refuses --fallback when it would let a required policy
  * go unenforced on this kernel (no Landlock for a required --fs, no seccomp for --net). */
-int isolate_check_required(const struct isolate_opts *o, const struct policy_resolved *r,
-			   char *err, size_t errlen);
+int isolate_check_required(const struct isolate_opts *o, const struct policy_resolved *r, char *err,
+			   size_t errlen);
 
 /* ---- Internals exposed for unit tests ---- */
 
@@ -127,9 +126,9 @@ uint64_t isolate_landlock_fs_mask(int abi);
 
 /* One path-beneath rule of the filesystem policy. */
 struct isolate_rule {
-	const char *path;               /* absolute, or relative to isolate_plan.cwd */
-	uint64_t access;                /* already masked to the ABI */
-	const char *origin;             /* "--rw", "--ro", "workspace", "TMPDIR"; NULL = default */
+	const char *path;   /* absolute, or relative to isolate_plan.cwd */
+	uint64_t access;    /* already masked to the ABI */
+	const char *origin; /* "--rw", "--ro", "workspace", "TMPDIR"; NULL = default */
 };
 
 #define ISOLATE_RULES_MAX (2 * ISOLATE_PATHS_MAX + 48)

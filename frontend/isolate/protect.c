@@ -38,8 +38,10 @@ deny(scmp_filter_ctx ctx, int err, const char *name, unsigned n, const struct sc
 static struct scmp_arg_cmp
 arg_is(unsigned arg, int32_t v)
 {
-	return (struct scmp_arg_cmp) { .arg = arg, .op = SCMP_CMP_MASKED_EQ,
-				       .datum_a = 0xffffffffu, .datum_b = (uint32_t) v };
+	return (struct scmp_arg_cmp){ .arg = arg,
+				      .op = SCMP_CMP_MASKED_EQ,
+				      .datum_a = 0xffffffffu,
+				      .datum_b = (uint32_t) v };
 }
 
 static int
@@ -59,14 +61,31 @@ protect_seccomp_rules(void *ctx_, const struct protect_pids *set, bool landlock_
 		const char *name;
 		unsigned arg;
 	} by_pid[] = {
-		{ "kill", 0 }, { "tkill", 0 }, { "tgkill", 0 }, { "tgkill", 1 },
-		{ "rt_sigqueueinfo", 0 }, { "rt_tgsigqueueinfo", 0 }, { "rt_tgsigqueueinfo", 1 },
-		{ "pidfd_open", 0 }, { "ptrace", 1 }, { "process_vm_readv", 0 },
-		{ "process_vm_writev", 0 }, { "prlimit64", 0 }, { "kcmp", 0 }, { "kcmp", 1 },
-		{ "sched_setscheduler", 0 }, { "sched_setparam", 0 }, { "sched_setattr", 0 },
-		{ "sched_setaffinity", 0 }, { "setpriority", 1 }, { "ioprio_set", 1 },
-		{ "migrate_pages", 0 }, { "move_pages", 0 }, { "process_madvise", 0 },
-		{ "process_mrelease", 0 }, { "get_robust_list", 0 },
+		{ "kill", 0 },
+		{ "tkill", 0 },
+		{ "tgkill", 0 },
+		{ "tgkill", 1 },
+		{ "rt_sigqueueinfo", 0 },
+		{ "rt_tgsigqueueinfo", 0 },
+		{ "rt_tgsigqueueinfo", 1 },
+		{ "pidfd_open", 0 },
+		{ "ptrace", 1 },
+		{ "process_vm_readv", 0 },
+		{ "process_vm_writev", 0 },
+		{ "prlimit64", 0 },
+		{ "kcmp", 0 },
+		{ "kcmp", 1 },
+		{ "sched_setscheduler", 0 },
+		{ "sched_setparam", 0 },
+		{ "sched_setattr", 0 },
+		{ "sched_setaffinity", 0 },
+		{ "setpriority", 1 },
+		{ "ioprio_set", 1 },
+		{ "migrate_pages", 0 },
+		{ "move_pages", 0 },
+		{ "process_madvise", 0 },
+		{ "process_mrelease", 0 },
+		{ "get_robust_list", 0 },
 	};
 	int r = 0;
 

@@ -26,9 +26,9 @@
 #define PROTECT_PIDS_MAX 4
 
 struct protect_pids {
-	pid_t pid[PROTECT_PIDS_MAX];    /* sandcap, the helper, the keeper */
+	pid_t pid[PROTECT_PIDS_MAX]; /* sandcap, the helper, the keeper */
 	size_t n;
-	pid_t pgid;                     /* the supervisors' process group (0: none) */
+	pid_t pgid; /* the supervisors' process group (0: none) */
 };
 
 /* Add p to the set (ignores p <= 0 and duplicates). */

@@ -31,14 +31,15 @@ deny(scmp_filter_ctx ctx, int err, const char *name, unsigned n, const struct sc
 	int nr = seccomp_syscall_resolve_name(name);
 
 	if (nr == __NR_SCMP_ERROR || nr < 0)
-		return 0;       /* not a syscall on this architecture (e.g. socketcall) */
+		return 0; /* not a syscall on this architecture (e.g. socketcall) */
 	return seccomp_rule_add_array(ctx, SCMP_ACT_ERRNO(err), nr, n, a);
 }
 
-#define DENY(ctx, err, name, ...) ({                                            \
-	const struct scmp_arg_cmp _a[] = { __VA_ARGS__ };                       \
-	deny((ctx), (err), (name), ELEMENTSOF(_a), _a);                         \
-})
+#define DENY(ctx, err, name, ...)                                 \
+	({                                                        \
+		const struct scmp_arg_cmp _a[] = { __VA_ARGS__ }; \
+		deny((ctx), (err), (name), ELEMENTSOF(_a), _a);   \
+	})
 #define DENY0(ctx, err, name) deny((ctx), (err), (name), 0, NULL)
 
 /* --net loopback|proxy: socket() only for AF_UNIX, AF_INET and AF_INET6; for the inet
@@ -50,8 +51,10 @@ static int
 deny_inet_only(scmp_filter_ctx ctx, bool udp)
 {
 	static const int other_families[] = { AF_UNSPEC, 3, 4, 5, 6, 7, 8, 9 };
-	static const int bad_types[] = { SOCK_RAW, SOCK_RDM, SOCK_SEQPACKET, SOCK_DCCP,
-					 SOCK_PACKET, 0, 7, 8, 9, 11, 12, 13, 14, 15 };
+	static const int bad_types[] = {
+		SOCK_RAW, SOCK_RDM, SOCK_SEQPACKET, SOCK_DCCP, SOCK_PACKET, 0, 7, 8, 9, 11, 12, 13,
+		14,       15
+	};
 	const int families[] = { AF_INET, AF_INET6 };
 	unsigned max_proto = udp ? IPPROTO_UDP : IPPROTO_TCP;
 	int r;
@@ -63,8 +66,7 @@ deny_inet_only(scmp_filter_ctx ctx, bool udp)
 		r = DENY(ctx, EAFNOSUPPORT, "socket", SCMP_A0(SCMP_CMP_EQ, other_families[i]));
 	for (size_t f = 0; r == 0 && f < ELEMENTSOF(families); f++) {
 		for (size_t i = 0; r == 0 && i < ELEMENTSOF(bad_types); i++)
-			r = DENY(ctx, EPROTONOSUPPORT, "socket",
-				 SCMP_A0(SCMP_CMP_EQ, families[f]),
+			r = DENY(ctx, EPROTONOSUPPORT, "socket", SCMP_A0(SCMP_CMP_EQ, families[f]),
 				 SCMP_A1(SCMP_CMP_MASKED_EQ, 0xf, bad_types[i]));
 		if (r == 0 && !udp)
 			r = DENY(ctx, EPROTONOSUPPORT, "socket", SCMP_A0(SCMP_CMP_EQ, families[f]),
@@ -88,8 +90,8 @@ scrules_tree(void)
 #if SCMP_VER_MAJOR > 2 || (SCMP_VER_MAJOR == 2 && SCMP_VER_MINOR >= 5)
 	const struct scmp_version *v = seccomp_version();
 
-	return v != NULL && (v->major > 2 || (v->major == 2 && (v->minor > 5 ||
-					      (v->minor == 5 && v->micro >= 4))));
+	return v != NULL && (v->major > 2 ||
+			     (v->major == 2 && (v->minor > 5 || (v->minor == 5 && v->micro >= 4))));
 #else
 	return false;
 #endif
@@ -126,7 +128,7 @@ init_ctx(scmp_filter_ctx ctx)
 
 	if (r < 0)
 		return r;
-	/* perf: the system calls in a binary tree rather than a list: the kernel, when it
+		/* perf: the system calls in a binary tree rather than a list: the kernel, when it
 	 * loads a filter, runs it for every system call number to learn which it may allow
 	 * without running it again, and a walk down a list for each of them is a large part
 	 * of the load.  Same actions: test-seccomp-tpl compares the two for every key and
@@ -205,12 +207,12 @@ deny_sockets(scmp_filter_ctx ctx, const struct scrules_key *k)
 static int
 deny_other_netns(scmp_filter_ctx ctx, const struct scrules_key *k)
 {
-	int r = DENY(ctx, EPERM, "unshare", SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_NEWUSER,
-						    CLONE_NEWUSER));
+	int r = DENY(ctx, EPERM, "unshare",
+		     SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_NEWUSER, CLONE_NEWUSER));
 
 	if (r == 0)
-		r = DENY(ctx, EPERM, "clone", SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_NEWUSER,
-						      CLONE_NEWUSER));
+		r = DENY(ctx, EPERM, "clone",
+			 SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_NEWUSER, CLONE_NEWUSER));
 	if (r == 0)
 		r = DENY0(ctx, ENOSYS, "clone3");
 	if (r == 0)

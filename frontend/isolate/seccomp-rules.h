@@ -19,10 +19,10 @@ struct sock_filter;
  * Landlock domain that scopes signals is a domain).  unix_closed with --net host: connect()
  * is notified to sandcap (unixgate.h) rather than refused by socket(). */
 struct scrules_key {
-	enum policy_net net;            /* --net */
-	bool unix_closed;               /* no --unix host: see above */
-	bool landlock_domain;           /* the child applies a Landlock domain of any kind */
-	bool landlock_signal;           /* that domain scopes signals (pidfd_send_signal may stay) */
+	enum policy_net net;  /* --net */
+	bool unix_closed;     /* no --unix host: see above */
+	bool landlock_domain; /* the child applies a Landlock domain of any kind */
+	bool landlock_signal; /* that domain scopes signals (pidfd_send_signal may stay) */
 };
 
 /* Build the filter of k and set in *ret_ctx (a scmp_filter_ctx; the caller releases it,

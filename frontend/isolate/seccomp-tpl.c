@@ -25,8 +25,8 @@ find(const struct scrules_key *k)
 }
 
 int
-sctpl_fill(const struct scrules_key *k, const struct protect_pids *set,
-	   struct sock_filter *buf, size_t max, size_t *ret_len)
+sctpl_fill(const struct scrules_key *k, const struct protect_pids *set, struct sock_filter *buf,
+	   size_t max, size_t *ret_len)
 {
 	pid_t pid[PROTECT_PIDS_MAX];
 	const struct sctpl *t;

@@ -35,24 +35,24 @@ enum sctpl_expr {
 };
 
 struct sctpl_patch {
-	uint16_t insn;                  /* index in the program */
-	uint8_t expr;                   /* enum sctpl_expr */
-	uint8_t slot;                   /* pid slot, < PROTECT_PIDS_MAX */
+	uint16_t insn; /* index in the program */
+	uint8_t expr;  /* enum sctpl_expr */
+	uint8_t slot;  /* pid slot, < PROTECT_PIDS_MAX */
 };
 
 struct sctpl {
-	uint8_t net;                    /* the key (seccomp-rules.h) */
+	uint8_t net; /* the key (seccomp-rules.h) */
 	uint8_t unix_closed;
 	uint8_t landlock_domain;
 	uint8_t landlock_signal;
-	uint32_t insn;                  /* first instruction in sctpl_insns[] */
-	uint32_t len;                   /* instructions */
-	uint32_t patch;                 /* first entry in sctpl_patches[] */
+	uint32_t insn;  /* first instruction in sctpl_insns[] */
+	uint32_t len;   /* instructions */
+	uint32_t patch; /* first entry in sctpl_patches[] */
 	uint32_t n_patch;
 };
 
 /* Generated (tools/seccomp-gen.c). */
-extern const uint32_t sctpl_arch;               /* seccomp_arch_native() at build time */
+extern const uint32_t sctpl_arch; /* seccomp_arch_native() at build time */
 extern const struct sctpl sctpl_table[];
 extern const size_t sctpl_count;
 extern const struct sock_filter sctpl_insns[];
@@ -73,7 +73,7 @@ sctpl_value(enum sctpl_expr expr, const pid_t *pid, size_t slot, pid_t pgid)
 	case SCTPL_NEG_PGID:
 		return -(uint32_t) pgid;
 	}
-	return 0;       /* not reached: the generator emits only the four above */
+	return 0; /* not reached: the generator emits only the four above */
 }
 
 /* The filter of k and set from its template, in buf (max instructions).  The pids fill
@@ -81,5 +81,5 @@ sctpl_value(enum sctpl_expr expr, const pid_t *pid, size_t slot, pid_t pgid)
  * Returns 0 with *ret_len, or -ENOENT when no template fits: no pid, no process group
  * (set->pgid <= 0: the rules then have no group rule), a key without a program, another
  * architecture than the build's; the caller then builds the filter with libseccomp. */
-int sctpl_fill(const struct scrules_key *k, const struct protect_pids *set,
-	       struct sock_filter *buf, size_t max, size_t *ret_len);
+int sctpl_fill(const struct scrules_key *k, const struct protect_pids *set, struct sock_filter *buf,
+	       size_t max, size_t *ret_len);

@@ -39,15 +39,14 @@ is_digit(char c)
 }
 
 int
-allow_normalise_name(const char *in, size_t len, char *out, size_t outlen, char *err,
-		     size_t errlen)
+allow_normalise_name(const char *in, size_t len, char *out, size_t outlen, char *err, size_t errlen)
 {
 	char buf[ALLOW_NAME_MAX + 1];
 	size_t label = 0, last = 0;
 	bool numeric = true;
 
 	if (len > 0 && in[len - 1] == '.')
-		len--;                  /* one trailing dot: the root */
+		len--; /* one trailing dot: the root */
 	if (len == 0)
 		return fail(err, errlen, "empty host name");
 	if (len > ALLOW_NAME_MAX)
@@ -82,7 +81,8 @@ allow_normalise_name(const char *in, size_t len, char *out, size_t outlen, char 
 		return fail(err, errlen, "empty label in host name");
 	/* "1.2.3", "10", "0x7f" end in a label resolvers may read as a number. */
 	if (numeric || (len - last > 1 && buf[last] == '0' && buf[last + 1] == 'x'))
-		return fail(err, errlen, "host name ends in a numeric label (ambiguous with an "
+		return fail(err, errlen,
+			    "host name ends in a numeric label (ambiguous with an "
 			    "address)");
 	if (len + 1 > outlen)
 		return fail(err, errlen, "host name too long");
@@ -127,7 +127,8 @@ allow_parse_host(const char *in, size_t len, struct allow_host *ret, char *err, 
 
 		/* inet_aton's legacy forms (127.1, 0x7f000001, 017700000001) */
 		if (len < sizeof(tmp) && inet_aton(tmp, &a) == 1)
-			return fail(err, errlen, "ambiguous numeric host (write addresses as "
+			return fail(err, errlen,
+				    "ambiguous numeric host (write addresses as "
 				    "a.b.c.d)");
 	}
 	if (allow_normalise_name(in, len, h.name, sizeof(h.name), err, errlen) < 0)
@@ -181,7 +182,7 @@ split_rule(const char *s, char host[static ALLOW_NAME_MAX + 8], const char **ret
 
 	*ret_port = NULL;
 	*ret_bracketed = s[0] == '[';
-	if (*ret_bracketed) {                   /* [v6addr[/prefix]][:port] */
+	if (*ret_bracketed) { /* [v6addr[/prefix]][:port] */
 		const char *end = strchr(s, ']');
 
 		if (end == NULL)
@@ -232,8 +233,8 @@ parse_prefix(const char *slash, unsigned long *ret, char *err, size_t errlen)
 
 /* An address rule: h's network of the given prefix length (slash == NULL: the address). */
 static int
-rule_cidr(const struct allow_host *h, const char *slash, unsigned long prefix,
-	  struct allow_rule *r, char *err, size_t errlen)
+rule_cidr(const struct allow_host *h, const char *slash, unsigned long prefix, struct allow_rule *r,
+	  char *err, size_t errlen)
 {
 	unsigned max = h->family == AF_INET ? 32 : 128;
 
@@ -252,9 +253,10 @@ rule_cidr(const struct allow_host *h, const char *slash, unsigned long prefix,
 		char a[INET6_ADDRSTRLEN];
 
 		(void) inet_ntop(h->family, r->addr, a, sizeof(a));
-		return fail(err, errlen, "the address has bits set past the prefix length: "
-			    "write %s/%lu for the network, or the address alone for one host", a,
-			    prefix);
+		return fail(err, errlen,
+			    "the address has bits set past the prefix length: "
+			    "write %s/%lu for the network, or the address alone for one host",
+			    a, prefix);
 	}
 	return 0;
 }
@@ -270,12 +272,14 @@ rule_host(char *host, bool bracketed, struct allow_rule *r, char *err, size_t er
 	if (strneq(host, "*.", 2)) {
 		r->kind = ALLOW_SUFFIX;
 		return allow_normalise_name(host + 2, strlen(host + 2), r->name, sizeof(r->name),
-					    err, errlen) < 0 ? -EINVAL : 0;
+					    err, errlen) < 0
+			       ? -EINVAL
+			       : 0;
 	}
 	if (slash != NULL && parse_prefix(slash, &prefix, err, errlen) < 0)
 		return -EINVAL;
-	if (allow_parse_host(host, slash != NULL ? (size_t) (slash - host) : strlen(host), &h,
-			     err, errlen) < 0)
+	if (allow_parse_host(host, slash != NULL ? (size_t) (slash - host) : strlen(host), &h, err,
+			     errlen) < 0)
 		return -EINVAL;
 	if (bracketed && (!h.is_addr || h.family != AF_INET6))
 		return fail(err, errlen, "brackets hold an IPv6 address");
@@ -449,7 +453,7 @@ static unsigned
 special_range(int family, const uint8_t *a, const char **reason)
 {
 	static const uint8_t zero[16], mapped[12] = { [10] = 0xff, [11] = 0xff },
-			     nat64[12] = { 0x00, 0x64, 0xff, 0x9b };
+				       nat64[12] = { 0x00, 0x64, 0xff, 0x9b };
 	static const struct {
 		uint8_t net[4];
 		unsigned prefix;

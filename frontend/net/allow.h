@@ -8,31 +8,31 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define ALLOW_NAME_MAX   253            /* a DNS name, without the trailing dot */
-#define ALLOW_RULES_MAX  64
-#define ALLOW_TEXT_MAX   (ALLOW_NAME_MAX + 16)
+#define ALLOW_NAME_MAX  253 /* a DNS name, without the trailing dot */
+#define ALLOW_RULES_MAX 64
+#define ALLOW_TEXT_MAX  (ALLOW_NAME_MAX + 16)
 
 enum allow_kind {
-	ALLOW_EXACT,            /* example.com: that name only */
-	ALLOW_SUFFIX,           /* *.example.com: names ending in .example.com (not the name itself) */
-	ALLOW_CIDR,             /* 192.0.2.0/24, 2001:db8::/32, or one address */
+	ALLOW_EXACT,  /* example.com: that name only */
+	ALLOW_SUFFIX, /* *.example.com: names ending in .example.com (not the name itself) */
+	ALLOW_CIDR,   /* 192.0.2.0/24, 2001:db8::/32, or one address */
 };
 
 enum allow_ports {
-	ALLOW_PORTS_WEB,        /* no port given: 80 and 443 */
+	ALLOW_PORTS_WEB, /* no port given: 80 and 443 */
 	ALLOW_PORTS_ONE,
-	ALLOW_PORTS_ANY,        /* :* */
+	ALLOW_PORTS_ANY, /* :* */
 };
 
 struct allow_rule {
 	enum allow_kind kind;
-	char name[ALLOW_NAME_MAX + 1];  /* EXACT, SUFFIX (without "*.") */
-	int family;                     /* CIDR: AF_INET or AF_INET6 */
-	uint8_t addr[16];               /* CIDR: network byte order, host bits cleared */
-	unsigned prefix;                /* CIDR: prefix length */
+	char name[ALLOW_NAME_MAX + 1]; /* EXACT, SUFFIX (without "*.") */
+	int family;                    /* CIDR: AF_INET or AF_INET6 */
+	uint8_t addr[16];              /* CIDR: network byte order, host bits cleared */
+	unsigned prefix;               /* CIDR: prefix length */
 	enum allow_ports ports;
-	uint16_t port;                  /* ALLOW_PORTS_ONE */
-	char text[ALLOW_TEXT_MAX];      /* normalised form, for the report: "*.example.com:443" */
+	uint16_t port;             /* ALLOW_PORTS_ONE */
+	char text[ALLOW_TEXT_MAX]; /* normalised form, for the report: "*.example.com:443" */
 };
 
 struct allow_list {
@@ -43,9 +43,9 @@ struct allow_list {
 /* A host as a client named it: a name or an address literal. */
 struct allow_host {
 	bool is_addr;
-	int family;                     /* is_addr: AF_INET or AF_INET6 */
+	int family; /* is_addr: AF_INET or AF_INET6 */
 	uint8_t addr[16];
-	char name[ALLOW_NAME_MAX + 1];  /* normalised name, or the address as text */
+	char name[ALLOW_NAME_MAX + 1]; /* normalised name, or the address as text */
 };
 
 /* Normalise a host name of len bytes (not NUL-terminated; a NUL inside is an error):
@@ -58,8 +58,7 @@ int allow_normalise_name(const char *in, size_t len, char *out, size_t outlen, c
 /* Classify and normalise a host of len bytes: an IPv4 dotted quad, an IPv6 literal
  * (brackets allowed), or a name.  Legacy numeric forms ("127.1", "0x7f.0.0.1",
  * "2130706433") are refused: resolvers disagree on them. */
-int allow_parse_host(const char *in, size_t len, struct allow_host *ret, char *err,
-		     size_t errlen);
+int allow_parse_host(const char *in, size_t len, struct allow_host *ret, char *err, size_t errlen);
 
 /* Parse one --allow value: HOST, HOST:PORT, HOST:*, *.SUFFIX[:PORT], ADDR[/PREFIX],
  * [V6ADDR[/PREFIX]]:PORT.  0, or -EINVAL with "expected ..." in err. */

@@ -47,14 +47,19 @@ px_http_error(int fd, int status, const char *reason)
 {
 	char body[NET_REASON_MAX + 32], head[320];
 	int bl = snprintf(body, sizeof(body), "sandcap proxy: %s\n", reason);
-	int hl = snprintf(head, sizeof(head), "HTTP/1.1 %d %s\r\n%sContent-Type: text/plain\r\n"
-			  "Connection: close\r\nContent-Length: %d\r\n\r\n", status,
-			  status == 403 ? "Forbidden" : status == 502 ? "Bad Gateway" :
-			  status == 407 ? "Proxy Authentication Required" :
-			  status == 431 ? "Request Header Fields Too Large" :
-			  status == 501 ? "Not Implemented" : status == 504 ? "Gateway Timeout" :
-			  "Bad Request", status == 407 ?
-			  "Proxy-Authenticate: Basic realm=\"sandcap\"\r\n" : "", bl);
+	int hl = snprintf(head, sizeof(head),
+			  "HTTP/1.1 %d %s\r\n%sContent-Type: text/plain\r\n"
+			  "Connection: close\r\nContent-Length: %d\r\n\r\n",
+			  status,
+			  status == 403   ? "Forbidden"
+			  : status == 502 ? "Bad Gateway"
+			  : status == 407 ? "Proxy Authentication Required"
+			  : status == 431 ? "Request Header Fields Too Large"
+			  : status == 501 ? "Not Implemented"
+			  : status == 504 ? "Gateway Timeout"
+					  : "Bad Request",
+			  status == 407 ? "Proxy-Authenticate: Basic realm=\"sandcap\"\r\n" : "",
+			  bl);
 
 	px_say(fd, head, (size_t) hl);
 	px_say(fd, body, (size_t) bl);
@@ -97,7 +102,10 @@ px_refuse_client(struct pconn *c, int r)
 	if (c->req.kind == PROXY_SOCKS5)
 		px_socks_reply(c->cl, r == -EPERM ? 2 : r == -ECONNREFUSED ? 5 : 4);
 	else
-		px_http_error(c->cl, r == -EPERM ? 403 : r == -ETIMEDOUT ? 504 : 502,
+		px_http_error(c->cl,
+			      r == -EPERM       ? 403
+			      : r == -ETIMEDOUT ? 504
+						: 502,
 			      c->rec.reason);
 }
 
@@ -148,8 +156,10 @@ px_on_accept(struct px *px)
 		if (c == NULL) {
 			struct net_conn rec = { .denied = true };
 
-			(void) snprintf(rec.reason, sizeof(rec.reason), "more than %zu connections "
-					"at once", px->max_conn);
+			(void) snprintf(rec.reason, sizeof(rec.reason),
+					"more than %zu connections "
+					"at once",
+					px->max_conn);
 			px_http_error(fd, 502, rec.reason);
 			close(fd);
 			add_record(px, &rec);

@@ -17,9 +17,9 @@ consume(struct pconn *c, size_t n)
 
 /* What a step of the head made of the bytes that have arrived. */
 enum head_step {
-	HEAD_MORE,              /* an incomplete message: wait for more bytes */
-	HEAD_NEXT,              /* a message handled: parse what follows it */
-	HEAD_DONE,              /* the connection was ended, or its request begun */
+	HEAD_MORE, /* an incomplete message: wait for more bytes */
+	HEAD_NEXT, /* a message handled: parse what follows it */
+	HEAD_DONE, /* the connection was ended, or its request begun */
 };
 
 /* The SOCKS5 greeting: username/password is the one method offered. */
@@ -103,7 +103,8 @@ http_request(struct px *px, struct pconn *c)
 	if (c->req.auth_len == 0 ||
 	    proxy_parse_basic(c->req.auth, c->req.auth_len, cred, &cl) < 0 ||
 	    !px_cred_equal(px, cred, cl)) {
-		px_http_error(c->cl, 407, "the proxy URL's credentials are required "
+		px_http_error(c->cl, 407,
+			      "the proxy URL's credentials are required "
 			      "(HTTP_PROXY as sandcap set it)");
 		px_conn_end(px, c);
 		return HEAD_DONE;
@@ -140,8 +141,8 @@ px_on_head_event(struct px *px, struct pconn *c, short ev)
 	if (ev != 0 && c->in_len < sizeof(c->in)) {
 		r = px_pull(c->cl, c->in, sizeof(c->in), &c->in_len, NULL);
 		if (r == 0 || (r < 0 && r != -EAGAIN)) {
-			px_conn_reason(c, true, "no complete request: %s", r == 0 ?
-				       "the client closed the connection" : strerror(-r));
+			px_conn_reason(c, true, "no complete request: %s",
+				       r == 0 ? "the client closed the connection" : strerror(-r));
 			px_conn_end(px, c);
 			return;
 		}

@@ -45,30 +45,30 @@
 #include "net/proxy.h"
 #include "time-util.h"
 
-#define HEAD_DEADLINE_MS    30000       /* the whole request head */
-#define CONNECT_DEADLINE_MS 10000       /* per address tried */
-#define STOP_GRACE_MS       1000        /* for children to report after the stop */
-#define RESULT_DEADLINE_MS  5000        /* sandcap's wait for the result */
-#define RELAY_BUF           16384       /* upstream -> client, per connection */
-#define ADDRS_MAX           16          /* addresses of one name tried */
+#define HEAD_DEADLINE_MS    30000 /* the whole request head */
+#define CONNECT_DEADLINE_MS 10000 /* per address tried */
+#define STOP_GRACE_MS       1000  /* for children to report after the stop */
+#define RESULT_DEADLINE_MS  5000  /* sandcap's wait for the result */
+#define RELAY_BUF           16384 /* upstream -> client, per connection */
+#define ADDRS_MAX           16    /* addresses of one name tried */
 #define PROXY_CTL_MAGIC     UINT64_C(0x73616e6463617031)
 
 enum pstate {
 	ST_FREE,
-	ST_HEAD,                /* reading the request (HTTP) or the SOCKS5 greeting */
-	ST_SOCKS_AUTH,          /* reading the SOCKS5 username/password */
-	ST_SOCKS_REQ,           /* authenticated: reading the SOCKS5 request */
+	ST_HEAD,       /* reading the request (HTTP) or the SOCKS5 greeting */
+	ST_SOCKS_AUTH, /* reading the SOCKS5 username/password */
+	ST_SOCKS_REQ,  /* authenticated: reading the SOCKS5 request */
 	ST_CONNECTING,
 	ST_RELAY,
 };
 
 struct pconn {
-	int64_t since, deadline;        /* deadline: ST_HEAD .. ST_CONNECTING */
+	int64_t since, deadline; /* deadline: ST_HEAD .. ST_CONNECTING */
 	/* client -> upstream: the head, then the payload (in_off: what was sent or parsed) */
 	size_t in_off, in_len;
 	/* upstream -> client, and the proxy's own reply first */
 	size_t out_off, out_len;
-	size_t fwd_off;                 /* PROXY_HTTP_FORWARD: req.fwd sent so far */
+	size_t fwd_off; /* PROXY_HTTP_FORWARD: req.fwd sent so far */
 	size_t n_addr, i_addr;
 	struct net_conn rec;
 	struct sockaddr_storage addr[ADDRS_MAX];
@@ -77,7 +77,7 @@ struct pconn {
 	int cl, up;
 	int last_err;
 	socklen_t addr_len[ADDRS_MAX];
-	bool authed;                    /* the secret was right: the connection is recorded */
+	bool authed; /* the secret was right: the connection is recorded */
 	bool cl_eof, up_eof, cl_shut, up_shut;
 	uint8_t in[PROXY_HEAD_MAX];
 	uint8_t out[RELAY_BUF];
@@ -88,17 +88,16 @@ struct px {
 	int lfd, ctl, nl;
 	size_t max_conn;
 	uid_t uid;
-	uint64_t cgroup;                /* the sandbox's cgroup v2 id; 0: not checked */
+	uint64_t cgroup; /* the sandbox's cgroup v2 id; 0: not checked */
 	bool configured, stopping;
 	int64_t stop_deadline;
-	char cred[8 + 2 * PROXY_SECRET_BYTES + 1];      /* "sandcap:HEX" */
+	char cred[8 + 2 * PROXY_SECRET_BYTES + 1]; /* "sandcap:HEX" */
 	size_t cred_len;
 	size_t n_rec;
 	uint64_t omitted, denied;
 	struct net_conn rec[NET_CONNS_MAX];
 	struct pconn slots[NET_CONCURRENT_MAX];
 };
-
 
 static inline int64_t
 now_ms(void)

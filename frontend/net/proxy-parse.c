@@ -34,14 +34,15 @@ static const uint8_t *
 find_crlfcrlf(const uint8_t *buf, size_t n)
 {
 	for (size_t i = 0; i + 3 < n; i++)
-		if (buf[i] == '\r' && buf[i + 1] == '\n' && buf[i + 2] == '\r' && buf[i + 3] == '\n')
+		if (buf[i] == '\r' && buf[i + 1] == '\n' && buf[i + 2] == '\r' &&
+		    buf[i + 3] == '\n')
 			return buf + i;
 	return NULL;
 }
 
 int
-proxy_split_authority(const char *s, size_t len, uint16_t default_port, char *host,
-		      size_t hostcap, size_t *ret_host_len, uint16_t *ret_port)
+proxy_split_authority(const char *s, size_t len, uint16_t default_port, char *host, size_t hostcap,
+		      size_t *ret_host_len, uint16_t *ret_port)
 {
 	const char *h = s, *colon = NULL;
 	size_t hl;
@@ -65,7 +66,7 @@ proxy_split_authority(const char *s, size_t len, uint16_t default_port, char *ho
 		colon = memchr(s, ':', len);
 		hl = colon != NULL ? (size_t) (colon - s) : len;
 		if (colon != NULL && memchr(colon + 1, ':', len - (size_t) (colon + 1 - s)))
-			return -EINVAL;         /* an IPv6 literal needs brackets */
+			return -EINVAL; /* an IPv6 literal needs brackets */
 	}
 	if (colon != NULL) {
 		size_t pl = len - (size_t) (colon + 1 - s);
@@ -102,9 +103,9 @@ header_is(const char *line, size_t len, const char *name)
 static bool
 drop_header(const char *line, size_t len)
 {
-	static const char *const names[] = { "proxy-connection", "proxy-authorization",
-					     "proxy-authenticate", "connection", "keep-alive",
-					     "host" };
+	static const char *const names[] = { "proxy-connection",   "proxy-authorization",
+					     "proxy-authenticate", "connection",
+					     "keep-alive",         "host" };
 	const char *colon = memchr(line, ':', len);
 	size_t nl;
 
@@ -187,8 +188,7 @@ head_incomplete(const uint8_t *buf, size_t n, int *ret_status, char *err, size_t
 
 /* Every byte of a complete head: no NUL or control byte, CR and LF only as CRLF. */
 static int
-check_head_bytes(const uint8_t *buf, size_t head_len, int *ret_status, char *err,
-		 size_t errlen)
+check_head_bytes(const uint8_t *buf, size_t head_len, int *ret_status, char *err, size_t errlen)
 {
 	for (size_t i = 0; i < head_len; i++) {
 		uint8_t c = buf[i];
@@ -206,8 +206,8 @@ check_head_bytes(const uint8_t *buf, size_t head_len, int *ret_status, char *err
 
 /* "METHOD TARGET HTTP/1.x", exactly two spaces. */
 static int
-split_request_line(const char *p, size_t head_len, struct req_line *l, int *ret_status,
-		   char *err, size_t errlen)
+split_request_line(const char *p, size_t head_len, struct req_line *l, int *ret_status, char *err,
+		   size_t errlen)
 {
 	size_t line_len;
 
@@ -215,8 +215,8 @@ split_request_line(const char *p, size_t head_len, struct req_line *l, int *ret_
 	l->line_end = memchr(p, '\r', head_len);
 	line_len = (size_t) (l->line_end - p);
 	l->sp1 = memchr(p, ' ', line_len);
-	l->sp2 = l->sp1 != NULL ? memchr(l->sp1 + 1, ' ', line_len - (size_t) (l->sp1 + 1 - p)) :
-		 NULL;
+	l->sp2 = l->sp1 != NULL ? memchr(l->sp1 + 1, ' ', line_len - (size_t) (l->sp1 + 1 - p))
+				: NULL;
 	if (l->sp1 == NULL || l->sp2 == NULL || l->sp1 == p || l->sp2 == l->sp1 + 1 ||
 	    memchr(l->sp2 + 1, ' ', (size_t) (l->line_end - l->sp2 - 1)) != NULL)
 		return refuse(ret_status, 400, err, errlen, -EINVAL, "malformed request line");
@@ -228,8 +228,8 @@ split_request_line(const char *p, size_t head_len, struct req_line *l, int *ret_
 
 /* The headers to forward, minus hop-by-hop and proxy ones. */
 static int
-forward_headers(const struct req_line *l, struct proxy_req *r, bool *overflow,
-		int *ret_status, char *err, size_t errlen)
+forward_headers(const struct req_line *l, struct proxy_req *r, bool *overflow, int *ret_status,
+		char *err, size_t errlen)
 {
 	for (const char *h = l->line_end + 2; h < l->hend;) {
 		const char *e = memchr(h, '\r', (size_t) (l->hend - h));
@@ -294,8 +294,8 @@ parse_forward(const struct req_line *l, struct proxy_req *r, int *ret_status, ch
 }
 
 int
-proxy_parse_http(const uint8_t *buf, size_t n, struct proxy_req *ret, int *ret_status,
-		 char *err, size_t errlen)
+proxy_parse_http(const uint8_t *buf, size_t n, struct proxy_req *ret, int *ret_status, char *err,
+		 size_t errlen)
 {
 	const uint8_t *end = find_crlfcrlf(buf, n > PROXY_HEAD_MAX ? PROXY_HEAD_MAX : n);
 	struct req_line l;
@@ -419,7 +419,8 @@ proxy_parse_basic(const char *v, size_t len, char *cred, size_t *ret_len)
 		for (size_t k = 0; k < 3 - pad; k++) {
 			char c = (char) (q >> (16 - 8 * k) & 0xff);
 
-			if (o >= PROXY_CRED_MAX || c == '\0' || (unsigned char) c < 0x20 || c == 0x7f)
+			if (o >= PROXY_CRED_MAX || c == '\0' || (unsigned char) c < 0x20 ||
+			    c == 0x7f)
 				return -EINVAL;
 			cred[o++] = c;
 		}
@@ -432,8 +433,7 @@ proxy_parse_basic(const char *v, size_t len, char *cred, size_t *ret_len)
 }
 
 int
-proxy_parse_socks5_request(const uint8_t *buf, size_t n, struct proxy_req *ret,
-			   uint8_t *ret_rep)
+proxy_parse_socks5_request(const uint8_t *buf, size_t n, struct proxy_req *ret, uint8_t *ret_rep)
 {
 	struct proxy_req r;
 	size_t need;
@@ -443,7 +443,7 @@ proxy_parse_socks5_request(const uint8_t *buf, size_t n, struct proxy_req *ret,
 		return n >= 1 && buf[0] != 5 ? -EINVAL : 0;
 	if (buf[0] != 5 || buf[2] != 0)
 		return -EINVAL;
-	if (buf[1] != 1) {                      /* only CONNECT: no BIND, no UDP ASSOCIATE */
+	if (buf[1] != 1) { /* only CONNECT: no BIND, no UDP ASSOCIATE */
 		*ret_rep = 7;
 		return -ENOTSUP;
 	}

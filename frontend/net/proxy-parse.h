@@ -9,20 +9,20 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define PROXY_HEAD_MAX  16384           /* request line + headers */
-#define PROXY_HOST_MAX  256             /* host as the client wrote it (may be bracketed) */
-#define PROXY_CRED_MAX  511             /* "user:password", decoded (SOCKS5: 255 + 1 + 255) */
-#define PROXY_AUTH_MAX  1024            /* a Proxy-Authorization value as received */
+#define PROXY_HEAD_MAX 16384 /* request line + headers */
+#define PROXY_HOST_MAX 256   /* host as the client wrote it (may be bracketed) */
+#define PROXY_CRED_MAX 511   /* "user:password", decoded (SOCKS5: 255 + 1 + 255) */
+#define PROXY_AUTH_MAX 1024  /* a Proxy-Authorization value as received */
 
 enum proxy_kind {
-	PROXY_HTTP_CONNECT,     /* CONNECT host:port: a tunnel */
-	PROXY_HTTP_FORWARD,     /* GET http://host[:port]/path: forwarded as origin-form */
+	PROXY_HTTP_CONNECT, /* CONNECT host:port: a tunnel */
+	PROXY_HTTP_FORWARD, /* GET http://host[:port]/path: forwarded as origin-form */
 	PROXY_SOCKS5,
 };
 
 struct proxy_req {
 	enum proxy_kind kind;
-	char host[PROXY_HOST_MAX];      /* as written, brackets removed; NULs impossible */
+	char host[PROXY_HOST_MAX]; /* as written, brackets removed; NULs impossible */
 	size_t host_len;
 	uint16_t port;
 	/* HTTP: the Proxy-Authorization value (leading and trailing blanks removed); auth_len

@@ -17,7 +17,7 @@
 #include "net/proxy-peer.h"
 
 #ifndef INET_DIAG_CGROUP_ID
-#define INET_DIAG_CGROUP_ID 21          /* Linux 5.7 */
+#define INET_DIAG_CGROUP_ID 21 /* Linux 5.7 */
 #endif
 
 int
@@ -49,7 +49,7 @@ parse_reply(const uint8_t *buf, size_t n, uint32_t seq, struct proxy_peer *ret)
 	if (h->nlmsg_type != SOCK_DIAG_BY_FAMILY || h->nlmsg_len < NLMSG_LENGTH(sizeof(*m)))
 		return -EPROTO;
 	m = NLMSG_DATA(h);
-	*ret = (struct proxy_peer) { .uid = m->idiag_uid };
+	*ret = (struct proxy_peer){ .uid = m->idiag_uid };
 	left = h->nlmsg_len - NLMSG_LENGTH(sizeof(*m));
 	for (a = (const struct rtattr *) (m + 1); RTA_OK(a, left); a = RTA_NEXT(a, left))
 		if (a->rta_type == INET_DIAG_CGROUP_ID && RTA_PAYLOAD(a) == sizeof(uint64_t)) {

@@ -11,7 +11,7 @@
 
 struct proxy_peer {
 	uid_t uid;
-	bool has_cgroup;                /* the kernel sent INET_DIAG_CGROUP_ID */
+	bool has_cgroup; /* the kernel sent INET_DIAG_CGROUP_ID */
 	uint64_t cgroup;
 };
 

@@ -95,13 +95,13 @@ net_record_parse(const char *line, size_t len, struct net_conn *ret)
 		return -EINVAL;
 	for (const char *q = line; q < end; q++)
 		tabs += *q == '\t';
-	if (tabs != 6)          /* seven fields, exactly */
+	if (tabs != 6) /* seven fields, exactly */
 		return -EINVAL;
 	if (field(&p, end, d, sizeof(d)) < 0 || field(&p, end, c.host, sizeof(c.host)) < 0 ||
 	    field(&p, end, port, sizeof(port)) < 0 ||
-	    field(&p, end, c.address, sizeof(c.address)) < 0 ||
-	    field(&p, end, o, sizeof(o)) < 0 || field(&p, end, i, sizeof(i)) < 0 ||
-	    field(&p, end, c.reason, sizeof(c.reason)) < 0 || p != end)
+	    field(&p, end, c.address, sizeof(c.address)) < 0 || field(&p, end, o, sizeof(o)) < 0 ||
+	    field(&p, end, i, sizeof(i)) < 0 || field(&p, end, c.reason, sizeof(c.reason)) < 0 ||
+	    p != end)
 		return -EINVAL;
 	if (!streq(d, "A") && !streq(d, "D"))
 		return -EINVAL;

@@ -15,9 +15,9 @@ static void
 connected(struct pconn *c)
 {
 	const struct sockaddr *sa = (const struct sockaddr *) &c->addr[c->i_addr - 1];
-	const void *a = sa->sa_family == AF_INET ?
-			(const void *) &((const struct sockaddr_in *) sa)->sin_addr :
-			(const void *) &((const struct sockaddr_in6 *) sa)->sin6_addr;
+	const void *a = sa->sa_family == AF_INET
+				? (const void *) &((const struct sockaddr_in *) sa)->sin_addr
+				: (const void *) &((const struct sockaddr_in6 *) sa)->sin6_addr;
 	static const char ok[] = "HTTP/1.1 200 Connection established\r\n\r\n";
 	static const uint8_t socks_ok[10] = { 5, 0, 0, 1, 0, 0, 0, 0, 0, 0 };
 
@@ -70,7 +70,8 @@ try_next(struct px *px, struct pconn *c)
 static int
 decide(const struct allow_list *l, struct pconn *c)
 {
-	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
+	struct addrinfo hints = { .ai_family = AF_UNSPEC,
+				  .ai_socktype = SOCK_STREAM,
 				  .ai_flags = AI_NUMERICSERV };
 	struct addrinfo *res = NULL;
 	struct allow_host h;
@@ -118,9 +119,11 @@ decide(const struct allow_list *l, struct pconn *c)
 	}
 	freeaddrinfo(res);
 	if (c->n_addr == 0) {
-		px_conn_reason(c, true, "%s %s only to %s addresses (allow them with an address "
-			       "rule inside that range)", h.name,
-			       h.is_addr ? "points" : "resolves", why != NULL ? why : "refused");
+		px_conn_reason(c, true,
+			       "%s %s only to %s addresses (allow them with an address "
+			       "rule inside that range)",
+			       h.name, h.is_addr ? "points" : "resolves",
+			       why != NULL ? why : "refused");
 		return -EPERM;
 	}
 	c->last_err = -EHOSTUNREACH;

@@ -73,7 +73,7 @@ probe_peer(int lfd, const struct sockaddr_in *sa, bool *ret_cgroup)
 	return 0;
 }
 
-#define PROXY_FDS (2 * NET_CONCURRENT_MAX + 16)  /* two per connection, and its own */
+#define PROXY_FDS (2 * NET_CONCURRENT_MAX + 16) /* two per connection, and its own */
 
 /* Connections at once: NET_CONCURRENT_MAX, fewer when RLIMIT_NOFILE's hard limit leaves
  * less.  The proxy raises its own soft limit up to that (raise_nofile()); sandcap's, which
@@ -132,8 +132,8 @@ open_listener(struct net_proxy *p, struct sockaddr_in *sa, char *err, size_t err
 	int r;
 
 	lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (lfd < 0 || bind(lfd, (struct sockaddr *) sa, sizeof(*sa)) < 0 ||
-	    listen(lfd, 128) < 0 || getsockname(lfd, (struct sockaddr *) sa, &sl) < 0) {
+	if (lfd < 0 || bind(lfd, (struct sockaddr *) sa, sizeof(*sa)) < 0 || listen(lfd, 128) < 0 ||
+	    getsockname(lfd, (struct sockaddr *) sa, &sl) < 0) {
 		r = -errno;
 		(void) snprintf(err, errlen, "sandcap: --net proxy: cannot listen on 127.0.0.1: %s",
 				strerror(-r));
@@ -141,10 +141,12 @@ open_listener(struct net_proxy *p, struct sockaddr_in *sa, char *err, size_t err
 	}
 	r = probe_peer(lfd, sa, &p->peer_cgroup);
 	if (r < 0) {
-		(void) snprintf(err, errlen, "sandcap: --net proxy: the kernel's sock_diag cannot "
+		(void) snprintf(err, errlen,
+				"sandcap: --net proxy: the kernel's sock_diag cannot "
 				"name a connection's owner (%s), so the proxy could not tell its "
 				"sandbox from other local users (Linux with CONFIG_INET_DIAG is "
-				"needed); use --net none or --net host", strerror(-r));
+				"needed); use --net none or --net host",
+				strerror(-r));
 		return r;
 	}
 	return TAKE_FD(lfd);
@@ -166,7 +168,7 @@ proxy_child(struct px *px, int stop_r, int res_w, int pid_w)
 	 * without CAP_SYS_PTRACE can ptrace it or read its secret or write its memory through
 	 * /proc and make it connect elsewhere. */
 	(void) prctl(PR_SET_DUMPABLE, 0);
-	(void) setsid();        /* no terminal signals: sandcap handles ^C */
+	(void) setsid(); /* no terminal signals: sandcap handles ^C */
 	(void) sigemptyset(&all);
 	(void) sigprocmask(SIG_SETMASK, &all, NULL);
 	(void) signal(SIGPIPE, SIG_IGN);
@@ -204,7 +206,7 @@ spawn_proxy(struct px *px, const int stop_p[2], const int res_p[2], pid_t *ret_p
 			pid = 0;
 	}
 	close(pid_p[0]);
-	errno = mid < 0 ? errno : ESRCH;        /* fork()'s, or no pid read */
+	errno = mid < 0 ? errno : ESRCH; /* fork()'s, or no pid read */
 	fd = pid > 0 ? sys_pidfd_open(pid) : -EBADF;
 	if (fd < 0)
 		return -errno;
@@ -216,7 +218,8 @@ int
 net_proxy_start(struct net_proxy *p, const struct allow_list *l, char *err, size_t errlen)
 {
 	static struct px px;
-	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	struct sockaddr_in sa = { .sin_family = AF_INET,
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
 	_cleanup_close_ int lfd = -EBADF;
 	int stop_p[2] = { -EBADF, -EBADF }, res_p[2] = { -EBADF, -EBADF }, r;
 
@@ -224,7 +227,8 @@ net_proxy_start(struct net_proxy *p, const struct allow_list *l, char *err, size
 	p->stop_fd = p->result_fd = p->pidfd = -EBADF;
 	p->max_conn = conn_cap();
 	if (p->max_conn == 0) {
-		(void) snprintf(err, errlen, "sandcap: --net proxy: RLIMIT_NOFILE leaves the proxy "
+		(void) snprintf(err, errlen,
+				"sandcap: --net proxy: RLIMIT_NOFILE leaves the proxy "
 				"no descriptors; raise it (ulimit -n 256)");
 		return -EMFILE;
 	}
@@ -275,17 +279,21 @@ net_proxy_authorize(struct net_proxy *p, int cgroup_fd)
 	if (cgroup_fd >= 0 && p->peer_cgroup)
 		msg[1] = proxy_cgroup_id(cgroup_fd);
 	if (cgroup_fd >= 0 && msg[1] == 0)
-		fprintf(stderr, "sandcap: warning: --net proxy: this kernel's sock_diag reports no "
+		fprintf(stderr,
+			"sandcap: warning: --net proxy: this kernel's sock_diag reports no "
 			"cgroup id (Linux 5.7+ with CONFIG_SOCK_CGROUP_DATA): the proxy knows its "
 			"sandbox by uid and secret only\n");
 	if (msg[1] != 0)
 		(void) snprintf(who, sizeof(who), ", cgroup id %llu", (unsigned long long) msg[1]);
 	else if (cgroup_fd >= 0)
-		(void) snprintf(who, sizeof(who), ", cgroup unchecked: no cgroup id from this kernel");
+		(void) snprintf(who, sizeof(who),
+				", cgroup unchecked: no cgroup id from this kernel");
 	else
 		who[0] = '\0';
-	(void) snprintf(p->authentication, sizeof(p->authentication), "peer uid %u%s (sock_diag), "
-			"per-run secret in the proxy URL", (unsigned) geteuid(), who);
+	(void) snprintf(p->authentication, sizeof(p->authentication),
+			"peer uid %u%s (sock_diag), "
+			"per-run secret in the proxy URL",
+			(unsigned) geteuid(), who);
 	if (write(p->stop_fd, msg, sizeof(msg)) != (ssize_t) sizeof(msg))
 		return -errno;
 	return 0;
@@ -337,10 +345,9 @@ net_proxy_finish(struct net_proxy *p)
 			len = 0;
 	}
 	p->result_fd = safe_close(p->result_fd);
-	if (r < 0)      /* a pidfd: no recycled pid can be hit */
+	if (r < 0) /* a pidfd: no recycled pid can be hit */
 		(void) syscall(SYS_pidfd_send_signal, p->pidfd, SIGKILL, NULL, 0);
 	p->pidfd = safe_close(p->pidfd);
 	p->pid = 0;
 	return r;
 }
-

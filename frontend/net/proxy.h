@@ -14,34 +14,34 @@
 
 #include "net/allow.h"
 
-#define NET_CONNS_MAX      256          /* records kept for the report; the rest are counted */
+#define NET_CONNS_MAX      256 /* records kept for the report; the rest are counted */
 #define NET_REASON_MAX     160
-#define NET_CONCURRENT_MAX 64           /* connections handled at once (at most) */
-#define PROXY_SECRET_BYTES 16           /* from getrandom(), written as hex */
+#define NET_CONCURRENT_MAX 64 /* connections handled at once (at most) */
+#define PROXY_SECRET_BYTES 16 /* from getrandom(), written as hex */
 
 struct net_conn {
 	bool denied;
-	char host[ALLOW_NAME_MAX + 1];  /* normalised, or escaped as received when invalid */
+	char host[ALLOW_NAME_MAX + 1]; /* normalised, or escaped as received when invalid */
 	uint16_t port;
 	char address[INET6_ADDRSTRLEN]; /* "" when no connection was made */
 	char reason[NET_REASON_MAX];
-	uint64_t bytes_out, bytes_in;   /* client -> server, server -> client */
+	uint64_t bytes_out, bytes_in; /* client -> server, server -> client */
 };
 
 struct net_proxy {
-	pid_t pid;                      /* 0 = not running (not our child: see pidfd) */
-	int pidfd;                      /* the proxy, to kill it if it does not finish */
+	pid_t pid; /* 0 = not running (not our child: see pidfd) */
+	int pidfd; /* the proxy, to kill it if it does not finish */
 	uint16_t port;
-	int stop_fd;                    /* write end: closing it ends the proxy */
-	int result_fd;                  /* read end: the records, once stopped */
+	int stop_fd;   /* write end: closing it ends the proxy */
+	int result_fd; /* read end: the records, once stopped */
 	size_t n_conn;
-	uint64_t omitted;               /* attempts beyond NET_CONNS_MAX */
-	uint64_t denied;                /* all denied attempts, omitted ones included */
+	uint64_t omitted; /* attempts beyond NET_CONNS_MAX */
+	uint64_t denied;  /* all denied attempts, omitted ones included */
 	bool collected;
-	bool peer_cgroup;               /* sock_diag reports a peer's cgroup id (Linux 5.7+) */
-	size_t max_conn;                /* connections at once, for the report */
-	char secret[2 * PROXY_SECRET_BYTES + 1];        /* the proxy URL's password */
-	char authentication[128];       /* how peers are known, for the report */
+	bool peer_cgroup; /* sock_diag reports a peer's cgroup id (Linux 5.7+) */
+	size_t max_conn;  /* connections at once, for the report */
+	char secret[2 * PROXY_SECRET_BYTES + 1]; /* the proxy URL's password */
+	char authentication[128];                /* how peers are known, for the report */
 	/* Last: read only below n_conn, so a run without a proxy touches only the fields
 	 * above (issue 19). */
 	struct net_conn conn[NET_CONNS_MAX];

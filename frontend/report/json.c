@@ -143,7 +143,7 @@ utf8_valid_len(const unsigned char *s, size_t left)
 		n = 4;
 		cp = s[0] & 0x07;
 	} else {
-		return 0;               /* continuation byte, 0xc0/0xc1 overlong lead, 0xf5+ */
+		return 0; /* continuation byte, 0xc0/0xc1 overlong lead, 0xf5+ */
 	}
 	if (n > left)
 		return 0;
@@ -153,9 +153,9 @@ utf8_valid_len(const unsigned char *s, size_t left)
 		cp = (cp << 6) | (s[i] & 0x3f);
 	}
 	if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000))
-		return 0;               /* overlong */
+		return 0; /* overlong */
 	if (cp >= 0xd800 && cp <= 0xdfff)
-		return 0;               /* UTF-16 surrogate */
+		return 0; /* UTF-16 surrogate */
 	if (cp > 0x10ffff)
 		return 0;
 	return n;
@@ -185,7 +185,7 @@ json_write_string(FILE *f, const char *s, size_t len)
 		}
 		n = utf8_valid_len(p + i, len - i);
 		if (n == 0) {
-			(void) fprintf(f, "\\u%04x", c);   /* invalid byte: keep its value */
+			(void) fprintf(f, "\\u%04x", c); /* invalid byte: keep its value */
 			i++;
 			continue;
 		}

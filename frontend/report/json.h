@@ -20,9 +20,9 @@
 struct json {
 	FILE *f;
 	unsigned depth;
-	bool first[JSON_DEPTH_MAX];     /* no element written yet at this level */
-	bool after_key;                 /* a key was written; the value follows without comma */
-	int error;                      /* first error: -errno or -EINVAL for misuse */
+	bool first[JSON_DEPTH_MAX]; /* no element written yet at this level */
+	bool after_key;             /* a key was written; the value follows without comma */
+	int error;                  /* first error: -errno or -EINVAL for misuse */
 };
 
 void json_init(struct json *j, FILE *f);
@@ -31,7 +31,7 @@ void json_object_end(struct json *j);
 void json_array_begin(struct json *j);
 void json_array_end(struct json *j);
 void json_key(struct json *j, const char *key);
-void json_string(struct json *j, const char *s);        /* NULL writes null */
+void json_string(struct json *j, const char *s); /* NULL writes null */
 void json_uint(struct json *j, uint64_t v);
 void json_null(struct json *j);
 /* Flush; returns 0, or the first error (-EINVAL for unbalanced nesting). */

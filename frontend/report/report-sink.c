@@ -87,7 +87,7 @@ open_file(struct report_sink *s, const char *path, char *err, size_t errlen)
 	s->fd = fd;
 	s->own_fd = true;
 	s->path = TAKE_PTR(final);
-	s->tmp_path = TAKE_PTR(tmp);    /* NULL: the unnamed file */
+	s->tmp_path = TAKE_PTR(tmp); /* NULL: the unnamed file */
 	return 0;
 }
 
@@ -112,27 +112,28 @@ link_tmpfile(struct report_sink *s)
 	bcopy = strdup(s->path);
 	if (dcopy == NULL || bcopy == NULL)
 		return -ENOMEM;
-	dir = dirname(dcopy);           /* each may write into its copy: once */
+	dir = dirname(dcopy); /* each may write into its copy: once */
 	base = basename(bcopy);
 	for (int i = 0; i < 100 && r == -EEXIST; i++) {
 		uint64_t rnd = 0;
 
 		if (getrandom(&rnd, sizeof(rnd), GRND_NONBLOCK) < 0)
-			rnd = (uint64_t) getpid() << 20;        /* i still varies it */
+			rnd = (uint64_t) getpid() << 20; /* i still varies it */
 		free(s->tmp_path);
 		if (asprintf(&s->tmp_path, "%s/.%s.%06" PRIx64, dir, base,
 			     (rnd ^ (uint64_t) i) & 0xffffff) < 0) {
 			s->tmp_path = NULL;
 			return -ENOMEM;
 		}
-		r = linkat(AT_FDCWD, proc, AT_FDCWD, s->tmp_path, AT_SYMLINK_FOLLOW) < 0 ?
-		    neg_errno() : 0;
+		r = linkat(AT_FDCWD, proc, AT_FDCWD, s->tmp_path, AT_SYMLINK_FOLLOW) < 0
+			    ? neg_errno()
+			    : 0;
 	}
 	if (r == 0 && rename(s->tmp_path, s->path) < 0) {
 		r = neg_errno();
 		(void) unlink(s->tmp_path);
 	}
-	free(s->tmp_path);              /* on failure not ours (EEXIST) or removed above */
+	free(s->tmp_path); /* on failure not ours (EEXIST) or removed above */
 	s->tmp_path = NULL;
 	return r;
 }
@@ -169,13 +170,15 @@ report_sink_open(struct report_sink *s, const char *path, int fd, char *err, siz
 		int fl = fcntl(fd, F_GETFL);
 
 		if (fl < 0 || fcntl(fd, F_SETFD, FD_CLOEXEC) < 0) {
-			snprintf(err, errlen, "--report-fd: %d is not an open file descriptor: %s", fd,
-				 strerror(errno));
+			snprintf(err, errlen, "--report-fd: %d is not an open file descriptor: %s",
+				 fd, strerror(errno));
 			return -EBADF;
 		}
 		if ((fl & O_ACCMODE) == O_RDONLY) {
-			snprintf(err, errlen, "--report-fd: %d is open for reading only; pass a "
-				 "descriptor open for writing (e.g. the write end of a pipe)", fd);
+			snprintf(err, errlen,
+				 "--report-fd: %d is open for reading only; pass a "
+				 "descriptor open for writing (e.g. the write end of a pipe)",
+				 fd);
 			return -EBADF;
 		}
 		s->kind = REPORT_SINK_FD;
@@ -189,9 +192,11 @@ report_sink_open(struct report_sink *s, const char *path, int fd, char *err, siz
 	if (std >= 0 && std < 3 && sv_stdio_was_closed(std)) {
 		static const char *const what[] = { "input", "output", "error" };
 
-		snprintf(err, errlen, "--report %s: sandcap's standard %s was closed, so the report "
-			 "would be lost; give --report FILE, or --report-fd N of an open descriptor",
-			 path, what[std]);
+		snprintf(
+			err, errlen,
+			"--report %s: sandcap's standard %s was closed, so the report "
+			"would be lost; give --report FILE, or --report-fd N of an open descriptor",
+			path, what[std]);
 		return -EBADF;
 	}
 	if (streq(path, "-")) {
@@ -243,7 +248,7 @@ report_sink_commit(struct report_sink *s, char *err, size_t errlen)
 	}
 	s->mem = NULL;
 	if (s->kind == REPORT_SINK_STDOUT)
-		(void) fflush(stdout);          /* anything printf'ed before goes first */
+		(void) fflush(stdout); /* anything printf'ed before goes first */
 	r = write_all(s->fd, s->buf, s->len);
 	if (r < 0) {
 		snprintf(err, errlen, "--report: cannot write the report: %s", strerror(-r));

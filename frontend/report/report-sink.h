@@ -19,23 +19,26 @@
 enum report_sink_kind {
 	REPORT_SINK_NONE,
 	REPORT_SINK_STDOUT,
-	REPORT_SINK_FD,         /* --report-fd N, or FILE that is not a regular file */
-	REPORT_SINK_FILE,       /* a temporary file renamed over path at the end */
+	REPORT_SINK_FD,   /* --report-fd N, or FILE that is not a regular file */
+	REPORT_SINK_FILE, /* a temporary file renamed over path at the end */
 };
 
 struct report_sink {
 	enum report_sink_kind kind;
 	int fd;
-	bool own_fd;            /* close fd at the end (not --report-fd's) */
-	char *path;             /* REPORT_SINK_FILE: the final name */
-	char *tmp_path;         /* REPORT_SINK_FILE: the named temporary, unlinked on abort;
+	bool own_fd;    /* close fd at the end (not --report-fd's) */
+	char *path;     /* REPORT_SINK_FILE: the final name */
+	char *tmp_path; /* REPORT_SINK_FILE: the named temporary, unlinked on abort;
 				 * NULL while fd is an unnamed (O_TMPFILE) file */
-	char *buf;              /* the report, collected by report_sink_stream() */
+	char *buf;      /* the report, collected by report_sink_stream() */
 	size_t len;
 	FILE *mem;
 };
 
-#define REPORT_SINK_INIT { .kind = REPORT_SINK_NONE, .fd = -1 }
+#define REPORT_SINK_INIT                           \
+	{                                          \
+		.kind = REPORT_SINK_NONE, .fd = -1 \
+	}
 
 /* Open the sink for --report PATH (NULL: none; "-": stdout) or --report-fd FD (-1: none;
  * both given is refused by the option parser).  Returns 0, or -errno with the reason in

@@ -15,37 +15,43 @@
 
 /* The report's network object (docs/report.md); mode NULL = no object. */
 struct report_network {
-	const char *mode;                       /* "none", "loopback", "proxy", "host" */
-	char enforcement[96];                   /* "cgroup-bpf + seccomp", ... */
-	const struct allow_list *allow;         /* proxy: the normalised rules */
-	const struct net_proxy *proxy;          /* proxy: the connection records */
+	const char *mode;               /* "none", "loopback", "proxy", "host" */
+	char enforcement[96];           /* "cgroup-bpf + seccomp", ... */
+	const struct allow_list *allow; /* proxy: the normalised rules */
+	const struct net_proxy *proxy;  /* proxy: the connection records */
 };
 
 struct report {
 	const char *version;
-	const char *mode;                       /* "rlimit" | "cgroup" */
+	const char *mode; /* "rlimit" | "cgroup" */
 	const char *id;
-	char *const *argv;                      /* the command, NULL-terminated */
+	char *const *argv; /* the command, NULL-terminated */
 	struct verdict v;
 	const char *message;
 
-	struct { const char *key; uint64_t value; } limits[REPORT_ITEMS_MAX];
+	struct {
+		const char *key;
+		uint64_t value;
+	} limits[REPORT_ITEMS_MAX];
 	size_t n_limits;
-	struct { const char *key; char value[96]; } enforcement[REPORT_ITEMS_MAX];
+	struct {
+		const char *key;
+		char value[96];
+	} enforcement[REPORT_ITEMS_MAX];
 	size_t n_enforcement;
 
 	uint64_t wall_ms, cpu_user_ms, cpu_system_ms;
-	uint64_t max_rss;                       /* bytes */
+	uint64_t max_rss; /* bytes */
 	bool has_max_rss;
-	uint64_t output_bytes;                  /* --output-limit: bytes passed on */
-	uint64_t output_dropped;                /* --output-limit: never taken by the output */
-	unsigned killed_at_end;                 /* left running by the command, then killed */
+	uint64_t output_bytes;   /* --output-limit: bytes passed on */
+	uint64_t output_dropped; /* --output-limit: never taken by the output */
+	unsigned killed_at_end;  /* left running by the command, then killed */
 	/* connects to UNIX listeners outside the sandbox refused (unixgate.h); has_: the
 	 * gate was on. */
 	bool has_unix_refused;
 	uint64_t unix_refused;
 	bool has_output_bytes;
-	struct cg_usage cg;                     /* cgroup mode; has_* false otherwise */
+	struct cg_usage cg; /* cgroup mode; has_* false otherwise */
 
 	/* The command's environment ("NAME=VALUE", NULL-terminated): only the names are
 	 * written.  tmpdir_set: sandcap set TMPDIR (listed if env lacks it). */
@@ -56,9 +62,9 @@ struct report {
 	/* Who asked the sandbox to end (verdict killed, or a limit verdict that won). */
 	struct {
 		bool set;
-		const char *by;                 /* "sandcap kill" or "signal" */
+		const char *by; /* "sandcap kill" or "signal" */
 		int signal;
-		pid_t pid;                      /* 0: the kernel */
+		pid_t pid; /* 0: the kernel */
 		uid_t uid;
 	} killed_by;
 };

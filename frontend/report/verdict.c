@@ -8,20 +8,20 @@
 #include "report/verdict.h"
 
 static const char *const verdict_names[_VERDICT_MAX] = {
-	[VERDICT_OK]          = "ok",
-	[VERDICT_EXIT]        = "exit",
-	[VERDICT_SIGNAL]      = "signal",
-	[VERDICT_TIMEOUT]     = "timeout",
-	[VERDICT_CPU_TIME]    = "cpu-time",
-	[VERDICT_MEMORY]      = "memory",
-	[VERDICT_PIDS]        = "pids",
-	[VERDICT_FSIZE]       = "fsize",
-	[VERDICT_DISK]        = "disk",
+	[VERDICT_OK] = "ok",
+	[VERDICT_EXIT] = "exit",
+	[VERDICT_SIGNAL] = "signal",
+	[VERDICT_TIMEOUT] = "timeout",
+	[VERDICT_CPU_TIME] = "cpu-time",
+	[VERDICT_MEMORY] = "memory",
+	[VERDICT_PIDS] = "pids",
+	[VERDICT_FSIZE] = "fsize",
+	[VERDICT_DISK] = "disk",
 	[VERDICT_SETUP_ERROR] = "setup-error",
-	[VERDICT_KILLED]      = "killed",
-	[VERDICT_OUTPUT]      = "output",
+	[VERDICT_KILLED] = "killed",
+	[VERDICT_OUTPUT] = "output",
 	[VERDICT_TOTAL_MEMORY] = "total-memory",
-	[VERDICT_TOTAL_PIDS]  = "total-pids",
+	[VERDICT_TOTAL_PIDS] = "total-pids",
 };
 
 const char *

@@ -20,8 +20,7 @@
 #define COUNT_MAX (UINT64_C(1) << 30)
 
 /* Messages go to err as "--OPT: ...", printed after "sandcap: " or "FILE:LINE: ". */
-static int
-fail(char *err, size_t errlen, const char *fmt, ...) _printf_(3, 4);
+static int fail(char *err, size_t errlen, const char *fmt, ...) _printf_(3, 4);
 
 static int
 fail(char *err, size_t errlen, const char *fmt, ...)
@@ -49,32 +48,44 @@ bad_value(char *err, size_t errlen, const char *opt, const char *kind, const cha
 
 /* How an option's value is checked and where it goes: one row per option in apply_defs. */
 enum apply_kind {
-	KIND_SIZE,              /* bytes, min (0 or 1) to POLICY_SIZE_MAX */
-	KIND_DURATION,          /* milliseconds, min (0 or 1) to POLICY_TIMEOUT_MAX_MS */
-	KIND_COUNT,             /* a whole number, min to max */
-	KIND_PERCENT,           /* a percentage, min to max */
-	KIND_FLAG,              /* no value: the field is set to true */
-	KIND_STRING,            /* one value, checked and stored by fn */
-	KIND_LIST,              /* a value added to a list by fn */
+	KIND_SIZE,     /* bytes, min (0 or 1) to POLICY_SIZE_MAX */
+	KIND_DURATION, /* milliseconds, min (0 or 1) to POLICY_TIMEOUT_MAX_MS */
+	KIND_COUNT,    /* a whole number, min to max */
+	KIND_PERCENT,  /* a percentage, min to max */
+	KIND_FLAG,     /* no value: the field is set to true */
+	KIND_STRING,   /* one value, checked and stored by fn */
+	KIND_LIST,     /* a value added to a list by fn */
 };
 
 #define NO_FIELD SIZE_MAX
 
 struct apply_def {
-	int id;                 /* RUN_OPT_* */
+	int id; /* RUN_OPT_* */
 	enum apply_kind kind;
-	uint64_t min, max;      /* size, duration, count, percent */
-	size_t field;           /* offset of the uint64_t (bool for a flag) it sets, or NO_FIELD */
-	int rl;                 /* the rlimit it sets (field NO_FIELD), or -1 */
-	size_t also;            /* offset of a bool also set when the value is taken, or NO_FIELD */
+	uint64_t min, max; /* size, duration, count, percent */
+	size_t field;      /* offset of the uint64_t (bool for a flag) it sets, or NO_FIELD */
+	int rl;            /* the rlimit it sets (field NO_FIELD), or -1 */
+	size_t also;       /* offset of a bool also set when the value is taken, or NO_FIELD */
 	int (*fn)(struct run_opts *o, const char *opt, const char *a, char *err, size_t errlen);
 };
 
 #define AT(f) offsetof(struct run_opts, f)
-#define NUM(id, kind, min, max, f)      { id, kind, min, max, AT(f), -1, NO_FIELD, NULL }
-#define RLIM(id, kind, min, max, l)     { id, kind, min, max, NO_FIELD, l, NO_FIELD, NULL }
-#define FLAG(id, f, also)               { id, KIND_FLAG, 0, 0, AT(f), -1, also, NULL }
-#define FN(id, kind, fn, also)          { id, kind, 0, 0, NO_FIELD, -1, also, fn }
+#define NUM(id, kind, min, max, f)                            \
+	{                                                     \
+		id, kind, min, max, AT(f), -1, NO_FIELD, NULL \
+	}
+#define RLIM(id, kind, min, max, l)                             \
+	{                                                       \
+		id, kind, min, max, NO_FIELD, l, NO_FIELD, NULL \
+	}
+#define FLAG(id, f, also)                                  \
+	{                                                  \
+		id, KIND_FLAG, 0, 0, AT(f), -1, also, NULL \
+	}
+#define FN(id, kind, fn, also)                         \
+	{                                              \
+		id, kind, 0, 0, NO_FIELD, -1, also, fn \
+	}
 
 /* A size or duration typed can never mean "unlimited": RLIM_INFINITY and the policy's "no
  * ceiling" are above the maximum. */
@@ -87,9 +98,9 @@ get_size(const struct apply_def *d, const char *opt, const char *value, char *er
 	if (r == 0 && (*ret < d->min || *ret > d->max))
 		r = -ERANGE;
 	if (r == -ERANGE)
-		return bad_value(err, errlen, opt, "size", value, r, d->min == 0 ?
-				 "a size from 0 to 1 EiB (2^60 bytes)" :
-				 "a size from 1 byte to 1 EiB (2^60 bytes)");
+		return bad_value(err, errlen, opt, "size", value, r,
+				 d->min == 0 ? "a size from 0 to 1 EiB (2^60 bytes)"
+					     : "a size from 1 byte to 1 EiB (2^60 bytes)");
 	if (r < 0)
 		return bad_value(err, errlen, opt, "size", value, r, parse_size_forms);
 	return 0;
@@ -104,9 +115,9 @@ get_duration(const struct apply_def *d, const char *opt, const char *value, char
 	if (r == 0 && (*ret < d->min || *ret > d->max))
 		r = -ERANGE;
 	if (r == -ERANGE)
-		return bad_value(err, errlen, opt, "duration", value, r, d->min == 0 ?
-				 "a duration from 0 to 366 days (8784h)" :
-				 "a duration from 1ms to 366 days (8784h)");
+		return bad_value(err, errlen, opt, "duration", value, r,
+				 d->min == 0 ? "a duration from 0 to 366 days (8784h)"
+					     : "a duration from 1ms to 366 days (8784h)");
 	if (r < 0)
 		return bad_value(err, errlen, opt, "duration", value, r, parse_duration_forms);
 	return 0;
@@ -129,8 +140,8 @@ get_count(const struct apply_def *d, const char *opt, const char *value, char *e
 }
 
 static int
-get_percent(const struct apply_def *d, const char *opt, const char *value, char *err,
-	    size_t errlen, uint64_t *ret)
+get_percent(const struct apply_def *d, const char *opt, const char *value, char *err, size_t errlen,
+	    uint64_t *ret)
 {
 	int r = parse_percent(value, ret);
 
@@ -180,7 +191,8 @@ set_net(struct run_opts *o, const char *opt, const char *a, char *err, size_t er
 {
 	int r = isolate_parse_net(a, &o->iso.net);
 
-	return r < 0 ? bad_value(err, errlen, opt, "value", a, r, "host, proxy, loopback or none") : 0;
+	return r < 0 ? bad_value(err, errlen, opt, "value", a, r, "host, proxy, loopback or none")
+		     : 0;
 }
 
 static int
@@ -227,8 +239,10 @@ set_chdir(struct run_opts *o, const char *opt, const char *a, char *err, size_t 
 	if (a[0] == '\0')
 		return fail(err, errlen, "%s: empty directory name (a path, or @workspace)", opt);
 	if (a[0] == '@' && !streq(a, "@workspace"))
-		return fail(err, errlen, "%s: unknown place '%s': expected a directory or "
-			    "@workspace", opt, log_escape(a, esc, sizeof(esc)));
+		return fail(err, errlen,
+			    "%s: unknown place '%s': expected a directory or "
+			    "@workspace",
+			    opt, log_escape(a, esc, sizeof(esc)));
 	return 0;
 }
 
@@ -278,35 +292,35 @@ add_env_deny(struct run_opts *o, const char *opt, const char *a, char *err, size
 static const struct apply_def apply_defs[] = {
 	{ RUN_OPT_TIMEOUT, KIND_DURATION, 1, POLICY_TIMEOUT_MAX_MS, AT(timeout_ms), -1,
 	  AT(has_timeout), NULL },
-	NUM(RUN_OPT_GRACE,         KIND_DURATION, 0, POLICY_TIMEOUT_MAX_MS, grace_ms),
-	RLIM(RUN_OPT_CPU_TIME,     KIND_DURATION, 1, POLICY_TIMEOUT_MAX_MS, RUN_RL_CPU),
-	RLIM(RUN_OPT_AS,           KIND_SIZE,     1, POLICY_SIZE_MAX, RUN_RL_AS),
-	RLIM(RUN_OPT_FSIZE,        KIND_SIZE,     0, POLICY_SIZE_MAX, RUN_RL_FSIZE),
-	RLIM(RUN_OPT_STACK,        KIND_SIZE,     1, POLICY_SIZE_MAX, RUN_RL_STACK),
-	RLIM(RUN_OPT_CORE,         KIND_SIZE,     0, POLICY_SIZE_MAX, RUN_RL_CORE),
-	RLIM(RUN_OPT_NOFILE,       KIND_COUNT,    1, COUNT_MAX, RUN_RL_NOFILE),
-	RLIM(RUN_OPT_NPROC,        KIND_COUNT,    1, COUNT_MAX, RUN_RL_NPROC),
-	NUM(RUN_OPT_MEMORY,        KIND_SIZE,     1, POLICY_SIZE_MAX, memory),
-	NUM(RUN_OPT_DISK,          KIND_SIZE,     1, POLICY_SIZE_MAX, disk),
-	NUM(RUN_OPT_OUTPUT_LIMIT,  KIND_SIZE,     1, POLICY_SIZE_MAX, output_limit),
-	NUM(RUN_OPT_CPU,           KIND_PERCENT,  1, POLICY_CPU_MAX, cpu_percent),
-	NUM(RUN_OPT_PIDS,          KIND_COUNT,    1, POLICY_PIDS_MAX, pids),
-	FLAG(RUN_OPT_NO_CGROUP,    no_cgroup,     NO_FIELD),
-	FLAG(RUN_OPT_KEEP_FDS,     keep_fds,      NO_FIELD),
-	FLAG(RUN_OPT_FALLBACK,     fallback,      AT(iso.fallback)),
-	FLAG(RUN_OPT_ENV_CLEAR,    env.clear,     NO_FIELD),
-	FLAG(RUN_OPT_QUIET,        quiet,         NO_FIELD),
-	FN(RUN_OPT_FS,             KIND_STRING,   set_fs,        AT(has_fs)),
-	FN(RUN_OPT_NET,            KIND_STRING,   set_net,       AT(has_net)),
-	FN(RUN_OPT_UNIX,           KIND_STRING,   set_unix,      AT(has_unix)),
-	FN(RUN_OPT_REPORT,         KIND_STRING,   set_report,    NO_FIELD),
-	FN(RUN_OPT_REPORT_FD,      KIND_STRING,   set_report_fd, NO_FIELD),
-	FN(RUN_OPT_CHDIR,          KIND_STRING,   set_chdir,     NO_FIELD),
-	FN(RUN_OPT_ALLOW,          KIND_LIST,     add_allow,     AT(has_allow)),
-	FN(RUN_OPT_RW,             KIND_LIST,     add_rw,        NO_FIELD),
-	FN(RUN_OPT_RO,             KIND_LIST,     add_ro,        NO_FIELD),
-	FN(RUN_OPT_ENV,            KIND_LIST,     add_env,       NO_FIELD),
-	FN(RUN_OPT_ENV_DENY,       KIND_LIST,     add_env_deny,  NO_FIELD),
+	NUM(RUN_OPT_GRACE, KIND_DURATION, 0, POLICY_TIMEOUT_MAX_MS, grace_ms),
+	RLIM(RUN_OPT_CPU_TIME, KIND_DURATION, 1, POLICY_TIMEOUT_MAX_MS, RUN_RL_CPU),
+	RLIM(RUN_OPT_AS, KIND_SIZE, 1, POLICY_SIZE_MAX, RUN_RL_AS),
+	RLIM(RUN_OPT_FSIZE, KIND_SIZE, 0, POLICY_SIZE_MAX, RUN_RL_FSIZE),
+	RLIM(RUN_OPT_STACK, KIND_SIZE, 1, POLICY_SIZE_MAX, RUN_RL_STACK),
+	RLIM(RUN_OPT_CORE, KIND_SIZE, 0, POLICY_SIZE_MAX, RUN_RL_CORE),
+	RLIM(RUN_OPT_NOFILE, KIND_COUNT, 1, COUNT_MAX, RUN_RL_NOFILE),
+	RLIM(RUN_OPT_NPROC, KIND_COUNT, 1, COUNT_MAX, RUN_RL_NPROC),
+	NUM(RUN_OPT_MEMORY, KIND_SIZE, 1, POLICY_SIZE_MAX, memory),
+	NUM(RUN_OPT_DISK, KIND_SIZE, 1, POLICY_SIZE_MAX, disk),
+	NUM(RUN_OPT_OUTPUT_LIMIT, KIND_SIZE, 1, POLICY_SIZE_MAX, output_limit),
+	NUM(RUN_OPT_CPU, KIND_PERCENT, 1, POLICY_CPU_MAX, cpu_percent),
+	NUM(RUN_OPT_PIDS, KIND_COUNT, 1, POLICY_PIDS_MAX, pids),
+	FLAG(RUN_OPT_NO_CGROUP, no_cgroup, NO_FIELD),
+	FLAG(RUN_OPT_KEEP_FDS, keep_fds, NO_FIELD),
+	FLAG(RUN_OPT_FALLBACK, fallback, AT(iso.fallback)),
+	FLAG(RUN_OPT_ENV_CLEAR, env.clear, NO_FIELD),
+	FLAG(RUN_OPT_QUIET, quiet, NO_FIELD),
+	FN(RUN_OPT_FS, KIND_STRING, set_fs, AT(has_fs)),
+	FN(RUN_OPT_NET, KIND_STRING, set_net, AT(has_net)),
+	FN(RUN_OPT_UNIX, KIND_STRING, set_unix, AT(has_unix)),
+	FN(RUN_OPT_REPORT, KIND_STRING, set_report, NO_FIELD),
+	FN(RUN_OPT_REPORT_FD, KIND_STRING, set_report_fd, NO_FIELD),
+	FN(RUN_OPT_CHDIR, KIND_STRING, set_chdir, NO_FIELD),
+	FN(RUN_OPT_ALLOW, KIND_LIST, add_allow, AT(has_allow)),
+	FN(RUN_OPT_RW, KIND_LIST, add_rw, NO_FIELD),
+	FN(RUN_OPT_RO, KIND_LIST, add_ro, NO_FIELD),
+	FN(RUN_OPT_ENV, KIND_LIST, add_env, NO_FIELD),
+	FN(RUN_OPT_ENV_DENY, KIND_LIST, add_env_deny, NO_FIELD),
 };
 
 /* The value of a numeric kind, checked against d's range. */
@@ -328,7 +342,7 @@ get_number(const struct apply_def *d, const char *opt, const char *a, char *err,
 	case KIND_LIST:
 		break;
 	}
-	return fail(err, errlen, "%s: not a number option", opt);   /* a bug in apply_defs */
+	return fail(err, errlen, "%s: not a number option", opt); /* a bug in apply_defs */
 }
 
 static const char *
@@ -367,7 +381,8 @@ run_args_apply_id(struct run_opts *o, int c, const char *a, char *err, size_t er
 		if (apply_defs[i].id == c)
 			d = &apply_defs[i];
 	if (d == NULL)
-		return fail(err, errlen, "run: option %d has no handler", c);   /* a bug: see callers */
+		return fail(err, errlen, "run: option %d has no handler",
+			    c); /* a bug: see callers */
 	if (d->kind == KIND_FLAG) {
 		*(bool *) (base + d->field) = true;
 	} else if (d->fn != NULL) {
@@ -401,7 +416,8 @@ run_args_apply(struct run_opts *o, const char *name, const char *value, char *er
 		if (d->id == RUN_OPT_HELP || d->id == RUN_OPT_PROFILE || d->flags != 0)
 			continue;
 		if (streq(d->name + 2, name))
-			return run_args_apply_id(o, d->id, d->has_value ? value : NULL, err, errlen);
+			return run_args_apply_id(o, d->id, d->has_value ? value : NULL, err,
+						 errlen);
 	}
 	return fail(err, errlen, "run: unknown option '--%s'", name);
 }
@@ -410,14 +426,15 @@ int
 run_args_check_net(struct run_opts *o, char *err, size_t errlen)
 {
 	if (o->has_allow && !o->has_net) {
-		o->iso.net = POLICY_NET_PROXY;   /* --allow implies --net proxy */
+		o->iso.net = POLICY_NET_PROXY; /* --allow implies --net proxy */
 		o->has_net = true;
 	}
 	if (o->has_allow && o->iso.net != POLICY_NET_PROXY)
 		return fail(err, errlen, "--allow: only with --net proxy (not --net %s)",
 			    policy_net_name(o->iso.net));
 	if (o->has_unix && !o->iso.unix_host && o->iso.net == POLICY_NET_HOST)
-		return fail(err, errlen, "--unix none: only with --net proxy, loopback or none "
+		return fail(err, errlen,
+			    "--unix none: only with --net proxy, loopback or none "
 			    "(with --net host the sandbox reaches only the UNIX sockets it made; "
 			    "--unix host opens the user's)");
 	return 0;

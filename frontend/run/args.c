@@ -23,13 +23,13 @@ static const struct {
 	const char *option;
 	int resource;
 } rlimit_table[_RUN_RL_MAX] = {
-	[RUN_RL_AS]     = { "as",          "--as",       RLIMIT_AS },
-	[RUN_RL_CPU]    = { "cpu_time_ms", "--cpu-time", RLIMIT_CPU },
-	[RUN_RL_FSIZE]  = { "fsize",       "--fsize",    RLIMIT_FSIZE },
-	[RUN_RL_NOFILE] = { "nofile",      "--nofile",   RLIMIT_NOFILE },
-	[RUN_RL_STACK]  = { "stack",       "--stack",    RLIMIT_STACK },
-	[RUN_RL_CORE]   = { "core",        "--core",     RLIMIT_CORE },
-	[RUN_RL_NPROC]  = { "nproc",       "--nproc",    RLIMIT_NPROC },
+	[RUN_RL_AS] = { "as", "--as", RLIMIT_AS },
+	[RUN_RL_CPU] = { "cpu_time_ms", "--cpu-time", RLIMIT_CPU },
+	[RUN_RL_FSIZE] = { "fsize", "--fsize", RLIMIT_FSIZE },
+	[RUN_RL_NOFILE] = { "nofile", "--nofile", RLIMIT_NOFILE },
+	[RUN_RL_STACK] = { "stack", "--stack", RLIMIT_STACK },
+	[RUN_RL_CORE] = { "core", "--core", RLIMIT_CORE },
+	[RUN_RL_NPROC] = { "nproc", "--nproc", RLIMIT_NPROC },
 };
 
 const char *
@@ -130,40 +130,40 @@ run_args_usage(FILE *f)
 /* Every option of sandcap run (and sandcap trace's own, RUN_OPTF_TRACE): whether it takes a
  * value is said here only, for run_args_parse(), trace_args_parse() and the profile finder. */
 static const struct opt_def run_option_defs[] = {
-	{ "--timeout",      0,   true,  RUN_OPT_TIMEOUT,      0 },
-	{ "--grace",        0,   true,  RUN_OPT_GRACE,        0 },
-	{ "--cpu-time",     0,   true,  RUN_OPT_CPU_TIME,     0 },
-	{ "--as",           0,   true,  RUN_OPT_AS,           0 },
-	{ "--fsize",        0,   true,  RUN_OPT_FSIZE,        0 },
-	{ "--stack",        0,   true,  RUN_OPT_STACK,        0 },
-	{ "--core",         0,   true,  RUN_OPT_CORE,         0 },
-	{ "--nofile",       0,   true,  RUN_OPT_NOFILE,       0 },
-	{ "--nproc",        0,   true,  RUN_OPT_NPROC,        0 },
-	{ "--memory",       0,   true,  RUN_OPT_MEMORY,       0 },
-	{ "--cpu",          0,   true,  RUN_OPT_CPU,          0 },
-	{ "--pids",         0,   true,  RUN_OPT_PIDS,         0 },
-	{ "--disk",         0,   true,  RUN_OPT_DISK,         0 },
-	{ "--no-cgroup",    0,   false, RUN_OPT_NO_CGROUP,    0 },
-	{ "--keep-fds",     0,   false, RUN_OPT_KEEP_FDS,     0 },
-	{ "--fallback",     0,   false, RUN_OPT_FALLBACK,     0 },
-	{ "--fs",           0,   true,  RUN_OPT_FS,           0 },
-	{ "--net",          0,   true,  RUN_OPT_NET,          0 },
-	{ "--allow",        0,   true,  RUN_OPT_ALLOW,        0 },
-	{ "--unix",         0,   true,  RUN_OPT_UNIX,         0 },
-	{ "--rw",           0,   true,  RUN_OPT_RW,           0 },
-	{ "--ro",           0,   true,  RUN_OPT_RO,           0 },
-	{ "--env-clear",    0,   false, RUN_OPT_ENV_CLEAR,    0 },
-	{ "--env",          0,   true,  RUN_OPT_ENV,          0 },
-	{ "--env-deny",     0,   true,  RUN_OPT_ENV_DENY,     0 },
-	{ "--chdir",        0,   true,  RUN_OPT_CHDIR,        0 },
-	{ "--output-limit", 0,   true,  RUN_OPT_OUTPUT_LIMIT, 0 },
-	{ "--report",       0,   true,  RUN_OPT_REPORT,       0 },
-	{ "--report-fd",    0,   true,  RUN_OPT_REPORT_FD,    0 },
-	{ "--profile",      0,   true,  RUN_OPT_PROFILE,      0 },
-	{ "--quiet",        'q', false, RUN_OPT_QUIET,        0 },
-	{ "--help",         'h', false, RUN_OPT_HELP,         0 },
-	{ "--headroom",     0,   true,  RUN_OPT_HEADROOM,     RUN_OPTF_TRACE },
-	{ "--runs",         0,   true,  RUN_OPT_RUNS,         RUN_OPTF_TRACE },
+	{ "--timeout", 0, true, RUN_OPT_TIMEOUT, 0 },
+	{ "--grace", 0, true, RUN_OPT_GRACE, 0 },
+	{ "--cpu-time", 0, true, RUN_OPT_CPU_TIME, 0 },
+	{ "--as", 0, true, RUN_OPT_AS, 0 },
+	{ "--fsize", 0, true, RUN_OPT_FSIZE, 0 },
+	{ "--stack", 0, true, RUN_OPT_STACK, 0 },
+	{ "--core", 0, true, RUN_OPT_CORE, 0 },
+	{ "--nofile", 0, true, RUN_OPT_NOFILE, 0 },
+	{ "--nproc", 0, true, RUN_OPT_NPROC, 0 },
+	{ "--memory", 0, true, RUN_OPT_MEMORY, 0 },
+	{ "--cpu", 0, true, RUN_OPT_CPU, 0 },
+	{ "--pids", 0, true, RUN_OPT_PIDS, 0 },
+	{ "--disk", 0, true, RUN_OPT_DISK, 0 },
+	{ "--no-cgroup", 0, false, RUN_OPT_NO_CGROUP, 0 },
+	{ "--keep-fds", 0, false, RUN_OPT_KEEP_FDS, 0 },
+	{ "--fallback", 0, false, RUN_OPT_FALLBACK, 0 },
+	{ "--fs", 0, true, RUN_OPT_FS, 0 },
+	{ "--net", 0, true, RUN_OPT_NET, 0 },
+	{ "--allow", 0, true, RUN_OPT_ALLOW, 0 },
+	{ "--unix", 0, true, RUN_OPT_UNIX, 0 },
+	{ "--rw", 0, true, RUN_OPT_RW, 0 },
+	{ "--ro", 0, true, RUN_OPT_RO, 0 },
+	{ "--env-clear", 0, false, RUN_OPT_ENV_CLEAR, 0 },
+	{ "--env", 0, true, RUN_OPT_ENV, 0 },
+	{ "--env-deny", 0, true, RUN_OPT_ENV_DENY, 0 },
+	{ "--chdir", 0, true, RUN_OPT_CHDIR, 0 },
+	{ "--output-limit", 0, true, RUN_OPT_OUTPUT_LIMIT, 0 },
+	{ "--report", 0, true, RUN_OPT_REPORT, 0 },
+	{ "--report-fd", 0, true, RUN_OPT_REPORT_FD, 0 },
+	{ "--profile", 0, true, RUN_OPT_PROFILE, 0 },
+	{ "--quiet", 'q', false, RUN_OPT_QUIET, 0 },
+	{ "--help", 'h', false, RUN_OPT_HELP, 0 },
+	{ "--headroom", 0, true, RUN_OPT_HEADROOM, RUN_OPTF_TRACE },
+	{ "--runs", 0, true, RUN_OPT_RUNS, RUN_OPTF_TRACE },
 };
 
 const struct opt_def *
@@ -193,7 +193,7 @@ run_args_parse(int argc, char **argv, struct run_opts *ret)
 	int c;
 
 	run_args_reset(o);
-	run_args_set_rlimit(o, RUN_RL_CORE, 0);         /* no core dumps unless asked */
+	run_args_set_rlimit(o, RUN_RL_CORE, 0); /* no core dumps unless asked */
 	opt_init(&it, argc, argv, 1, run_option_defs, ELEMENTSOF(run_option_defs), RUN_OPTF_TRACE);
 	/* A repeated option: the last one counts, except those that add up (--rw, --ro,
 	 * --allow, --env, --env-deny). */
@@ -209,7 +209,7 @@ run_args_parse(int argc, char **argv, struct run_opts *ret)
 			run_args_usage(stdout);
 			return 1;
 		case RUN_OPT_HEADROOM:
-		case RUN_OPT_RUNS:      /* sandcap trace's own: hidden, opt_next() never returns them */
+		case RUN_OPT_RUNS: /* sandcap trace's own: hidden, opt_next() never returns them */
 			return usage_error(argv[0], &it, -ENOENT);
 		default:
 			if (run_args_apply_id(o, c, it.value, err, sizeof(err)) < 0) {
@@ -220,12 +220,15 @@ run_args_parse(int argc, char **argv, struct run_opts *ret)
 		}
 	}
 	if (o->report_path != NULL && o->report_fd >= 0) {
-		fprintf(stderr, "sandcap: --report-fd: cannot be combined with --report; give one\n");
+		fprintf(stderr,
+			"sandcap: --report-fd: cannot be combined with --report; give one\n");
 		return -EINVAL;
 	}
 	if (it.i >= argc) {
-		fprintf(stderr, "sandcap: %s: no command given; usage: sandcap %s [OPTIONS] -- COMMAND "
-			"[ARG...]\n", argv[0], argv[0]);
+		fprintf(stderr,
+			"sandcap: %s: no command given; usage: sandcap %s [OPTIONS] -- COMMAND "
+			"[ARG...]\n",
+			argv[0], argv[0]);
 		return -EINVAL;
 	}
 	if (argv[it.i][0] == '\0') {
@@ -257,9 +260,11 @@ run_args_find_profile(int argc, char **argv, const char **ret_name)
 			continue;
 		if (name != NULL) {
 			/* Two profiles would be merged in some order: refuse instead of guessing. */
-			fprintf(stderr, "sandcap: --profile: given twice ('%s', then '%s'); a run "
+			fprintf(stderr,
+				"sandcap: --profile: given twice ('%s', then '%s'); a run "
 				"takes one profile (put the other's settings on the command line)\n",
-				log_escape(name, e1, sizeof(e1)), log_escape(it.value, e2, sizeof(e2)));
+				log_escape(name, e1, sizeof(e1)),
+				log_escape(it.value, e2, sizeof(e2)));
 			return -EINVAL;
 		}
 		name = it.value;
@@ -271,7 +276,8 @@ run_args_find_profile(int argc, char **argv, const char **ret_name)
 void
 trace_args_usage(FILE *f)
 {
-	fprintf(f, "Usage: sandcap trace [--headroom PERCENT] [--runs N] [sandcap run OPTIONS] "
+	fprintf(f,
+		"Usage: sandcap trace [--headroom PERCENT] [--runs N] [sandcap run OPTIONS] "
 		"-- COMMAND [ARG...]\n\nRun COMMAND under your ceilings from the policy (or the "
 		"limits given), then print on stderr what it used (peak memory and pids, CPU and "
 		"wall time, workspace bytes, largest file) and the sandcap run flags and profile "
@@ -280,7 +286,8 @@ trace_args_usage(FILE *f)
 		"for short runs (timeout >= 2s and 3x the wall time, CPU time >= 1s and 2x).  "
 		"--runs N (1 to %d) runs it N times (stopping at a failed run) and takes the "
 		"largest figures, showing the spread.  --report FILE or --report-fd N writes the "
-		"same as JSON.  See sandcap(1).\n", TRACE_RUNS_MAX);
+		"same as JSON.  See sandcap(1).\n",
+		TRACE_RUNS_MAX);
 }
 
 int
@@ -288,7 +295,7 @@ trace_args_parse(int argc, char **argv, struct trace_opts *t, char ***ret_nv, in
 {
 	_cleanup_free_ char **nv = NULL;
 	struct opt_iter it;
-	size_t cap = 2;         /* "--" and the NULL */
+	size_t cap = 2; /* "--" and the NULL */
 	char esc[64];
 	int c, n = 0;
 
@@ -312,7 +319,8 @@ trace_args_parse(int argc, char **argv, struct trace_opts *t, char ***ret_nv, in
 		case RUN_OPT_HEADROOM:
 			if (parse_percent(it.value, &t->headroom_percent) < 0 ||
 			    t->headroom_percent > 1000) {
-				fprintf(stderr, "sandcap: --headroom: invalid percentage '%s': "
+				fprintf(stderr,
+					"sandcap: --headroom: invalid percentage '%s': "
 					"expected a whole percentage from 0%% to 1000%%, e.g. 25%%\n",
 					log_escape(it.value, esc, sizeof(esc)));
 				return -EINVAL;
@@ -322,9 +330,10 @@ trace_args_parse(int argc, char **argv, struct trace_opts *t, char ***ret_nv, in
 			uint64_t runs;
 
 			if (parse_u64_range(it.value, 1, TRACE_RUNS_MAX, &runs) < 0) {
-				fprintf(stderr, "sandcap: --runs: invalid number '%s': expected a whole "
-					"number from 1 to %d\n", log_escape(it.value, esc, sizeof(esc)),
-					TRACE_RUNS_MAX);
+				fprintf(stderr,
+					"sandcap: --runs: invalid number '%s': expected a whole "
+					"number from 1 to %d\n",
+					log_escape(it.value, esc, sizeof(esc)), TRACE_RUNS_MAX);
 				return -EINVAL;
 			}
 			t->runs = (unsigned) runs;

@@ -51,10 +51,10 @@ enum run_opt_id {
 	RUN_OPT_PROFILE,
 	RUN_OPT_QUIET,
 	RUN_OPT_HELP,
-	RUN_OPT_HEADROOM,       /* RUN_OPTF_TRACE from here */
+	RUN_OPT_HEADROOM, /* RUN_OPTF_TRACE from here */
 	RUN_OPT_RUNS,
 };
-#define RUN_OPTF_TRACE 1u       /* opt_def.flags: sandcap trace's own, not an option of run */
+#define RUN_OPTF_TRACE 1u /* opt_def.flags: sandcap trace's own, not an option of run */
 
 /* The table of every option (for sandcap trace and the tests); *ret_n entries. */
 const struct opt_def *run_args_options(size_t *ret_n);
@@ -62,7 +62,7 @@ const struct opt_def *run_args_options(size_t *ret_n);
 /* Resource limits applied with setrlimit() in the child. */
 enum run_rlimit {
 	RUN_RL_AS,
-	RUN_RL_CPU,             /* value in ms; RLIMIT_CPU gets whole seconds, rounded up */
+	RUN_RL_CPU, /* value in ms; RLIMIT_CPU gets whole seconds, rounded up */
 	RUN_RL_FSIZE,
 	RUN_RL_NOFILE,
 	RUN_RL_STACK,
@@ -73,15 +73,15 @@ enum run_rlimit {
 
 struct run_rlimit_req {
 	bool set;
-	uint64_t value;         /* bytes, a count, or ms (RUN_RL_CPU) */
-	const char *source;     /* option that set it, for messages: "--as", "--memory" */
+	uint64_t value;     /* bytes, a count, or ms (RUN_RL_CPU) */
+	const char *source; /* option that set it, for messages: "--as", "--memory" */
 };
 
 struct run_opts {
 	bool has_timeout;
 	uint64_t timeout_ms;
-	uint64_t grace_ms;                      /* default 5 s */
-	struct run_rlimit_req rl[_RUN_RL_MAX];  /* core is set to 0 by default */
+	uint64_t grace_ms;                     /* default 5 s */
+	struct run_rlimit_req rl[_RUN_RL_MAX]; /* core is set to 0 by default */
 
 	/* cgroup limits; 0 = not asked */
 	uint64_t memory;
@@ -89,23 +89,23 @@ struct run_opts {
 	uint64_t pids;
 	uint64_t disk;
 	bool no_cgroup;
-	bool keep_fds;                          /* pass fds other than 0-2 to the command */
+	bool keep_fds; /* pass fds other than 0-2 to the command */
 	bool fallback;
 
 	bool quiet;
-	const char *report_path;                /* NULL, "-" (stdout) or a file */
-	int report_fd;                          /* --report-fd N; -1 = none */
+	const char *report_path; /* NULL, "-" (stdout) or a file */
+	int report_fd;           /* --report-fd N; -1 = none */
 
 	struct isolate_opts iso;
 	bool has_fs, has_net;
-	struct allow_list allow;                /* --allow: what the --net proxy may reach */
+	struct allow_list allow; /* --allow: what the --net proxy may reach */
 	bool has_allow, has_unix;
 
-	struct env_opts env;                    /* --env-clear, --env, --env-deny */
-	const char *chdir;                      /* --chdir DIR or "@workspace"; NULL = stay */
-	uint64_t output_limit;                  /* --output-limit SIZE; 0 = not interposed */
+	struct env_opts env;   /* --env-clear, --env, --env-deny */
+	const char *chdir;     /* --chdir DIR or "@workspace"; NULL = stay */
+	uint64_t output_limit; /* --output-limit SIZE; 0 = not interposed */
 
-	char **argv;                            /* the command, NULL-terminated */
+	char **argv; /* the command, NULL-terminated */
 	int argc;
 };
 

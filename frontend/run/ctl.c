@@ -51,7 +51,7 @@ command_line(char *const *argv, char *buf, size_t bufsz)
 		char esc[256];
 
 		if (profile_shell_quote(*a, &q) < 0)
-			snprintf(esc, sizeof(esc), "'%s'", log_escape(*a, (char[240]) {}, 240));
+			snprintf(esc, sizeof(esc), "'%s'", log_escape(*a, (char[240]){}, 240));
 		used += (size_t) snprintf(buf + used, bufsz - used, "%s%s", a == argv ? "" : " ",
 					  q != NULL ? q : esc);
 	}
@@ -76,7 +76,7 @@ proc_usage_read(struct proc_usage *ret)
 	struct rusage ru;
 	size_t n;
 
-	*ret = (struct proc_usage) {};
+	*ret = (struct proc_usage){};
 	n = rawproc_children(getpid(), pv, par, 0, MAX);
 	for (size_t i = 0; i < n; i++) {
 		struct procstat ps;
@@ -117,25 +117,36 @@ ctl_status(void *userdata, char *buf, size_t len)
 		proc_usage_read(&pu);
 	json_init(&j, f);
 	json_object_begin(&j);
-	json_key(&j, "id"); json_string(&j, c->id);
-	json_key(&j, "mode"); json_string(&j, c->mode);
-	json_key(&j, "sandcap_pid"); json_uint(&j, (uint64_t) getpid());
-	json_key(&j, "command_line"); json_string(&j, line);
-	json_key(&j, "age_ms"); json_uint(&j, c->sv != NULL ? sv_age_ms(c->sv) : 0);
+	json_key(&j, "id");
+	json_string(&j, c->id);
+	json_key(&j, "mode");
+	json_string(&j, c->mode);
+	json_key(&j, "sandcap_pid");
+	json_uint(&j, (uint64_t) getpid());
+	json_key(&j, "command_line");
+	json_string(&j, line);
+	json_key(&j, "age_ms");
+	json_uint(&j, c->sv != NULL ? sv_age_ms(c->sv) : 0);
 	json_key(&j, "limits");
 	json_object_begin(&j);
 	if (c->sess != NULL) {
-		json_key(&j, "memory"); json_uint(&j, c->sess->effective.memory);
-		json_key(&j, "cpu_percent"); json_uint(&j, c->sess->effective.cpu_percent);
-		json_key(&j, "pids"); json_uint(&j, c->sess->effective.pids);
-		json_key(&j, "disk"); json_uint(&j, c->sess->effective.disk);
+		json_key(&j, "memory");
+		json_uint(&j, c->sess->effective.memory);
+		json_key(&j, "cpu_percent");
+		json_uint(&j, c->sess->effective.cpu_percent);
+		json_key(&j, "pids");
+		json_uint(&j, c->sess->effective.pids);
+		json_key(&j, "disk");
+		json_uint(&j, c->sess->effective.disk);
 	}
 	if (c->o->has_timeout) {
-		json_key(&j, "timeout_ms"); json_uint(&j, c->o->timeout_ms);
+		json_key(&j, "timeout_ms");
+		json_uint(&j, c->o->timeout_ms);
 	}
 	json_object_end(&j);
 	/* "cgroup": the figures are the sandbox cgroup's; "proc": summed from /proc. */
-	json_key(&j, "usage_from"); json_string(&j, c->sess != NULL ? "cgroup" : "proc");
+	json_key(&j, "usage_from");
+	json_string(&j, c->sess != NULL ? "cgroup" : "proc");
 	json_key(&j, "memory_current");
 	if (c->sess != NULL && read_u64_at(c->sess->leaf_fd, "memory.current", &v) == 0)
 		json_uint(&j, v);
@@ -144,7 +155,10 @@ ctl_status(void *userdata, char *buf, size_t len)
 	else
 		json_null(&j);
 	json_key(&j, "memory_peak");
-	if (u.has_memory_peak) json_uint(&j, u.memory_peak); else json_null(&j);
+	if (u.has_memory_peak)
+		json_uint(&j, u.memory_peak);
+	else
+		json_null(&j);
 	json_key(&j, "cpu_ms");
 	if (u.has_cpu_stat)
 		json_uint(&j, u.cpu_usage_usec / 1000);
@@ -160,7 +174,10 @@ ctl_status(void *userdata, char *buf, size_t len)
 	else
 		json_null(&j);
 	json_key(&j, "disk_used");
-	if (u.has_disk_used) json_uint(&j, u.disk_used); else json_null(&j);
+	if (u.has_disk_used)
+		json_uint(&j, u.disk_used);
+	else
+		json_null(&j);
 	json_object_end(&j);
 	if (json_finish(&j) < 0 || fclose(f) != 0)
 		return -ENOSPC;
@@ -175,11 +192,11 @@ ctl_kill(void *userdata, int sig, pid_t pid, uid_t uid)
 	if (c->sv == NULL)
 		return -ESRCH;
 	if (sig == 0)
-		return 0;       /* `sandcap kill --signal 0`: it runs */
+		return 0; /* `sandcap kill --signal 0`: it runs */
 	sv_request_signal(c->sv, sig, true, pid, uid);
 	if (sig == SIGSTOP || sig == SIGTSTP)
 		return 0;
-	sv_signal(c->sv, SIGCONT);      /* a stopped sandbox must see it */
+	sv_signal(c->sv, SIGCONT); /* a stopped sandbox must see it */
 	return 0;
 }
 
@@ -190,13 +207,14 @@ run_ctl_open(void *userdata)
 
 	/* The path is known already where a keeper was started (control_path() before the
 	 * split, run_plan()). */
-	if (c->path[0] != '\0' ? control_listen_at(c->path, &c->listen_fd) == 0 :
-	    control_listen(c->id, &c->listen_fd, c->path, sizeof(c->path)) == 0)
+	if (c->path[0] != '\0'
+		    ? control_listen_at(c->path, &c->listen_fd) == 0
+		    : control_listen(c->id, &c->listen_fd, c->path, sizeof(c->path)) == 0)
 		return c->listen_fd;
 	c->path[0] = '\0';
 	if (!c->o->quiet)
 		fprintf(stderr, "sandcap: warning: no control socket (sandcap ps and sandcap kill "
-			"will not see this sandbox)\n");
+				"will not see this sandbox)\n");
 	return -1;
 }
 
@@ -209,7 +227,6 @@ run_ctl_ready(void *userdata, struct sv_state *sv)
 	c->sv = sv;
 	(void) control_serve_one(c->listen_fd, &ops);
 }
-
 
 void
 run_ctl_closep(struct run_ctl *c)

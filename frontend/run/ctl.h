@@ -2,7 +2,6 @@
 /* The control-socket callbacks of `sandcap run` (run/ctl.c): status and kill. */
 #pragma once
 
-
 #include "run/args.h"
 #include "cgroup/client.h"
 #include "supervise/control.h"
@@ -12,10 +11,10 @@ struct run_ctl {
 	const char *id;
 	const char *mode;
 	char *const *argv;
-	const struct sc_session *sess;         /* NULL in rlimit mode */
+	const struct sc_session *sess; /* NULL in rlimit mode */
 	const struct run_opts *o;
 	int listen_fd;
-	struct sv_state *sv;                    /* while serving */
+	struct sv_state *sv; /* while serving */
 	/* The control socket's, for control_unlisten(); set before the split where a keeper
 	 * is started (control_path()), which removes it if the supervisor is killed. */
 	char path[CONTROL_PATH_MAX];

@@ -23,8 +23,7 @@ exec_hint_shebang(const char *head, size_t len, char *interp, size_t ilen)
 		return -EINVAL;
 	while (i < len && (head[i] == ' ' || head[i] == '\t'))
 		i++;
-	while (i < len && head[i] != ' ' && head[i] != '\t' && head[i] != '\n' &&
-	       head[i] != '\0') {
+	while (i < len && head[i] != ' ' && head[i] != '\t' && head[i] != '\n' && head[i] != '\0') {
 		if (n + 1 >= ilen)
 			return -ENAMETOOLONG;
 		interp[n++] = head[i++];
@@ -59,15 +58,14 @@ read_head(const char *path, char *buf, size_t len)
 }
 
 void
-exec_hint(const char *argv0, const char *dir, int err, enum policy_fs fs, char *buf,
-	  size_t len)
+exec_hint(const char *argv0, const char *dir, int err, enum policy_fs fs, char *buf, size_t len)
 {
 	char head[256] = "", interp[200], esc[256], path[PATH_MAX];
 	ssize_t n;
 
 	buf[0] = '\0';
 	if (strchr(argv0, '/') == NULL)
-		return;         /* found through PATH: where, the child alone knows */
+		return; /* found through PATH: where, the child alone knows */
 	/* As the child's exec saw it: relative to the directory it changed to. */
 	if (argv0[0] != '/' && dir != NULL) {
 		if ((size_t) snprintf(path, sizeof(path), "%s/%s", dir, argv0) >= sizeof(path))
@@ -76,7 +74,8 @@ exec_hint(const char *argv0, const char *dir, int err, enum policy_fs fs, char *
 	}
 	/* Executable out here, refused in there: Landlock's, most likely. */
 	if (err == EACCES && fs == POLICY_FS_STRICT && access(argv0, X_OK) == 0) {
-		snprintf(buf, len, " (with --fs strict a program outside the system directories "
+		snprintf(buf, len,
+			 " (with --fs strict a program outside the system directories "
 			 "needs its directory named: --ro DIR)");
 		return;
 	}
@@ -89,10 +88,13 @@ exec_hint(const char *argv0, const char *dir, int err, enum policy_fs fs, char *
 	if (exec_hint_shebang(head, (size_t) n, interp, sizeof(interp)) == 0) {
 		/* Only an absolute interpreter that is not there is named as missing. */
 		if (interp[0] == '/' && access(interp, F_OK) < 0 && errno == ENOENT)
-			snprintf(buf, len, " (the file exists; the interpreter its #! line names, "
-				 "'%s', does not)", log_escape(interp, esc, sizeof(esc)));
+			snprintf(buf, len,
+				 " (the file exists; the interpreter its #! line names, "
+				 "'%s', does not)",
+				 log_escape(interp, esc, sizeof(esc)));
 	} else if ((size_t) n >= SELFMAG && memcmp(head, ELFMAG, SELFMAG) == 0) {
-		snprintf(buf, len, " (the file exists; the program loader it names, its ELF "
+		snprintf(buf, len,
+			 " (the file exists; the program loader it names, its ELF "
 			 "interpreter, does not: built for another system?)");
 	}
 }

@@ -34,6 +34,6 @@ run_make_id(char (*buf)[64])
 
 		memcpy(rnd, &t, sizeof(rnd));
 	}
-	(void) snprintf(*buf, sizeof(*buf), "%u-%02x%02x%02x%02x%02x%02x",
-			(unsigned) control_uid(), rnd[0], rnd[1], rnd[2], rnd[3], rnd[4], rnd[5]);
+	(void) snprintf(*buf, sizeof(*buf), "%u-%02x%02x%02x%02x%02x%02x", (unsigned) control_uid(),
+			rnd[0], rnd[1], rnd[2], rnd[3], rnd[4], rnd[5]);
 }

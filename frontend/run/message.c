@@ -34,8 +34,8 @@ struct msg_ctx {
 	const struct verdict_input *in;
 	const struct verdict *v;
 	const struct cg_usage *cg;
-	const char *const *total_src;   /* the policy sections of the user's totals */
-	const char *sig;                /* the verdict's signal's name, or NULL */
+	const char *const *total_src; /* the policy sections of the user's totals */
+	const char *sig;              /* the verdict's signal's name, or NULL */
 	char *buf;
 	size_t bufsz;
 };
@@ -55,23 +55,35 @@ timeout_message(const struct msg_ctx *m)
 	format_duration_ms(m->o->grace_ms, g, sizeof(g));
 	if (out->grace_expired && out->exited)
 		/* The main process ended on SIGTERM; what it left behind needed the SIGKILL. */
-		snprintf(buf, bufsz, "stopped after %s (limit %s): the command exited with "
-			 "status %d after SIGTERM; what was left of the sandbox was killed (SIGKILL) "
-			 "after the %s grace", a, b, out->exit_code, g);
+		snprintf(
+			buf, bufsz,
+			"stopped after %s (limit %s): the command exited with "
+			"status %d after SIGTERM; what was left of the sandbox was killed (SIGKILL) "
+			"after the %s grace",
+			a, b, out->exit_code, g);
 	else if (out->grace_expired && out->signaled && out->signal != SIGKILL)
-		snprintf(buf, bufsz, "stopped after %s (limit %s): SIGTERM, the command was "
-			 "killed by SIG%s; what was left of the sandbox was killed (SIGKILL) after the "
-			 "%s grace", a, b, sig != NULL ? sig : "?", g);
+		snprintf(
+			buf, bufsz,
+			"stopped after %s (limit %s): SIGTERM, the command was "
+			"killed by SIG%s; what was left of the sandbox was killed (SIGKILL) after the "
+			"%s grace",
+			a, b, sig != NULL ? sig : "?", g);
 	else if (out->grace_expired)
-		snprintf(buf, bufsz, "killed after %s (limit %s): SIGTERM, then SIGKILL "
-			 "after the %s grace", a, b, g);
+		snprintf(buf, bufsz,
+			 "killed after %s (limit %s): SIGTERM, then SIGKILL "
+			 "after the %s grace",
+			 a, b, g);
 	else if (out->signaled && out->signal != SIGTERM)
 		/* Not our SIGKILL (the grace had not expired): say what ended it. */
-		snprintf(buf, bufsz, "stopped after %s (limit %s): SIGTERM, then killed by "
-			 "SIG%s before the %s grace was over", a, b, sig != NULL ? sig : "?", g);
+		snprintf(buf, bufsz,
+			 "stopped after %s (limit %s): SIGTERM, then killed by "
+			 "SIG%s before the %s grace was over",
+			 a, b, sig != NULL ? sig : "?", g);
 	else if (out->exited)
-		snprintf(buf, bufsz, "stopped after %s (limit %s): exited with status %d "
-			 "after SIGTERM", a, b, out->exit_code);
+		snprintf(buf, bufsz,
+			 "stopped after %s (limit %s): exited with status %d "
+			 "after SIGTERM",
+			 a, b, out->exit_code);
 	else
 		snprintf(buf, bufsz, "stopped after %s (limit %s): ended on SIGTERM", a, b);
 }
@@ -94,29 +106,36 @@ killed_message(const struct msg_ctx *m)
 	else
 		snprintf(how, sizeof(how), "exited with status %d", v->exit_code);
 	if (out->end_request.keeper_died)
-		snprintf(buf, bufsz, "sandcap was killed (its first process, pid %d, which the "
+		snprintf(buf, bufsz,
+			 "sandcap was killed (its first process, pid %d, which the "
 			 "shell waits for), so the sandbox was ended: the command %s",
 			 (int) out->end_request.pid, how);
 	/* A request, not necessarily the end: the command may handle or ignore it, and the
 	 * last part says how it ended. */
 	else if (out->end_request.by_control)
-		snprintf(buf, bufsz, "'sandcap kill' (SIG%s, from pid %d, uid %u) asked it to end, "
-			 "then the command %s", rs != NULL ? rs : "?", (int) out->end_request.pid,
+		snprintf(buf, bufsz,
+			 "'sandcap kill' (SIG%s, from pid %d, uid %u) asked it to end, "
+			 "then the command %s",
+			 rs != NULL ? rs : "?", (int) out->end_request.pid,
 			 (unsigned) out->end_request.uid, how);
 	else if (out->end_request.pid == 0)
-		snprintf(buf, bufsz, "SIG%s from the kernel (e.g. the terminal hung up), forwarded "
-			 "by sandcap, then the command %s", rs != NULL ? rs : "?", how);
+		snprintf(buf, bufsz,
+			 "SIG%s from the kernel (e.g. the terminal hung up), forwarded "
+			 "by sandcap, then the command %s",
+			 rs != NULL ? rs : "?", how);
 	else
-		snprintf(buf, bufsz, "SIG%s sent to sandcap by pid %d (uid %u), forwarded, then the "
-			 "command %s", rs != NULL ? rs : "?", (int) out->end_request.pid,
+		snprintf(buf, bufsz,
+			 "SIG%s sent to sandcap by pid %d (uid %u), forwarded, then the "
+			 "command %s",
+			 rs != NULL ? rs : "?", (int) out->end_request.pid,
 			 (unsigned) out->end_request.uid, how);
 }
 
 /* A SIGXCPU or SIGXFSZ that is not this run's limit (verdict signal): say where it may have
  * come from, so nobody looks for a limit the run did not set. */
 static void
-rlimit_signal_note(const struct run_opts *o, const struct verdict_input *in, int sig,
-		   char *buf, size_t bufsz)
+rlimit_signal_note(const struct run_opts *o, const struct verdict_input *in, int sig, char *buf,
+		   size_t bufsz)
 {
 	size_t n = strlen(buf);
 	struct rlimit lim;
@@ -125,7 +144,7 @@ rlimit_signal_note(const struct run_opts *o, const struct verdict_input *in, int
 	if (sig != SIGXCPU && sig != SIGXFSZ)
 		return;
 	if ((sig == SIGXCPU && in->cpu_limit_ms > 0) || (sig == SIGXFSZ && in->fsize_limit))
-		return;         /* not reached: those are verdicts cpu-time and fsize */
+		return; /* not reached: those are verdicts cpu-time and fsize */
 	/* Not set by this run: sandcap's own limit is the one the command inherited. */
 	if (getrlimit(sig == SIGXCPU ? RLIMIT_CPU : RLIMIT_FSIZE, &lim) < 0 ||
 	    lim.rlim_cur == RLIM_INFINITY) {
@@ -137,8 +156,10 @@ rlimit_signal_note(const struct run_opts *o, const struct verdict_input *in, int
 		format_duration_ms((uint64_t) lim.rlim_cur * 1000, b, sizeof(b));
 	else
 		format_size((uint64_t) lim.rlim_cur, b, sizeof(b));
-	snprintf(buf + n, bufsz - n, " (%s %s inherited from sandcap's caller, not a limit of "
-		 "this run's)", sig == SIGXCPU ? "RLIMIT_CPU" : "RLIMIT_FSIZE", b);
+	snprintf(buf + n, bufsz - n,
+		 " (%s %s inherited from sandcap's caller, not a limit of "
+		 "this run's)",
+		 sig == SIGXCPU ? "RLIMIT_CPU" : "RLIMIT_FSIZE", b);
 }
 
 /* The per-process limits (RLIMIT_CPU, _FSIZE, _AS) bind each process alone, so one may kill
@@ -147,28 +168,33 @@ rlimit_signal_note(const struct run_opts *o, const struct verdict_input *in, int
  * set, that they are per process (a process reaped by a parent of its own in the sandbox,
  * or an allocation refused under RLIMIT_AS, cannot be seen from here). */
 static void
-per_process_note(const struct run_opts *o, const struct verdict_input *in,
-		 const struct verdict *v, char *buf, size_t bufsz)
+per_process_note(const struct run_opts *o, const struct verdict_input *in, const struct verdict *v,
+		 char *buf, size_t bufsz)
 {
 	static const struct {
 		enum run_rlimit rl;
 		const char *name;
-	} lims[] = { { RUN_RL_CPU, "RLIMIT_CPU" }, { RUN_RL_FSIZE, "RLIMIT_FSIZE" },
+	} lims[] = { { RUN_RL_CPU, "RLIMIT_CPU" },
+		     { RUN_RL_FSIZE, "RLIMIT_FSIZE" },
 		     { RUN_RL_AS, "RLIMIT_AS" } };
 	size_t n = strlen(buf), k = 0;
 
 	if (v->kind == VERDICT_SETUP_ERROR)
 		return;
 	if (in->other_sigxcpu > 0 && in->cpu_limit_ms > 0)
-		n += (size_t) snprintf(buf + n, n < bufsz ? bufsz - n : 0, "; %u other process%s "
+		n += (size_t) snprintf(buf + n, n < bufsz ? bufsz - n : 0,
+				       "; %u other process%s "
 				       "killed by SIGXCPU at the CPU time limit (RLIMIT_CPU, per "
-				       "process)", in->other_sigxcpu,
+				       "process)",
+				       in->other_sigxcpu,
 				       in->other_sigxcpu == 1 ? " was" : "es were");
 	if (in->other_sigxfsz > 0 && in->fsize_limit)
-		n += (size_t) snprintf(buf + n, n < bufsz ? bufsz - n : 0, "; %u other process%s "
-				       "killed by SIGXFSZ at the file size limit (RLIMIT_FSIZE, per "
-				       "process)", in->other_sigxfsz,
-				       in->other_sigxfsz == 1 ? " was" : "es were");
+		n += (size_t) snprintf(
+			buf + n, n < bufsz ? bufsz - n : 0,
+			"; %u other process%s "
+			"killed by SIGXFSZ at the file size limit (RLIMIT_FSIZE, per "
+			"process)",
+			in->other_sigxfsz, in->other_sigxfsz == 1 ? " was" : "es were");
 	if (v->kind != VERDICT_OK && v->kind != VERDICT_EXIT && v->kind != VERDICT_SIGNAL)
 		return;
 	for (size_t i = 0; i < ELEMENTSOF(lims); i++) {
@@ -176,12 +202,13 @@ per_process_note(const struct run_opts *o, const struct verdict_input *in,
 
 		if (!r->set || n + 1 >= bufsz)
 			continue;
-		n += (size_t) snprintf(buf + n, bufsz - n, "%s%s (%s)", k++ == 0 ?
-				       " (per-process limits: " : ", ",
+		n += (size_t) snprintf(buf + n, bufsz - n, "%s%s (%s)",
+				       k++ == 0 ? " (per-process limits: " : ", ",
 				       r->source != NULL ? r->source : "?", lims[i].name);
 	}
 	if (k > 0 && n + 1 < bufsz)
-		snprintf(buf + n, bufsz - n, "; a process other than the main one that reached "
+		snprintf(buf + n, bufsz - n,
+			 "; a process other than the main one that reached "
 			 "one is named here only when sandcap reaped it)");
 }
 
@@ -210,10 +237,12 @@ total_message(const struct msg_ctx *m)
 	if (m->v->kind == VERDICT_TOTAL_MEMORY) {
 		format_size(l->memory_max, t, sizeof(t));
 		format_size(cg->memory_peak, peak, sizeof(peak));
-		snprintf(buf, bufsz, "your total_memory was reached (%s for all of your sandboxes "
+		snprintf(buf, bufsz,
+			 "your total_memory was reached (%s for all of your sandboxes "
 			 "together, set by %s): the kernel's OOM killer at that level "
 			 "(memory.events.local oom of the per-user cgroup) ended this sandbox, "
-			 "which held at most %s", l->memory_max != UINT64_MAX ? t : "its limit",
+			 "which held at most %s",
+			 l->memory_max != UINT64_MAX ? t : "its limit",
 			 total_source(total_src, POLICY_TOTAL_MEMORY),
 			 cg->has_memory_peak ? peak : "an unknown part of it");
 		return;
@@ -221,19 +250,21 @@ total_message(const struct msg_ctx *m)
 	snprintf(t, sizeof(t), "%llu", (unsigned long long) l->pids_max);
 	snprintf(own, sizeof(own), "%llu", (unsigned long long) cg->pids_max);
 	if (cg->has_pids_events && cg->pids_max_events > 0)
-		snprintf(buf, bufsz, "your total_pids was reached (%s processes for all of your "
+		snprintf(buf, bufsz,
+			 "your total_pids was reached (%s processes for all of your "
 			 "sandboxes together, set by %s): %llu fork%s refused in this sandbox, "
-			 "which had at most %llu of its own limit %s", t,
-			 total_source(total_src, POLICY_TOTAL_PIDS),
+			 "which had at most %llu of its own limit %s",
+			 t, total_source(total_src, POLICY_TOTAL_PIDS),
 			 (unsigned long long) cg->pids_max_events,
 			 cg->pids_max_events == 1 ? " was" : "s were",
 			 (unsigned long long) cg->pids_peak,
 			 cg->has_pids_max && cg->pids_max != UINT64_MAX ? own : "(none)");
 	else
-		snprintf(buf, bufsz, "your total_pids (%s processes for all of your sandboxes "
+		snprintf(buf, bufsz,
+			 "your total_pids (%s processes for all of your sandboxes "
 			 "together, set by %s) refused forks while it ran (pids.events.local of "
-			 "the per-user cgroup: of this sandbox or another of yours)", t,
-			 total_source(total_src, POLICY_TOTAL_PIDS));
+			 "the per-user cgroup: of this sandbox or another of yours)",
+			 t, total_source(total_src, POLICY_TOTAL_PIDS));
 }
 
 /* An OOM kill in the leaf that neither the leaf's limit nor the user's total explains. */
@@ -257,9 +288,10 @@ exit_message(const struct msg_ctx *m)
 	const struct cg_usage *cg = m->cg;
 
 	snprintf(m->buf, m->bufsz, "the command exited with status %d%s", m->v->exit_code,
-		 cg->has_memory_events && cg->oom > 0 && cg->oom_kill == 0 ?
-		 " (some allocations failed at the memory limit: memory.events oom > 0, "
-		 "nothing was OOM-killed)" : "");
+		 cg->has_memory_events && cg->oom > 0 && cg->oom_kill == 0
+			 ? " (some allocations failed at the memory limit: memory.events oom > 0, "
+			   "nothing was OOM-killed)"
+			 : "");
 }
 
 static void
@@ -287,8 +319,10 @@ cpu_time_message(const struct msg_ctx *m)
 	 * was rounded up. */
 	format_duration_ms(applied, b, sizeof(b));
 	format_duration_ms(asked, esc, sizeof(esc));
-	snprintf(m->buf, m->bufsz, "CPU time limit reached (limit %s per process, "
-		 "RLIMIT_CPU%s%s%s): killed by SIG%s", b, applied != asked ? ", whole seconds: --cpu-time " : "",
+	snprintf(m->buf, m->bufsz,
+		 "CPU time limit reached (limit %s per process, "
+		 "RLIMIT_CPU%s%s%s): killed by SIG%s",
+		 b, applied != asked ? ", whole seconds: --cpu-time " : "",
 		 applied != asked ? esc : "", applied != asked ? " rounded up" : "",
 		 m->sig != NULL ? m->sig : "?");
 }
@@ -300,8 +334,10 @@ fsize_message(const struct msg_ctx *m)
 	char b[32];
 
 	format_size(l->value, b, sizeof(b));
-	snprintf(m->buf, m->bufsz, "file size limit reached (limit %s, %s, RLIMIT_FSIZE): "
-		 "killed by SIGXFSZ", b, l->source != NULL ? l->source : "--fsize");
+	snprintf(m->buf, m->bufsz,
+		 "file size limit reached (limit %s, %s, RLIMIT_FSIZE): "
+		 "killed by SIGXFSZ",
+		 b, l->source != NULL ? l->source : "--fsize");
 }
 
 static void
@@ -332,8 +368,10 @@ memory_message(const struct msg_ctx *m)
 	 * memory.oom.group (set by the helper) the chosen victim counts twice, so
 	 * one killed process reads 2 (docs/report.md, usage.oom_kills). */
 	format_size(limit, b, sizeof(b));
-	snprintf(m->buf, m->bufsz, "memory limit hit%s%s%s: the kernel's OOM killer ended the "
-		 "sandbox", limit > 0 ? " (limit " : "", limit > 0 ? b : "", limit > 0 ? ")" : "");
+	snprintf(m->buf, m->bufsz,
+		 "memory limit hit%s%s%s: the kernel's OOM killer ended the "
+		 "sandbox",
+		 limit > 0 ? " (limit " : "", limit > 0 ? b : "", limit > 0 ? ")" : "");
 	/* The workspace is tmpfs: its files are pages charged to the leaf (no swap), and
 	 * they outlive the kill.  A quarter of the limit or more is named, or a full
 	 * workspace reads as the command's own appetite. */
@@ -341,8 +379,10 @@ memory_message(const struct msg_ctx *m)
 		size_t n = strlen(m->buf);
 
 		format_size(m->cg->disk_used, b, sizeof(b));
-		snprintf(m->buf + n, m->bufsz - n, "; the workspace's files held %s of it: they "
-			 "are memory (tmpfs), charged to --memory", b);
+		snprintf(m->buf + n, m->bufsz - n,
+			 "; the workspace's files held %s of it: they "
+			 "are memory (tmpfs), charged to --memory",
+			 b);
 	}
 }
 
@@ -364,9 +404,11 @@ disk_message(const struct msg_ctx *m)
 	format_size(m->in->disk_limit, limit, sizeof(limit));
 	if (cg->disk_inodes_out)
 		/* Blocks to spare, but no file can be made: say which ran out. */
-		snprintf(m->buf, m->bufsz, "the workspace is out of inodes: %llu files, "
+		snprintf(m->buf, m->bufsz,
+			 "the workspace is out of inodes: %llu files, "
 			 "directories and links, its most (one per 4 KiB of --disk, 4096 to "
-			 "1048576); %s of %s used", (unsigned long long) cg->disk_inodes, used, limit);
+			 "1048576); %s of %s used",
+			 (unsigned long long) cg->disk_inodes, used, limit);
 	else
 		snprintf(m->buf, m->bufsz, "the workspace is full (%s used of %s)", used, limit);
 }
@@ -377,7 +419,8 @@ output_message(const struct msg_ctx *m)
 	char b[32];
 
 	format_size(m->o->output_limit, b, sizeof(b));
-	snprintf(m->buf, m->bufsz, "output limit reached: %llu bytes of stdout and stderr passed "
+	snprintf(m->buf, m->bufsz,
+		 "output limit reached: %llu bytes of stdout and stderr passed "
 		 "(limit %s), then the sandbox was ended",
 		 (unsigned long long) m->out->output_bytes, b);
 }
@@ -403,13 +446,19 @@ static verdict_message_fn *const verdict_messages[_VERDICT_MAX] = {
 
 static void
 compose_message(const struct run_opts *o, const struct sv_outcome *out,
-		const struct verdict_input *in, const struct verdict *v,
-		const struct cg_usage *cg, const char *const *total_src, char *buf,
-		size_t bufsz)
+		const struct verdict_input *in, const struct verdict *v, const struct cg_usage *cg,
+		const char *const *total_src, char *buf, size_t bufsz)
 {
 	const struct msg_ctx m = {
-		.o = o, .out = out, .in = in, .v = v, .cg = cg, .total_src = total_src,
-		.sig = v->signal > 0 ? sigabbrev_np(v->signal) : NULL, .buf = buf, .bufsz = bufsz,
+		.o = o,
+		.out = out,
+		.in = in,
+		.v = v,
+		.cg = cg,
+		.total_src = total_src,
+		.sig = v->signal > 0 ? sigabbrev_np(v->signal) : NULL,
+		.buf = buf,
+		.bufsz = bufsz,
 	};
 
 	if ((unsigned) v->kind < _VERDICT_MAX && verdict_messages[v->kind] != NULL)
@@ -427,12 +476,13 @@ tv_ms(const struct timeval *tv)
 /* The verdict from the evidence (in: the cgroup's part, already filled), its message,
  * and the usage figures, into rep. */
 void
-run_decide(const struct run_opts *o, const struct sv_outcome *out,
-	   const struct output_relay *relay, const char *const *total_src,
-	   struct verdict_input *in, struct report *rep, char *message, size_t msglen)
+run_decide(const struct run_opts *o, const struct sv_outcome *out, const struct output_relay *relay,
+	   const char *const *total_src, struct verdict_input *in, struct report *rep,
+	   char *message, size_t msglen)
 {
-	in->setup = out->setup == SV_SETUP_EXEC ? VERDICT_SETUP_EXEC :
-		   out->setup == SV_SETUP_FAILED ? VERDICT_SETUP_FAILED : VERDICT_SETUP_NONE;
+	in->setup = out->setup == SV_SETUP_EXEC     ? VERDICT_SETUP_EXEC
+		    : out->setup == SV_SETUP_FAILED ? VERDICT_SETUP_FAILED
+						    : VERDICT_SETUP_NONE;
 	in->exec_errno = out->setup_errno;
 	in->exited = out->exited;
 	in->exit_code = out->exit_code;
@@ -445,9 +495,10 @@ run_decide(const struct run_opts *o, const struct sv_outcome *out,
 		rep->output_bytes = out->output_bytes;
 		rep->output_dropped = out->output_dropped;
 		if (relay->shared)
-			report_add_enforcement(rep, "output", "sandcap (stdout and stderr, one "
-					       "pipe: %s)", relay->s[0].no_splice ?
-					       "read/write" : "splice");
+			report_add_enforcement(rep, "output",
+					       "sandcap (stdout and stderr, one "
+					       "pipe: %s)",
+					       relay->s[0].no_splice ? "read/write" : "splice");
 		else
 			report_add_enforcement(rep, "output", "sandcap (stdout: %s, stderr: %s)",
 					       relay->s[0].no_splice ? "read/write" : "splice",
@@ -456,8 +507,9 @@ run_decide(const struct run_opts *o, const struct sv_outcome *out,
 	in->end_requested = out->end_request.requested;
 	if (out->end_request.requested) {
 		rep->killed_by.set = true;
-		rep->killed_by.by = out->end_request.by_control ? "sandcap kill" :
-				    out->end_request.keeper_died ? "sandcap killed" : "signal";
+		rep->killed_by.by = out->end_request.by_control    ? "sandcap kill"
+				    : out->end_request.keeper_died ? "sandcap killed"
+								   : "signal";
 		rep->killed_by.signal = out->end_request.signal;
 		rep->killed_by.pid = out->end_request.pid;
 		rep->killed_by.uid = out->end_request.uid;
@@ -486,8 +538,7 @@ run_decide(const struct run_opts *o, const struct sv_outcome *out,
 }
 
 /* One more part of the report's message, after "; " (run_notes()). */
-static void _printf_(2, 3)
-add_note(struct run *R, const char *fmt, ...)
+static void _printf_(2, 3) add_note(struct run *R, const char *fmt, ...)
 {
 	size_t n = strlen(R->message);
 	va_list ap;
@@ -516,15 +567,19 @@ run_notes(struct run *R)
 	char what[64], hit[128] = "";
 
 	if (out->killed_at_end > 0 && (v == VERDICT_OK || v == VERDICT_EXIT || v == VERDICT_SIGNAL))
-		add_note(R, "%u more process%s ended by SIGKILL after it (what it leaves running "
-			 "is killed with it)", out->killed_at_end, out->killed_at_end == 1 ? "" : "es");
+		add_note(R,
+			 "%u more process%s ended by SIGKILL after it (what it leaves running "
+			 "is killed with it)",
+			 out->killed_at_end, out->killed_at_end == 1 ? "" : "es");
 	if (out->unix_refused > 0)
-		add_note(R, "%lu connection%s to UNIX sockets no process of the sandbox holds "
+		add_note(R,
+			 "%lu connection%s to UNIX sockets no process of the sandbox holds "
 			 "refused (the first: %s; --unix host allows them)",
-			 out->unix_refused,
-			 out->unix_refused == 1 ? "" : "s", out->unix_refused_first);
+			 out->unix_refused, out->unix_refused == 1 ? "" : "s",
+			 out->unix_refused_first);
 	if (out->unix_undumpable > 0)
-		add_note(R, "%lu connect() call%s refused (EPERM) because the calling process "
+		add_note(R,
+			 "%lu connect() call%s refused (EPERM) because the calling process "
 			 "made itself non-dumpable (prctl PR_SET_DUMPABLE 0), which keeps sandcap "
 			 "from its socket; --unix host lets it connect by itself",
 			 out->unix_undumpable, out->unix_undumpable == 1 ? "" : "s");
@@ -532,12 +587,15 @@ run_notes(struct run *R)
 		const char *abbrev = R->drain_sig > 0 ? sigabbrev_np(R->drain_sig) : NULL;
 
 		if (abbrev != NULL)
-			snprintf(what, sizeof(what), "when a SIG%s to sandcap ended the wait", abbrev);
-		add_note(R, "%llu bytes of its output were dropped: the output had not taken them %s",
+			snprintf(what, sizeof(what), "when a SIG%s to sandcap ended the wait",
+				 abbrev);
+		add_note(R,
+			 "%llu bytes of its output were dropped: the output had not taken them %s",
 			 (unsigned long long) out->output_dropped,
-			 abbrev != NULL ? what : R->drain_end == 2 ? "when sandcap's keeper was killed" :
-			 out->end_request.requested ? "5 s after the end sandcap was asked for" :
-			 "when --timeout ran out");
+			 abbrev != NULL               ? what
+			 : R->drain_end == 2          ? "when sandcap's keeper was killed"
+			 : out->end_request.requested ? "5 s after the end sandcap was asked for"
+						      : "when --timeout ran out");
 	}
 	for (int k = 0; k < _VERDICT_MAX && (v == VERDICT_OK || v == VERDICT_EXIT); k++)
 		if (R->rep.v.limits_hit & (1u << k)) {

@@ -48,25 +48,30 @@ refusal_without_cgroup(const struct run_opts *o, const char *opt, const char *su
 			break;
 		}
 	}
-	snprintf(first, sizeof(first), "%.*s", rest != NULL ? (int) (rest - 2 - reason) :
-		 (int) strlen(reason), reason);
+	snprintf(first, sizeof(first), "%.*s",
+		 rest != NULL ? (int) (rest - 2 - reason) : (int) strlen(reason), reason);
 	if (nproc_why != NULL)
-		snprintf(fallback, sizeof(fallback), "; as an unprivileged user, --fallback accepts "
-			 "%s%s instead (not here: %s)", substitute,
-			 streq(substitute, "RLIMIT_NPROC") ? "" : " and RLIMIT_NPROC", nproc_why);
+		snprintf(fallback, sizeof(fallback),
+			 "; as an unprivileged user, --fallback accepts "
+			 "%s%s instead (not here: %s)",
+			 substitute, streq(substitute, "RLIMIT_NPROC") ? "" : " and RLIMIT_NPROC",
+			 nproc_why);
 	else
 		snprintf(fallback, sizeof(fallback), ", or pass --fallback to accept %s instead",
 			 substitute);
 	if (no_v2)
-		snprintf(buf, bufsz, "%s needs cgroup v2, which this host does not have at "
+		snprintf(buf, bufsz,
+			 "%s needs cgroup v2, which this host does not have at "
 			 "/sys/fs/cgroup (cgroup v1 or a hybrid layout): boot with "
 			 "systemd.unified_cgroup_hierarchy=1 (see sandcap doctor)%s.  Also: %s",
 			 opt, fallback, reason);
 	else
-		snprintf(buf, bufsz, "%s needs the sandcap helper (cgroup v2), which %s: %s; %s%s%s%s",
-			 opt, refused ? "refused you" : "is not available", first,
-			 refused ? "ask the admin (sandcap policy show)" :
-			 o->no_cgroup ? "drop --no-cgroup" : "install it (see sandcap doctor)",
+		snprintf(buf, bufsz,
+			 "%s needs the sandcap helper (cgroup v2), which %s: %s; %s%s%s%s", opt,
+			 refused ? "refused you" : "is not available", first,
+			 refused        ? "ask the admin (sandcap policy show)"
+			 : o->no_cgroup ? "drop --no-cgroup"
+					: "install it (see sandcap doctor)",
 			 fallback, rest != NULL ? ".  Also: " : "", rest != NULL ? rest : "");
 }
 
@@ -75,8 +80,8 @@ refusal_without_cgroup(const struct run_opts *o, const char *opt, const char *su
  * says so: fallback_warning()).  Returns 0 (nothing to substitute), 1 (substituted), or
  * -EINVAL with the refusal in ret_msg. */
 static int
-resolve_cgroup_fallback(struct run_opts *o, struct report *rep, const char *reason,
-			bool refused, char *ret_msg, size_t msglen)
+resolve_cgroup_fallback(struct run_opts *o, struct report *rep, const char *reason, bool refused,
+			char *ret_msg, size_t msglen)
 {
 	static const char *const names[] = { "--memory", "--cpu", "--pids", "--disk" };
 	const uint64_t vals[] = { o->memory, o->cpu_percent, o->pids, o->disk };
@@ -89,8 +94,8 @@ resolve_cgroup_fallback(struct run_opts *o, struct report *rep, const char *reas
 			continue;
 		any = true;
 		if (!o->fallback) {
-			refusal_without_cgroup(o, names[i], substitutes[i], reason, refused, ret_msg,
-					       msglen);
+			refusal_without_cgroup(o, names[i], substitutes[i], reason, refused,
+					       ret_msg, msglen);
 			return -EINVAL;
 		}
 	}
@@ -101,7 +106,7 @@ resolve_cgroup_fallback(struct run_opts *o, struct report *rep, const char *reas
 	 * same kind is kept if it is tighter. */
 	if (o->memory > 0) {
 		if (!o->rl[RUN_RL_AS].set || o->rl[RUN_RL_AS].value > o->memory) {
-			o->rl[RUN_RL_AS] = (struct run_rlimit_req) { true, o->memory, "--memory" };
+			o->rl[RUN_RL_AS] = (struct run_rlimit_req){ true, o->memory, "--memory" };
 		}
 		report_add_limit(rep, "memory", o->memory);
 		report_add_enforcement(rep, "memory", "rlimit (RLIMIT_AS, --fallback)");
@@ -112,13 +117,13 @@ resolve_cgroup_fallback(struct run_opts *o, struct report *rep, const char *reas
 	}
 	if (o->pids > 0) {
 		if (!o->rl[RUN_RL_NPROC].set || o->rl[RUN_RL_NPROC].value > o->pids)
-			o->rl[RUN_RL_NPROC] = (struct run_rlimit_req) { true, o->pids, "--pids" };
+			o->rl[RUN_RL_NPROC] = (struct run_rlimit_req){ true, o->pids, "--pids" };
 		report_add_limit(rep, "pids", o->pids);
 		report_add_enforcement(rep, "pids", "rlimit (RLIMIT_NPROC, per user, --fallback)");
 	}
 	if (o->disk > 0) {
 		if (!o->rl[RUN_RL_FSIZE].set || o->rl[RUN_RL_FSIZE].value > o->disk)
-			o->rl[RUN_RL_FSIZE] = (struct run_rlimit_req) { true, o->disk, "--disk" };
+			o->rl[RUN_RL_FSIZE] = (struct run_rlimit_req){ true, o->disk, "--disk" };
 		report_add_limit(rep, "disk", o->disk);
 		report_add_enforcement(rep, "disk", "rlimit (RLIMIT_FSIZE, per file, --fallback)");
 	}
@@ -162,11 +167,13 @@ check_nproc_binds(const struct run_opts *o, char *err, size_t errlen)
 	why = nproc_exemption();
 	if (why == NULL)
 		return 0;
-	snprintf(err, errlen, "%s %llu%s cannot be enforced: %s; run sandcap as an unprivileged "
-		 "user%s", pids ? "--pids" : "--nproc", (unsigned long long) l->value,
+	snprintf(err, errlen,
+		 "%s %llu%s cannot be enforced: %s; run sandcap as an unprivileged "
+		 "user%s",
+		 pids ? "--pids" : "--nproc", (unsigned long long) l->value,
 		 pids ? " with --fallback (RLIMIT_NPROC)" : "", why,
-		 pids ? ", or with the sandcap helper (cgroup mode)" :
-		 ", or use --pids with the sandcap helper (cgroup mode)");
+		 pids ? ", or with the sandcap helper (cgroup mode)"
+		      : ", or use --pids with the sandcap helper (cgroup mode)");
 	return -EPERM;
 }
 
@@ -254,7 +261,7 @@ try_user_cgroup(struct run_opts *o, struct report *rep, const struct policy_reso
 		return 0;
 	}
 	report_add_enforcement(rep, "helper", "not used: %s", helper_why);
-	if (o->disk > 0) {      /* --fallback: RLIMIT_FSIZE for --disk, as in rlimit mode */
+	if (o->disk > 0) { /* --fallback: RLIMIT_FSIZE for --disk, as in rlimit mode */
 		struct run_opts keep = *o;
 
 		o->memory = o->cpu_percent = o->pids = 0;
@@ -285,8 +292,10 @@ shorten_grace(struct run_opts *o)
 	o->grace_ms = DEADLINE_BACKSTOP_MS - 1000;
 	format_duration_ms(o->grace_ms, b, sizeof(b));
 	if (!o->quiet)
-		fprintf(stderr, "sandcap: warning: --grace %s: in cgroup mode the helper kills the "
-			"sandbox 10s after its timeout; the grace period is %s\n", g, b);
+		fprintf(stderr,
+			"sandcap: warning: --grace %s: in cgroup mode the helper kills the "
+			"sandbox 10s after its timeout; the grace period is %s\n",
+			g, b);
 }
 
 /* cgroup mode: the limits as the helper applied them, into o and the report.  Returns the
@@ -305,9 +314,9 @@ use_cgroup(struct run_opts *o, struct report *rep, struct sc_session *sess)
 		sess->effective.disk = (uint64_t) sfs.f_blocks * (uint64_t) sfs.f_bsize;
 	rep->mode = "cgroup";
 	rep->id = sess->id;
-	o->iso.cgroup_bpf = o->iso.net != POLICY_NET_HOST;     /* the helper attached them */
+	o->iso.cgroup_bpf = o->iso.net != POLICY_NET_HOST; /* the helper attached them */
 	o->iso.workspace = sess->ws_path[0] != '\0' ? sess->ws_path : NULL;
-	o->memory = e->memory;   /* as applied, for the messages */
+	o->memory = e->memory; /* as applied, for the messages */
 	if (e->memory > 0) {
 		report_add_limit(rep, "memory", e->memory);
 		report_add_enforcement(rep, "memory", "cgroup");
@@ -360,7 +369,7 @@ plan_rlimits(const struct run_opts *o, struct report *rep, struct stage_rlimit *
 		if (!o->rl[l].set)
 			continue;
 		if (!streq(o->rl[l].source, run_rlimit_option(l)))
-			continue;       /* a --fallback substitute: reported under its own name */
+			continue; /* a --fallback substitute: reported under its own name */
 		report_add_limit(rep, run_rlimit_key(l), v);
 		report_add_enforcement(rep, l == RUN_RL_CPU ? "cpu_time" : run_rlimit_key(l),
 				       "rlimit");
@@ -378,8 +387,8 @@ plan_rlimits(const struct run_opts *o, struct report *rep, struct stage_rlimit *
 			rl[n_rl].soft = (rlim_t) ((v + 999) / 1000);
 			rl[n_rl].hard = rl[n_rl].soft + 1;
 		} else {
-			rl[n_rl].soft = rl[n_rl].hard = v >= (uint64_t) RLIM_INFINITY ?
-				RLIM_INFINITY : (rlim_t) v;
+			rl[n_rl].soft = rl[n_rl].hard =
+				v >= (uint64_t) RLIM_INFINITY ? RLIM_INFINITY : (rlim_t) v;
 		}
 		n_rl++;
 	}
@@ -403,7 +412,7 @@ open_helper(struct run *R, const struct policy_resolved *pol)
 		return 0;
 	}
 	snprintf(err, errlen, "%s", R->helper_err);
-	R->refused = r == -EPERM;          /* the helper ran: the policy said no */
+	R->refused = r == -EPERM; /* the helper ran: the policy said no */
 	/* Installed but unusable, and nothing cgroup-only asked for: rlimit mode, said aloud
 	 * (the policy's default limits do not apply).  A missing helper is the normal state of
 	 * a host without sandcap's helper: no warning. */
@@ -416,14 +425,21 @@ open_helper(struct run *R, const struct policy_resolved *pol)
 
 		while (n > 0 && why[n - 1] == ' ')
 			n--;
-		fprintf(stderr, "sandcap: warning: the helper is unusable: %.*s "
-			"(see sandcap doctor)\n", n, why);
+		fprintf(stderr,
+			"sandcap: warning: the helper is unusable: %.*s "
+			"(see sandcap doctor)\n",
+			n, why);
 	}
 	if (r == 0) {
 		struct sc_request req = {
-			.memory = o->memory, .cpu_percent = o->cpu_percent, .pids = o->pids,
-			.disk = o->disk, .timeout_ms = o->has_timeout ? o->timeout_ms : 0,
-			.net = o->iso.net, .fs = o->iso.fs, .proxy_port = o->iso.proxy_port,
+			.memory = o->memory,
+			.cpu_percent = o->cpu_percent,
+			.pids = o->pids,
+			.disk = o->disk,
+			.timeout_ms = o->has_timeout ? o->timeout_ms : 0,
+			.net = o->iso.net,
+			.fs = o->iso.fs,
+			.proxy_port = o->iso.proxy_port,
 		};
 
 		/* sandcap trace: as generous as the policy allows, for what was not given. */
@@ -508,9 +524,11 @@ warn_disk_over_memory(const struct run *R, uint64_t req_disk, uint64_t req_memor
 	format_size(e->memory, m, sizeof(m));
 	value_origin(R, "--disk", req_disk, POLICY_DISK, dsrc, sizeof(dsrc));
 	value_origin(R, "--memory", req_memory, POLICY_MEMORY, msrc, sizeof(msrc));
-	fprintf(stderr, "sandcap: warning: --disk %s%s is more than --memory %s%s: the "
+	fprintf(stderr,
+		"sandcap: warning: --disk %s%s is more than --memory %s%s: the "
 		"workspace's files are memory (tmpfs, charged to the sandbox's limit), so filling "
-		"it ends in an OOM kill at %s\n", d, dsrc, m, msrc, m);
+		"it ends in an OOM kill at %s\n",
+		d, dsrc, m, msrc, m);
 }
 
 /* cgroup mode unless --no-cgroup, when the helper is there and takes us; else user-cgroup

@@ -25,7 +25,8 @@ net_run_prepare(struct run_opts *o, struct net_proxy *p, char *err, size_t errle
 	if (o->iso.net != POLICY_NET_PROXY)
 		return 0;
 	if (o->allow.n == 0 && !o->quiet)
-		fprintf(stderr, "sandcap: warning: --net proxy without --allow: nothing will be "
+		fprintf(stderr,
+			"sandcap: warning: --net proxy without --allow: nothing will be "
 			"reachable through the proxy; add --allow HOST[:PORT] for each host the "
 			"command needs\n");
 	r = net_proxy_start(p, &o->allow, err, errlen);
@@ -46,9 +47,9 @@ net_run_authorize(const struct run_opts *o, struct net_proxy *p, int cgroup_fd)
 int
 net_run_environment(const struct run_opts *o, const struct net_proxy *p, char ***envp)
 {
-	static const char *const vars[] = { "HTTP_PROXY", "http_proxy", "HTTPS_PROXY",
-					    "https_proxy", "ALL_PROXY", "all_proxy", "NO_PROXY",
-					    "no_proxy" };
+	static const char *const vars[] = { "HTTP_PROXY",  "http_proxy", "HTTPS_PROXY",
+					    "https_proxy", "ALL_PROXY",  "all_proxy",
+					    "NO_PROXY",    "no_proxy" };
 	/* The entries stay referenced by *envp (env_put()) until the exec. */
 	static char entry[ELEMENTSOF(vars)][128];
 
@@ -62,8 +63,9 @@ net_run_environment(const struct run_opts *o, const struct net_proxy *p, char **
 		 * requests and urllib send it (Proxy-Authorization: Basic, or SOCKS5
 		 * username/password); nothing else gets through (proxy.c). */
 		if (value != NULL)
-			(void) snprintf(entry[i], sizeof(entry[i]), "%s=%s://sandcap:%s@127.0.0.1:%u",
-					vars[i], value, p->secret, (unsigned) p->port);
+			(void) snprintf(entry[i], sizeof(entry[i]),
+					"%s=%s://sandcap:%s@127.0.0.1:%u", vars[i], value,
+					p->secret, (unsigned) p->port);
 		else
 			(void) snprintf(entry[i], sizeof(entry[i]), "%s=", vars[i]);
 		/* sandcap's own variables, not inherited ones: they survive --env-clear and
@@ -89,7 +91,7 @@ net_run_report_refused(const struct run_opts *o, const struct net_proxy *p, stru
 		       sizeof(rep->net.enforcement));
 	if (o->iso.net == POLICY_NET_PROXY) {
 		rep->net.allow = &o->allow;
-		rep->net.proxy = p;     /* no connection yet: [] */
+		rep->net.proxy = p; /* no connection yet: [] */
 	}
 }
 
@@ -105,7 +107,7 @@ net_run_report(const struct run_opts *o, const char *enforcement, struct net_pro
 		return;
 	if (net_proxy_finish(p) < 0)
 		fprintf(stderr, "sandcap: warning: the proxy did not report its connections in "
-			"time; the report's list is incomplete\n");
+				"time; the report's list is incomplete\n");
 	rep->net.allow = &o->allow;
 	rep->net.proxy = p;
 }

@@ -30,9 +30,10 @@ map_uid(const char *map, uid_t uid, uint64_t *ret_out, bool *ret_initial)
 		uint64_t in, out, count;
 		int used = 0;
 
-		if (sscanf(p, " %" SCNu64 " %" SCNu64 " %" SCNu64 "%n", &in, &out, &count,
-			   &used) != 3 || used == 0)
-			return false;   /* unparsable: the caller assumes the worst */
+		if (sscanf(p, " %" SCNu64 " %" SCNu64 " %" SCNu64 "%n", &in, &out, &count, &used) !=
+			    3 ||
+		    used == 0)
+			return false; /* unparsable: the caller assumes the worst */
 		p += used;
 		while (*p == ' ' || *p == '\n')
 			p++;
@@ -55,9 +56,9 @@ nproc_exemption_of(const char *uid_map, uid_t ruid, uint64_t cap_prm)
 
 	if (uid_map == NULL || !map_uid(uid_map, ruid, &outside, &initial))
 		/* Cannot tell who we are outside: assume the exemption. */
-		return ruid == 0 || (cap_prm & caps) != 0 ?
-		       "sandcap cannot read its user namespace's uid map (/proc/self/uid_map)" :
-		       NULL;
+		return ruid == 0 || (cap_prm & caps) != 0
+			       ? "sandcap cannot read its user namespace's uid map (/proc/self/uid_map)"
+			       : NULL;
 	if (outside == 0)
 		return "you are root (uid 0), whom RLIMIT_NPROC does not bind";
 	/* Capabilities count in the initial user namespace only. */
@@ -73,7 +74,7 @@ nproc_exemption(void)
 	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
 	struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3] = {};
 	char map[1024];
-	uint64_t prm = ~0ULL;   /* unknown: assume every capability */
+	uint64_t prm = ~0ULL; /* unknown: assume every capability */
 	/* A map that fills the buffer may be cut (-EFBIG): unreadable (340 lines at most). */
 	int r = read_once_at(AT_FDCWD, "/proc/self/uid_map", map, sizeof(map), NULL);
 

@@ -13,11 +13,12 @@
 #include "parse-util.h"
 
 void
-opt_init(struct opt_iter *it, int argc, char *const *argv, int first,
-	 const struct opt_def *defs, size_t n_defs, unsigned hide)
+opt_init(struct opt_iter *it, int argc, char *const *argv, int first, const struct opt_def *defs,
+	 size_t n_defs, unsigned hide)
 {
-	*it = (struct opt_iter) { .argc = argc, .argv = argv, .i = first, .defs = defs,
-				  .n_defs = n_defs, .hide = hide };
+	*it = (struct opt_iter){
+		.argc = argc, .argv = argv, .i = first, .defs = defs, .n_defs = n_defs, .hide = hide
+	};
 }
 
 static const struct opt_def *
@@ -96,7 +97,7 @@ opt_next(struct opt_iter *it)
 	if (it->i >= it->argc)
 		return 0;
 	w = it->argv[it->i];
-	if (w[0] != '-' || w[1] == '\0')        /* the first operand ("-" is one) */
+	if (w[0] != '-' || w[1] == '\0') /* the first operand ("-" is one) */
 		return 0;
 	it->i++;
 	if (streq(w, "--"))
@@ -108,13 +109,13 @@ opt_next(struct opt_iter *it)
 	eq = strchr(w, '=');
 	len = eq != NULL ? (size_t) (eq - w) : strlen(w);
 	it->word = w;
-	strlcpy(it->name, w, len < sizeof(it->name) ? len + 1 : sizeof(it->name));   /* cut */
+	strlcpy(it->name, w, len < sizeof(it->name) ? len + 1 : sizeof(it->name)); /* cut */
 	it->def = find_long(it, w, len);
 	if (it->def == NULL)
 		return -ENOENT;
 	if (!it->def->has_value)
 		return eq != NULL ? -EINVAL : it->def->id;
-	if (eq != NULL) {               /* "--name=" is an empty value, for the option to judge */
+	if (eq != NULL) { /* "--name=" is an empty value, for the option to judge */
 		it->value = eq + 1;
 		return it->def->id;
 	}
@@ -184,14 +185,16 @@ opt_error(const struct opt_iter *it, int r, char *buf, size_t bufsz)
 	log_escape(it->name, esc, sizeof(esc));
 	switch (r) {
 	case -ENODATA:
-		snprintf(buf, bufsz, "%s needs a value%s", esc,
-			 it->i < it->argc && streq(it->argv[it->i], "--") ?
-			 " (it is followed by '--', which ends the options: give the value "
-			 "before it)" : "");
+		snprintf(
+			buf, bufsz, "%s needs a value%s", esc,
+			it->i < it->argc && streq(it->argv[it->i], "--")
+				? " (it is followed by '--', which ends the options: give the value "
+				  "before it)"
+				: "");
 		return;
 	case -EINVAL:
 		snprintf(buf, bufsz, "%s takes no value (given '%s')", esc,
-			 log_escape(it->word, (char[96]) {}, 96));
+			 log_escape(it->word, (char[96]){}, 96));
 		return;
 	default:
 		break;
@@ -217,9 +220,11 @@ opt_error(const struct opt_iter *it, int r, char *buf, size_t bufsz)
 		if ((d->flags & it->hide) || !strneq(d->name, it->name, len))
 			continue;
 		m++;
-		n += (size_t) snprintf(buf + n, bufsz - n, "%s%s%s", m == 1 ?
-				       " (options are not abbreviated: did you mean " :
-				       m == matches ? " or " : ", ", d->name, m == matches ? "?)" : "");
+		n += (size_t) snprintf(buf + n, bufsz - n, "%s%s%s",
+				       m == 1 ? " (options are not abbreviated: did you mean "
+				       : m == matches ? " or "
+						      : ", ",
+				       d->name, m == matches ? "?)" : "");
 	}
 }
 
@@ -234,9 +239,9 @@ opt_parse_signal(const char *s, int *ret)
 		const char *name;
 		int sig;
 	} sigs[] = {
-		{ "KILL", SIGKILL }, { "TERM", SIGTERM }, { "INT", SIGINT }, { "HUP", SIGHUP },
-		{ "QUIT", SIGQUIT }, { "USR1", SIGUSR1 }, { "USR2", SIGUSR2 }, { "STOP", SIGSTOP },
-		{ "CONT", SIGCONT },
+		{ "KILL", SIGKILL }, { "TERM", SIGTERM }, { "INT", SIGINT },
+		{ "HUP", SIGHUP },   { "QUIT", SIGQUIT }, { "USR1", SIGUSR1 },
+		{ "USR2", SIGUSR2 }, { "STOP", SIGSTOP }, { "CONT", SIGCONT },
 	};
 	bool prefixed = strncasecmp(s, "SIG", 3) == 0;
 	uint64_t n;
@@ -247,7 +252,7 @@ opt_parse_signal(const char *s, int *ret)
 			*ret = sigs[i].sig;
 			return 0;
 		}
-	if (prefixed)                   /* "SIG9" is neither a name nor a number */
+	if (prefixed) /* "SIG9" is neither a name nor a number */
 		return -EINVAL;
 	/* 0 as kill(1): signal nothing, only tell whether the sandbox runs. */
 	r = parse_u64_range(s, 0, NSIG - 1, &n);

@@ -13,27 +13,27 @@
 #include <stddef.h>
 
 struct opt_def {
-	const char *name;       /* "--timeout" */
-	char short_name;        /* 'q' for -q, or 0 */
+	const char *name; /* "--timeout" */
+	char short_name;  /* 'q' for -q, or 0 */
 	bool has_value;
-	int id;                 /* > 0: what opt_next() returns */
-	unsigned flags;         /* the table's own; opt_iter.hide treats matching ones as unknown */
+	int id;         /* > 0: what opt_next() returns */
+	unsigned flags; /* the table's own; opt_iter.hide treats matching ones as unknown */
 };
 
 struct opt_iter {
 	int argc;
 	char *const *argv;
-	int i;                  /* the next word; at the end, the first operand (argc if none) */
-	const char *bundle;     /* the rest of a short-option bundle ("h" of "-qh"), or NULL */
+	int i;              /* the next word; at the end, the first operand (argc if none) */
+	const char *bundle; /* the rest of a short-option bundle ("h" of "-qh"), or NULL */
 	const struct opt_def *defs;
 	size_t n_defs;
-	unsigned hide;          /* defs with any of these flags are not options here */
+	unsigned hide; /* defs with any of these flags are not options here */
 
 	/* Set by each opt_next(). */
-	const struct opt_def *def;      /* the option read, or NULL */
-	const char *value;              /* its value (has_value), else NULL */
-	const char *word;               /* on error: the word, or the rest of a bundle */
-	char name[40];                  /* on error: the option as typed ("-x", "--mem"), cut */
+	const struct opt_def *def; /* the option read, or NULL */
+	const char *value;         /* its value (has_value), else NULL */
+	const char *word;          /* on error: the word, or the rest of a bundle */
+	char name[40];             /* on error: the option as typed ("-x", "--mem"), cut */
 };
 
 /* Start at argv[first] (1: argv[0] is the command's name). */

@@ -31,13 +31,15 @@ load_policy(struct policy **ret, char *msg, size_t msglen)
 	if (r == 0 || step == POLICY_LOAD_MISSING)
 		return r;
 	if (step == POLICY_LOAD_UNTRUSTED)
-		snprintf(msg, msglen, "the policy %s cannot be used: %s; refusing to run until the "
-			 "admin fixes it (sandcap policy check %s; sandbox.ini(5))", SC_POLICY_PATH,
-			 err[0] != '\0' ? err : strerror(-r), SC_POLICY_PATH);
-	else    /* err is "FILE:LINE: message" */
-		snprintf(msg, msglen, "the policy %s is invalid (%s); refusing to run until the admin "
-			 "fixes it: sandcap policy check %s lists every error", SC_POLICY_PATH,
-			 err[0] != '\0' ? err : strerror(-r), SC_POLICY_PATH);
+		snprintf(msg, msglen,
+			 "the policy %s cannot be used: %s; refusing to run until the "
+			 "admin fixes it (sandcap policy check %s; sandbox.ini(5))",
+			 SC_POLICY_PATH, err[0] != '\0' ? err : strerror(-r), SC_POLICY_PATH);
+	else /* err is "FILE:LINE: message" */
+		snprintf(msg, msglen,
+			 "the policy %s is invalid (%s); refusing to run until the admin "
+			 "fixes it: sandcap policy check %s lists every error",
+			 SC_POLICY_PATH, err[0] != '\0' ? err : strerror(-r), SC_POLICY_PATH);
 	return r == -ENOENT ? -EACCES : r;
 }
 
@@ -90,8 +92,10 @@ policy_timeout(struct run_opts *o, const struct policy_resolved *pol, char *err,
 	r = policy_check_ceiling(pol, POLICY_TIMEOUT, o->has_timeout ? o->timeout_ms : 0, why,
 				 sizeof(why));
 	if (r < 0) {
-		(void) snprintf(err, errlen, "--%s: give a shorter --timeout, or ask the admin "
-				"(sandcap policy show lists your ceilings)", why);
+		(void) snprintf(err, errlen,
+				"--%s: give a shorter --timeout, or ask the admin "
+				"(sandcap policy show lists your ceilings)",
+				why);
 		return r;
 	}
 	t = policy_effective(pol, POLICY_TIMEOUT, o->has_timeout ? o->timeout_ms : 0);
@@ -124,7 +128,8 @@ expand_profile(int argc, char **argv, struct profile *prof, int *ret_argc, char 
 	if (profile_load(name, prof, err, sizeof(err)) < 0) {
 		char esc[256];
 
-		fprintf(stderr, "sandcap: --profile %s: %s\n", log_escape(name, esc, sizeof(esc)), err);
+		fprintf(stderr, "sandcap: --profile %s: %s\n", log_escape(name, esc, sizeof(esc)),
+			err);
 		return -EINVAL;
 	}
 	nv = calloc((size_t) argc + prof->nwords + 1, sizeof(char *));

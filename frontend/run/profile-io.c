@@ -33,8 +33,9 @@ profile_read_text(const char *path, char **ret, char *err, size_t errlen)
 	int r;
 
 	if (fd < 0)
-		return errno == ENOENT ? -ENOENT :
-		       (snprintf(err, errlen, "%s: %s", path, strerror(errno)), -errno);
+		return errno == ENOENT
+			       ? -ENOENT
+			       : (snprintf(err, errlen, "%s: %s", path, strerror(errno)), -errno);
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
 		snprintf(err, errlen, "%s: not a regular file", path);
 		return -EINVAL;
@@ -131,10 +132,10 @@ utf8_printable_len(const unsigned char *s)
 	for (size_t i = 1; i < n; i++)
 		if ((s[i] & 0xc0) != 0x80)
 			return 0;
-	if ((s[0] == 0xc2 && s[1] < 0xa0) ||                    /* U+0080-U+009F: C1 controls */
-	    (s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xf0 && s[1] < 0x90) ||  /* overlong */
-	    (s[0] == 0xed && s[1] > 0x9f) ||                    /* surrogates */
-	    (s[0] == 0xf4 && s[1] > 0x8f))                      /* above U+10FFFF */
+	if ((s[0] == 0xc2 && s[1] < 0xa0) || /* U+0080-U+009F: C1 controls */
+	    (s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xf0 && s[1] < 0x90) || /* overlong */
+	    (s[0] == 0xed && s[1] > 0x9f) ||                                  /* surrogates */
+	    (s[0] == 0xf4 && s[1] > 0x8f))                                    /* above U+10FFFF */
 		return 0;
 	return n;
 }
@@ -146,7 +147,7 @@ profile_shell_quote(const char *w, char **ret)
 				   "0123456789_@%+=:,./-";
 	const unsigned char *s = (const unsigned char *) w;
 	size_t len = strlen(w), o = 0;
-	bool open = false;              /* inside '...' */
+	bool open = false; /* inside '...' */
 	char *buf;
 
 	if (strchr(w, '\n') != NULL)

@@ -22,37 +22,48 @@
 #include "parse-util.h"
 #include "run/profile.h"
 
-#define PROFILE_NAME_MAX  48            /* below inih's silent 49-byte section cut */
+#define PROFILE_NAME_MAX 48 /* below inih's silent 49-byte section cut */
 
 /* How a key's value becomes option words.  Every value is checked by run_args_apply(), the
  * code that checks the command line's, so a profile accepts what `sandcap run` accepts and no
  * more (paths must also be absolute here: a profile has no current directory of its own). */
 enum ptype {
-	P_VALUE,        /* --KEY VALUE */
-	P_BOOL,         /* yes: --KEY; no: nothing */
-	P_WORDS,        /* space-separated: --KEY WORD for each (env, env-deny, allow) */
-	P_PATHS,        /* the same, each an absolute path (rw, ro) */
-	P_DIR,          /* --KEY VALUE, an absolute path or @workspace (chdir) */
+	P_VALUE, /* --KEY VALUE */
+	P_BOOL,  /* yes: --KEY; no: nothing */
+	P_WORDS, /* space-separated: --KEY WORD for each (env, env-deny, allow) */
+	P_PATHS, /* the same, each an absolute path (rw, ro) */
+	P_DIR,   /* --KEY VALUE, an absolute path or @workspace (chdir) */
 };
 
 static const struct pkey {
-	const char *name;       /* the `sandcap run` long option */
-	const char *alias;      /* with underscores, or NULL */
+	const char *name;  /* the `sandcap run` long option */
+	const char *alias; /* with underscores, or NULL */
 	enum ptype type;
 } pkeys[] = {
-	{ "memory", NULL, P_VALUE },      { "cpu", NULL, P_VALUE },
-	{ "pids", NULL, P_VALUE },        { "disk", NULL, P_VALUE },
-	{ "timeout", NULL, P_VALUE },     { "grace", NULL, P_VALUE },
+	{ "memory", NULL, P_VALUE },
+	{ "cpu", NULL, P_VALUE },
+	{ "pids", NULL, P_VALUE },
+	{ "disk", NULL, P_VALUE },
+	{ "timeout", NULL, P_VALUE },
+	{ "grace", NULL, P_VALUE },
 	{ "cpu-time", "cpu_time", P_VALUE },
-	{ "as", NULL, P_VALUE },          { "fsize", NULL, P_VALUE },
-	{ "nofile", NULL, P_VALUE },      { "stack", NULL, P_VALUE },
-	{ "core", NULL, P_VALUE },        { "nproc", NULL, P_VALUE },
-	{ "net", NULL, P_VALUE },         { "allow", NULL, P_WORDS },
-	{ "unix", NULL, P_VALUE },        { "fs", NULL, P_VALUE },
-	{ "rw", NULL, P_PATHS },          { "ro", NULL, P_PATHS },
-	{ "fallback", NULL, P_BOOL },     { "no-cgroup", "no_cgroup", P_BOOL },
+	{ "as", NULL, P_VALUE },
+	{ "fsize", NULL, P_VALUE },
+	{ "nofile", NULL, P_VALUE },
+	{ "stack", NULL, P_VALUE },
+	{ "core", NULL, P_VALUE },
+	{ "nproc", NULL, P_VALUE },
+	{ "net", NULL, P_VALUE },
+	{ "allow", NULL, P_WORDS },
+	{ "unix", NULL, P_VALUE },
+	{ "fs", NULL, P_VALUE },
+	{ "rw", NULL, P_PATHS },
+	{ "ro", NULL, P_PATHS },
+	{ "fallback", NULL, P_BOOL },
+	{ "no-cgroup", "no_cgroup", P_BOOL },
 	{ "keep-fds", "keep_fds", P_BOOL },
-	{ "env", NULL, P_WORDS },         { "env-clear", "env_clear", P_BOOL },
+	{ "env", NULL, P_WORDS },
+	{ "env-clear", "env_clear", P_BOOL },
 	{ "env-deny", "env_deny", P_WORDS },
 	{ "chdir", NULL, P_DIR },
 };
@@ -61,27 +72,26 @@ static const struct pkey {
 
 struct pctx {
 	const char *filename;
-	const char *want;               /* profile to collect, or NULL */
-	struct profile *out;            /* collects want's words */
+	const char *want;    /* profile to collect, or NULL */
+	struct profile *out; /* collects want's words */
 	void (*cb)(const char *section, unsigned line, void *userdata);
 	void *userdata;
-	unsigned line;                  /* of the line being read */
+	unsigned line; /* of the line being read */
 	/* sections seen: names and header lines, reported to cb only once the whole file parsed */
 	char sections[PROFILE_SECTIONS_MAX][PROFILE_NAME_MAX + 1];
 	unsigned section_line[PROFILE_SECTIONS_MAX];
 	size_t nsections;
 	char cur[PROFILE_NAME_MAX + 1];
-	uint32_t seen;                  /* keys seen in cur */
-	struct run_opts *opts;          /* cur's settings as `sandcap run` takes them (checks only) */
-	unsigned net_line;              /* last net, allow or unix line in cur, or 0 */
+	uint32_t seen;         /* keys seen in cur */
+	struct run_opts *opts; /* cur's settings as `sandcap run` takes them (checks only) */
+	unsigned net_line;     /* last net, allow or unix line in cur, or 0 */
 	char *err;
 	size_t errlen;
 	int error;
-	unsigned error_line;            /* of the error in err: the first line with one */
+	unsigned error_line; /* of the error in err: the first line with one */
 };
 
-static int
-perr(struct pctx *c, const char *fmt, ...) _printf_(2, 3);
+static int perr(struct pctx *c, const char *fmt, ...) _printf_(2, 3);
 
 static int
 perr(struct pctx *c, const char *fmt, ...)
@@ -119,8 +129,8 @@ name_ok(const char *s, size_t len)
 	for (size_t i = 0; i < len; i++) {
 		char ch = s[i];
 
-		if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
-		      ch == '-' || ch == '_' || ch == '.'))
+		if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+		      (ch >= '0' && ch <= '9') || ch == '-' || ch == '_' || ch == '.'))
 			return false;
 	}
 	return true;
@@ -140,14 +150,16 @@ on_section(void *userdata, unsigned line, const char *name)
 
 		snprintf(shown, sizeof(shown), "%.*s", (int) (len > 64 ? 64 : len), name);
 		return perr(c, "bad profile name '%s': use 1-%d of A-Z a-z 0-9 . _ -",
-			    log_escape(shown, esc, sizeof(esc)), PROFILE_NAME_MAX), -EINVAL;
+			    log_escape(shown, esc, sizeof(esc)), PROFILE_NAME_MAX),
+		       -EINVAL;
 	}
 	for (size_t i = 0; i < c->nsections; i++)
 		if (streq(c->sections[i], name))
 			return perr(c, "profile [%s] is defined twice in this file", name), -EINVAL;
 	if (c->nsections >= ELEMENTSOF(c->sections))
 		return perr(c, "too many profiles in one file (at most %zu)",
-			    ELEMENTSOF(c->sections)), -EINVAL;
+			    ELEMENTSOF(c->sections)),
+		       -EINVAL;
 	memcpy(c->sections[c->nsections], name, len + 1);
 	c->section_line[c->nsections] = line;
 	c->nsections++;
@@ -203,8 +215,8 @@ take_word(struct pctx *c, const struct pkey *k, const char *w, bool want)
 	if ((k->type == P_PATHS && w[0] != '/') ||
 	    (k->type == P_DIR && w[0] != '/' && !streq(w, "@workspace")))
 		return perr(c, "%s = '%s': expected %s", k->name, log_escape(w, esc, sizeof(esc)),
-			    k->type == P_DIR ? "an absolute path or @workspace" :
-					       "absolute paths separated by spaces");
+			    k->type == P_DIR ? "an absolute path or @workspace"
+					     : "absolute paths separated by spaces");
 	if (run_args_apply(c->opts, k->name, w, err, sizeof(err)) < 0)
 		return perr_run(c, err);
 	snprintf(opt, sizeof(opt), "--%s", k->name);
@@ -255,7 +267,8 @@ find_key(struct pctx *c, const char *section, const char *name)
 	char known[512] = "", esc[128];
 
 	for (size_t i = 0; i < ELEMENTSOF(pkeys); i++)
-		if (streq(name, pkeys[i].name) || (pkeys[i].alias != NULL && streq(name, pkeys[i].alias)))
+		if (streq(name, pkeys[i].name) ||
+		    (pkeys[i].alias != NULL && streq(name, pkeys[i].alias)))
 			return &pkeys[i];
 	for (size_t i = 0; i < ELEMENTSOF(pkeys); i++) {
 		strlcat(known, " ", sizeof(known));
@@ -276,7 +289,8 @@ phandler(struct pctx *c, const char *section, const char *name, const char *valu
 	char esc[128];
 
 	if (section[0] == '\0')
-		return perr(c, "'%s' outside a [profile] section", log_escape(name, esc, sizeof(esc)));
+		return perr(c, "'%s' outside a [profile] section",
+			    log_escape(name, esc, sizeof(esc)));
 	if (!streq(section, c->cur)) {
 		if (end_section(c) == 0)
 			return 0;
@@ -308,7 +322,7 @@ phandler(struct pctx *c, const char *section, const char *name, const char *valu
 	case P_PATHS:
 		return take_words(c, k, value, want);
 	}
-	return perr(c, "key '%s' has no handler", k->name);   /* not reached */
+	return perr(c, "key '%s' has no handler", k->name); /* not reached */
 }
 
 /* The reader's key callback. */
@@ -339,7 +353,10 @@ static int
 parse_into(struct pctx *c, const char *text)
 {
 	static const struct ini_strict_ops ops = {
-		.section = on_section, .key = on_key, .error = on_error, .stop_at_first = 1,
+		.section = on_section,
+		.key = on_key,
+		.error = on_error,
+		.stop_at_first = 1,
 		.allow_controls = 1,
 	};
 	_cleanup_free_ struct run_opts *opts = NULL;
@@ -379,8 +396,9 @@ profile_parse_text(const char *text, const char *filename,
 		   void (*cb)(const char *section, unsigned line, void *userdata), void *userdata,
 		   char *err, size_t errlen)
 {
-	struct pctx c = { .filename = filename, .cb = cb, .userdata = userdata, .err = err,
-			  .errlen = errlen };
+	struct pctx c = {
+		.filename = filename, .cb = cb, .userdata = userdata, .err = err, .errlen = errlen
+	};
 
 	return parse_into(&c, text);
 }
@@ -406,8 +424,13 @@ load_one(const char *path, void *userdata)
 {
 	struct load_ctx *l = userdata;
 	_cleanup_free_ char *text = NULL;
-	struct pctx c = { .filename = path, .want = l->name, .out = l->out, .cb = note_header,
-			  .userdata = l, .err = l->err, .errlen = l->errlen };
+	struct pctx c = { .filename = path,
+			  .want = l->name,
+			  .out = l->out,
+			  .cb = note_header,
+			  .userdata = l,
+			  .err = l->err,
+			  .errlen = l->errlen };
 	int r;
 
 	r = profile_read_text(path, &text, l->err, l->errlen);
@@ -456,8 +479,10 @@ profile_load(const char *name, struct profile *ret, char *err, size_t errlen)
 	if (r == 0) {
 		profile_done(ret);
 		profile_user_file(uf, sizeof(uf));
-		snprintf(err, errlen, "no profile named '%s' in %s or %s/*.ini (see sandcap profile list)",
-			 name, uf[0] != '\0' ? uf : "~/.config/sandcap/profiles.ini", profile_admin_dir());
+		snprintf(err, errlen,
+			 "no profile named '%s' in %s or %s/*.ini (see sandcap profile list)", name,
+			 uf[0] != '\0' ? uf : "~/.config/sandcap/profiles.ini",
+			 profile_admin_dir());
 		return -ENOENT;
 	}
 	return 0;

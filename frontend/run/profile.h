@@ -18,7 +18,7 @@
 
 #define PROFILE_WORDS_MAX 128
 #define PROFILE_ERR_MAX   (PATH_MAX + 256)
-#define PROFILE_FILE_MAX  (64 * 1024)   /* bytes in one profiles file */
+#define PROFILE_FILE_MAX  (64 * 1024) /* bytes in one profiles file */
 
 struct profile {
 	char name[64];

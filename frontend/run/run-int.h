@@ -33,32 +33,32 @@ struct run {
 	struct run_opts o;
 	struct report rep;
 	struct report_sink sink;
-	char **pargv;                   /* the command line with the profile expanded */
-	char **envp;                    /* the command's environment (--env ...), or NULL */
+	char **pargv; /* the command line with the profile expanded */
+	char **envp;  /* the command's environment (--env ...), or NULL */
 	bool have_pol;
 	bool cgroup, ucgroup, refused;
-	int helper_r;                   /* client_open()'s result (open_policy_and_helper()) */
-	int pol_r;                      /* load_policy()'s result (its refusal in err) */
-	struct policy *polfile;         /* the policy as parsed, until resolve_policy() */
-	uint64_t cpu_budget_ms;         /* whole-sandbox CPU budget (cgroup modes), 0: none */
+	int helper_r;           /* client_open()'s result (open_policy_and_helper()) */
+	int pol_r;              /* load_policy()'s result (its refusal in err) */
+	struct policy *polfile; /* the policy as parsed, until resolve_policy() */
+	uint64_t cpu_budget_ms; /* whole-sandbox CPU budget (cgroup modes), 0: none */
 	struct stage_rlimit rl[_RUN_RL_MAX];
 	size_t n_rl;
 	const char *chdir_to;
 	struct keeper_info keeper;
 	struct output_relay relay;
-	int drain_end;                  /* output_relay_drain()'s result: why its wait ended */
-	int drain_sig;                  /* ... the signal that ended it, if one did */
-	bool teardown_failed;           /* run_collect(): why in err */
+	int drain_end;        /* output_relay_drain()'s result: why its wait ended */
+	int drain_sig;        /* ... the signal that ended it, if one did */
+	bool teardown_failed; /* run_collect(): why in err */
 	struct sv_outcome out;
 	struct verdict_input in;
-	uint64_t fsize_max;             /* --trace: the largest file left in the workspace */
+	uint64_t fsize_max; /* --trace: the largest file left in the workspace */
 	char id[64], err[512], message[512];
-	char helper_err[CLIENT_ERR_MAX];  /* client_open()'s reason, when it failed */
-	char start_error[512];          /* why cgroup mode could not start the sandbox */
+	char helper_err[CLIENT_ERR_MAX]; /* client_open()'s reason, when it failed */
+	char start_error[512];           /* why cgroup mode could not start the sandbox */
 	struct run_ctl ctl;
-	struct net_proxy proxy;         /* --net proxy */
-	struct sc_session sess;         /* cgroup mode: the helper */
-	struct usercg ucg;              /* user-cgroup mode */
+	struct net_proxy proxy; /* --net proxy */
+	struct sc_session sess; /* cgroup mode: the helper */
+	struct usercg ucg;      /* user-cgroup mode */
 	struct policy_resolved pol;
 	struct profile prof;
 	struct isolate_plan plan;
@@ -89,11 +89,9 @@ int load_policy(struct policy **ret, char *msg, size_t msglen);
 /* p resolved for the calling user (p is freed): 0, or -errno. */
 int resolve_policy(struct policy *p, struct policy_resolved *ret);
 /* The policy's timeout ceiling and default where sandcap enforces them: 0, or -EPERM. */
-int policy_timeout(struct run_opts *o, const struct policy_resolved *pol, char *err,
-		   size_t errlen);
+int policy_timeout(struct run_opts *o, const struct policy_resolved *pol, char *err, size_t errlen);
 /* argv with --profile NAME's words before the command line's (*ret_argv NULL: none). */
-int expand_profile(int argc, char **argv, struct profile *prof, int *ret_argc,
-		   char ***ret_argv);
+int expand_profile(int argc, char **argv, struct profile *prof, int *ret_argc, char ***ret_argv);
 
 /* ---- message.c: the verdict and its words ---- */
 

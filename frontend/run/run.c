@@ -92,8 +92,7 @@ finish(const struct run_opts *o, struct report_sink *sink, struct report *rep)
 
 /* A refusal after option parsing (policy, ceilings, helper, isolation): the reason on
  * stderr (unless already printed) and in a setup-error report.  Returns 125. */
-int _printf_(3, 4)
-run_refuse(struct run *R, bool printed, const char *fmt, ...)
+int _printf_(3, 4) run_refuse(struct run *R, bool printed, const char *fmt, ...)
 {
 	struct report_sink *sink = &R->sink;
 	struct report *rep = &R->rep;
@@ -106,8 +105,9 @@ run_refuse(struct run *R, bool printed, const char *fmt, ...)
 	va_end(ap);
 	if (!printed)
 		fprintf(stderr, "sandcap: %s\n", strip_sandcap_prefix(msg));
-	rep->v = (struct verdict) { .kind = VERDICT_SETUP_ERROR, .exit_code = -1,
-				    .sc_exit = SC_EXIT_FAILURE };
+	rep->v = (struct verdict){ .kind = VERDICT_SETUP_ERROR,
+				   .exit_code = -1,
+				   .sc_exit = SC_EXIT_FAILURE };
 	/* Nothing was enforced: what the plan had added so far (a --fallback substitute, the
 	 * limits of a plan refused later) must not read as a sandbox's (docs/report.md). */
 	rep->n_limits = rep->n_enforcement = 0;
@@ -171,7 +171,7 @@ set_signal_dispositions(void)
 	/* A caller that ignores SIGCHLD (or sets SA_NOCLDWAIT) would have the kernel reap our
 	 * children unseen: the supervisor would wait forever for an end that waitid() cannot
 	 * report, and the keeper for a SIGCHLD never sent. */
-	(void) sigaction(SIGCHLD, &(const struct sigaction) { .sa_handler = SIG_DFL }, NULL);
+	(void) sigaction(SIGCHLD, &(const struct sigaction){ .sa_handler = SIG_DFL }, NULL);
 }
 
 /* The caller's policy (load_policy()'s result), resolved for the caller, and the
@@ -184,9 +184,11 @@ run_caller_policy(struct run *R)
 	if (r == 0) {
 		r = resolve_policy(TAKE_PTR(R->polfile), &R->pol);
 		if (r == -E2BIG)
-			snprintf(R->err, sizeof(R->err), "cannot resolve the policy %s for you: you "
+			snprintf(R->err, sizeof(R->err),
+				 "cannot resolve the policy %s for you: you "
 				 "are in more groups than sandcap matches against its [group:] "
-				 "sections (1024); ask the admin", SC_POLICY_PATH);
+				 "sections (1024); ask the admin",
+				 SC_POLICY_PATH);
 		else if (r < 0 && r != -ENOENT)
 			snprintf(R->err, sizeof(R->err), "cannot resolve the policy %s for you: %s",
 				 SC_POLICY_PATH, strerror(-r));
@@ -251,8 +253,9 @@ run_prepare(struct run *R, int argc, char **argv, struct net_proxy *proxy)
 	/* --net proxy: the proxy runs (outside the sandbox) before the helper hears its port;
 	 * a refusal like any other after the options, with its report. */
 	if (net_run_prepare(&R->o, proxy, R->err, sizeof(R->err)) < 0)
-		return run_refuse(R, false, "%s", R->err[0] != '\0' ? R->err :
-				  "--net proxy: cannot start the proxy");
+		return run_refuse(R, false, "%s",
+				  R->err[0] != '\0' ? R->err
+						    : "--net proxy: cannot start the proxy");
 	return RUN_GO;
 }
 
@@ -298,9 +301,11 @@ run_chdir(struct run *R)
 		return RUN_GO;
 	/* Only the helper's workspace is bounded by --disk; there is none without it. */
 	if (o->iso.workspace == NULL)
-		return run_refuse(R, false, "--chdir @workspace: there is no workspace in %s "
+		return run_refuse(R, false,
+				  "--chdir @workspace: there is no workspace in %s "
 				  "mode (it is the helper's tmpfs, cgroup mode only); give --disk "
-				  "and use the sandcap helper, or --chdir a directory", R->rep.mode);
+				  "and use the sandcap helper, or --chdir a directory",
+				  R->rep.mode);
 	R->chdir_to = o->iso.workspace;
 	return RUN_GO;
 }
@@ -350,9 +355,11 @@ run_plan(struct run *R, struct net_proxy *proxy)
 							      : env_value(rep->env, "TMPDIR");
 	if (!R->plan.seccomp && !R->plan.landlock_signal &&
 	    (o->has_timeout || R->cpu_budget_ms > 0) && !o->fallback)
-		return run_refuse(R, false, "--timeout/--cpu-time: this kernel has neither "
-				  "seccomp filters nor Landlock ABI 6, so the sandbox could stop "
-				  "sandcap and outlive the limit; pass --fallback to run so anyway");
+		return run_refuse(
+			R, false,
+			"--timeout/--cpu-time: this kernel has neither "
+			"seccomp filters nor Landlock ABI 6, so the sandbox could stop "
+			"sandcap and outlive the limit; pass --fallback to run so anyway");
 
 	r = run_protect(R);
 	if (r != RUN_GO)
@@ -406,9 +413,10 @@ run_supervised(struct run *R)
 	R->start_error[0] = '\0';
 	r = sv_run(&spec, &R->out);
 	if (r < 0)
-		return run_refuse(R, true, "%s%s", R->start_error[0] != '\0' ? R->start_error :
-				  "cannot start the sandbox: ", R->start_error[0] != '\0' ? "" :
-				  strerror(-r));
+		return run_refuse(R, true, "%s%s",
+				  R->start_error[0] != '\0' ? R->start_error
+							    : "cannot start the sandbox: ",
+				  R->start_error[0] != '\0' ? "" : strerror(-r));
 	return RUN_GO;
 }
 
@@ -421,7 +429,8 @@ run_collect(struct run *R)
 	if (R->ucgroup) {
 		r = cgstats_read(R->ucg.leaf_fd, -EBADF, &R->rep.cg);
 		if (r < 0)
-			fprintf(stderr, "sandcap: warning: cannot read the sandbox's counters: %s\n",
+			fprintf(stderr,
+				"sandcap: warning: cannot read the sandbox's counters: %s\n",
 				strerror(-r));
 		r = usercg_destroy(&R->ucg, R->err, sizeof(R->err));
 		if (r < 0) {
@@ -435,10 +444,11 @@ run_collect(struct run *R)
 		/* The final counters, before DESTROY closes the leaf. */
 		r = cgstats_read(R->sess.leaf_fd, R->sess.ws_fd, &R->rep.cg);
 		if (R->in.has_level)
-			R->in.has_level = cgstats_read_level(R->sess.leaf_fd,
-							     &R->in.level_after) == 0;
+			R->in.has_level =
+				cgstats_read_level(R->sess.leaf_fd, &R->in.level_after) == 0;
 		if (r < 0)
-			fprintf(stderr, "sandcap: warning: cannot read the sandbox's counters: %s\n",
+			fprintf(stderr,
+				"sandcap: warning: cannot read the sandbox's counters: %s\n",
 				strerror(-r));
 		if (R->trace->on && R->sess.ws_fd >= 0)
 			trace_largest_file(R->sess.ws_fd, 0, &R->fsize_max);
@@ -500,14 +510,16 @@ run_drain_output(struct run *R)
 	if (o->output_limit == 0)
 		return;
 	sigemptyset(&end);
-	for (const int *sig = (const int[]) { SIGTERM, SIGINT, SIGHUP, SIGQUIT, 0 }; *sig; sig++)
+	for (const int *sig = (const int[]){ SIGTERM, SIGINT, SIGHUP, SIGQUIT, 0 }; *sig; sig++)
 		sigaddset(&end, *sig);
 	stop[0] = signalfd(-1, &end, SFD_CLOEXEC | SFD_NONBLOCK);
 	/* An end asked for during the run (a signal, sandcap kill) bounds the wait as a
 	 * timeout that has run out does: 5 s for the reader. */
 	if (o->has_timeout || R->out.end_request.requested) {
 		uint64_t left = o->has_timeout && !R->out.end_request.requested &&
-				o->timeout_ms > R->out.wall_ms ? o->timeout_ms - R->out.wall_ms : 0;
+						o->timeout_ms > R->out.wall_ms
+					? o->timeout_ms - R->out.wall_ms
+					: 0;
 
 		wait_ms = (int64_t) (left > 5000 ? left : 5000);
 	}
@@ -533,10 +545,15 @@ run_steps(struct run *R, int argc, char **argv)
 		r = run_choose_mode(R);
 	/* The proxy serves only this sandbox: its uid and, where there is one, its cgroup. */
 	if (r == RUN_GO) {
-		r = net_run_authorize(&R->o, &R->proxy, R->cgroup ? R->sess.leaf_fd :
-				      R->ucgroup ? R->ucg.leaf_fd : -EBADF);
-		r = r < 0 ? run_refuse(R, false, "--net proxy: cannot tell the proxy "
-				       "whom to serve: %s", strerror(-r)) : RUN_GO;
+		r = net_run_authorize(&R->o, &R->proxy,
+				      R->cgroup    ? R->sess.leaf_fd
+				      : R->ucgroup ? R->ucg.leaf_fd
+						   : -EBADF);
+		r = r < 0 ? run_refuse(R, false,
+				       "--net proxy: cannot tell the proxy "
+				       "whom to serve: %s",
+				       strerror(-r))
+			  : RUN_GO;
 	}
 	if (r == RUN_GO)
 		r = run_plan(R, &R->proxy);
@@ -548,14 +565,17 @@ run_steps(struct run *R, int argc, char **argv)
 	run_drain_output(R);
 	net_run_report(&R->o, R->plan.net_enforcement, &R->proxy, &R->rep);
 	for (int t = 0; t < 3; t++)
-		tsrc[t] = R->cgroup ? R->sess.total_src[t] : R->have_pol ? R->pol.total_src[t] :
-			  NULL;
+		tsrc[t] = R->cgroup     ? R->sess.total_src[t]
+			  : R->have_pol ? R->pol.total_src[t]
+					: NULL;
 	run_decide(&R->o, &R->out, &R->relay, tsrc, &R->in, &R->rep, R->message,
-	       sizeof(R->message));
+		   sizeof(R->message));
 	run_notes(R);
 	if (R->out.output_dropped > 0 && R->o.quiet)
-		fprintf(stderr, "sandcap: warning: %llu bytes of the command's output were dropped "
-			"(see the report)\n", (unsigned long long) R->out.output_dropped);
+		fprintf(stderr,
+			"sandcap: warning: %llu bytes of the command's output were dropped "
+			"(see the report)\n",
+			(unsigned long long) R->out.output_dropped);
 	if (R->trace->on)
 		return run_finish_trace(R);
 	return finish(&R->o, &R->sink, &R->rep);

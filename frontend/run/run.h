@@ -21,9 +21,9 @@ typedef void trace_print_fn(FILE *human, FILE *json, const struct trace_opts *t,
 struct trace_opts {
 	bool on;
 	uint64_t headroom_percent;
-	unsigned runs;                  /* --runs N (1 by default) */
-	struct trace_acc *acc;          /* the figures so far (trace.h) */
-	trace_print_fn *print;          /* set by the command (cmd/trace.c) */
+	unsigned runs;         /* --runs N (1 by default) */
+	struct trace_acc *acc; /* the figures so far (trace.h) */
+	trace_print_fn *print; /* set by the command (cmd/trace.c) */
 };
 
 /* Parse argv (argv[0] "run"), run the sandbox, report; returns sandcap's exit status. */

@@ -28,18 +28,18 @@
 #include "run/session.h"
 #include "supervise/control.h"
 
-#define OPT_SESSION 1000
+#define OPT_SESSION     1000
 #define CALL_REPORT_MAX SESSION_REPORT_MAX
 
 struct call {
 	const char *session;
 	uint64_t timeout_ms, cpu_ms, as;
 	bool has_chdir, has_fs, help;
-	const char *report_path;        /* the caller's --report, copied there after */
-	int report_fd;                  /* the caller's --report-fd */
-	char **pass;                    /* run options passed on as they are */
+	const char *report_path; /* the caller's --report, copied there after */
+	int report_fd;           /* the caller's --report-fd */
+	char **pass;             /* run options passed on as they are */
 	int n_pass;
-	char **cmd;                     /* after "--" */
+	char **cmd; /* after "--" */
 	int n_cmd;
 };
 
@@ -58,8 +58,7 @@ session_call_wanted(int argc, char **argv)
 	return false;
 }
 
-static int
-fail(const char *fmt, ...) _printf_(1, 2);
+static int fail(const char *fmt, ...) _printf_(1, 2);
 
 static int
 fail(const char *fmt, ...)
@@ -88,9 +87,9 @@ call_option(struct call *c, int id, const char *v)
 	case RUN_OPT_TIMEOUT:
 	case RUN_OPT_CPU_TIME:
 		if (parse_duration_ms(v, &u) < 0 || u == 0)
-			return -fail("%s: invalid duration '%s': expected %s", id == RUN_OPT_TIMEOUT ?
-				     "--timeout" : "--cpu-time", log_escape(v, esc, sizeof(esc)),
-				     parse_duration_forms);
+			return -fail("%s: invalid duration '%s': expected %s",
+				     id == RUN_OPT_TIMEOUT ? "--timeout" : "--cpu-time",
+				     log_escape(v, esc, sizeof(esc)), parse_duration_forms);
 		*(id == RUN_OPT_TIMEOUT ? &c->timeout_ms : &c->cpu_ms) = u;
 		return 0;
 	case RUN_OPT_AS:
@@ -111,7 +110,7 @@ call_option(struct call *c, int id, const char *v)
 		return -fail("--profile: not on a call of a session (its limits would not be "
 			     "checked against the session's); give the options themselves");
 	case RUN_OPT_NO_CGROUP:
-		return 0;               /* a session's calls always run in rlimit mode */
+		return 0; /* a session's calls always run in rlimit mode */
 	case RUN_OPT_HELP:
 		c->help = true;
 		return 0;
@@ -140,7 +139,7 @@ parse_call(int argc, char **argv, struct call *c)
 	if (defs == NULL || c->pass == NULL)
 		return -fail("run --session: %s", strerror(ENOMEM));
 	memcpy(defs, run, n_run * sizeof(*defs));
-	defs[n_run] = (struct opt_def) { "--session", 0, true, OPT_SESSION, 0 };
+	defs[n_run] = (struct opt_def){ "--session", 0, true, OPT_SESSION, 0 };
 	opt_init(&it, argc, argv, 1, defs, n_run + 1, RUN_OPTF_TRACE);
 	while ((id = opt_next(&it)) != 0) {
 		if (id < 0) {
@@ -176,13 +175,15 @@ check_ceilings(const struct call *c, const struct session_state *s)
 		format_duration_ms(c->timeout_ms, a, sizeof(a));
 		format_duration_ms(s->timeout_ms, b, sizeof(b));
 		return -fail("--timeout %s: above session %s's per-call ceiling of %s; ask at "
-			     "most %s (or none: the session's applies)", a, s->id, b, b);
+			     "most %s (or none: the session's applies)",
+			     a, s->id, b, b);
 	}
 	if (c->as && s->as && c->as > s->as) {
 		format_size(c->as, a, sizeof(a));
 		format_size(s->as, b, sizeof(b));
 		return -fail("--as %s: above session %s's per-call ceiling of %s; ask at most %s "
-			     "(or none: the session's applies)", a, s->id, b, b);
+			     "(or none: the session's applies)",
+			     a, s->id, b, b);
 	}
 	if ((c->has_fs && s->fs[0] != '\0'))
 		return -fail("--fs: session %s gives every call --fs %s; drop it from the call",
@@ -201,13 +202,15 @@ check_budget(const struct call *c, const struct session_state *s, int dfd, unsig
 	if (session_now_ms() >= s->expires_ms) {
 		format_duration_ms(s->ttl_ms, a, sizeof(a));
 		return -fail("session %s has expired (its TTL of %s has passed); end it with "
-			     "sandcap session end %s and start another", s->id, a, s->id);
+			     "sandcap session end %s and start another",
+			     s->id, a, s->id);
 	}
 	if (session_totals_read(dfd, &t) < 0)
 		return -fail("session %s: its ledger is unreadable", s->id);
 	if (t.calls >= SESSION_CALLS_MAX)
 		return -fail("session %s has run %u calls, as many as a session may; end it and "
-			     "start another", s->id, t.calls);
+			     "start another",
+			     s->id, t.calls);
 	*ret_n = t.calls + 1;
 	*ret_cpu = c->cpu_ms;
 	if (s->cpu_budget_ms == 0)
@@ -216,8 +219,8 @@ check_budget(const struct call *c, const struct session_state *s, int dfd, unsig
 		format_duration_ms(s->cpu_budget_ms, a, sizeof(a));
 		format_duration_ms(t.cpu_ms, b, sizeof(b));
 		return -fail("session %s: its CPU-time budget of %s is spent (%s used by %u "
-			     "calls); end it and start another with a larger --cpu-time", s->id, a,
-			     b, t.calls);
+			     "calls); end it and start another with a larger --cpu-time",
+			     s->id, a, b, t.calls);
 	}
 	*ret_cpu = session_cap(c->cpu_ms, s->cpu_budget_ms - t.cpu_ms);
 	return 0;
@@ -231,7 +234,7 @@ call_id(char *buf, size_t len)
 	int n = snprintf(buf, len, "%u-", (unsigned) control_uid());
 
 	if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t) sizeof(rnd))
-		memset(rnd, 0, sizeof(rnd));   /* unique anyway: one call at a time */
+		memset(rnd, 0, sizeof(rnd)); /* unique anyway: one call at a time */
 	for (size_t i = 0; i < sizeof(rnd) && (size_t) n + 2 < len; i++)
 		n += snprintf(buf + n, len - (size_t) n, "%02x", rnd[i]);
 }
@@ -331,13 +334,15 @@ record_call(int dfd, unsigned n, const char *rep, const struct session_call *mea
 	if (rep == NULL || session_call_from_report(rep, &sc) < 0)
 		sc = *measured;
 	all = malloc(SESSION_LEDGER_MAX);
-	if (all == NULL || read_full_at(dfd, "calls", all, SESSION_LEDGER_MAX - sizeof(line),
-					&len) < 0 ||
+	if (all == NULL ||
+	    read_full_at(dfd, "calls", all, SESSION_LEDGER_MAX - sizeof(line), &len) < 0 ||
 	    session_call_format(&sc, line, sizeof(line)) < 0 ||
 	    (memcpy(all + len, line, strlen(line)),
 	     session_write_file(dfd, "calls", all, len + strlen(line)) < 0))
-		fprintf(stderr, "sandcap: session: cannot record call %u; the session's next "
-			"call will find its ledger wrong\n", n);
+		fprintf(stderr,
+			"sandcap: session: cannot record call %u; the session's next "
+			"call will find its ledger wrong\n",
+			n);
 	free(all);
 }
 
@@ -365,7 +370,7 @@ copy_report(const struct call *c, const char *rep, size_t len)
 
 static int
 finish_call(int dfd, const struct call *c, const char *name, int status,
-	     const struct session_call *measured)
+	    const struct session_call *measured)
 {
 	_cleanup_free_ char *rep = malloc(CALL_REPORT_MAX);
 	size_t len = 0;
@@ -423,7 +428,7 @@ run_in_session(const struct call *c, const struct session_state *s, int dfd, uns
 	if (v == NULL)
 		return fail("run --session: %s", strerror(ENOMEM));
 	run_use_id(id);
-	m = (struct session_call) { .n = n, .verdict = "unknown", .exit_code = -1 };
+	m = (struct session_call){ .n = n, .verdict = "unknown", .exit_code = -1 };
 	snprintf(m.id, sizeof(m.id), "%s", id);
 	cpu0 = children_cpu_ms();
 	status = run_main(argc, v, &t);
@@ -461,11 +466,14 @@ session_call(int argc, char **argv)
 	if (check_ceilings(&c, &s) < 0)
 		return SC_EXIT_FAILURE;
 	/* Wait for the call that runs, at most until the TTL (which ends it). */
-	r = session_lock(dfd, "lock", LOCK_EX, s.expires_ms > session_now_ms() ?
-			 s.expires_ms - session_now_ms() : 0, &lock);
+	r = session_lock(dfd, "lock", LOCK_EX,
+			 s.expires_ms > session_now_ms() ? s.expires_ms - session_now_ms() : 0,
+			 &lock);
 	if (r < 0)
-		return fail("--session %s: %s", c.session, r == -ETIMEDOUT ?
-			    "another call still runs and the session's TTL has passed" : strerror(-r));
+		return fail("--session %s: %s", c.session,
+			    r == -ETIMEDOUT
+				    ? "another call still runs and the session's TTL has passed"
+				    : strerror(-r));
 	if (faccessat(dfd, "state", F_OK, AT_SYMLINK_NOFOLLOW) < 0)
 		return fail("--session %s: the session has ended", c.session);
 	if (check_budget(&c, &s, dfd, &n, &cpu) < 0)

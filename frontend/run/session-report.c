@@ -55,7 +55,7 @@ session_totals_read(int dfd, struct session_totals *ret)
 	_cleanup_free_ char *text = NULL;
 	int r = read_ledger(dfd, &text);
 
-	*ret = (struct session_totals) {};
+	*ret = (struct session_totals){};
 	if (r < 0)
 		return r;
 	return session_calls_parse(text, add_call, ret);
@@ -102,8 +102,8 @@ print_call(const struct session_call *c, void *ud)
 	/* The call's own report, as sandcap wrote it (JSON), or null if it is unreadable. */
 	snprintf(name, sizeof(name), "call-%u.json", c->n);
 	rep = malloc(CALL_REPORT_MAX);
-	if (rep != NULL && read_full_at(x->dfd, name, rep, CALL_REPORT_MAX, &len) == 0 &&
-	    len > 0 && rep[0] == '{') {
+	if (rep != NULL && read_full_at(x->dfd, name, rep, CALL_REPORT_MAX, &len) == 0 && len > 0 &&
+	    rep[0] == '{') {
 		while (len > 0 && rep[len - 1] == '\n')
 			rep[--len] = '\0';
 		fputs(rep, x->out);
@@ -117,10 +117,11 @@ print_call(const struct session_call *c, void *ud)
 static void
 json_limits(FILE *f, const struct session_state *s)
 {
-	fprintf(f, "\"limits\": {\"ttl_ms\": %llu, \"cpu_budget_ms\": %llu, \"timeout_ms\": %llu, "
-		"\"as\": %llu}", (unsigned long long) s->ttl_ms,
-		(unsigned long long) s->cpu_budget_ms, (unsigned long long) s->timeout_ms,
-		(unsigned long long) s->as);
+	fprintf(f,
+		"\"limits\": {\"ttl_ms\": %llu, \"cpu_budget_ms\": %llu, \"timeout_ms\": %llu, "
+		"\"as\": %llu}",
+		(unsigned long long) s->ttl_ms, (unsigned long long) s->cpu_budget_ms,
+		(unsigned long long) s->timeout_ms, (unsigned long long) s->as);
 }
 
 static void
@@ -159,8 +160,10 @@ human_head(FILE *f, const struct session_state *s, const char *ended)
 
 	human_duration(s->expires_ms > now ? s->expires_ms - now : 0, ttl, sizeof(ttl));
 	fprintf(f, "session %s%s%s%s: %s\n", s->id, s->name[0] ? " (" : "", s->name,
-		s->name[0] ? ")" : "", ended == NULL ? "running" : streq(ended, "ttl") ?
-		"ended at its TTL" : "ended");
+		s->name[0] ? ")" : "",
+		ended == NULL         ? "running"
+		: streq(ended, "ttl") ? "ended at its TTL"
+				      : "ended");
 	if (ended == NULL)
 		fprintf(f, "TTL left: %s\n", ttl);
 	if (s->cpu_budget_ms) {
@@ -190,8 +193,10 @@ session_report(int dfd, const struct session_state *s, const char *ended, FILE *
 	r = session_calls_parse(text, print_call, &x);
 	left = s->cpu_budget_ms > x.t.cpu_ms ? s->cpu_budget_ms - x.t.cpu_ms : 0;
 	if (json) {
-		fprintf(out, "], \"totals\": {\"calls\": %u, \"wall_ms\": %llu, \"cpu_ms\": %llu, "
-			"\"cpu_left_ms\": ", x.t.calls, (unsigned long long) x.t.wall_ms,
+		fprintf(out,
+			"], \"totals\": {\"calls\": %u, \"wall_ms\": %llu, \"cpu_ms\": %llu, "
+			"\"cpu_left_ms\": ",
+			x.t.calls, (unsigned long long) x.t.wall_ms,
 			(unsigned long long) x.t.cpu_ms);
 		if (s->cpu_budget_ms)
 			fprintf(out, "%llu}}\n", (unsigned long long) left);
@@ -244,14 +249,15 @@ list_one(FILE *out, bool json, bool *first, const struct session_state *s, int d
 			json_write_string(out, s->name, strlen(s->name));
 		else
 			fputs("null", out);
-		fprintf(out, ", \"mode\": \"%s\", \"ttl_left_ms\": %llu, \"calls\": %u, "
-			"\"cpu_ms\": %llu}", s->mode, (unsigned long long) left, t.calls,
-			(unsigned long long) t.cpu_ms);
+		fprintf(out,
+			", \"mode\": \"%s\", \"ttl_left_ms\": %llu, \"calls\": %u, "
+			"\"cpu_ms\": %llu}",
+			s->mode, (unsigned long long) left, t.calls, (unsigned long long) t.cpu_ms);
 	} else {
 		human_duration(left, ttl, sizeof(ttl));
 		human_duration(t.cpu_ms, cpu, sizeof(cpu));
-		fprintf(out, "%-12s  %-16s %-7s %-10s %5u  %s\n", s->id,
-			s->name[0] ? s->name : "-", s->mode, ttl, t.calls, cpu);
+		fprintf(out, "%-12s  %-16s %-7s %-10s %5u  %s\n", s->id, s->name[0] ? s->name : "-",
+			s->mode, ttl, t.calls, cpu);
 	}
 	*first = false;
 }

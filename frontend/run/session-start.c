@@ -30,7 +30,7 @@ state_removed(int in)
 	ssize_t n = read(in, buf, sizeof(buf));
 
 	if (n <= 0)
-		return true;            /* the watch is gone: so is the directory */
+		return true; /* the watch is gone: so is the directory */
 	for (char *p = buf; p < buf + n;) {
 		const struct inotify_event *ev = (const struct inotify_event *) p;
 
@@ -74,11 +74,12 @@ keeper_main(int rootfd, int dfd, const struct session_state *s, int ready)
 	in = inotify_init1(IN_CLOEXEC);
 	timer = ttl_timer(s);
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", dfd);
-	if (in < 0 || timer < 0 || inotify_add_watch(in, path, IN_DELETE | IN_MOVED_FROM |
-						      IN_DELETE_SELF | IN_ONLYDIR) < 0)
+	if (in < 0 || timer < 0 ||
+	    inotify_add_watch(in, path, IN_DELETE | IN_MOVED_FROM | IN_DELETE_SELF | IN_ONLYDIR) <
+		    0)
 		_exit(1);
 	if (faccessat(dfd, "state", F_OK, AT_SYMLINK_NOFOLLOW) < 0)
-		_exit(0);               /* ended before the watch was in place */
+		_exit(0); /* ended before the watch was in place */
 	if (write(ready, &self, sizeof(self)) != (ssize_t) sizeof(self))
 		_exit(1);
 	close(ready);
@@ -90,8 +91,8 @@ keeper_main(int rootfd, int dfd, const struct session_state *s, int ready)
 			_exit(0);
 	}
 	session_repair(dfd);
-	_exit(session_teardown(rootfd, dfd, s, "ttl", NULL, true, false, err, sizeof(err)) < 0 ?
-	      1 : 0);
+	_exit(session_teardown(rootfd, dfd, s, "ttl", NULL, true, false, err, sizeof(err)) < 0 ? 1
+											       : 0);
 }
 
 /* Only what the keeper needs, at fixed numbers: no fd of the caller's (a pipe a shell waits
@@ -151,9 +152,11 @@ start_keeper(int rootfd, int dfd, const struct session_state *s, pid_t *ret_pid)
 	}
 	close(p[1]);
 	(void) waitpid(pid, &st, 0);
-	pf = (struct pollfd) { .fd = p[0], .events = POLLIN };
-	st = poll(&pf, 1, SESSION_KEEPER_WAIT_MS) == 1 && read(p[0], ret_pid, sizeof(*ret_pid)) ==
-		(ssize_t) sizeof(*ret_pid) ? 0 : -ECHILD;
+	pf = (struct pollfd){ .fd = p[0], .events = POLLIN };
+	st = poll(&pf, 1, SESSION_KEEPER_WAIT_MS) == 1 &&
+			     read(p[0], ret_pid, sizeof(*ret_pid)) == (ssize_t) sizeof(*ret_pid)
+		     ? 0
+		     : -ECHILD;
 	close(p[0]);
 	return st;
 }
@@ -162,15 +165,19 @@ start_keeper(int rootfd, int dfd, const struct session_state *s, pid_t *ret_pid)
 static int
 refuse_unenforceable(const struct session_opts *o, char *err, size_t errlen)
 {
-	const char *opt = o->memory ? "--memory" : o->pids ? "--pids" :
-			  o->cpu_percent ? "--cpu" : o->disk ? "--disk" : NULL;
+	const char *opt = o->memory        ? "--memory"
+			  : o->pids        ? "--pids"
+			  : o->cpu_percent ? "--cpu"
+			  : o->disk        ? "--disk"
+					   : NULL;
 
 	if (opt == NULL)
 		return 0;
-	snprintf(err, errlen, "%s: a session's %s across its calls needs cgroup mode, and "
+	snprintf(err, errlen,
+		 "%s: a session's %s across its calls needs cgroup mode, and "
 		 "sessions run in rlimit mode for now; drop %s (bound each call with --as, "
-		 "--nproc or --fsize instead; see docs/usage.md \"Sessions\")", opt,
-		 opt + 2, opt);
+		 "--nproc or --fsize instead; see docs/usage.md \"Sessions\")",
+		 opt, opt + 2, opt);
 	return -ENOTSUP;
 }
 
@@ -189,9 +196,11 @@ refuse_cgroup_mode(const struct session_opts *o, char *err, size_t errlen)
 	client_close(&cs);
 	if (r != 0 && (!cgroup2_mounted() || usercg_probe(info, sizeof(info)) < 0))
 		return 0;
-	snprintf(err, errlen, "sessions run in rlimit mode for now, and sandcap run would use "
+	snprintf(err, errlen,
+		 "sessions run in rlimit mode for now, and sandcap run would use "
 		 "%s mode here: give --no-cgroup to start the session (its calls then run in "
-		 "rlimit mode)", r == 0 ? "cgroup" : "user-cgroup");
+		 "rlimit mode)",
+		 r == 0 ? "cgroup" : "user-cgroup");
 	return -ENOTSUP;
 }
 
@@ -239,8 +248,7 @@ fill_state(const struct session_opts *o, struct session_state *s)
 }
 
 int
-session_start(const struct session_opts *o, struct session_state *ret, char *err,
-	      size_t errlen)
+session_start(const struct session_opts *o, struct session_state *ret, char *err, size_t errlen)
 {
 	_cleanup_close_ int rootfd = -EBADF, dfd = -EBADF;
 	struct session_state s = {};
@@ -269,12 +277,11 @@ session_start(const struct session_opts *o, struct session_state *ret, char *err
 	if (r == 0)
 		r = start_keeper(rootfd, dfd, &s, &s.keeper_pid);
 	if (r < 0) {
-		snprintf(err, errlen, "cannot start the session: %s", r == -ECHILD ?
-			 "its keeper did not start" : strerror(-r));
+		snprintf(err, errlen, "cannot start the session: %s",
+			 r == -ECHILD ? "its keeper did not start" : strerror(-r));
 		(void) session_remove(rootfd, dfd, s.id);
 		return r;
 	}
 	*ret = s;
 	return 0;
 }
-

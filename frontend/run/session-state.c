@@ -44,13 +44,14 @@ session_state_format(const struct session_state *s, char *buf, size_t len)
 
 	if (!one_line(s->name) || !one_line(s->report) || !one_line(s->fs) || !one_line(s->net))
 		return -EINVAL;
-	n = snprintf(buf, len, "sandcap_session=1\nid=%s\nname=%s\nmode=%s\ncreated_s=%llu\n"
+	n = snprintf(buf, len,
+		     "sandcap_session=1\nid=%s\nname=%s\nmode=%s\ncreated_s=%llu\n"
 		     "expires_ms=%llu\nttl_ms=%llu\ncpu_budget_ms=%llu\ntimeout_ms=%llu\nas=%llu\n"
-		     "fs=%s\nnet=%s\nreport=%s\n", s->id, s->name, s->mode,
-		     (unsigned long long) s->created_s, (unsigned long long) s->expires_ms,
-		     (unsigned long long) s->ttl_ms, (unsigned long long) s->cpu_budget_ms,
-		     (unsigned long long) s->timeout_ms, (unsigned long long) s->as, s->fs, s->net,
-		     s->report);
+		     "fs=%s\nnet=%s\nreport=%s\n",
+		     s->id, s->name, s->mode, (unsigned long long) s->created_s,
+		     (unsigned long long) s->expires_ms, (unsigned long long) s->ttl_ms,
+		     (unsigned long long) s->cpu_budget_ms, (unsigned long long) s->timeout_ms,
+		     (unsigned long long) s->as, s->fs, s->net, s->report);
 	if (n < 0 || (size_t) n >= len)
 		return -ENOBUFS;
 	return n;
@@ -80,7 +81,10 @@ state_number(const char *v, size_t vlen, uint64_t *ret)
 static int
 state_apply(struct session_state *s, const char *key, size_t klen, const char *v, size_t vlen)
 {
-	static const struct { const char *key; size_t off; } nums[] = {
+	static const struct {
+		const char *key;
+		size_t off;
+	} nums[] = {
 		{ "created_s", offsetof(struct session_state, created_s) },
 		{ "expires_ms", offsetof(struct session_state, expires_ms) },
 		{ "ttl_ms", offsetof(struct session_state, ttl_ms) },
@@ -88,8 +92,12 @@ state_apply(struct session_state *s, const char *key, size_t klen, const char *v
 		{ "timeout_ms", offsetof(struct session_state, timeout_ms) },
 		{ "as", offsetof(struct session_state, as) },
 	};
-	static const struct { const char *key; size_t off, len; } words[] = {
-		{ "id", offsetof(struct session_state, id), sizeof(((struct session_state *) 0)->id) },
+	static const struct {
+		const char *key;
+		size_t off, len;
+	} words[] = {
+		{ "id", offsetof(struct session_state, id),
+		  sizeof(((struct session_state *) 0)->id) },
 		{ "name", offsetof(struct session_state, name), SESSION_NAME_MAX + 1 },
 		{ "mode", offsetof(struct session_state, mode), 16 },
 		{ "fs", offsetof(struct session_state, fs), 16 },
@@ -118,10 +126,10 @@ session_state_parse(const char *text, struct session_state *ret)
 		const char *nl = strchr(p, '\n'), *eq;
 
 		if (nl == NULL)
-			return -EINVAL;         /* written whole, each line ended */
+			return -EINVAL; /* written whole, each line ended */
 		eq = memchr(p, '=', (size_t) (nl - p));
-		if (eq == NULL || state_apply(&s, p, (size_t) (eq - p), eq + 1,
-					      (size_t) (nl - eq - 1)) < 0)
+		if (eq == NULL ||
+		    state_apply(&s, p, (size_t) (eq - p), eq + 1, (size_t) (nl - eq - 1)) < 0)
 			return -EINVAL;
 		p = nl + 1;
 	}
@@ -159,8 +167,7 @@ call_parse_line(char *line, struct session_call *c)
 		if (w[i] == NULL)
 			return -EINVAL;
 	}
-	if (strtok_r(NULL, " ", &save) != NULL ||
-	    parse_u64_range(w[0], 1, 1000000000, &n) < 0 ||
+	if (strtok_r(NULL, " ", &save) != NULL || parse_u64_range(w[0], 1, 1000000000, &n) < 0 ||
 	    (!streq(w[3], "-") && parse_u64_range(w[3], 0, 255, &ex) < 0) ||
 	    parse_u64_range(w[4], 0, UINT64_MAX, &c->wall_ms) < 0 ||
 	    parse_u64_range(w[5], 0, UINT64_MAX, &c->cpu_ms) < 0 ||
@@ -173,8 +180,7 @@ call_parse_line(char *line, struct session_call *c)
 }
 
 int
-session_calls_parse(const char *text, int (*fn)(const struct session_call *c, void *ud),
-		    void *ud)
+session_calls_parse(const char *text, int (*fn)(const struct session_call *c, void *ud), void *ud)
 {
 	const char *p = text;
 	char line[256];
@@ -258,11 +264,11 @@ session_call_from_report(const char *json, struct session_call *ret)
 	if (usage == NULL || json_word(json, "id", c.id, sizeof(c.id)) < 0 ||
 	    json_word(json, "verdict", c.verdict, sizeof(c.verdict)) < 0 ||
 	    json_u64(usage, "wall_ms", &c.wall_ms) < 0 ||
-	    json_u64(usage, "cpu_user_ms", &user) < 0 ||
-	    json_u64(usage, "cpu_system_ms", &sys) < 0)
+	    json_u64(usage, "cpu_user_ms", &user) < 0 || json_u64(usage, "cpu_system_ms", &sys) < 0)
 		return -EINVAL;
 	c.exit_code = -1;
-	if (json_value(json, "exit_code") != NULL && !strneq(json_value(json, "exit_code"), "null", 4)) {
+	if (json_value(json, "exit_code") != NULL &&
+	    !strneq(json_value(json, "exit_code"), "null", 4)) {
 		if (json_u64(json, "exit_code", &ex) < 0 || ex > 255)
 			return -EINVAL;
 		c.exit_code = (int) ex;

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define SESSION_ID_LEN   12             /* hex digits */
+#define SESSION_ID_LEN   12 /* hex digits */
 #define SESSION_NAME_MAX 64
 #define SESSION_PATH_MAX 4096
 
@@ -17,24 +17,24 @@
 struct session_state {
 	char id[SESSION_ID_LEN + 1];
 	char name[SESSION_NAME_MAX + 1];
-	char mode[16];                  /* "rlimit" */
-	uint64_t created_s;             /* CLOCK_REALTIME, for people */
-	uint64_t expires_ms;            /* CLOCK_BOOTTIME, the TTL's deadline; 0: none */
+	char mode[16];       /* "rlimit" */
+	uint64_t created_s;  /* CLOCK_REALTIME, for people */
+	uint64_t expires_ms; /* CLOCK_BOOTTIME, the TTL's deadline; 0: none */
 	uint64_t ttl_ms;
-	uint64_t cpu_budget_ms;         /* the CPU time all calls together may use */
-	uint64_t timeout_ms;            /* each call's default and ceiling */
-	uint64_t as;                    /* each call's RLIMIT_AS default and ceiling */
-	char fs[16], net[16];           /* given to every call; "" for run's default */
-	char report[SESSION_PATH_MAX];  /* where the session's report goes at the TTL */
-	int keeper_pid;                 /* session start's answer only; not in the file */
+	uint64_t cpu_budget_ms;        /* the CPU time all calls together may use */
+	uint64_t timeout_ms;           /* each call's default and ceiling */
+	uint64_t as;                   /* each call's RLIMIT_AS default and ceiling */
+	char fs[16], net[16];          /* given to every call; "" for run's default */
+	char report[SESSION_PATH_MAX]; /* where the session's report goes at the TTL */
+	int keeper_pid;                /* session start's answer only; not in the file */
 };
 
 /* One call of the ledger. */
 struct session_call {
-	unsigned n;                     /* 1, 2, ... */
-	char id[64];                    /* the sandbox id (sandcap ps) */
+	unsigned n;  /* 1, 2, ... */
+	char id[64]; /* the sandbox id (sandcap ps) */
 	char verdict[24];
-	int exit_code;                  /* -1: none (killed by a signal) */
+	int exit_code; /* -1: none (killed by a signal) */
 	uint64_t wall_ms, cpu_ms;
 };
 

@@ -165,15 +165,17 @@ session_root(bool create, int *ret_fd, char *err, size_t errlen)
 		snprintf(err, errlen, "%s: %s", dir, strerror(-fd));
 		return fd;
 	}
-	root = create && mkdirat(fd, "sessions", 0700) < 0 && errno != EEXIST ? -errno :
-	       session_dir(fd, "sessions");
+	root = create && mkdirat(fd, "sessions", 0700) < 0 && errno != EEXIST
+		       ? -errno
+		       : session_dir(fd, "sessions");
 	close(fd);
 	if (root < 0) {
 		if (root == -ENOENT)
 			snprintf(err, errlen, "no sessions (%s/sessions does not exist)", dir);
 		else
-			snprintf(err, errlen, "%s/sessions: %s", dir, root == -EPERM ?
-				 "not a directory of yours with mode 0700" : strerror(-root));
+			snprintf(err, errlen, "%s/sessions: %s", dir,
+				 root == -EPERM ? "not a directory of yours with mode 0700"
+						: strerror(-root));
 		return root;
 	}
 	*ret_fd = root;
@@ -190,10 +192,12 @@ session_check_ctl(const char *call_id, char *err, size_t errlen)
 		snprintf(id, sizeof(id), "%u-000000000000", (unsigned) control_uid());
 	r = control_path(call_id != NULL ? call_id : id, path, sizeof(path));
 	if (r < 0)
-		snprintf(err, errlen, "a call's control socket, $XDG_RUNTIME_DIR/sandcap/<id>.sock, "
-			 "cannot be made (%s), and without it nothing could stop a running call at "
-			 "the end or the TTL: use a shorter XDG_RUNTIME_DIR (at most about 80 bytes)",
-			 strerror(-r));
+		snprintf(
+			err, errlen,
+			"a call's control socket, $XDG_RUNTIME_DIR/sandcap/<id>.sock, "
+			"cannot be made (%s), and without it nothing could stop a running call at "
+			"the end or the TTL: use a shorter XDG_RUNTIME_DIR (at most about 80 bytes)",
+			strerror(-r));
 	return r;
 }
 
@@ -206,16 +210,20 @@ session_open(int rootfd, const char *id, int *ret_dfd, struct session_state *ret
 	int dfd, r;
 
 	if (!session_id_valid(id)) {
-		snprintf(err, errlen, "'%.40s' is not a session id (12 hex digits, from sandcap "
-			 "session start or ls)", id);
+		snprintf(err, errlen,
+			 "'%.40s' is not a session id (12 hex digits, from sandcap "
+			 "session start or ls)",
+			 id);
 		return -ENOENT;
 	}
 	dfd = session_dir(rootfd, id);
 	if (dfd >= 0)
 		session_repair(dfd);
 	if (dfd < 0) {
-		snprintf(err, errlen, "no session %s of yours%s", id, dfd == -ENOENT ?
-			 " (ended, expired or never started; see sandcap session ls)" : "");
+		snprintf(err, errlen, "no session %s of yours%s", id,
+			 dfd == -ENOENT
+				 ? " (ended, expired or never started; see sandcap session ls)"
+				 : "");
 		return dfd == -ENOENT ? -ENOENT : dfd;
 	}
 	r = read_full_at(dfd, "state", buf, sizeof(buf), &len);
@@ -396,8 +404,10 @@ lock_out_calls(int dfd, int *ret_fd, char *err, size_t errlen)
 	}
 	r = session_lock(dfd, "lock", LOCK_EX, SESSION_KILL_WAIT_MS, ret_fd);
 	if (r < 0)
-		snprintf(err, errlen, "a call of the session still runs after SIGKILL (%s); "
-			 "try again, or sandcap kill it", strerror(-r));
+		snprintf(err, errlen,
+			 "a call of the session still runs after SIGKILL (%s); "
+			 "try again, or sandcap kill it",
+			 strerror(-r));
 	return r;
 }
 
@@ -418,7 +428,7 @@ session_remove(int rootfd, int dfd, const char *id)
 	}
 	(void) unlinkat(dfd, "keeper", 0);
 	if (r == 0)
-		r = rm_all(rootfd, id);        /* leftovers: temporaries */
+		r = rm_all(rootfd, id); /* leftovers: temporaries */
 	return r;
 }
 
@@ -463,8 +473,8 @@ wait_keeper_gone(int keeper)
 }
 
 int
-session_teardown(int rootfd, int dfd, const struct session_state *s, const char *why,
-		 FILE *out, bool json, bool wait_keeper, char *err, size_t errlen)
+session_teardown(int rootfd, int dfd, const struct session_state *s, const char *why, FILE *out,
+		 bool json, bool wait_keeper, char *err, size_t errlen)
 {
 	_cleanup_close_ int lock = -EBADF, keeper = -EBADF;
 	_cleanup_free_ char *text = NULL;

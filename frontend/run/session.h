@@ -18,16 +18,16 @@
 
 /* session start's options, parsed by cmd/session.c.  0: not given. */
 struct session_opts {
-	uint64_t memory, pids, cpu_percent, disk;       /* refused in rlimit mode */
+	uint64_t memory, pids, cpu_percent, disk; /* refused in rlimit mode */
 	uint64_t ttl_ms, cpu_budget_ms, timeout_ms, as;
 	const char *name, *fs, *net, *report;
 	bool no_cgroup;
 };
 
 /* Every wait of a session on another process ends by these (milliseconds). */
-#define SESSION_END_LOCK_MS     2000    /* end: before killing the running call */
-#define SESSION_KILL_WAIT_MS    30000   /* end: for the killed call to let go */
-#define SESSION_KEEPER_WAIT_MS  5000    /* end: for the keeper to exit */
+#define SESSION_END_LOCK_MS    2000  /* end: before killing the running call */
+#define SESSION_KILL_WAIT_MS   30000 /* end: for the killed call to let go */
+#define SESSION_KEEPER_WAIT_MS 5000  /* end: for the keeper to exit */
 
 /* Create the session, start its keeper; *ret gets its state.  Returns 0 or -errno with the
  * reason (naming the option and the fix) in err. */

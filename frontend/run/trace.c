@@ -45,7 +45,7 @@ trace_dur_word(uint64_t ms, char *buf, size_t len)
 void
 trace_figs_from_report(const struct report *rep, uint64_t largest_file, struct trace_figs *ret)
 {
-	*ret = (struct trace_figs) {
+	*ret = (struct trace_figs){
 		.has_memory = rep->cg.has_memory_peak,
 		.has_pids = rep->cg.has_pids_peak,
 		.has_disk = rep->cg.has_disk_used,
@@ -59,8 +59,9 @@ trace_figs_from_report(const struct report *rep, uint64_t largest_file, struct t
 	};
 }
 
-#define FOLD(field) acc->max.field = first || f->field > acc->max.field ? f->field : \
-	acc->max.field; acc->min.field = first || f->field < acc->min.field ? f->field : acc->min.field
+#define FOLD(field)                                                                      \
+	acc->max.field = first || f->field > acc->max.field ? f->field : acc->max.field; \
+	acc->min.field = first || f->field < acc->min.field ? f->field : acc->min.field
 
 void
 trace_acc_add(struct trace_acc *acc, const struct trace_figs *f)
@@ -145,7 +146,7 @@ trace_largest_file(int dir_fd, unsigned depth, uint64_t *max)
 	d = fdopendir(fd);
 	if (d == NULL)
 		return;
-	fd = -EBADF;    /* owned by d */
+	fd = -EBADF; /* owned by d */
 	while ((de = readdir(d)) != NULL) {
 		struct stat st;
 
@@ -156,8 +157,9 @@ trace_largest_file(int dir_fd, unsigned depth, uint64_t *max)
 		if (S_ISREG(st.st_mode) && (uint64_t) st.st_size > *max)
 			*max = (uint64_t) st.st_size;
 		else if (S_ISDIR(st.st_mode)) {
-			_cleanup_close_ int sub = openat(dirfd(d), de->d_name,
-							 O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			_cleanup_close_ int sub =
+				openat(dirfd(d), de->d_name,
+				       O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 
 			if (sub >= 0)
 				trace_largest_file(sub, depth + 1, max);

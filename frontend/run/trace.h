@@ -18,23 +18,23 @@
 #include "run/run.h"
 #include "report/report.h"
 
-#define TRACE_TIMEOUT_FLOOR_MS  2000
-#define TRACE_TIMEOUT_FACTOR    3
-#define TRACE_CPU_FLOOR_MS      1000
-#define TRACE_CPU_FACTOR        2
-#define TRACE_RUNS_MAX          100
+#define TRACE_TIMEOUT_FLOOR_MS 2000
+#define TRACE_TIMEOUT_FACTOR   3
+#define TRACE_CPU_FLOOR_MS     1000
+#define TRACE_CPU_FACTOR       2
+#define TRACE_RUNS_MAX         100
 
 /* What one run used (or, accumulated, the largest / smallest over runs). */
 struct trace_figs {
-	bool has_memory, has_pids, has_disk;    /* measured (cgroup mode) */
+	bool has_memory, has_pids, has_disk; /* measured (cgroup mode) */
 	uint64_t memory_peak, pids_peak, disk_used, largest_file;
 	uint64_t cpu_ms, wall_ms, max_rss;
 };
 
 /* Accumulated over the runs of one `sandcap trace --runs N`. */
 struct trace_acc {
-	unsigned runs;                          /* runs measured so far */
-	bool done;                              /* the summary was printed: stop */
+	unsigned runs; /* runs measured so far */
+	bool done;     /* the summary was printed: stop */
 	struct trace_figs max, min;
 };
 
@@ -58,8 +58,7 @@ void trace_figs_from_report(const struct report *rep, uint64_t largest_file,
 void trace_acc_add(struct trace_acc *acc, const struct trace_figs *f);
 
 /* The suggestions for figures f with headroom_percent. */
-void trace_suggest(uint64_t headroom_percent, const struct trace_figs *f,
-		   struct trace_result *tr);
+void trace_suggest(uint64_t headroom_percent, const struct trace_figs *f, struct trace_result *tr);
 
 /* The largest regular file under dir_fd (the workspace), depth-limited. */
 void trace_largest_file(int dir_fd, unsigned depth, uint64_t *max);

@@ -18,16 +18,17 @@ struct ucg_limits {
 };
 
 int
-run_policy_check(const struct policy_resolved *pol, enum policy_limit l, uint64_t value,
-		 char *err, size_t errlen)
+run_policy_check(const struct policy_resolved *pol, enum policy_limit l, uint64_t value, char *err,
+		 size_t errlen)
 {
 	char why[POLICY_ERR_MAX];
 	int r = policy_check_request(pol, l, value, why, sizeof(why));
 
 	if (r < 0)
-		(void) snprintf(err, errlen, "--%s: give a %s, or ask the admin (sandcap policy "
-				"show lists your ceilings)", why, l == POLICY_TIMEOUT ?
-				"shorter --timeout" : "smaller value");
+		(void) snprintf(err, errlen,
+				"--%s: give a %s, or ask the admin (sandcap policy "
+				"show lists your ceilings)",
+				why, l == POLICY_TIMEOUT ? "shorter --timeout" : "smaller value");
 	return r;
 }
 
@@ -56,7 +57,7 @@ apply_policy(struct ucg_limits *o, const struct policy_resolved *pol, char *err,
 	}
 	for (size_t i = 0; i < ELEMENTSOF(v); i++) {
 		if (l[i] == POLICY_DISK && *v[i] == 0)
-			continue;       /* no workspace in this mode: a disk default is not applied */
+			continue; /* no workspace in this mode: a disk default is not applied */
 		*v[i] = policy_effective(pol, l[i], *v[i]);
 	}
 	if (o->timeout_ms > 0)
@@ -68,8 +69,11 @@ int
 run_usercg_setup(struct run_opts *o, struct report *rep, const struct policy_resolved *pol,
 		 const char *id, struct usercg *u, char *err, size_t errlen)
 {
-	struct ucg_limits eff = { .memory = o->memory, .cpu_percent = o->cpu_percent,
-				  .pids = o->pids, .disk = o->disk, .timeout_ms = o->timeout_ms,
+	struct ucg_limits eff = { .memory = o->memory,
+				  .cpu_percent = o->cpu_percent,
+				  .pids = o->pids,
+				  .disk = o->disk,
+				  .timeout_ms = o->timeout_ms,
 				  .has_timeout = o->has_timeout };
 	struct sc_request req;
 	uint64_t backstop = 0;
@@ -80,9 +84,10 @@ run_usercg_setup(struct run_opts *o, struct report *rep, const struct policy_res
 		if (r < 0)
 			return r;
 	}
-	req = (struct sc_request) { .memory = eff.memory, .cpu_percent = eff.cpu_percent,
-				    .pids = eff.pids };
-	if (eff.has_timeout)    /* the user manager kills the scope if sandcap does not */
+	req = (struct sc_request){ .memory = eff.memory,
+				   .cpu_percent = eff.cpu_percent,
+				   .pids = eff.pids };
+	if (eff.has_timeout) /* the user manager kills the scope if sandcap does not */
 		backstop = eff.timeout_ms + o->grace_ms + 10000;
 	r = usercg_open(u, id, backstop, err, errlen);
 	if (r == 0)
@@ -91,9 +96,11 @@ run_usercg_setup(struct run_opts *o, struct report *rep, const struct policy_res
 		return r == -EINVAL || r == -EPERM ? -EIO : r;
 	/* Only now a refusal: this mode would run, but cannot give what was asked. */
 	if (eff.disk > 0 && !o->fallback) {
-		(void) snprintf(err, errlen, "--disk needs the sandcap helper (a size-limited tmpfs "
-				"workspace), which user-cgroup mode has not; pass --fallback to accept "
-				"RLIMIT_FSIZE (per file) instead, or ask the admin to install the helper");
+		(void) snprintf(
+			err, errlen,
+			"--disk needs the sandcap helper (a size-limited tmpfs "
+			"workspace), which user-cgroup mode has not; pass --fallback to accept "
+			"RLIMIT_FSIZE (per file) instead, or ask the admin to install the helper");
 		return -EINVAL;
 	}
 	o->memory = eff.memory;
@@ -119,8 +126,10 @@ run_usercg_setup(struct run_opts *o, struct report *rep, const struct policy_res
 	if (u->enforcement[0] != '\0')
 		report_add_enforcement(rep, "user_cgroup_notes", "%s", u->enforcement);
 	if (backstop > 0)
-		report_add_enforcement(rep, "timeout_backstop", "systemd user manager "
-				       "(RuntimeMaxSec of %s)", u->unit);
+		report_add_enforcement(rep, "timeout_backstop",
+				       "systemd user manager "
+				       "(RuntimeMaxSec of %s)",
+				       u->unit);
 
 	return 0;
 }
@@ -136,11 +145,13 @@ run_usercg_protect(struct report *rep, struct isolate_plan *plan)
 	    cgprotect_mounts(plan->cg_protect, CGPROTECT_MAX, &n, NULL, 0) == 0 && n > 0) {
 		plan->n_cg_protect = n;
 		/* Both fit the report's 96 bytes. */
-		report_add_enforcement(rep, "cgroup_files", "landlock (ABI %d): the sandbox cannot "
+		report_add_enforcement(rep, "cgroup_files",
+				       "landlock (ABI %d): the sandbox cannot "
 				       "write the cgroup files; the limits bind hostile code",
 				       plan->landlock_abi);
 	} else {
-		report_add_enforcement(rep, "cgroup_files", "not protected (no Landlock): the limits "
+		report_add_enforcement(rep, "cgroup_files",
+				       "not protected (no Landlock): the limits "
 				       "bind runaway code, not hostile code");
 	}
 }

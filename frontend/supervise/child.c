@@ -26,7 +26,8 @@
 #endif
 
 _Static_assert(STAGE_EXIT_FAILURE == SC_EXIT_FAILURE && STAGE_EXIT_NOEXEC == SC_EXIT_NOEXEC &&
-	       STAGE_EXIT_NOTFOUND == SC_EXIT_NOTFOUND, "lib/stage.h's exit statuses");
+		       STAGE_EXIT_NOTFOUND == SC_EXIT_NOTFOUND,
+	       "lib/stage.h's exit statuses");
 
 /* ASan (make SANITIZE=1) keeps one record per thread of where its stack is, in memory the
  * child shares: the child switches it to its own stack and the supervisor back, by ASan's
@@ -50,15 +51,24 @@ asan_in_child(struct child_args *a)
 static void
 asan_after_clone(struct child_args *a, void *fake)
 {
-	if (!a->asan_switched)          /* the child never ran: finish the switch first */
+	if (!a->asan_switched) /* the child never ran: finish the switch first */
 		__sanitizer_finish_switch_fiber(NULL, &a->asan_bottom, &a->asan_size);
 	__sanitizer_start_switch_fiber(NULL, a->asan_bottom, a->asan_size);
 	__sanitizer_finish_switch_fiber(fake, NULL, NULL);
 }
 #else
-static void asan_before_clone(char *stack_top, size_t size, void **fake) { }
-static void asan_in_child(struct child_args *a) { }
-static void asan_after_clone(struct child_args *a, void *fake) { }
+static void
+asan_before_clone(char *stack_top, size_t size, void **fake)
+{
+}
+static void
+asan_in_child(struct child_args *a)
+{
+}
+static void
+asan_after_clone(struct child_args *a, void *fake)
+{
+}
 #endif
 
 /* Hand ourselves to spec->attach (user-cgroup mode: the user cgroup's cgroup.procs)
@@ -123,11 +133,18 @@ child_run(struct child_args *a)
 	/* The wall clock and --timeout start here, in the sandbox's cgroup: the set-up below
 	 * and the exec count. */
 	*a->start_ms = mono_ms();
-	stage_tail(&(const struct stage_tail) {
-		.argv = spec->argv, .envp = cp->envp, .chdir = spec->chdir, .rl = spec->rl,
-		.n_rl = spec->n_rl, .keep_fds = spec->keep_fds, .msg_fd = a->msg_fd,
-		.sig_todo = cp->sig_todo, .sig_ign = cp->sig_ign,
-		.isolate = spec->iso != NULL ? child_isolate : NULL, .isolate_ud = a,
+	stage_tail(&(const struct stage_tail){
+		.argv = spec->argv,
+		.envp = cp->envp,
+		.chdir = spec->chdir,
+		.rl = spec->rl,
+		.n_rl = spec->n_rl,
+		.keep_fds = spec->keep_fds,
+		.msg_fd = a->msg_fd,
+		.sig_todo = cp->sig_todo,
+		.sig_ign = cp->sig_ign,
+		.isolate = spec->iso != NULL ? child_isolate : NULL,
+		.isolate_ud = a,
 	});
 }
 
@@ -141,7 +158,7 @@ child_main(void *userdata)
 /* The child's stack: mapped once, with a guard page below it, so that an overflow faults
  * in the child instead of writing over the supervisor's memory. */
 #define CHILD_STACK_SIZE (256 * 1024)
-#define STACK_MAP (MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK | MAP_NORESERVE)
+#define STACK_MAP        (MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK | MAP_NORESERVE)
 
 char *
 sv_child_stack(void)
@@ -175,7 +192,7 @@ sv_child_clone(char *stack, struct child_args *a)
 {
 	char **our_environ = environ;
 	sigset_t all, old;
-	void *fake = NULL;              /* ASan's (asan_before_clone()) */
+	void *fake = NULL; /* ASan's (asan_before_clone()) */
 	pid_t pid;
 	int e;
 

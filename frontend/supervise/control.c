@@ -246,8 +246,7 @@ control_unlisten(const char *path)
 	*slash = '\0';
 	/* A run's own directory in /tmp of an earlier version (empty now); never the shared
 	 * XDG one, never /tmp. */
-	if (strneq(dir, "/tmp/", 5) && strchr(dir + 5, '/') == NULL &&
-	    is_tmp_rundir_name(dir + 5))
+	if (strneq(dir, "/tmp/", 5) && strchr(dir + 5, '/') == NULL && is_tmp_rundir_name(dir + 5))
 		(void) rmdir(dir);
 }
 
@@ -308,7 +307,7 @@ request_at(const char *path, const char *req, char *reply, size_t replylen)
 
 	if (replylen == 0)
 		return -EINVAL;
-	reply[0] = '\0';	/* on every failure the caller reads an empty reply */
+	reply[0] = '\0'; /* on every failure the caller reads an empty reply */
 	if (strlcpy(sa.sun_path, path, sizeof(sa.sun_path)) >= sizeof(sa.sun_path))
 		return -ENAMETOOLONG;
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
@@ -362,7 +361,7 @@ control_request(const char *id, const char *req, char *reply, size_t replylen)
 	int r;
 
 	if (replylen > 0)
-		reply[0] = '\0';        /* a string even on failure */
+		reply[0] = '\0'; /* a string even on failure */
 	if (!id_is_valid(id))
 		return -EINVAL;
 	r = for_each_rundir(find_in, &c);
@@ -407,7 +406,7 @@ scan_dir(const char *dir, const char *prefix, void *ud)
 			else
 				r = request_at(p, "status", status, sizeof(status));
 			if (r == -ECONNREFUSED)
-				control_unlisten(p);    /* its sandcap is gone */
+				control_unlisten(p); /* its sandcap is gone */
 			else if (r == 0 && status[0] == '{')
 				c->fn(id, status, c->ud);
 		}

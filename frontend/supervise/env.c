@@ -34,13 +34,16 @@ env_check_arg(const char *s, char *err, size_t errlen)
 	char esc[96];
 
 	if (n == 0) {
-		snprintf(err, errlen, "--env: '%s': expected NAME or NAME=VALUE with a non-empty "
-			 "NAME", log_escape(s, esc, sizeof(esc)));
+		snprintf(err, errlen,
+			 "--env: '%s': expected NAME or NAME=VALUE with a non-empty "
+			 "NAME",
+			 log_escape(s, esc, sizeof(esc)));
 		return -EINVAL;
 	}
 	for (size_t i = 0; i < n; i++)
 		if (!name_char(s[i], i == 0)) {
-			snprintf(err, errlen, "--env: invalid variable name in '%s': expected "
+			snprintf(err, errlen,
+				 "--env: invalid variable name in '%s': expected "
 				 "letters, digits and _, not starting with a digit",
 				 log_escape(s, esc, sizeof(esc)));
 			return -EINVAL;
@@ -54,8 +57,10 @@ env_check_glob(const char *s, char *err, size_t errlen)
 	char esc[96];
 
 	if (s[0] == '\0' || strchr(s, '=') != NULL) {
-		snprintf(err, errlen, "--env-deny: invalid pattern '%s': expected a glob of "
-			 "variable names, e.g. '*TOKEN*' (no '=')", log_escape(s, esc, sizeof(esc)));
+		snprintf(err, errlen,
+			 "--env-deny: invalid pattern '%s': expected a glob of "
+			 "variable names, e.g. '*TOKEN*' (no '=')",
+			 log_escape(s, esc, sizeof(esc)));
 		return -EINVAL;
 	}
 	return 0;
@@ -181,7 +186,7 @@ env_build(const struct env_opts *o, char *const *base, char ***ret)
 		char *e = base[i];
 
 		if (strchr(e, '=') == NULL || find(v, n, e) >= 0)
-			continue;       /* malformed, or a later duplicate: getenv() sees the first */
+			continue; /* malformed, or a later duplicate: getenv() sees the first */
 		if (o->clear && !kept_by_clear(e))
 			continue;
 		if (denied(o, e))
@@ -194,7 +199,7 @@ env_build(const struct env_opts *o, char *const *base, char ***ret)
 		ssize_t at;
 
 		if (e == NULL)
-			continue;       /* --env NAME that the caller has not set */
+			continue; /* --env NAME that the caller has not set */
 		at = find(v, n, e);
 		if (at >= 0)
 			v[at] = e;
@@ -260,7 +265,7 @@ env_for_exec(char *const *base, const char *pwd, const char *tmpdir, char ***ret
 	if (pwd != NULL)
 		ipwd = first_named(base, n, "PWD");
 	if (ipwd < 0)
-		pwd = NULL;             /* PWD is only corrected, never added */
+		pwd = NULL; /* PWD is only corrected, never added */
 	if (tmpdir != NULL)
 		itmp = first_named(base, n, "TMPDIR");
 	if (pwd == NULL && tmpdir == NULL)

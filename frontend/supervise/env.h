@@ -20,10 +20,10 @@
 #define ENV_RULES_MAX 128
 
 struct env_opts {
-	bool clear;                             /* --env-clear */
-	const char *env[ENV_RULES_MAX];         /* --env NAME or NAME=VALUE, as given */
+	bool clear;                     /* --env-clear */
+	const char *env[ENV_RULES_MAX]; /* --env NAME or NAME=VALUE, as given */
 	size_t n_env;
-	const char *deny[ENV_RULES_MAX];        /* --env-deny GLOB */
+	const char *deny[ENV_RULES_MAX]; /* --env-deny GLOB */
 	size_t n_deny;
 };
 

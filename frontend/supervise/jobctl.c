@@ -31,8 +31,8 @@ sv_tty_take(struct sv_state *st)
 	 * mode): the shell continues a job through its leader; under another leader
 	 * (sh -c 'sandcap ...' &) nothing would continue a stopped sandcap, so there the
 	 * terminal stays out of it. */
-	if (fg > 0 && (fg == home ||
-		       home == (spec->keeper_pid > 0 ? spec->keeper_pid : getpid()))) {
+	if (fg > 0 &&
+	    (fg == home || home == (spec->keeper_pid > 0 ? spec->keeper_pid : getpid()))) {
 		st->tty_fd = STDIN_FILENO;
 		st->tty_fg = fg == home;
 		if (st->tty_fg)
@@ -51,7 +51,7 @@ sv_tty_restore(struct sv_state *st)
 	if (st->tty_fd >= 0 && tcgetpgrp(st->tty_fd) == st->pid)
 		(void) tcsetpgrp(st->tty_fd, home);
 	if (st->tty_fd >= 0 && st->have_tios && tcgetpgrp(st->tty_fd) == home)
-		(void) tcsetattr(st->tty_fd, TCSADRAIN, &st->tios);     /* not another job's */
+		(void) tcsetattr(st->tty_fd, TCSADRAIN, &st->tios); /* not another job's */
 }
 
 /* Our job has the terminal's foreground (fg) and the sandbox has not: give it, with the
@@ -103,7 +103,7 @@ sv_job_stopped(struct sv_state *st, int stopsig)
 	pid_t home = home_pgrp(st);
 
 	if (stopsig != SIGTSTP && stopsig != SIGTTIN && stopsig != SIGTTOU)
-		return;         /* SIGSTOP from someone else: leave sandcap running, timers too */
+		return; /* SIGSTOP from someone else: leave sandcap running, timers too */
 	if (st->tty_fd < 0)
 		return;
 	if (stopsig != SIGTSTP && tcgetpgrp(st->tty_fd) == home) {
@@ -112,7 +112,7 @@ sv_job_stopped(struct sv_state *st, int stopsig)
 		return;
 	}
 	if (!may_stop(st))
-		return;         /* the main process stays stopped; the kill continues it */
+		return; /* the main process stays stopped; the kill continues it */
 	sv_signal(st, SIGSTOP);
 	if (tcgetpgrp(st->tty_fd) == st->pid)
 		(void) tcsetpgrp(st->tty_fd, home);

@@ -28,8 +28,8 @@ struct keeper_arg {
 	pid_t self;
 	uid_t uid;
 	int sigfd;
-	uint64_t mask;          /* the kernel's signal mask for the keeper (64 signals) */
-	char ctl_path[CONTROL_PATH_MAX];        /* the control socket, or "" */
+	uint64_t mask;                   /* the kernel's signal mask for the keeper (64 signals) */
+	char ctl_path[CONTROL_PATH_MAX]; /* the control socket, or "" */
 };
 
 static void
@@ -69,8 +69,8 @@ forward(const struct keeper_arg *a, pid_t sup, const struct signalfd_siginfo *si
 	info.si_code = SI_QUEUE;
 	info.si_pid = a->self;
 	info.si_uid = a->uid;
-	info.si_value.sival_ptr = (void *) (uintptr_t)
-		(((uint64_t) si->ssi_uid << 32) | (uint32_t) si->ssi_pid);
+	info.si_value.sival_ptr =
+		(void *) (uintptr_t) (((uint64_t) si->ssi_uid << 32) | (uint32_t) si->ssi_pid);
 	if (rawsys(SYS_rt_sigqueueinfo, sup, (long) si->ssi_signo, (long) &info, 0, 0) < 0)
 		(void) rawsys(SYS_kill, sup, (long) si->ssi_signo, 0, 0, 0);
 }
@@ -88,7 +88,7 @@ reap(const struct keeper_arg *a, pid_t sup, int *status)
 		if (w <= 0)
 			return false;
 		if (w != sup)
-			continue;       /* an orphan of the sandbox: reaped */
+			continue; /* an orphan of the sandbox: reaped */
 		if (WIFSTOPPED(st)) {
 			/* Job control: the supervisor stopped with the command; stop too, so
 			 * the caller's shell sees the job stopped. */
@@ -123,7 +123,7 @@ keeper_main(const struct keeper_arg *a, pid_t sup)
 		if (r < 0 && r != -EINTR)
 			break;
 		while (!done && rawsys(SYS_read, a->sigfd, (long) &si, sizeof(si), 0, 0) ==
-		       (long) sizeof(si)) {
+					(long) sizeof(si)) {
 			if (si.ssi_signo != SIGCHLD)
 				forward(a, sup, &si);
 			else
@@ -157,7 +157,7 @@ keeper_main(const struct keeper_arg *a, pid_t sup)
 		say(n == 1 ? " process left in the sandbox\n" : " processes left in the sandbox\n");
 		keeper_exit(128 + sig);
 	}
-	(void) rawproc_kill_tree(a->self);      /* normally nothing: the supervisor reaped it all */
+	(void) rawproc_kill_tree(a->self); /* normally nothing: the supervisor reaped it all */
 	keeper_exit(WIFEXITED(status) ? WEXITSTATUS(status) : SC_EXIT_FAILURE);
 }
 
@@ -290,9 +290,9 @@ keeper_start(struct keeper_info *ret, const char *ctl_path)
 		(void) sigprocmask(SIG_SETMASK, &old, NULL);
 		return (int) r;
 	}
-	a = (struct keeper_arg) { .self = keeper, .uid = getuid(), .sigfd = sigfd };
+	a = (struct keeper_arg){ .self = keeper, .uid = getuid(), .sigfd = sigfd };
 	(void) strlcpy(a.ctl_path, ctl_path, sizeof(a.ctl_path));
-	memcpy(&a.mask, &kmask, sizeof(a.mask));        /* glibc's sigset_t begins with it */
+	memcpy(&a.mask, &kmask, sizeof(a.mask)); /* glibc's sigset_t begins with it */
 	r = prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0 ? -errno : 0;
 	if (r == 0) {
 		r = split_shared(&a);

@@ -34,9 +34,9 @@
 #include <sys/types.h>
 
 struct keeper_info {
-	pid_t keeper;           /* the keeper's pid (the supervisor's parent) */
-	int keeper_pidfd;       /* pidfd of the keeper, readable when it has died */
-	pid_t home_pgrp;        /* the caller's process group (the keeper's), for the terminal */
+	pid_t keeper;     /* the keeper's pid (the supervisor's parent) */
+	int keeper_pidfd; /* pidfd of the keeper, readable when it has died */
+	pid_t home_pgrp;  /* the caller's process group (the keeper's), for the terminal */
 };
 
 /* Split.  Returns 0 in the supervisor with *ret filled, -errno (nothing forked, or the

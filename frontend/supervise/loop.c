@@ -20,11 +20,12 @@ static int
 arm_timer(int fd, uint64_t ms)
 {
 	struct itimerspec its = {
-		.it_value = { .tv_sec = (time_t) (ms / 1000), .tv_nsec = (long) (ms % 1000) * 1000000 },
+		.it_value = { .tv_sec = (time_t) (ms / 1000),
+			      .tv_nsec = (long) (ms % 1000) * 1000000 },
 	};
 
 	if (ms == 0)
-		its.it_value.tv_nsec = 1;       /* 0 would disarm */
+		its.it_value.tv_nsec = 1; /* 0 would disarm */
 	return timerfd_settime(fd, 0, &its, NULL) < 0 ? -errno : 0;
 }
 
@@ -36,7 +37,7 @@ cpu_budget_check(struct sv_state *st, int cfd)
 	uint64_t used = 0, budget = spec->cpu_budget_ms * 1000, rate, wait_us;
 
 	if (spec->cpu_used_usec(spec->userdata, &used) < 0)
-		used = 0;       /* unreadable: check again after the whole budget */
+		used = 0; /* unreadable: check again after the whole budget */
 	if (used >= budget) {
 		st->out->cpu_budget_fired = true;
 		sv_signal(st, SIGKILL);
@@ -128,8 +129,9 @@ sv_watch_child(struct sv_state *st)
 
 	st->pidfd = pidfd_open(pid, 0);
 	if (st->pidfd < 0)
-		return sv_abort_child(pid, log_error_errno(-errno,
-					"pidfd_open: %m (Linux 5.3 or later is needed)"));
+		return sv_abort_child(
+			pid,
+			log_error_errno(-errno, "pidfd_open: %m (Linux 5.3 or later is needed)"));
 	r = open_watch(st);
 	if (r < 0)
 		return sv_abort_child(pid, r);
@@ -159,7 +161,7 @@ on_timeout(struct sv_state *st)
 	sv_drain(st->tfd);
 	st->out->timeout_fired = true;
 	sv_signal(st, SIGTERM);
-	sv_signal(st, SIGCONT);         /* stopped processes must see it */
+	sv_signal(st, SIGCONT); /* stopped processes must see it */
 	if (st->spec->grace_ms == 0) {
 		st->out->grace_expired = true;
 		sv_signal(st, SIGKILL);
@@ -225,7 +227,7 @@ on_event(struct sv_state *st, int fd, uint32_t events)
 	if (st->ugate_on && ugate_owns(&sv_ugate, fd)) {
 		ugate_event(&sv_ugate, st->epfd, fd, events);
 	} else if (fd == st->pidfd) {
-		sv_read_child_msg(st);  /* written before the child exited */
+		sv_read_child_msg(st); /* written before the child exited */
 		sv_reap(st, NULL);
 	} else if (fd == st->tfd) {
 		on_timeout(st);

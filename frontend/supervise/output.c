@@ -50,7 +50,7 @@ open_out(int fd, bool *ret_own)
 
 	*ret_own = false;
 	if (fstat(fd, &st) < 0)
-		return -1;      /* closed: the output is dropped as by a closed reader */
+		return -1; /* closed: the output is dropped as by a closed reader */
 	if (!S_ISFIFO(st.st_mode) && !S_ISCHR(st.st_mode))
 		return fd;
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
@@ -99,8 +99,10 @@ same_output(void)
 int
 output_relay_open(struct output_relay *r, uint64_t limit, char *err, size_t errlen)
 {
-	*r = (struct output_relay) { .limit = limit, .child_fd = { -1, -1 }, .epfd = -1,
-				     .s = { { .in = -1, .out = -1 }, { .in = -1, .out = -1 } } };
+	*r = (struct output_relay){ .limit = limit,
+				    .child_fd = { -1, -1 },
+				    .epfd = -1,
+				    .s = { { .in = -1, .out = -1 }, { .in = -1, .out = -1 } } };
 	/* A reader that goes away must end the stream with EPIPE, not sandcap with SIGPIPE
 	 * (the command starts with default dispositions again: supervise.c resets them). */
 	(void) signal(SIGPIPE, SIG_IGN);
@@ -198,7 +200,7 @@ stream_end(struct output_relay *r, struct output_stream *s)
 		(void) watch(r, EPOLL_CTL_DEL, s->in, 0);
 		s->in = safe_close(s->in);
 	}
-	r->passed -= s->buf_len - s->buf_off;   /* read but never written: not passed on */
+	r->passed -= s->buf_len - s->buf_off; /* read but never written: not passed on */
 	s->buf_off = s->buf_len = 0;
 }
 
@@ -209,7 +211,7 @@ wait_out(struct output_relay *r, struct output_stream *s)
 	if (s->waiting_out)
 		return;
 	if (watch(r, EPOLL_CTL_ADD, s->out, EPOLLOUT) < 0) {
-		stream_end(r, s);       /* cannot wait for it: drop the stream, never spin */
+		stream_end(r, s); /* cannot wait for it: drop the stream, never spin */
 		return;
 	}
 	(void) watch(r, EPOLL_CTL_DEL, s->in, 0);
@@ -278,7 +280,7 @@ pump(struct output_relay *r, struct output_stream *s, bool hup)
 		}
 		if (avail == 0) {
 			if (hup)
-				stream_end(r, s);       /* every writer is gone */
+				stream_end(r, s); /* every writer is gone */
 			return 0;
 		}
 		if (output_cap_passed(r->limit, r->passed, (size_t) avail)) {
@@ -288,7 +290,8 @@ pump(struct output_relay *r, struct output_stream *s, bool hup)
 		}
 		allow = output_allowance(r->limit, r->passed, (size_t) avail);
 		if (!s->no_splice) {
-			n = splice(s->in, NULL, s->out, NULL, allow, SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
+			n = splice(s->in, NULL, s->out, NULL, allow,
+				   SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
 			if (n > 0) {
 				r->passed += (uint64_t) n;
 				r->spliced = true;
@@ -297,15 +300,15 @@ pump(struct output_relay *r, struct output_stream *s, bool hup)
 				continue;
 			}
 			if (n < 0 && errno == EAGAIN) {
-				wait_out(r, s);         /* the pipe had data: the output is full */
+				wait_out(r, s); /* the pipe had data: the output is full */
 				return 0;
 			}
 			if (n < 0 && (errno == EINVAL || errno == ENOSYS || errno == EBADF)) {
-				s->no_splice = true;    /* e.g. a terminal: read/write */
+				s->no_splice = true; /* e.g. a terminal: read/write */
 			} else if (n < 0 && errno == EINTR) {
 				continue;
 			} else {
-				stream_end(r, s);       /* EPIPE: the reader is gone */
+				stream_end(r, s); /* EPIPE: the reader is gone */
 				return 0;
 			}
 		}
@@ -320,7 +323,7 @@ pump(struct output_relay *r, struct output_stream *s, bool hup)
 			stream_end(r, s);
 			return 0;
 		}
-		r->passed += (uint64_t) n;      /* taken from the pipe: it will be passed on */
+		r->passed += (uint64_t) n; /* taken from the pipe: it will be passed on */
 		if (r->draining)
 			s->drain_left -= (uint64_t) n;
 		s->buf_off = 0;
@@ -362,11 +365,12 @@ give_up(struct output_relay *r)
 		if (ioctl(s->in, FIONREAD, &avail) < 0 || avail < 0)
 			avail = 0;
 		if ((uint64_t) avail > s->drain_left)
-			avail = (int) s->drain_left;    /* the rest is not the command's */
+			avail = (int) s->drain_left; /* the rest is not the command's */
 		/* Bytes taken from the pipes so far: passed on, dropped before, this buffer. */
-		allow = output_allowance(r->limit, r->passed + r->dropped + buffered, (size_t) avail);
+		allow = output_allowance(r->limit, r->passed + r->dropped + buffered,
+					 (size_t) avail);
 		if ((size_t) avail > allow)
-			r->cap_passed = true;   /* the command wrote more than the cap */
+			r->cap_passed = true; /* the command wrote more than the cap */
 		r->dropped += buffered + allow;
 	}
 }
@@ -377,7 +381,7 @@ output_relay_drain(struct output_relay *r, int64_t wait_ms, const int stop_fd[2]
 	uint64_t deadline_ms = wait_ms < 0 ? 0 : mono_ms() + (uint64_t) wait_ms;
 	int ended = 0;
 
-	r->epfd = -1;           /* poll(2) from here on */
+	r->epfd = -1; /* poll(2) from here on */
 	/* What the pipes hold now is all the command wrote: every process of the sandbox has
 	 * ended.  Each stream is pumped once at once, so that an empty one ends without a
 	 * wait for an EOF that a write end held outside the sandbox would never give. */
@@ -392,7 +396,7 @@ output_relay_drain(struct output_relay *r, int64_t wait_ms, const int stop_fd[2]
 			avail = 0;
 		s->drain_left = (uint64_t) avail;
 		if (s->waiting_out)
-			continue;       /* the output is full: its POLLOUT comes first */
+			continue; /* the output is full: its POLLOUT comes first */
 		if (pump(r, s, false) > 0)
 			r->cap_passed = true;
 	}
@@ -422,15 +426,15 @@ output_relay_drain(struct output_relay *r, int64_t wait_ms, const int stop_fd[2]
 			}
 			tmo = deadline_ms - now > INT_MAX ? INT_MAX : (int) (deadline_ms - now);
 		}
-		p[np] = (struct pollfd) { .fd = stop_fd[0], .events = POLLIN };
-		p[np + 1] = (struct pollfd) { .fd = stop_fd[1], .events = POLLIN };
+		p[np] = (struct pollfd){ .fd = stop_fd[0], .events = POLLIN };
+		p[np + 1] = (struct pollfd){ .fd = stop_fd[1], .events = POLLIN };
 		if (poll(p, (nfds_t) np + 2, tmo) < 0 && errno != EINTR) {
-			give_up(r);     /* cannot wait: the rest counts as dropped */
+			give_up(r); /* cannot wait: the rest counts as dropped */
 			ended = 1;
 			break;
 		}
 		if (p[np].revents != 0 || p[np + 1].revents != 0) {
-			give_up(r);     /* asked to end: the rest is not waited for */
+			give_up(r); /* asked to end: the rest is not waited for */
 			ended = 2;
 			break;
 		}
@@ -439,8 +443,9 @@ output_relay_drain(struct output_relay *r, int64_t wait_ms, const int stop_fd[2]
 				continue;
 			if (who[i]->waiting_out)
 				who[i]->waiting_out = false;
-			(void) pump(r, who[i], (p[i].revents & (POLLHUP | POLLERR)) != 0 &&
-				    !(p[i].revents & POLLIN));
+			(void) pump(r, who[i],
+				    (p[i].revents & (POLLHUP | POLLERR)) != 0 &&
+					    !(p[i].revents & POLLIN));
 		}
 	}
 	output_relay_close(r);

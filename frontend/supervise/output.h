@@ -39,25 +39,25 @@ bool output_share_one_description(int fd1, int fd2);
 bool output_cap_passed(uint64_t limit, uint64_t passed, size_t available);
 
 struct output_stream {
-	int in;                 /* read end of the command's pipe (non-blocking); -1: closed */
-	int out;                /* where it goes (possibly a non-blocking reopen) */
-	bool own_out;           /* out was reopened: close it */
-	bool no_splice;         /* splice() refused: read/write */
-	bool waiting_out;       /* out is full: watching it for EPOLLOUT, not in */
-	char *buf;              /* read/write mode: bytes read, not yet written */
+	int in;           /* read end of the command's pipe (non-blocking); -1: closed */
+	int out;          /* where it goes (possibly a non-blocking reopen) */
+	bool own_out;     /* out was reopened: close it */
+	bool no_splice;   /* splice() refused: read/write */
+	bool waiting_out; /* out is full: watching it for EPOLLOUT, not in */
+	char *buf;        /* read/write mode: bytes read, not yet written */
 	size_t buf_off, buf_len;
-	uint64_t drain_left;    /* draining: bytes of the command's still in the pipe */
+	uint64_t drain_left; /* draining: bytes of the command's still in the pipe */
 };
 
 struct output_relay {
 	uint64_t limit;
-	uint64_t passed;        /* bytes passed on, both streams together */
+	uint64_t passed; /* bytes passed on, both streams together */
 	bool cap_passed;
-	uint64_t dropped;       /* within the cap, written, never taken by the output (drain) */
-	bool draining;          /* output_relay_drain(): the sandbox has ended */
-	bool spliced;           /* splice() moved at least one byte */
-	bool shared;            /* fds 1 and 2 are one description: one pipe (s[0]) for both */
-	int child_fd[2];        /* write ends for the command's fd 1 and 2; -1 once closed */
+	uint64_t dropped; /* within the cap, written, never taken by the output (drain) */
+	bool draining;    /* output_relay_drain(): the sandbox has ended */
+	bool spliced;     /* splice() moved at least one byte */
+	bool shared;      /* fds 1 and 2 are one description: one pipe (s[0]) for both */
+	int child_fd[2];  /* write ends for the command's fd 1 and 2; -1 once closed */
 	struct output_stream s[2];
 	int epfd;
 };

@@ -135,7 +135,7 @@ open_proc(pid_t pid, pid_t tid, const char *leaf, int extra)
 static size_t
 add_task_children(pid_t pid, pid_t tid, pid_t *pv, pid_t *par, size_t n, size_t max)
 {
-	char buf[1024] = { 0 };         /* zeroed: the analysers cannot see read() fill it */
+	char buf[1024] = { 0 }; /* zeroed: the analysers cannot see read() fill it */
 	struct rawpids rp = { .out = pv + n, .max = max - n, .cur = -1 };
 	long fd = open_proc(pid, tid, "children", O_NOFOLLOW), r;
 
@@ -215,7 +215,7 @@ read_ppid(pid_t pid)
 	return rawproc_stat_ppid(buf, len);
 }
 
-#define TREE_MAX 512    /* per round; more are found by the next (one per level reaped) */
+#define TREE_MAX 512 /* per round; more are found by the next (one per level reaped) */
 
 /* One round: SIGKILL to the children of self and to every descendant found below them,
  * then wait until each of them is gone (reaping our children), so that the next round
@@ -279,7 +279,7 @@ rawproc_kill_tree(pid_t self)
 		while ((w = rawsys(SYS_wait4, -1, 0, WNOHANG | __WALL, 0, 0)) > 0)
 			;
 		if (w == -ECHILD)
-			return killed;  /* no child at all (a normal end): no round to make */
+			return killed; /* no child at all (a normal end): no round to make */
 		k = kill_round(self);
 		killed += k;
 		if (k == 0) {
@@ -288,7 +288,7 @@ rawproc_kill_tree(pid_t self)
 				w = rawsys(SYS_wait4, -1, 0, __WALL, 0, 0);
 			while (w == -EINTR);
 			if (w < 0)
-				return killed;  /* ECHILD: nothing left */
+				return killed; /* ECHILD: nothing left */
 		}
 	}
 }

@@ -23,7 +23,7 @@ long rawsys(long nr, long a, long b, long c, long d, long e);
 struct rawpids {
 	pid_t *out;
 	size_t n, max;
-	long cur;               /* the digits read so far of a number cut short, -1: none */
+	long cur; /* the digits read so far of a number cut short, -1: none */
 };
 void rawpids_feed(struct rawpids *p, const char *buf, size_t len);
 void rawpids_end(struct rawpids *p);

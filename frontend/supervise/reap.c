@@ -76,7 +76,7 @@ static void
 main_reaped(struct sv_state *st, int status, const struct rusage *ru)
 {
 	st->main_reaped = st->main_ended = true;
-	sv_ended_pid = 0;       /* reaped: its pid is free for reuse */
+	sv_ended_pid = 0; /* reaped: its pid is free for reuse */
 	st->out->main_ru = *ru;
 	if (WIFEXITED(status)) {
 		st->out->exited = true;

@@ -49,8 +49,7 @@ sv_kill_ended(struct sv_state *st)
 bool
 sv_is_end_signal(int sig)
 {
-	return sig == SIGKILL || sig == SIGTERM || sig == SIGINT || sig == SIGHUP ||
-	       sig == SIGQUIT;
+	return sig == SIGKILL || sig == SIGTERM || sig == SIGINT || sig == SIGHUP || sig == SIGQUIT;
 }
 
 /* Record a request to end the sandbox; true if this one was recorded.  The latest one is
@@ -84,8 +83,9 @@ void
 sv_forwarded_signals(sigset_t *set)
 {
 	sigemptyset(set);
-	for (const int *s = (const int[]) { SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGTSTP,
-					    SIGCONT, 0 }; *s != 0; s++)
+	for (const int *s = (const int[]){ SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGTSTP,
+					   SIGCONT, 0 };
+	     *s != 0; s++)
 		sigaddset(set, *s);
 }
 

@@ -68,7 +68,7 @@ ugate_prepare(struct sv_state *st, int *ret_theirs)
 	if (r < 0) {
 		(void) close(pair[1]);
 		return log_error_errno(r, "cannot answer the sandbox's connect() (seccomp user "
-				       "notification): %m; pass --unix host");
+					  "notification): %m; pass --unix host");
 	}
 	*ret_theirs = pair[1];
 	return 0;
@@ -104,9 +104,13 @@ sv_start_cloned(struct sv_state *st)
 	if (r < 0)
 		return r;
 	cp.sig_todo = sig_nondefault(&cp.sig_ign);
-	a = (struct child_args) { .spec = spec, .cp = &cp, .parent = sv_self, .msg_fd = msg_w,
-				  .tty_fd = st->tty_fg ? st->tty_fd : -1, .start_ms = &st->start_ms,
-				  .notify_sock = notify_w };
+	a = (struct child_args){ .spec = spec,
+				 .cp = &cp,
+				 .parent = sv_self,
+				 .msg_fd = msg_w,
+				 .tty_fd = st->tty_fg ? st->tty_fd : -1,
+				 .start_ms = &st->start_ms,
+				 .notify_sock = notify_w };
 	pid = sv_child_clone(stack, &a);
 	if (pid < 0)
 		return log_error_errno(pid, "cannot start the sandbox's process: %s",
@@ -148,9 +152,11 @@ kept_fds(struct stage_spec *ss)
 		if (fl < 0 || (fl & FD_CLOEXEC) != 0)
 			continue;
 		if (ss->n_keep == STAGE_KEEP_MAX) {
-			r = log_error_errno(-EMFILE, "--keep-fds: more than %d open descriptors to "
-					    "pass on in cgroup mode; close some, or use --no-cgroup",
-					    STAGE_KEEP_MAX);
+			r = log_error_errno(
+				-EMFILE,
+				"--keep-fds: more than %d open descriptors to "
+				"pass on in cgroup mode; close some, or use --no-cgroup",
+				STAGE_KEEP_MAX);
 			break;
 		}
 		ss->keep[ss->n_keep++] = (uint32_t) fd;
@@ -175,12 +181,16 @@ spawn_prepare(const struct sv_state *st, char **envp, struct stage_spec *ss, int
 	 * of PER_CLEAR_ON_SETID.  Ours go back first; an asked --stack comes after. */
 	if (getrlimit(RLIMIT_STACK, &stack) < 0)
 		return log_error_errno(-errno, "getrlimit: %m");
-	*ss = (struct stage_spec) { .parent = sv_self, .argv = spec->argv,
-				    .personality = (uint32_t) personality(0xffffffff),
-				    .envp = envp, .chdir = spec->chdir, .n_rl = spec->n_rl + 1 };
-	ss->rl[0] = (struct stage_rlimit) { .resource = RLIMIT_STACK, .soft = stack.rlim_cur,
-					    .hard = stack.rlim_max,
-					    .option = "the stack limit sandcap runs with" };
+	*ss = (struct stage_spec){ .parent = sv_self,
+				   .argv = spec->argv,
+				   .personality = (uint32_t) personality(0xffffffff),
+				   .envp = envp,
+				   .chdir = spec->chdir,
+				   .n_rl = spec->n_rl + 1 };
+	ss->rl[0] = (struct stage_rlimit){ .resource = RLIMIT_STACK,
+					   .soft = stack.rlim_cur,
+					   .hard = stack.rlim_max,
+					   .option = "the stack limit sandcap runs with" };
 	if (spec->chdir != NULL)
 		ss->flags |= STAGE_F_CHDIR;
 	if (spec->keep_fds)
@@ -214,8 +224,7 @@ spawn_prepare(const struct sv_state *st, char **envp, struct stage_spec *ss, int
  * *ret_msg_w), the directory it starts in, and the stage socket (ours, theirs).  What is
  * made before a failure is in the ret_ fds, for the caller to close. */
 static int
-spawn_channels(struct sv_state *st, int *ret_msg_w, int *ret_cwd, int *ret_ours,
-	       int *ret_theirs)
+spawn_channels(struct sv_state *st, int *ret_msg_w, int *ret_cwd, int *ret_ours, int *ret_theirs)
 {
 	int pair[2];
 
@@ -234,8 +243,8 @@ spawn_channels(struct sv_state *st, int *ret_msg_w, int *ret_cwd, int *ret_ours,
 /* The stage's fds after the blob (lib/stage.h): msg, cwd, stdin, stdout, stderr, [tty],
  * rulesets, kept.  A closed fd 0-2 of ours is flagged, its slot filled with msg_w. */
 static size_t
-spawn_fds(const struct sv_state *st, struct stage_spec *ss, int msg_w, int cwd,
-	  const int *rulesets, int *fds)
+spawn_fds(const struct sv_state *st, struct stage_spec *ss, int msg_w, int cwd, const int *rulesets,
+	  int *fds)
 {
 	const struct sv_spec *spec = st->spec;
 	size_t n = 0;
@@ -276,7 +285,7 @@ spawn_gate(struct sv_state *st, int sock)
 	sv_ugate.scope_abstract = spec->plan != NULL && spec->plan->landlock_scope;
 	if (r < 0)
 		return log_error_errno(r, "cannot answer the sandbox's connect(): %m; "
-				       "pass --unix host");
+					  "pass --unix host");
 	return 0;
 }
 
@@ -326,7 +335,8 @@ sv_start_spawned(struct sv_state *st)
 	theirs = safe_close(theirs);
 	r = stage_send(ours, blob, len, fds, n);
 	if (r < 0) {
-		r = sv_abort_child(pid, log_error_errno(r, "cannot start the sandbox's process: %m"));
+		r = sv_abort_child(pid,
+				   log_error_errno(r, "cannot start the sandbox's process: %m"));
 		goto out;
 	}
 	if ((ss.flags & STAGE_F_NOTIFY) != 0) {

@@ -35,9 +35,17 @@ int
 sv_run(const struct sv_spec *spec, struct sv_outcome *ret)
 {
 	struct sv_outcome out = {};
-	struct sv_state st = { .spec = spec, .out = &out, .tty_fd = -EBADF, .pidfd = -EBADF,
-			       .sigfd = -EBADF, .msg_fd = -EBADF, .epfd = -EBADF,
-			       .tfd = -EBADF, .gfd = -EBADF, .cfd = -EBADF, .extra_fd = -1 };
+	struct sv_state st = { .spec = spec,
+			       .out = &out,
+			       .tty_fd = -EBADF,
+			       .pidfd = -EBADF,
+			       .sigfd = -EBADF,
+			       .msg_fd = -EBADF,
+			       .epfd = -EBADF,
+			       .tfd = -EBADF,
+			       .gfd = -EBADF,
+			       .cfd = -EBADF,
+			       .extra_fd = -1 };
 	int r;
 
 	sv_self = getpid();

@@ -23,26 +23,25 @@
 #include "supervise/output.h"
 #include "stage.h"
 
-
 struct sv_state;
 
 struct sv_spec {
 	char **argv;
 	const struct stage_rlimit *rl;
 	size_t n_rl;
-	const struct isolate_opts *iso;         /* NULL: no isolation */
+	const struct isolate_opts *iso; /* NULL: no isolation */
 	const struct isolate_plan *plan;
 	bool has_timeout;
 	uint64_t timeout_ms;
 	uint64_t grace_ms;
-	const char *tmpdir;                     /* set TMPDIR in the child (NULL: leave) */
-	bool keep_fds;                          /* else fds >= 3 are closed at exec */
-	char **envp;                            /* the command's environment (NULL: ours) */
-	struct output_relay *relay;             /* --output-limit (output.h); NULL: none */
-	const char *chdir;                      /* start the command there (NULL: stay) */
+	const char *tmpdir;         /* set TMPDIR in the child (NULL: leave) */
+	bool keep_fds;              /* else fds >= 3 are closed at exec */
+	char **envp;                /* the command's environment (NULL: ours) */
+	struct output_relay *relay; /* --output-limit (output.h); NULL: none */
+	const char *chdir;          /* start the command there (NULL: stay) */
 
 	/* cgroup mode (all NULL/0 in rlimit mode). */
-	pid_t exclude_pid;                      /* the helper: our child, not the sandbox's */
+	pid_t exclude_pid; /* the helper: our child, not the sandbox's */
 	void *userdata;
 	/* User-cgroup mode: called with the blocked child's pidfd before it is released; < 0
 	 * aborts (the callee has printed why). */
@@ -64,7 +63,7 @@ struct sv_spec {
 	 * kills the whole sandbox; and the caller's process group, to which the terminal is
 	 * given back (0: our own). */
 	int keeper_pidfd;
-	pid_t keeper_pid;               /* its pid: a signal it forwards names the sender */
+	pid_t keeper_pid; /* its pid: a signal it forwards names the sender */
 	pid_t home_pgrp;
 
 	/* One more fd to watch (the control socket of `sandcap ps`/`sandcap kill`): open_extra()
@@ -79,8 +78,8 @@ struct sv_spec {
 
 enum sv_setup {
 	SV_SETUP_OK,
-	SV_SETUP_FAILED,        /* the child's set-up failed (message in setup_msg): 125 */
-	SV_SETUP_EXEC,          /* execvp failed with setup_errno */
+	SV_SETUP_FAILED, /* the child's set-up failed (message in setup_msg): 125 */
+	SV_SETUP_EXEC,   /* execvp failed with setup_errno */
 };
 
 struct sv_outcome {
@@ -94,11 +93,11 @@ struct sv_outcome {
 	int signal;
 
 	bool timeout_fired;
-	bool cpu_budget_fired;          /* cgroup mode: the CPU budget was spent */
-	bool grace_expired;             /* SIGKILL was needed after the grace period */
-	bool output_limit_hit;          /* --output-limit passed: sandcap ended the sandbox */
-	uint64_t output_bytes;          /* --output-limit: bytes passed on (stdout + stderr) */
-	uint64_t output_dropped;        /* --output-limit: within it, never taken by the output */
+	bool cpu_budget_fired;   /* cgroup mode: the CPU budget was spent */
+	bool grace_expired;      /* SIGKILL was needed after the grace period */
+	bool output_limit_hit;   /* --output-limit passed: sandcap ended the sandbox */
+	uint64_t output_bytes;   /* --output-limit: bytes passed on (stdout + stderr) */
+	uint64_t output_dropped; /* --output-limit: within it, never taken by the output */
 	/* The latest request to end the sandbox from outside (KILL, TERM, INT, HUP or QUIT)
 	 * before the main process ended, none replacing a SIGKILL or the keeper's death: by
 	 * `sandcap kill` (by_control) or a signal sent to sandcap and forwarded. */
@@ -106,26 +105,26 @@ struct sv_outcome {
 		bool requested;
 		bool by_control;
 		int signal;
-		pid_t pid;              /* the requester (0: the kernel, e.g. a terminal hangup) */
+		pid_t pid; /* the requester (0: the kernel, e.g. a terminal hangup) */
 		uid_t uid;
-		bool keeper_died;       /* the request is the keeper's death (pid: the keeper) */
+		bool keeper_died; /* the request is the keeper's death (pid: the keeper) */
 	} end_request;
-	uint64_t wall_ms;               /* release of the child to the main process's end */
-	unsigned killed_at_end;         /* processes reaped after the main process's end, dead
+	uint64_t wall_ms;       /* release of the child to the main process's end */
+	unsigned killed_at_end; /* processes reaped after the main process's end, dead
 					 * of SIGKILL: left running, then ended by sandcap */
 	/* --net host without --unix host (unixgate.h): connects to UNIX listeners outside the
 	 * sandbox refused, and the first of them. */
 	unsigned long unix_refused;
 	char unix_refused_first[112];
-	unsigned long unix_undumpable;  /* connect() calls refused (EPERM): the caller was not
+	unsigned long unix_undumpable; /* connect() calls refused (EPERM): the caller was not
 					 * dumpable, so its socket was out of sandcap's reach */
-	struct rusage main_ru;          /* the main process alone */
-	struct rusage tree_ru;          /* every reaped descendant (RUSAGE_CHILDREN) */
+	struct rusage main_ru;         /* the main process alone */
+	struct rusage tree_ru;         /* every reaped descendant (RUSAGE_CHILDREN) */
 	/* Processes other than the main one that sandcap reaped (its children, and orphans
 	 * that came to it), dead of a per-process limit's signal.  One reaped by a parent of
 	 * its own in the sandbox is not seen. */
-	unsigned other_sigxcpu;         /* RLIMIT_CPU */
-	unsigned other_sigxfsz;         /* RLIMIT_FSIZE */
+	unsigned other_sigxcpu; /* RLIMIT_CPU */
+	unsigned other_sigxfsz; /* RLIMIT_FSIZE */
 };
 
 /* Note which of fds 0-2 are closed, before sandcap opens anything (main(), first), and

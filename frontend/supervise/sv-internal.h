@@ -27,24 +27,24 @@
 struct sv_state {
 	const struct sv_spec *spec;
 	struct sv_outcome *out;
-	pid_t pid;                      /* main process, also the process group id */
+	pid_t pid; /* main process, also the process group id */
 	int pidfd;
 	int sigfd;
 	int msg_fd;
 	bool msg_done;
 	int epfd;
-	int tfd;                        /* the timeout */
-	int gfd;                        /* the grace period after it */
-	int cfd;                        /* the next CPU-budget check */
-	int extra_fd;                   /* spec->open_extra()'s, -1: none */
-	int tty_fd;                     /* our controlling terminal on stdin, or -1 */
-	bool tty_fg;                    /* we were its foreground job at the start */
-	bool have_tios;                 /* tios: its settings when the sandbox got it */
+	int tfd;        /* the timeout */
+	int gfd;        /* the grace period after it */
+	int cfd;        /* the next CPU-budget check */
+	int extra_fd;   /* spec->open_extra()'s, -1: none */
+	int tty_fd;     /* our controlling terminal on stdin, or -1 */
+	bool tty_fg;    /* we were its foreground job at the start */
+	bool have_tios; /* tios: its settings when the sandbox got it */
 	struct termios tios;
 	bool main_reaped;
-	bool main_ended;                /* seen ended (waitid), reaped or not */
+	bool main_ended; /* seen ended (waitid), reaped or not */
 	uint64_t start_ms;
-	bool ugate_on;                  /* sv_ugate answers the command's connect() */
+	bool ugate_on; /* sv_ugate answers the command's connect() */
 };
 
 /* Answers the command's connect() to UNIX sockets (unixgate.h) when st->ugate_on.  Static
@@ -66,8 +66,8 @@ size_t sv_count_children(void);
  * (perf: every page the child writes and all code it runs before its exec cost the
  * supervisor, which is suspended meanwhile). */
 struct child_prep {
-	char **envp;                    /* the command's environment, PWD and TMPDIR set */
-	uint64_t sig_todo, sig_ign;     /* sig_nondefault(): the child's dispositions too */
+	char **envp;                /* the command's environment, PWD and TMPDIR set */
+	uint64_t sig_todo, sig_ign; /* sig_nondefault(): the child's dispositions too */
 };
 
 /* What the child gets: it runs on its own stack in the supervisor's memory, which is
@@ -77,11 +77,11 @@ struct child_args {
 	const struct child_prep *cp;
 	pid_t parent;
 	int msg_fd, tty_fd;
-	int notify_sock;                /* the filter's listener goes there (-1: none) */
-	uint64_t *start_ms;             /* the supervisor's: set once in the cgroup */
-	int attach_err;                 /* spec->attach()'s error, for the supervisor */
+	int notify_sock;    /* the filter's listener goes there (-1: none) */
+	uint64_t *start_ms; /* the supervisor's: set once in the cgroup */
+	int attach_err;     /* spec->attach()'s error, for the supervisor */
 #ifdef __SANITIZE_ADDRESS__
-	const void *asan_bottom;        /* the supervisor's stack, for ASan (child.c) */
+	const void *asan_bottom; /* the supervisor's stack, for ASan (child.c) */
 	size_t asan_size;
 	bool asan_switched;
 #endif

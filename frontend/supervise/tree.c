@@ -78,7 +78,7 @@ static int
 collect_task_children(pid_t pid, pid_t tid, struct pidvec *pv)
 {
 	char cpath[96], buf[512];
-	pid_t got[sizeof(buf) / 2 + 2];         /* "1 2 3 ...", and one carried over */
+	pid_t got[sizeof(buf) / 2 + 2]; /* "1 2 3 ...", and one carried over */
 	struct rawpids rp = { .out = got, .max = ELEMENTSOF(got), .cur = -1 };
 	_cleanup_close_ int fd = -EBADF;
 	bool end = false;
@@ -117,7 +117,7 @@ collect_children(pid_t pid, bool self, struct pidvec *pv)
 	_cleanup_close_ int fd = -EBADF;
 	union {
 		struct dirent64 de;
-		char b[2048];   /* a process's tasks, 2048 / 24 at a time */
+		char b[2048]; /* a process's tasks, 2048 / 24 at a time */
 	} buf;
 
 	/* sandcap itself never starts a thread (no pthread_create in it: tools/lint.sh checks
@@ -136,7 +136,7 @@ collect_children(pid_t pid, bool self, struct pidvec *pv)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
-			return 0;       /* as readdir(): an error ends the listing */
+			return 0; /* as readdir(): an error ends the listing */
 		for (ssize_t off = 0; off < n;) {
 			const struct dirent64 *de = (const struct dirent64 *) (buf.b + off);
 			long tid;
@@ -240,7 +240,7 @@ sv_count_children(void)
 
 	if (collect_children(self_pid(), true, &pv) < 0) {
 		pidvec_free(&pv);
-		return 1;       /* unknown: keep waiting for SIGCHLD */
+		return 1; /* unknown: keep waiting for SIGCHLD */
 	}
 	for (size_t i = 0; i < pv.n; i++)
 		if (pv.v[i] != sv_exclude_pid)

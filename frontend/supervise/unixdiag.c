@@ -69,7 +69,7 @@ udiag_fd_fsdev(int fd, uint32_t *ret_dev)
 	if (statx(fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_MNT_ID, &stx) < 0)
 		return -errno;
 	if ((stx.stx_mask & STATX_MNT_ID) == 0)
-		return -EOPNOTSUPP;     /* before Linux 5.8 */
+		return -EOPNOTSUPP; /* before Linux 5.8 */
 	f = fopen("/proc/self/mountinfo", "re");
 	if (f == NULL)
 		return -errno;
@@ -226,8 +226,10 @@ dump(const void *req, size_t req_len, uint32_t seq, const struct udiag_key *key,
 	for (;;) {
 		struct iovec iov = { .iov_base = buf, .iov_len = sizeof(buf) };
 		struct sockaddr_nl from;
-		struct msghdr mh = { .msg_name = &from, .msg_namelen = sizeof(from),
-				     .msg_iov = &iov, .msg_iovlen = 1 };
+		struct msghdr mh = { .msg_name = &from,
+				     .msg_namelen = sizeof(from),
+				     .msg_iov = &iov,
+				     .msg_iovlen = 1 };
 		ssize_t n = recvmsg(nl, &mh, 0);
 		int r;
 
@@ -238,7 +240,7 @@ dump(const void *req, size_t req_len, uint32_t seq, const struct udiag_key *key,
 		if ((mh.msg_flags & MSG_TRUNC) != 0)
 			return -EMSGSIZE;
 		if (mh.msg_namelen != sizeof(from) || from.nl_pid != 0)
-			continue;       /* not the kernel's */
+			continue; /* not the kernel's */
 		r = udiag_parse(buf, (size_t) n, seq, key, m);
 		if (r != 0)
 			return r < 0 ? r : 0;
@@ -256,7 +258,7 @@ udiag_lookup(const struct udiag_key *key, struct udiag_match *ret)
 	for (unsigned i = 0; i < 3 && r == -EAGAIN; i++) {
 		size_t len = udiag_request(key, ++seq, req);
 
-		*ret = (struct udiag_match) { .state = -1 };
+		*ret = (struct udiag_match){ .state = -1 };
 		r = dump(req, len, seq, key, ret);
 	}
 	return r;

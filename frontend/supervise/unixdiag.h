@@ -17,11 +17,11 @@
 /* What a connect() names: a socket file (its inode) or an abstract name, and the type of
  * the connecting socket. */
 struct udiag_key {
-	int type;                       /* SOCK_STREAM, SOCK_SEQPACKET, ... */
+	int type; /* SOCK_STREAM, SOCK_SEQPACKET, ... */
 	bool abstract;
-	uint32_t vfs_ino;               /* pathname: (uint32_t) st_ino of the socket file */
-	uint32_t vfs_dev;               /* ... and udiag_dev(st_dev) */
-	size_t name_len;                /* abstract: the name's bytes, its leading NUL included */
+	uint32_t vfs_ino; /* pathname: (uint32_t) st_ino of the socket file */
+	uint32_t vfs_dev; /* ... and udiag_dev(st_dev) */
+	size_t name_len;  /* abstract: the name's bytes, its leading NUL included */
 	unsigned char name[108];
 };
 
@@ -33,9 +33,9 @@ struct udiag_key {
  * caller refuses. */
 struct udiag_match {
 	unsigned n;
-	uint32_t ino;                   /* the socket's own inode number (the last match's) */
+	uint32_t ino; /* the socket's own inode number (the last match's) */
 	int type;
-	int state;                      /* TCP_LISTEN (10) for a listening one */
+	int state; /* TCP_LISTEN (10) for a listening one */
 };
 
 /* The kernel's encoding of a device number (what UNIX_DIAG_VFS reports) for st_dev. */

@@ -123,7 +123,7 @@ holder(const struct ugate *g, uint32_t ino)
 			return s;
 		n = rawproc_children(p, walk_pid, walk_par, n, UGATE_PROCS_MAX);
 		if (syscall(SYS_pidfd_send_signal, pfd, 0, NULL, 0) < 0)
-			n = before;     /* p ended: the pid may have named another meanwhile */
+			n = before; /* p ended: the pid may have named another meanwhile */
 	}
 	return -ENOENT;
 }
@@ -170,8 +170,8 @@ open_sockfile(const struct ugate *g, uint64_t id, pid_t tid, const struct sockad
  * -errno: -EACCES when it is not the sandbox's.  For a path, *ret_file is the socket
  * file (O_PATH) to connect through. */
 int
-ugate_listener_of(struct ugate *g, uint64_t id, pid_t tid, int type,
-		  const struct sockaddr_un *sa, socklen_t len, int *ret_file)
+ugate_listener_of(struct ugate *g, uint64_t id, pid_t tid, int type, const struct sockaddr_un *sa,
+		  socklen_t len, int *ret_file)
 {
 	struct udiag_key key = { .type = type };
 	struct udiag_match m;
@@ -209,9 +209,9 @@ ugate_listener_of(struct ugate *g, uint64_t id, pid_t tid, int type,
 			return -EACCES;
 	}
 	if (m.n == 0)
-		return -ECONNREFUSED;   /* nothing bound there, as connect() would say */
+		return -ECONNREFUSED; /* nothing bound there, as connect() would say */
 	if (m.n > 1)
-		return -EACCES;         /* two sockets share the key's 32 bits of inode */
+		return -EACCES; /* two sockets share the key's 32 bits of inode */
 	if (m.type != type)
 		return -EPROTOTYPE;
 	if (m.state != TCP_LISTEN)
@@ -233,8 +233,9 @@ ugate_proc_self(const struct sockaddr_un *sa, socklen_t len, pid_t tid, struct s
 		socklen_t *ret_len)
 {
 	static const char *const pre[] = { "/proc/self/", "/proc/thread-self/" };
-	size_t n = len > offsetof(struct sockaddr_un, sun_path) ?
-			   len - offsetof(struct sockaddr_un, sun_path) : 0;
+	size_t n = len > offsetof(struct sockaddr_un, sun_path)
+			   ? len - offsetof(struct sockaddr_un, sun_path)
+			   : 0;
 
 	for (size_t i = 0; i < ELEMENTSOF(pre); i++) {
 		size_t pl = strlen(pre[i]), tail;
@@ -251,7 +252,8 @@ ugate_proc_self(const struct sockaddr_un *sa, socklen_t len, pid_t tid, struct s
 		out->sun_family = AF_UNIX;
 		memcpy(out->sun_path, head, (size_t) hl);
 		memcpy(out->sun_path + hl, sa->sun_path + pl, tail);
-		*ret_len = (socklen_t) (offsetof(struct sockaddr_un, sun_path) + (size_t) hl + tail + 1);
+		*ret_len = (socklen_t) (offsetof(struct sockaddr_un, sun_path) + (size_t) hl +
+					tail + 1);
 		return 1;
 	}
 	return 0;

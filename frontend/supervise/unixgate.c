@@ -33,7 +33,7 @@
 #include "supervise/unixgate.h"
 
 #ifndef PIDFD_THREAD
-#define PIDFD_THREAD O_EXCL             /* Linux 6.9 */
+#define PIDFD_THREAD O_EXCL /* Linux 6.9 */
 #endif
 
 /* The kernel's notification and response, in buffers at least as large as the kernel's
@@ -67,8 +67,9 @@ void
 ugate_addr_str(const void *sa_, unsigned len, char *buf, size_t size)
 {
 	const struct sockaddr_un *sa = sa_;
-	size_t n = len > offsetof(struct sockaddr_un, sun_path) ?
-			   len - offsetof(struct sockaddr_un, sun_path) : 0;
+	size_t n = len > offsetof(struct sockaddr_un, sun_path)
+			   ? len - offsetof(struct sockaddr_un, sun_path)
+			   : 0;
 	size_t o = 0;
 
 	if (size == 0)
@@ -158,7 +159,7 @@ connect_in(const struct ugate *g, uint64_t id, pid_t tid, int fd, const struct s
 	}
 	r = connect(fd, (const struct sockaddr *) sa, len) < 0 ? -errno : 0;
 	if (relative && fchdir(g->cwd) < 0)
-		abort();                /* our own directory is gone from under us */
+		abort(); /* our own directory is gone from under us */
 	return r;
 }
 
@@ -190,8 +191,9 @@ connect_decided(int s, int file, const struct sockaddr_un *sa, socklen_t len)
 	if (n < 0 || (size_t) n >= sizeof(via.sun_path))
 		return -ENAMETOOLONG;
 	return connect(s, (const struct sockaddr *) &via,
-		       (socklen_t) (offsetof(struct sockaddr_un, sun_path) + (size_t) n + 1)) < 0 ?
-		       -errno : 0;
+		       (socklen_t) (offsetof(struct sockaddr_un, sun_path) + (size_t) n + 1)) < 0
+		       ? -errno
+		       : 0;
 }
 
 /* UNIX stream or seqpacket: the listener is decided on first (ugate_listener_of()), then our
@@ -242,8 +244,11 @@ unix_stream(struct ugate *g, const struct seccomp_notif *req, int cmd_sock, int 
 	if (fl >= 0 && (fl & O_NONBLOCK) == 0)
 		(void) fcntl(s, F_SETFL, fcntl(s, F_GETFL) & ~O_NONBLOCK);
 	struct seccomp_notif_addfd add = {
-		.id = req->id, .flags = SECCOMP_ADDFD_FLAG_SETFD, .srcfd = (uint32_t) s,
-		.newfd = (uint32_t) tfd, .newfd_flags = fd_cloexec(req->pid, tfd) ? O_CLOEXEC : 0,
+		.id = req->id,
+		.flags = SECCOMP_ADDFD_FLAG_SETFD,
+		.srcfd = (uint32_t) s,
+		.newfd = (uint32_t) tfd,
+		.newfd_flags = fd_cloexec(req->pid, tfd) ? O_CLOEXEC : 0,
 	};
 	/* In two steps (descriptor, then the answer 0): what goes in was decided on, and
 	 * whatever the sandbox does to the number meanwhile concerns only itself. */
@@ -284,7 +289,7 @@ connect_bounded(int fd, const struct sockaddr *sa, socklen_t len)
 		(void) sigaction(SIGALRM, &old, NULL);
 		return r;
 	}
-	(void) sigprocmask(SIG_UNBLOCK, &alrm, &mask);     /* also where our parent blocked it */
+	(void) sigprocmask(SIG_UNBLOCK, &alrm, &mask); /* also where our parent blocked it */
 	r = connect(fd, sa, len) < 0 ? -errno : 0;
 	(void) sigprocmask(SIG_BLOCK, &alrm, NULL);
 	(void) setitimer(ITIMER_REAL, &off, NULL);
@@ -301,8 +306,8 @@ connect_bounded(int fd, const struct sockaddr *sa, socklen_t len)
  * IPv6: the state stays "connecting") and is waited for like one that would block; other
  * families may abort it (vsock does), so their caller gets EINTR as from a signal. */
 static int
-other_family(struct ugate *g, int epfd, const struct seccomp_notif *req, int *cmd_sock,
-	     int domain, const struct sockaddr_un *sa, socklen_t len)
+other_family(struct ugate *g, int epfd, const struct seccomp_notif *req, int *cmd_sock, int domain,
+	     const struct sockaddr_un *sa, socklen_t len)
 {
 	int fl = fcntl(*cmd_sock, F_GETFL), r, e;
 	bool blocking = fl >= 0 && (fl & O_NONBLOCK) == 0;
@@ -334,7 +339,7 @@ other_family(struct ugate *g, int epfd, const struct seccomp_notif *req, int *cm
 			return -EAGAIN;
 		p->fd = *cmd_sock;
 		p->id = req->id;
-		*cmd_sock = -EBADF;     /* the pending entry's now */
+		*cmd_sock = -EBADF; /* the pending entry's now */
 		g->n_pend++;
 		return 1;
 	}
@@ -369,7 +374,7 @@ handle_connect(struct ugate *g, int epfd, const struct seccomp_notif *req)
 		return -ESRCH;
 	cmd_sock = pidfd_getfd(pidfd, (int) tfd, 0);
 	if (cmd_sock < 0 && errno == EPERM)
-		g->n_undumpable++;      /* no ptrace access: it made itself non-dumpable */
+		g->n_undumpable++; /* no ptrace access: it made itself non-dumpable */
 	if (cmd_sock < 0)
 		return errno == EBADF ? -EBADF : -EPERM;
 	/* The address, read once: what is connected to is this copy. */
@@ -402,7 +407,7 @@ on_notify(struct ugate *g, int epfd)
 
 	memset(notif_buf, 0, sizeof(notif_buf));
 	if (ioctl(g->notify_fd, SECCOMP_IOCTL_NOTIF_RECV, req) < 0)
-		return;         /* ENOENT: the thread went away meanwhile */
+		return; /* ENOENT: the thread went away meanwhile */
 	r = handle_connect(g, epfd, req);
 	if (r <= 0)
 		respond(g, req->id, r);
@@ -438,7 +443,9 @@ on_sock(struct ugate *g, int epfd)
 	} c;
 	char one;
 	struct iovec iov = { .iov_base = &one, .iov_len = 1 };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = c.buf,
+	struct msghdr mh = { .msg_iov = &iov,
+			     .msg_iovlen = 1,
+			     .msg_control = c.buf,
 			     .msg_controllen = sizeof(c.buf) };
 	ssize_t n = recvmsg(g->sock, &mh, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
 	struct cmsghdr *cm = n > 0 ? CMSG_FIRSTHDR(&mh) : NULL;
@@ -449,11 +456,11 @@ on_sock(struct ugate *g, int epfd)
 	g->sock = safe_close(g->sock);
 	if (cm == NULL || cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS ||
 	    cm->cmsg_len != CMSG_LEN(sizeof(int)))
-		return;         /* the child ended before its filter: nothing to answer */
+		return; /* the child ended before its filter: nothing to answer */
 	memcpy(&g->notify_fd, CMSG_DATA(cm), sizeof(int));
 	struct epoll_event ev = { .events = EPOLLIN, .data.fd = g->notify_fd };
 	if (epoll_ctl(epfd, EPOLL_CTL_ADD, g->notify_fd, &ev) < 0)
-		g->notify_fd = safe_close(g->notify_fd);       /* connect() fails: ENOSYS */
+		g->notify_fd = safe_close(g->notify_fd); /* connect() fails: ENOSYS */
 }
 
 int
@@ -461,8 +468,9 @@ ugate_start(struct ugate *g, int sock, pid_t self, pid_t exclude)
 {
 	int r;
 
-	*g = (struct ugate) { .sock = sock, .notify_fd = -EBADF, .cwd = -EBADF, .self = self,
-			      .exclude = exclude };
+	*g = (struct ugate){
+		.sock = sock, .notify_fd = -EBADF, .cwd = -EBADF, .self = self, .exclude = exclude
+	};
 	for (unsigned i = 0; i < UGATE_PENDING_MAX; i++)
 		g->pend[i].fd = -EBADF;
 	if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &notif_sizes) < 0)
@@ -476,7 +484,8 @@ ugate_start(struct ugate *g, int sock, pid_t self, pid_t exclude)
 	 * before connecting: the run is refused rather than connecting first. */
 	r = udiag_probe();
 	if (r < 0)
-		return log_error_errno(r, "this kernel does not answer UNIX socket diagnostics "
+		return log_error_errno(r,
+				       "this kernel does not answer UNIX socket diagnostics "
 				       "(sock_diag: CONFIG_UNIX_DIAG, module unix_diag): %m; "
 				       "sandcap cannot tell the sandbox's own UNIX listeners from "
 				       "the user's services without connecting to them");

@@ -45,23 +45,23 @@
 #define UGATE_FDS_MAX     262144UL
 
 struct ugate_pending {
-	int fd;                         /* our copy of the command's socket; -1: free */
-	uint64_t id;                    /* the notification to answer */
+	int fd;      /* our copy of the command's socket; -1: free */
+	uint64_t id; /* the notification to answer */
 };
 
 struct ugate {
-	int sock;                       /* where the listener arrives (stage socket); -1 after */
-	int notify_fd;                  /* the filter's listener; -1 until it arrives */
-	int cwd;                        /* our working directory, to return after a relative path */
-	pid_t self;                     /* the supervisor */
-	pid_t exclude;                  /* our child that is not the sandbox's (the helper) */
-	bool scope_abstract;            /* Landlock scopes the sandbox's abstract sockets */
+	int sock;            /* where the listener arrives (stage socket); -1 after */
+	int notify_fd;       /* the filter's listener; -1 until it arrives */
+	int cwd;             /* our working directory, to return after a relative path */
+	pid_t self;          /* the supervisor */
+	pid_t exclude;       /* our child that is not the sandbox's (the helper) */
+	bool scope_abstract; /* Landlock scopes the sandbox's abstract sockets */
 	struct ugate_pending pend[UGATE_PENDING_MAX];
 	unsigned n_pend;
 	/* For the report. */
 	unsigned long n_refused, n_allowed;
-	unsigned long n_undumpable;     /* connects refused: the caller is non-dumpable */
-	char first_refused[112];        /* the first refused address, printable */
+	unsigned long n_undumpable; /* connects refused: the caller is non-dumpable */
+	char first_refused[112];    /* the first refused address, printable */
 };
 
 /* Before the child starts: sock is our end of the socket it sends the listener on (taken
@@ -96,5 +96,5 @@ void ugate_addr_str(const void *sa, unsigned len, char *buf, size_t size);
 /* A path under /proc/self/ or /proc/thread-self/ rewritten to /proc/TID/ in *out (the
  * caller's entries, not sandcap's): 1, 0 when it is not one, -ENAMETOOLONG. */
 struct sockaddr_un;
-int ugate_proc_self(const struct sockaddr_un *sa, socklen_t len, pid_t tid,
-		    struct sockaddr_un *out, socklen_t *ret_len);
+int ugate_proc_self(const struct sockaddr_un *sa, socklen_t len, pid_t tid, struct sockaddr_un *out,
+		    socklen_t *ret_len);
