@@ -5,7 +5,7 @@ set -eu
 
 PKGS="make gcc pkg-config libcap-ng-dev libinih-dev libbsd-dev libseccomp-dev libcmocka-dev
 libsystemd-dev libcap2-bin util-linux user-mode-linux clang python3 procps iproute2 jq
-dpkg-dev debhelper lintian fakeroot cppcheck clang-tidy rpm strace
+dpkg-dev debhelper lintian fakeroot cppcheck clang-tidy clang-format rpm strace
 python3-pytest python3-pip python3-distributed python3-celery python3-kombu
 systemd dbus libpam-systemd kmod e2fsprogs adduser
 flex bison bc xz-utils patch debian-archive-keyring tmux"

@@ -4,8 +4,9 @@
 #   the files comments and documents name (tools/check-refs.sh), privilege raised only in
 #   helper/priv.c (tools/check-privilege.sh), the helper's size budget (tools/tcb-size.sh),
 #   the subjects of the commits made since the commit rule (tools/check-commits.sh), the
-#   direction of every dependency between the layers (tools/check-layers.sh), and the
-#   length of functions and files (tools/check-size.sh).
+#   direction of every dependency between the layers (tools/check-layers.sh), the
+#   length of functions and files (tools/check-size.sh), and the layout of the C files
+#   changed since the tree was formatted (tools/check-format.sh).
 # Writes "lint PASSED FAILED SKIPPED" (one count per tool) into $BUILD/results/lint.  A tool
 # that is not installed (`make deps` installs them all) is a skip naming it, or a failure
 # when SANDBOX_TESTS_MUST_RUN=1.
@@ -151,6 +152,20 @@ result layers $? "$log"
 log="$build/lint/size.log"
 sh tools/check-size.sh >"$log" 2>&1
 result size $? "$log"
+
+# 11. format: every C file changed since the tree was formatted once is as .clang-format lays
+#    it out (tools/check-format.sh).
+log="$build/lint/format.log"
+sh tools/check-format.sh >"$log" 2>&1; rc=$?
+if [ "$rc" -eq 77 ]; then
+	if [ "${SANDBOX_TESTS_MUST_RUN:-0}" = 1 ]; then
+		fail=$((fail + 1)); echo "lint: format: $(cat "$log") (SANDBOX_TESTS_MUST_RUN=1)"
+	else
+		skipped=$((skipped + 1)); echo "lint: format: SKIP, $(cat "$log")"
+	fi
+else
+	result format "$rc" "$log"
+fi
 
 echo "lint $pass $fail $skipped" > "$build/results/lint"
 echo "lint: $pass passed, $fail failed, $skipped skipped"
