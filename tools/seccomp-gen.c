@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Build-time generator of the seccomp filter's programs (frontend/isolate/seccomp-tpl.h, issue 19).
+/* Build-time generator of the seccomp filter's programs (frontend/isolate/seccomp-tpl.h).
  * Run by the Makefile on the build machine, which is the machine sandcap runs on: writes C
  * to stdout ($(BUILD)/gen/seccomp-tpl-data.c, never committed).
  *
