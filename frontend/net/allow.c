@@ -323,7 +323,7 @@ int
 allow_parse_rule(const char *s, struct allow_rule *ret, char *err, size_t errlen)
 {
 	struct allow_rule r = { 0 };
-	char host[ALLOW_NAME_MAX + 8];
+	char host[ALLOW_NAME_MAX + 8] = "";
 	const char *port;
 	bool bracketed;
 
