@@ -12,11 +12,13 @@ W=/run/sandcap
 DL=/run/sandcap-deadlines
 probe() { env SANDCAP_HELPER="$SANDCAP_HELPER" vm-as-user sctest "$TESTS/probe-client" "$@"; }
 rm -rf "$W/.locks"
+# What earlier scenarios left (the per-user dirs stay, root's and empty) is not this one's.
+before=$(find "$W" -mindepth 1 | sort | tr '\n' ' ')
 out=$(probe -a none 2>&1)
 like "$out" "error .*\.locks: No such file.*run sandcap-setup" \
 	"without .locks: refused, naming sandcap-setup"
 check_fails "the helper did not make .locks" test -e "$W/.locks"
-is "$(find "$W" -mindepth 1 | tr '\n' ' ')" "" "nothing made in $W"
+is "$(find "$W" -mindepth 1 | sort | tr '\n' ' ')" "$before" "nothing made in $W"
 mkdir -m 0755 "$W/.locks"
 like "$(probe -a none 2>&1)" "error .*\.locks: Operation not permitted.*run sandcap-setup" \
 	"a .locks of mode 0755: refused"
