@@ -117,6 +117,24 @@ deny_reach_outside(scmp_filter_ctx ctx)
 	return r;
 }
 
+/* The ways to open or connect a socket that the socket rules cannot see: socketcall(2)
+ * multiplexes every socket call through a pointer seccomp cannot read (refused whole on the
+ * architectures that have it), and io_uring opens and connects sockets without socket(2)
+ * or connect(2) (IORING_OP_SOCKET, IORING_OP_CONNECT). */
+static int
+deny_socket_bypass(scmp_filter_ctx ctx)
+{
+	int r = DENY0(ctx, ENOSYS, "socketcall");
+
+	if (r == 0)
+		r = DENY0(ctx, ENOSYS, "io_uring_setup");
+	if (r == 0)
+		r = DENY0(ctx, ENOSYS, "io_uring_enter");
+	if (r == 0)
+		r = DENY0(ctx, ENOSYS, "io_uring_register");
+	return r;
+}
+
 /* A context that allows what no rule denies and kills on a foreign architecture. */
 static int
 init_ctx(scmp_filter_ctx ctx)
@@ -185,17 +203,8 @@ deny_sockets(scmp_filter_ctx ctx, const struct scrules_key *k)
 	 * for every socket: with --unix host a UNIX socket server too. */
 	if (r == 0 && k->net == POLICY_NET_PROXY)
 		r = DENY0(ctx, EPERM, "listen");
-	/* socketcall(2) multiplexes every socket call through a pointer seccomp cannot read;
-	 * on the architectures that have it, refuse it whole. */
 	if (r == 0)
-		r = DENY0(ctx, ENOSYS, "socketcall");
-	/* io_uring can open sockets (IORING_OP_SOCKET) without socket(2). */
-	if (r == 0)
-		r = DENY0(ctx, ENOSYS, "io_uring_setup");
-	if (r == 0)
-		r = DENY0(ctx, ENOSYS, "io_uring_enter");
-	if (r == 0)
-		r = DENY0(ctx, ENOSYS, "io_uring_register");
+		r = deny_socket_bypass(ctx);
 	return r;
 }
 
@@ -237,12 +246,7 @@ notify_connect(scmp_filter_ctx ctx, const struct scrules_key *k)
 	if (nr >= 0)
 		r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 0);
 	if (r == 0)
-		r = DENY0(ctx, ENOSYS, "socketcall");
-	/* io_uring connects without connect(2) (IORING_OP_CONNECT). */
-	if (r == 0)
-		r = DENY0(ctx, ENOSYS, "io_uring_setup");
-	if (r == 0)
-		r = DENY0(ctx, ENOSYS, "io_uring_enter");
+		r = deny_socket_bypass(ctx);
 	/* The gate lets a connect() through when a process of the sandbox holds the listening
 	 * socket: taking one from a service of the user's (pidfd_getfd), or driving that
 	 * service (ptrace), would get around it.  A Landlock domain confines both to the
