@@ -117,16 +117,6 @@ trace_print(FILE *f, const struct trace_opts *t, const struct report *rep,
 }
 
 static void
-key_figure(struct json *j, const char *key, bool has, uint64_t v)
-{
-	json_key(j, key);
-	if (has)
-		json_uint(j, v);
-	else
-		json_null(j);
-}
-
-static void
 write_figs(FILE *f, const char *key, const struct trace_figs *fg)
 {
 	struct json j;
@@ -134,12 +124,12 @@ write_figs(FILE *f, const char *key, const struct trace_figs *fg)
 	fprintf(f, ", \"%s\": ", key);
 	json_init(&j, f);
 	json_object_begin(&j);
-	key_figure(&j, "memory_peak", fg->has_memory, fg->memory_peak);
-	key_figure(&j, "pids_peak", fg->has_pids, fg->pids_peak);
-	key_figure(&j, "cpu_ms", true, fg->cpu_ms);
-	key_figure(&j, "wall_ms", true, fg->wall_ms);
-	key_figure(&j, "disk_used", fg->has_disk, fg->disk_used);
-	key_figure(&j, "largest_file", fg->has_disk, fg->largest_file);
+	json_key_opt_uint(&j, "memory_peak", fg->has_memory, fg->memory_peak);
+	json_key_opt_uint(&j, "pids_peak", fg->has_pids, fg->pids_peak);
+	json_key_opt_uint(&j, "cpu_ms", true, fg->cpu_ms);
+	json_key_opt_uint(&j, "wall_ms", true, fg->wall_ms);
+	json_key_opt_uint(&j, "disk_used", fg->has_disk, fg->disk_used);
+	json_key_opt_uint(&j, "largest_file", fg->has_disk, fg->largest_file);
 	json_key(&j, "open_files_peak");
 	json_null(&j);
 	json_object_end(&j);

@@ -194,3 +194,13 @@ json_write_string(FILE *f, const char *s, size_t len)
 	}
 	(void) fputc('"', f);
 }
+
+void
+json_key_opt_uint(struct json *j, const char *key, bool has, uint64_t v)
+{
+	json_key(j, key);
+	if (has)
+		json_uint(j, v);
+	else
+		json_null(j);
+}

@@ -36,16 +36,6 @@ report_add_enforcement(struct report *r, const char *key, const char *fmt, ...)
 	r->n_enforcement++;
 }
 
-static void
-key_opt_uint(struct json *j, const char *key, bool has, uint64_t v)
-{
-	json_key(j, key);
-	if (has)
-		json_uint(j, v);
-	else
-		json_null(j);
-}
-
 /* "env": the names of the variables the command got, never their values. */
 static void
 write_env_names(struct json *j, const struct report *r)
@@ -154,8 +144,8 @@ report_write_json(FILE *f, const struct report *r)
 		if (r->v.limits_hit & (1u << k))
 			json_string(&j, verdict_name((enum verdict_kind) k));
 	json_array_end(&j);
-	key_opt_uint(&j, "exit_code", r->v.exit_code >= 0, (uint64_t) r->v.exit_code);
-	key_opt_uint(&j, "signal", r->v.signal > 0, (uint64_t) r->v.signal);
+	json_key_opt_uint(&j, "exit_code", r->v.exit_code >= 0, (uint64_t) r->v.exit_code);
+	json_key_opt_uint(&j, "signal", r->v.signal > 0, (uint64_t) r->v.signal);
 	json_key(&j, "sandcap_exit");
 	json_uint(&j, (uint64_t) r->v.sc_exit);
 	json_key(&j, "message");
@@ -184,17 +174,18 @@ report_write_json(FILE *f, const struct report *r)
 	json_uint(&j, r->cpu_user_ms);
 	json_key(&j, "cpu_system_ms");
 	json_uint(&j, r->cpu_system_ms);
-	key_opt_uint(&j, "max_rss", r->has_max_rss, r->max_rss);
-	key_opt_uint(&j, "memory_peak", c->has_memory_peak, c->memory_peak);
-	key_opt_uint(&j, "pids_peak", c->has_pids_peak, c->pids_peak);
-	key_opt_uint(&j, "disk_used", c->has_disk_used, c->disk_used);
-	key_opt_uint(&j, "oom_kills", c->has_memory_events, c->oom_kill);
-	key_opt_uint(&j, "cpu_throttled_ms", c->has_cpu_throttled, c->cpu_throttled_usec / 1000);
-	key_opt_uint(&j, "output_bytes", r->has_output_bytes, r->output_bytes);
-	key_opt_uint(&j, "output_dropped", r->has_output_bytes, r->output_dropped);
+	json_key_opt_uint(&j, "max_rss", r->has_max_rss, r->max_rss);
+	json_key_opt_uint(&j, "memory_peak", c->has_memory_peak, c->memory_peak);
+	json_key_opt_uint(&j, "pids_peak", c->has_pids_peak, c->pids_peak);
+	json_key_opt_uint(&j, "disk_used", c->has_disk_used, c->disk_used);
+	json_key_opt_uint(&j, "oom_kills", c->has_memory_events, c->oom_kill);
+	json_key_opt_uint(&j, "cpu_throttled_ms", c->has_cpu_throttled,
+			  c->cpu_throttled_usec / 1000);
+	json_key_opt_uint(&j, "output_bytes", r->has_output_bytes, r->output_bytes);
+	json_key_opt_uint(&j, "output_dropped", r->has_output_bytes, r->output_dropped);
 	json_key(&j, "killed_at_end");
 	json_uint(&j, r->killed_at_end);
-	key_opt_uint(&j, "unix_refused", r->has_unix_refused, r->unix_refused);
+	json_key_opt_uint(&j, "unix_refused", r->has_unix_refused, r->unix_refused);
 	json_object_end(&j);
 	write_env_names(&j, r);
 	json_key(&j, "killed_by");
