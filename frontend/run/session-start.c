@@ -212,8 +212,8 @@ refuse_unenforceable(const struct session_opts *o, char *err, size_t errlen)
 	if (opt == NULL)
 		return 0;
 	snprintf(err, errlen,
-		 "%s: a session's %s across its calls needs cgroup mode, and "
-		 "sessions run in rlimit mode for now; drop %s (bound each call with --as, "
+		 "%s: a session's %s across its calls needs cgroup mode (the helper), and "
+		 "this session would run in rlimit mode; drop %s (bound each call with --as, "
 		 "--nproc or --fsize instead; see docs/usage.md \"Sessions\")",
 		 opt, opt + 2, opt);
 	return -ENOTSUP;
@@ -238,10 +238,9 @@ refuse_cgroup_mode(const struct session_opts *o, bool *cgroup, char *err, size_t
 	if (r == 0 || !cgroup2_mounted() || usercg_probe(info, sizeof(info)) < 0)
 		return 0;
 	snprintf(err, errlen,
-		 "sessions run in rlimit mode for now, and sandcap run would use "
-		 "%s mode here: give --no-cgroup to start the session (its calls then run in "
-		 "rlimit mode)",
-		 r == 0 ? "cgroup" : "user-cgroup");
+		 "sessions do not run in user-cgroup mode yet, and sandcap run would use it "
+		 "here: give --no-cgroup to start the session (its calls then run in rlimit "
+		 "mode)");
 	return -ENOTSUP;
 }
 
