@@ -254,8 +254,8 @@ make_leaf(struct session *s, const char **ret_step, char *note, size_t notelen, 
 	return ws_mount(s, wsnote, wsnotelen);
 }
 
-static int create_locked(struct session *s, uint32_t net, uint16_t proxy_port,
-			 const uint64_t *req, char *msg, size_t msglen);
+static int create_locked(struct session *s, uint32_t net, uint16_t proxy_port, const uint64_t *req,
+			 char *msg, size_t msglen);
 
 int
 op_create(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr *body, char *msg,
@@ -346,8 +346,8 @@ op_create(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr 
 }
 
 static int
-create_locked(struct session *s, uint32_t net, uint16_t proxy_port, const uint64_t *req,
-	      char *msg, size_t msglen)
+create_locked(struct session *s, uint32_t net, uint16_t proxy_port, const uint64_t *req, char *msg,
+	      size_t msglen)
 {
 	char note[128] = "", wsnote[128] = "";
 	const char *step = "";

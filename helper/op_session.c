@@ -62,8 +62,8 @@ session_join(struct session *s, const uint64_t *req, char *msg, size_t msglen)
 		if (r == 0)
 			r = priv_read_at(fd, "cgroup.subtree_control", buf, sizeof(buf), &n);
 		/* Its lock free (or gone): no helper keeps the session, which is a leftover. */
-		if (r == 0 && (!word_in_list(buf, "memory") || lfd < 0 ||
-			       flock(lfd, LOCK_SH | LOCK_NB) == 0))
+		if (r == 0 &&
+		    (!word_in_list(buf, "memory") || lfd < 0 || flock(lfd, LOCK_SH | LOCK_NB) == 0))
 			r = -ENOENT;
 		safe_close(s->ucg_fd);
 		s->ucg_fd = fd;

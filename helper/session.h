@@ -33,10 +33,10 @@ struct session {
 	int ulock_fd;    /* .locks/user-<uid>.lock (user.c) */
 	int deadline_fd; /* SC_DEADLINE_DIR, if it existed at HELLO */
 
-	char id[CG_NAME_MAX]; /* "" until CREATE picked a name */
+	char id[CG_NAME_MAX];   /* "" until CREATE picked a name */
 	uint32_t role;          /* enum wire_session_role, from CREATE */
 	char join[CG_NAME_MAX]; /* WIRE_SESSION_CALL: the session level's name */
-	int lock_fd;          /* flock'ed <id>.lock: "a live helper owns <id>" */
+	int lock_fd;            /* flock'ed <id>.lock: "a live helper owns <id>" */
 	int leaf_fd, kill_fd, events_fd;
 	bool leaf_created, ws_dir_created;
 	bool attached; /* SPAWN made the sandbox's first process */

@@ -12,8 +12,7 @@
 #include <stdint.h>
 
 #define WIRE_MAGIC    UINT32_C(0x53435031) /* "SCP1" */
-#define WIRE_VERSION  4 /* 2: SPAWN replaced ATTACH; 3: CREATE names the totals' sections;
-			  * 4: CREATE makes a session level or a call in one */
+#define WIRE_VERSION  4 /* 2: SPAWN replaced ATTACH; 3: totals' sections; 4: session role */
 #define WIRE_HDR_SIZE 16
 #define WIRE_MSG_MAX  4096 /* whole datagram */
 #define WIRE_STR_MAX  1024 /* any one string field (reasons, paths) */

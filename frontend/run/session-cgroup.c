@@ -37,7 +37,8 @@ parse_line(const char *k, size_t klen, const char *v, struct sesscg *g)
 		{ "cpu_percent", offsetof(struct sesscg, cpu_percent), 0 },
 		{ "pids", offsetof(struct sesscg, pids), 0 },
 		{ "disk", offsetof(struct sesscg, disk), 0 },
-		{ "cpu_usec", offsetof(struct sesscg, cpu_usec), offsetof(struct sesscg, has_usage) },
+		{ "cpu_usec", offsetof(struct sesscg, cpu_usec),
+		  offsetof(struct sesscg, has_usage) },
 		{ "memory_peak", offsetof(struct sesscg, memory_peak),
 		  offsetof(struct sesscg, has_memory_peak) },
 		{ "pids_peak", offsetof(struct sesscg, pids_peak),
@@ -160,8 +161,9 @@ sesscg_keeper_begin(int dfd, const struct session_opts *o, const struct session_
 		     "level=%s\nworkspace=%s\nmemory=%" PRIu64 "\ncpu_percent=%" PRIu64
 		     "\npids=%" PRIu64 "\ndisk=%" PRIu64 "\n",
 		     cs->id, cs->ws_path, e->memory, e->cpu_percent, e->pids, e->disk);
-	r = n < 0 || (size_t) n >= sizeof(text) ? -ENAMETOOLONG
-						: session_write_file(dfd, "cgroup", text, (size_t) n);
+	r = n < 0 || (size_t) n >= sizeof(text)
+		    ? -ENAMETOOLONG
+		    : session_write_file(dfd, "cgroup", text, (size_t) n);
 	if (r < 0) {
 		snprintf(err, errlen, "cannot record the session's cgroup: %s", strerror(-r));
 		client_close(cs);

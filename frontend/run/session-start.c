@@ -319,7 +319,7 @@ session_start(const struct session_opts *o, struct session_state *ret, char *err
 		r = start_keeper(rootfd, dfd, &s, o, &s.keeper_pid, kerr, sizeof(kerr));
 	if (r < 0) {
 		snprintf(err, errlen, "cannot start the session: %s",
-			 r == -EPERM          ? kerr
+			 r == -EPERM    ? kerr
 			 : r == -ECHILD ? "its keeper did not start"
 					: strerror(-r));
 		(void) session_remove(rootfd, dfd, s.id);

@@ -417,8 +417,9 @@ lock_out_calls(int dfd, int *ret_fd, char *err, size_t errlen)
 int
 session_remove(int rootfd, int dfd, const char *id)
 {
-	static const char *const files[] = { "state", "calls", "running", "lock", "cgroup",
-					     "usage" };
+	static const char *const files[] = {
+		"state", "calls", "running", "lock", "cgroup", "usage"
+	};
 	char name[32];
 	int r;
 
