@@ -46,8 +46,15 @@ if [ "$(json_get "$R/probe.json" .mode)" != cgroup ]; then
 	exit 0
 fi
 
+# ---- A session over the policy's ceiling. ---------------------------------------------------
+U "$SANDCAP" session start --memory 1G > /dev/null 2> "$R/over.err"
+is "$?" 125 "session start --memory 1G over the 192M ceiling: refused (125)"
+like "$(cat "$R/over.err")" "ceiling" "... naming the ceiling"
+check_fails "... and no session is left" test -n "$(ls "$X/sandcap/sessions" 2>/dev/null)"
+check_fails "... nor a cgroup" test -n "$(ls -d "$CG"/"$SCTEST_UID"-* 2>/dev/null)"
+
 # ---- A session: its level, a call, the workspace. ----------------------------------------
-id=$(U "$SANDCAP" session start --memory 96M --pids 32 --cpu-time 3s --disk 32M --ttl 10m \
+id=$(U "$SANDCAP" session start --memory 96M --pids 32 --cpu-time 4s --disk 32M --ttl 10m \
 	2> "$R/start.err")
 is "$?" 0 "session start in cgroup mode"
 L=$(level_of "$id")
@@ -107,21 +114,22 @@ is "$rc" 0 "... while a call of the session still runs (not counted again)"
 kill "$bg" 2> /dev/null
 wait "$bg" 2> /dev/null
 
-# ---- The CPU-time budget across calls (3 s). --------------------------------------------------
+# ---- The CPU-time budget across calls (4 s). --------------------------------------------------
 run_rc U "$SANDCAP" run -q --session "$id" --cpu-time 2s --report "$R/burn1.json" -- sh -c 'while :; do :; done'
 is "$(json_get "$R/burn1.json" .verdict)" cpu-time "call 1 burns its own 2s of CPU"
 run_rc U "$SANDCAP" run -q --session "$id" --timeout 60s --report "$R/burn2.json" -- \
-	sh -c 'while :; do :; done'
+	sh -c 'while :; do :; done' 2> "$R/burn2.err"
 v=$(json_get "$R/burn2.json" .verdict)
+diag "call 2: exit $rc, $(cat "$R/burn2.err")"
 # Its own --cpu-time (what the ledger left) or the keeper's kill at the level's cpu.stat:
 # whichever comes first.
-check "call 2 is stopped near the rest of the session's 3s (verdict $v)" \
+check "call 2 is stopped near the rest of the session's 4s (verdict $v)" \
 	test "$v" != ok -a "$v" != timeout -a -n "$v"
 run_rc U "$SANDCAP" run -q --session "$id" -- true 2> "$R/spent.err"
 is "$rc" 125 "call 3: the budget is spent, refused"
-like "$(cat "$R/spent.err")" "CPU-time budget of 3s is spent" "... with the reason"
+like "$(cat "$R/spent.err")" "CPU-time budget of 4s is spent" "... with the reason"
 U "$SANDCAP" session show "$id" --json > "$R/show.json"
-ge "$(json_get "$R/show.json" .cgroup.cpu_ms)" 3000 "session show: the level's own CPU time (cpu.stat) is past the budget"
+ge "$(json_get "$R/show.json" .cgroup.cpu_ms)" 4000 "session show: the level's own CPU time (cpu.stat) is past the budget"
 ge "$(json_get "$R/show.json" '.calls | length')" 7 "... and the calls that ran are in the report"
 
 # ---- end: nothing left. ----------------------------------------------------------------------
