@@ -198,8 +198,10 @@ cg_destroy_at(int parent_fd, const char *name)
 	if (r == 0)
 		r = cg_wait_empty(efd, 10000);
 	if (r == 0)
-		cg_remove_children(leaf); /* a session level's calls */
-	if (r == 0)
+		r = priv_unlinkat(parent_fd, name, AT_REMOVEDIR);
+	if (r == -EBUSY) { /* a session level's calls, or tasks still dying */
+		cg_remove_children(leaf);
 		r = cg_remove_at(parent_fd, name);
-	return r;
+	}
+	return r == -ENOENT ? 0 : r;
 }
