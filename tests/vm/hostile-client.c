@@ -13,6 +13,7 @@
  *   escape   a sandboxed process trying to leave its leaf or raise its limits
  *   flood, workspace, tmprace N, cap N: issue #14 (hostile-core.inc)
  *   join NAME  CREATE of a call in session NAME: prints "created" or "refused ERRNO REASON"
+ *   level    a session level: SPAWN into it refused, DESTROY removes it
  *   createsteps  CREATE with a timeout under each resource limit (RLIMIT_NOFILE 5..24 set
  *            after HELLO fails each step in turn) and SIGKILLed at points spread over it;
  *            the limits the helper refuses with their reason; then SIGKILLed by root at
@@ -1818,6 +1819,42 @@ group_escape(void)
 
 #include "hostile-core.inc"
 
+/* level: a session level (CREATE role 1) runs no process: SPAWN into it is refused (the
+ * kernel: controllers are enabled below it), the connection goes on, DESTROY removes all. */
+static void
+group_level(void)
+{
+	uint8_t body[5 * 8 + 5 * 4] = { 0 };
+	uint32_t role = htobe32(1);
+	uint64_t ttl = htobe64(60000);
+	int rfds[2], sv[2], r, st;
+	char why[512] = "";
+	struct helper h;
+	size_t n = 0;
+
+	memcpy(body + 4 * 8, &ttl, sizeof(ttl));
+	memcpy(body + 52, &role, sizeof(role));
+	if (helper_start(&h, C_NONE) < 0 || hello(&h) != 0 ||
+	    request(&h, WIRE_REQ_CREATE, body, sizeof(body), NULL, 0, rfds, &n, why,
+		    sizeof(why)) != 0) {
+		result(false, "a session level is made", "%s", why);
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		close(rfds[i]);
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+		abort();
+	r = request(&h, WIRE_REQ_SPAWN, NULL, 0, &sv[0], 1, NULL, NULL, why, sizeof(why));
+	result(r == EBUSY, "SPAWN into a session level: refused (EBUSY)", "status %d: %s", r, why);
+	close(sv[0]);
+	close(sv[1]);
+	r = simple(&h, WIRE_REQ_DESTROY);
+	st = helper_wait(&h);
+	result(r == 0 && st == 0 && no_workspace_left(why, sizeof(why)),
+	       "... and DESTROY then removes the level and its workspace", "reply %d, exit %d %s",
+	       r, st, why);
+}
+
 /* join NAME: HELLO, then CREATE of a call in session NAME (as the session's calls do);
  * prints "created" or "refused ERRNO REASON" and ends the connection (the helper then
  * removes whatever it made). */
@@ -1871,7 +1908,7 @@ main(int argc, char **argv)
 	}
 	if (argc != 2 || helper_path == NULL) {
 		fprintf(stderr, "usage: SANDCAP_HELPER=PATH hostile-client frames|spawn|exec|"
-			"escape|flood|workspace|createsteps|tmprace N|cap N\n");
+			"escape|flood|workspace|createsteps|level|join NAME|tmprace N|cap N\n");
 		return 64;
 	}
 	(void) signal(SIGPIPE, SIG_IGN);
@@ -1889,6 +1926,8 @@ main(int argc, char **argv)
 		group_workspace();
 	else if (strcmp(argv[1], "createsteps") == 0)
 		group_createsteps();
+	else if (strcmp(argv[1], "level") == 0)
+		group_level();
 	else
 		return 64;
 	return nfail == 0 ? 0 : 1;

@@ -53,6 +53,10 @@ like "$(cat "$R/over.err")" "ceiling" "... naming the ceiling"
 check_fails "... and no session is left" test -n "$(ls "$X/sandcap/sessions" 2>/dev/null)"
 check_fails "... nor a cgroup" test -n "$(ls -d "$CG"/"$SCTEST_UID"-* 2>/dev/null)"
 
+# ---- A session level runs no process of its own. ----------------------------------------
+vm-as-user sctest env SANDCAP_HELPER="$SANDCAP_HELPER" "$TESTS/hostile-client" level > "$R/level.out" 2>&1
+hostile_tap "$R/level.out"
+
 # ---- A session: its level, a call, the workspace. ----------------------------------------
 id=$(U "$SANDCAP" session start --memory 96M --pids 32 --cpu-time 4s --disk 32M --ttl 10m \
 	2> "$R/start.err")
