@@ -144,6 +144,24 @@ is "$(json_get "$R/end.json" .cgroup.level)" "$L" "... with its level's totals"
 is "$(leftovers "$L")" "" "after end: no cgroup, workspace, lock or deadline record is left"
 check_fails "... nor the session's directory" test -e "$X/sandcap/sessions/$id"
 
+# ---- The memory budget across calls: the workspace's pages count with the next call's. ------
+id=$(U "$SANDCAP" session start --memory 64M --disk 48M --ttl 5m)
+L=$(level_of "$id")
+run_rc U "$SANDCAP" run -q --session "$id" -- sh -c 'TMPDIR=$PWD exec "$0" -w 40' \
+	"$TESTS/probe-workload"
+is "$rc" 0 "memory 64M: call 1 keeps 40 MiB in the workspace"
+run_rc U "$SANDCAP" run -q --session "$id" --report "$R/mem2.json" -- "$TESTS/probe-workload" -m 40 \
+	2> "$R/mem2.err"
+is "$(json_get "$R/mem2.json" .verdict)" total-memory \
+	"call 2 allocating 40 MiB more: ended at the session's memory.max, not its own"
+like "$(json_get "$R/mem2.json" .message)" "the session's memory was reached \(64 ?Mi?B?.*$L" \
+	"... its message names the session, not the user's total"
+run_rc U "$SANDCAP" run -q --session "$id" -- rm probe-workload.dat
+run_rc U "$SANDCAP" run -q --session "$id" -- "$TESTS/probe-workload" -m 40
+is "$rc" 0 "... and with the workspace's file removed the same call runs"
+U "$SANDCAP" session end "$id" > /dev/null
+is "$(leftovers "$L")" "" "... nothing of that session left after end"
+
 # ---- The keeper SIGKILLed: its helper sees EOF and tears the level down. ---------------------
 U "$SANDCAP" session start --ttl 10m --json > "$R/second.json"
 id=$(json_get "$R/second.json" .id)
