@@ -6,6 +6,7 @@
  * root-owned 0700 parent and to write root-owned control files; CAP_CHOWN to hand new
  * leaves to root.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -18,6 +19,7 @@
 #include <unistd.h>
 
 #include "cgroup.h"
+#include "dir-util.h"
 #include "macro.h"
 #include "priv.h"
 
@@ -162,6 +164,20 @@ cg_remove_at(int parent_fd, const char *name)
 	}
 }
 
+void
+cg_remove_children(int fd)
+{
+	struct dir_iter it = { .fd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC) };
+	unsigned char type;
+	const char *name;
+
+	/* Emptied already (populated 0 counts the whole subtree): only rmdir is left. */
+	while (it.fd >= 0 && (name = dir_next(&it, &type)) != NULL)
+		if (type == DT_DIR)
+			(void) cg_remove_at(fd, name);
+	safe_close(it.fd);
+}
+
 int
 cg_destroy_at(int parent_fd, const char *name)
 {
@@ -182,6 +198,10 @@ cg_destroy_at(int parent_fd, const char *name)
 	if (r == 0)
 		r = cg_wait_empty(efd, 10000);
 	if (r == 0)
+		r = priv_unlinkat(parent_fd, name, AT_REMOVEDIR);
+	if (r == -EBUSY) { /* a session level's calls, or tasks still dying */
+		cg_remove_children(leaf);
 		r = cg_remove_at(parent_fd, name);
-	return r;
+	}
+	return r == -ENOENT ? 0 : r;
 }

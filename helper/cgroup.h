@@ -26,6 +26,8 @@ int cg_write_max(int fd, uint64_t memory, uint64_t cpu, uint64_t pids);
 int cg_user_level(int root_fd, uid_t uid, int *fdp);
 /* rmdir <parent>/<name>, retrying EBUSY a few times over at most ~1 s. */
 int cg_remove_at(int parent_fd, const char *name);
+/* rmdir every child cgroup of the emptied cgroup fd (a session level's calls). */
+void cg_remove_children(int fd);
 /* Kill, wait for, and remove <parent>/<name> (a leftover), whatever it holds: no helper
  * moves a process into a leaf, so a process of another uid in it got there from inside
  * (a user namespace and the user's subuid range) or by root's hand, and the leftover's

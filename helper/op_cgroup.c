@@ -234,6 +234,9 @@ make_leaf(struct session *s, const char **ret_step, char *note, size_t notelen, 
 	s->leaf_created = true;
 	*ret_step = "limits";
 	r = write_limits(s, note, notelen);
+	/* A session level holds only its calls' leaves (the kernel then refuses SPAWN in it). */
+	if (r == 0 && s->role == WIRE_SESSION_LEVEL)
+		r = priv_write_at(s->leaf_fd, "cgroup.subtree_control", "+cpu +memory +pids");
 	if (r < 0)
 		return r;
 	*ret_step = "cgroup.kill";
@@ -241,11 +244,18 @@ make_leaf(struct session *s, const char **ret_step, char *note, size_t notelen, 
 	if (s->kill_fd < 0)
 		return s->kill_fd;
 	*ret_step = "workspace";
+	/* A call works in its session's workspace; its deadline record names a path of its
+	 * own, never mounted, so the reaper cannot unmount the session's. */
+	if (s->role == WIRE_SESSION_CALL) {
+		(void) snprintf(s->ws_path, sizeof(s->ws_path), "%s/%u/%s",
+				policy_workspace_root(s->policy), (unsigned) s->uid, s->id);
+		return 0;
+	}
 	return ws_mount(s, wsnote, wsnotelen);
 }
 
-static int create_locked(struct session *s, uint32_t net, uint16_t proxy_port, char *msg,
-			 size_t msglen);
+static int create_locked(struct session *s, uint32_t net, uint16_t proxy_port, const uint64_t *req,
+			 char *msg, size_t msglen);
 
 int
 op_create(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr *body, char *msg,
@@ -255,6 +265,7 @@ op_create(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr 
 						   POLICY_DISK, POLICY_TIMEOUT };
 	uint64_t req[_POLICY_LIMIT_MAX];
 	uint32_t net, fs, proxy_port;
+	char ws[sizeof(s->ws_path)];
 	uint64_t page;
 	int r;
 
@@ -266,13 +277,16 @@ op_create(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr 
 	if (req[POLICY_DISK] > POLICY_SIZE_MAX || req[POLICY_MEMORY] > POLICY_SIZE_MAX)
 		return -EBADMSG;
 	if (wire_get_u32(rd, &net) < 0 || wire_get_u32(rd, &fs) < 0 ||
-	    wire_get_u32(rd, &proxy_port) < 0 || wire_get_end(rd) < 0)
+	    wire_get_u32(rd, &proxy_port) < 0 ||
+	    wire_get_session(rd, &s->role, s->join, sizeof(s->join)) < 0 || wire_get_end(rd) < 0)
 		return -EBADMSG;
 	if (net_check_request(net, proxy_port) < 0 || fs > POLICY_FS_STRICT)
 		return -EBADMSG;
 	/* --fs is applied by sandcap in the child; --net other than host is enforced here, by
-	 * the BPF programs net_attach() puts on the leaf.  Refuse less than the policy says. */
-	if (policy_check_required(&s->res, (enum policy_net) net, (enum policy_fs) fs, msg,
+	 * the BPF programs net_attach() puts on the leaf.  Refuse less than the policy says.
+	 * A session level runs nothing itself: each call's CREATE is checked. */
+	if (s->role != WIRE_SESSION_LEVEL &&
+	    policy_check_required(&s->res, (enum policy_net) net, (enum policy_fs) fs, msg,
 				  msglen) < 0)
 		return -EPERM;
 	for (size_t i = 0; i < ELEMENTSOF(order); i++) {
@@ -306,15 +320,19 @@ op_create(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr 
 	r = user_lock(s, msg, msglen);
 	if (r < 0)
 		return r;
-	r = create_locked(s, net, (uint16_t) proxy_port, msg, msglen);
+	r = create_locked(s, net, (uint16_t) proxy_port, req, msg, msglen);
 	user_unlock(s);
 	if (r < 0)
 		return r;
+	/* A session level runs no process of its own: no idle deadline; its TTL is its timeout. */
+	s->attached = s->role == WIRE_SESSION_LEVEL;
 
+	(void) snprintf(ws, sizeof(ws), "%s/%u/%s", policy_workspace_root(s->policy),
+			(unsigned) s->uid, s->role == WIRE_SESSION_CALL ? s->join : s->id);
 	wire_put_str(body, s->id);
 	for (size_t i = 0; i < ELEMENTSOF(order); i++)
 		wire_put_u64(body, s->eff.v[order[i]]);
-	wire_put_str(body, s->ws_path);
+	wire_put_str(body, ws);
 	wire_put_str(body, s->enforcement);
 	/* Which section set each total, for sandcap's verdict when one ends the sandbox: the
 	 * helper's resolution is the one the kernel enforces. */
@@ -328,7 +346,8 @@ op_create(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr 
 }
 
 static int
-create_locked(struct session *s, uint32_t net, uint16_t proxy_port, char *msg, size_t msglen)
+create_locked(struct session *s, uint32_t net, uint16_t proxy_port, const uint64_t *req, char *msg,
+	      size_t msglen)
 {
 	char note[128] = "", wsnote[128] = "";
 	const char *step = "";
@@ -338,7 +357,11 @@ create_locked(struct session *s, uint32_t net, uint16_t proxy_port, char *msg, s
 	r = user_prepare(s, msg, msglen);
 	if (r < 0)
 		return r;
-	r = reclaim_and_count(s, &live);
+	/* A call is counted in its session, which counts as one sandbox. */
+	r = s->role == WIRE_SESSION_CALL ? session_join(s, req, msg, msglen)
+					 : reclaim_and_count(s, &live);
+	if (r < 0 && s->role == WIRE_SESSION_CALL)
+		return r;
 	if (r < 0)
 		return log_error_errno(r, "uid %u: cannot list leaves: %m", (unsigned) s->uid);
 	if (s->res.sandboxes != 0 && live >= s->res.sandboxes) {

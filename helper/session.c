@@ -73,6 +73,8 @@ session_teardown(struct session *s, char *msg, size_t msglen)
 			s->ws_dir_created = false;
 	}
 	if (r == 0 && s->leaf_created) {
+		if (s->role == WIRE_SESSION_LEVEL)
+			cg_remove_children(s->leaf_fd);
 		r = cg_remove_at(s->ucg_fd, s->id);
 		if (r < 0)
 			snprintf(msg, msglen, "cannot remove cgroup %s: %s", s->id, strerror(-r));

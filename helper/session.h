@@ -33,8 +33,10 @@ struct session {
 	int ulock_fd;    /* .locks/user-<uid>.lock (user.c) */
 	int deadline_fd; /* SC_DEADLINE_DIR, if it existed at HELLO */
 
-	char id[CG_NAME_MAX]; /* "" until CREATE picked a name */
-	int lock_fd;          /* flock'ed <id>.lock: "a live helper owns <id>" */
+	char id[CG_NAME_MAX];   /* "" until CREATE picked a name */
+	uint32_t role;          /* enum wire_session_role, from CREATE */
+	char join[CG_NAME_MAX]; /* WIRE_SESSION_CALL: the session level's name */
+	int lock_fd;            /* flock'ed <id>.lock: "a live helper owns <id>" */
 	int leaf_fd, kill_fd, events_fd;
 	bool leaf_created, ws_dir_created;
 	bool attached; /* SPAWN made the sandbox's first process */
@@ -119,6 +121,10 @@ int ws_detach(int uiddir_fd, const char *id);
 /* Reclaim leftovers of s->uid whose helper is gone; count live sandboxes.  Under the
  * per-user lock. */
 int reclaim_and_count(struct session *s, unsigned *ret_live);
+
+/* op_session.c: check a call's limits (req) against the session level s->join, found
+ * under the caller's own level only, and make s->ucg_fd that level's fd. */
+int session_join(struct session *s, const uint64_t *req, char *msg, size_t msglen);
 
 /* user.c: the per-user lock and level. */
 /* Generous: only helpers of the same uid wait for it (concurrent CREATEs of one user queue

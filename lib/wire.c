@@ -86,6 +86,23 @@ wire_get_str(struct wire_rd *rd, char *buf, size_t bufsz)
 }
 
 int
+wire_get_session(struct wire_rd *rd, uint32_t *ret_role, char *name, size_t namesz)
+{
+	struct wire_rd tmp = *rd;
+	uint32_t role;
+
+	if (wire_get_u32(&tmp, &role) < 0 || role > WIRE_SESSION_CALL)
+		return -EBADMSG;
+	if (wire_get_str(&tmp, name, namesz) < 0)
+		return -EBADMSG;
+	if ((role == WIRE_SESSION_CALL) != (name[0] != '\0'))
+		return -EBADMSG;
+	*ret_role = role;
+	*rd = tmp;
+	return 0;
+}
+
+int
 wire_get_end(const struct wire_rd *rd)
 {
 	return rd->left == 0 ? 0 : -EBADMSG;

@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #define WIRE_MAGIC    UINT32_C(0x53435031) /* "SCP1" */
-#define WIRE_VERSION  3 /* 2: SPAWN replaced ATTACH; 3: CREATE names the totals' sections */
+#define WIRE_VERSION  4 /* 2: SPAWN replaced ATTACH; 3: totals' sections; 4: session role */
 #define WIRE_HDR_SIZE 16
 #define WIRE_MSG_MAX  4096 /* whole datagram */
 #define WIRE_STR_MAX  1024 /* any one string field (reasons, paths) */
@@ -50,6 +50,18 @@ struct wire_wr {
 	size_t len;
 	int err;
 };
+
+/* CREATE's session role (PROTOCOL.md 3.2). */
+enum wire_session_role {
+	WIRE_SESSION_NONE = 0,  /* a sandbox of its own */
+	WIRE_SESSION_LEVEL = 1, /* a session's level: limits, workspace, children only */
+	WIRE_SESSION_CALL = 2,  /* a call: a child leaf of the caller's session level named */
+};
+
+/* CREATE's trailing session fields: u32 role, str session.  The name is "" unless role is
+ * WIRE_SESSION_CALL, and then not "" (its owner is the helper's to check); anything else,
+ * or a role out of range, is -EBADMSG. */
+int wire_get_session(struct wire_rd *rd, uint32_t *ret_role, char *name, size_t namesz);
 
 /* Does the request type expect this many fds?  Returns the exact fd count a request type
  * carries, or -EPROTO for a type that is not a request. */

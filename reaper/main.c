@@ -80,6 +80,25 @@ struct teardown {
 static struct teardown *pending;
 static size_t npending, apending;
 
+/* A session level's calls, killed with it and empty: their helpers may be gone too. */
+static void
+remove_children(const char *cgroup)
+{
+	int fd = open(cgroup, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	DIR *d = fd < 0 ? NULL : fdopendir(fd);
+	struct dirent *de;
+
+	if (d == NULL) {
+		safe_close(fd);
+		return;
+	}
+	while ((de = readdir(d)) != NULL)
+		if (de->d_type == DT_DIR && de->d_name[0] != '.' &&
+		    unlinkat(dirfd(d), de->d_name, AT_REMOVEDIR) < 0)
+			log_warning("%s/%s: cannot remove: %m", cgroup, de->d_name);
+	closedir(d);
+}
+
 /* The owner's helper is gone (its lock is free): remove what it would have removed.
  * -EBUSY while the leaf cannot be removed yet (dying tasks: a moment after "populated 0"). */
 static int
@@ -99,6 +118,7 @@ remove_leftovers(const struct deadline_record *rec, const char *name)
 		log_warning("sandbox %s: cannot unmount %s: %m", name, rec->workspace);
 	if (rmdir(rec->workspace) < 0 && errno != ENOENT)
 		log_warning("sandbox %s: cannot remove %s: %m", name, rec->workspace);
+	remove_children(rec->cgroup);
 	if (rmdir(rec->cgroup) < 0 && errno == EBUSY)
 		return -EBUSY;
 	if (access(rec->cgroup, F_OK) == 0)

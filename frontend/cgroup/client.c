@@ -424,6 +424,8 @@ client_create(struct sc_session *s, const struct sc_request *req, char *err, siz
 	wire_put_u32(&wr, (uint32_t) req->net);
 	wire_put_u32(&wr, (uint32_t) req->fs);
 	wire_put_u32(&wr, req->net == POLICY_NET_PROXY ? req->proxy_port : 0);
+	wire_put_u32(&wr, req->session_role);
+	wire_put_str(&wr, req->session_role == WIRE_SESSION_CALL ? req->session : "");
 	r = roundtrip(s, &wr, NULL, 0, rbuf, sizeof(rbuf), rfds, &nrfds, &body, err, errlen);
 	if (r < 0)
 		return r;

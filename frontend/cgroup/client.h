@@ -48,6 +48,8 @@ struct sc_request {
 	enum policy_net net; /* isolation sandcap will apply; checked against net_required */
 	enum policy_fs fs;   /* checked against fs_required */
 	uint16_t proxy_port; /* --net proxy: sandcap's proxy on 127.0.0.1; else 0 */
+	uint32_t session_role;       /* enum wire_session_role: 0 for a sandbox of its own */
+	char session[CLIENT_ID_MAX]; /* WIRE_SESSION_CALL: the session level's id */
 };
 
 struct sc_session {

@@ -59,15 +59,18 @@ usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: sandcap session start [--ttl DUR] [--cpu-time DUR] [--timeout DUR] "
-		"[--as SIZE]\n                             [--fs MODE] [--net MODE] [--name NAME] "
+		"[--as SIZE]\n                             [--memory SIZE] [--pids N] [--cpu PCT] "
+		"[--disk SIZE]\n                             [--fs MODE] [--net MODE] [--name NAME] "
 		"[--report FILE] [--no-cgroup] [--json]\n       sandcap run --session ID [OPTIONS] "
 		"-- COMMAND [ARG...]\n       sandcap session show|end ID [--json]\n"
 		"       sandcap session ls [--json]\n\n"
 		"A session is many runs under one TTL (default 1h), one CPU-time budget across its "
 		"calls (--cpu-time), per-call defaults and ceilings (--timeout, --as), one "
 		"workspace (each call's working directory, kept across calls) and one report. "
-		"Calls run one at a time, in rlimit mode; --memory, --pids, --cpu and --disk need "
-		"cgroup sessions, which do not exist yet, and are refused.  --fs and --net apply "
+		"Calls run one at a time.  Where sandcap run uses the helper, the session is a "
+		"cgroup of its own with --memory, --pids, --cpu and --disk (its workspace) and "
+		"each call a cgroup in it; in rlimit mode (--no-cgroup) those four are refused.  "
+		"--fs and --net apply "
 		"to every call.  'end' kills what runs, removes everything and prints the report; "
 		"at the TTL a keeper process does the same (the report to --report FILE).  See "
 		"sandcap(1) and docs/usage.md \"Sessions\".\n");

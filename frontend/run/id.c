@@ -20,6 +20,20 @@ run_use_id(const char *id)
 	preset_id = id;
 }
 
+static const char *session_level;
+
+void
+run_use_session(const char *level)
+{
+	session_level = level;
+}
+
+const char *
+run_session_level(void)
+{
+	return session_level;
+}
+
 void
 run_make_id(char (*buf)[64])
 {

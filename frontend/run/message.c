@@ -18,6 +18,7 @@
 #include "run/args.h"
 #include "run/exec-hint.h"
 #include "run/run-int.h"
+#include "run/run.h"
 #include "supervise/output.h"
 #include "supervise/supervise.h"
 
@@ -222,6 +223,33 @@ total_source(const char *const *total_src, int t)
 	return "the policy (see 'sandcap policy show')";
 }
 
+/* A call of a cgroup-mode session: the level above its leaf is the session's, whose memory
+ * or pids (its calls and its workspace together) were reached, not the user's total. */
+static void
+session_total_message(const struct msg_ctx *m, const char *level)
+{
+	const struct cg_level *l = &m->in->level_after;
+	bool mem = m->v->kind == VERDICT_TOTAL_MEMORY;
+	char t[32], peak[32] = "an unknown part of it";
+
+	if (mem)
+		format_size(l->memory_max, t, sizeof(t));
+	else
+		snprintf(t, sizeof(t), "%llu processes", (unsigned long long) l->pids_max);
+	if (mem && m->cg->has_memory_peak)
+		format_size(m->cg->memory_peak, peak, sizeof(peak));
+	else if (m->cg->has_pids_peak)
+		snprintf(peak, sizeof(peak), "%llu", (unsigned long long) m->cg->pids_peak);
+	snprintf(m->buf, m->bufsz,
+		 "the session's %s was reached (%s for all of the calls of session cgroup %s and "
+		 "its workspace together, set by sandcap session start %s): %s, which held at "
+		 "most %s",
+		 mem ? "memory" : "pids", t, level, mem ? "--memory" : "--pids",
+		 mem ? "the kernel's OOM killer at the session's cgroup ended this call"
+		     : "forks were refused in this call",
+		 peak);
+}
+
 /* The per-user level's limit reached: which total, its value and section, and what this
  * sandbox held of it. */
 static void
@@ -234,6 +262,10 @@ total_message(const struct msg_ctx *m)
 	const struct cg_level *l = &m->in->level_after;
 	char t[32], own[32], peak[32];
 
+	if (run_session_level() != NULL) {
+		session_total_message(m, run_session_level());
+		return;
+	}
 	if (m->v->kind == VERDICT_TOTAL_MEMORY) {
 		format_size(l->memory_max, t, sizeof(t));
 		format_size(cg->memory_peak, peak, sizeof(peak));

@@ -23,6 +23,7 @@
 #include "run/usercg-run.h"
 #include "stage.h"
 #include "supervise/supervise.h"
+#include "wire.h"
 
 /* The refusal of a cgroup limit (opt) without cgroup mode: the reason that matters and its
  * fix first, then the other reasons (reason is "first; second; ..." from the helper and
@@ -412,6 +413,9 @@ open_helper(struct run *R, const struct policy_resolved *pol)
 		return 0;
 	}
 	snprintf(err, errlen, "%s", R->helper_err);
+	/* A call of a cgroup-mode session runs in its level or not at all. */
+	if (r < 0 && run_session_level() != NULL)
+		return r;
 	R->refused = r == -EPERM; /* the helper ran: the policy said no */
 	/* Installed but unusable, and nothing cgroup-only asked for: rlimit mode, said aloud
 	 * (the policy's default limits do not apply).  A missing helper is the normal state of
@@ -440,6 +444,7 @@ open_helper(struct run *R, const struct policy_resolved *pol)
 			.net = o->iso.net,
 			.fs = o->iso.fs,
 			.proxy_port = o->iso.proxy_port,
+			.session_role = run_session_level() != NULL ? WIRE_SESSION_CALL : 0,
 		};
 
 		/* sandcap trace: as generous as the policy allows, for what was not given. */
@@ -453,6 +458,8 @@ open_helper(struct run *R, const struct policy_resolved *pol)
 					*f[i] = pol->ceiling[l[i]];
 		}
 
+		if (run_session_level() != NULL)
+			snprintf(req.session, sizeof(req.session), "%s", run_session_level());
 		r = client_create(&R->sess, &req, err, errlen);
 		if (r < 0)
 			return r;

@@ -32,3 +32,7 @@ int run_main(int argc, char **argv, const struct trace_opts *trace);
 /* The sandbox id the next run_main() uses instead of a random one (a session's call, whose
  * id the session records before it starts): "<uid>-<hex>", at most 63 bytes. */
 void run_use_id(const char *id);
+/* The next run is a call of the cgroup-mode session whose level the helper named level (its
+ * CREATE names it; no rlimit fallback), or NULL. */
+void run_use_session(const char *level);
+const char *run_session_level(void);

@@ -24,6 +24,7 @@
 #include "parse-util.h"
 #include "run/args.h"
 #include "run/run.h"
+#include "run/session-cgroup.h"
 #include "run/session-io.h"
 #include "run/session.h"
 #include "supervise/control.h"
@@ -34,7 +35,7 @@
 struct call {
 	const char *session;
 	uint64_t timeout_ms, cpu_ms, as;
-	bool has_chdir, has_fs, help;
+	bool has_chdir, has_fs, has_disk, no_cgroup, help;
 	const char *report_path; /* the caller's --report, copied there after */
 	int report_fd;           /* the caller's --report-fd */
 	char **pass;             /* run options passed on as they are */
@@ -110,7 +111,11 @@ call_option(struct call *c, int id, const char *v)
 		return -fail("--profile: not on a call of a session (its limits would not be "
 			     "checked against the session's); give the options themselves");
 	case RUN_OPT_NO_CGROUP:
-		return 0; /* a session's calls always run in rlimit mode */
+		c->no_cgroup = true; /* a session's calls run in its mode */
+		return 0;
+	case RUN_OPT_DISK:
+		c->has_disk = true;
+		return 1;
 	case RUN_OPT_HELP:
 		c->help = true;
 		return 0;
@@ -188,6 +193,14 @@ check_ceilings(const struct call *c, const struct session_state *s)
 	if ((c->has_fs && s->fs[0] != '\0'))
 		return -fail("--fs: session %s gives every call --fs %s; drop it from the call",
 			     s->id, s->fs);
+	if (c->has_disk && sesscg_is(s))
+		return -fail("--disk: a call of session %s works in the session's workspace, "
+			     "whose size the session set; drop it from the call",
+			     s->id);
+	if (c->no_cgroup && sesscg_is(s))
+		return -fail("--no-cgroup: session %s is in cgroup mode, and its calls run in "
+			     "its cgroup; drop it, or start a session with --no-cgroup",
+			     s->id);
 	return 0;
 }
 
@@ -207,6 +220,15 @@ check_budget(const struct call *c, const struct session_state *s, int dfd, unsig
 	}
 	if (session_totals_read(dfd, &t) < 0)
 		return -fail("session %s: its ledger is unreadable", s->id);
+	/* cgroup mode: the level's own CPU time, as the keeper last read it, when more. */
+	if (sesscg_is(s)) {
+		struct sesscg g;
+
+		if (sesscg_read(dfd, &g) < 0)
+			return -fail("session %s: its cgroup record is unreadable", s->id);
+		if (g.has_usage && g.cpu_usec / 1000 > t.cpu_ms)
+			t.cpu_ms = g.cpu_usec / 1000;
+	}
 	if (t.calls >= SESSION_CALLS_MAX)
 		return -fail("session %s has run %u calls, as many as a session may; end it and "
 			     "start another",
@@ -285,7 +307,8 @@ call_argv(const struct call *c, const struct session_state *s, const char *ws, i
 	if (v == NULL)
 		return NULL;
 	v[n++] = strdup("run");
-	v[n++] = strdup("--no-cgroup");
+	if (!sesscg_is(s))
+		v[n++] = strdup("--no-cgroup");
 	snprintf(num, sizeof(num), "%d", report_fd);
 	add2(v, &n, "--report-fd", strdup(num));
 	if (timeout)
@@ -409,6 +432,7 @@ run_in_session(const struct call *c, const struct session_state *s, int dfd, uns
 	uint64_t now = session_now_ms(), cpu0, timeout;
 	uint64_t left = s->expires_ms > now ? s->expires_ms - now : 1;
 	struct session_call m;
+	struct sesscg g;
 	_cleanup_close_ int fd = -EBADF;
 	char **v;
 	int argc, status;
@@ -428,12 +452,20 @@ run_in_session(const struct call *c, const struct session_state *s, int dfd, uns
 	if (v == NULL)
 		return fail("run --session: %s", strerror(ENOMEM));
 	run_use_id(id);
+	if (sesscg_is(s)) {
+		if (sesscg_read(dfd, &g) < 0) {
+			free_words(v, argc);
+			return fail("session %s: its cgroup record is unreadable", s->id);
+		}
+		run_use_session(g.level);
+	}
 	m = (struct session_call){ .n = n, .verdict = "unknown", .exit_code = -1 };
 	snprintf(m.id, sizeof(m.id), "%s", id);
 	cpu0 = children_cpu_ms();
 	status = run_main(argc, v, &t);
 	m.cpu_ms = children_cpu_ms() - cpu0;
 	run_use_id(NULL);
+	run_use_session(NULL);
 	free_words(v, argc);
 	m.wall_ms = session_now_ms() - now;
 	session_repair(dfd);

@@ -13,6 +13,7 @@
 #include "macro.h"
 #include "parse-util.h"
 #include "report/json.h"
+#include "run/session-cgroup.h"
 #include "run/session-io.h"
 #include "run/session.h"
 
@@ -199,9 +200,11 @@ session_report(int dfd, const struct session_state *s, const char *ended, FILE *
 			x.t.calls, (unsigned long long) x.t.wall_ms,
 			(unsigned long long) x.t.cpu_ms);
 		if (s->cpu_budget_ms)
-			fprintf(out, "%llu}}\n", (unsigned long long) left);
+			fprintf(out, "%llu}", (unsigned long long) left);
 		else
-			fputs("null}}\n", out);
+			fputs("null}", out);
+		sesscg_report(dfd, out, true);
+		fputs("}\n", out);
 		return r;
 	}
 	human_duration(x.t.wall_ms, wall, sizeof(wall));
@@ -213,6 +216,7 @@ session_report(int dfd, const struct session_state *s, const char *ended, FILE *
 		fprintf(out, " (%s of the budget left)", wall);
 	}
 	fputs("\n", out);
+	sesscg_report(dfd, out, false);
 	return r;
 }
 

@@ -20,6 +20,7 @@
 #include "cgroup/usercg.h"
 #include "macro.h"
 #include "run/session-io.h"
+#include "run/session-cgroup.h"
 #include "run/session.h"
 
 /* Did teardown begin (it unlinks "state" first)?  Reads the pending inotify events. */
@@ -62,11 +63,13 @@ ttl_timer(const struct session_state *s)
  * An open fd delays IN_DELETE_SELF on a directory until its last close, so the keeper
  * watches for the state file's removal, teardown's first step. */
 static _noreturn_ void
-keeper_main(int rootfd, int dfd, const struct session_state *s, int ready)
+keeper_main(int rootfd, int dfd, const struct session_state *s, const struct session_opts *o,
+	    int ready)
 {
-	char path[64], err[256];
+	char path[64], err[CLIENT_ERR_MAX];
 	pid_t self = getpid();
-	int lock, in, timer;
+	int lock, in, timer, events = -1, tick = -1;
+	struct sc_session cs;
 
 	(void) prctl(PR_SET_NAME, "sandcap-sess");
 	if (session_lock(dfd, "keeper", LOCK_EX, 0, &lock) < 0)
@@ -80,19 +83,44 @@ keeper_main(int rootfd, int dfd, const struct session_state *s, int ready)
 		_exit(1);
 	if (faccessat(dfd, "state", F_OK, AT_SYMLINK_NOFOLLOW) < 0)
 		_exit(0); /* ended before the watch was in place */
+	/* cgroup mode: the level is ours for as long as this connection lives. */
+	if (sesscg_is(s) && sesscg_keeper_begin(dfd, o, s, &cs, err, sizeof(err)) < 0) {
+		self = 0;
+		if (write(ready, &self, sizeof(self)) == (ssize_t) sizeof(self) &&
+		    write(ready, err, strlen(err)) < 0)
+			_exit(1);
+		_exit(1);
+	}
+	if (sesscg_is(s))
+		events = openat(cs.leaf_fd, "cgroup.events", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (write(ready, &self, sizeof(self)) != (ssize_t) sizeof(self))
 		_exit(1);
 	close(ready);
 	while (session_now_ms() < s->expires_ms) {
-		struct pollfd p[2] = { { .fd = in, .events = POLLIN },
-				       { .fd = timer, .events = POLLIN } };
+		struct pollfd p[4] = { { .fd = in, .events = POLLIN },
+				       { .fd = timer, .events = POLLIN },
+				       { .fd = events, .events = POLLPRI },
+				       { .fd = sesscg_is(s) ? cs.sock : -1, .events = POLLIN } };
 
-		if (poll(p, 2, -1) > 0 && (p[0].revents & POLLIN) && state_removed(in))
-			_exit(0);
+		if (poll(p, 4, tick) > 0 && (p[0].revents & POLLIN) && state_removed(in))
+			break;
+		/* The helper gone (or talking out of turn): the level is gone with it. */
+		if (p[3].revents != 0)
+			break;
+		if (sesscg_is(s))
+			tick = sesscg_keeper_tick(dfd, s, &cs, events);
 	}
-	session_repair(dfd);
-	_exit(session_teardown(rootfd, dfd, s, "ttl", NULL, true, false, err, sizeof(err)) < 0 ? 1
-											       : 0);
+	if (faccessat(dfd, "state", F_OK, AT_SYMLINK_NOFOLLOW) == 0) {
+		session_repair(dfd);
+		if (session_teardown(rootfd, dfd, s,
+				     session_now_ms() >= s->expires_ms ? "ttl" : "helper", NULL,
+				     true, false, err, sizeof(err)) < 0)
+			self = 0;
+	}
+	/* Everything of the level goes (the helper's DESTROY) before the keeper's lock. */
+	if (sesscg_is(s) && client_destroy(&cs, err, sizeof(err)) < 0)
+		self = 0;
+	_exit(self == 0 ? 1 : 0);
 }
 
 /* Only what the keeper needs, at fixed numbers: no fd of the caller's (a pipe a shell waits
@@ -127,7 +155,8 @@ keeper_signals(void)
 
 /* Fork twice, the keeper in a session of its own; wait (bounded) until it holds its lock. */
 static int
-start_keeper(int rootfd, int dfd, const struct session_state *s, pid_t *ret_pid)
+start_keeper(int rootfd, int dfd, const struct session_state *s, const struct session_opts *o,
+	     pid_t *ret_pid, char *err, size_t errlen)
 {
 	int p[2], st;
 	pid_t pid;
@@ -148,15 +177,24 @@ start_keeper(int rootfd, int dfd, const struct session_state *s, pid_t *ret_pid)
 		pid = fork();
 		if (pid != 0)
 			_exit(pid < 0 ? 1 : 0);
-		keeper_main(rootfd, dfd, s, p[1]);
+		keeper_main(rootfd, dfd, s, o, p[1]);
 	}
 	close(p[1]);
 	(void) waitpid(pid, &st, 0);
 	pf = (struct pollfd){ .fd = p[0], .events = POLLIN };
-	st = poll(&pf, 1, SESSION_KEEPER_WAIT_MS) == 1 &&
+	/* In cgroup mode the keeper's helper may first wait for this user's other helpers. */
+	st = poll(&pf, 1,
+		  sesscg_is(s) ? CLIENT_SETUP_DEADLINE_MS + CLIENT_LOCKED_DEADLINE_MS
+			       : SESSION_KEEPER_WAIT_MS) == 1 &&
 			     read(p[0], ret_pid, sizeof(*ret_pid)) == (ssize_t) sizeof(*ret_pid)
 		     ? 0
 		     : -ECHILD;
+	if (st == 0 && *ret_pid == 0) {
+		ssize_t n = read(p[0], err, errlen - 1);
+
+		err[n > 0 ? n : 0] = '\0';
+		st = -EPERM;
+	}
 	close(p[0]);
 	return st;
 }
@@ -174,33 +212,35 @@ refuse_unenforceable(const struct session_opts *o, char *err, size_t errlen)
 	if (opt == NULL)
 		return 0;
 	snprintf(err, errlen,
-		 "%s: a session's %s across its calls needs cgroup mode, and "
-		 "sessions run in rlimit mode for now; drop %s (bound each call with --as, "
+		 "%s: a session's %s across its calls needs cgroup mode (the helper), and "
+		 "this session would run in rlimit mode; drop %s (bound each call with --as, "
 		 "--nproc or --fsize instead; see docs/usage.md \"Sessions\")",
 		 opt, opt + 2, opt);
 	return -ENOTSUP;
 }
 
-/* sandcap run would pick cgroup (helper) or user-cgroup mode here: a session cannot yet. */
+/* sandcap run would pick cgroup (helper) or user-cgroup mode here: a session is in cgroup
+ * mode (*cgroup set) or, in user-cgroup mode, refused for now. */
 static int
-refuse_cgroup_mode(const struct session_opts *o, char *err, size_t errlen)
+refuse_cgroup_mode(const struct session_opts *o, bool *cgroup, char *err, size_t errlen)
 {
 	struct sc_session cs;
 	char info[256];
 	int r;
 
+	*cgroup = false;
 	if (o->no_cgroup)
 		return 0;
 	client_init(&cs);
 	r = client_open(&cs, info, sizeof(info));
 	client_close(&cs);
-	if (r != 0 && (!cgroup2_mounted() || usercg_probe(info, sizeof(info)) < 0))
+	*cgroup = r == 0;
+	if (r == 0 || !cgroup2_mounted() || usercg_probe(info, sizeof(info)) < 0)
 		return 0;
 	snprintf(err, errlen,
-		 "sessions run in rlimit mode for now, and sandcap run would use "
-		 "%s mode here: give --no-cgroup to start the session (its calls then run in "
-		 "rlimit mode)",
-		 r == 0 ? "cgroup" : "user-cgroup");
+		 "sessions do not run in user-cgroup mode yet, and sandcap run would use it "
+		 "here: give --no-cgroup to start the session (its calls then run in rlimit "
+		 "mode)");
 	return -ENOTSUP;
 }
 
@@ -232,10 +272,10 @@ new_session_dir(int rootfd, struct session_state *s, int *ret_dfd)
 }
 
 static void
-fill_state(const struct session_opts *o, struct session_state *s)
+fill_state(const struct session_opts *o, bool cgroup, struct session_state *s)
 {
 	snprintf(s->name, sizeof(s->name), "%s", o->name != NULL ? o->name : "");
-	snprintf(s->mode, sizeof(s->mode), "rlimit");
+	snprintf(s->mode, sizeof(s->mode), cgroup ? "cgroup" : "rlimit");
 	snprintf(s->fs, sizeof(s->fs), "%s", o->fs != NULL ? o->fs : "");
 	snprintf(s->net, sizeof(s->net), "%s", o->net != NULL ? o->net : "");
 	snprintf(s->report, sizeof(s->report), "%s", o->report != NULL ? o->report : "");
@@ -252,11 +292,12 @@ session_start(const struct session_opts *o, struct session_state *ret, char *err
 {
 	_cleanup_close_ int rootfd = -EBADF, dfd = -EBADF;
 	struct session_state s = {};
-	char text[SESSION_PATH_MAX + 1024];
+	char text[SESSION_PATH_MAX + 1024], kerr[CLIENT_ERR_MAX] = "";
+	bool cgroup = false;
 	int r, n;
 
-	r = refuse_cgroup_mode(o, err, errlen);
-	if (r == 0)
+	r = refuse_cgroup_mode(o, &cgroup, err, errlen);
+	if (r == 0 && !cgroup)
 		r = refuse_unenforceable(o, err, errlen);
 	if (r == 0)
 		r = session_root(true, &rootfd, err, errlen);
@@ -269,16 +310,18 @@ session_start(const struct session_opts *o, struct session_state *ret, char *err
 		snprintf(err, errlen, "cannot make the session's directory: %s", strerror(-r));
 		return r;
 	}
-	fill_state(o, &s);
+	fill_state(o, cgroup, &s);
 	n = session_state_format(&s, text, sizeof(text));
 	r = n < 0 ? n : session_write_file(dfd, "state", text, (size_t) n);
 	if (r == 0)
 		r = session_write_file(dfd, "calls", "", 0);
 	if (r == 0)
-		r = start_keeper(rootfd, dfd, &s, &s.keeper_pid);
+		r = start_keeper(rootfd, dfd, &s, o, &s.keeper_pid, kerr, sizeof(kerr));
 	if (r < 0) {
 		snprintf(err, errlen, "cannot start the session: %s",
-			 r == -ECHILD ? "its keeper did not start" : strerror(-r));
+			 r == -EPERM    ? kerr
+			 : r == -ECHILD ? "its keeper did not start"
+					: strerror(-r));
 		(void) session_remove(rootfd, dfd, s.id);
 		return r;
 	}

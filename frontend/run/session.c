@@ -14,6 +14,7 @@
 #include "dir-util.h"
 #include "fd-util.h"
 #include "macro.h"
+#include "run/session-cgroup.h"
 #include "run/session-io.h"
 #include "run/session.h"
 #include "supervise/control.h"
@@ -41,6 +42,8 @@ session_workspace_path(const char *id, char *buf, size_t len)
 	char dir[PATH_MAX];
 	int r = control_rundir(dir, sizeof(dir), 0), n;
 
+	if (sesscg_workspace(id, buf, len) == 0)
+		return 0; /* cgroup mode: the level's tmpfs */
 	if (r < 0)
 		return r;
 	n = snprintf(buf, len, "%s/sessions/%s/workspace", dir, id);
@@ -414,7 +417,9 @@ lock_out_calls(int dfd, int *ret_fd, char *err, size_t errlen)
 int
 session_remove(int rootfd, int dfd, const char *id)
 {
-	static const char *const files[] = { "state", "calls", "running", "lock" };
+	static const char *const files[] = {
+		"state", "calls", "running", "lock", "cgroup", "usage"
+	};
 	char name[32];
 	int r;
 
@@ -462,10 +467,10 @@ report_text(int dfd, const struct session_state *s, const char *why, bool json, 
 }
 
 static void
-wait_keeper_gone(int keeper)
+wait_keeper_gone(int keeper, uint64_t ms)
 {
 	const struct timespec step = { 0, 20 * 1000 * 1000 };
-	uint64_t end = session_now_ms() + SESSION_KEEPER_WAIT_MS;
+	uint64_t end = session_now_ms() + ms;
 
 	/* The keeper sees the directory go (inotify) and exits, letting go of its lock. */
 	while (flock(keeper, LOCK_SH | LOCK_NB) < 0 && session_now_ms() < end)
@@ -505,7 +510,9 @@ session_teardown(int rootfd, int dfd, const struct session_state *s, const char 
 		return r;
 	}
 	if (keeper >= 0)
-		wait_keeper_gone(keeper);
+		/* In cgroup mode the keeper exits once its helper removed the level. */
+		wait_keeper_gone(keeper, sesscg_is(s) ? CLIENT_DESTROY_DEADLINE_MS
+						      : SESSION_KEEPER_WAIT_MS);
 	return 0;
 }
 

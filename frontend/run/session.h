@@ -8,7 +8,8 @@
  * runs), `lock` (flock: a call holds it while it runs, so calls run one at a time), `keeper`
  * (flock held by the keeper for its life) and `workspace/`, each call's working directory.
  * The keeper, a process of its own (setsid, no inherited fds), ends the session at its TTL
- * even when the shell that started it is gone.  Sessions run in rlimit mode for now. */
+ * even when the shell that started it is gone.  In cgroup mode the keeper also holds the
+ * helper connection of the session's cgroup level (run/session-cgroup.h). */
 #pragma once
 
 #include <stdbool.h>
@@ -18,7 +19,7 @@
 
 /* session start's options, parsed by cmd/session.c.  0: not given. */
 struct session_opts {
-	uint64_t memory, pids, cpu_percent, disk; /* refused in rlimit mode */
+	uint64_t memory, pids, cpu_percent, disk; /* cgroup mode only */
 	uint64_t ttl_ms, cpu_budget_ms, timeout_ms, as;
 	const char *name, *fs, *net, *report;
 	bool no_cgroup;

@@ -85,7 +85,8 @@ op_create(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr 
 	  char *msg, size_t msglen)
 {
 	uint64_t req[5];
-	uint32_t net, fs, port;
+	uint32_t net, fs, port, role;
+	char sess[40];
 
 	n_handled++;
 	if (!(s->permitted & B_CREATE))
@@ -94,7 +95,8 @@ op_create(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr 
 		if (wire_get_u64(rd, &req[i]) < 0)
 			return -EBADMSG;
 	if (wire_get_u32(rd, &net) < 0 || wire_get_u32(rd, &fs) < 0 ||
-	    wire_get_u32(rd, &port) < 0 || wire_get_end(rd) < 0)
+	    wire_get_u32(rd, &port) < 0 || wire_get_session(rd, &role, sess, sizeof(sess)) < 0 ||
+	    wire_get_end(rd) < 0)
 		return -EBADMSG;
 	if (net > POLICY_NET_NONE || fs > POLICY_FS_STRICT || port > 65535)
 		return -EBADMSG;

@@ -68,7 +68,7 @@ else
 fi
 
 # Raw protocol: the helper must end the session on garbage or an out-of-order request.
-# Frames: magic "SCP1", u16 version (3, lib/wire.h WIRE_VERSION), u16 type, u32 seq, u32
+# Frames: magic "SCP1", u16 version (4, lib/wire.h WIRE_VERSION), u16 type, u32 seq, u32
 # body length, body.
 raw() {     # raw HEXBYTES: send one datagram to a helper as nobody, print exit + stderr
 	python3 - "$H" "$1" <<'PY'
@@ -88,15 +88,15 @@ PY
 }
 out=$(raw "00")
 contains "a 1-byte datagram ends the session" "sandcap-helper: protocol violation: malformed frame" "$out"
-out=$(raw "534350310003000200000001000000000000")
+out=$(raw "534350310004000200000001000000000000")
 contains "a bad length equation ends the session" "protocol violation: malformed frame" "$out"
-out=$(raw "53435031000300020000000100000000")
+out=$(raw "53435031000400020000000100000000")
 contains "CREATE before HELLO ends the session" "not permitted in this state" "$out"
-out=$(raw "53435031000300090000000100000000")
+out=$(raw "53435031000400090000000100000000")
 contains "an unknown type ends the session" "unknown request type" "$out"
-out=$(raw "5343503100030001000000020000000400000003")
+out=$(raw "5343503100040001000000020000000400000003")
 contains "a wrong sequence number ends the session" "protocol violation" "$out"
-out=$(raw "5343503100030001000000010000000400000004")
+out=$(raw "5343503100040001000000010000000400000003")
 contains "HELLO with another version gets a refusal, not a crash" "exit 1" "$out"
 # A helper that is slow but busy (using CPU, or waiting for one: a loaded machine) is given
 # more than the 10 s HELLO deadline, up to three deadlines; one that sleeps is not.  Both

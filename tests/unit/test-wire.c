@@ -98,6 +98,61 @@ test_oversized_lengths(void **state)
 	assert_int_equal(wire_get_str(&rd, big, sizeof(big)), -EBADMSG);
 }
 
+/* CREATE's session fields: a name exactly when the role is a call; no role past it. */
+static void
+test_session_fields(void **state)
+{
+	static const struct {
+		uint32_t role;
+		const char *name;
+		int want;
+	} cases[] = {
+		{ WIRE_SESSION_NONE, "", 0 },
+		{ WIRE_SESSION_LEVEL, "", 0 },
+		{ WIRE_SESSION_CALL, "1000-0123456789abcdef", 0 },
+		{ WIRE_SESSION_CALL, "", -EBADMSG },
+		{ WIRE_SESSION_NONE, "1000-0123456789abcdef", -EBADMSG },
+		{ WIRE_SESSION_LEVEL, "x", -EBADMSG },
+		{ 3, "", -EBADMSG },
+		{ UINT32_MAX, "", -EBADMSG },
+	};
+	uint8_t buf[128];
+	char name[40];
+
+	(void) state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct wire_wr wr = { .buf = buf, .cap = sizeof(buf) };
+		struct wire_rd rd;
+		uint32_t role = 99;
+
+		wire_put_u32(&wr, cases[i].role);
+		wire_put_str(&wr, cases[i].name);
+		rd = (struct wire_rd){ buf, wr.len };
+		assert_int_equal(wire_get_session(&rd, &role, name, sizeof(name)), cases[i].want);
+		if (cases[i].want == 0) {
+			assert_int_equal(role, cases[i].role);
+			assert_string_equal(name, cases[i].name);
+			assert_int_equal(rd.left, 0);
+		} else {
+			assert_int_equal(role, 99); /* untouched, the cursor too */
+			assert_int_equal(rd.left, wr.len);
+		}
+	}
+	/* Truncated after the role, and a name longer than the caller's buffer. */
+	{
+		struct wire_wr wr = { .buf = buf, .cap = sizeof(buf) };
+		struct wire_rd rd;
+		uint32_t role;
+
+		wire_put_u32(&wr, WIRE_SESSION_CALL);
+		rd = (struct wire_rd){ buf, wr.len };
+		assert_int_equal(wire_get_session(&rd, &role, name, sizeof(name)), -EBADMSG);
+		wire_put_str(&wr, "1000-0123456789abcdef-and-far-too-long-for-a-name");
+		rd = (struct wire_rd){ buf, wr.len };
+		assert_int_equal(wire_get_session(&rd, &role, name, sizeof(name)), -EBADMSG);
+	}
+}
+
 /* A whole CREATE-like message: header + 2 u64 + str. */
 static size_t
 build(uint8_t *buf, size_t cap)
@@ -256,6 +311,7 @@ main(void)
 		cmocka_unit_test(test_msg_length_equation_and_limits),
 		cmocka_unit_test(test_writer_limits),
 		cmocka_unit_test(test_reply_and_nfds),
+		cmocka_unit_test(test_session_fields),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -12,6 +12,8 @@
  *            hostile rlimits, signals blocked/ignored, no_new_privs, ptrace, SIGSTOP
  *   escape   a sandboxed process trying to leave its leaf or raise its limits
  *   flood, workspace, tmprace N, cap N: issue #14 (hostile-core.inc)
+ *   join NAME  CREATE of a call in session NAME: prints "created" or "refused ERRNO REASON"
+ *   level    a session level: SPAWN into it refused, DESTROY removes it
  *   createsteps  CREATE with a timeout under each resource limit (RLIMIT_NOFILE 5..24 set
  *            after HELLO fails each step in turn) and SIGKILLed at points spread over it;
  *            the limits the helper refuses with their reason; then SIGKILLed by root at
@@ -324,7 +326,7 @@ hello(struct helper *h)
 static int
 create(struct helper *h, int *rfds, size_t *nrfds)
 {
-	uint8_t body[5 * 8 + 3 * 4] = { 0 };   /* all defaults, net host, fs none, no port */
+	uint8_t body[5 * 8 + 5 * 4] = { 0 }; /* defaults, net host, fs none, no session */
 
 	return request(h, WIRE_REQ_CREATE, body, sizeof(body), NULL, 0, rfds, nrfds, NULL, 0);
 }
@@ -405,7 +407,7 @@ out_of_order(const char *desc, int setup, uint16_t type, size_t nfds)
 	int rfds[2] = { -1, -1 }, r = 0, st, fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	int fds[2] = { fd, fd };
 	size_t nr = 0;
-	uint8_t buf[WIRE_MSG_MAX], body[52] = { 0 };
+	uint8_t buf[WIRE_MSG_MAX], body[60] = { 0 };
 	uint32_t v = htobe32(WIRE_VERSION);
 	char why[256] = "";
 	int len;
@@ -490,20 +492,32 @@ group_frames(void)
 	memset(body, 0xff, sizeof(body));
 	len = frame(buf, WIRE_REQ_CREATE, 2, body, sizeof(body));
 	bad_frame("CREATE body too long (64 bytes)", 1, buf, (size_t) len, NULL, 0);
-	len = frame(buf, WIRE_REQ_CREATE, 2, body, 51);
+	len = frame(buf, WIRE_REQ_CREATE, 2, body, 59);
 	bad_frame("CREATE body one byte short", 1, buf, (size_t) len, NULL, 0);
 	memset(body, 0, sizeof(body));
 	body[43] = 9;           /* net = 9 */
-	len = frame(buf, WIRE_REQ_CREATE, 2, body, 52);
+	len = frame(buf, WIRE_REQ_CREATE, 2, body, 60);
 	bad_frame("CREATE with an out-of-range net level", 1, buf, (size_t) len, NULL, 0);
 	memset(body, 0, sizeof(body));
 	body[50] = 0x1f;        /* net host with a proxy port */
-	len = frame(buf, WIRE_REQ_CREATE, 2, body, 52);
+	len = frame(buf, WIRE_REQ_CREATE, 2, body, 60);
 	bad_frame("CREATE with a proxy port but not --net proxy", 1, buf, (size_t) len, NULL, 0);
 	memset(body, 0, sizeof(body));
 	body[43] = 1;           /* net proxy without a port */
-	len = frame(buf, WIRE_REQ_CREATE, 2, body, 52);
+	len = frame(buf, WIRE_REQ_CREATE, 2, body, 60);
 	bad_frame("CREATE with --net proxy but no port", 1, buf, (size_t) len, NULL, 0);
+	memset(body, 0, sizeof(body));
+	body[55] = 3;           /* session role 3 */
+	len = frame(buf, WIRE_REQ_CREATE, 2, body, 60);
+	bad_frame("CREATE with an out-of-range session role", 1, buf, (size_t) len, NULL, 0);
+	memset(body, 0, sizeof(body));
+	body[55] = 2;           /* a call, naming no session */
+	len = frame(buf, WIRE_REQ_CREATE, 2, body, 60);
+	bad_frame("CREATE of a call naming no session", 1, buf, (size_t) len, NULL, 0);
+	memset(body, 0, sizeof(body));
+	body[59] = 1, body[60] = 'x'; /* role none, naming a session */
+	len = frame(buf, WIRE_REQ_CREATE, 2, body, 61);
+	bad_frame("CREATE of a plain sandbox naming a session", 1, buf, (size_t) len, NULL, 0);
 	len = frame(buf, WIRE_REQ_HELLO, 1, &v, 2);
 	bad_frame("HELLO with a 2-byte version", 0, buf, (size_t) len, NULL, 0);
 	close(fd);
@@ -1377,7 +1391,7 @@ group_exec(void)
 static int
 create_timeout(struct helper *h, int *rfds, size_t *nrfds)
 {
-	uint8_t body[5 * 8 + 3 * 4] = { 0 };
+	uint8_t body[5 * 8 + 5 * 4] = { 0 };
 	uint64_t t = htobe64(60000);    /* ms: a deadline record is written */
 
 	memcpy(body + 4 * 8, &t, sizeof(t));
@@ -1430,7 +1444,7 @@ createstep(const char *dir, int *n, const char *desc, enum cond c, long kill_us,
 		return;
 	}
 	if (kill_us >= 0) {
-		uint8_t buf[WIRE_MSG_MAX], body[5 * 8 + 3 * 4] = { 0 };
+		uint8_t buf[WIRE_MSG_MAX], body[5 * 8 + 5 * 4] = { 0 };
 		uint64_t t = htobe64(60000);
 		int len;
 
@@ -1805,6 +1819,73 @@ group_escape(void)
 
 #include "hostile-core.inc"
 
+/* level: a session level (CREATE role 1) runs no process: SPAWN into it is refused (the
+ * kernel: controllers are enabled below it), the connection goes on, DESTROY removes all. */
+static void
+group_level(void)
+{
+	uint8_t body[5 * 8 + 5 * 4] = { 0 };
+	uint32_t role = htobe32(1);
+	uint64_t ttl = htobe64(60000);
+	int rfds[2], sv[2], r, st;
+	char why[512] = "";
+	struct helper h;
+	size_t n = 0;
+
+	memcpy(body + 4 * 8, &ttl, sizeof(ttl));
+	memcpy(body + 52, &role, sizeof(role));
+	if (helper_start(&h, C_NONE) < 0 || hello(&h) != 0 ||
+	    request(&h, WIRE_REQ_CREATE, body, sizeof(body), NULL, 0, rfds, &n, why,
+		    sizeof(why)) != 0) {
+		result(false, "a session level is made", "%s", why);
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		close(rfds[i]);
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+		abort();
+	r = request(&h, WIRE_REQ_SPAWN, NULL, 0, &sv[0], 1, NULL, NULL, why, sizeof(why));
+	result(r == EBUSY, "SPAWN into a session level: refused (EBUSY)", "status %d: %s", r, why);
+	close(sv[0]);
+	close(sv[1]);
+	r = simple(&h, WIRE_REQ_DESTROY);
+	st = helper_wait(&h);
+	result(r == 0 && st == 0 && no_workspace_left(why, sizeof(why)),
+	       "... and DESTROY then removes the level and its workspace", "reply %d, exit %d %s",
+	       r, st, why);
+}
+
+/* join NAME: HELLO, then CREATE of a call in session NAME (as the session's calls do);
+ * prints "created" or "refused ERRNO REASON" and ends the connection (the helper then
+ * removes whatever it made). */
+static int
+join(const char *name)
+{
+	uint8_t body[5 * 8 + 5 * 4 + 64] = { 0 };
+	uint32_t role = htobe32(2), len = htobe32((uint32_t) strlen(name));
+	int rfds[2], st, r;
+	char why[512] = "";
+	struct helper h;
+	size_t n = 0;
+
+	if (strlen(name) > 64 || helper_start(&h, C_NONE) < 0 || hello(&h) != 0)
+		return 2;
+	memcpy(body + 52, &role, 4);
+	memcpy(body + 56, &len, 4);
+	memcpy(body + 60, name, strlen(name));
+	r = request(&h, WIRE_REQ_CREATE, body, 60 + strlen(name), NULL, 0, rfds, &n, why,
+		    sizeof(why));
+	for (size_t i = 0; i < n; i++)
+		close(rfds[i]);
+	if (r == 0)
+		printf("created\n");
+	else
+		printf("refused %d %s\n", r, why);
+	close(h.sock);
+	st = helper_wait(&h);
+	return r == 0 || r > 0 ? (st >= 0 ? 0 : 3) : 2;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1818,6 +1899,8 @@ main(int argc, char **argv)
 		group_cap(atoi(argv[2]));
 		return 0;
 	}
+	if (argc == 3 && helper_path != NULL && strcmp(argv[1], "join") == 0)
+		return join(argv[2]);
 	if (argc == 3 && helper_path != NULL && strcmp(argv[1], "tmprace") == 0) {
 		(void) signal(SIGPIPE, SIG_IGN);
 		group_tmprace(atoi(argv[2]));
@@ -1825,7 +1908,7 @@ main(int argc, char **argv)
 	}
 	if (argc != 2 || helper_path == NULL) {
 		fprintf(stderr, "usage: SANDCAP_HELPER=PATH hostile-client frames|spawn|exec|"
-			"escape|flood|workspace|createsteps|tmprace N|cap N\n");
+			"escape|flood|workspace|createsteps|level|join NAME|tmprace N|cap N\n");
 		return 64;
 	}
 	(void) signal(SIGPIPE, SIG_IGN);
@@ -1843,6 +1926,8 @@ main(int argc, char **argv)
 		group_workspace();
 	else if (strcmp(argv[1], "createsteps") == 0)
 		group_createsteps();
+	else if (strcmp(argv[1], "level") == 0)
+		group_level();
 	else
 		return 64;
 	return nfail == 0 ? 0 : 1;
