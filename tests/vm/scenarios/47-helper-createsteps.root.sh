@@ -18,7 +18,7 @@ rm -rf "$S"; mkdir -p "$S"; chmod 0777 "$S"
 DL=/run/sandcap-deadlines
 CGP=/sys/fs/cgroup/sandcap/$SCTEST_UID
 W=/run/sandcap
-# Root's half runs some 400 steps, and in this guest a fork and exec cost tens of
+# Root's half runs hundreds of steps, and in this guest a fork and exec cost tens of
 # milliseconds of the one CPU the helper under test needs: between steps root sleeps in a
 # read on the FIFO $S/wake (the client writes a line after each step file, the tracer once
 # attached, and the lines below when either has ended), and its looks are globs and builtins.
@@ -124,7 +124,7 @@ while wait_step $n; do
 	if [ "$phase" = 1 ]; then
 		entries "$CGP" d; nl=$N
 		entries "$DL"; nr=$N
-		ws_mounts
+		entries "$W/$SCTEST_UID"
 		diag "$desc: left for the next session: $nl leaf, $nr record, $N workspace"
 		after_helper
 		is "$LEFT" "" "$desc: no temporary in $DL, no record without its leaf"
