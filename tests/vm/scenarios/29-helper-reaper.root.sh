@@ -9,12 +9,13 @@
 # instead of waiting them out.
 # Runs as root (to run the reaper and watch leaves); clients are sctest and scother.
 # vm-timeout: 500
-# vm-cost: 50
+# vm-cost: 15
 . "$VMLIB"
 REAPER=$(dirname "$SANDCAP_HELPER")/sandcap-reaper
 DL=/run/sandcap-deadlines
 CGP=/sys/fs/cgroup/sandcap/$SCTEST_UID     # leaves are <cgroup_root>/<uid>/<id>
-wait_for() { i=0; while [ $i -lt 100 ] && ! grep -q "$1" "$2"; do sleep 0.1; i=$((i + 1)); done; }
+# Up to 60 s: a start waits for the user's lock, which a helper tearing down still holds.
+wait_for() { i=0; while [ $i -lt 600 ] && ! grep -q "$1" "$2"; do sleep 0.1; i=$((i + 1)); done; }
 populated() { sed -n 's/^populated //p' "$CGP/$1/cgroup.events" 2>/dev/null; }
 uptime_ms() { awk '{ printf "%d\n", $1 * 1000 }' /proc/uptime; }   # CLOCK_BOOTTIME
 switches() { awk '/^(non)?voluntary_ctxt_switches/ { n += $2 } END { print n }' "/proc/$1/status"; }
@@ -108,9 +109,12 @@ check_fails "and removed C's record" test -e "$DL/$id_C"
 kill -KILL "$client_C"; kill -CONT "$helper_C"
 i=0; while [ $i -lt 100 ] && [ -e "$CGP/$id_C" ]; do sleep 0.1; i=$((i + 1)); done
 check_fails "C's helper, resumed, tore its sandbox down" test -e "$CGP/$id_C"
+# ... and ended (its lock released) before D starts.
+i=0; while [ $i -lt 100 ] && kill -0 "$helper_C" 2>/dev/null; do sleep 0.1; i=$((i + 1)); done
 
 # ---- D: a leftover reclaimed by its user's next helper takes its record with it. ------
 start sctest D
+check "D started" test -n "$id_D" -a -n "$helper_D"
 check "D's deadline is recorded" test -e "$DL/$id_D"
 check "sctest kills D's helper and client" vm-as-user sctest kill -KILL "$helper_D" "$client_D"
 env SANDCAP_HELPER="$SANDCAP_HELPER" vm-as-user sctest "$TESTS/probe-client" -a child \
