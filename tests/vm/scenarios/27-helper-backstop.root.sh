@@ -3,7 +3,7 @@
 # sandbox's timeout (sandcap does, with its grace period) cannot outlive it: the helper kills
 # the cgroup 10 s after the timeout.  Runs as root to watch the leaf; the client is sctest.
 # vm-timeout: 90
-# vm-cost: 20
+# vm-cost: 14
 . "$VMLIB"
 P="env SANDCAP_HELPER=$SANDCAP_HELPER vm-as-user sctest $TESTS/probe-client"
 wait_for() { i=0; while [ $i -lt 100 ] && ! grep -q "$1" "$2"; do sleep 0.1; i=$((i + 1)); done; }

@@ -10,7 +10,7 @@
 # reaper that tore A1-A3 down one after another would kill B 4.5 s or more late).
 # Runs as root (to run the reaper, set the records and fill the leaves).
 # vm-timeout: 400
-# vm-cost: 45
+# vm-cost: 20
 . "$VMLIB"
 REAPER=$(dirname "$SANDCAP_HELPER")/sandcap-reaper
 DL=/run/sandcap-deadlines

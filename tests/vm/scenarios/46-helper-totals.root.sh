@@ -6,7 +6,7 @@
 # together use more than 100M; the level stays (root 0755) after the user's last sandbox
 # and follows a changed policy.
 # vm-timeout: 180
-# vm-cost: 30
+# vm-cost: 18
 # shellcheck source=tests/vm/lib.sh
 . "$VMLIB"
 P=/sys/fs/cgroup/sandcap
