@@ -10,7 +10,7 @@
 # names a leaf that is there for the next session to reclaim; after the user's next
 # session: no record, leaf, lock file, workspace or mount of sctest is left.
 # vm-timeout: 900
-# vm-cost: 340
+# vm-cost: 100
 # shellcheck source=tests/vm/lib.sh
 . "$VMLIB"
 S=/tmp/hostile-createsteps  # sctest writes here too: $SCRATCH is root's
