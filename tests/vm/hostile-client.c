@@ -1398,13 +1398,32 @@ create_timeout(struct helper *h, int *rfds, size_t *nrfds)
 	return request(h, WIRE_REQ_CREATE, body, sizeof(body), NULL, 0, rfds, nrfds, NULL, 0);
 }
 
-/* Step n of the root half: "PHASE DESC" in $HOSTILE_SYNC/sN, then wait for its cN; returns
- * cN's first byte ('1': root traces the helper, for phase 3). */
+/* A line into the FIFO $HOSTILE_SYNC/wake, if the root half has it open: root sleeps in a
+ * read on it instead of polling for the step files (a poll forks in the shell, and in this
+ * guest every fork takes CPU from the helper under test).  Without a reader, nothing. */
+static void
+sync_wake(const char *dir)
+{
+	char path[256];
+	int fd;
+
+	if (dir == NULL)
+		return;
+	(void) snprintf(path, sizeof(path), "%s/wake", dir);
+	fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	(void) !write(fd, "\n", 1);
+	close(fd);
+}
+
+/* Step n of the root half: "PHASE DESC" in $HOSTILE_SYNC/sN (and a wake), then wait for its
+ * cN; returns '1' when root made no uN before cN (for phase 3: root traces the helper),
+ * else '0'. */
 static int
 step_sync(const char *dir, int n, int phase, const char *desc)
 {
 	char path[256], tmp[300], name[16];
-	int c = EOF;
 	FILE *f;
 
 	(void) snprintf(path, sizeof(path), "%s/s%d", dir, n);
@@ -1415,16 +1434,13 @@ step_sync(const char *dir, int n, int phase, const char *desc)
 	fprintf(f, "%d %s\n", phase, desc);
 	fclose(f);
 	(void) rename(tmp, path);
+	sync_wake(dir);
 	(void) snprintf(name, sizeof(name), "c%d", n);
 	if (!sync_wait(dir, name))
 		return EOF;
-	(void) snprintf(path, sizeof(path), "%s/c%d", dir, n);
-	f = fopen(path, "r");
-	if (f != NULL) {
-		c = fgetc(f);
-		fclose(f);
-	}
-	return c;
+	/* uN is made before cN: seen or not, it is settled once cN is there. */
+	(void) snprintf(path, sizeof(path), "%s/u%d", dir, n);
+	return access(path, F_OK) == 0 ? '0' : '1';
 }
 
 /* One case: a helper under c, its CREATE (with a timeout) left alone or answered with
@@ -1488,7 +1504,8 @@ createstep(const char *dir, int *n, const char *desc, enum cond c, long kill_us,
 }
 
 /* Run by root (which may trace the capable helper): stop the helper pid at its n-th system
- * call entry from now and SIGKILL it there.  Prints "attached" once attached.  Exit 0:
+ * call entry from now and SIGKILL it there.  Prints "attached" once attached, then wakes
+ * the reader of $HOSTILE_SYNC/wake if it is set (sync_wake).  Exit 0:
  * killed at the n-th; 1: the helper exited before; 2: ptrace failed. */
 static int
 killat(pid_t pid, long n)
@@ -1503,6 +1520,7 @@ killat(pid_t pid, long n)
 	}
 	printf("attached\n");
 	fflush(stdout);
+	sync_wake(getenv("HOSTILE_SYNC"));
 	for (bool entry = true;; entry = !entry) {
 		struct __ptrace_syscall_info si = { 0 };
 

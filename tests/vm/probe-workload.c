@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* A workload of known shape for `sandcap trace` tests (VM scenario 60):
  *
- *   probe-workload [-m MIB] [-c CHILDREN] [-s MS] [-w MIB] [-f MIB]
+ *   probe-workload [-m MIB] [-c CHILDREN] [-s MS] [-S FILE] [-w MIB] [-f MIB]
  *
  * In this order: allocate MIB MiB and touch every page (held to the end); fork CHILDREN
- * children that each sleep MS milliseconds (default 300) and exit, all alive at once; write
+ * children that each sleep MS milliseconds (default 300) and exit, all alive at once (with
+ * -S, each ends as soon as FILE exists, looked for every 50 ms, at the latest after MS); write
  * -w MIB MiB into $TMPDIR/probe-workload.dat in 1 MiB chunks (kept); -f MIB also writes a
  * second, smaller file $TMPDIR/probe-workload.small of that size.  Then wait for the
  * children and exit 0.  Prints "ready" after the children are forked.
@@ -90,21 +91,22 @@ int
 main(int argc, char **argv)
 {
 	unsigned long mem = 0, children = 0, sleep_ms = 300, wmib = 0, fmib = 0;
-	const char *dir = getenv("TMPDIR");
+	const char *dir = getenv("TMPDIR"), *stop = NULL;
 	char *block = NULL;
 	int opt, r, failed = 0;
 
 	signal(SIGXFSZ, SIG_IGN);       /* EFBIG instead, reported like the other refusals */
-	while ((opt = getopt(argc, argv, "m:c:s:w:f:")) != -1) {
+	while ((opt = getopt(argc, argv, "m:c:s:S:w:f:")) != -1) {
 		switch (opt) {
 		case 'm': mem = num(optarg); break;
 		case 'c': children = num(optarg); break;
 		case 's': sleep_ms = num(optarg); break;
+		case 'S': stop = optarg; break;
 		case 'w': wmib = num(optarg); break;
 		case 'f': fmib = num(optarg); break;
 		default:
 			fprintf(stderr, "usage: probe-workload [-m MIB] [-c CHILDREN] [-s MS] "
-				"[-w MIB] [-f MIB]\n");
+				"[-S FILE] [-w MIB] [-f MIB]\n");
 			return 2;
 		}
 	}
@@ -130,6 +132,12 @@ main(int argc, char **argv)
 			struct timespec ts = { (time_t) (sleep_ms / 1000),
 					       (long) (sleep_ms % 1000) * 1000000L };
 
+			if (stop != NULL) {
+				for (unsigned long t = 0; t < sleep_ms && access(stop, F_OK) < 0;
+				     t += 50)
+					(void) nanosleep(&(struct timespec) { 0, 50000000L }, NULL);
+				_exit(0);
+			}
 			while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
 				;
 			_exit(0);

@@ -6,7 +6,7 @@
 # together use more than 100M; the level stays (root 0755) after the user's last sandbox
 # and follows a changed policy.
 # vm-timeout: 180
-# vm-cost: 30
+# vm-cost: 18
 # shellcheck source=tests/vm/lib.sh
 . "$VMLIB"
 P=/sys/fs/cgroup/sandcap
@@ -28,22 +28,32 @@ is "$(find "$U" -mindepth 1 -maxdepth 1 -type d | wc -l)" 1 "the leaf sits under
 check_fails "sctest cannot raise its total" as sctest sh -c "echo max > $U/memory.max"
 touch "$SCRATCH/a.stop"; wait "$a"
 
-# Two hogs of 70 MiB each, both within their own 96M: together over the 100M total.
+# Two hogs of 70 MiB each, both within their own 96M: together over the 100M total.  Each
+# holds its memory until root makes hogs.stop (at most 50 s): that is once one of them has
+# ended (killed at the total), or both printed "ready", holding 140 MiB at once (then the
+# total did not bind, and both complete).
 hog() {
 	as sctest "$SANDCAP" run -q --timeout 60 --report "$SCRATCH/$1.json" -- sh -c \
-		"touch $SCRATCH/$1.up; $TESTS/probe-workload -m 70 -c 1 -s 15000" > /dev/null 2>&1
+		"touch $SCRATCH/$1.up; $TESTS/probe-workload -m 70 -c 1 -s 50000 -S $SCRATCH/hogs.stop" \
+		> "$SCRATCH/$1.out" 2>&1
+	r=$?; echo "$r" > "$SCRATCH/$1.rc"; return "$r"
 }
 hog b & pb=$!
 hog c & pc=$!
 wait_file "$SCRATCH/b.up"; wait_file "$SCRATCH/c.up"
-peak=0
-for i in $(seq 1 60); do
+peak=0 i=0
+while [ $i -lt 300 ] && ! { [ -e "$SCRATCH/b.rc" ] && [ -e "$SCRATCH/c.rc" ]; }; do
 	[ -e "$U/memory.peak" ] && v=$(cat "$U/memory.peak" 2>/dev/null) && [ -n "$v" ] && peak=$v
-	kill -0 "$pb" 2>/dev/null || kill -0 "$pc" 2>/dev/null || break
-	sleep 0.2
+	if [ -e "$SCRATCH/b.rc" ] || [ -e "$SCRATCH/c.rc" ] ||
+		{ grep -q ready "$SCRATCH/b.out" && grep -q ready "$SCRATCH/c.out"; } 2>/dev/null; then
+		touch "$SCRATCH/hogs.stop"
+	fi
+	sleep 0.2; i=$((i + 1))
 done
+touch "$SCRATCH/hogs.stop"
 wait "$pb"; rb=$?
 wait "$pc"; rc2=$?
+[ -e "$U/memory.peak" ] && v=$(cat "$U/memory.peak" 2>/dev/null) && [ -n "$v" ] && [ "$v" -gt "$peak" ] && peak=$v
 diag "exits $rb $rc2; verdicts $(json_get "$SCRATCH/b.json" .verdict) $(json_get "$SCRATCH/c.json" .verdict); level memory.peak $peak"
 if [ "$rb" -ne 0 ] || [ "$rc2" -ne 0 ]; then ok "two 70 MiB sandboxes cannot both complete under total_memory 100M"
 else fail "two 70 MiB sandboxes cannot both complete under total_memory 100M" "both exited 0"; fi
