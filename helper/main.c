@@ -26,7 +26,6 @@
 #include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
-#include <sys/time.h>
 #include <unistd.h>
 
 #include "caps.h"
@@ -45,17 +44,16 @@
 
 /* How long poll() may wait: the idle deadline before SPAWN, the timeout backstop after. */
 static int
-wait_ms(const struct session *s, uint64_t deadline)
+wait_ms(const struct session *s)
 {
-	uint64_t now;
+	uint64_t now, end = s->backstop_ms;
 
 	if (!s->attached)
 		return IDLE_MS;
-	if (deadline == 0)
+	if (end == 0)
 		return -1;
 	now = mono_ms();
-	return now >= deadline ? 0
-			       : (int) (deadline - now < INT32_MAX ? deadline - now : INT32_MAX);
+	return now >= end ? 0 : (int) (end - now < INT32_MAX ? end - now : INT32_MAX);
 }
 
 /* The signals the helper blocks for its whole life (read from its signalfd): SIGTERM/
@@ -245,9 +243,6 @@ main(int argc, char **argv)
 	if (sfd < 0)
 		return EXIT_FAILURE;
 
-	uint64_t deadline = 0; /* timeout backstop; 0 = none (yet) */
-	bool backstop_fired = false;
-
 	for (;;) {
 		struct pollfd p[2] = { { .fd = SOCK_FD, .events = POLLIN },
 				       { .fd = sfd, .events = POLLIN } };
@@ -255,9 +250,7 @@ main(int argc, char **argv)
 		int fds[WIRE_FDS_MAX], status = 0, r;
 		size_t nfds = 0;
 
-		if (s->attached && deadline == 0 && !backstop_fired && s->eff.v[POLICY_TIMEOUT] > 0)
-			deadline = mono_ms() + s->eff.v[POLICY_TIMEOUT] + DEADLINE_BACKSTOP_MS;
-		r = poll(p, 2, backstop_fired ? -1 : wait_ms(s, deadline));
+		r = poll(p, 2, wait_ms(s));
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0)
@@ -266,7 +259,7 @@ main(int argc, char **argv)
 			finish(s, "idle client");
 		if (r == 0) {
 			/* Past the policy's timeout and the backstop: sandcap did not end it. */
-			backstop_fired = true;
+			s->backstop_ms = 0;
 			log_notice("uid %u: %s outlived its timeout by %d s: killing it",
 				   (unsigned) s->uid, s->id, DEADLINE_BACKSTOP_MS / 1000);
 			(void) cg_kill_fd(s->kill_fd);

@@ -23,11 +23,13 @@
 #include <unistd.h>
 
 #include "caps.h"
+#include "deadline-record.h"
 #include "log.h"
 #include "macro.h"
 #include "priv.h"
 #include "session.h"
 #include "stage.h"
+#include "time-util.h"
 
 mode_t caller_umask = 077;
 
@@ -107,6 +109,9 @@ op_spawn(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr *
 		return pid == -ENOSYS || pid == -EINVAL ? -ENOTSUP : pid;
 	}
 	s->attached = true;
+	/* The helper's own kill if sandcap does not end it: past the timeout and the backstop. */
+	if (s->eff.v[POLICY_TIMEOUT] > 0)
+		s->backstop_ms = mono_ms() + s->eff.v[POLICY_TIMEOUT] + DEADLINE_BACKSTOP_MS;
 	s->killed = false; /* a process is in it since the last KILL */
 	wire_put_u32(body, (uint32_t) pid);
 	log_info("uid %u: spawned pid %d in %s", (unsigned) s->uid, (int) pid, s->id);

@@ -18,6 +18,3 @@ int dir_root_owned(int parent_fd, const char *name, mode_t mode, int stage_fd, u
  * existing one first (-EEXIST if there is). */
 int make_staged(int stage_fd, const char *tmp, int parent_fd, const char *name, mode_t mode,
 		int *ret_fd);
-/* rmdir every entry of dir_fd (.locks) whose name starts with prefix.  Moves dir_fd's
- * offset. */
-void sweep_temporaries(int dir_fd, const char *prefix);

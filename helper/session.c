@@ -38,7 +38,8 @@ session_teardown(struct session *s, char *msg, size_t msglen)
 	char lock[CG_NAME_MAX + 8];
 	int r = 0, q;
 
-	if (s->leaf_created) {
+	/* Only SPAWN puts a process in the leaf. */
+	if (s->leaf_created && s->attached) {
 		r = s->killed ? 0 : cg_kill_fd(s->kill_fd);
 		if (r == 0)
 			r = cg_wait_empty(s->events_fd, 10000);

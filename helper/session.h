@@ -37,9 +37,10 @@ struct session {
 	int lock_fd;          /* flock'ed <id>.lock: "a live helper owns <id>" */
 	int leaf_fd, kill_fd, events_fd;
 	bool leaf_created, ws_dir_created;
-	bool attached; /* SPAWN made the sandbox's first process */
-	bool killed;   /* KILL done, nothing spawned since: no second kill */
-	int ws_fd;     /* O_PATH fd of the workspace root (tmpfs); never
+	bool attached;        /* SPAWN made the sandbox's first process */
+	uint64_t backstop_ms; /* then, with a timeout: CLOCK_MONOTONIC ms to kill it at */
+	bool killed;          /* KILL done, nothing spawned since: no second kill */
+	int ws_fd;            /* O_PATH fd of the workspace root (tmpfs); never
 					 * handed out */
 	char ws_path[POLICY_PATH_MAX + 2 * CG_NAME_MAX];
 	struct {
@@ -51,24 +52,17 @@ struct session {
 	size_t n_reply_fds;
 };
 
-typedef int (*op_fn)(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr *body,
-		     char *msg, size_t msglen);
+/* A request handler: 0 or -errno (sent back as the status, msg as the reason).  Never
+ * exits. */
+typedef int op_fn(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr *body,
+		  char *msg, size_t msglen);
 
 /* The umask the helper inherited from sandcap, the caller's: the process SPAWN makes gets
  * it back (main.c sets it once, before any request). */
 extern mode_t caller_umask;
 
-/* Handlers: 0 or -errno (sent back as the status, msg as the reason).  Never exit. */
-int op_hello(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr *body, char *msg,
-	     size_t msglen);
-int op_create(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr *body,
-	      char *msg, size_t msglen);
-int op_spawn(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr *body, char *msg,
-	     size_t msglen);
-int op_kill(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr *body, char *msg,
-	    size_t msglen);
-int op_destroy(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr *body,
-	       char *msg, size_t msglen);
+/* The handlers of HELLO, CREATE (op_cgroup.c), SPAWN (op_spawn.c), KILL and DESTROY. */
+op_fn op_hello, op_create, op_spawn, op_kill, op_destroy;
 
 /* The dispatch state machine (dispatch.c).  Pure parts are exposed for unit tests. */
 #define OP_ONCE        1u /* revoke the op's bit after success */
@@ -79,7 +73,7 @@ struct op {
 	unsigned bit;
 	unsigned flags;
 	unsigned enables;
-	op_fn fn;
+	op_fn *fn;
 };
 #define SESSION_START_PERMITTED 1u /* HELLO only */
 /* The op for type if it is allowed in state permitted; -EPROTO for an unknown type,
@@ -104,9 +98,6 @@ _Noreturn void helper_fatal(struct session *s, const char *fmt, ...)
 /* op_mount.c */
 /* Open and check workspace_root (root-owned, not group/other-writable) into s->wsroot_fd. */
 int ws_root_open(struct session *s, char *msg, size_t msglen);
-/* Check .locks (opened by open_dirs()) exists and is root:root 0700 (refuse naming the fix
- * if not), then open (creating it) the per-user lock file in it. */
-int ws_locks_dir(struct session *s, char *msg, size_t msglen);
 /* The workspace: its mount point (staged in .locks) and the tmpfs on it; a note for the
  * reply goes to note. */
 int ws_mount(struct session *s, char *note, size_t notelen);
@@ -116,9 +107,9 @@ int ws_mount(struct session *s, char *note, size_t notelen);
 int ws_empty(int uiddir_fd, const char *id, int ws_fd);
 /* Detach it and remove the mount point. */
 int ws_detach(int uiddir_fd, const char *id);
-/* Reclaim leftovers of s->uid whose helper is gone; count live sandboxes.  Under the
- * per-user lock. */
-int reclaim_and_count(struct session *s, unsigned *ret_live);
+/* Reclaim the leftovers of s->uid whose helper is gone (no per-user lock needed: each
+ * leftover's own lock file decides). */
+void reclaim_leftovers(struct session *s);
 
 /* user.c: the per-user lock and level. */
 /* Generous: only helpers of the same uid wait for it (concurrent CREATEs of one user queue
@@ -128,6 +119,9 @@ int reclaim_and_count(struct session *s, unsigned *ret_live);
  * it too long).  Never held across client I/O. */
 int user_lock(struct session *s, char *msg, size_t msglen);
 void user_unlock(struct session *s);
-/* Under the lock: workspace_root/<uid>, cgroup_root/<uid> with the policy's totals, and
- * the sweep of this uid's stale temporaries. */
+/* Under the lock: workspace_root/<uid> and cgroup_root/<uid>, made if missing. */
 int user_prepare(struct session *s, char *msg, size_t msglen);
+/* Under the lock: how many leaves of s->uid the per-user level holds. */
+int user_count(struct session *s, unsigned *ret_live);
+/* The policy's totals into the per-user level (max where it sets none). */
+int user_write_totals(struct session *s, char *msg, size_t msglen);

@@ -20,10 +20,8 @@
 #include <linux/magic.h>
 #include <linux/openat2.h>
 #include <stdio.h>
-#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "dir-util.h"
