@@ -18,7 +18,7 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
-#include "caps.h"
+#include "priv.h"
 #include "macro.h"
 
 /* One line per capability, each naming the operations that need it.  Adding a line is a

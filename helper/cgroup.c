@@ -178,7 +178,7 @@ cg_remove_at(int parent_fd, const char *name)
 }
 
 int
-cg_destroy_at(int parent_fd, const char *name)
+cg_kill_wait_at(int parent_fd, const char *name)
 {
 	_cleanup_close_ int leaf = -EBADF, kfd = -EBADF, efd = -EBADF;
 	int r;
@@ -194,9 +194,5 @@ cg_destroy_at(int parent_fd, const char *name)
 	if (efd < 0)
 		return efd;
 	r = cg_kill_fd(kfd);
-	if (r == 0)
-		r = cg_wait_empty(efd, 10000);
-	if (r == 0)
-		r = cg_remove_at(parent_fd, name);
-	return r;
+	return r < 0 ? r : cg_wait_empty(efd, 10000);
 }

@@ -34,8 +34,8 @@ int cg_write_fds(int *fds, const char *const *values, size_t n);
 int cg_user_level(int root_fd, uid_t uid, int *fdp);
 /* rmdir <parent>/<name>, retrying EBUSY a few times over at most ~1 s. */
 int cg_remove_at(int parent_fd, const char *name);
-/* Kill, wait for, and remove <parent>/<name> (a leftover), whatever it holds: no helper
- * moves a process into a leaf, so a process of another uid in it got there from inside
- * (a user namespace and the user's subuid range) or by root's hand, and the leftover's
- * deadline and the user's count of sandboxes must not depend on it. */
-int cg_destroy_at(int parent_fd, const char *name);
+/* Kill and wait for <parent>/<name> (a leftover), whatever it holds: no helper moves a
+ * process into a leaf, so a process of another uid in it got there from inside (a user
+ * namespace and the user's subuid range) or by root's hand, and the leftover's deadline and
+ * the user's count of sandboxes must not depend on it.  0 when there is no such leaf. */
+int cg_kill_wait_at(int parent_fd, const char *name);

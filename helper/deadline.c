@@ -20,12 +20,10 @@
 
 #include "cgroup-util.h"
 #include "deadline-record.h"
-#include "deadline.h"
 #include "dir-util.h"
 #include "log.h"
 #include "macro.h"
 #include "priv.h"
-#include "rootdir.h"
 #include "session.h"
 #include "time-util.h"
 

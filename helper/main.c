@@ -28,7 +28,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "caps.h"
+#include "priv.h"
 #include "cgroup.h"
 #include "deadline-record.h"
 #include "log.h"

@@ -16,12 +16,9 @@
 #include <unistd.h>
 
 #include "priv.h"
-#include "deadline.h"
-#include "rootdir.h"
 #include "cgroup.h"
 #include "log.h"
 #include "macro.h"
-#include "op_net.h"
 #include "parse-util.h"
 #include "session.h"
 
@@ -269,7 +266,6 @@ create_locked(struct session *s, char *msg, size_t msglen)
 	r = cg_create_at(s->ucg_fd, s->id);
 	if (r < 0)
 		return log_error_errno(r, "uid %u: create cgroup %s: %m", (unsigned) s->uid, s->id);
-	s->leaf_created = true;
 	return 0;
 }
 

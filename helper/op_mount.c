@@ -18,12 +18,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "deadline.h"
 #include "dir-util.h"
 #include "log.h"
 #include "macro.h"
 #include "priv.h"
-#include "rootdir.h"
 #include "session.h"
 #include "ws_clean.h"
 
@@ -70,7 +68,6 @@ ws_mount(struct session *s, char *note, size_t notelen)
 	/* The mount point: made by us in the root-owned <uid> dir, so the user cannot swap
 	 * it; made in .locks (as .new-<id>, unique as the id is) and handed to root 0700
 	 * before it appears (rootdir.c). */
-	s->ws_dir_created = true;
 	(void) snprintf(tmp, sizeof(tmp), ".new-%s", s->id);
 	r = make_staged(s->lockdir_fd, tmp, s->uiddir_fd, s->id, 0700, &dirfd);
 	if (r < 0)
@@ -179,31 +176,19 @@ ws_detach(int uiddir_fd, const char *id)
 	return r == -ENOENT ? 0 : r;
 }
 
-/* Tear down a sandbox whose helper is gone: whatever of it is left, in teardown's order,
- * and the temporary of its mount point if its helper died while making it. */
+/* Tear down a sandbox whose helper is gone: whatever it holds killed, then what is left of
+ * it removed as at teardown. */
 static int
 reclaim_one(struct session *s, const char *id)
 {
-	char name[CG_NAME_MAX + 8];
-	int r;
+	char msg[SESSION_MSG_MAX] = "";
+	int r = cg_kill_wait_at(s->ucg_fd, id);
 
-	/* The workspace first: if something outside holds data in it, the leaf (and its
-	 * limits) stays and keeps counting against the user's sandboxes. */
-	r = ws_empty(s->uiddir_fd, id, -EBADF);
 	if (r == 0)
-		r = ws_detach(s->uiddir_fd, id);
-	if (r == 0)
-		r = cg_destroy_at(s->ucg_fd, id);
-	(void) snprintf(name, sizeof(name), ".new-%s", id);
-	if (r == 0)
-		r = priv_unlinkat(s->lockdir_fd, name, AT_REMOVEDIR);
-	(void) snprintf(name, sizeof(name), "%s.lock", id);
-	if (r == 0 || r == -ENOENT)
-		r = priv_unlinkat(s->lockdir_fd, name, 0);
-	if (r < 0 && r != -ENOENT)
-		return log_warning_errno(r, "uid %u: cannot reclaim leftover %s: %m",
-					 (unsigned) s->uid, id);
-	deadline_forget(s->deadline_fd, id); /* or stale records pile up until their deadlines */
+		r = sandbox_remove(s, id, -EBADF, msg, sizeof(msg));
+	if (r < 0)
+		return log_warning_errno(r, "uid %u: cannot reclaim leftover %s: %m %s",
+					 (unsigned) s->uid, id, msg);
 	log_info("uid %u: reclaimed leftover sandbox %s", (unsigned) s->uid, id);
 	return 0;
 }

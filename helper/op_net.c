@@ -14,12 +14,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "caps.h"
 #include "log.h"
 #include "macro.h"
 #include "netbpf.h"
 #include "priv.h"
-#include "op_net.h"
+#include "session.h"
 
 int
 net_check_request(uint32_t net, uint32_t proxy_port)

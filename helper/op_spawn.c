@@ -22,7 +22,6 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "caps.h"
 #include "deadline-record.h"
 #include "log.h"
 #include "macro.h"

@@ -14,7 +14,6 @@
 #include <linux/openat2.h>
 #include <unistd.h>
 
-#include "caps.h"
 #include "dir-util.h"
 #include "priv.h"
 

@@ -23,7 +23,7 @@
 
 #include "macro.h"
 #include "priv.h"
-#include "rootdir.h"
+#include "session.h"
 
 int
 make_staged(int stage_fd, const char *tmp, int parent_fd, const char *name, mode_t mode,

@@ -36,7 +36,6 @@ struct session {
 	char id[CG_NAME_MAX]; /* "" until CREATE picked a name */
 	int lock_fd;          /* flock'ed <id>.lock: "a live helper owns <id>" */
 	int leaf_fd, kill_fd, events_fd;
-	bool leaf_created, ws_dir_created;
 	bool attached;        /* SPAWN made the sandbox's first process */
 	uint64_t backstop_ms; /* then, with a timeout: CLOCK_MONOTONIC ms to kill it at */
 	bool killed;          /* KILL done, nothing spawned since: no second kill */
@@ -91,6 +90,11 @@ void session_init(struct session *s, int sock);
 /* Undo everything this session created, in reverse order, the sandbox killed first.
  * 0 if nothing is left behind. */
 int session_teardown(struct session *s, char *msg, size_t msglen);
+/* Remove what is left of sandbox id of s->uid, its processes gone: the workspace (ws_fd, or
+ * found by name) emptied, shrunk and detached, its mount point, the leaf, the lock file and
+ * the deadline record; each missing one is skipped.  0, or -errno with msg when something
+ * stays (the lock file then too, for a later reclaim). */
+int sandbox_remove(struct session *s, const char *id, int ws_fd, char *msg, size_t msglen);
 /* Log, tear down, exit(1).  For protocol violations (OpenSSH fatal_f). */
 _Noreturn void helper_fatal(struct session *s, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -111,6 +115,21 @@ int ws_detach(int uiddir_fd, const char *id);
  * leftover's own lock file decides). */
 void reclaim_leftovers(struct session *s);
 
+/* rootdir.c: root-owned directories made without a window for the user. */
+/* 0 if the directory fd is owned by 0:0 with exactly mode, -EPERM if not, -errno. */
+int dir_check_root(int fd, mode_t mode);
+/* Open <parent>/<name> (mode lets everyone search it: opened without a capability),
+ * creating it if missing; either way it must be a directory owned by 0:0 with exactly
+ * mode.  A new one is made as .new-<uid>-dir in stage_fd (the root 0700 .locks) and
+ * renamed into place.  Only under uid's per-user lock (user.c). */
+int dir_root_owned(int parent_fd, const char *name, mode_t mode, int stage_fd, uid_t uid,
+		   int *ret_fd);
+/* Make <parent>/<name> as dir_root_owned() makes a new one: as tmp (".new-<uid>-...", for
+ * the sweep) in stage_fd (which must be the root 0700 .locks), without looking for an
+ * existing one first (-EEXIST if there is). */
+int make_staged(int stage_fd, const char *tmp, int parent_fd, const char *name, mode_t mode,
+		int *ret_fd);
+
 /* user.c: the per-user lock and level. */
 /* Generous: only helpers of the same uid wait for it (concurrent CREATEs of one user queue
  * here), and a user who stops a helper holding it delays only their own sandboxes. */
@@ -125,3 +144,26 @@ int user_prepare(struct session *s, char *msg, size_t msglen);
 int user_count(struct session *s, unsigned *ret_live);
 /* The policy's totals into the per-user level (max where it sets none). */
 int user_write_totals(struct session *s, char *msg, size_t msglen);
+
+/* deadline.c: deadline records for sandcap-reaper (lib/deadline-record.h), written at
+ * CREATE, removed at teardown; and the next helper of any user kills the expired sandboxes
+ * it sees. */
+/* Record s's deadline (timeout + backstop from now, CLOCK_BOOTTIME) in SC_DEADLINE_DIR.
+ * Nothing to do when the sandbox has no timeout.  -errno when it cannot be recorded. */
+int deadline_record(struct session *s);
+/* Remove the record of sandbox id from dfd (SC_DEADLINE_DIR), if any (teardown, or a
+ * reclaimed leftover). */
+void deadline_forget(int dfd, const char *id);
+/* Kill (cgroup.kill) every sandbox of any user whose recorded deadline has passed and
+ * remove its record; dfd is SC_DEADLINE_DIR (-EBADF: none, nothing to do).  Never waits:
+ * removal is left to the owner's helper or the reaper. */
+void deadline_reap_expired(int dfd);
+
+/* op_net.c: --net in cgroup mode, the helper's BPF programs on the leaf. */
+/* Check the CREATE request's net mode and proxy port (wire values, PROTOCOL.md 3.2).
+ * -EBADMSG for values out of range (a protocol violation). */
+int net_check_request(uint32_t net, uint32_t proxy_port);
+/* Load the programs for net (a policy_net) and attach them to s->leaf_fd, before any
+ * process is attached.  0 for POLICY_NET_HOST (nothing to do); -ENOTSUP with msg when
+ * the helper lacks cap_bpf/cap_net_admin or the kernel refuses. */
+int net_attach(struct session *s, uint32_t net, uint16_t proxy_port, char *msg, size_t msglen);

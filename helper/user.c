@@ -28,7 +28,6 @@
 #include "dir-util.h"
 #include "macro.h"
 #include "priv.h"
-#include "rootdir.h"
 #include "session.h"
 
 static void
