@@ -71,13 +71,6 @@ deadline_record(struct session *s)
 	return r < 0 ? r : priv_link_fd(fd, s->deadline_fd, s->id);
 }
 
-void
-deadline_forget(int dfd, const char *id)
-{
-	if (dfd >= 0 && deadline_name_is_valid(id))
-		(void) priv_unlinkat(dfd, id, 0);
-}
-
 /* cgroup.kill the leaf rec names, if it still is one of ours named name. */
 static int
 kill_leaf(const struct deadline_record *rec, const char *name)

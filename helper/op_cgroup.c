@@ -22,21 +22,22 @@
 #include "parse-util.h"
 #include "session.h"
 
-/* Why the caller's lookup failed, for the refusal. */
-static void
+/* Why the caller's lookup failed, for the refusal (-EPERM). */
+static int
 lookup_failed(const struct session *s, const struct policy_caller *c, int r, char *msg,
 	      size_t msglen)
 {
 	if (r == -ENOENT)
-		snprintf(msg, msglen, "uid %u has no (usable) user name", (unsigned) s->uid);
-	else if (r == -E2BIG)
-		snprintf(msg, msglen, "user %s is in more than %d groups", c->user,
-			 POLICY_GROUPS_MAX);
-	else if (c->user != NULL && r != -ENOMEM)
-		snprintf(msg, msglen, "cannot look up group %u of user %s: %s",
-			 (unsigned) c->failed_gid, c->user, strerror(-r));
-	else
-		snprintf(msg, msglen, "cannot look up uid %u: %s", (unsigned) s->uid, strerror(-r));
+		return refuse(msg, msglen, -EPERM, "uid %u has no (usable) user name",
+			      (unsigned) s->uid);
+	if (r == -E2BIG)
+		return refuse(msg, msglen, -EPERM, "user %s is in more than %d groups", c->user,
+			      POLICY_GROUPS_MAX);
+	if (c->user != NULL && r != -ENOMEM)
+		return refuse(msg, msglen, -EPERM, "cannot look up group %u of user %s: %s",
+			      (unsigned) c->failed_gid, c->user, strerror(-r));
+	return refuse(msg, msglen, -EPERM, "cannot look up uid %u: %s", (unsigned) s->uid,
+		      strerror(-r));
 }
 
 /* Look up the caller's names through NSS (the environment is already cleared), when the
@@ -57,18 +58,14 @@ resolve_caller(struct session *s, char *msg, size_t msglen)
 	if (policy_names_users(s->policy) || policy_names_groups(s->policy)) {
 		r = policy_caller_lookup(s->uid, policy_names_groups(s->policy), POLICY_GROUPS_MAX,
 					 &c);
-		if (r < 0) {
-			lookup_failed(s, &c, r, msg, msglen);
-			return -EPERM;
-		}
+		if (r < 0)
+			return lookup_failed(s, &c, r, msg, msglen);
 		subj = policy_caller_subject(&c);
 	}
 	policy_resolve(s->policy, &subj, &s->res);
-	if (!s->res.allowed) {
-		snprintf(msg, msglen, "user %s may not run sandboxes: %s",
-			 subj.user != NULL ? subj.user : user, s->res.deny_reason);
-		return -EPERM;
-	}
+	if (!s->res.allowed)
+		return refuse(msg, msglen, -EPERM, "user %s may not run sandboxes: %s",
+			      subj.user != NULL ? subj.user : user, s->res.deny_reason);
 	return 0;
 }
 
@@ -123,34 +120,28 @@ open_dirs(struct session *s, char *msg, size_t msglen)
 		s->uiddir_fd = safe_close(s->uiddir_fd);
 	s->lockdir_fd = priv_openat(s->wsroot_fd, ".locks", dir, 0);
 	s->deadline_fd = priv_openat(AT_FDCWD, SC_DEADLINE_DIR, dir, 0);
-	if (r < 0) {
-		snprintf(msg, msglen, "cgroup_root %s: %s", root,
-			 r == -EXDEV    ? "not on cgroup v2 (mount cgroup2 at /sys/fs/cgroup)"
-			 : r == -EPERM  ? "must be owned by root with mode 0700 (run sandcap-setup)"
-			 : r == -ENOENT ? "does not exist: the admin must create the delegated "
-					  "parent (run sandcap-setup)"
-					: strerror(-r));
-		return -ENOTSUP;
-	}
+	if (r < 0)
+		return refuse(
+			msg, msglen, -ENOTSUP, "cgroup_root %s: %s", root,
+			r == -EXDEV    ? "not on cgroup v2 (mount cgroup2 at /sys/fs/cgroup)"
+			: r == -EPERM  ? "must be owned by root with mode 0700 (run sandcap-setup)"
+			: r == -ENOENT ? "does not exist: the admin must create the delegated "
+					 "parent (run sandcap-setup)"
+				       : strerror(-r));
 	/* No lock is held on the shared parent: helpers of different users share nothing
 	 * they could wait for (user.c). */
 	/* Without the controllers enabled the limit files do not exist in leaves. */
-	if (!word_in_list(buf, "memory") || !word_in_list(buf, "pids") ||
-	    !word_in_list(buf, "cpu")) {
-		snprintf(msg, msglen,
-			 "cgroup_root %s does not delegate the cpu, memory and pids "
-			 "controllers (echo '+cpu +memory +pids' > %s/cgroup.subtree_control)",
-			 root, root);
-		return -ENOTSUP;
-	}
+	if (!word_in_list(buf, "memory") || !word_in_list(buf, "pids") || !word_in_list(buf, "cpu"))
+		return refuse(msg, msglen, -ENOTSUP,
+			      "cgroup_root %s does not delegate the cpu, memory and pids "
+			      "controllers (echo '+cpu +memory +pids' > %s/cgroup.subtree_control)",
+			      root, root);
 	r = s->lockdir_fd < 0 ? s->lockdir_fd : dir_check_root(s->lockdir_fd, 0700);
-	if (r < 0) {
-		snprintf(msg, msglen,
-			 "%s/.locks: %s; it must exist, owned by root with mode 0700 "
-			 "(run sandcap-setup, or reinstall the sandcap package)",
-			 policy_workspace_root(s->policy), strerror(-r));
-		return -ENOTSUP;
-	}
+	if (r < 0)
+		return refuse(msg, msglen, -ENOTSUP,
+			      "%s/.locks: %s; it must exist, owned by root with mode 0700 "
+			      "(run sandcap-setup, or reinstall the sandcap package)",
+			      policy_workspace_root(s->policy), strerror(-r));
 	/* The per-user lock file (user.c): the one name created at HELLO. */
 	(void) snprintf(name, sizeof(name), "user-%u.lock", (unsigned) s->uid);
 	s->ulock_fd = priv_openat(s->lockdir_fd, name, O_RDWR | O_CREAT | O_NOFOLLOW, 0600);
@@ -168,17 +159,13 @@ op_hello(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr *
 
 	if (wire_get_u32(rd, &version) < 0 || wire_get_end(rd) < 0)
 		return -EBADMSG;
-	if (version != WIRE_VERSION) {
-		snprintf(msg, msglen,
-			 "protocol version %u not supported (helper speaks %u): "
-			 "sandcap and sandcap-helper come from different releases",
-			 version, (unsigned) WIRE_VERSION);
-		return -EPROTONOSUPPORT;
-	}
-	if (s->refusal != 0) {
-		snprintf(msg, msglen, "%s", s->refusal_msg);
-		return -s->refusal;
-	}
+	if (version != WIRE_VERSION)
+		return refuse(msg, msglen, -EPROTONOSUPPORT,
+			      "protocol version %u not supported (helper speaks %u): "
+			      "sandcap and sandcap-helper come from different releases",
+			      version, (unsigned) WIRE_VERSION);
+	if (s->refusal != 0)
+		return refuse(msg, msglen, -s->refusal, "%s", s->refusal_msg);
 	r = load_policy(s, msg, msglen);
 	if (r == 0)
 		r = resolve_caller(s, msg, msglen);
@@ -256,21 +243,76 @@ create_locked(struct session *s, char *msg, size_t msglen)
 	r = user_count(s, &live);
 	if (r < 0)
 		return log_error_errno(r, "uid %u: cannot list leaves: %m", (unsigned) s->uid);
-	if (s->res.sandboxes != 0 && live >= s->res.sandboxes) {
-		snprintf(msg, msglen,
-			 "too many sandboxes: %u already running, the ceiling is %" PRIu64
-			 " set by %s",
-			 live, s->res.sandboxes, s->res.sandboxes_src);
-		return -EUSERS;
-	}
+	if (s->res.sandboxes != 0 && live >= s->res.sandboxes)
+		return refuse(msg, msglen, -EUSERS,
+			      "too many sandboxes: %u already running, the ceiling is %" PRIu64
+			      " set by %s",
+			      live, s->res.sandboxes, s->res.sandboxes_src);
 	r = cg_create_at(s->ucg_fd, s->id);
 	if (r < 0)
 		return log_error_errno(r, "uid %u: create cgroup %s: %m", (unsigned) s->uid, s->id);
 	return 0;
 }
 
-static int create_rest(struct session *s, uint32_t net, uint16_t proxy_port, char *msg,
-		       size_t msglen);
+/* What follows the leaf's mkdir, outside the per-user lock: the leaf handed to root
+ * (cg_take_at()), its limits and cgroup.kill, the workspace (ws_mount(): a mount point
+ * staged in .locks, a new tmpfs on it), the net programs, the deadline record and the
+ * user's totals.  Every object is made by the helper in this request and reached through an
+ * fd it holds; no name the user controls is resolved and nothing of the user's is read. */
+static int
+create_rest(struct session *s, uint32_t net, uint16_t proxy_port, char *msg, size_t msglen)
+{
+	char note[128] = "", wsnote[128] = "";
+	int r;
+
+	r = cg_take_at(s->ucg_fd, s->id, &s->leaf_fd);
+	if (r < 0)
+		return log_error_errno(r, "uid %u: take cgroup %s: %m", (unsigned) s->uid, s->id);
+	r = write_limits(s, note, sizeof(note));
+	if (r < 0)
+		return refuse(msg, msglen, r == -ENOENT ? -ENOTSUP : r,
+			      "cannot write the limits of cgroup %s: %s%s", s->id, strerror(-r),
+			      r == -ENOENT ? " (a controller is not enabled in cgroup_root)" : "");
+	r = ws_mount(s, wsnote, sizeof(wsnote));
+	if (r < 0)
+		return refuse(
+			msg, msglen,
+			log_error_errno(r, "uid %u: workspace of %s: %m", (unsigned) s->uid, s->id),
+			"cannot mount the workspace: %s", strerror(-r));
+	s->events_fd = openat(s->leaf_fd, "cgroup.events", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (s->events_fd < 0)
+		return refuse(msg, msglen, -ENOTSUP,
+			      "cgroup.events: %m (kernel 5.14 or later needed)");
+	r = net_attach(s, net, proxy_port, msg, msglen); /* before any process is in it */
+	if (r < 0)
+		return r;
+	/* For sandcap-reaper and other users' helpers: the user can stop us, not them. */
+	r = deadline_record(s);
+	if (r < 0) {
+		snprintf(
+			msg, msglen, "cannot record the sandbox's deadline in %s: %s%s",
+			SC_DEADLINE_DIR, strerror(-r),
+			r == -EFBIG ? " (RLIMIT_FSIZE: raise it "
+				      "with ulimit -f unlimited before sandcap)"
+			: r == -ENOENT || r == -EPERM
+				? " (it must exist, owned by root with mode 0700: run sandcap-setup, or "
+				  "reinstall the sandcap package)"
+				: "");
+		return r;
+	}
+	/* The totals need no lock: every helper of the user writes the same policy's. */
+	r = user_write_totals(s, msg, msglen);
+	if (r < 0)
+		return r;
+	(void) snprintf(s->enforcement, sizeof(s->enforcement), "%s%s%s", note,
+			note[0] && wsnote[0] ? "; " : "", wsnote);
+	/* One line for the request's privileged actions. */
+	log_info("uid %u: created sandbox %s (cgroup, workspace %s) memory=%" PRIu64 " cpu=%" PRIu64
+		 "%% pids=%" PRIu64 " disk=%" PRIu64,
+		 (unsigned) s->uid, s->id, s->ws_path, s->eff.v[POLICY_MEMORY],
+		 s->eff.v[POLICY_CPU], s->eff.v[POLICY_PIDS], s->eff.v[POLICY_DISK]);
+	return 0;
+}
 
 int
 op_create(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr *body, char *msg,
@@ -308,22 +350,20 @@ op_create(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr 
 	}
 	/* The policy's and sandcap's range (policy.h): cpu.max then holds at most 1024 s of
 	 * quota per 100 ms period, well inside the kernel's. */
-	if (s->eff.v[POLICY_CPU] > POLICY_CPU_MAX) {
-		snprintf(msg, msglen, "cpu %" PRIu64 "%% is out of range (1%% to %d%%)",
-			 s->eff.v[POLICY_CPU], POLICY_CPU_MAX);
-		return -EINVAL;
-	}
+	if (s->eff.v[POLICY_CPU] > POLICY_CPU_MAX)
+		return refuse(msg, msglen, -EINVAL,
+			      "cpu %" PRIu64 "%% is out of range (1%% to %d%%)",
+			      s->eff.v[POLICY_CPU], POLICY_CPU_MAX);
 	/* tmpfs rounds the workspace up to whole pages: never past the ceiling (then down). */
 	page = (uint64_t) sysconf(_SC_PAGESIZE);
 	r = policy_disk_pages(s->eff.v[POLICY_DISK], s->res.ceiling[POLICY_DISK], page,
 			      &s->eff.v[POLICY_DISK]);
-	if (r < 0) {
-		snprintf(msg, msglen,
-			 "disk: your ceiling (%" PRIu64 " bytes) is less than one "
-			 "page (%" PRIu64 " bytes), the smallest workspace there is; ask the admin",
-			 s->res.ceiling[POLICY_DISK], page);
-		return -EPERM;
-	}
+	if (r < 0)
+		return refuse(msg, msglen, -EPERM,
+			      "disk: your ceiling (%" PRIu64 " bytes) is less than one "
+			      "page (%" PRIu64
+			      " bytes), the smallest workspace there is; ask the admin",
+			      s->res.ceiling[POLICY_DISK], page);
 
 	deadline_reap_expired(s->deadline_fd); /* anyone's: a stopped helper enforces nothing */
 	/* Order matters for reclaim: the lock file first, then the leaf, then the workspace;
@@ -340,7 +380,7 @@ op_create(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr 
 	if (r < 0)
 		return r;
 	r = create_locked(s, msg, msglen);
-	user_unlock(s);
+	(void) flock(s->ulock_fd, LOCK_UN);
 	if (r == 0)
 		r = create_rest(s, net, (uint16_t) proxy_port, msg, msglen);
 	if (r < 0)
@@ -359,68 +399,6 @@ op_create(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr 
 	 * held would keep the tmpfs (and the pages charged to it) alive after teardown. */
 	s->reply_fds[0] = s->leaf_fd;
 	s->n_reply_fds = 1;
-	return 0;
-}
-
-/* What follows the leaf's mkdir, outside the per-user lock: the leaf handed to root
- * (cg_take_at()), its limits and cgroup.kill, the workspace (ws_mount(): a mount point
- * staged in .locks, a new tmpfs on it), the net programs, the deadline record and the
- * user's totals.  Every object is made by the helper in this request and reached through an
- * fd it holds; no name the user controls is resolved and nothing of the user's is read. */
-static int
-create_rest(struct session *s, uint32_t net, uint16_t proxy_port, char *msg, size_t msglen)
-{
-	char note[128] = "", wsnote[128] = "";
-	int r;
-
-	r = cg_take_at(s->ucg_fd, s->id, &s->leaf_fd);
-	if (r < 0)
-		return log_error_errno(r, "uid %u: take cgroup %s: %m", (unsigned) s->uid, s->id);
-	r = write_limits(s, note, sizeof(note));
-	if (r < 0) {
-		snprintf(msg, msglen, "cannot write the limits of cgroup %s: %s%s", s->id,
-			 strerror(-r),
-			 r == -ENOENT ? " (a controller is not enabled in cgroup_root)" : "");
-		return r == -ENOENT ? -ENOTSUP : r;
-	}
-	r = ws_mount(s, wsnote, sizeof(wsnote));
-	if (r < 0) {
-		snprintf(msg, msglen, "cannot mount the workspace: %s", strerror(-r));
-		return log_error_errno(r, "uid %u: workspace of %s: %m", (unsigned) s->uid, s->id);
-	}
-	s->events_fd = openat(s->leaf_fd, "cgroup.events", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (s->events_fd < 0) {
-		snprintf(msg, msglen, "cgroup.events: %m (kernel 5.14 or later needed)");
-		return -ENOTSUP;
-	}
-	r = net_attach(s, net, proxy_port, msg, msglen); /* before any process is in it */
-	if (r < 0)
-		return r;
-	/* For sandcap-reaper and other users' helpers: the user can stop us, not them. */
-	r = deadline_record(s);
-	if (r < 0) {
-		snprintf(
-			msg, msglen, "cannot record the sandbox's deadline in %s: %s%s",
-			SC_DEADLINE_DIR, strerror(-r),
-			r == -EFBIG ? " (RLIMIT_FSIZE: raise it "
-				      "with ulimit -f unlimited before sandcap)"
-			: r == -ENOENT || r == -EPERM
-				? " (it must exist, owned by root with mode 0700: run sandcap-setup, or "
-				  "reinstall the sandcap package)"
-				: "");
-		return r;
-	}
-	/* The totals need no lock: every helper of the user writes the same policy's. */
-	r = user_write_totals(s, msg, msglen);
-	if (r < 0)
-		return r;
-	(void) snprintf(s->enforcement, sizeof(s->enforcement), "%s%s%s", note,
-			note[0] && wsnote[0] ? "; " : "", wsnote);
-	/* One line for the request's privileged actions. */
-	log_info("uid %u: created sandbox %s (cgroup, workspace %s) memory=%" PRIu64 " cpu=%" PRIu64
-		 "%% pids=%" PRIu64 " disk=%" PRIu64,
-		 (unsigned) s->uid, s->id, s->ws_path, s->eff.v[POLICY_MEMORY],
-		 s->eff.v[POLICY_CPU], s->eff.v[POLICY_PIDS], s->eff.v[POLICY_DISK]);
 	return 0;
 }
 

@@ -31,31 +31,72 @@ ws_root_open(struct session *s, char *msg, size_t msglen)
 	const char *root = policy_workspace_root(s->policy);
 	_cleanup_close_ int fd = -EBADF;
 	struct stat st;
-	int r;
 
 	fd = open(root, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0) {
-		r = -errno;
-		snprintf(msg, msglen,
-			 "workspace_root %s: %s; the admin must create it root-owned "
-			 "mode 0755 (systemd-tmpfiles --create sandcap.conf)",
-			 root, strerror(-r));
-		return -ENOTSUP;
-	}
+	if (fd < 0)
+		return refuse(
+			msg, msglen, -ENOTSUP,
+			"workspace_root %s: %m; the admin must create it root-owned mode 0755 "
+			"(systemd-tmpfiles --create sandcap.conf)",
+			root);
 	if (fstat(fd, &st) < 0)
 		return -errno;
-	if (st.st_uid != 0 || (st.st_mode & 0022) != 0) {
-		snprintf(msg, msglen,
-			 "workspace_root %s must be owned by root and not writable "
-			 "by group or other (chown root:root, chmod 0755)",
-			 root);
-		return -ENOTSUP;
-	}
+	if (st.st_uid != 0 || (st.st_mode & 0022) != 0)
+		return refuse(msg, msglen, -ENOTSUP,
+			      "workspace_root %s must be owned by root and not writable "
+			      "by group or other (chown root:root, chmod 0755)",
+			      root);
 	s->wsroot_fd = TAKE_FD(fd);
 	return 0;
 }
 
-static int mount_tmpfs(struct session *s, int dirfd, uint64_t disk);
+/* The workspace's inode count (nr_inodes) for a disk limit of disk bytes: one per page of
+ * it, so that files of a page or more fill the blocks first (one per 16 KiB ran out at
+ * about 500 small files in a 16 MiB workspace), at least WS_INODES_MIN (a small workspace
+ * still holds a tree of empty files), at most WS_INODES_MAX.  Safe to be generous: an
+ * inode and its dentry (about 1 KiB) are kernel memory charged to the memory cgroup of
+ * the process that makes the file, the sandbox's leaf, so they count against --memory
+ * like the files' pages (SECURITY.md, "Known limits"). */
+#define WS_INODES_MIN UINT64_C(4096)
+#define WS_INODES_MAX UINT64_C(1048576)
+
+static uint64_t
+ws_inodes(uint64_t disk)
+{
+	uint64_t n = disk > 0 ? disk / 4096 : WS_INODES_MAX; /* 0: half of RAM */
+
+	return n < WS_INODES_MIN ? WS_INODES_MIN : n > WS_INODES_MAX ? WS_INODES_MAX : n;
+}
+
+/* A new tmpfs configured with our own numbers (the effective disk limit, the caller's uid
+ * and gid), attached at dirfd, the mount point just made: the mount's root fd, or -errno.
+ * Nothing the user controls is read or resolved in it. */
+static int
+mount_tmpfs(struct session *s, int dirfd, uint64_t disk)
+{
+	_cleanup_close_ int fsfd = -EBADF;
+	char size[32] = "50%", inodes[32], uid[16], gid[16];
+	const char *const opts[][2] = {
+		{ "size", size }, { "nr_inodes", inodes }, { "mode", "0700" },
+		{ "uid", uid },   { "gid", gid },
+	};
+
+	/* size=0 means unlimited to tmpfs, and tmpfs cannot limit an unlimited mount later,
+	 * which teardown must do (ws_shrink()): a 0 (unlimited) disk is tmpfs's default made
+	 * explicit, half of RAM, and the reply says so. */
+	if (disk > 0)
+		(void) snprintf(size, sizeof(size), "%" PRIu64, disk);
+	(void) snprintf(inodes, sizeof(inodes), "%" PRIu64, ws_inodes(disk));
+	(void) snprintf(uid, sizeof(uid), "%u", (unsigned) s->uid);
+	(void) snprintf(gid, sizeof(gid), "%u", (unsigned) s->gid);
+	fsfd = priv_fsopen_tmpfs();
+	if (fsfd < 0)
+		return fsfd;
+	for (size_t i = 0; i < ELEMENTSOF(opts); i++)
+		if (fsconfig(fsfd, FSCONFIG_SET_STRING, opts[i][0], opts[i][1], 0) < 0)
+			return -errno;
+	return priv_tmpfs_attach(fsfd, dirfd);
+}
 
 int
 ws_mount(struct session *s, char *note, size_t notelen)
@@ -81,55 +122,6 @@ ws_mount(struct session *s, char *note, size_t notelen)
 		(void) snprintf(note, notelen, "disk: tmpfs default size (half of RAM)");
 	s->ws_fd = r; /* O_PATH fd of the tmpfs root, tmpfs by making */
 	return 0;
-}
-
-/* The workspace's inode count (nr_inodes) for a disk limit of disk bytes: one per page of
- * it, so that files of a page or more fill the blocks first (one per 16 KiB ran out at
- * about 500 small files in a 16 MiB workspace), at least WS_INODES_MIN (a small workspace
- * still holds a tree of empty files), at most WS_INODES_MAX.  Safe to be generous: an
- * inode and its dentry (about 1 KiB) are kernel memory charged to the memory cgroup of
- * the process that makes the file, the sandbox's leaf, so they count against --memory
- * like the files' pages (SECURITY.md, "Known limits"). */
-#define WS_INODES_MIN UINT64_C(4096)
-#define WS_INODES_MAX UINT64_C(1048576)
-
-static uint64_t
-ws_inodes(uint64_t disk)
-{
-	uint64_t n = disk / 4096;
-
-	return n < WS_INODES_MIN ? WS_INODES_MIN : n > WS_INODES_MAX ? WS_INODES_MAX : n;
-}
-
-/* A new tmpfs configured with our own numbers (the effective disk limit, the caller's uid
- * and gid), attached at dirfd, the mount point just made: the mount's root fd, or -errno.
- * Nothing the user controls is read or resolved in it. */
-static int
-mount_tmpfs(struct session *s, int dirfd, uint64_t disk)
-{
-	_cleanup_close_ int fsfd = -EBADF;
-	char size[32] = "50%", inodes[32], uid[16], gid[16];
-	const char *const opts[][2] = {
-		{ "size", size }, { "nr_inodes", inodes }, { "mode", "0700" },
-		{ "uid", uid },   { "gid", gid },
-	};
-
-	/* size=0 means unlimited to tmpfs, and tmpfs cannot limit an unlimited mount later,
-	 * which teardown must do (ws_shrink()): a 0 (unlimited) disk is tmpfs's default made
-	 * explicit, half of RAM, and the reply says so. */
-	if (disk > 0)
-		(void) snprintf(size, sizeof(size), "%" PRIu64, disk);
-	(void) snprintf(inodes, sizeof(inodes), "%" PRIu64,
-			disk > 0 ? ws_inodes(disk) : WS_INODES_MAX);
-	(void) snprintf(uid, sizeof(uid), "%u", (unsigned) s->uid);
-	(void) snprintf(gid, sizeof(gid), "%u", (unsigned) s->gid);
-	fsfd = priv_fsopen_tmpfs();
-	if (fsfd < 0)
-		return fsfd;
-	for (size_t i = 0; i < ELEMENTSOF(opts); i++)
-		if (fsconfig(fsfd, FSCONFIG_SET_STRING, opts[i][0], opts[i][1], 0) < 0)
-			return -errno;
-	return priv_tmpfs_attach(fsfd, dirfd);
 }
 
 int
@@ -194,20 +186,15 @@ reclaim_one(struct session *s, const char *id)
 }
 
 /* The sandbox id a name in the per-user level (the name itself) or in .locks (<id>.lock,
- * .new-<id>) stands for, if it is one (cut at CG_NAME_MAX, longer than any id). */
+ * .new-<id>: up to the first dot after the prefix) stands for, if it is one (cut at
+ * CG_NAME_MAX, longer than any id). */
 static void
 name_to_id(const char *name, bool in_locks, char id[static CG_NAME_MAX])
 {
-	size_t n = strlen(name);
-
-	if (!in_locks)
-		(void) snprintf(id, CG_NAME_MAX, "%s", name);
-	else if (strneq(name, ".new-", 5))
-		(void) snprintf(id, CG_NAME_MAX, "%s", name + 5);
-	else if (n > 5 && streq(name + n - 5, ".lock"))
-		(void) snprintf(id, CG_NAME_MAX, "%.*s", (int) (n - 5), name);
-	else
-		id[0] = '\0';
+	if (in_locks && strneq(name, ".new-", 5))
+		name += 5;
+	(void) snprintf(id, CG_NAME_MAX, "%.*s", in_locks ? (int) strcspn(name, ".") : CG_NAME_MAX,
+			name);
 }
 
 /* Reclaim each sandbox of s->uid named in dirfd whose helper is gone: the per-user level

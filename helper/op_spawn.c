@@ -94,19 +94,16 @@ op_spawn(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr *
 		return -EBADMSG;
 	/* CLONE_PARENT gives the process to our parent: still sandcap, the peer of HELLO (a
 	 * client that died meanwhile would leave it to whoever reaped us). */
-	if (getppid() != s->peer_pid) {
-		snprintf(msg, msglen, "sandcap (pid %d) is gone", (int) s->peer_pid);
-		return -EPERM;
-	}
+	if (getppid() != s->peer_pid)
+		return refuse(msg, msglen, -EPERM, "sandcap (pid %d) is gone", (int) s->peer_pid);
 	pid = spawn_in_leaf(s, fds[0]);
-	if (pid < 0) {
-		snprintf(msg, msglen, "cannot start the sandbox's process in %s: %s%s", s->id,
-			 strerror(-pid),
-			 pid == -ENOSYS || pid == -EINVAL
-				 ? " (clone3 with CLONE_INTO_CGROUP needs Linux 5.7 or later)"
-				 : "");
-		return pid == -ENOSYS || pid == -EINVAL ? -ENOTSUP : pid;
-	}
+	if (pid < 0)
+		return refuse(msg, msglen, pid == -ENOSYS || pid == -EINVAL ? -ENOTSUP : pid,
+			      "cannot start the sandbox's process in %s: %s%s", s->id,
+			      strerror(-pid),
+			      pid == -ENOSYS || pid == -EINVAL
+				      ? " (clone3 with CLONE_INTO_CGROUP needs Linux 5.7 or later)"
+				      : "");
 	s->attached = true;
 	/* The helper's own kill if sandcap does not end it: past the timeout and the backstop. */
 	if (s->eff.v[POLICY_TIMEOUT] > 0)

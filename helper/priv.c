@@ -31,7 +31,6 @@
 		_v;                              \
 	})
 #define DAC   CAPS(CAP_DAC_OVERRIDE)
-#define CHOWN CAPS(CAP_CHOWN)
 #define ADMIN CAPS(CAP_SYS_ADMIN)
 
 /* The user may not even search them: cgroup_root and .locks are root's 0700. */
@@ -124,7 +123,7 @@ priv_clone_into_cgroup(struct clone_args *ca)
 int
 priv_fchown(int fd, uid_t uid, gid_t gid)
 {
-	return (int) PRIV(CHOWN, fchown(fd, uid, gid));
+	return (int) PRIV(CAPS(CAP_CHOWN), fchown(fd, uid, gid));
 }
 
 /* The kernel makes a new cgroup's files the creator's: every one goes to root before a

@@ -15,6 +15,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include "deadline-record.h"
 #include "log.h"
 #include "macro.h"
 #include "priv.h"
@@ -74,8 +75,8 @@ sandbox_remove(struct session *s, const char *id, int ws_fd, char *msg, size_t m
 		r = priv_unlinkat(s->lockdir_fd, name, 0);
 	if (r == -ENOENT)
 		r = 0;
-	if (r == 0)
-		deadline_forget(s->deadline_fd, id);
+	if (r == 0 && s->deadline_fd >= 0 && deadline_name_is_valid(id))
+		(void) priv_unlinkat(s->deadline_fd, id, 0);
 	return r;
 }
 
@@ -107,6 +108,17 @@ session_teardown(struct session *s, char *msg, size_t msglen)
 			log_warning("uid %u: teardown of %s incomplete: %s", (unsigned) s->uid,
 				    s->id, msg);
 	}
+	return r;
+}
+
+int
+refuse(char *msg, size_t msglen, int r, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	(void) vsnprintf(msg, msglen, fmt, ap);
+	va_end(ap);
 	return r;
 }
 

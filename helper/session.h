@@ -95,6 +95,9 @@ int session_teardown(struct session *s, char *msg, size_t msglen);
  * the deadline record; each missing one is skipped.  0, or -errno with msg when something
  * stays (the lock file then too, for a later reclaim). */
 int sandbox_remove(struct session *s, const char *id, int ws_fd, char *msg, size_t msglen);
+/* Format a refusal's reason into msg and return r (its errno). */
+int refuse(char *msg, size_t msglen, int r, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 /* Log, tear down, exit(1).  For protocol violations (OpenSSH fatal_f). */
 _Noreturn void helper_fatal(struct session *s, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -135,9 +138,8 @@ int make_staged(int stage_fd, const char *tmp, int parent_fd, const char *name, 
  * here), and a user who stops a helper holding it delays only their own sandboxes. */
 #define USER_LOCK_MS 30000
 /* Take the per-user lock (bounded; -EAGAIN with msg when another helper of the uid holds
- * it too long).  Never held across client I/O. */
+ * it too long); flock(ulock_fd, LOCK_UN) releases it.  Never held across client I/O. */
 int user_lock(struct session *s, char *msg, size_t msglen);
-void user_unlock(struct session *s);
 /* Under the lock: workspace_root/<uid> and cgroup_root/<uid>, made if missing. */
 int user_prepare(struct session *s, char *msg, size_t msglen);
 /* Under the lock: how many leaves of s->uid the per-user level holds. */
@@ -151,9 +153,6 @@ int user_write_totals(struct session *s, char *msg, size_t msglen);
 /* Record s's deadline (timeout + backstop from now, CLOCK_BOOTTIME) in SC_DEADLINE_DIR.
  * Nothing to do when the sandbox has no timeout.  -errno when it cannot be recorded. */
 int deadline_record(struct session *s);
-/* Remove the record of sandbox id from dfd (SC_DEADLINE_DIR), if any (teardown, or a
- * reclaimed leftover). */
-void deadline_forget(int dfd, const char *id);
 /* Kill (cgroup.kill) every sandbox of any user whose recorded deadline has passed and
  * remove its record; dfd is SC_DEADLINE_DIR (-EBADF: none, nothing to do).  Never waits:
  * removal is left to the owner's helper or the reaper. */

@@ -64,23 +64,14 @@ user_lock(struct session *s, char *msg, size_t msglen)
 {
 	/* ulock_fd: opened at HELLO (open_dirs()). */
 	int r = flock_bounded(s->ulock_fd, LOCK_EX, USER_LOCK_MS);
-	if (r == -ETIMEDOUT) {
-		snprintf(msg, msglen,
-			 "another sandcap-helper of uid %u has held the per-user lock "
-			 "for over %d s (stopped?); resume or kill it and try again",
-			 (unsigned) s->uid, USER_LOCK_MS / 1000);
-		return -EAGAIN;
-	}
+	if (r == -ETIMEDOUT)
+		return refuse(msg, msglen, -EAGAIN,
+			      "another sandcap-helper of uid %u has held the per-user lock "
+			      "for over %d s (stopped?); resume or kill it and try again",
+			      (unsigned) s->uid, USER_LOCK_MS / 1000);
 	if (r < 0)
 		snprintf(msg, msglen, "per-user lock: %s", strerror(-r));
 	return r;
-}
-
-void
-user_unlock(struct session *s)
-{
-	if (s->ulock_fd >= 0)
-		(void) flock(s->ulock_fd, LOCK_UN);
 }
 
 int
@@ -110,18 +101,16 @@ user_prepare(struct session *s, char *msg, size_t msglen)
 	if (s->uiddir_fd < 0) {
 		r = dir_root_owned(s->wsroot_fd, uidname, 0755, s->lockdir_fd, s->uid,
 				   &s->uiddir_fd);
-		if (r < 0) {
-			snprintf(msg, msglen, "cannot prepare %s/%s (root-owned 0755): %s",
-				 policy_workspace_root(s->policy), uidname, strerror(-r));
-			return -ENOTSUP;
-		}
+		if (r < 0)
+			return refuse(msg, msglen, -ENOTSUP,
+				      "cannot prepare %s/%s (root-owned 0755): %s",
+				      policy_workspace_root(s->policy), uidname, strerror(-r));
 	}
 	r = cg_user_level(s->cgroot_fd, s->uid, &s->ucg_fd);
-	if (r < 0) {
-		snprintf(msg, msglen, "cannot prepare the per-user cgroup %s/%s: %s",
-			 policy_cgroup_root(s->policy), uidname, strerror(-r));
-		return r == -ENOENT ? -ENOTSUP : r;
-	}
+	if (r < 0)
+		return refuse(msg, msglen, r == -ENOENT ? -ENOTSUP : r,
+			      "cannot prepare the per-user cgroup %s/%s: %s",
+			      policy_cgroup_root(s->policy), uidname, strerror(-r));
 	return 0;
 }
 
