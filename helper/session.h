@@ -127,9 +127,9 @@ int dir_check_root(int fd, mode_t mode);
  * renamed into place.  Only under uid's per-user lock (user.c). */
 int dir_root_owned(int parent_fd, const char *name, mode_t mode, int stage_fd, uid_t uid,
 		   int *ret_fd);
-/* Make <parent>/<name> as dir_root_owned() makes a new one: as tmp (".new-<uid>-...", for
- * the sweep) in stage_fd (which must be the root 0700 .locks), without looking for an
- * existing one first (-EEXIST if there is). */
+/* Make <parent>/<name> as dir_root_owned() makes a new one: as tmp (".new-<uid>-dir" or
+ * ".new-<id>", names reclaim knows) in stage_fd (which must be the root 0700 .locks),
+ * without looking for an existing one first (-EEXIST if there is). */
 int make_staged(int stage_fd, const char *tmp, int parent_fd, const char *name, mode_t mode,
 		int *ret_fd);
 
