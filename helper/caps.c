@@ -18,7 +18,7 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
-#include "caps.h"
+#include "priv.h"
 #include "macro.h"
 
 /* One line per capability, each naming the operations that need it.  Adding a line is a
@@ -41,7 +41,7 @@ static const struct {
 	{ "cap_net_admin", CAP_NET_ADMIN, true },
 };
 
-static bool have_net;                 /* both optional capabilities are permitted */
+#define NET (CAPS(CAP_BPF) | CAPS(CAP_NET_ADMIN))
 static uint64_t permitted, effective; /* what the kernel holds for us after caps_init() */
 
 /* Set exactly permitted as permitted and eff as effective, nothing inheritable. */
@@ -64,7 +64,7 @@ apply(uint64_t eff)
 bool
 caps_have_net(void)
 {
-	return have_net;
+	return (permitted & NET) == NET;
 }
 
 int
@@ -79,13 +79,10 @@ caps_init(char *missing, size_t len)
 	capng_setpid(0);
 	if (capng_get_caps_process() < 0)
 		return -EPERM;
-	have_net = true;
 	for (size_t i = 0; i < ELEMENTSOF(helper_caps); i++) {
 		if (capng_have_capability(CAPNG_PERMITTED, helper_caps[i].cap))
 			keep |= CAPS(helper_caps[i].cap);
-		else if (helper_caps[i].optional)
-			have_net = false;
-		else {
+		else if (!helper_caps[i].optional) {
 			int n = snprintf(missing + off, len - off, " %s", helper_caps[i].name);
 
 			if (n > 0 && (size_t) n < len - off)
@@ -95,8 +92,8 @@ caps_init(char *missing, size_t len)
 	}
 	if (r < 0)
 		return r;
-	if (!have_net)
-		keep &= ~(CAPS(CAP_BPF) | CAPS(CAP_NET_ADMIN));
+	if ((keep & NET) != NET)
+		keep &= ~NET; /* both or neither: without them only --net host works */
 	/* Only our capabilities stay permitted, none effective, none inheritable.  The
 	 * bounding set is left alone: changing it needs CAP_SETPCAP. */
 	permitted = keep;

@@ -68,17 +68,20 @@ cg_take(int fd)
 }
 
 int
-cg_create_at(int parent_fd, const char *name, int *ret_fd)
+cg_create_at(int parent_fd, const char *name)
+{
+	if (!cg_name_parse(name, NULL))
+		return -EINVAL;
+	/* The kernel makes the new dir and its files owned by our fsuid: the user. */
+	return priv_mkdirat(parent_fd, name, 0755);
+}
+
+int
+cg_take_at(int parent_fd, const char *name, int *ret_fd)
 {
 	_cleanup_close_ int fd = -EBADF;
 	int r;
 
-	if (!cg_name_parse(name, NULL))
-		return -EINVAL;
-	/* The kernel makes the new dir and its files owned by our fsuid: the user. */
-	r = priv_mkdirat(parent_fd, name, 0755);
-	if (r < 0)
-		return r;
 	/* A subdirectory of the per-user level, a subdirectory of the cgroup2 root checked at
 	 * HELLO: cgroup2 too (only root could mount something on a name just made). */
 	fd = openat(parent_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -91,23 +94,33 @@ cg_create_at(int parent_fd, const char *name, int *ret_fd)
 	return 0;
 }
 
-int
-cg_write_max(int fd, uint64_t memory, uint64_t cpu, uint64_t pids)
+void
+cg_max_format(struct cg_max *m, uint64_t memory, uint64_t cpu, uint64_t pids)
 {
-	char mem[24] = "max", c[40] = "max 100000", p[24] = "max";
-	int r;
-
+	*m = (struct cg_max){ "max", "max 100000", "max" };
 	if (memory != UINT64_MAX)
-		(void) snprintf(mem, sizeof(mem), "%" PRIu64, memory);
+		(void) snprintf(m->memory, sizeof(m->memory), "%" PRIu64, memory);
 	if (cpu != UINT64_MAX)
-		(void) snprintf(c, sizeof(c), "%" PRIu64 " 100000", cpu * 1000);
+		(void) snprintf(m->cpu, sizeof(m->cpu), "%" PRIu64 " 100000", cpu * 1000);
 	if (pids != UINT64_MAX)
-		(void) snprintf(p, sizeof(p), "%" PRIu64, pids);
-	r = priv_write_at(fd, "memory.max", mem);
-	if (r == 0)
-		r = priv_write_at(fd, "cpu.max", c);
-	if (r == 0)
-		r = priv_write_at(fd, "pids.max", p);
+		(void) snprintf(m->pids, sizeof(m->pids), "%" PRIu64, pids);
+}
+
+int
+cg_write_fds(int *fds, const char *const *values, size_t n)
+{
+	int r = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		size_t len = strlen(values[i]);
+		ssize_t w;
+
+		if (r == 0 && fds[i] < 0)
+			r = fds[i];
+		else if (r == 0 && (w = write(fds[i], values[i], len)) != (ssize_t) len)
+			r = w < 0 ? -errno : -EIO;
+		fds[i] = safe_close(fds[i]);
+	}
 	return r;
 }
 
@@ -125,23 +138,25 @@ cg_user_level(int root_fd, uid_t uid, int *fdp)
 	 * lock (user.c); it stays after the user's last sandbox (session.c).  A subdirectory
 	 * of the checked cgroup2 root: cgroup2 too (only root could mount anything on it). */
 	if (fd < 0) {
+		r = priv_mkdirat(root_fd, name, 0755);
+		if (r < 0 && r != -EEXIST)
+			return r;
 		fd = priv_openat(root_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW, 0);
-		if (fd == -ENOENT) {
-			r = priv_mkdirat(root_fd, name, 0755);
-			fd = r == 0 || r == -EEXIST
-				     ? priv_openat(root_fd, name,
-						   O_RDONLY | O_DIRECTORY | O_NOFOLLOW, 0)
-				     : r;
-		}
 		if (fd < 0)
 			return fd;
 	}
 	if (fstat(fd, &st) < 0)
 		return -errno;
 	/* New, or left half-made by a helper killed mid-way (the 0700 parent kept the user
-	 * out of it meanwhile): hand it to root. */
+	 * out of it meanwhile): enable the controllers for the leaves (without them the limit
+	 * files do not exist in leaves), then hand it to root.  A level that is root's has
+	 * had both. */
 	if (st.st_uid != 0 || st.st_gid != 0 || (st.st_mode & 07777) != 0755) {
-		r = cg_take(fd);
+		int sc = priv_openat(fd, "cgroup.subtree_control", O_WRONLY | O_NOFOLLOW, 0);
+
+		r = cg_write_fds(&sc, (const char *const[]){ "+cpu +memory +pids" }, 1);
+		if (r == 0)
+			r = cg_take(fd);
 		if (r < 0)
 			return r;
 	}
@@ -164,22 +179,25 @@ cg_remove_at(int parent_fd, const char *name)
 	}
 }
 
-void
-cg_remove_children(int fd)
+int
+cg_remove_tree_at(int parent_fd, const char *name)
 {
-	struct dir_iter it = { .fd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC) };
+	struct dir_iter it = { .fd = openat(parent_fd, name,
+					    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) };
 	unsigned char type;
-	const char *name;
+	const char *child;
 
-	/* Emptied already (populated 0 counts the whole subtree): only rmdir is left. */
-	while (it.fd >= 0 && (name = dir_next(&it, &type)) != NULL)
+	/* A session level's calls, emptied with it (populated 0 counts the whole subtree):
+	 * only rmdir is left. */
+	while (it.fd >= 0 && (child = dir_next(&it, &type)) != NULL)
 		if (type == DT_DIR)
-			(void) cg_remove_at(fd, name);
+			(void) cg_remove_at(it.fd, child);
 	safe_close(it.fd);
+	return cg_remove_at(parent_fd, name);
 }
 
 int
-cg_destroy_at(int parent_fd, const char *name)
+cg_kill_wait_at(int parent_fd, const char *name)
 {
 	_cleanup_close_ int leaf = -EBADF, kfd = -EBADF, efd = -EBADF;
 	int r;
@@ -195,13 +213,5 @@ cg_destroy_at(int parent_fd, const char *name)
 	if (efd < 0)
 		return efd;
 	r = cg_kill_fd(kfd);
-	if (r == 0)
-		r = cg_wait_empty(efd, 10000);
-	if (r == 0)
-		r = priv_unlinkat(parent_fd, name, AT_REMOVEDIR);
-	if (r == -EBUSY) { /* a session level's calls, or tasks still dying */
-		cg_remove_children(leaf);
-		r = cg_remove_at(parent_fd, name);
-	}
-	return r == -ENOENT ? 0 : r;
+	return r < 0 ? r : cg_wait_empty(efd, 10000);
 }

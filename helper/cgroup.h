@@ -14,22 +14,31 @@
  * be cgroup2, root-owned, not group/other-writable (-EXDEV when not cgroup2); its
  * cgroup.subtree_control goes to subtree. */
 int cg_open_root(const char *root, int *ret_fd, char *subtree, size_t len);
-/* mkdir <parent>/<name> (must not exist), hand it and every file in it to 0:0, return an
- * O_RDONLY|O_DIRECTORY fd. */
-int cg_create_at(int parent_fd, const char *name, int *ret_fd);
-/* Write memory.max, cpu.max (cpu in percent of one CPU per 100 ms period) and pids.max of
- * the cgroup behind fd (root-owned, held by us); UINT64_MAX writes "max". */
-int cg_write_max(int fd, uint64_t memory, uint64_t cpu, uint64_t pids);
+/* mkdir <parent>/<name> (must not exist; a name of cg_name_new()'s form). */
+int cg_create_at(int parent_fd, const char *name);
+/* Hand the cgroup <parent>/<name> we just made and every file in it to 0:0, and return an
+ * O_RDONLY|O_DIRECTORY fd of it. */
+int cg_take_at(int parent_fd, const char *name, int *ret_fd);
+/* The values of memory.max, cpu.max (cpu in percent of one CPU per 100 ms period) and
+ * pids.max; UINT64_MAX is "max". */
+struct cg_max {
+	char memory[24], cpu[40], pids[24];
+};
+void cg_max_format(struct cg_max *m, uint64_t memory, uint64_t cpu, uint64_t pids);
+/* Write values[i] into fds[i] (files of a cgroup, from priv_openat_each()) with one write(2)
+ * each, and close them all: 0, or the first -errno (an fd that is one too). */
+int cg_write_fds(int *fds, const char *const *values, size_t n);
 /* Open (unless *fdp is already an fd of it; making it if missing) the per-user level
- * <root>/<uid>, and make sure it is root-owned 0755.  Its controllers and totals are
- * user.c's (write_totals()).  *fdp is -EBADF on failure. */
+ * <root>/<uid>, and make sure it is root-owned 0755, its controllers enabled for the
+ * leaves when it is made.  Its totals are user.c's (user_write_totals()).  *fdp is -EBADF
+ * on failure. */
 int cg_user_level(int root_fd, uid_t uid, int *fdp);
 /* rmdir <parent>/<name>, retrying EBUSY a few times over at most ~1 s. */
 int cg_remove_at(int parent_fd, const char *name);
-/* rmdir every child cgroup of the emptied cgroup fd (a session level's calls). */
-void cg_remove_children(int fd);
-/* Kill, wait for, and remove <parent>/<name> (a leftover), whatever it holds: no helper
- * moves a process into a leaf, so a process of another uid in it got there from inside
- * (a user namespace and the user's subuid range) or by root's hand, and the leftover's
- * deadline and the user's count of sandboxes must not depend on it. */
-int cg_destroy_at(int parent_fd, const char *name);
+/* The same, after rmdir of its child cgroups (a session level's calls), emptied already. */
+int cg_remove_tree_at(int parent_fd, const char *name);
+/* Kill and wait for <parent>/<name> (a leftover), whatever it holds: no helper moves a
+ * process into a leaf, so a process of another uid in it got there from inside (a user
+ * namespace and the user's subuid range) or by root's hand, and the leftover's deadline and
+ * the user's count of sandboxes must not depend on it.  0 when there is no such leaf. */
+int cg_kill_wait_at(int parent_fd, const char *name);

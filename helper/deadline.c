@@ -20,12 +20,10 @@
 
 #include "cgroup-util.h"
 #include "deadline-record.h"
-#include "deadline.h"
 #include "dir-util.h"
 #include "log.h"
 #include "macro.h"
 #include "priv.h"
-#include "rootdir.h"
 #include "session.h"
 #include "time-util.h"
 
@@ -71,13 +69,6 @@ deadline_record(struct session *s)
 	if (r == 0 && write(fd, text, len) != (ssize_t) len)
 		r = neg_errno();
 	return r < 0 ? r : priv_link_fd(fd, s->deadline_fd, s->id);
-}
-
-void
-deadline_forget(int dfd, const char *id)
-{
-	if (dfd >= 0 && deadline_name_is_valid(id))
-		(void) priv_unlinkat(dfd, id, 0);
 }
 
 /* cgroup.kill the leaf rec names, if it still is one of ours named name. */

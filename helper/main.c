@@ -26,10 +26,9 @@
 #include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
-#include <sys/time.h>
 #include <unistd.h>
 
-#include "caps.h"
+#include "priv.h"
 #include "cgroup.h"
 #include "deadline-record.h"
 #include "log.h"
@@ -45,17 +44,16 @@
 
 /* How long poll() may wait: the idle deadline before SPAWN, the timeout backstop after. */
 static int
-wait_ms(const struct session *s, uint64_t deadline)
+wait_ms(const struct session *s)
 {
-	uint64_t now;
+	uint64_t now, end = s->backstop_ms;
 
 	if (!s->attached)
 		return IDLE_MS;
-	if (deadline == 0)
+	if (end == 0)
 		return -1;
 	now = mono_ms();
-	return now >= deadline ? 0
-			       : (int) (deadline - now < INT32_MAX ? deadline - now : INT32_MAX);
+	return now >= end ? 0 : (int) (end - now < INT32_MAX ? end - now : INT32_MAX);
 }
 
 /* The signals the helper blocks for its whole life (read from its signalfd): SIGTERM/
@@ -125,27 +123,24 @@ check_privilege(struct session *s)
 	char missing[128];
 	bool caps = caps_init(missing, sizeof(missing)) == 0;
 
-	if (prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) != 0) {
-		s->refusal = EPERM;
-		snprintf(s->refusal_msg, sizeof(s->refusal_msg),
-			 "no_new_privs is set, so the kernel withheld the helper's file "
-			 "capabilities; run sandcap outside NoNewPrivileges=/bubblewrap/docker "
-			 "--security-opt no-new-privileges");
-	} else if (!in_initial_userns()) {
-		s->refusal = EPERM;
-		snprintf(s->refusal_msg, sizeof(s->refusal_msg),
-			 "running inside a user namespace, where file capabilities do not "
-			 "count; run sandcap on the host, outside containers and unshare -U");
-	} else if (!caps) {
-		s->refusal = EPERM;
-		snprintf(s->refusal_msg, sizeof(s->refusal_msg),
-			 "missing permitted capabilities:%s (under ptrace, on a nosuid mount, or "
-			 "not installed with them); the admin can fix it with: setcap "
-			 "cap_dac_override,cap_chown,cap_sys_admin,cap_net_admin,cap_bpf=p %s",
-			 missing, SC_HELPER_PATH);
-	}
-	if (s->refusal != 0)
-		(void) fprintf(stderr, "sandcap-helper: %s\n", s->refusal_msg);
+	if (prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) != 0)
+		s->refusal = refuse(
+			s->refusal_msg, sizeof(s->refusal_msg), EPERM,
+			"no_new_privs is set, so the kernel withheld the helper's file "
+			"capabilities; run sandcap outside NoNewPrivileges=/bubblewrap/docker "
+			"--security-opt no-new-privileges");
+	else if (!in_initial_userns())
+		s->refusal =
+			refuse(s->refusal_msg, sizeof(s->refusal_msg), EPERM,
+			       "running inside a user namespace, where file capabilities do not "
+			       "count; run sandcap on the host, outside containers and unshare -U");
+	else if (!caps)
+		s->refusal = refuse(
+			s->refusal_msg, sizeof(s->refusal_msg), EPERM,
+			"missing permitted capabilities:%s (under ptrace, on a nosuid mount, or "
+			"not installed with them); the admin can fix it with: setcap "
+			"cap_dac_override,cap_chown,cap_sys_admin,cap_net_admin,cap_bpf=p %s",
+			missing, SC_HELPER_PATH);
 }
 
 /* Limits of the user's that a session cannot work under are refused at HELLO with the fix,
@@ -158,14 +153,12 @@ check_limits(struct session *s)
 {
 	struct rlimit rl;
 
-	if (s->refusal == 0 && getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < 64) {
-		s->refusal = EMFILE;
-		snprintf(s->refusal_msg, sizeof(s->refusal_msg),
-			 "RLIMIT_NOFILE is %llu, below "
-			 "the 64 the helper needs; raise it (ulimit -n 64) before sandcap",
-			 (unsigned long long) rl.rlim_cur);
-		(void) fprintf(stderr, "sandcap-helper: %s\n", s->refusal_msg);
-	}
+	if (s->refusal == 0 && getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < 64)
+		s->refusal =
+			refuse(s->refusal_msg, sizeof(s->refusal_msg), EMFILE,
+			       "RLIMIT_NOFILE is %llu, below the 64 the helper needs; raise it "
+			       "(ulimit -n 64) before sandcap",
+			       (unsigned long long) rl.rlim_cur);
 }
 
 static int
@@ -191,12 +184,11 @@ check_socket(struct session *s)
 	 * process becomes its child (CLONE_PARENT), so the caller's. */
 	/* AT_UID: the real uid the kernel gave us at exec, which nothing can change since (we
 	 * hold no CAP_SETUID). */
-	if (cred.pid != getppid() || cred.uid != (uid_t) getauxval(AT_UID)) {
-		s->refusal = EPERM;
-		snprintf(s->refusal_msg, sizeof(s->refusal_msg),
-			 "the socket on fd 3 is not "
-			 "connected to the process that started the helper");
-	}
+	if (cred.pid != getppid() || cred.uid != (uid_t) getauxval(AT_UID))
+		s->refusal =
+			refuse(s->refusal_msg, sizeof(s->refusal_msg), EPERM,
+			       "the socket on fd 3 is not connected to the process that started "
+			       "the helper");
 	return 0;
 }
 
@@ -236,6 +228,8 @@ main(int argc, char **argv)
 	}
 	check_privilege(s);
 	check_limits(s);
+	if (s->refusal != 0)
+		(void) fprintf(stderr, "sandcap-helper: %s\n", s->refusal_msg);
 
 	/* SIGTERM/SIGHUP: tear down and exit.  SIGINT/SIGQUIT from the terminal reach the
 	 * whole foreground group: sandcap handles them and tells us; we ignore them.  All four
@@ -245,9 +239,6 @@ main(int argc, char **argv)
 	if (sfd < 0)
 		return EXIT_FAILURE;
 
-	uint64_t deadline = 0; /* timeout backstop; 0 = none (yet) */
-	bool backstop_fired = false;
-
 	for (;;) {
 		struct pollfd p[2] = { { .fd = SOCK_FD, .events = POLLIN },
 				       { .fd = sfd, .events = POLLIN } };
@@ -255,9 +246,7 @@ main(int argc, char **argv)
 		int fds[WIRE_FDS_MAX], status = 0, r;
 		size_t nfds = 0;
 
-		if (s->attached && deadline == 0 && !backstop_fired && s->eff.v[POLICY_TIMEOUT] > 0)
-			deadline = mono_ms() + s->eff.v[POLICY_TIMEOUT] + DEADLINE_BACKSTOP_MS;
-		r = poll(p, 2, backstop_fired ? -1 : wait_ms(s, deadline));
+		r = poll(p, 2, wait_ms(s));
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0)
@@ -266,7 +255,7 @@ main(int argc, char **argv)
 			finish(s, "idle client");
 		if (r == 0) {
 			/* Past the policy's timeout and the backstop: sandcap did not end it. */
-			backstop_fired = true;
+			s->backstop_ms = 0;
 			log_notice("uid %u: %s outlived its timeout by %d s: killing it",
 				   (unsigned) s->uid, s->id, DEADLINE_BACKSTOP_MS / 1000);
 			(void) cg_kill_fd(s->kill_fd);

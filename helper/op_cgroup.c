@@ -11,35 +11,33 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <unistd.h>
 
 #include "priv.h"
-#include "deadline.h"
 #include "cgroup.h"
 #include "log.h"
 #include "macro.h"
-#include "op_net.h"
 #include "parse-util.h"
 #include "session.h"
 
-/* Why the caller's lookup failed, for the refusal. */
-static void
+/* Why the caller's lookup failed, for the refusal (-EPERM). */
+static int
 lookup_failed(const struct session *s, const struct policy_caller *c, int r, char *msg,
 	      size_t msglen)
 {
 	if (r == -ENOENT)
-		snprintf(msg, msglen, "uid %u has no (usable) user name", (unsigned) s->uid);
-	else if (r == -E2BIG)
-		snprintf(msg, msglen, "user %s is in more than %d groups", c->user,
-			 POLICY_GROUPS_MAX);
-	else if (c->user != NULL && r != -ENOMEM)
-		snprintf(msg, msglen, "cannot look up group %u of user %s: %s",
-			 (unsigned) c->failed_gid, c->user, strerror(-r));
-	else
-		snprintf(msg, msglen, "cannot look up uid %u: %s", (unsigned) s->uid, strerror(-r));
+		return refuse(msg, msglen, -EPERM, "uid %u has no (usable) user name",
+			      (unsigned) s->uid);
+	if (r == -E2BIG)
+		return refuse(msg, msglen, -EPERM, "user %s is in more than %d groups", c->user,
+			      POLICY_GROUPS_MAX);
+	if (c->user != NULL && r != -ENOMEM)
+		return refuse(msg, msglen, -EPERM, "cannot look up group %u of user %s: %s",
+			      (unsigned) c->failed_gid, c->user, strerror(-r));
+	return refuse(msg, msglen, -EPERM, "cannot look up uid %u: %s", (unsigned) s->uid,
+		      strerror(-r));
 }
 
 /* Look up the caller's names through NSS (the environment is already cleared), when the
@@ -60,18 +58,14 @@ resolve_caller(struct session *s, char *msg, size_t msglen)
 	if (policy_names_users(s->policy) || policy_names_groups(s->policy)) {
 		r = policy_caller_lookup(s->uid, policy_names_groups(s->policy), POLICY_GROUPS_MAX,
 					 &c);
-		if (r < 0) {
-			lookup_failed(s, &c, r, msg, msglen);
-			return -EPERM;
-		}
+		if (r < 0)
+			return lookup_failed(s, &c, r, msg, msglen);
 		subj = policy_caller_subject(&c);
 	}
 	policy_resolve(s->policy, &subj, &s->res);
-	if (!s->res.allowed) {
-		snprintf(msg, msglen, "user %s may not run sandboxes: %s",
-			 subj.user != NULL ? subj.user : user, s->res.deny_reason);
-		return -EPERM;
-	}
+	if (!s->res.allowed)
+		return refuse(msg, msglen, -EPERM, "user %s may not run sandboxes: %s",
+			      subj.user != NULL ? subj.user : user, s->res.deny_reason);
 	return 0;
 }
 
@@ -99,10 +93,10 @@ load_policy(struct session *s, char *msg, size_t msglen)
  * root-owned 0700) and its cgroup.subtree_control, the per-user level <uid> in it,
  * workspace_root/.locks (workspace_root checked before: root-owned, not writable by group
  * or other), and SC_DEADLINE_DIR (a build-time path).  Fixed names under root-owned
- * directories no user can write, opened O_NOFOLLOW; nothing is created.  .locks and
- * SC_DEADLINE_DIR are the packages' and sandcap-setup's (checked by ws_locks_dir(), which
- * then opens the per-user lock file in it, and deadline_record()); the per-user level is
- * made at CREATE under the per-user lock (cg_user_level()). */
+ * directories no user can write, opened O_NOFOLLOW; nothing is created but the per-user
+ * lock file.  .locks and SC_DEADLINE_DIR are the packages' and sandcap-setup's (checked
+ * here and by deadline_record()); the per-user dirs are made at CREATE under the per-user
+ * lock (user_prepare()). */
 static int
 open_dirs(struct session *s, char *msg, size_t msglen)
 {
@@ -114,34 +108,46 @@ open_dirs(struct session *s, char *msg, size_t msglen)
 	r = ws_root_open(s, msg, msglen);
 	if (r < 0)
 		return r;
+	(void) snprintf(name, sizeof(name), "%u", (unsigned) s->uid);
 	r = cg_open_root(root, &s->cgroot_fd, buf, sizeof(buf));
-	if (r == 0) {
-		(void) snprintf(name, sizeof(name), "%u", (unsigned) s->uid);
+	if (r == 0)
 		s->ucg_fd = priv_openat(s->cgroot_fd, name, dir, 0);
-	}
+	/* workspace_root/<uid> as the per-user level: if a session of the user made them (and
+	 * handed the dir to root), for reclaim_leftovers(), which runs outside the per-user
+	 * lock; user_prepare() makes what is missing, under it. */
+	s->uiddir_fd = openat(s->wsroot_fd, name, dir | O_CLOEXEC);
+	if (s->uiddir_fd >= 0 && dir_check_root(s->uiddir_fd, 0755) < 0)
+		s->uiddir_fd = safe_close(s->uiddir_fd);
 	s->lockdir_fd = priv_openat(s->wsroot_fd, ".locks", dir, 0);
 	s->deadline_fd = priv_openat(AT_FDCWD, SC_DEADLINE_DIR, dir, 0);
-	if (r < 0) {
-		snprintf(msg, msglen, "cgroup_root %s: %s", root,
-			 r == -EXDEV    ? "not on cgroup v2 (mount cgroup2 at /sys/fs/cgroup)"
-			 : r == -EPERM  ? "must be owned by root with mode 0700 (run sandcap-setup)"
-			 : r == -ENOENT ? "does not exist: the admin must create the delegated "
-					  "parent (run sandcap-setup)"
-					: strerror(-r));
-		return -ENOTSUP;
-	}
+	if (r < 0)
+		return refuse(
+			msg, msglen, -ENOTSUP, "cgroup_root %s: %s", root,
+			r == -EXDEV    ? "not on cgroup v2 (mount cgroup2 at /sys/fs/cgroup)"
+			: r == -EPERM  ? "must be owned by root with mode 0700 (run sandcap-setup)"
+			: r == -ENOENT ? "does not exist: the admin must create the delegated "
+					 "parent (run sandcap-setup)"
+				       : strerror(-r));
 	/* No lock is held on the shared parent: helpers of different users share nothing
 	 * they could wait for (user.c). */
 	/* Without the controllers enabled the limit files do not exist in leaves. */
-	if (!word_in_list(buf, "memory") || !word_in_list(buf, "pids") ||
-	    !word_in_list(buf, "cpu")) {
-		snprintf(msg, msglen,
-			 "cgroup_root %s does not delegate the cpu, memory and pids "
-			 "controllers (echo '+cpu +memory +pids' > %s/cgroup.subtree_control)",
-			 root, root);
-		return -ENOTSUP;
-	}
-	return ws_locks_dir(s, msg, msglen);
+	if (!word_in_list(buf, "memory") || !word_in_list(buf, "pids") || !word_in_list(buf, "cpu"))
+		return refuse(msg, msglen, -ENOTSUP,
+			      "cgroup_root %s does not delegate the cpu, memory and pids "
+			      "controllers (echo '+cpu +memory +pids' > %s/cgroup.subtree_control)",
+			      root, root);
+	r = s->lockdir_fd < 0 ? s->lockdir_fd : dir_check_root(s->lockdir_fd, 0700);
+	if (r < 0)
+		return refuse(msg, msglen, -ENOTSUP,
+			      "%s/.locks: %s; it must exist, owned by root with mode 0700 "
+			      "(run sandcap-setup, or reinstall the sandcap package)",
+			      policy_workspace_root(s->policy), strerror(-r));
+	/* The per-user lock file (user.c): the one name created at HELLO. */
+	(void) snprintf(name, sizeof(name), "user-%u.lock", (unsigned) s->uid);
+	s->ulock_fd = priv_openat(s->lockdir_fd, name, O_RDWR | O_CREAT | O_NOFOLLOW, 0600);
+	if (s->ulock_fd < 0)
+		snprintf(msg, msglen, "cannot open the per-user lock: %s", strerror(-s->ulock_fd));
+	return s->ulock_fd < 0 ? s->ulock_fd : 0;
 }
 
 int
@@ -153,17 +159,13 @@ op_hello(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr *
 
 	if (wire_get_u32(rd, &version) < 0 || wire_get_end(rd) < 0)
 		return -EBADMSG;
-	if (version != WIRE_VERSION) {
-		snprintf(msg, msglen,
-			 "protocol version %u not supported (helper speaks %u): "
-			 "sandcap and sandcap-helper come from different releases",
-			 version, (unsigned) WIRE_VERSION);
-		return -EPROTONOSUPPORT;
-	}
-	if (s->refusal != 0) {
-		snprintf(msg, msglen, "%s", s->refusal_msg);
-		return -s->refusal;
-	}
+	if (version != WIRE_VERSION)
+		return refuse(msg, msglen, -EPROTONOSUPPORT,
+			      "protocol version %u not supported (helper speaks %u): "
+			      "sandcap and sandcap-helper come from different releases",
+			      version, (unsigned) WIRE_VERSION);
+	if (s->refusal != 0)
+		return refuse(msg, msglen, -s->refusal, "%s", s->refusal_msg);
 	r = load_policy(s, msg, msglen);
 	if (r == 0)
 		r = resolve_caller(s, msg, msglen);
@@ -175,87 +177,161 @@ op_hello(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr *
 	return 0;
 }
 
-/* Five files of fixed names in the leaf we created in this request and hold by fd, root's
- * since cg_create_at(), under root's 0700 parent: nothing the user controls decides what
- * any of them resolves to. */
+/* Six files of fixed names in the leaf we created in this request and hold by fd, root's
+ * since cg_take_at(), under root's 0700 parent: nothing the user controls decides what any
+ * of them resolves to.  cgroup.kill is opened now while we can (permission is checked at
+ * open) and kept. */
 static int
 write_limits(struct session *s, char *note, size_t notelen)
 {
+	static const char *const files[] = { "memory.max",       "cpu.max",     "pids.max",
+					     "memory.oom.group", "cgroup.kill", "memory.swap.max" };
 	const uint64_t *v = s->eff.v;
-	int r;
+	int fds[ELEMENTSOF(files)], r;
+	struct cg_max m;
 
 	/* 0 in a sandbox's limits is "no limit". */
-	r = cg_write_max(s->leaf_fd, v[POLICY_MEMORY] ? v[POLICY_MEMORY] : UINT64_MAX,
-			 v[POLICY_CPU] ? v[POLICY_CPU] : UINT64_MAX,
-			 v[POLICY_PIDS] ? v[POLICY_PIDS] : UINT64_MAX);
-	if (r == 0) {
-		r = priv_write_at(s->leaf_fd, "memory.swap.max", "0");
-		/* Absent when swap accounting is off (or no swap controller): then no swap
-		 * can be charged to the leaf anyway only if there is no swap; we accept and
-		 * say so in the reply rather than fail. */
-		if (r == -ENOENT) {
-			(void) snprintf(note, notelen,
-					"swap: not accounted (memory.swap.max absent)");
-			r = 0;
-		}
-	}
-	if (r == 0)
-		r = priv_write_at(s->leaf_fd, "memory.oom.group", "1");
-	return r;
+	cg_max_format(&m, v[POLICY_MEMORY] ? v[POLICY_MEMORY] : UINT64_MAX,
+		      v[POLICY_CPU] ? v[POLICY_CPU] : UINT64_MAX,
+		      v[POLICY_PIDS] ? v[POLICY_PIDS] : UINT64_MAX);
+	priv_openat_each(s->leaf_fd, files, ELEMENTSOF(files), O_WRONLY, fds);
+	s->kill_fd = fds[4];
+	r = cg_write_fds(fds, (const char *const[]){ m.memory, m.cpu, m.pids, "1" }, 4);
+	/* memory.swap.max is absent when swap accounting is off (or no swap controller): then
+	 * no swap can be charged to the leaf only if there is no swap; we accept and say so in
+	 * the reply rather than fail. */
+	if (fds[5] == -ENOENT)
+		(void) snprintf(note, notelen, "swap: not accounted (memory.swap.max absent)");
+	else if (r == 0)
+		r = cg_write_fds(&fds[5], (const char *const[]){ "0" }, 1);
+	(void) safe_close(fds[5]);
+	return r < 0 ? r : s->kill_fd < 0 ? s->kill_fd : 0;
 }
 
-/* The lock file (a fresh name, O_CREAT|O_EXCL|O_NOFOLLOW, in root's 0700 .locks), the leaf
- * (mkdir of a fresh name in the root-owned per-user level, handed to root by cg_take()),
- * its limits, its cgroup.kill, opened now while we can (permission is checked at open), and
- * the workspace (ws_mount(): a mount point staged in .locks, a new tmpfs on it).  Every
- * object is made by the helper in this request and reached through an fd it holds; no name
- * the user controls is resolved and nothing of the user's is read.  *ret_step names the
- * failed step. */
+/* The sandbox's lock file: made without a name in root's 0700 .locks, locked, and only then
+ * linked as <id>.lock (a fresh name: -EEXIST otherwise), so that no helper ever finds it
+ * unlocked while this session lives (reclaim_leftovers()). */
 static int
-make_leaf(struct session *s, const char **ret_step, char *note, size_t notelen, char *wsnote,
-	  size_t wsnotelen)
+make_lock(struct session *s)
 {
 	char lock[CG_NAME_MAX + 8];
 	int r;
 
-	/* Order matters for reclaim: lock first, then the leaf, then the workspace; teardown
-	 * undoes them in reverse, so a leaf never exists without its lock file. */
-	*ret_step = "lock";
-	(void) snprintf(lock, sizeof(lock), "%s.lock", s->id);
-	s->lock_fd = priv_openat(s->lockdir_fd, lock, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW, 0600);
+	s->lock_fd = priv_openat(s->lockdir_fd, ".", O_TMPFILE | O_RDWR, 0600);
 	if (s->lock_fd < 0)
 		return s->lock_fd;
 	if (flock(s->lock_fd, LOCK_EX | LOCK_NB) < 0)
 		return -errno;
-	*ret_step = "create cgroup";
-	r = cg_create_at(s->ucg_fd, s->id, &s->leaf_fd);
+	(void) snprintf(lock, sizeof(lock), "%s.lock", s->id);
+	r = priv_link_fd(s->lock_fd, s->lockdir_fd, lock);
 	if (r < 0)
-		return r;
-	s->leaf_created = true;
-	*ret_step = "limits";
-	r = write_limits(s, note, notelen);
-	/* A session level holds only its calls' leaves (the kernel then refuses SPAWN in it). */
-	if (r == 0 && s->role == WIRE_SESSION_LEVEL)
-		r = priv_write_at(s->leaf_fd, "cgroup.subtree_control", "+cpu +memory +pids");
-	if (r < 0)
-		return r;
-	*ret_step = "cgroup.kill";
-	s->kill_fd = priv_openat(s->leaf_fd, "cgroup.kill", O_WRONLY | O_NOFOLLOW, 0);
-	if (s->kill_fd < 0)
-		return s->kill_fd;
-	*ret_step = "workspace";
-	/* A call works in its session's workspace; its deadline record names a path of its
-	 * own, never mounted, so the reaper cannot unmount the session's. */
-	if (s->role == WIRE_SESSION_CALL) {
-		(void) snprintf(s->ws_path, sizeof(s->ws_path), "%s/%u/%s",
-				policy_workspace_root(s->policy), (unsigned) s->uid, s->id);
-		return 0;
-	}
-	return ws_mount(s, wsnote, wsnotelen);
+		s->lock_fd = safe_close(s->lock_fd); /* not ours to remove at teardown */
+	return r;
 }
 
-static int create_locked(struct session *s, uint32_t net, uint16_t proxy_port, const uint64_t *req,
-			 char *msg, size_t msglen);
+/* Under the per-user lock: the per-user dirs, the count against the sandboxes ceiling and
+ * the new leaf's mkdir; nothing else, so that the user's other helpers wait briefly. */
+static int
+create_locked(struct session *s, const uint64_t *req, char *msg, size_t msglen)
+{
+	unsigned live = 0;
+	int r;
+
+	r = user_prepare(s, msg, msglen);
+	if (r < 0)
+		return r;
+	/* A call is counted in its session, which counts as one sandbox. */
+	if (s->role == WIRE_SESSION_CALL)
+		return session_join(s, req, msg, msglen) ?: cg_create_at(s->ucg_fd, s->id);
+	r = user_count(s, &live);
+	if (r < 0)
+		return log_error_errno(r, "uid %u: cannot list leaves: %m", (unsigned) s->uid);
+	if (s->res.sandboxes != 0 && live >= s->res.sandboxes)
+		return refuse(msg, msglen, -EUSERS,
+			      "too many sandboxes: %u already running, the ceiling is %" PRIu64
+			      " set by %s",
+			      live, s->res.sandboxes, s->res.sandboxes_src);
+	r = cg_create_at(s->ucg_fd, s->id);
+	if (r < 0)
+		return log_error_errno(r, "uid %u: create cgroup %s: %m", (unsigned) s->uid, s->id);
+	return 0;
+}
+
+/* What follows the leaf's mkdir, outside the per-user lock: the leaf handed to root
+ * (cg_take_at()), its limits and cgroup.kill, the workspace (ws_mount(): a mount point
+ * staged in .locks, a new tmpfs on it), the net programs, the deadline record and the
+ * user's totals.  Every object is made by the helper in this request and reached through an
+ * fd it holds; no name the user controls is resolved and nothing of the user's is read. */
+static int
+create_rest(struct session *s, uint32_t net, uint16_t proxy_port, char *msg, size_t msglen)
+{
+	char note[128] = "", wsnote[128] = "";
+	int r;
+
+	r = cg_take_at(s->ucg_fd, s->id, &s->leaf_fd);
+	if (r < 0)
+		return log_error_errno(r, "uid %u: take cgroup %s: %m", (unsigned) s->uid, s->id);
+	r = write_limits(s, note, sizeof(note));
+	if (r < 0)
+		return refuse(msg, msglen, r == -ENOENT ? -ENOTSUP : r,
+			      "cannot write the limits of cgroup %s: %s%s", s->id, strerror(-r),
+			      r == -ENOENT ? " (a controller is not enabled in cgroup_root)" : "");
+	/* A session level holds only its calls' leaves (the kernel then refuses SPAWN in it). */
+	if (s->role == WIRE_SESSION_LEVEL) {
+		int fd = priv_openat(s->leaf_fd, "cgroup.subtree_control", O_WRONLY | O_NOFOLLOW, 0);
+
+		r = cg_write_fds(&fd, (const char *const[]){ "+cpu +memory +pids" }, 1);
+		if (r < 0)
+			return refuse(msg, msglen, r, "cannot enable controllers in session %s: %s",
+				      s->id, strerror(-r));
+	}
+	/* A call works in its session's workspace; its deadline record names a path of its
+	 * own, never mounted, so that reaping a call cannot unmount the session's. */
+	if (s->role == WIRE_SESSION_CALL)
+		(void) snprintf(s->ws_path, sizeof(s->ws_path), "%s/%u/%s",
+				policy_workspace_root(s->policy), (unsigned) s->uid, s->id);
+	else
+		r = ws_mount(s, wsnote, sizeof(wsnote));
+	if (r < 0)
+		return refuse(
+			msg, msglen,
+			log_error_errno(r, "uid %u: workspace of %s: %m", (unsigned) s->uid, s->id),
+			"cannot mount the workspace: %s", strerror(-r));
+	s->events_fd = openat(s->leaf_fd, "cgroup.events", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (s->events_fd < 0)
+		return refuse(msg, msglen, -ENOTSUP,
+			      "cgroup.events: %m (kernel 5.14 or later needed)");
+	r = net_attach(s, net, proxy_port, msg, msglen); /* before any process is in it */
+	if (r < 0)
+		return r;
+	/* For sandcap-reaper and other users' helpers: the user can stop us, not them. */
+	r = deadline_record(s);
+	if (r < 0) {
+		snprintf(
+			msg, msglen, "cannot record the sandbox's deadline in %s: %s%s",
+			SC_DEADLINE_DIR, strerror(-r),
+			r == -EFBIG ? " (RLIMIT_FSIZE: raise it "
+				      "with ulimit -f unlimited before sandcap)"
+			: r == -ENOENT || r == -EPERM
+				? " (it must exist, owned by root with mode 0700: run sandcap-setup, or "
+				  "reinstall the sandcap package)"
+				: "");
+		return r;
+	}
+	/* The totals need no lock: every helper of the user writes the same policy's (a
+	 * call's s->ucg_fd is its session level, whose limits are not the user's totals). */
+	r = s->role == WIRE_SESSION_CALL ? 0 : user_write_totals(s, msg, msglen);
+	if (r < 0)
+		return r;
+	(void) snprintf(s->enforcement, sizeof(s->enforcement), "%s%s%s", note,
+			note[0] && wsnote[0] ? "; " : "", wsnote);
+	/* One line for the request's privileged actions. */
+	log_info("uid %u: created sandbox %s (cgroup, workspace %s) memory=%" PRIu64 " cpu=%" PRIu64
+		 "%% pids=%" PRIu64 " disk=%" PRIu64,
+		 (unsigned) s->uid, s->id, s->ws_path, s->eff.v[POLICY_MEMORY],
+		 s->eff.v[POLICY_CPU], s->eff.v[POLICY_PIDS], s->eff.v[POLICY_DISK]);
+	return 0;
+}
 
 int
 op_create(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr *body, char *msg,
@@ -264,8 +340,8 @@ op_create(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr 
 	static const enum policy_limit order[] = { POLICY_MEMORY, POLICY_CPU, POLICY_PIDS,
 						   POLICY_DISK, POLICY_TIMEOUT };
 	uint64_t req[_POLICY_LIMIT_MAX];
-	uint32_t net, fs, proxy_port;
 	char ws[sizeof(s->ws_path)];
+	uint32_t net, fs, proxy_port;
 	uint64_t page;
 	int r;
 
@@ -297,38 +373,46 @@ op_create(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr 
 	}
 	/* The policy's and sandcap's range (policy.h): cpu.max then holds at most 1024 s of
 	 * quota per 100 ms period, well inside the kernel's. */
-	if (s->eff.v[POLICY_CPU] > POLICY_CPU_MAX) {
-		snprintf(msg, msglen, "cpu %" PRIu64 "%% is out of range (1%% to %d%%)",
-			 s->eff.v[POLICY_CPU], POLICY_CPU_MAX);
-		return -EINVAL;
-	}
+	if (s->eff.v[POLICY_CPU] > POLICY_CPU_MAX)
+		return refuse(msg, msglen, -EINVAL,
+			      "cpu %" PRIu64 "%% is out of range (1%% to %d%%)",
+			      s->eff.v[POLICY_CPU], POLICY_CPU_MAX);
 	/* tmpfs rounds the workspace up to whole pages: never past the ceiling (then down). */
 	page = (uint64_t) sysconf(_SC_PAGESIZE);
 	r = policy_disk_pages(s->eff.v[POLICY_DISK], s->res.ceiling[POLICY_DISK], page,
 			      &s->eff.v[POLICY_DISK]);
-	if (r < 0) {
-		snprintf(msg, msglen,
-			 "disk: your ceiling (%" PRIu64 " bytes) is less than one "
-			 "page (%" PRIu64 " bytes), the smallest workspace there is; ask the admin",
-			 s->res.ceiling[POLICY_DISK], page);
-		return -EPERM;
-	}
+	if (r < 0)
+		return refuse(msg, msglen, -EPERM,
+			      "disk: your ceiling (%" PRIu64 " bytes) is less than one "
+			      "page (%" PRIu64
+			      " bytes), the smallest workspace there is; ask the admin",
+			      s->res.ceiling[POLICY_DISK], page);
 
 	deadline_reap_expired(s->deadline_fd); /* anyone's: a stopped helper enforces nothing */
+	/* Order matters for reclaim: the lock file first, then the leaf, then the workspace;
+	 * teardown undoes them in reverse, so a leaf never exists without its lock file. */
+	r = cg_name_new(s->uid, s->id, sizeof(s->id));
+	if (r == 0)
+		r = make_lock(s);
+	if (r < 0)
+		return log_error_errno(r, "uid %u: lock %s: %m", (unsigned) s->uid, s->id);
+	reclaim_leftovers(s);
 	/* Count and create under the per-user lock: two helpers of one user cannot both
-	 * pass the sandboxes ceiling.  Released before the reply is sent. */
+	 * pass the sandboxes ceiling. */
 	r = user_lock(s, msg, msglen);
 	if (r < 0)
 		return r;
-	r = create_locked(s, net, (uint16_t) proxy_port, req, msg, msglen);
-	user_unlock(s);
+	r = create_locked(s, req, msg, msglen);
+	(void) flock(s->ulock_fd, LOCK_UN);
+	if (r == 0)
+		r = create_rest(s, net, (uint16_t) proxy_port, msg, msglen);
 	if (r < 0)
 		return r;
 	/* A session level runs no process of its own: no idle deadline; its TTL is its timeout. */
 	s->attached = s->role == WIRE_SESSION_LEVEL;
-
 	(void) snprintf(ws, sizeof(ws), "%s/%u/%s", policy_workspace_root(s->policy),
 			(unsigned) s->uid, s->role == WIRE_SESSION_CALL ? s->join : s->id);
+
 	wire_put_str(body, s->id);
 	for (size_t i = 0; i < ELEMENTSOF(order); i++)
 		wire_put_u64(body, s->eff.v[order[i]]);
@@ -342,81 +426,6 @@ op_create(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr 
 	 * held would keep the tmpfs (and the pages charged to it) alive after teardown. */
 	s->reply_fds[0] = s->leaf_fd;
 	s->n_reply_fds = 1;
-	return 0;
-}
-
-static int
-create_locked(struct session *s, uint32_t net, uint16_t proxy_port, const uint64_t *req, char *msg,
-	      size_t msglen)
-{
-	char note[128] = "", wsnote[128] = "";
-	const char *step = "";
-	unsigned live = 0;
-	int r;
-
-	r = user_prepare(s, msg, msglen);
-	if (r < 0)
-		return r;
-	/* A call is counted in its session, which counts as one sandbox. */
-	r = s->role == WIRE_SESSION_CALL ? session_join(s, req, msg, msglen)
-					 : reclaim_and_count(s, &live);
-	if (r < 0 && s->role == WIRE_SESSION_CALL)
-		return r;
-	if (r < 0)
-		return log_error_errno(r, "uid %u: cannot list leaves: %m", (unsigned) s->uid);
-	if (s->res.sandboxes != 0 && live >= s->res.sandboxes) {
-		snprintf(msg, msglen,
-			 "too many sandboxes: %u already running, the ceiling is %" PRIu64
-			 " set by %s",
-			 live, s->res.sandboxes, s->res.sandboxes_src);
-		return -EUSERS;
-	}
-
-	r = cg_name_new(s->uid, s->id, sizeof(s->id));
-	if (r < 0)
-		return r;
-	r = make_leaf(s, &step, note, sizeof(note), wsnote, sizeof(wsnote));
-	if (r < 0 && streq(step, "limits")) {
-		snprintf(msg, msglen, "cannot write the limits of cgroup %s: %s%s", s->id,
-			 strerror(-r),
-			 r == -ENOENT ? " (a controller is not enabled in cgroup_root)" : "");
-		return r == -ENOENT ? -ENOTSUP : r;
-	}
-	if (r < 0 && streq(step, "workspace")) {
-		snprintf(msg, msglen, "cannot mount the workspace: %s", strerror(-r));
-		return log_error_errno(r, "uid %u: workspace of %s: %m", (unsigned) s->uid, s->id);
-	}
-	if (r < 0)
-		return log_error_errno(r, "uid %u: %s %s: %m", (unsigned) s->uid, step, s->id);
-	s->events_fd = openat(s->leaf_fd, "cgroup.events", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (s->events_fd < 0) {
-		snprintf(msg, msglen, "cgroup.events: %m (kernel 5.14 or later needed)");
-		return -ENOTSUP;
-	}
-	r = net_attach(s, net, proxy_port, msg, msglen); /* before any process is in it */
-	if (r < 0)
-		return r;
-	/* For sandcap-reaper and other users' helpers: the user can stop us, not them. */
-	r = deadline_record(s);
-	if (r < 0) {
-		snprintf(
-			msg, msglen, "cannot record the sandbox's deadline in %s: %s%s",
-			SC_DEADLINE_DIR, strerror(-r),
-			r == -EFBIG ? " (RLIMIT_FSIZE: raise it "
-				      "with ulimit -f unlimited before sandcap)"
-			: r == -ENOENT || r == -EPERM
-				? " (it must exist, owned by root with mode 0700: run sandcap-setup, or "
-				  "reinstall the sandcap package)"
-				: "");
-		return r;
-	}
-	(void) snprintf(s->enforcement, sizeof(s->enforcement), "%s%s%s", note,
-			note[0] && wsnote[0] ? "; " : "", wsnote);
-	/* One line for the request's privileged actions. */
-	log_info("uid %u: created sandbox %s (cgroup, workspace %s) memory=%" PRIu64 " cpu=%" PRIu64
-		 "%% pids=%" PRIu64 " disk=%" PRIu64,
-		 (unsigned) s->uid, s->id, s->ws_path, s->eff.v[POLICY_MEMORY],
-		 s->eff.v[POLICY_CPU], s->eff.v[POLICY_PIDS], s->eff.v[POLICY_DISK]);
 	return 0;
 }
 

@@ -18,12 +18,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "deadline.h"
 #include "dir-util.h"
 #include "log.h"
 #include "macro.h"
 #include "priv.h"
-#include "rootdir.h"
 #include "session.h"
 #include "ws_clean.h"
 
@@ -33,84 +31,22 @@ ws_root_open(struct session *s, char *msg, size_t msglen)
 	const char *root = policy_workspace_root(s->policy);
 	_cleanup_close_ int fd = -EBADF;
 	struct stat st;
-	int r;
 
 	fd = open(root, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0) {
-		r = -errno;
-		snprintf(msg, msglen,
-			 "workspace_root %s: %s; the admin must create it root-owned "
-			 "mode 0755 (systemd-tmpfiles --create sandcap.conf)",
-			 root, strerror(-r));
-		return -ENOTSUP;
-	}
+	if (fd < 0)
+		return refuse(
+			msg, msglen, -ENOTSUP,
+			"workspace_root %s: %m; the admin must create it root-owned mode 0755 "
+			"(systemd-tmpfiles --create sandcap.conf)",
+			root);
 	if (fstat(fd, &st) < 0)
 		return -errno;
-	if (st.st_uid != 0 || (st.st_mode & 0022) != 0) {
-		snprintf(msg, msglen,
-			 "workspace_root %s must be owned by root and not writable "
-			 "by group or other (chown root:root, chmod 0755)",
-			 root);
-		return -ENOTSUP;
-	}
+	if (st.st_uid != 0 || (st.st_mode & 0022) != 0)
+		return refuse(msg, msglen, -ENOTSUP,
+			      "workspace_root %s must be owned by root and not writable "
+			      "by group or other (chown root:root, chmod 0755)",
+			      root);
 	s->wsroot_fd = TAKE_FD(fd);
-	return 0;
-}
-
-int
-ws_locks_dir(struct session *s, char *msg, size_t msglen)
-{
-	/* Opened by open_dirs(); made by the packages and sandcap-setup, never here. */
-	int r = s->lockdir_fd < 0 ? s->lockdir_fd : dir_check_root(s->lockdir_fd, 0700);
-	char name[32];
-
-	if (r < 0) {
-		snprintf(msg, msglen,
-			 "%s/.locks: %s; it must exist, owned by root with mode 0700 "
-			 "(run sandcap-setup, or reinstall the sandcap package)",
-			 policy_workspace_root(s->policy), strerror(-r));
-		return -ENOTSUP;
-	}
-	/* The per-user lock file (user.c): the one name created here. */
-	(void) snprintf(name, sizeof(name), "user-%u.lock", (unsigned) s->uid);
-	s->ulock_fd = priv_openat(s->lockdir_fd, name, O_RDWR | O_CREAT | O_NOFOLLOW, 0600);
-	if (s->ulock_fd < 0)
-		snprintf(msg, msglen, "cannot open the per-user lock: %s", strerror(-s->ulock_fd));
-	return s->ulock_fd < 0 ? s->ulock_fd : 0;
-}
-
-static int
-fs_set(int fsfd, const char *key, const char *value)
-{
-	return fsconfig(fsfd, FSCONFIG_SET_STRING, key, value, 0) < 0 ? -errno : 0;
-}
-
-static int mount_tmpfs(struct session *s, int dirfd, uint64_t disk);
-
-int
-ws_mount(struct session *s, char *note, size_t notelen)
-{
-	_cleanup_close_ int dirfd = -EBADF;
-	uint64_t disk = s->eff.v[POLICY_DISK];
-	char tmp[CG_NAME_MAX + 8];
-	int r;
-
-	/* The mount point: made by us in the root-owned <uid> dir, so the user cannot swap
-	 * it; made in .locks (as .new-<id>, unique as the id is) and handed to root 0700
-	 * before it appears (rootdir.c). */
-	s->ws_dir_created = true;
-	(void) snprintf(tmp, sizeof(tmp), ".new-%s", s->id);
-	r = make_staged(s->lockdir_fd, tmp, s->uiddir_fd, s->id, 0700, &dirfd);
-	if (r < 0)
-		return r;
-	r = mount_tmpfs(s, dirfd, disk);
-	if (r < 0)
-		return r;
-	(void) snprintf(s->ws_path, sizeof(s->ws_path), "%s/%u/%s",
-			policy_workspace_root(s->policy), (unsigned) s->uid, s->id);
-	if (disk == 0)
-		(void) snprintf(note, notelen, "disk: tmpfs default size (half of RAM)");
-	s->ws_fd = r; /* O_PATH fd of the tmpfs root, tmpfs by making */
 	return 0;
 }
 
@@ -127,7 +63,7 @@ ws_mount(struct session *s, char *note, size_t notelen)
 static uint64_t
 ws_inodes(uint64_t disk)
 {
-	uint64_t n = disk / 4096;
+	uint64_t n = disk > 0 ? disk / 4096 : WS_INODES_MAX; /* 0: half of RAM */
 
 	return n < WS_INODES_MIN ? WS_INODES_MIN : n > WS_INODES_MAX ? WS_INODES_MAX : n;
 }
@@ -139,34 +75,53 @@ static int
 mount_tmpfs(struct session *s, int dirfd, uint64_t disk)
 {
 	_cleanup_close_ int fsfd = -EBADF;
-	char num[32];
-	int r;
+	char size[32] = "50%", inodes[32], uid[16], gid[16];
+	const char *const opts[][2] = {
+		{ "size", size }, { "nr_inodes", inodes }, { "mode", "0700" },
+		{ "uid", uid },   { "gid", gid },
+	};
 
-	fsfd = priv_fsopen_tmpfs();
-	if (fsfd < 0)
-		return fsfd;
 	/* size=0 means unlimited to tmpfs, and tmpfs cannot limit an unlimited mount later,
 	 * which teardown must do (ws_shrink()): a 0 (unlimited) disk is tmpfs's default made
 	 * explicit, half of RAM, and the reply says so. */
-	if (disk > 0) {
-		(void) snprintf(num, sizeof(num), "%" PRIu64, disk);
-		r = fs_set(fsfd, "size", num);
-		(void) snprintf(num, sizeof(num), "%" PRIu64, ws_inodes(disk));
-	} else {
-		r = fs_set(fsfd, "size", "50%");
-		(void) snprintf(num, sizeof(num), "%" PRIu64, WS_INODES_MAX);
-	}
-	if (r == 0)
-		r = fs_set(fsfd, "nr_inodes", num);
-	if (r == 0)
-		r = fs_set(fsfd, "mode", "0700");
-	(void) snprintf(num, sizeof(num), "%u", (unsigned) s->uid);
-	if (r == 0)
-		r = fs_set(fsfd, "uid", num);
-	(void) snprintf(num, sizeof(num), "%u", (unsigned) s->gid);
-	if (r == 0)
-		r = fs_set(fsfd, "gid", num);
-	return r < 0 ? r : priv_tmpfs_attach(fsfd, dirfd);
+	if (disk > 0)
+		(void) snprintf(size, sizeof(size), "%" PRIu64, disk);
+	(void) snprintf(inodes, sizeof(inodes), "%" PRIu64, ws_inodes(disk));
+	(void) snprintf(uid, sizeof(uid), "%u", (unsigned) s->uid);
+	(void) snprintf(gid, sizeof(gid), "%u", (unsigned) s->gid);
+	fsfd = priv_fsopen_tmpfs();
+	if (fsfd < 0)
+		return fsfd;
+	for (size_t i = 0; i < ELEMENTSOF(opts); i++)
+		if (fsconfig(fsfd, FSCONFIG_SET_STRING, opts[i][0], opts[i][1], 0) < 0)
+			return -errno;
+	return priv_tmpfs_attach(fsfd, dirfd);
+}
+
+int
+ws_mount(struct session *s, char *note, size_t notelen)
+{
+	_cleanup_close_ int dirfd = -EBADF;
+	uint64_t disk = s->eff.v[POLICY_DISK];
+	char tmp[CG_NAME_MAX + 8];
+	int r;
+
+	/* The mount point: made by us in the root-owned <uid> dir, so the user cannot swap
+	 * it; made in .locks (as .new-<id>, unique as the id is) and handed to root 0700
+	 * before it appears (rootdir.c). */
+	(void) snprintf(tmp, sizeof(tmp), ".new-%s", s->id);
+	r = make_staged(s->lockdir_fd, tmp, s->uiddir_fd, s->id, 0700, &dirfd);
+	if (r < 0)
+		return r;
+	r = mount_tmpfs(s, dirfd, disk);
+	if (r < 0)
+		return r;
+	(void) snprintf(s->ws_path, sizeof(s->ws_path), "%s/%u/%s",
+			policy_workspace_root(s->policy), (unsigned) s->uid, s->id);
+	if (disk == 0)
+		(void) snprintf(note, notelen, "disk: tmpfs default size (half of RAM)");
+	s->ws_fd = r; /* O_PATH fd of the tmpfs root, tmpfs by making */
+	return 0;
 }
 
 int
@@ -213,66 +168,77 @@ ws_detach(int uiddir_fd, const char *id)
 	return r == -ENOENT ? 0 : r;
 }
 
-/* Tear down a sandbox whose helper is gone. */
+/* Tear down a sandbox whose helper is gone: whatever it holds killed, then what is left of
+ * it removed as at teardown. */
 static int
-reclaim_one(struct session *s, const char *name)
+reclaim_one(struct session *s, const char *id)
 {
-	char lock[CG_NAME_MAX + 8];
-	int r;
+	char msg[SESSION_MSG_MAX] = "";
+	int r = cg_kill_wait_at(s->ucg_fd, id);
 
-	/* The workspace first: if something outside holds data in it, the leaf (and its
-	 * limits) stays and keeps counting against the user's sandboxes. */
-	r = ws_empty(s->uiddir_fd, name, -EBADF);
 	if (r == 0)
-		r = ws_detach(s->uiddir_fd, name);
-	if (r == 0)
-		r = cg_destroy_at(s->ucg_fd, name);
-	(void) snprintf(lock, sizeof(lock), "%s.lock", name);
-	if (r == 0)
-		r = priv_unlinkat(s->lockdir_fd, lock, 0);
-	if (r == -ENOENT)
-		r = 0;
+		r = sandbox_remove(s, id, -EBADF, msg, sizeof(msg));
 	if (r < 0)
-		return log_warning_errno(r, "uid %u: cannot reclaim leftover %s: %m",
-					 (unsigned) s->uid, name);
-	deadline_forget(s->deadline_fd, name); /* or stale records pile up until their deadlines */
-	log_info("uid %u: reclaimed leftover sandbox %s", (unsigned) s->uid, name);
+		return log_warning_errno(r, "uid %u: cannot reclaim leftover %s: %m %s",
+					 (unsigned) s->uid, id, msg);
+	log_info("uid %u: reclaimed leftover sandbox %s", (unsigned) s->uid, id);
 	return 0;
 }
 
-int
-reclaim_and_count(struct session *s, unsigned *ret_live)
+/* The sandbox id a name in the per-user level (the name itself) or in .locks (<id>.lock,
+ * .new-<id>: up to the first dot after the prefix) stands for, if it is one (cut at
+ * CG_NAME_MAX, longer than any id). */
+static void
+name_to_id(const char *name, bool in_locks, char id[static CG_NAME_MAX])
 {
-	struct dir_iter it = { .fd = s->ucg_fd };
-	unsigned live = 0;
+	if (in_locks && strneq(name, ".new-", 5))
+		name += 5;
+	(void) snprintf(id, CG_NAME_MAX, "%.*s", in_locks ? (int) strcspn(name, ".") : CG_NAME_MAX,
+			name);
+}
+
+/* Reclaim each sandbox of s->uid named in dirfd whose helper is gone: the per-user level
+ * lists leaves; .locks lists lock files <id>.lock and mount point temporaries .new-<id>, of
+ * which only those without a leaf are looked at (a helper killed between making its lock
+ * file and its leaf, or between removing them).  Listed through our fd (no capability). */
+static void
+reclaim_in(struct session *s, int dirfd)
+{
+	struct dir_iter it = { .fd = dirfd };
 	const char *name;
 
-	/* The per-user level's names: kernel-made, listed through our fd of it (no
-	 * capability), from the start.  Their lock files are names in root's 0700 .locks,
-	 * opened O_NOFOLLOW, not created.  A leftover is torn down. */
-	*ret_live = 0;
-	if (lseek(s->ucg_fd, 0, SEEK_SET) < 0)
-		return -errno;
+	if (lseek(dirfd, 0, SEEK_SET) < 0)
+		return;
 	while ((name = dir_next(&it, NULL)) != NULL) {
 		_cleanup_close_ int lfd = -EBADF;
-		char lock[CG_NAME_MAX + 8];
+		char id[CG_NAME_MAX], lock[CG_NAME_MAX + 8];
+		struct stat st;
 		uid_t owner;
 
-		if (!cg_name_parse(name, &owner) || owner != s->uid || streq(name, s->id))
+		name_to_id(name, dirfd == s->lockdir_fd, id);
+		if (!cg_name_parse(id, &owner) || owner != s->uid || streq(id, s->id) ||
+		    (dirfd == s->lockdir_fd &&
+		     fstatat(s->ucg_fd, id, &st, AT_SYMLINK_NOFOLLOW) == 0))
 			continue;
-		(void) snprintf(lock, sizeof(lock), "%s.lock", name);
+		/* A live helper holds LOCK_EX on its lock file from before the file has a name
+		 * (make_lock()) until everything else of its sandbox is gone; getting it, or
+		 * finding no lock file, means the owner is gone.  Anything else (the lock held,
+		 * or an open or flock that failed, e.g. under a RLIMIT_NOFILE the user lowered
+		 * meanwhile) cannot prove it gone: it stays, and its leaf counts against the
+		 * cap. */
+		(void) snprintf(lock, sizeof(lock), "%s.lock", id);
 		lfd = priv_openat(s->lockdir_fd, lock, O_RDWR | O_NOFOLLOW, 0);
-		/* A live helper holds LOCK_EX on its lock for the whole session; getting it
-		 * (or finding no lock: it is created before the leaf, removed after) means
-		 * the owner is gone.  Anything else (the lock held, or an open or flock that
-		 * failed, e.g. under a RLIMIT_NOFILE the user lowered meanwhile) cannot prove
-		 * it gone: the sandbox counts against the cap. */
-		if ((lfd >= 0 && flock(lfd, LOCK_EX | LOCK_NB) < 0) ||
-		    (lfd < 0 && lfd != -ENOENT) || reclaim_one(s, name) < 0)
-			live++; /* still there: it keeps counting against the cap */
+		if ((lfd >= 0 && flock(lfd, LOCK_EX | LOCK_NB) == 0) || lfd == -ENOENT)
+			(void) reclaim_one(s, id);
 	}
-	if (errno != 0)
-		return -errno;
-	*ret_live = live;
-	return 0;
+}
+
+void
+reclaim_leftovers(struct session *s)
+{
+	/* Without the per-user dirs no sandbox of the user has a leaf or a workspace. */
+	if (s->uiddir_fd < 0 || s->ucg_fd < 0)
+		return;
+	reclaim_in(s, s->ucg_fd);
+	reclaim_in(s, s->lockdir_fd);
 }

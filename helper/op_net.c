@@ -14,12 +14,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "caps.h"
 #include "log.h"
 #include "macro.h"
 #include "netbpf.h"
 #include "priv.h"
-#include "op_net.h"
+#include "session.h"
 
 int
 net_check_request(uint32_t net, uint32_t proxy_port)
@@ -44,14 +43,13 @@ net_attach(struct session *s, uint32_t net, uint16_t proxy_port, char *msg, size
 	if (net == POLICY_NET_HOST)
 		return 0;
 	mode = mode_of[net];
-	if (!caps_have_net()) {
-		snprintf(msg, msglen,
-			 "--net %s: the helper lacks cap_bpf and cap_net_admin, which "
-			 "enforce it in cgroup mode (as root: setcap cap_dac_override,cap_chown,"
-			 "cap_sys_admin,cap_net_admin,cap_bpf=p %s)",
-			 policy_net_name(net), SC_HELPER_PATH);
-		return -ENOTSUP;
-	}
+	if (!caps_have_net())
+		return refuse(
+			msg, msglen, -ENOTSUP,
+			"--net %s: the helper lacks cap_bpf and cap_net_admin, which "
+			"enforce it in cgroup mode (as root: setcap cap_dac_override,cap_chown,"
+			"cap_sys_admin,cap_net_admin,cap_bpf=p %s)",
+			policy_net_name(net), SC_HELPER_PATH);
 
 	for (enum netbpf_prog p = 0; p < _NETBPF_PROG_MAX; p++) {
 		const struct netbpf_info *info = &netbpf_progs[p];
@@ -93,13 +91,11 @@ net_attach(struct session *s, uint32_t net, uint16_t proxy_port, char *msg, size
 		a.attach_type = info->attach_type;
 		a.attach_flags = 0;
 		r = priv_bpf(BPF_PROG_ATTACH, &a);
-		if (r < 0) {
-			snprintf(msg, msglen,
-				 "--net %s: cannot attach the %s program to cgroup %s: "
-				 "%s",
-				 policy_net_name(net), info->name, s->id, strerror((int) -r));
-			return -ENOTSUP;
-		}
+		if (r < 0)
+			return refuse(msg, msglen, -ENOTSUP,
+				      "--net %s: cannot attach the %s program to cgroup %s: "
+				      "%s",
+				      policy_net_name(net), info->name, s->id, strerror((int) -r));
 	}
 	log_info("uid %u: %s: --net %s enforced by %d cgroup BPF programs%s", (unsigned) s->uid,
 		 s->id, policy_net_name(net), (int) _NETBPF_PROG_MAX,

@@ -22,12 +22,13 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "caps.h"
+#include "deadline-record.h"
 #include "log.h"
 #include "macro.h"
 #include "priv.h"
 #include "session.h"
 #include "stage.h"
+#include "time-util.h"
 
 mode_t caller_umask = 077;
 
@@ -93,20 +94,20 @@ op_spawn(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr *
 		return -EBADMSG;
 	/* CLONE_PARENT gives the process to our parent: still sandcap, the peer of HELLO (a
 	 * client that died meanwhile would leave it to whoever reaped us). */
-	if (getppid() != s->peer_pid) {
-		snprintf(msg, msglen, "sandcap (pid %d) is gone", (int) s->peer_pid);
-		return -EPERM;
-	}
+	if (getppid() != s->peer_pid)
+		return refuse(msg, msglen, -EPERM, "sandcap (pid %d) is gone", (int) s->peer_pid);
 	pid = spawn_in_leaf(s, fds[0]);
-	if (pid < 0) {
-		snprintf(msg, msglen, "cannot start the sandbox's process in %s: %s%s", s->id,
-			 strerror(-pid),
-			 pid == -ENOSYS || pid == -EINVAL
-				 ? " (clone3 with CLONE_INTO_CGROUP needs Linux 5.7 or later)"
-				 : "");
-		return pid == -ENOSYS || pid == -EINVAL ? -ENOTSUP : pid;
-	}
+	if (pid < 0)
+		return refuse(msg, msglen, pid == -ENOSYS || pid == -EINVAL ? -ENOTSUP : pid,
+			      "cannot start the sandbox's process in %s: %s%s", s->id,
+			      strerror(-pid),
+			      pid == -ENOSYS || pid == -EINVAL
+				      ? " (clone3 with CLONE_INTO_CGROUP needs Linux 5.7 or later)"
+				      : "");
 	s->attached = true;
+	/* The helper's own kill if sandcap does not end it: past the timeout and the backstop. */
+	if (s->eff.v[POLICY_TIMEOUT] > 0)
+		s->backstop_ms = mono_ms() + s->eff.v[POLICY_TIMEOUT] + DEADLINE_BACKSTOP_MS;
 	s->killed = false; /* a process is in it since the last KILL */
 	wire_put_u32(body, (uint32_t) pid);
 	log_info("uid %u: spawned pid %d in %s", (unsigned) s->uid, (int) pid, s->id);

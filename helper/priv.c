@@ -9,13 +9,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
-#include <string.h>
 #include <sys/mount.h>
 #include <sys/syscall.h>
 #include <linux/openat2.h>
 #include <unistd.h>
 
-#include "caps.h"
 #include "dir-util.h"
 #include "priv.h"
 
@@ -33,7 +31,6 @@
 		_v;                              \
 	})
 #define DAC   CAPS(CAP_DAC_OVERRIDE)
-#define CHOWN CAPS(CAP_CHOWN)
 #define ADMIN CAPS(CAP_SYS_ADMIN)
 
 /* The user may not even search them: cgroup_root and .locks are root's 0700. */
@@ -65,21 +62,20 @@ priv_read_at(int dirfd, const char *name, char *buf, size_t bufsz, size_t *ret_l
 	return r;
 }
 
-/* Limits and totals are root's files (the user must not raise them); cgroupfs checks the
- * opener's credentials at open, so the write itself needs nothing. */
-int
-priv_write_at(int dirfd, const char *file, const char *value)
+/* Limits and totals are root's files (the user must not raise them) and cgroup.kill, of a
+ * leaf or level the helper made and holds by fd: cgroupfs checks the opener's credentials
+ * at open, so the writes need nothing.  One bracket around the opens, nothing else in it. */
+void
+priv_openat_each(int dirfd, const char *const *names, size_t n, int flags, int *fds)
 {
-	int fd = priv_openat(dirfd, file, O_WRONLY | O_NOFOLLOW, 0);
-	size_t n = strlen(value);
-	ssize_t w;
+	int r = caps_raise(CAP_DAC_OVERRIDE);
 
-	if (fd < 0)
-		return fd;
-	w = write(fd, value, n);
-	w = w < 0 ? -errno : (size_t) w == n ? 0 : -EIO;
-	(void) close(fd);
-	return (int) w;
+	for (size_t i = 0; i < n; i++) {
+		fds[i] = r < 0 ? r : openat(dirfd, names[i], flags | O_NOFOLLOW | O_CLOEXEC);
+		if (fds[i] < 0 && r == 0)
+			fds[i] = -errno;
+	}
+	caps_lower_all();
 }
 
 /* Leaves in the root-owned per-user level; temporaries in root's .locks. */
@@ -127,7 +123,7 @@ priv_clone_into_cgroup(struct clone_args *ca)
 int
 priv_fchown(int fd, uid_t uid, gid_t gid)
 {
-	return (int) PRIV(CHOWN, fchown(fd, uid, gid));
+	return (int) PRIV(CAPS(CAP_CHOWN), fchown(fd, uid, gid));
 }
 
 /* The kernel makes a new cgroup's files the creator's: every one goes to root before a

@@ -1,15 +1,40 @@
 /* SPDX-License-Identifier: MIT */
-/* Every privileged system call of the helper, one function each (priv.c).  Each raises what
+/* The helper's privilege: its capabilities (caps.c), permitted only, raised into the
+ * effective set around one syscall at a time (single-threaded: capabilities are per
+ * thread); and every privileged system call, one function each (priv.c).  Each raises what
  * it needs, makes its call, and lowers again on every path: nothing is effective between
  * two calls.  Each returns what the system call returns (a descriptor, a pid, 0), or -errno. */
 #pragma once
 
 #include <linux/bpf.h>
+#include <linux/capability.h>
 #include <linux/sched.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+
+/* Keep only the helper's capabilities in the permitted set, none effective.  Returns 0, or
+ * -EPERM with the names of the missing capabilities in missing (" cap_chown ..."). */
+int caps_init(char *missing, size_t len);
+
+/* Are cap_bpf and cap_net_admin permitted (after caps_init)?  Optional: without them the
+ * helper serves --net host only. */
+bool caps_have_net(void);
+
+/* A set of capabilities for caps_raise_set(). */
+#define CAPS(c) ((uint64_t) 1 << (c))
+/* Make every capability in caps effective; pair with caps_lower_all() in the same function.
+ * Only priv.c calls it.  -EPERM on failure. */
+int caps_raise_set(uint64_t caps);
+/* Nothing effective any more (one capset(2), none when nothing is); errno is kept. */
+void caps_lower_all(void);
+#define caps_raise(cap) caps_raise_set(CAPS(cap))
+
+/* Give up every capability for good: permitted, effective, inheritable and ambient, checked
+ * by reading them back.  For the process SPAWN creates (op_spawn.c), before it reads a
+ * byte from sandcap.  0, or -EPERM when any is left. */
+int caps_drop_all(void);
 
 /* CAP_DAC_OVERRIDE: the root-owned 0700 dirs (cgroup_root, .locks, the deadline dir) and
  * root-owned control files, reached by fixed names relative to a descriptor we hold. */
@@ -18,8 +43,8 @@ int priv_openat(int dirfd, const char *name, int flags, mode_t mode);
 int priv_openat2(int dirfd, const char *name, int flags, uint64_t resolve);
 /* read_once_at() of <dirfd>/<name>: a root-only file or a file in a root-only dir. */
 int priv_read_at(int dirfd, const char *name, char *buf, size_t bufsz, size_t *ret_len);
-/* Open <dirfd>/<file> (permission is checked at open) and write value with one write(2). */
-int priv_write_at(int dirfd, const char *file, const char *value);
+/* Open each of names[0..n) in dirfd (O_NOFOLLOW | flags) into fds[i], or -errno there. */
+void priv_openat_each(int dirfd, const char *const *names, size_t n, int flags, int *fds);
 int priv_mkdirat(int dirfd, const char *name, mode_t mode);
 int priv_unlinkat(int dirfd, const char *name, int flags);
 int priv_renameat2(int olddir, const char *old, int newdir, const char *new, unsigned flags);

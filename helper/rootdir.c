@@ -9,21 +9,21 @@
  * the helpers can reach it in .locks, so nothing can be planted in it, no ACL set and no
  * mode changed there: it needs no checks (make_staged()).  .locks itself and the deadline
  * dir are never made here: the packages and sandcap-setup make them (a helper that finds
- * one missing refuses).  Temporaries of a helper killed mid-way (.new-<uid>-* in .locks)
- * are removed by the next helper of that uid under its per-user lock.
+ * one missing refuses).  Temporaries of a helper killed mid-way are removed by the next
+ * helper of that uid: .new-<uid>-dir before it makes that dir again, under its per-user
+ * lock, and a mount point's .new-<id> with the rest of that dead sandbox
+ * (reclaim_leftovers()).
  * Capabilities (through priv.c): CAP_DAC_OVERRIDE (root-owned parents), CAP_CHOWN.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
-#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "dir-util.h"
 #include "macro.h"
 #include "priv.h"
-#include "rootdir.h"
+#include "session.h"
 
 int
 make_staged(int stage_fd, const char *tmp, int parent_fd, const char *name, mode_t mode,
@@ -67,9 +67,11 @@ dir_root_owned(int parent_fd, const char *name, mode_t mode, int stage_fd, uid_t
 	char tmp[32];
 	int r;
 
-	/* Under uid's per-user lock: no other helper is making it, nor a temporary of uid. */
+	/* Under uid's per-user lock: no other helper is making it, so a temporary of that
+	 * name is a killed helper's (empty: nobody else can reach into .locks). */
 	if (fd < 0 && errno == ENOENT) {
 		(void) snprintf(tmp, sizeof(tmp), ".new-%u-dir", (unsigned) uid);
+		(void) priv_unlinkat(stage_fd, tmp, AT_REMOVEDIR);
 		r = make_staged(stage_fd, tmp, parent_fd, name, mode, &fd);
 		if (r < 0)
 			return r;
@@ -80,21 +82,4 @@ dir_root_owned(int parent_fd, const char *name, mode_t mode, int stage_fd, uid_t
 	if (r == 0)
 		*ret_fd = TAKE_FD(fd);
 	return r;
-}
-
-void
-sweep_temporaries(int dir_fd, const char *prefix)
-{
-	struct dir_iter it = { .fd = dir_fd };
-	const char *name;
-
-	/* Listed through dir_fd itself (we hold it, opened with the capability it needed):
-	 * no capability for the listing, which moves dir_fd's offset (rewound first).  A
-	 * temporary is empty: nobody but the helpers can reach into .locks to fill it, and a
-	 * mount point is mounted on only after it is renamed into place. */
-	if (lseek(dir_fd, 0, SEEK_SET) < 0)
-		return;
-	while ((name = dir_next(&it, NULL)) != NULL)
-		if (strncmp(name, prefix, strlen(prefix)) == 0)
-			(void) priv_unlinkat(dir_fd, name, AT_REMOVEDIR);
 }

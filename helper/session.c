@@ -12,9 +12,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <unistd.h>
 
-#include "deadline.h"
+#include "deadline-record.h"
 #include "log.h"
 #include "macro.h"
 #include "priv.h"
@@ -33,60 +34,72 @@ session_init(struct session *s, int sock)
 }
 
 int
+sandbox_remove(struct session *s, const char *id, int ws_fd, char *msg, size_t msglen)
+{
+	char name[CG_NAME_MAX + 8];
+	int r = 0;
+
+	/* Without the per-user dirs the user has no workspace and no leaf.  The workspace is
+	 * emptied and shrunk before it is detached: nothing written in the sandbox stays
+	 * charged, and a descriptor held from outside cannot refill it. */
+	if (s->uiddir_fd >= 0 && s->ucg_fd >= 0)
+		r = ws_empty(s->uiddir_fd, id, ws_fd);
+	if (r < 0)
+		snprintf(msg, msglen,
+			 r == -EBUSY ? "workspace %s/%u/%s is held open by a process outside the "
+				       "sandbox: kept (with its cgroup) until it is released"
+				     : "cannot empty workspace %s/%u/%s: %s",
+			 policy_workspace_root(s->policy), (unsigned) s->uid, id, strerror(-r));
+	/* Detach the workspace and remove its mount point, remove the leaf (a few bounded
+	 * retries: rmdir can report EBUSY briefly after populated 0), then the lock file (never
+	 * before the leaf: a leaf never exists without its lock file) and the record.  Each is
+	 * a fixed name this session or a dead helper of the user made in a root-owned dir. */
+	if (r == 0 && s->uiddir_fd >= 0) {
+		r = ws_detach(s->uiddir_fd, id);
+		if (r < 0)
+			snprintf(msg, msglen, "cannot remove workspace of %s: %s", id,
+				 strerror(-r));
+	}
+	if (r == 0 && s->ucg_fd >= 0) {
+		r = cg_remove_tree_at(s->ucg_fd, id);
+		if (r < 0)
+			snprintf(msg, msglen, "cannot remove cgroup %s: %s", id, strerror(-r));
+	}
+	/* The temporary of its mount point, which only a helper killed while making it
+	 * leaves. */
+	(void) snprintf(name, sizeof(name), ".new-%s", id);
+	if (r == 0 && ws_fd < 0)
+		r = priv_unlinkat(s->lockdir_fd, name, AT_REMOVEDIR);
+	(void) snprintf(name, sizeof(name), "%s.lock", id);
+	if (r == 0 || r == -ENOENT)
+		r = priv_unlinkat(s->lockdir_fd, name, 0);
+	if (r == -ENOENT)
+		r = 0;
+	if (r == 0 && s->deadline_fd >= 0 && deadline_name_is_valid(id))
+		(void) priv_unlinkat(s->deadline_fd, id, 0);
+	return r;
+}
+
+int
 session_teardown(struct session *s, char *msg, size_t msglen)
 {
-	char lock[CG_NAME_MAX + 8];
-	int r = 0, q;
+	int r = 0;
 
-	if (s->leaf_created) {
+	/* Only SPAWN puts a process in the leaf. */
+	if (s->attached) {
 		r = s->killed ? 0 : cg_kill_fd(s->kill_fd);
 		if (r == 0)
 			r = cg_wait_empty(s->events_fd, 10000);
 		if (r < 0)
 			snprintf(msg, msglen, "sandbox %s did not empty: %s", s->id, strerror(-r));
 	}
-	if (s->ws_dir_created) {
-		/* Emptied and shrunk before it is detached: nothing written in the sandbox
-		 * stays charged, and a descriptor held from outside cannot refill it. */
-		q = ws_empty(s->uiddir_fd, s->id, s->ws_fd);
-		if (q < 0 && r == 0) {
-			r = q;
-			snprintf(
-				msg, msglen,
-				q == -EBUSY
-					? "workspace %s is held open by a process "
-					  "outside the sandbox: kept (with its cgroup) until it is released"
-					: "cannot empty workspace %s: %s",
-				s->ws_path, strerror(-q));
-		}
-	}
-	/* Detach the workspace and remove its mount point, remove the leaf (a few bounded
-	 * retries: rmdir can report EBUSY briefly after populated 0), then its lock file
-	 * (never before the leaf: a leaf never exists without its lock file).  Each is an
-	 * object this session made and reaches through an fd it holds. */
-	if (r == 0 && s->ws_dir_created) {
-		r = ws_detach(s->uiddir_fd, s->id);
-		if (r < 0)
-			snprintf(msg, msglen, "cannot remove workspace %s: %s", s->ws_path,
-				 strerror(-r));
-		else
-			s->ws_dir_created = false;
-	}
-	if (r == 0 && s->leaf_created) {
-		if (s->role == WIRE_SESSION_LEVEL)
-			cg_remove_children(s->leaf_fd);
-		r = cg_remove_at(s->ucg_fd, s->id);
-		if (r < 0)
-			snprintf(msg, msglen, "cannot remove cgroup %s: %s", s->id, strerror(-r));
-		s->leaf_created = r < 0;
-	}
-	(void) snprintf(lock, sizeof(lock), "%s.lock", s->id);
-	if (r == 0 && s->lock_fd >= 0)
-		(void) priv_unlinkat(s->lockdir_fd, lock, 0);
-	if (r == 0)
-		deadline_forget(s->deadline_fd, s->id);
-	/* The other fds (workspace, leaf, cgroup.kill, cgroup.events) go when the process
-	 * exits, right after teardown; the lock is released here: reclaimable. */
+	/* Nothing of the sandbox is made before its lock file; the other fds (workspace, leaf,
+	 * cgroup.kill, cgroup.events) go when the process exits, right after teardown; the
+	 * lock is released here: reclaimable. */
+	if (r < 0)
+		(void) ws_empty(s->uiddir_fd, s->id, s->ws_fd); /* still uncharge what it wrote */
+	else if (s->lock_fd >= 0)
+		r = sandbox_remove(s, s->id, s->ws_fd, msg, msglen);
 	s->lock_fd = safe_close(s->lock_fd);
 	if (s->id[0] != '\0') {
 		if (r == 0)
@@ -95,6 +108,17 @@ session_teardown(struct session *s, char *msg, size_t msglen)
 			log_warning("uid %u: teardown of %s incomplete: %s", (unsigned) s->uid,
 				    s->id, msg);
 	}
+	return r;
+}
+
+int
+refuse(char *msg, size_t msglen, int r, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	(void) vsnprintf(msg, msglen, fmt, ap);
+	va_end(ap);
 	return r;
 }
 

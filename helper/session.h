@@ -38,10 +38,10 @@ struct session {
 	char join[CG_NAME_MAX]; /* WIRE_SESSION_CALL: the session level's name */
 	int lock_fd;            /* flock'ed <id>.lock: "a live helper owns <id>" */
 	int leaf_fd, kill_fd, events_fd;
-	bool leaf_created, ws_dir_created;
-	bool attached; /* SPAWN made the sandbox's first process */
-	bool killed;   /* KILL done, nothing spawned since: no second kill */
-	int ws_fd;     /* O_PATH fd of the workspace root (tmpfs); never
+	bool attached;        /* SPAWN made the sandbox's first process */
+	uint64_t backstop_ms; /* then, with a timeout: CLOCK_MONOTONIC ms to kill it at */
+	bool killed;          /* KILL done, nothing spawned since: no second kill */
+	int ws_fd;            /* O_PATH fd of the workspace root (tmpfs); never
 					 * handed out */
 	char ws_path[POLICY_PATH_MAX + 2 * CG_NAME_MAX];
 	struct {
@@ -53,24 +53,17 @@ struct session {
 	size_t n_reply_fds;
 };
 
-typedef int (*op_fn)(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr *body,
-		     char *msg, size_t msglen);
+/* A request handler: 0 or -errno (sent back as the status, msg as the reason).  Never
+ * exits. */
+typedef int op_fn(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr *body,
+		  char *msg, size_t msglen);
 
 /* The umask the helper inherited from sandcap, the caller's: the process SPAWN makes gets
  * it back (main.c sets it once, before any request). */
 extern mode_t caller_umask;
 
-/* Handlers: 0 or -errno (sent back as the status, msg as the reason).  Never exit. */
-int op_hello(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr *body, char *msg,
-	     size_t msglen);
-int op_create(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr *body,
-	      char *msg, size_t msglen);
-int op_spawn(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr *body, char *msg,
-	     size_t msglen);
-int op_kill(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr *body, char *msg,
-	    size_t msglen);
-int op_destroy(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr *body,
-	       char *msg, size_t msglen);
+/* The handlers of HELLO, CREATE (op_cgroup.c), SPAWN (op_spawn.c), KILL and DESTROY. */
+op_fn op_hello, op_create, op_spawn, op_kill, op_destroy;
 
 /* The dispatch state machine (dispatch.c).  Pure parts are exposed for unit tests. */
 #define OP_ONCE        1u /* revoke the op's bit after success */
@@ -81,7 +74,7 @@ struct op {
 	unsigned bit;
 	unsigned flags;
 	unsigned enables;
-	op_fn fn;
+	op_fn *fn;
 };
 #define SESSION_START_PERMITTED 1u /* HELLO only */
 /* The op for type if it is allowed in state permitted; -EPROTO for an unknown type,
@@ -99,6 +92,14 @@ void session_init(struct session *s, int sock);
 /* Undo everything this session created, in reverse order, the sandbox killed first.
  * 0 if nothing is left behind. */
 int session_teardown(struct session *s, char *msg, size_t msglen);
+/* Remove what is left of sandbox id of s->uid, its processes gone: the workspace (ws_fd, or
+ * found by name) emptied, shrunk and detached, its mount point, the leaf, the lock file and
+ * the deadline record; each missing one is skipped.  0, or -errno with msg when something
+ * stays (the lock file then too, for a later reclaim). */
+int sandbox_remove(struct session *s, const char *id, int ws_fd, char *msg, size_t msglen);
+/* Format a refusal's reason into msg and return r (its errno). */
+int refuse(char *msg, size_t msglen, int r, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 /* Log, tear down, exit(1).  For protocol violations (OpenSSH fatal_f). */
 _Noreturn void helper_fatal(struct session *s, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -106,9 +107,6 @@ _Noreturn void helper_fatal(struct session *s, const char *fmt, ...)
 /* op_mount.c */
 /* Open and check workspace_root (root-owned, not group/other-writable) into s->wsroot_fd. */
 int ws_root_open(struct session *s, char *msg, size_t msglen);
-/* Check .locks (opened by open_dirs()) exists and is root:root 0700 (refuse naming the fix
- * if not), then open (creating it) the per-user lock file in it. */
-int ws_locks_dir(struct session *s, char *msg, size_t msglen);
 /* The workspace: its mount point (staged in .locks) and the tmpfs on it; a note for the
  * reply goes to note. */
 int ws_mount(struct session *s, char *note, size_t notelen);
@@ -118,9 +116,24 @@ int ws_mount(struct session *s, char *note, size_t notelen);
 int ws_empty(int uiddir_fd, const char *id, int ws_fd);
 /* Detach it and remove the mount point. */
 int ws_detach(int uiddir_fd, const char *id);
-/* Reclaim leftovers of s->uid whose helper is gone; count live sandboxes.  Under the
- * per-user lock. */
-int reclaim_and_count(struct session *s, unsigned *ret_live);
+/* Reclaim the leftovers of s->uid whose helper is gone (no per-user lock needed: each
+ * leftover's own lock file decides). */
+void reclaim_leftovers(struct session *s);
+
+/* rootdir.c: root-owned directories made without a window for the user. */
+/* 0 if the directory fd is owned by 0:0 with exactly mode, -EPERM if not, -errno. */
+int dir_check_root(int fd, mode_t mode);
+/* Open <parent>/<name> (mode lets everyone search it: opened without a capability),
+ * creating it if missing; either way it must be a directory owned by 0:0 with exactly
+ * mode.  A new one is made as .new-<uid>-dir in stage_fd (the root 0700 .locks) and
+ * renamed into place.  Only under uid's per-user lock (user.c). */
+int dir_root_owned(int parent_fd, const char *name, mode_t mode, int stage_fd, uid_t uid,
+		   int *ret_fd);
+/* Make <parent>/<name> as dir_root_owned() makes a new one: as tmp (".new-<uid>-dir" or
+ * ".new-<id>", names reclaim knows) in stage_fd (which must be the root 0700 .locks),
+ * without looking for an existing one first (-EEXIST if there is). */
+int make_staged(int stage_fd, const char *tmp, int parent_fd, const char *name, mode_t mode,
+		int *ret_fd);
 
 /* op_session.c: check a call's limits (req) against the session level s->join, found
  * under the caller's own level only, and make s->ucg_fd that level's fd. */
@@ -131,9 +144,31 @@ int session_join(struct session *s, const uint64_t *req, char *msg, size_t msgle
  * here), and a user who stops a helper holding it delays only their own sandboxes. */
 #define USER_LOCK_MS 30000
 /* Take the per-user lock (bounded; -EAGAIN with msg when another helper of the uid holds
- * it too long).  Never held across client I/O. */
+ * it too long); flock(ulock_fd, LOCK_UN) releases it.  Never held across client I/O. */
 int user_lock(struct session *s, char *msg, size_t msglen);
-void user_unlock(struct session *s);
-/* Under the lock: workspace_root/<uid>, cgroup_root/<uid> with the policy's totals, and
- * the sweep of this uid's stale temporaries. */
+/* Under the lock: workspace_root/<uid> and cgroup_root/<uid>, made if missing. */
 int user_prepare(struct session *s, char *msg, size_t msglen);
+/* Under the lock: how many leaves of s->uid the per-user level holds. */
+int user_count(struct session *s, unsigned *ret_live);
+/* The policy's totals into the per-user level (max where it sets none). */
+int user_write_totals(struct session *s, char *msg, size_t msglen);
+
+/* deadline.c: deadline records for sandcap-reaper (lib/deadline-record.h), written at
+ * CREATE, removed at teardown; and the next helper of any user kills the expired sandboxes
+ * it sees. */
+/* Record s's deadline (timeout + backstop from now, CLOCK_BOOTTIME) in SC_DEADLINE_DIR.
+ * Nothing to do when the sandbox has no timeout.  -errno when it cannot be recorded. */
+int deadline_record(struct session *s);
+/* Kill (cgroup.kill) every sandbox of any user whose recorded deadline has passed and
+ * remove its record; dfd is SC_DEADLINE_DIR (-EBADF: none, nothing to do).  Never waits:
+ * removal is left to the owner's helper or the reaper. */
+void deadline_reap_expired(int dfd);
+
+/* op_net.c: --net in cgroup mode, the helper's BPF programs on the leaf. */
+/* Check the CREATE request's net mode and proxy port (wire values, PROTOCOL.md 3.2).
+ * -EBADMSG for values out of range (a protocol violation). */
+int net_check_request(uint32_t net, uint32_t proxy_port);
+/* Load the programs for net (a policy_net) and attach them to s->leaf_fd, before any
+ * process is attached.  0 for POLICY_NET_HOST (nothing to do); -ENOTSUP with msg when
+ * the helper lacks cap_bpf/cap_net_admin or the kernel refuses. */
+int net_attach(struct session *s, uint32_t net, uint16_t proxy_port, char *msg, size_t msglen);

@@ -20,10 +20,8 @@
 #include <linux/magic.h>
 #include <linux/openat2.h>
 #include <stdio.h>
-#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "dir-util.h"
@@ -75,35 +73,24 @@ empty_at(int topfd, int dirfd, unsigned depth, unsigned *moved)
 		return 1;
 	while ((n = dir_next(it, &type)) != NULL) {
 		_cleanup_close_ int sub = -EBADF;
+		char to[32];
 		int r;
 
-		/* Truncated first: a held fd or another link would keep its pages. */
+		/* A file is truncated first: a held fd or another link would keep its pages.  An
+		 * entry replaced meanwhile by one of the other type fails and is counted: the next
+		 * pass sees it as it is. */
 		if (type != DT_DIR)
 			truncate_at(dirfd, n);
-		r = priv_unlinkat(dirfd, n, 0);
-		if (r == 0 || r == -ENOENT)
-			continue;
-		if (r != -EISDIR && r != -EPERM) {
-			left++;
-			continue;
-		}
-		if (priv_unlinkat(dirfd, n, AT_REMOVEDIR) == 0)
-			continue;
-		if (depth >= DEPTH_MAX) {
-			char to[32];
-
+		r = priv_unlinkat(dirfd, n, type == DT_DIR ? AT_REMOVEDIR : 0);
+		if (r < 0 && r != -ENOENT && type == DT_DIR && depth >= DEPTH_MAX) {
 			(void) snprintf(to, sizeof(to), ".sc-deep-%u", (*moved)++);
-			if (priv_renameat2(dirfd, n, topfd, to, 0) < 0)
-				left++;
-			continue;
+			r = priv_renameat2(dirfd, n, topfd, to, 0);
+		} else if (r < 0 && r != -ENOENT && type == DT_DIR) {
+			sub = open_beneath(dirfd, n, O_RDONLY | O_DIRECTORY);
+			if (sub >= 0)
+				left += empty_at(topfd, sub, depth + 1, moved);
+			r = sub < 0 ? sub : priv_unlinkat(dirfd, n, AT_REMOVEDIR);
 		}
-		sub = open_beneath(dirfd, n, O_RDONLY | O_DIRECTORY);
-		if (sub < 0) {
-			left++;
-			continue;
-		}
-		left += empty_at(topfd, sub, depth + 1, moved);
-		r = priv_unlinkat(dirfd, n, AT_REMOVEDIR);
 		if (r < 0 && r != -ENOENT)
 			left++;
 	}

@@ -121,8 +121,8 @@ log="$build/lint/refs.log"
 sh tools/check-refs.sh >"$log" 2>&1
 result references $? "$log"
 
-# 6. privilege in one place: no capability raised outside helper/caps.[ch] and
-#    helper/priv.c (tools/check-privilege.sh).
+# 6. privilege in one place: no capability raised outside helper/caps.c and
+#    helper/priv.[ch] (tools/check-privilege.sh).
 log="$build/lint/privilege.log"
 sh tools/check-privilege.sh >"$log" 2>&1
 result privilege $? "$log"

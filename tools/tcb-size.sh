@@ -8,7 +8,7 @@
 # `make lint` run it.
 #   tools/tcb-size.sh [BUILD]
 set -u
-BUDGET=2120             # helper/ lines (the aim is 2,000); raising it is a reviewed one-line commit
+BUDGET=2000             # helper/ lines; raising it is a reviewed one-line commit
 build=${1:-build}
 cd "$(dirname "$0")/.." || exit 2
 map=$build/sandcap-helper.map
