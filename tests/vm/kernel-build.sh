@@ -4,6 +4,8 @@
 #
 #   sh tests/vm/kernel-build.sh            prints the kernel's path (builds it at most once)
 #
+# The configuration starts from `allnoconfig` with the fragment as KCONFIG_ALLCONFIG: only
+# what the fragment asks for (and what that needs) is built, a few minutes on 2 cores.
 # The patches tests/vm/kernel-6.12-*.patch are applied in name order (patch -p1): fixes the
 # guest needs that Debian's source lacks, each saying why in its header.
 # The cache key is the source package's version and a hash of the fragment's settings and
@@ -49,9 +51,11 @@ cache_dir() {
 CACHE=$(cache_dir)
 mkdir -p "$CACHE" || unavailable "cannot create the cache directory $CACHE"
 PATCHES=$(LC_ALL=C ls "$HERE"/kernel-6.12-*.patch 2>/dev/null || true)
-# The settings, comments aside and in a stable order (a reworded comment rebuilds nothing),
-# then each patch whole.
+# The base configuration, the settings (comments aside and in a stable order: a reworded
+# comment rebuilds nothing), then each patch whole.
+BASE=allnoconfig
 HASH=$({
+	echo "base $BASE"
 	grep -E '^(CONFIG_[A-Z0-9_]+=|# CONFIG_[A-Z0-9_]+ is not set$)' "$FRAGMENT" | LC_ALL=C sort
 	for p in $PATCHES; do cat "$p"; done
 } | sha256sum | cut -c1-12)
@@ -121,21 +125,14 @@ for p in $PATCHES; do
 	patch -p1 --forward --batch <"$p" >"$TMP/patch.log" 2>&1 ||
 		unavailable "$(basename "$p") does not apply to $PKG $VERSION: $(tail -n3 "$TMP/patch.log")"
 done
-make -s ARCH=um defconfig >/dev/null
-# Every line of the fragment as a scripts/config argument.
-sed -n -e 's/^\(CONFIG_[A-Z0-9_]*\)=\(.*\)$/--set-val \1 \2/p' \
-	-e 's/^# \(CONFIG_[A-Z0-9_]*\) is not set$/--disable \1/p' "$FRAGMENT" |
-	while read -r op name val; do
-		case "$op" in
-		--set-val) case "$val" in
-			\"*) scripts/config --file .config --set-str "$name" "$(echo "$val" | sed 's/^"\(.*\)"$/\1/')" ;;
-			*) scripts/config --file .config --set-val "$name" "$val" ;;
-			esac ;;
-		--disable) scripts/config --file .config --disable "$name" ;;
-		esac
-	done
-make -s ARCH=um olddefconfig >/dev/null
-# olddefconfig silently drops what Kconfig does not allow: refuse a kernel without them.
+# Everything off but what the fragment sets (and what that selects), then the defaults of
+# what is left; olddefconfig only settles, it turns nothing the fragment named on.
+make ARCH=um KCONFIG_ALLCONFIG="$FRAGMENT" "$BASE" >"$TMP/config.log" 2>&1 ||
+	unavailable "make ARCH=um $BASE failed: $(tail -n3 "$TMP/config.log")"
+make ARCH=um olddefconfig >>"$TMP/config.log" 2>&1 ||
+	unavailable "make ARCH=um olddefconfig failed: $(tail -n3 "$TMP/config.log")"
+# Kconfig silently drops what it does not allow (an unmet dependency, a misspelt name):
+# refuse a kernel without every line of the fragment, naming each one missing.
 bad=""
 while IFS= read -r line; do
 	case "$line" in
@@ -144,7 +141,7 @@ while IFS= read -r line; do
 		grep -q "^$name=" .config && bad="$bad $line" ;;
 	esac
 done <"$FRAGMENT"
-[ -z "$bad" ] || unavailable "the kernel configuration does not hold:$bad"
+[ -z "$bad" ] || unavailable "the kernel configuration does not hold (not set as tests/vm/kernel-6.12.config asks):$bad"
 
 make -s ARCH=um -j"${SANDCAP_VM_KERNEL_JOBS:-2}" linux >"$TMP/build.log" 2>&1 ||
 	unavailable "make linux failed (ARCH=um): $(tail -n5 "$TMP/build.log")"
@@ -154,5 +151,5 @@ cp .config "$OUT.new/config"
 for p in $PATCHES; do cp "$p" "$OUT.new/"; done
 rm -rf "$OUT"
 mv "$OUT.new" "$OUT"
-say "built $OUT/linux in $(($(date +%s) - start)) s"
+say "built $OUT/linux ($(du -k "$OUT/linux" | cut -f1) KiB) in $(($(date +%s) - start)) s"
 echo "$OUT/linux"
