@@ -5,7 +5,9 @@
 #    the Debian archive unreachable, nothing cached) from "its source was there and our
 #    patch, configuration or build failed" (exit 1, naming what failed, the log's tail);
 #  - tests/vm/run.sh makes the first a skip of each 6.12 scenario and the second a failure
-#    of each, with the build log's tail, never a skip, and so does sysd-run.sh.
+#    of each, with the build log's tail, never a skip, and so does sysd-run.sh;
+#  - tests/vm/sysd-run.sh counts a scenario that asked for a reboot as lost when the next
+#    boot never ran it again.
 . "$(dirname "$0")/libtest.sh"
 VM=$SRCDIR/tests/vm
 SC=84-landlock-cgroup                   # a scenario of the 6.12 guest
@@ -124,4 +126,36 @@ contains "... each scenario is a failure with the reason" \
 expect "... it does not fall back to 6.1" sh -c "! grep -q 'booting 6.1' '$T/sysdfail.tap'"
 eq "... counted: 0 passed, 2 failed" "0 2" "$(cat "$B/vm-systemd/done")"
 
+# sysd-run.sh with a fake kernel: boot 1 runs 70 and the first half of 77-systemd-reboot,
+# which asks for a reboot; boot 2 ends at once, before the harness starts.
+cat > "$T/fake-kernel" << 'EOF'
+#!/bin/sh
+for a; do case $a in sandcap_results=*) R=${a#*=} ;; esac; done
+b=$(($(cat "$R/fake-boots" 2> /dev/null || echo 0) + 1))
+echo $b > "$R/fake-boots"
+[ $b = 1 ] || exit 0
+cat >> "$R/tap" << 'TAP'
+# vm-systemd: boot 1: harness starts at 9.1 s
+ok 1 - harness: boot 1: systemd is PID 1
+# --- 70-systemd-install (boot 1, exit 0, 20 s) ---
+ok 2 - 70-systemd-install: the package is installed
+# --- 77-systemd-reboot (boot 1, exit 0, 9 s) ---
+ok 3 - 77-systemd-reboot: boot 1: the package is installed
+# vm-systemd: 77-systemd-reboot asked for a reboot: powering off cleanly
+TAP
+: > "$R/reboot-requested"
+EOF
+chmod 0755 "$T/fake-kernel"
+PATH=$T/bin:$PATH SANDCAP_VM_UML_612=$T/fake-kernel SANDCAP_VM_SYSD_BOOT=60 \
+	sh "$VM/sysd-run.sh" "$B" --only systemd-reboot > "$T/sysd.tap" 2>&1 < /dev/null
+rc=$?
+tap=$(cat "$T/sysd.tap")
+expect "sysd-run.sh: a second boot that never ran the harness fails the run" test "$rc" -ne 0
+eq "... after two boots" 2 "$(cat "$B/vm-systemd/fake-boots")"
+contains "... the boot is a failure" "not ok 4 - vm-systemd: boot 2 ended" "$tap"
+contains "... and the scenario that waited for it is lost, by name" \
+	"not ok 5 - vm-systemd: 77-systemd-reboot: lost: the guest ended before it finished" "$tap"
+expect "... the scenario that finished in boot 1 is not" \
+	sh -c "! grep -q '70-systemd-install: lost' '$T/sysd.tap'"
+eq "... counted: 3 passed, 2 failed" "3 2" "$(cat "$B/vm-systemd/done")"
 done_testing

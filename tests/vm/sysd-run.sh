@@ -220,9 +220,17 @@ else
 	fi
 	n=$((n + 1))
 	# Every selected scenario the guest did not finish (the one it died in and those after
-	# it) is a failure of its own, so a crash loses no scenario silently.
+	# it) is a failure of its own, so a crash loses no scenario silently.  A scenario that
+	# asked for a reboot finished its first half only: it is done once a later boot has run
+	# it again (its header after its reboot line).
+	finished=$(awk '
+		/^# --- / { sub(/^# --- /, ""); sub(/ \(.*/, ""); done[$0] = 1; next }
+		/^# vm-systemd: .* asked for a reboot/ { sub(/^# vm-systemd: /, ""); sub(/ .*/, "")
+			done[$0] = 0; next }
+		/^ok [0-9]+ - [^ ]+ # SKIP/ { done[$4] = 1 }
+		END { for (s in done) if (done[s]) printf " %s", s; print " " }' "$R/tap")
 	for name in $selected; do
-		grep -q -e "^# --- $name (" -e "^ok [0-9]* - $name # SKIP" "$R/tap" && continue
+		case $finished in *" $name "*) continue ;; esac
 		n=$((n + 1)) failed=$((failed + 1))
 		echo "not ok $n - vm-systemd: $name: lost: the guest ended before it finished"
 	done
