@@ -4,6 +4,8 @@
 #
 #   sh tests/vm/kernel-build.sh            prints the kernel's path (builds it at most once)
 #
+# The configuration starts from `allnoconfig` with the fragment as KCONFIG_ALLCONFIG: only
+# what the fragment asks for (and what that needs) is built, a few minutes on 2 cores.
 # The patches tests/vm/kernel-6.12-*.patch are applied in name order (patch -p1): fixes the
 # guest needs that Debian's source lacks, each saying why in its header.
 # The cache key is the source package's version and a hash of the fragment's settings and
@@ -11,9 +13,15 @@
 # a new or changed patch, or a new upload builds anew.
 # The source is fetched with a throw-away apt configuration (its own sources.list, state
 # and cache under a temporary directory): the machine's /etc/apt is never changed.
-# Exit 0 with the path on stdout; exit 2 with the reason on stderr when the kernel cannot
-# be had here (no network and nothing cached, a tool missing, the build failed), which
-# the VM runner reports as a skip of the 6.12 scenarios.
+#
+# Exit status, which the VM runner tells apart:
+#   0  the path on stdout
+#   2  the kernel cannot be had on this machine (no network or no Debian archive and
+#      nothing cached, a build tool missing): the reason on stderr; the runner reports
+#      each 6.12 scenario as a skip with it
+#   1  the source was there but a patch, the configuration or the build failed: a bug of
+#      ours; the reason and the last lines of the log on stderr (the whole log is kept in
+#      the cache directory as build-failed-KEY.log); the runner fails each 6.12 scenario
 #
 # SANDCAP_VM_KERNEL_612      use this binary instead (nothing is fetched or built)
 # SANDCAP_VM_KERNEL_CACHE    cache directory (default /var/cache/sandcap-vm when it is
@@ -21,6 +29,9 @@
 # SANDCAP_VM_KERNEL_JOBS     make -j (default 2)
 # SANDCAP_VM_KERNEL_MIRROR   the Debian mirror (default http://deb.debian.org), for a machine
 #                            that reaches Debian only through its own mirror
+# SANDCAP_VM_KERNEL_SOURCE   an unpacked Linux source tree to build instead of fetching
+#                            Debian's (copied first; built every time, cached as
+#                            linux-local-KEY): to try a tree, and for the runner's tests
 set -eu
 
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -30,6 +41,16 @@ MIRROR=${SANDCAP_VM_KERNEL_MIRROR:-http://deb.debian.org}
 
 say() { echo "kernel-build: $*" >&2; }
 unavailable() { say "$*"; exit 2; }
+# failed REASON LOG: our bug, never a skip: the reason, the log's tail, the log kept.
+failed() {
+	say "FAILED: $1"
+	if [ -s "$2" ]; then
+		cp "$2" "$CACHE/build-failed-$HASH.log" 2>/dev/null &&
+			say "the whole log: $CACHE/build-failed-$HASH.log"
+		tail -n 25 "$2" | sed 's/^/kernel-build:   /' >&2
+	fi
+	exit 1
+}
 
 if [ -n "${SANDCAP_VM_KERNEL_612:-}" ]; then
 	[ -x "$SANDCAP_VM_KERNEL_612" ] || unavailable "SANDCAP_VM_KERNEL_612=$SANDCAP_VM_KERNEL_612 is not an executable file"
@@ -49,9 +70,11 @@ cache_dir() {
 CACHE=$(cache_dir)
 mkdir -p "$CACHE" || unavailable "cannot create the cache directory $CACHE"
 PATCHES=$(LC_ALL=C ls "$HERE"/kernel-6.12-*.patch 2>/dev/null || true)
-# The settings, comments aside and in a stable order (a reworded comment rebuilds nothing),
-# then each patch whole.
+# The base configuration, the settings (comments aside and in a stable order: a reworded
+# comment rebuilds nothing), then each patch whole.
+BASE=allnoconfig
 HASH=$({
+	echo "base $BASE"
 	grep -E '^(CONFIG_[A-Z0-9_]+=|# CONFIG_[A-Z0-9_]+ is not set$)' "$FRAGMENT" | LC_ALL=C sort
 	for p in $PATCHES; do cat "$p"; done
 } | sha256sum | cut -c1-12)
@@ -85,20 +108,27 @@ resolve_version() {
 	aptq apt-cache show --no-all-versions "$PKG" 2>/dev/null | sed -n 's/^Version: //p' | head -n1
 }
 
-VERSION=$(resolve_version || true)
-if [ -z "$VERSION" ]; then
-	# Offline: the newest binary already built from these settings and patches still serves.
-	found=$(ls -d "$CACHE"/linux-*-"$HASH" 2>/dev/null | sort -V | tail -n1 || true)
-	[ -n "$found" ] && [ -x "$found/linux" ] ||
-		unavailable "cannot resolve $PKG from bookworm-backports/bookworm-security (offline?) and no cached build of these settings and patches ($HASH) in $CACHE"
-	say "apt unreachable; using the cached $(basename "$found")"
-	echo "$found/linux"
-	exit 0
-fi
-OUT=$CACHE/linux-$(echo "$VERSION" | tr -c 'A-Za-z0-9.+\n-' _)-$HASH
-if [ -x "$OUT/linux" ]; then
-	echo "$OUT/linux"
-	exit 0
+if [ -n "${SANDCAP_VM_KERNEL_SOURCE:-}" ]; then
+	[ -f "$SANDCAP_VM_KERNEL_SOURCE/Makefile" ] ||
+		unavailable "SANDCAP_VM_KERNEL_SOURCE=$SANDCAP_VM_KERNEL_SOURCE is not a Linux source tree"
+	VERSION=local
+	OUT=$CACHE/linux-local-$HASH
+else
+	VERSION=$(resolve_version || true)
+	if [ -z "$VERSION" ]; then
+		# Offline: the newest binary already built from these settings and patches still serves.
+		found=$(ls -d "$CACHE"/linux-[0-9]*-"$HASH" 2>/dev/null | sort -V | tail -n1 || true)
+		[ -n "$found" ] && [ -x "$found/linux" ] ||
+			unavailable "cannot resolve $PKG from bookworm-backports/bookworm-security (offline?) and no cached build of these settings and patches ($HASH) in $CACHE"
+		say "apt unreachable; using the cached $(basename "$found")"
+		echo "$found/linux"
+		exit 0
+	fi
+	OUT=$CACHE/linux-$(echo "$VERSION" | tr -c 'A-Za-z0-9.+\n-' _)-$HASH
+	if [ -x "$OUT/linux" ]; then
+		echo "$OUT/linux"
+		exit 0
+	fi
 fi
 
 for tool in make gcc flex bison bc xz dpkg-deb patch; do
@@ -107,35 +137,33 @@ done
 
 say "building $PKG $VERSION (settings and patches $HASH) in $TMP; the result goes to $OUT"
 start=$(date +%s)
-(cd "$TMP" && aptq apt-get download "$PKG=$VERSION") >"$TMP/download.log" 2>&1 ||
-	unavailable "apt-get download $PKG=$VERSION failed: $(tail -n3 "$TMP/download.log")"
-deb=$(ls "$TMP"/"$PKG"_*.deb)
-dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$TMP" --wildcards './usr/src/linux-source-6.12.tar.*'
-rm -f "$deb"
-mkdir "$TMP/src"
-tar -x -C "$TMP/src" --strip-components=1 -f "$TMP"/usr/src/linux-source-6.12.tar.*
-rm -rf "${TMP:?}/usr"
+if [ "$VERSION" = local ]; then
+	cp -a "$SANDCAP_VM_KERNEL_SOURCE" "$TMP/src"
+else
+	(cd "$TMP" && aptq apt-get download "$PKG=$VERSION") >"$TMP/download.log" 2>&1 ||
+		unavailable "apt-get download $PKG=$VERSION failed: $(tail -n3 "$TMP/download.log")"
+	deb=$(ls "$TMP"/"$PKG"_*.deb)
+	dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$TMP" --wildcards './usr/src/linux-source-6.12.tar.*'
+	rm -f "$deb"
+	mkdir "$TMP/src"
+	tar -x -C "$TMP/src" --strip-components=1 -f "$TMP"/usr/src/linux-source-6.12.tar.*
+	rm -rf "${TMP:?}/usr"
+fi
+# From here on the source is here: whatever fails is a bug of ours, not this machine's.
 
 cd "$TMP/src"
 for p in $PATCHES; do
 	patch -p1 --forward --batch <"$p" >"$TMP/patch.log" 2>&1 ||
-		unavailable "$(basename "$p") does not apply to $PKG $VERSION: $(tail -n3 "$TMP/patch.log")"
+		failed "$(basename "$p") does not apply to $PKG $VERSION" "$TMP/patch.log"
 done
-make -s ARCH=um defconfig >/dev/null
-# Every line of the fragment as a scripts/config argument.
-sed -n -e 's/^\(CONFIG_[A-Z0-9_]*\)=\(.*\)$/--set-val \1 \2/p' \
-	-e 's/^# \(CONFIG_[A-Z0-9_]*\) is not set$/--disable \1/p' "$FRAGMENT" |
-	while read -r op name val; do
-		case "$op" in
-		--set-val) case "$val" in
-			\"*) scripts/config --file .config --set-str "$name" "$(echo "$val" | sed 's/^"\(.*\)"$/\1/')" ;;
-			*) scripts/config --file .config --set-val "$name" "$val" ;;
-			esac ;;
-		--disable) scripts/config --file .config --disable "$name" ;;
-		esac
-	done
-make -s ARCH=um olddefconfig >/dev/null
-# olddefconfig silently drops what Kconfig does not allow: refuse a kernel without them.
+# Everything off but what the fragment sets (and what that selects), then the defaults of
+# what is left; olddefconfig only settles, it turns nothing the fragment named on.
+make ARCH=um KCONFIG_ALLCONFIG="$FRAGMENT" "$BASE" >"$TMP/config.log" 2>&1 ||
+	failed "make ARCH=um $BASE failed" "$TMP/config.log"
+make ARCH=um olddefconfig >>"$TMP/config.log" 2>&1 ||
+	failed "make ARCH=um olddefconfig failed" "$TMP/config.log"
+# Kconfig silently drops what it does not allow (an unmet dependency, a misspelt name):
+# refuse a kernel without every line of the fragment, naming each one missing.
 bad=""
 while IFS= read -r line; do
 	case "$line" in
@@ -144,15 +172,16 @@ while IFS= read -r line; do
 		grep -q "^$name=" .config && bad="$bad $line" ;;
 	esac
 done <"$FRAGMENT"
-[ -z "$bad" ] || unavailable "the kernel configuration does not hold:$bad"
+[ -z "$bad" ] || failed "the kernel configuration does not hold (not set as tests/vm/kernel-6.12.config asks):$bad" "$TMP/config.log"
 
 make -s ARCH=um -j"${SANDCAP_VM_KERNEL_JOBS:-2}" linux >"$TMP/build.log" 2>&1 ||
-	unavailable "make linux failed (ARCH=um): $(tail -n5 "$TMP/build.log")"
+	failed "make linux failed (ARCH=um)" "$TMP/build.log"
+[ -x linux ] || failed "make linux left no ./linux" "$TMP/build.log"
 mkdir -p "$OUT.new"
 cp linux "$OUT.new/linux"
 cp .config "$OUT.new/config"
 for p in $PATCHES; do cp "$p" "$OUT.new/"; done
 rm -rf "$OUT"
 mv "$OUT.new" "$OUT"
-say "built $OUT/linux in $(($(date +%s) - start)) s"
+say "built $OUT/linux ($(du -k "$OUT/linux" | cut -f1) KiB) in $(($(date +%s) - start)) s"
 echo "$OUT/linux"

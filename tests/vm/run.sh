@@ -8,8 +8,10 @@
 # A scenario's header says where it runs: "# vm-kernel: 6.12", "# vm-kernel: both", or
 # nothing (6.1).  The 6.1 guest runs first, then the 6.12 guest (results in
 # BUILD/vm-results-6.12, counts in BUILD/results/vm-6.12), then the systemd guest, which
-# boots 6.12 (its counts go with the kernel it booted).  When the 6.12 kernel cannot be
-# fetched or built, each 6.12 scenario is one "# SKIP" line with the reason.
+# boots 6.12 (its counts go with the kernel it booted).  When this machine cannot have the
+# 6.12 kernel (no network and nothing cached), each 6.12 scenario is one "# SKIP" line
+# with the reason; when its source was there but a patch or the build failed, each is a
+# failure, with the build log's tail.
 #
 #   tests/vm/run.sh BUILD [--only PATTERN] [--keep-going] [--no-systemd] [--record NAME]
 #                   [--kernel 6.1|6.12] [--shell] [--exec SCRIPT] [--policy FILE] [--root]
@@ -238,32 +240,39 @@ run_sysd() {            # run_sysd: the systemd guest's scenarios; adds to passe
 # The 6.12 kernel (tests/vm/kernel-build.sh): built, or taken from its cache, in the
 # background while the 6.1 guest runs; the 6.12 guest and the systemd guest wait for it.
 # SANDCAP_VM_UML_612 names it for a run of this script (or sysd-run.sh) as a child, or
-# SANDCAP_VM_UML_612_MISSING says why there is none.
+# SANDCAP_VM_UML_612_MISSING says why this machine cannot have it (kernel-build.sh exit 2:
+# each 6.12 scenario skips), or SANDCAP_VM_UML_612_FAILED why its build failed (any other
+# exit: a bug of ours, each 6.12 scenario fails; the log's tail is in vm-kernel-612.log).
 kb_pid="" failed_612=0
 start_kernel() {
-	[ -n "${SANDCAP_VM_UML_612:-}${SANDCAP_VM_UML_612_MISSING:-}" ] && return 0
+	[ -n "${SANDCAP_VM_UML_612:-}${SANDCAP_VM_UML_612_MISSING:-}${SANDCAP_VM_UML_612_FAILED:-}" ] && return 0
 	# setsid: the build leads its own process group, so a TERM ends make and the compilers.
 	setsid sh "$srcdir/tests/vm/kernel-build.sh" > "$build/.vm-kernel-612" \
 		2> "$build/vm-kernel-612.log" < /dev/null &
 	kb_pid=$!
 }
-wait_kernel() {         # sets SANDCAP_VM_UML_612 or SANDCAP_VM_UML_612_MISSING
-	[ -n "${SANDCAP_VM_UML_612:-}${SANDCAP_VM_UML_612_MISSING:-}" ] && return 0
+wait_kernel() {         # sets SANDCAP_VM_UML_612, SANDCAP_VM_UML_612_MISSING or _FAILED
+	[ -n "${SANDCAP_VM_UML_612:-}${SANDCAP_VM_UML_612_MISSING:-}${SANDCAP_VM_UML_612_FAILED:-}" ] && return 0
 	[ -z "$kb_pid" ] && start_kernel
 	echo "vm: waiting for the 6.12 kernel (tests/vm/kernel-build.sh; log: $build/vm-kernel-612.log)"
 	t0=$(date +%s)
 	wait "$kb_pid"; kb_rc=$?
 	kb_pid=""
+	# The reason: kernel-build.sh's "FAILED:" line, else its last unindented one (the
+	# indented ones are a log's tail).
+	why=$(sed -n 's/^kernel-build: FAILED: //p' "$build/vm-kernel-612.log" | tail -n 1)
+	[ -n "$why" ] || why=$(sed -n 's/^kernel-build: \([^ ]\)/\1/p' "$build/vm-kernel-612.log" | tail -n 1)
 	if [ "$kb_rc" -eq 0 ] && [ -s "$build/.vm-kernel-612" ]; then
 		SANDCAP_VM_UML_612=$(cat "$build/.vm-kernel-612")
 		echo "vm: 6.12 kernel $SANDCAP_VM_UML_612 ($(($(date +%s) - t0)) s waited)"
+	elif [ "$kb_rc" -eq 2 ]; then
+		SANDCAP_VM_UML_612_MISSING=${why:-"tests/vm/kernel-build.sh found no way to the kernel"}
+		echo "vm: no 6.12 kernel on this machine: $SANDCAP_VM_UML_612_MISSING"
 	else
-		SANDCAP_VM_UML_612_MISSING=$(grep '^kernel-build: ' "$build/vm-kernel-612.log" | tail -n 1 |
-			sed 's/^kernel-build: //')
-		SANDCAP_VM_UML_612_MISSING=${SANDCAP_VM_UML_612_MISSING:-"tests/vm/kernel-build.sh failed (exit $kb_rc)"}
-		echo "vm: no 6.12 kernel: $SANDCAP_VM_UML_612_MISSING"
+		SANDCAP_VM_UML_612_FAILED="tests/vm/kernel-build.sh failed (exit $kb_rc)${why:+: $why}"
+		echo "vm: $SANDCAP_VM_UML_612_FAILED (log: $build/vm-kernel-612.log)"
 	fi
-	export SANDCAP_VM_UML_612 SANDCAP_VM_UML_612_MISSING
+	export SANDCAP_VM_UML_612 SANDCAP_VM_UML_612_MISSING SANDCAP_VM_UML_612_FAILED
 }
 # The 6.12 guest: this script again with --kernel 6.12; its TAP continues our numbering.
 run_612() {             # run_612 N: N = the TAP lines printed so far
@@ -387,6 +396,18 @@ fi
 # that started it, or fetches and builds it now; without it, each scenario is a skip.
 if [ "$boot_kernel" = 6.12 ]; then
 	wait_kernel
+	if [ -n "${SANDCAP_VM_UML_612_FAILED:-}" ]; then
+		[ "$mode" = run ] || fail_setup "$SANDCAP_VM_UML_612_FAILED"
+		n=0
+		for name in $boot_list; do
+			n=$((n + 1))
+			echo "not ok $n - vm-6.12: $name: not run: $SANDCAP_VM_UML_612_FAILED"
+		done
+		echo "# the build's last lines ($build/vm-kernel-612.log):"
+		tail -n 30 "$build/vm-kernel-612.log" | sed 's/^/#   /'
+		record 0 "$n" 0
+		exit 1
+	fi
 	if [ -z "${SANDCAP_VM_UML_612:-}" ]; then
 		[ "$mode" = run ] || fail_setup "no 6.12 kernel: $SANDCAP_VM_UML_612_MISSING"
 		n=0

@@ -21,8 +21,10 @@
 # default 420: a loaded 2-core machine boots systemd in UML in 20 s to several minutes).
 # The kernel is the 6.12 one (tests/vm/kernel-build.sh; run.sh passes it in
 # SANDCAP_VM_UML_612, or SANDCAP_VM_UML_612_MISSING with the reason there is none): what
-# users of Debian 13 and Ubuntu 24.04 run, with Landlock.  Without it the guest boots
-# Debian 12's 6.1 (user-mode-linux) and says so; what needs Landlock then skips.
+# users of Debian 13 and Ubuntu 24.04 run, with Landlock.  When this machine cannot have
+# it the guest boots Debian 12's 6.1 (user-mode-linux) and says so; what needs Landlock
+# then skips.  When its build failed (SANDCAP_VM_UML_612_FAILED, or kernel-build.sh
+# exiting other than 0 or 2), every selected scenario fails with the reason.
 # SANDCAP_VM_SYSD_KERNEL=6.1 boots 6.1 on purpose.  The kernel booted is left in
 # BUILD/vm-systemd/kernel (6.1 or 6.12).
 # See tests/vm/README.md, "The systemd guest".
@@ -64,11 +66,18 @@ ukernel=6.1 why_61="SANDCAP_VM_SYSD_KERNEL=6.1"
 case ${SANDCAP_VM_SYSD_KERNEL:-6.12} in
 6.1) ;;
 6.12)
-	if [ -z "${SANDCAP_VM_UML_612:-}${SANDCAP_VM_UML_612_MISSING:-}" ]; then
-		SANDCAP_VM_UML_612=$(sh "$srcdir/tests/vm/kernel-build.sh" 2> "$build/vm-kernel-612.log") ||
-			SANDCAP_VM_UML_612_MISSING=$(sed -n 's/^kernel-build: //p' "$build/vm-kernel-612.log" | tail -n 1)
+	if [ -z "${SANDCAP_VM_UML_612:-}${SANDCAP_VM_UML_612_MISSING:-}${SANDCAP_VM_UML_612_FAILED:-}" ]; then
+		SANDCAP_VM_UML_612=$(sh "$srcdir/tests/vm/kernel-build.sh" 2> "$build/vm-kernel-612.log")
+		case $? in
+		0) ;;
+		2) SANDCAP_VM_UML_612_MISSING=$(sed -n 's/^kernel-build: //p' "$build/vm-kernel-612.log" | tail -n 1) ;;
+		*) SANDCAP_VM_UML_612_FAILED="tests/vm/kernel-build.sh failed: $(sed -n 's/^kernel-build: FAILED: //p' "$build/vm-kernel-612.log" | tail -n 1)" ;;
+		esac
 	fi
-	if [ -n "${SANDCAP_VM_UML_612:-}" ]; then
+	if [ -n "${SANDCAP_VM_UML_612_FAILED:-}" ]; then
+		# A build that failed is a bug of ours: the scenarios fail (below), never fall back.
+		ukernel=failed
+	elif [ -n "${SANDCAP_VM_UML_612:-}" ]; then
 		uml=$SANDCAP_VM_UML_612 ukernel=6.12
 	else
 		why_61="no 6.12 kernel: ${SANDCAP_VM_UML_612_MISSING:-tests/vm/kernel-build.sh failed}"
@@ -80,7 +89,7 @@ for t in /lib/systemd/systemd /usr/sbin/insmod /usr/sbin/mkfs.ext4 /usr/bin/dbus
 	/lib/x86_64-linux-gnu/security/pam_systemd.so; do
 	[ -e "$t" ] || fail_setup "$t is missing: run 'make deps' (systemd, dbus, libpam-systemd, kmod, e2fsprogs)"
 done
-[ "$ukernel" = 6.12 ] || ls -d /usr/lib/uml/modules/*/kernel/fs/overlayfs/overlay.ko > /dev/null 2>&1 ||
+[ "$ukernel" = 6.1 ] && ! ls -d /usr/lib/uml/modules/*/kernel/fs/overlayfs/overlay.ko > /dev/null 2>&1 &&
 	fail_setup "overlay.ko for the UML kernel is missing (user-mode-linux package)"
 
 # Bound of one boot: boot and setup, plus every selected scenario's timeout and margin.
@@ -113,6 +122,20 @@ if [ "${SANDCAP_VM_LOCKED:-0}" != 1 ]; then
 fi
 rm -rf "$R"
 mkdir -p "$R" || fail_setup "cannot create $R"
+if [ "$ukernel" = failed ]; then
+	# Each selected scenario fails with the reason, and the build log's tail follows.
+	echo 6.12 > "$R/kernel"
+	n=0
+	for name in $selected; do
+		n=$((n + 1))
+		echo "not ok $n - vm-systemd: $name: not run: $SANDCAP_VM_UML_612_FAILED" >> "$R/tap"
+	done
+	cat "$R/tap"
+	echo "# the build's last lines ($build/vm-kernel-612.log):"
+	tail -n 30 "$build/vm-kernel-612.log" | sed 's/^/#   /'
+	echo "0 $n" > "$R/done"
+	exit 1
+fi
 echo "$ukernel" > "$R/kernel"
 echo "# vm-systemd: the guest boots $ukernel ($uml)"
 [ "$ukernel" = 6.1 ] && echo "# vm-systemd: booting 6.1: $why_61"
@@ -197,9 +220,17 @@ else
 	fi
 	n=$((n + 1))
 	# Every selected scenario the guest did not finish (the one it died in and those after
-	# it) is a failure of its own, so a crash loses no scenario silently.
+	# it) is a failure of its own, so a crash loses no scenario silently.  A scenario that
+	# asked for a reboot finished its first half only: it is done once a later boot has run
+	# it again (its header after its reboot line).
+	finished=$(awk '
+		/^# --- / { sub(/^# --- /, ""); sub(/ \(.*/, ""); done[$0] = 1; next }
+		/^# vm-systemd: .* asked for a reboot/ { sub(/^# vm-systemd: /, ""); sub(/ .*/, "")
+			done[$0] = 0; next }
+		/^ok [0-9]+ - [^ ]+ # SKIP/ { done[$4] = 1 }
+		END { for (s in done) if (done[s]) printf " %s", s; print " " }' "$R/tap")
 	for name in $selected; do
-		grep -q -e "^# --- $name (" -e "^ok [0-9]* - $name # SKIP" "$R/tap" && continue
+		case $finished in *" $name "*) continue ;; esac
 		n=$((n + 1)) failed=$((failed + 1))
 		echo "not ok $n - vm-systemd: $name: lost: the guest ended before it finished"
 	done
