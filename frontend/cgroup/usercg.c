@@ -35,6 +35,8 @@ usercg_init(struct usercg *u)
 	u->path[0] = '\0';
 	u->scope_fd = -EBADF;
 	u->leaf_fd = -EBADF;
+	u->parent_fd = -EBADF;
+	(void) snprintf(u->leaf_name, sizeof(u->leaf_name), "sandbox");
 }
 
 bool
@@ -224,8 +226,30 @@ bus_connect(sd_bus **ret, char *err, size_t errlen)
 	return 0;
 }
 
+/* The unit's own limits, for a session's scope: systemd writes them to the scope's cgroup
+ * (and writes them again at every daemon-reload, which limits written by hand would not
+ * survive). */
 static int
-start_scope(sd_bus *bus, const char *unit, uint64_t runtime_max_ms, char *err, size_t errlen)
+append_limits(sd_bus_message *m, const struct sc_request *lim)
+{
+	int r = 0;
+
+	if (lim == NULL)
+		return 0;
+	if (lim->memory > 0)
+		r = sd_bus_message_append(m, "(sv)(sv)", "MemoryMax", "t", lim->memory,
+					  "MemorySwapMax", "t", (uint64_t) 0);
+	if (r >= 0 && lim->pids > 0)
+		r = sd_bus_message_append(m, "(sv)", "TasksMax", "t", lim->pids);
+	if (r >= 0 && lim->cpu_percent > 0) /* microseconds of CPU per second */
+		r = sd_bus_message_append(m, "(sv)", "CPUQuotaPerSecUSec", "t",
+					  lim->cpu_percent * 10000);
+	return r;
+}
+
+static int
+start_scope(sd_bus *bus, const char *unit, pid_t pid, const struct sc_request *lim,
+	    uint64_t runtime_max_ms, char *err, size_t errlen)
 {
 	_cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
 	_cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
@@ -247,10 +271,12 @@ start_scope(sd_bus *bus, const char *unit, uint64_t runtime_max_ms, char *err, s
 	if (r >= 0)
 		r = sd_bus_message_open_container(m, 'a', "(sv)");
 	if (r >= 0)
-		r = sd_bus_message_append(m, "(sv)(sv)(sv)(sv)", "PIDs", "au", 1,
-					  (uint32_t) getpid(), "Delegate", "b", 1, "CollectMode",
-					  "s", "inactive-or-failed", "Description", "s",
-					  "sandcap sandbox");
+		r = sd_bus_message_append(m, "(sv)(sv)(sv)(sv)", "PIDs", "au", 1, (uint32_t) pid,
+					  "Delegate", "b", 1, "CollectMode", "s",
+					  "inactive-or-failed", "Description", "s",
+					  lim != NULL ? "sandcap session" : "sandcap sandbox");
+	if (r >= 0)
+		r = append_limits(m, lim);
 	if (r >= 0 && runtime_max_ms > 0)
 		r = sd_bus_message_append(m, "(sv)", "RuntimeMaxUSec", "t", runtime_max_ms * 1000);
 	if (r >= 0)
@@ -305,10 +331,12 @@ start_scope(sd_bus *bus, const char *unit, uint64_t runtime_max_ms, char *err, s
 	return 0;
 }
 
-/* Where this process now is: <cgroup2 mount><path from /proc/self/cgroup>. */
+/* Where process pid (0: this one) now is: <cgroup2 mount><path from /proc/PID/cgroup>. */
 static int
-own_cgroup(char *ret, size_t retlen, char *err, size_t errlen)
+own_cgroup(pid_t pid, char *ret, size_t retlen, char *err, size_t errlen)
 {
+	char file[64];
+
 	char mounts[CGPROTECT_MAX][PATH_MAX], mnt[PATH_MAX], rel[PATH_MAX], text[4096];
 	size_t n;
 	int r;
@@ -320,11 +348,15 @@ own_cgroup(char *ret, size_t retlen, char *err, size_t errlen)
 		set_err(err, errlen, "no cgroup v2 filesystem is mounted");
 		return r;
 	}
-	r = read_full_at(AT_FDCWD, "/proc/self/cgroup", text, sizeof(text), NULL);
+	if (pid > 0)
+		(void) snprintf(file, sizeof(file), "/proc/%d/cgroup", (int) pid);
+	else
+		(void) snprintf(file, sizeof(file), "/proc/self/cgroup");
+	r = read_full_at(AT_FDCWD, file, text, sizeof(text), NULL);
 	if (r >= 0)
 		r = usercg_parse_self_cgroup(text, rel, sizeof(rel));
 	if (r < 0) {
-		set_err(err, errlen, "cannot read /proc/self/cgroup: %s", strerror(-r));
+		set_err(err, errlen, "cannot read %s: %s", file, strerror(-r));
 		return r;
 	}
 	if (snprintf(ret, retlen, "%s%s", mnt, rel) >= (int) retlen)
@@ -332,24 +364,27 @@ own_cgroup(char *ret, size_t retlen, char *err, size_t errlen)
 	return 0;
 }
 
-int
-usercg_open(struct usercg *u, const char *id, uint64_t runtime_max_ms, char *err, size_t errlen)
+/* Start unit holding pid, open its cgroup (u->path, u->scope_fd) and move pid into the
+ * child cgroup sub (the no-internal-process rule: pid leaves the scope's own level). */
+static int
+open_scope(struct usercg *u, pid_t pid, const char *sub, const struct sc_request *lim,
+	   uint64_t runtime_max_ms, char *err, size_t errlen)
 {
 	_cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
 	_cleanup_close_ int fd = -EBADF;
 	struct statfs sfs;
 	struct stat st;
+	char procs[64], pidbuf[32];
 	size_t ul;
 	int r;
 
-	(void) snprintf(u->unit, sizeof(u->unit), "sandcap-%s.scope", id);
 	r = bus_connect(&bus, err, errlen);
 	if (r < 0)
 		return r;
-	r = start_scope(bus, u->unit, runtime_max_ms, err, errlen);
+	r = start_scope(bus, u->unit, pid, lim, runtime_max_ms, err, errlen);
 	if (r < 0)
 		return r;
-	r = own_cgroup(u->path, sizeof(u->path), err, errlen);
+	r = own_cgroup(pid == getpid() ? 0 : pid, u->path, sizeof(u->path), err, errlen);
 	if (r < 0)
 		return r;
 	ul = strlen(u->unit);
@@ -367,18 +402,94 @@ usercg_open(struct usercg *u, const char *id, uint64_t runtime_max_ms, char *err
 		set_err(err, errlen, "%s is not a cgroup v2 directory delegated to you", u->path);
 		return -ENOTSUP;
 	}
-	/* The no-internal-process rule: sandcap leaves the scope's own level. */
-	if (mkdirat(fd, "supervisor", 0755) < 0 && errno != EEXIST) {
-		set_err(err, errlen, "cannot create %s/supervisor: %s", u->path, strerror(errno));
+	if (mkdirat(fd, sub, 0755) < 0 && errno != EEXIST) {
+		set_err(err, errlen, "cannot create %s/%s: %s", u->path, sub, strerror(errno));
 		return -errno;
 	}
-	r = write_at(fd, "supervisor/cgroup.procs", "0");
+	(void) snprintf(procs, sizeof(procs), "%s/cgroup.procs", sub);
+	(void) snprintf(pidbuf, sizeof(pidbuf), "%d", pid == getpid() ? 0 : (int) pid);
+	r = write_at(fd, procs, pidbuf);
 	if (r < 0) {
-		set_err(err, errlen, "cannot move sandcap into %s/supervisor: %s", u->path,
-			strerror(-r));
+		set_err(err, errlen, "cannot move process %d into %s/%s: %s", (int) pid, u->path,
+			sub, strerror(-r));
 		return r;
 	}
 	u->scope_fd = TAKE_FD(fd);
+	return 0;
+}
+
+int
+usercg_open(struct usercg *u, const char *id, uint64_t runtime_max_ms, char *err, size_t errlen)
+{
+	(void) snprintf(u->unit, sizeof(u->unit), "sandcap-%s.scope", id);
+	return open_scope(u, getpid(), "supervisor", NULL, runtime_max_ms, err, errlen);
+}
+
+int
+usercg_open_session(struct usercg *u, const char *id, pid_t pid, const struct sc_request *lim,
+		    uint64_t runtime_max_ms, char *err, size_t errlen)
+{
+	char avail[256];
+	struct sc_request want = *lim;
+	const char *missing;
+	int r;
+
+	(void) snprintf(u->unit, sizeof(u->unit), "sandcap-sess-%s.scope", id);
+	r = open_scope(u, pid, "keeper", lim, runtime_max_ms, err, errlen);
+	if (r < 0)
+		return r;
+	r = read_full_at(u->scope_fd, "cgroup.controllers", avail, sizeof(avail), NULL);
+	if (r < 0) {
+		set_err(err, errlen, "cannot read %s/cgroup.controllers: %s", u->path,
+			strerror(-r));
+		return r;
+	}
+	/* cpu too when there is one: a call may ask --cpu of its own. */
+	if (has_word(avail, "cpu") && want.cpu_percent == 0)
+		want.cpu_percent = 100;
+	usercg_controllers(avail, &want, u->controllers, sizeof(u->controllers), &missing);
+	if (missing != NULL) {
+		set_err(err, errlen,
+			"your systemd user manager does not delegate the %s "
+			"controller (delegated: %s)",
+			missing, avail[0] != '\0' ? avail : "none");
+		return -ENOTSUP;
+	}
+	r = u->controllers[0] == '\0'
+		    ? 0
+		    : write_at(u->scope_fd, "cgroup.subtree_control", u->controllers);
+	if (r < 0) {
+		set_err(err, errlen, "cannot enable %s in %s: %s", u->controllers, u->path,
+			strerror(-r));
+		return r;
+	}
+	u->effective = *lim;
+	return 0;
+}
+
+int
+usercg_use_parent(struct usercg *u, const char *path, const char *leaf, char *err,
+		  size_t errlen)
+{
+	struct statfs sfs;
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+	if (fd < 0 || fstatfs(fd, &sfs) < 0 || fstat(fd, &st) < 0) {
+		set_err(err, errlen, "cannot open the session's cgroup %s: %s", path,
+			strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -errno;
+	}
+	if (sfs.f_type != CGROUP2_SUPER_MAGIC || st.st_uid != getuid()) {
+		close(fd);
+		set_err(err, errlen, "%s is not a cgroup v2 directory delegated to you", path);
+		return -ENOTSUP;
+	}
+	u->parent_fd = safe_close(u->parent_fd);
+	u->parent_fd = fd;
+	(void) snprintf(u->leaf_name, sizeof(u->leaf_name), "%s", leaf);
 	return 0;
 }
 
@@ -428,13 +539,16 @@ write_limits(struct usercg *u, const struct sc_request *req, char *err, size_t e
 int
 usercg_create(struct usercg *u, const struct sc_request *req, char *err, size_t errlen)
 {
+	/* The leaf's parent: the scope, or a session's scope (usercg_use_parent()). */
+	int pfd = u->parent_fd >= 0 ? u->parent_fd : u->scope_fd;
+	const char *where = u->parent_fd >= 0 ? "the session's scope" : u->path;
 	char avail[256];
 	const char *missing;
 	int r;
 
-	r = read_full_at(u->scope_fd, "cgroup.controllers", avail, sizeof(avail), NULL);
+	r = read_full_at(pfd, "cgroup.controllers", avail, sizeof(avail), NULL);
 	if (r < 0) {
-		set_err(err, errlen, "cannot read %s/cgroup.controllers: %s", u->path,
+		set_err(err, errlen, "cannot read cgroup.controllers of %s: %s", where,
 			strerror(-r));
 		return r;
 	}
@@ -447,22 +561,22 @@ usercg_create(struct usercg *u, const struct sc_request *req, char *err, size_t 
 		return -ENOTSUP;
 	}
 	if (u->controllers[0] != '\0') {
-		r = write_at(u->scope_fd, "cgroup.subtree_control", u->controllers);
+		r = write_at(pfd, "cgroup.subtree_control", u->controllers);
 		if (r < 0) {
-			set_err(err, errlen, "cannot enable %s in %s: %s", u->controllers, u->path,
+			set_err(err, errlen, "cannot enable %s in %s: %s", u->controllers, where,
 				strerror(-r));
 			return r;
 		}
 	}
-	if (mkdirat(u->scope_fd, "sandbox", 0755) < 0) {
-		set_err(err, errlen, "cannot create %s/sandbox: %s", u->path, strerror(errno));
+	if (mkdirat(pfd, u->leaf_name, 0755) < 0) {
+		set_err(err, errlen, "cannot create %s/%s: %s", where, u->leaf_name,
+			strerror(errno));
 		return -errno;
 	}
 	u->leaf_made = true;
-	u->leaf_fd =
-		openat(u->scope_fd, "sandbox", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	u->leaf_fd = openat(pfd, u->leaf_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (u->leaf_fd < 0) {
-		set_err(err, errlen, "cannot open %s/sandbox: %s", u->path, strerror(errno));
+		set_err(err, errlen, "cannot open %s/%s: %s", where, u->leaf_name, strerror(errno));
 		return -errno;
 	}
 	r = write_limits(u, req, err, errlen);
@@ -506,8 +620,8 @@ usercg_attach(int pidfd, void *userdata)
 		r = write_at(u->leaf_fd, "cgroup.procs", buf);
 	}
 	if (r < 0)
-		fprintf(stderr, "sandcap: cannot move the sandbox into %s/sandbox: %s\n", u->path,
-			strerror(-r));
+		fprintf(stderr, "sandcap: cannot move the sandbox into its cgroup %s: %s\n",
+			u->leaf_name, strerror(-r));
 	return r;
 }
 
@@ -541,10 +655,12 @@ usercg_destroy(struct usercg *u, char *err, size_t errlen)
 			set_err(err, errlen, "%s/sandbox did not empty: %s", u->path, strerror(-r));
 	}
 	u->leaf_fd = safe_close(u->leaf_fd);
-	if (r == 0 && u->leaf_made && u->scope_fd >= 0 &&
-	    unlinkat(u->scope_fd, "sandbox", AT_REMOVEDIR) < 0) {
+	if (r == 0 && u->leaf_made && (u->parent_fd >= 0 || u->scope_fd >= 0) &&
+	    unlinkat(u->parent_fd >= 0 ? u->parent_fd : u->scope_fd, u->leaf_name,
+		     AT_REMOVEDIR) < 0) {
 		r = -errno;
-		set_err(err, errlen, "cannot remove %s/sandbox: %s", u->path, strerror(-r));
+		set_err(err, errlen, "cannot remove the sandbox's cgroup %s: %s", u->leaf_name,
+			strerror(-r));
 	} else if (r == 0) {
 		u->leaf_made = false;
 	}
@@ -589,8 +705,9 @@ usercg_probe(char *info, size_t len)
 void
 usercg_close(struct usercg *u)
 {
-	if (u->leaf_made && u->scope_fd >= 0)
+	if (u->leaf_made && (u->scope_fd >= 0 || u->parent_fd >= 0))
 		(void) usercg_destroy(u, NULL, 0);
 	u->leaf_fd = safe_close(u->leaf_fd);
 	u->scope_fd = safe_close(u->scope_fd);
+	u->parent_fd = safe_close(u->parent_fd);
 }

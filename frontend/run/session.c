@@ -15,6 +15,7 @@
 #include "fd-util.h"
 #include "macro.h"
 #include "run/session-io.h"
+#include "run/session-usercg.h"
 #include "run/session.h"
 #include "supervise/control.h"
 
@@ -485,6 +486,8 @@ session_teardown(int rootfd, int dfd, const struct session_state *s, const char 
 	r = lock_out_calls(dfd, &lock, err, errlen);
 	if (r < 0)
 		return r;
+	if (session_is_usercg(s))
+		session_usercg_teardown(dfd, s);
 	text = report_text(dfd, s, why, out != NULL ? json : true, &len);
 	/* Gone first: a call waiting for the lock then finds no state and refuses. */
 	if (unlinkat(dfd, "state", 0) < 0) {
