@@ -59,15 +59,16 @@ usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: sandcap session start [--ttl DUR] [--cpu-time DUR] [--timeout DUR] "
-		"[--as SIZE]\n                             [--fs MODE] [--net MODE] [--name NAME] "
-		"[--report FILE] [--no-cgroup] [--json]\n       sandcap run --session ID [OPTIONS] "
+		"[--as SIZE]\n                             [--memory SIZE] [--pids N] [--cpu PCT] [--fs MODE] [--net MODE]\n"
+		"                             [--name NAME] [--report FILE] [--no-cgroup] [--json]\n       sandcap run --session ID [OPTIONS] "
 		"-- COMMAND [ARG...]\n       sandcap session show|end ID [--json]\n"
 		"       sandcap session ls [--json]\n\n"
 		"A session is many runs under one TTL (default 1h), one CPU-time budget across its "
 		"calls (--cpu-time), per-call defaults and ceilings (--timeout, --as), one "
 		"workspace (each call's working directory, kept across calls) and one report. "
-		"Calls run one at a time, in rlimit mode; --memory, --pids, --cpu and --disk need "
-		"cgroup sessions, which do not exist yet, and are refused.  --fs and --net apply "
+		"Calls run one at a time, in the mode sandcap run would use: in user-cgroup mode "
+		"the session is a scope of your own systemd and --memory, --pids, --cpu bind all "
+		"its calls; rlimit mode refuses them, and --disk is refused.  --fs and --net apply "
 		"to every call.  'end' kills what runs, removes everything and prints the report; "
 		"at the TTL a keeper process does the same (the report to --report FILE).  See "
 		"sandcap(1) and docs/usage.md \"Sessions\".\n");

@@ -175,10 +175,10 @@ refuse_unenforceable(const struct session_opts *o, char *err, size_t errlen)
 	if (opt == NULL)
 		return 0;
 	snprintf(err, errlen,
-		 "%s: a session's %s across its calls needs a cgroup, and this session "
-		 "would run in rlimit mode (no usable helper or user manager, or --no-cgroup); "
-		 "drop %s (bound each call with --as, --nproc or --fsize instead; see "
-		 "docs/usage.md \"Sessions\")",
+		 "%s: a session's %s across its calls needs cgroup mode, and this session "
+		 "runs in rlimit mode (no usable user manager, or --no-cgroup); drop %s "
+		 "(bound each call with --as, --nproc or --fsize instead; see docs/usage.md "
+		 "\"Sessions\")",
 		 opt, opt + 2, opt);
 	return -ENOTSUP;
 }
