@@ -23,6 +23,20 @@ no_leftovers() { [ -z "$(leftovers)" ]; }
 scope_of() { find "$UCG" -type d -name "sandcap-sess-$1.scope" 2> /dev/null | head -n 1; }
 scope_gone() { [ -z "$(scope_of "$1")" ]; }
 no_proc() { ! pgrep -u sctest -f "$1" > /dev/null; }
+running() { pgrep -u sctest -f "$1" > /dev/null; }
+# bg_done DESC: the background logins of this section have ended (bounded; what is left of
+# sctest's processes is shown otherwise)
+bg_done() {
+	for _p in $(jobs -p); do
+		# ended: gone, or a zombie this shell has not reaped yet
+		if ! wait_for 30 sh -c "[ ! -d /proc/$_p ] || grep -q '^State:[[:space:]]*Z' /proc/$_p/status"; then
+			fail "$1" "a login still runs: $(ps -o pid,stat,args -u sctest | tr '\n' ';')"
+			return
+		fi
+		wait "$_p"
+	done
+	ok "$1"
+}
 jfield() { python3 -c 'import json,sys; print(json.load(sys.stdin)[sys.argv[1]])' "$1"; }
 
 # The sessions live in the user manager: it must outlive each login of this test.
@@ -102,7 +116,7 @@ fi
 
 # end while a call runs: the call is killed, the scope and everything of the session go.
 u run -q --session "$id" -- sh -c 'exec sleep 1000.71' > /dev/null 2>&1 &
-check "a call of the session runs" wait_for 60 pgrep -u sctest -f '^sleep 1000[.]71'
+check "a call of the session runs" wait_for 60 running '^sleep 1000[.]71'
 u session end "$id" --json > "$R/end.json" 2> "$R/end.err"
 is "$?" 0 "session end: exit 0"
 is "$(json_get "$R/end.json" .ended)" end "... its report says how it ended"
@@ -111,11 +125,14 @@ check "the running call is gone" wait_for 30 no_proc '^sleep 1000[.]71'
 check "the session's scope is gone" wait_for 30 scope_gone "$id"
 check "nothing of the session is left in sctest's subtree" wait_for 30 no_leftovers
 check "the session's directory and workspace are gone" test ! -e "$SESS/$id"
-wait
+bg_done "the login of the call end killed has ended"
 
 # --- a CPU-time budget spent across calls
-id=$(u session start --ttl 10m --cpu-time 3s --timeout 60s 2> "$R/start2.err")
-is "$?" 0 "session start --cpu-time 3s"
+id=$(u session start --ttl 10m --cpu-time 3s --timeout 60s --fs ro 2> "$R/start2.err")
+is "$?" 0 "session start --cpu-time 3s --fs ro"
+run_rc u run -q --session "$id" -- sh -c 'echo w > f && cat f && ! echo mode=rlimit >> ../state' \
+	> "$R/ro.out" 2> "$R/ro.err"
+is "$rc:$(cat "$R/ro.out")" 0:w "with --fs ro a call writes the workspace, not the session's state"
 spin='while :; do :; done'
 u run -q --session "$id" --cpu-time 1 --report "$R/b1.json" -- sh -c "$spin"
 is "$(json_get "$R/b1.json" .verdict)" cpu-time "call 1 with its own --cpu-time 1: verdict cpu-time"
@@ -131,15 +148,19 @@ check "the budget session's scope is gone after end" wait_for 30 scope_gone "$id
 # --- the keeper and every sandcap killed: the user manager ends the session at the TTL
 id=$(u session start --ttl 15s 2> "$R/start3.err")
 is "$?" 0 "session start --ttl 15s"
-# A grandchild of its own session, which outlives the call's main process; the call's two
-# supervisors are stopped first, so that neither can end the call before it is killed.
+# A grandchild of its own session, which outlives the call's main process.  The call's two
+# supervisors are frozen first (cgroup.freeze of the call's own scope: no signal, not even
+# the SIGHUP and SIGCONT of a newly orphaned process group, runs their code), so that
+# neither can end the call before SIGKILL ends them.
 u run -q --session "$id" -- sh -c 'setsid sleep 1000.72 & exec sleep 1000.74' > /dev/null 2>&1 &
-check "a call of the session runs" wait_for 60 pgrep -u sctest -f '^sleep 1000[.]72'
-pkill -STOP -u sctest -x sandcap
+check "a call of the session runs" wait_for 60 running '^sleep 1000[.]72'
+cs=$(find "$UCG" -type d -name "sandcap-$SCTEST_UID-*.scope" | head -n 1)
+echo 1 > "$cs/cgroup.freeze"
+check "the call's sandcap is frozen (its own scope ${cs##*/})" wait_for 30 grep -qx 'frozen 1' "$cs/cgroup.events"
 pkill -KILL -u sctest -x sandcap-sess
 pkill -KILL -u sctest -x sandcap
 check "with the keeper and the call's sandcap killed, the call's grandchild still runs" \
-	pgrep -u sctest -f '^sleep 1000[.]72'
+	running '^sleep 1000[.]72'
 check "... in the session's scope, which stays" test -n "$(scope_of "$id")"
 check "at the TTL (plus 10 s) the user manager stops the scope: the call is gone" \
 	wait_for 90 no_proc '^sleep 1000[.]72'
@@ -148,19 +169,19 @@ run_rc u run -q --session "$id" -- true 2> "$R/dead.err"
 is "$rc" 125 "a call of the expired session is refused"
 u session ls > /dev/null 2>&1
 check "session ls removes the expired session's directory" test ! -e "$SESS/$id"
-wait
+bg_done "the login of the killed call has ended"
 
 # --- the TTL with the keeper alive: it kills the call, writes the report, removes everything
 id=$(u session start --ttl 8s --report "$R/ttl.json" 2> "$R/start4.err")
 is "$?" 0 "session start --ttl 8s --report FILE"
 u run -q --session "$id" -- sh -c 'exec sleep 1000.73' > /dev/null 2>&1 &
-check "a call of the session runs" wait_for 60 pgrep -u sctest -f '^sleep 1000[.]73'
+check "a call of the session runs" wait_for 60 running '^sleep 1000[.]73'
 check "at the TTL the keeper writes the report" wait_for 60 test -s "$R/ttl.json"
 is "$(json_get "$R/ttl.json" .ended)" ttl "... which says the TTL ended it"
 check "the call is gone" wait_for 30 no_proc '^sleep 1000[.]73'
 check "the scope is gone" wait_for 30 scope_gone "$id"
 check "the session's directory is gone" wait_for 30 test ! -e "$SESS/$id"
-wait
+bg_done "the login of the call the TTL ended has ended"
 
 check "nothing of any session is left in sctest's subtree" wait_for 30 no_leftovers
 check "no keeper is left" sh -c '! pgrep -u sctest -x sandcap-sess'
