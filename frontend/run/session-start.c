@@ -214,9 +214,9 @@ check_mode(const struct session_opts *o, const char **mode, char *err, size_t er
 	*mode = pick_mode(o);
 	if (streq(*mode, "cgroup")) {
 		snprintf(err, errlen,
-			 "sessions do not run in cgroup mode yet, and sandcap run would use it "
-			 "here: give --no-cgroup to start the session (its calls then run in "
-			 "rlimit mode)");
+			 "sessions run in rlimit mode for now where sandcap run would use cgroup "
+			 "mode (the helper), as here: give --no-cgroup to start the session (its "
+			 "calls then run in rlimit mode)");
 		return -ENOTSUP;
 	}
 	if (streq(*mode, SESSION_UCG_MODE)) {
