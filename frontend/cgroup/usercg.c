@@ -468,8 +468,7 @@ usercg_open_session(struct usercg *u, const char *id, pid_t pid, const struct sc
 }
 
 int
-usercg_use_parent(struct usercg *u, const char *path, const char *leaf, char *err,
-		  size_t errlen)
+usercg_use_parent(struct usercg *u, const char *path, const char *leaf, char *err, size_t errlen)
 {
 	struct statfs sfs;
 	struct stat st;
@@ -646,6 +645,7 @@ wait_empty(int leaf_fd)
 int
 usercg_destroy(struct usercg *u, char *err, size_t errlen)
 {
+	int pfd = u->parent_fd >= 0 ? u->parent_fd : u->scope_fd; /* the leaf's parent */
 	int r = 0;
 
 	if (u->leaf_fd >= 0) {
@@ -655,9 +655,7 @@ usercg_destroy(struct usercg *u, char *err, size_t errlen)
 			set_err(err, errlen, "%s/sandbox did not empty: %s", u->path, strerror(-r));
 	}
 	u->leaf_fd = safe_close(u->leaf_fd);
-	if (r == 0 && u->leaf_made && (u->parent_fd >= 0 || u->scope_fd >= 0) &&
-	    unlinkat(u->parent_fd >= 0 ? u->parent_fd : u->scope_fd, u->leaf_name,
-		     AT_REMOVEDIR) < 0) {
+	if (r == 0 && u->leaf_made && pfd >= 0 && unlinkat(pfd, u->leaf_name, AT_REMOVEDIR) < 0) {
 		r = -errno;
 		set_err(err, errlen, "cannot remove the sandbox's cgroup %s: %s", u->leaf_name,
 			strerror(-r));

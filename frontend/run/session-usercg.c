@@ -33,7 +33,8 @@
 int
 session_ucg_format(const struct session_ucg *u, char *buf, size_t len)
 {
-	int n = snprintf(buf, len, "scope=%s\nmemory=%" PRIu64 "\npids=%" PRIu64 "\ncpu=%" PRIu64 "\n",
+	int n = snprintf(buf, len,
+			 "scope=%s\nmemory=%" PRIu64 "\npids=%" PRIu64 "\ncpu=%" PRIu64 "\n",
 			 u->scope, u->memory, u->pids, u->cpu_percent);
 
 	return n < 0 || (size_t) n >= len ? -ENOBUFS : n;
@@ -144,9 +145,11 @@ int
 session_usercg_start(const struct session_opts *o, int dfd, const struct session_state *s,
 		     pid_t keeper, char *err, size_t errlen)
 {
-	struct sc_request lim = { .memory = o->memory, .pids = o->pids,
+	struct sc_request lim = { .memory = o->memory,
+				  .pids = o->pids,
 				  .cpu_percent = o->cpu_percent };
-	struct session_ucg f = { .memory = o->memory, .pids = o->pids,
+	struct session_ucg f = { .memory = o->memory,
+				 .pids = o->pids,
 				 .cpu_percent = o->cpu_percent };
 	struct usercg *u = malloc(sizeof(*u));
 	char text[PATH_MAX + 128];
@@ -270,8 +273,8 @@ session_usercg_cpu_used(int dfd, const struct session_state *s, uint64_t *ret_ms
 static int
 remove_leaf(int scope, const char *name)
 {
-	_cleanup_close_ int leaf = openat(scope, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-							       O_CLOEXEC);
+	_cleanup_close_ int leaf =
+		openat(scope, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	_cleanup_close_ int kill = -EBADF, events = -EBADF;
 
 	if (leaf < 0)

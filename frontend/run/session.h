@@ -8,7 +8,8 @@
  * runs), `lock` (flock: a call holds it while it runs, so calls run one at a time), `keeper`
  * (flock held by the keeper for its life) and `workspace/`, each call's working directory.
  * The keeper, a process of its own (setsid, no inherited fds), ends the session at its TTL
- * even when the shell that started it is gone.  Sessions run in rlimit mode for now. */
+ * even when the shell that started it is gone.  Sessions run in rlimit mode, or in
+ * user-cgroup mode (session-usercg.h: a scope of the user's own systemd). */
 #pragma once
 
 #include <stdbool.h>
@@ -18,7 +19,7 @@
 
 /* session start's options, parsed by cmd/session.c.  0: not given. */
 struct session_opts {
-	uint64_t memory, pids, cpu_percent, disk; /* refused in rlimit mode */
+	uint64_t memory, pids, cpu_percent, disk; /* the session's; refused in rlimit mode */
 	uint64_t ttl_ms, cpu_budget_ms, timeout_ms, as;
 	const char *name, *fs, *net, *report;
 	bool no_cgroup;

@@ -21,7 +21,9 @@
 static void
 test_round_trip(void **state)
 {
-	struct session_ucg u = { .scope = SCOPE UNIT, .memory = 64 << 20, .pids = 32,
+	struct session_ucg u = { .scope = SCOPE UNIT,
+				 .memory = 64 << 20,
+				 .pids = 32,
 				 .cpu_percent = 150 },
 			   back;
 	char buf[8192];
@@ -41,19 +43,19 @@ static void
 test_refused(void **state)
 {
 	static const char *const bad[] = {
-		"",                                                          /* no scope */
-		"memory=1\n",                                                /* no scope */
-		"scope=" SCOPE UNIT "\nswap=1\n",                            /* unknown key */
-		"scope=" SCOPE UNIT "\nmemory=x\n",                          /* bad number */
-		"scope=" SCOPE UNIT "\nmemory=\n",                           /* empty number */
-		"scope=" SCOPE UNIT "\nmemory\n",                            /* no '=' */
-		"scope=" SCOPE "sandcap-sess-ffffffffffff.scope\n",          /* another session's */
-		"scope=" SCOPE "other.scope\n",                              /* not a session's */
-		"scope=/tmp/" UNIT "\n",                                     /* not a cgroup */
-		"scope=/sys/fs/cgroup/../../tmp/" UNIT "\n",                 /* .. */
-		"scope=/sys/fs/cgroup//" UNIT "\n",                          /* // */
-		"scope=/sys/fs/cgroup/a/./" UNIT "\n",                       /* . */
-		"scope=sys/fs/cgroup/" UNIT "\n",                            /* relative */
+		"",                                                 /* no scope */
+		"memory=1\n",                                       /* no scope */
+		"scope=" SCOPE UNIT "\nswap=1\n",                   /* unknown key */
+		"scope=" SCOPE UNIT "\nmemory=x\n",                 /* bad number */
+		"scope=" SCOPE UNIT "\nmemory=\n",                  /* empty number */
+		"scope=" SCOPE UNIT "\nmemory\n",                   /* no '=' */
+		"scope=" SCOPE "sandcap-sess-ffffffffffff.scope\n", /* another session's */
+		"scope=" SCOPE "other.scope\n",                     /* not a session's */
+		"scope=/tmp/" UNIT "\n",                            /* not a cgroup */
+		"scope=/sys/fs/cgroup/../../tmp/" UNIT "\n",        /* .. */
+		"scope=/sys/fs/cgroup//" UNIT "\n",                 /* // */
+		"scope=/sys/fs/cgroup/a/./" UNIT "\n",              /* . */
+		"scope=sys/fs/cgroup/" UNIT "\n",                   /* relative */
 	};
 	struct session_ucg u;
 

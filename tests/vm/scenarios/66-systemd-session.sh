@@ -46,6 +46,19 @@ ll_abi=$(python3 -c 'import ctypes
 print(max(ctypes.CDLL(None, use_errno=True).syscall(444, None, 0, 1), 0))' 2> /dev/null)
 diag "guest kernel $(uname -r), Landlock ABI ${ll_abi:-0}"
 
+# --- what a user-cgroup session refuses before it starts: --disk, and over the policy
+run_rc u session start --disk 10M 2> "$R/disk.err"
+is "$rc" 125 "session start --disk: refused in user-cgroup mode (125)"
+like "$(cat "$R/disk.err")" "--disk: a size-limited workspace needs the sandcap helper" "... saying why"
+mkdir -p /etc/sandcap
+printf '[limits]\nmemory = 64M\n' > /etc/sandcap/sandbox.ini
+chmod 0644 /etc/sandcap/sandbox.ini
+run_rc u session start --memory 128M 2> "$R/ceil.err"
+is "$rc" 125 "session start --memory 128M over the policy's 64M ceiling: refused (125)"
+like "$(cat "$R/ceil.err")" "--memory .* is over the ceiling" "... naming the option and the ceiling"
+rm -rf /etc/sandcap
+check "no session was left by the refusals" sh -c "[ -z \"\$(ls $SESS 2> /dev/null)\" ] && [ -z \"\$(find $UCG -name 'sandcap-sess-*')\" ]"
+
 # --- a session with limits: its scope, the calls below it, the workspace, refusals
 j=$(u session start --ttl 10m --memory 64M --pids 32 --timeout 60s --name ucg --json 2> "$R/start.err")
 is "$?" 0 "session start with --memory 64M --pids 32 as a logged-in user without a helper"
