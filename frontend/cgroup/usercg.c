@@ -20,12 +20,11 @@
 #include "fd-util.h"
 #include "macro.h"
 #include "cgroup/usercg.h"
+#include "cgroup/usercg-bus.h"
 #include "cgroup-util.h"
 #include "time-util.h"
 
-#define BUS_TIMEOUT_USEC (2 * 1000 * 1000) /* one D-Bus round trip */
-#define JOB_TIMEOUT_MS   3000              /* the scope's start job */
-#define EMPTY_TIMEOUT_MS 5000              /* the leaf emptying after cgroup.kill */
+#define EMPTY_TIMEOUT_MS 5000 /* the leaf emptying after cgroup.kill */
 
 void
 usercg_init(struct usercg *u)
@@ -116,220 +115,7 @@ write_at(int dirfd, const char *file, const char *value)
 	return (size_t) w == n ? 0 : -EIO;
 }
 
-/* ---- the scope, through the user manager ---- */
-
-struct job_wait {
-	const char *path;       /* our job, once known */
-	char seen_path[8][256]; /* JobRemoved signals that came before the reply */
-	char seen_result[8][32];
-	size_t n_seen;
-	char result[32]; /* our job's result, "" until it is removed */
-};
-
-static int
-on_job_removed(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
-{
-	struct job_wait *w = userdata;
-	const char *path, *unit, *result;
-	uint32_t id;
-
-	if (sd_bus_message_read(m, "uoss", &id, &path, &unit, &result) < 0)
-		return 0;
-	if (w->path != NULL) {
-		if (streq(path, w->path))
-			(void) snprintf(w->result, sizeof(w->result), "%s", result);
-	} else if (w->n_seen < ELEMENTSOF(w->seen_path)) {
-		(void) snprintf(w->seen_path[w->n_seen], sizeof(w->seen_path[0]), "%s", path);
-		(void) snprintf(w->seen_result[w->n_seen], sizeof(w->seen_result[0]), "%s", result);
-		w->n_seen++;
-	}
-	return 0;
-}
-
-static bool
-is_socket(const char *dir, const char *name)
-{
-	char path[320];
-	struct stat st;
-
-	(void) snprintf(path, sizeof(path), "%s/%s", dir, name);
-	return stat(path, &st) == 0 && S_ISSOCK(st.st_mode);
-}
-
-/* The caller's runtime directory into dir (256 bytes), if it holds a socket of a user
- * manager; else -ENOENT with why in err.  Without one, no connection is tried: a host with
- * runtime directories but no user manager pays nothing for this mode. */
-static int
-bus_dir(char *dir, size_t dirlen, char *err, size_t errlen)
-{
-	const char *rt = getenv("XDG_RUNTIME_DIR");
-	struct stat st;
-
-	if (rt == NULL || rt[0] != '/')
-		(void) snprintf(dir, dirlen, "/run/user/%u", (unsigned) getuid());
-	else
-		(void) snprintf(dir, dirlen, "%s", rt);
-	/* A runtime directory that is not ours (or absent) is no way to our manager. */
-	if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != getuid() ||
-	    (st.st_mode & 0077) != 0) {
-		set_err(err, errlen,
-			"no runtime directory of yours at %s (no systemd user "
-			"session: log in through PAM/logind, or 'loginctl enable-linger')",
-			dir);
-		return -ENOENT;
-	}
-	if (!is_socket(dir, "systemd/private") && !is_socket(dir, "bus")) {
-		set_err(err, errlen,
-			"cannot reach your systemd user manager in %s: neither "
-			"systemd/private nor bus is a socket there",
-			dir);
-		return -ENOENT;
-	}
-	return 0;
-}
-
-/* The user manager's own socket when it is ours, else the user bus. */
-static int
-bus_connect(sd_bus **ret, char *err, size_t errlen)
-{
-	_cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
-	char dir[256], addr[300];
-	int r;
-
-	r = bus_dir(dir, sizeof(dir), err, errlen);
-	if (r < 0)
-		return r;
-	(void) snprintf(addr, sizeof(addr), "unix:path=%s/systemd/private", dir);
-	r = sd_bus_new(&bus);
-	if (r >= 0)
-		r = sd_bus_set_address(bus, addr);
-	if (r >= 0)
-		r = sd_bus_start(bus);
-	if (r < 0) {
-		bus = sd_bus_flush_close_unref(bus);
-		(void) snprintf(addr, sizeof(addr), "unix:path=%s/bus", dir);
-		r = sd_bus_new(&bus);
-		if (r >= 0)
-			r = sd_bus_set_address(bus, addr);
-		if (r >= 0)
-			r = sd_bus_set_bus_client(bus, 1);
-		if (r >= 0)
-			r = sd_bus_start(bus);
-	}
-	if (r < 0) {
-		set_err(err, errlen, "cannot reach your systemd user manager in %s: %s", dir,
-			strerror(-r));
-		return r;
-	}
-	(void) sd_bus_set_method_call_timeout(bus, BUS_TIMEOUT_USEC);
-	*ret = TAKE_PTR(bus);
-	return 0;
-}
-
-/* The unit's own limits, for a session's scope: systemd writes them to the scope's cgroup
- * (and writes them again at every daemon-reload, which limits written by hand would not
- * survive). */
-static int
-append_limits(sd_bus_message *m, const struct sc_request *lim)
-{
-	int r = 0;
-
-	if (lim == NULL)
-		return 0;
-	if (lim->memory > 0)
-		r = sd_bus_message_append(m, "(sv)(sv)", "MemoryMax", "t", lim->memory,
-					  "MemorySwapMax", "t", (uint64_t) 0);
-	if (r >= 0 && lim->pids > 0)
-		r = sd_bus_message_append(m, "(sv)", "TasksMax", "t", lim->pids);
-	if (r >= 0 && lim->cpu_percent > 0) /* microseconds of CPU per second */
-		r = sd_bus_message_append(m, "(sv)", "CPUQuotaPerSecUSec", "t",
-					  lim->cpu_percent * 10000);
-	return r;
-}
-
-static int
-start_scope(sd_bus *bus, const char *unit, pid_t pid, const struct sc_request *lim,
-	    uint64_t runtime_max_ms, char *err, size_t errlen)
-{
-	_cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
-	_cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
-	_cleanup_(sd_bus_slot_unrefp) sd_bus_slot *slot = NULL;
-	struct job_wait w = { 0 };
-	const char *job;
-	uint64_t deadline;
-	int r;
-
-	r = sd_bus_match_signal(bus, &slot, NULL, "/org/freedesktop/systemd1",
-				"org.freedesktop.systemd1.Manager", "JobRemoved", on_job_removed,
-				&w);
-	if (r >= 0)
-		r = sd_bus_message_new_method_call(
-			bus, &m, "org.freedesktop.systemd1", "/org/freedesktop/systemd1",
-			"org.freedesktop.systemd1.Manager", "StartTransientUnit");
-	if (r >= 0)
-		r = sd_bus_message_append(m, "ss", unit, "fail");
-	if (r >= 0)
-		r = sd_bus_message_open_container(m, 'a', "(sv)");
-	if (r >= 0)
-		r = sd_bus_message_append(m, "(sv)(sv)(sv)(sv)", "PIDs", "au", 1, (uint32_t) pid,
-					  "Delegate", "b", 1, "CollectMode", "s",
-					  "inactive-or-failed", "Description", "s",
-					  lim != NULL ? "sandcap session" : "sandcap sandbox");
-	if (r >= 0)
-		r = append_limits(m, lim);
-	if (r >= 0 && runtime_max_ms > 0)
-		r = sd_bus_message_append(m, "(sv)", "RuntimeMaxUSec", "t", runtime_max_ms * 1000);
-	if (r >= 0)
-		r = sd_bus_message_close_container(m);
-	if (r >= 0)
-		r = sd_bus_message_append(m, "a(sa(sv))", 0);
-	if (r < 0) {
-		set_err(err, errlen, "cannot build the D-Bus request: %s", strerror(-r));
-		return r;
-	}
-	r = sd_bus_call(bus, m, BUS_TIMEOUT_USEC, &e, &reply);
-	if (r < 0) {
-		set_err(err, errlen, "your systemd user manager refused the scope %s: %s", unit,
-			e.message != NULL ? e.message : strerror(-r));
-		return r;
-	}
-	r = sd_bus_message_read(reply, "o", &job);
-	if (r < 0) {
-		set_err(err, errlen, "unexpected reply to StartTransientUnit: %s", strerror(-r));
-		return r;
-	}
-	w.path = job;
-	for (size_t i = 0; i < w.n_seen; i++)
-		if (streq(w.seen_path[i], job))
-			(void) snprintf(w.result, sizeof(w.result), "%s", w.seen_result[i]);
-	deadline = mono_ms() + JOB_TIMEOUT_MS;
-	while (w.result[0] == '\0') {
-		uint64_t now = mono_ms();
-
-		r = sd_bus_process(bus, NULL);
-		if (r < 0)
-			break;
-		if (r > 0)
-			continue;
-		if (now >= deadline) {
-			r = -ETIMEDOUT;
-			break;
-		}
-		r = sd_bus_wait(bus, (deadline - now) * 1000);
-		if (r < 0)
-			break;
-	}
-	if (r < 0) {
-		set_err(err, errlen, "the scope %s did not start: %s", unit, strerror(-r));
-		return r;
-	}
-	if (!streq(w.result, "done")) {
-		set_err(err, errlen, "the scope %s did not start (job result '%s')", unit,
-			w.result);
-		return -ECANCELED;
-	}
-	return 0;
-}
+/* ---- the scope, through the user manager (usercg-bus.c) ---- */
 
 /* Where process pid (0: this one) now is: <cgroup2 mount><path from /proc/PID/cgroup>. */
 static int
@@ -364,11 +150,15 @@ own_cgroup(pid_t pid, char *ret, size_t retlen, char *err, size_t errlen)
 	return 0;
 }
 
-/* Start unit holding pid, open its cgroup (u->path, u->scope_fd) and move pid into the
- * child cgroup sub (the no-internal-process rule: pid leaves the scope's own level). */
-static int
-open_scope(struct usercg *u, pid_t pid, const char *sub, const struct sc_request *lim,
-	   uint64_t runtime_max_ms, char *err, size_t errlen)
+int
+usercg_write(int dirfd, const char *file, const char *value)
+{
+	return write_at(dirfd, file, value);
+}
+
+int
+usercg_open_scope(struct usercg *u, pid_t pid, const char *sub, const struct sc_request *lim,
+		  uint64_t runtime_max_ms, char *err, size_t errlen)
 {
 	_cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
 	_cleanup_close_ int fd = -EBADF;
@@ -378,10 +168,10 @@ open_scope(struct usercg *u, pid_t pid, const char *sub, const struct sc_request
 	size_t ul;
 	int r;
 
-	r = bus_connect(&bus, err, errlen);
+	r = usercg_bus_connect(&bus, err, errlen);
 	if (r < 0)
 		return r;
-	r = start_scope(bus, u->unit, pid, lim, runtime_max_ms, err, errlen);
+	r = usercg_start_scope(bus, u->unit, pid, lim, runtime_max_ms, err, errlen);
 	if (r < 0)
 		return r;
 	r = own_cgroup(pid == getpid() ? 0 : pid, u->path, sizeof(u->path), err, errlen);
@@ -422,74 +212,7 @@ int
 usercg_open(struct usercg *u, const char *id, uint64_t runtime_max_ms, char *err, size_t errlen)
 {
 	(void) snprintf(u->unit, sizeof(u->unit), "sandcap-%s.scope", id);
-	return open_scope(u, getpid(), "supervisor", NULL, runtime_max_ms, err, errlen);
-}
-
-int
-usercg_open_session(struct usercg *u, const char *id, pid_t pid, const struct sc_request *lim,
-		    uint64_t runtime_max_ms, char *err, size_t errlen)
-{
-	char avail[256];
-	struct sc_request want = *lim;
-	const char *missing;
-	int r;
-
-	(void) snprintf(u->unit, sizeof(u->unit), "sandcap-sess-%s.scope", id);
-	r = open_scope(u, pid, "keeper", lim, runtime_max_ms, err, errlen);
-	if (r < 0)
-		return r;
-	r = read_full_at(u->scope_fd, "cgroup.controllers", avail, sizeof(avail), NULL);
-	if (r < 0) {
-		set_err(err, errlen, "cannot read %s/cgroup.controllers: %s", u->path,
-			strerror(-r));
-		return r;
-	}
-	/* cpu too when there is one: a call may ask --cpu of its own. */
-	if (has_word(avail, "cpu") && want.cpu_percent == 0)
-		want.cpu_percent = 100;
-	usercg_controllers(avail, &want, u->controllers, sizeof(u->controllers), &missing);
-	if (missing != NULL) {
-		set_err(err, errlen,
-			"your systemd user manager does not delegate the %s "
-			"controller (delegated: %s)",
-			missing, avail[0] != '\0' ? avail : "none");
-		return -ENOTSUP;
-	}
-	r = u->controllers[0] == '\0'
-		    ? 0
-		    : write_at(u->scope_fd, "cgroup.subtree_control", u->controllers);
-	if (r < 0) {
-		set_err(err, errlen, "cannot enable %s in %s: %s", u->controllers, u->path,
-			strerror(-r));
-		return r;
-	}
-	u->effective = *lim;
-	return 0;
-}
-
-int
-usercg_use_parent(struct usercg *u, const char *path, const char *leaf, char *err, size_t errlen)
-{
-	struct statfs sfs;
-	struct stat st;
-	int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-
-	if (fd < 0 || fstatfs(fd, &sfs) < 0 || fstat(fd, &st) < 0) {
-		set_err(err, errlen, "cannot open the session's cgroup %s: %s", path,
-			strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		return -errno;
-	}
-	if (sfs.f_type != CGROUP2_SUPER_MAGIC || st.st_uid != getuid()) {
-		close(fd);
-		set_err(err, errlen, "%s is not a cgroup v2 directory delegated to you", path);
-		return -ENOTSUP;
-	}
-	u->parent_fd = safe_close(u->parent_fd);
-	u->parent_fd = fd;
-	(void) snprintf(u->leaf_name, sizeof(u->leaf_name), "%s", leaf);
-	return 0;
+	return usercg_open_scope(u, getpid(), "supervisor", NULL, runtime_max_ms, err, errlen);
 }
 
 static int
@@ -675,7 +398,7 @@ usercg_probe(char *info, size_t len)
 	size_t n;
 	int r;
 
-	r = bus_connect(&bus, info, len);
+	r = usercg_bus_connect(&bus, info, len);
 	if (r < 0)
 		return r;
 	r = sd_bus_get_property_string(bus, "org.freedesktop.systemd1", "/org/freedesktop/systemd1",

@@ -81,6 +81,16 @@ bool cgroup2_mounted(void);
 /* Close every fd (idempotent). */
 void usercg_close(struct usercg *u);
 
+/* ---- for usercg-session.c ---- */
+
+/* Start u->unit holding pid, with lim as the unit's limits (NULL: none), open its cgroup
+ * (u->path, u->scope_fd) and move pid into its child cgroup sub (the no-internal-process
+ * rule: pid leaves the scope's own level). */
+int usercg_open_scope(struct usercg *u, pid_t pid, const char *sub, const struct sc_request *lim,
+		      uint64_t runtime_max_ms, char *err, size_t errlen);
+/* Write value to dirfd/file whole (no link followed). */
+int usercg_write(int dirfd, const char *file, const char *value);
+
 /* ---- pure parts, exposed for unit tests ---- */
 
 /* The cgroup v2 path of /proc/self/cgroup text ("0::/a/b\n" -> "/a/b"); -ENOENT when the

@@ -256,19 +256,11 @@ try_user_cgroup(struct run_opts *o, struct report *rep, const struct policy_reso
 		(void) snprintf(why_not, len, "%s", why);
 		return -1;
 	}
-	if (r < 0 && run_usercg_in_session()) {
-		/* The session's limits hold only in its scope: no other mode will do. */
-		(void) snprintf(why_not, len, "the session runs its calls in user-cgroup mode: %s",
-				why);
-		return -1;
-	}
 	if (r < 0) {
 		(void) snprintf(why_not, len, "%s; user-cgroup mode: %s", helper_why, why);
 		return 0;
 	}
-	report_add_enforcement(rep, "helper", "not used: %s",
-			       run_usercg_in_session() ? "a call of a user-cgroup session"
-						       : helper_why);
+	report_add_enforcement(rep, "helper", "not used: %s", helper_why);
 	if (o->disk > 0) { /* --fallback: RLIMIT_FSIZE for --disk, as in rlimit mode */
 		struct run_opts keep = *o;
 

@@ -22,9 +22,12 @@ run_usercg_session(const char *scope, const char *leaf)
 }
 
 bool
-run_usercg_in_session(void)
+run_usercg_skip_helper(char *why, size_t len)
 {
-	return session_scope != NULL;
+	if (session_scope == NULL)
+		return false;
+	(void) snprintf(why, len, "a call of a user-cgroup session");
+	return true;
 }
 
 /* The limits this mode may change, committed to struct run_opts only when it runs. */
@@ -110,6 +113,15 @@ run_usercg_setup(struct run_opts *o, struct report *rep, const struct policy_res
 		r = usercg_use_parent(u, session_scope, session_leaf, err, errlen);
 	if (r == 0)
 		r = usercg_create(u, &req, err, errlen);
+	if (r < 0 && session_scope != NULL) {
+		/* The session's limits hold only in its scope: no other mode will do. */
+		char why[512];
+
+		(void) snprintf(why, sizeof(why), "%s", err);
+		(void) snprintf(err, errlen, "the session runs its calls in user-cgroup mode: %s",
+				why);
+		return -EPERM;
+	}
 	if (r < 0)
 		return r == -EINVAL || r == -EPERM ? -EIO : r;
 	/* Only now a refusal: this mode would run, but cannot give what was asked. */
