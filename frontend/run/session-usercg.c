@@ -20,6 +20,7 @@
 #include "fd-util.h"
 #include "macro.h"
 #include "parse-util.h"
+#include "report/json.h"
 #include "policy.h"
 #include "run/run-int.h"
 #include "run/session-io.h"
@@ -342,4 +343,42 @@ session_usercg_teardown(int dfd, const struct session_state *s)
 	if (read_ucg(dfd, s, &u) < 0 || (fd = open_scope(&u)) < 0)
 		return; /* the user manager stopped it: nothing of it is left */
 	sweep(fd);
+}
+
+void
+session_usercg_report(int dfd, const struct session_state *s, FILE *out, bool json)
+{
+	static const char how[] = "your systemd user manager: the scope's MemoryMax, TasksMax "
+				  "and CPUQuota; RuntimeMaxSec at the TTL + 10 s";
+	struct session_ucg u;
+	uint64_t used = 0;
+	char err[256], mem[32];
+	bool has_used;
+
+	if (read_ucg(dfd, s, &u) < 0) {
+		if (json)
+			fputs(", \"user_cgroup\": null", out);
+		return;
+	}
+	has_used = session_usercg_cpu_used(dfd, s, &used, err, sizeof(err)) == 0;
+	if (!json) {
+		format_size(u.memory, mem, sizeof(mem));
+		fprintf(out,
+			"scope: %s (memory %s, pids %" PRIu64 ", cpu %" PRIu64 "%%; 0: none)\n",
+			strrchr(u.scope, '/') + 1, u.memory ? mem : "0", u.pids, u.cpu_percent);
+		if (has_used)
+			fprintf(out, "CPU time used (its cpu.stat): %" PRIu64 " ms\n", used);
+		return;
+	}
+	fputs(", \"user_cgroup\": {\"scope\": ", out);
+	json_write_string(out, u.scope, strlen(u.scope));
+	fprintf(out,
+		", \"memory\": %" PRIu64 ", \"pids\": %" PRIu64 ", \"cpu_percent\": %" PRIu64
+		", \"cpu_used_ms\": ",
+		u.memory, u.pids, u.cpu_percent);
+	if (has_used)
+		fprintf(out, "%" PRIu64, used);
+	else
+		fputs("null", out);
+	fprintf(out, ", \"enforcement\": \"%s\"}", how);
 }

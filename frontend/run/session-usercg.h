@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #include "run/session-state.h"
@@ -62,5 +63,8 @@ int session_usercg_cpu_used(int dfd, const struct session_state *s, uint64_t *re
 int session_usercg_call_begin(int dfd, const struct session_state *s, unsigned n, char *err,
 			      size_t errlen);
 void session_usercg_call_end(void);
+/* The session report's part (session-report.c): the scope, the session's limits, what
+ * enforces them and the CPU time of its cpu.stat; JSON: ", \"user_cgroup\": {...}". */
+void session_usercg_report(int dfd, const struct session_state *s, FILE *out, bool json);
 /* Kill and remove every call's leaf left in the scope (teardown, the lock held). */
 void session_usercg_teardown(int dfd, const struct session_state *s);

@@ -127,6 +127,12 @@ else
 	done
 fi
 
+u session show "$id" --json > "$R/show.json" 2>&1
+like "$(json_get "$R/show.json" .user_cgroup.scope)" "/sandcap-sess-$id[.]scope$" "session show names the session's scope"
+is "$(json_get "$R/show.json" .user_cgroup.memory):$(json_get "$R/show.json" .user_cgroup.pids)" "$((64 * MiB)):32" \
+	"... and its limits"
+like "$(json_get "$R/show.json" .user_cgroup.enforcement)" "^your systemd user manager" "... and what enforces them"
+
 # end while a call runs: the call is killed, the scope and everything of the session go.
 u run -q --session "$id" -- sh -c 'exec sleep 1000.71' > /dev/null 2>&1 &
 check "a call of the session runs" wait_for 60 running '^sleep 1000[.]71'
@@ -155,7 +161,8 @@ like "$(json_get "$R/b2.json" .enforcement.cpu_time)" "user-cgroup" "... measure
 run_rc u run -q --session "$id" -- true 2> "$R/b3.err"
 is "$rc" 125 "call 3: refused, the budget is spent (125)"
 like "$(cat "$R/b3.err")" "CPU-time budget of 3s is spent" "... naming the budget"
-u session end "$id" > /dev/null 2>&1
+u session end "$id" --json > "$R/bend.json" 2>&1
+ge "$(json_get "$R/bend.json" .user_cgroup.cpu_used_ms)" 3000 "the session report's CPU time (the scope's cpu.stat) is at least the 3s budget"
 check "the budget session's scope is gone after end" wait_for 30 scope_gone "$id"
 
 # --- the keeper and every sandcap killed: the user manager ends the session at the TTL
