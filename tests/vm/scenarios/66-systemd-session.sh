@@ -7,7 +7,7 @@
 # (Landlock on 6.12), and nothing is left after end, after SIGKILL of the keeper and of
 # every sandcap (the user manager's RuntimeMaxSec at the TTL), or after the TTL.
 # vm-timeout: 600
-# vm-cost: 90
+# vm-cost: 60
 . "$VMLIB"
 . "$SRCDIR/tests/vm/sysd-lib.sh"
 S=$BUILD/sandcap
