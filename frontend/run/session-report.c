@@ -15,6 +15,7 @@
 #include "report/json.h"
 #include "run/session-cgroup.h"
 #include "run/session-io.h"
+#include "run/session-usercg.h"
 #include "run/session.h"
 
 #define LEDGER_MAX      SESSION_LEDGER_MAX
@@ -171,7 +172,6 @@ human_head(FILE *f, const struct session_state *s, const char *ended)
 		human_duration(s->cpu_budget_ms, budget, sizeof(budget));
 		fprintf(f, "CPU-time budget: %s\n", budget);
 	}
-	fprintf(f, "calls:\n");
 }
 
 int
@@ -185,12 +185,13 @@ session_report(int dfd, const struct session_state *s, const char *ended, FILE *
 
 	if (r < 0)
 		return r;
-	if (json) {
+	if (json)
 		json_head(out, s, ended);
-		fputs(", \"calls\": [", out);
-	} else {
+	else
 		human_head(out, s, ended);
-	}
+	if (session_is_usercg(s))
+		session_usercg_report(dfd, s, out, json);
+	fputs(json ? ", \"calls\": [" : "calls:\n", out);
 	r = session_calls_parse(text, print_call, &x);
 	left = s->cpu_budget_ms > x.t.cpu_ms ? s->cpu_budget_ms - x.t.cpu_ms : 0;
 	if (json) {

@@ -16,6 +16,7 @@
 #include "macro.h"
 #include "run/session-cgroup.h"
 #include "run/session-io.h"
+#include "run/session-usercg.h"
 #include "run/session.h"
 #include "supervise/control.h"
 
@@ -490,6 +491,8 @@ session_teardown(int rootfd, int dfd, const struct session_state *s, const char 
 	r = lock_out_calls(dfd, &lock, err, errlen);
 	if (r < 0)
 		return r;
+	if (session_is_usercg(s))
+		session_usercg_teardown(dfd, s);
 	text = report_text(dfd, s, why, out != NULL ? json : true, &len);
 	/* Gone first: a call waiting for the lock then finds no state and refuses. */
 	if (unlinkat(dfd, "state", 0) < 0) {

@@ -29,8 +29,8 @@ class Session:
     ceiling), ``fs``/``net`` → ``--fs``/``--net`` (every call's), ``name`` → ``--name``,
     ``report`` → ``--report`` (where the keeper writes the report at the TTL),
     ``no_cgroup`` → ``--no-cgroup``.  ``memory``, ``pids``, ``cpu`` and ``disk`` are passed
-    on: the session's cgroup limits in cgroup mode; sandcap refuses them in rlimit mode
-    (SandcapError says why).
+    on: the session's cgroup limits in cgroup mode (the helper), its scope's limits in
+    user-cgroup mode (``disk`` refused), all refused in rlimit mode (SandcapError says why).
 
     The session starts when the object is made; ``with Session(...) as s:`` ends it on exit.
     A session that is never ended is ended by its keeper at its TTL (default 1 h).
