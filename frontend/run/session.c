@@ -153,13 +153,22 @@ session_root(bool create, int *ret_fd, char *err, size_t errlen)
 	int r, fd, root;
 
 	r = control_rundir(dir, sizeof(dir), create);
-	if (r < 0) {
+	if (r == -EPERM)
+		snprintf(err, errlen,
+			 "%s is not a directory of yours with mode 0700, and others could enter "
+			 "it (a sandboxed command may have changed its mode): check that "
+			 "everything in it is yours, then chmod 0700 %s",
+			 dir, dir);
+	else if (r == -EACCES && strrchr(dir, '/') != NULL)
+		snprintf(err, errlen, "%s: %s (XDG_RUNTIME_DIR's mode was changed): chmod 0700 %.*s",
+			 dir, strerror(-r), (int) (strrchr(dir, '/') - dir), dir);
+	else if (r < 0)
 		snprintf(err, errlen, "sessions live in $XDG_RUNTIME_DIR/sandcap, which is %s: %s",
-			 r == -EPERM ? "not private to you" : "unusable",
+			 "unusable",
 			 "log in with a systemd session, or set XDG_RUNTIME_DIR to a directory of "
 			 "yours with mode 0700");
+	if (r < 0)
 		return r;
-	}
 	fd = session_private_dir(AT_FDCWD, dir, false);
 	if (fd < 0) {
 		snprintf(err, errlen, "%s: %s", dir, strerror(-fd));

@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -58,6 +59,35 @@ xdg_rundir(char *buf, size_t len)
 	return 0;
 }
 
+/* The sandboxed commands run as the user, so they can chmod our directory (Landlock has no
+ * right for chmod) and so stop every later sandcap from reaching its sessions and
+ * sockets.  Give it back 0700: through an O_PATH fd that names the directory we checked,
+ * never a link, and only when it is ours and nobody else can have put anything in it
+ * meanwhile (no access for others on it, or none into XDG_RUNTIME_DIR, dir's parent). */
+static void
+rundir_repair(const char *dir)
+{
+	char parent[PATH_MAX], proc[64];
+	struct stat st, pst;
+	char *slash;
+	int fd;
+
+	fd = open(dir, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	strlcpy(parent, dir, sizeof(parent));
+	slash = strrchr(parent, '/');
+	if (slash != NULL)
+		*slash = '\0';
+	if (fstat(fd, &st) == 0 && st.st_uid == control_uid() && (st.st_mode & 07777) != 0700 &&
+	    ((st.st_mode & 077) == 0 ||
+	     (slash != NULL && stat(parent, &pst) == 0 && (pst.st_mode & 077) == 0))) {
+		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+		(void) chmod(proc, 0700);
+	}
+	close(fd);
+}
+
 int
 control_rundir(char *buf, size_t len, int create)
 {
@@ -68,6 +98,7 @@ control_rundir(char *buf, size_t len, int create)
 		return r;
 	if (create && mkdir(buf, 0700) < 0 && errno != EEXIST)
 		return -errno;
+	rundir_repair(buf);
 	if (lstat(buf, &st) < 0)
 		return -errno;
 	/* One open to others, or not a directory of ours: refuse. */

@@ -152,6 +152,45 @@ eq "a call nests 600 directories in the workspace" 0 $?
 S session end "$id" > /dev/null 2> "$T/err"
 eq "session end removes them: exit 0" 0 $?
 expect "... and nothing is left of that session" test ! -e "$SESS/$id"
+# --- a call runs as the user, so it can chmod the user's sandcap directories (Landlock has
+# no right for chmod): the next sandcap gives back the modes, and nothing stays broken
+id=$(S session start)
+S run -q --session "$id" -- sh -c 'chmod 0 ../../..; stat -c %a ../../..; chmod 0 ../.. .. .' \
+	> "$T/out" 2>/dev/null
+eq "a call made \$XDG_RUNTIME_DIR/sandcap mode 0" 0 "$(cat "$T/out")"
+eq "... which is 0700 again once the call is over" 700 "$(stat -c %a "$U/run/sandcap")"
+S run -q --session "$id" -- sh -c 'echo still > note' 2> "$T/err"
+eq "the next call of the session runs" 0 $?
+S run -q --session "$id" -- sh -c 'chmod 0 ../../..' 2>/dev/null
+S session ls > "$T/out" 2> "$T/err"
+contains "session ls after it lists the session" "$id" "$(cat "$T/out")"
+S run -q --session "$id" -- sh -c 'chmod 0 ../../..; exec sleep 1000 # mark-c' > /dev/null 2>&1 &
+expect "a call that made it mode 0 runs on" waitfor 300 sh -c "pgrep -f mark-c > /dev/null"
+S ps > "$T/out" 2> "$T/err"
+contains "... and sandcap ps sees it through its control socket" "sleep 1000" "$(cat "$T/out")"
+S session end "$id" > /dev/null 2> "$T/err"; rc=$?
+eq "session end kills it and ends the session: exit 0" 0 "$rc"
+wait
+expect "... and nothing is left of it" test ! -e "$SESS/$id"
+expect "... nor of its call" gone "mark-c"
+# Open to others under an XDG_RUNTIME_DIR others may enter: someone may have planted
+# something in it meanwhile, so it is refused, saying what to check and how to fix it.
+as_user mkdir -m 0755 "$U/run2"
+S2() { as_user env -i PATH="$PATH" HOME="$U/home" XDG_RUNTIME_DIR="$U/run2" \
+	SANDCAP_HELPER="$SANDCAP_HELPER" "$SANDCAP" "$@"; }
+id=$(S2 session start)
+S2 run -q --session "$id" -- sh -c 'chmod 0777 ../../..' 2>/dev/null
+S2 run -q --session "$id" -- true 2> "$T/err"; rc=$?
+eq "a call after one that opened it to others is refused" 125 "$rc"
+contains "... naming the directory and the fix" "chmod 0700 $U/run2/sandcap" "$(cat "$T/err")"
+as_user chmod 0700 "$U/run2/sandcap"
+S2 session end "$id" > /dev/null
+eq "once fixed, session end ends it: exit 0" 0 $?
+as_user chmod 0 "$U/run"
+S session ls 2> "$T/err"; rc=$?
+eq "XDG_RUNTIME_DIR itself mode 0 (not ours to change): refused" 125 "$rc"
+contains "... naming the fix" "chmod 0700 $U/run" "$(cat "$T/err")"
+as_user chmod 0700 "$U/run"
 # --- with --fs ro a call cannot touch the session's state (its ledger, the budget's account)
 if ! ue "$SANDCAP" run -q --no-cgroup --fs ro -- true 2>/dev/null; then
 	skip "--fs ro in a session: this kernel has no usable Landlock"
