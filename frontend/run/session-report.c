@@ -304,8 +304,16 @@ session_list(FILE *out, bool json, char *err, size_t errlen)
 		char e2[128];
 		int dfd;
 
-		if (session_open(rootfd, e, &dfd, &s, e2, sizeof(e2)) < 0)
+		if (session_open(rootfd, e, &dfd, &s, e2, sizeof(e2)) < 0) {
+			r = session_reap_stateless(rootfd, e);
+			if (r != 0)
+				fprintf(stderr,
+					"sandcap: session ls: %s %s, a session's directory with no "
+					"valid state (its start or end was cut short)%s\n",
+					r > 0 ? "removed" : "cannot remove", e,
+					r > 0 ? "" : ": remove it by hand");
 			continue;
+		}
 		if (!reap_expired(rootfd, dfd, &s))
 			list_one(out, json, &first, &s, dfd);
 		close(dfd);

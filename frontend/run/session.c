@@ -251,28 +251,35 @@ session_open(int rootfd, const char *id, int *ret_dfd, struct session_state *ret
 }
 
 int
-session_lock(int dfd, const char *name, int op, uint64_t ms, int *ret_fd)
+session_flock(int fd, int op, uint64_t ms)
 {
 	uint64_t end = session_now_ms() + ms;
-	int fd = openat(dfd, name, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
 
-	if (fd < 0)
-		return -errno;
 	for (;;) {
 		const struct timespec step = { 0, 20 * 1000 * 1000 };
 
-		if (flock(fd, op | LOCK_NB) == 0) {
-			*ret_fd = fd;
+		if (flock(fd, op | LOCK_NB) == 0)
 			return 0;
-		}
-		if (errno != EWOULDBLOCK || session_now_ms() >= end) {
-			int r = errno == EWOULDBLOCK ? -ETIMEDOUT : -errno;
-
-			close(fd);
-			return r;
-		}
+		if (errno != EWOULDBLOCK || session_now_ms() >= end)
+			return errno == EWOULDBLOCK ? -ETIMEDOUT : -errno;
 		nanosleep(&step, NULL);
 	}
+}
+
+int
+session_lock(int dfd, const char *name, int op, uint64_t ms, int *ret_fd)
+{
+	int fd = openat(dfd, name, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600), r;
+
+	if (fd < 0)
+		return -errno;
+	r = session_flock(fd, op, ms);
+	if (r < 0) {
+		close(fd);
+		return r;
+	}
+	*ret_fd = fd;
+	return 0;
 }
 
 bool
@@ -441,6 +448,49 @@ session_remove(int rootfd, int dfd, const char *id)
 	return r;
 }
 
+/* Is there a valid state in dfd? */
+static bool
+has_state(int dfd, const char *id)
+{
+	struct session_state s;
+	char buf[8192];
+	size_t len;
+
+	return read_full_at(dfd, "state", buf, sizeof(buf), &len) == 0 &&
+	       session_state_parse(buf, &s) == 0 && streq(s.id, id);
+}
+
+/* Is name in dfd a lock nobody holds (or no file)? */
+static bool
+lock_free(int dfd, const char *name)
+{
+	int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	bool r;
+
+	if (fd < 0)
+		return errno == ENOENT;
+	r = flock(fd, LOCK_EX | LOCK_NB) == 0;
+	close(fd);
+	return r;
+}
+
+int
+session_reap_stateless(int rootfd, const char *id)
+{
+	_cleanup_close_ int rl = -EBADF, dfd = -EBADF;
+
+	if (!session_id_valid(id))
+		return 0;
+	rl = openat(rootfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (rl < 0 || flock(rl, LOCK_EX | LOCK_NB) < 0)
+		return 0; /* a start is making its directory */
+	dfd = session_private_dir(rootfd, id, false);
+	if (dfd < 0 || has_state(dfd, id) || flock(dfd, LOCK_EX | LOCK_NB) < 0 ||
+	    !lock_free(dfd, "keeper") || !lock_free(dfd, "lock"))
+		return 0;
+	return session_remove(rootfd, dfd, id) == 0 ? 1 : -EBUSY;
+}
+
 static FILE *
 report_target(const struct session_state *s)
 {
@@ -495,8 +545,10 @@ session_teardown(int rootfd, int dfd, const struct session_state *s, const char 
 	if (r < 0)
 		return r;
 	text = report_text(dfd, s, why, out != NULL ? json : true, &len);
-	/* Gone first: a call waiting for the lock then finds no state and refuses. */
-	if (unlinkat(dfd, "state", 0) < 0) {
+	/* Gone first: a call waiting for the lock then finds no state and refuses.  The
+	 * directory's own flock, held until the end, keeps session ls from taking what is
+	 * left for a start or end cut short. */
+	if (flock(dfd, LOCK_EX | LOCK_NB) < 0 || unlinkat(dfd, "state", 0) < 0) {
 		snprintf(err, errlen, "session %s has ended", s->id);
 		return -ENOENT;
 	}

@@ -267,11 +267,20 @@ control_unlisten(const char *path)
 	char dir[PATH_MAX];
 	char *slash;
 
+	char xdg[PATH_MAX];
+
 	if (path == NULL || path[0] == '\0')
 		return;
-	(void) unlink(path);
 	strlcpy(dir, path, sizeof(dir));
 	slash = strrchr(dir, '/');
+	/* The command may have taken our directory's mode away (rundir_repair()). */
+	if (unlink(path) < 0 && errno == EACCES && slash != NULL) {
+		*slash = '\0';
+		if (xdg_rundir(xdg, sizeof(xdg)) == 0 && streq(dir, xdg)) {
+			rundir_repair(dir);
+			(void) unlink(path);
+		}
+	}
 	if (slash == NULL)
 		return;
 	*slash = '\0';

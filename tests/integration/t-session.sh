@@ -136,6 +136,41 @@ S session ls > /dev/null
 expect "session ls removes it" test ! -e "$SESS/$id"
 fi
 
+# --- session ls removes a session's directory whose start or end was cut short (no valid
+# state), never following a link out of it, and leaves alone what is held or not ours
+as_user mkdir -p "$U/outside2" "$SESS/00000000000a/workspace" "$SESS/00000000000b" \
+	"$SESS/00000000000c" "$SESS/00000000000d"
+as_user touch "$U/outside2/keep"
+as_user ln -s "$U/outside2" "$SESS/00000000000a/workspace/out"
+as_user ln -s "$U/outside2/keep" "$SESS/00000000000a/state"
+as_user sh -c "echo garbage > $SESS/00000000000b/state"
+as_user chmod 0700 "$SESS"/00000000000?
+hold='import fcntl, sys, time
+f = open(sys.argv[1], "w"); fcntl.flock(f, fcntl.LOCK_EX); open(sys.argv[1] + ".held", "w")
+time.sleep(1000)'
+(as_user_exec /usr/bin/python3 -c "$hold" "$SESS/00000000000c/keeper") & hk=$!
+(as_user_exec /usr/bin/python3 -c "$hold" "$SESS/00000000000d/lock") & hl=$!
+expect "a keeper and a call hold two of them" waitfor 300 sh -c \
+	"test -e $SESS/00000000000c/keeper.held && test -e $SESS/00000000000d/lock.held"
+if [ "$(id -u)" = 0 ]; then mkdir -m 0700 "$SESS/00000000000e"; fi
+S session ls > "$T/out" 2> "$T/err"
+eq "session ls: exit 0" 0 $?
+expect "it removes a stateless directory" test ! -e "$SESS/00000000000a"
+expect "... not following the links in it" test -e "$U/outside2/keep"
+expect "... and one whose state is not a session's" test ! -e "$SESS/00000000000b"
+contains "... saying so" "removed 00000000000a, a session's directory with no valid state" \
+	"$(cat "$T/err")"
+expect "it leaves one whose keeper lock is held" test -d "$SESS/00000000000c"
+expect "... and one whose call lock is held" test -d "$SESS/00000000000d"
+if [ "$(id -u)" = 0 ]; then
+	expect "... and one that is not the user's" test -d "$SESS/00000000000e"
+	rmdir "$SESS/00000000000e"
+fi
+kill "$hk" "$hl"; wait "$hk" "$hl" 2>/dev/null
+S session ls > /dev/null 2>&1
+expect "once let go, the next session ls removes them" sh -c \
+	"test ! -e $SESS/00000000000c && test ! -e $SESS/00000000000d"
+
 # --- the workspace is removed without following a link out of it
 as_user mkdir "$U/outside"; as_user touch "$U/outside/keep"
 id=$(S session start)
@@ -165,7 +200,8 @@ S run -q --session "$id" -- sh -c 'chmod 0 ../../..' 2>/dev/null
 S session ls > "$T/out" 2> "$T/err"
 contains "session ls after it lists the session" "$id" "$(cat "$T/out")"
 S run -q --session "$id" -- sh -c 'chmod 0 ../../..; exec sleep 1000 # mark-c' > /dev/null 2>&1 &
-expect "a call that made it mode 0 runs on" waitfor 300 sh -c "pgrep -f mark-c > /dev/null"
+mode0() { [ "$(stat -c %a "$U/run/sandcap")" = 0 ]; }
+expect "a call that made it mode 0 runs on" waitfor 300 mode0
 S ps > "$T/out" 2> "$T/err"
 contains "... and sandcap ps sees it through its control socket" "sleep 1000" "$(cat "$T/out")"
 S session end "$id" > /dev/null 2> "$T/err"; rc=$?
