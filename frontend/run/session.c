@@ -404,33 +404,44 @@ rm_all(int dfd, const char *name)
 	return r;
 }
 
-/* Calls hold "lock" while they run: take it, killing the running call if need be. */
+/* Calls hold "lock" while they run: take it, killing the running call if need be.  A call
+ * that took the lock just now may not answer on its control socket yet (or not have
+ * written "running"): the kill is sent again until the lock is ours, each try bounded by
+ * control_request()'s deadline.  "ending" turns away the calls that take the lock after. */
 static int
 lock_out_calls(int dfd, int *ret_fd, char *err, size_t errlen)
 {
+	uint64_t end = session_now_ms() + SESSION_KILL_WAIT_MS;
 	char id[80], reply[CONTROL_MSG_MAX];
 	size_t len;
-	int r = session_lock(dfd, "lock", LOCK_EX, SESSION_END_LOCK_MS, ret_fd);
+	int fd = openat(dfd, "lock", O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600), r;
 
-	if (r != -ETIMEDOUT)
-		return r;
-	if (read_full_at(dfd, "running", id, sizeof(id), &len) == 0 && len > 0) {
-		id[strcspn(id, "\n")] = '\0';
-		(void) control_request(id, "kill 9", reply, sizeof(reply));
+	if (fd < 0)
+		return -errno;
+	(void) session_write_file(dfd, "ending", "", 0);
+	while ((r = session_flock(fd, LOCK_EX, 100)) == -ETIMEDOUT && session_now_ms() < end) {
+		if (read_full_at(dfd, "running", id, sizeof(id), &len) == 0 && len > 0) {
+			id[strcspn(id, "\n")] = '\0';
+			(void) control_request(id, "kill 9", reply, sizeof(reply));
+		}
 	}
-	r = session_lock(dfd, "lock", LOCK_EX, SESSION_KILL_WAIT_MS, ret_fd);
-	if (r < 0)
+	if (r < 0) {
+		close(fd);
+		(void) unlinkat(dfd, "ending", 0);
 		snprintf(err, errlen,
 			 "a call of the session still runs after SIGKILL (%s); "
 			 "try again, or sandcap kill it",
 			 strerror(-r));
-	return r;
+		return r;
+	}
+	*ret_fd = fd;
+	return 0;
 }
 
 int
 session_remove(int rootfd, int dfd, const char *id)
 {
-	static const char *const files[] = { "state", "calls", "running", "lock" };
+	static const char *const files[] = { "state", "calls", "running", "ending", "lock" };
 	char name[32];
 	int r;
 

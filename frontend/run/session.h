@@ -25,7 +25,7 @@ struct session_opts {
 };
 
 /* Every wait of a session on another process ends by these (milliseconds). */
-#define SESSION_END_LOCK_MS    2000  /* end: before killing the running call */
+#define SESSION_END_LOCK_MS    2000  /* start: for session ls to let go of the root */
 #define SESSION_KILL_WAIT_MS   30000 /* end: for the killed call to let go */
 #define SESSION_KEEPER_WAIT_MS 5000  /* end: for the keeper to exit */
 

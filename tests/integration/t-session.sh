@@ -105,6 +105,30 @@ contains "the report says so" "killed" "$(cat "$T/end.txt")"
 expect "no process of the call is left" gone "mark-e"
 expect "nothing is left" test ! -e "$SESS/$id"
 
+# --- end kills a call that is just starting: one that holds the session's lock while its
+# control socket does not answer yet (strace holds its bind() back 5 s)
+if [ "$(id -u)" != 0 ] || ! command -v strace > /dev/null; then
+	skip "a call just starting: needs root and strace to hold the call's bind() back"
+else
+	id=$(S session start)
+	( strace -f -o /dev/null -e trace=bind -e inject=bind:delay_enter=5000000 \
+		setpriv --reuid=65534 --regid=65534 --clear-groups -- env -i PATH="$PATH" \
+		HOME="$U/home" XDG_RUNTIME_DIR="$U/run" SANDCAP_HELPER="$SANDCAP_HELPER" \
+		"$SANDCAP" run -q --session "$id" -- sh -c 'exec sleep 1000 # mark-s'
+	  echo $? > "$T/s.rc" ) &
+	expect "a call holds the session's lock, its socket not bound yet" \
+		waitfor 300 test -e "$SESS/$id/running"
+	S session end "$id" > "$T/end.txt" 2> "$T/err"; rc=$?
+	eq "session end with a call just starting: exit 0" 0 "$rc"
+	expect "no process of the call is left" waitfor 100 gone "mark-s"
+	pkill -KILL -f "mark-s"; wait # left by a failure: the test goes on
+	case $(cat "$T/s.rc") in
+	137 | 125) ok "the starting call was killed or turned away ($(cat "$T/s.rc"))" ;;
+	*) notok "the starting call ended with $(cat "$T/s.rc")" ;;
+	esac
+	expect "nothing is left of the session" test ! -e "$SESS/$id"
+fi
+
 # --- the TTL holds when the shell that started the session is gone
 as_user sh -c "exec setsid sh -c 'env -i PATH=\"\$PATH\" XDG_RUNTIME_DIR=$U/run \
 	SANDCAP_HELPER=$SANDCAP_HELPER $SANDCAP session start --ttl 3s --report $U/ttl.json \
