@@ -246,6 +246,8 @@ fill_state(const struct session_opts *o, struct session_state *s)
 	s->cpu_budget_ms = o->cpu_budget_ms;
 	s->timeout_ms = o->timeout_ms;
 	s->as = o->as;
+	for (unsigned i = 0; i < o->n_rw; i++)
+		snprintf(s->rw[s->n_rw++], sizeof(s->rw[0]), "%s", o->rw[i]);
 }
 
 int
@@ -253,7 +255,7 @@ session_start(const struct session_opts *o, struct session_state *ret, char *err
 {
 	_cleanup_close_ int rootfd = -EBADF, dfd = -EBADF, rl = -EBADF;
 	struct session_state s = {};
-	char text[SESSION_PATH_MAX + 1024];
+	char text[SESSION_STATE_MAX];
 	int r, n;
 
 	r = refuse_cgroup_mode(o, err, errlen);

@@ -12,6 +12,9 @@
 #define SESSION_ID_LEN   12 /* hex digits */
 #define SESSION_NAME_MAX 64
 #define SESSION_PATH_MAX 4096
+#define SESSION_RW_MAX   8 /* --rw paths */
+/* A state file at most: its numbers and words, the report's path and the --rw paths. */
+#define SESSION_STATE_MAX ((SESSION_RW_MAX + 2) * (SESSION_PATH_MAX + 8))
 
 /* What `session start` fixed.  0 means "not set" for every limit. */
 struct session_state {
@@ -26,6 +29,8 @@ struct session_state {
 	uint64_t as;                   /* each call's RLIMIT_AS default and ceiling */
 	char fs[16], net[16];          /* given to every call; "" for run's default */
 	char report[SESSION_PATH_MAX]; /* where the session's report goes at the TTL */
+	char rw[SESSION_RW_MAX][SESSION_PATH_MAX]; /* given to every call as --rw; absolute */
+	unsigned n_rw;
 	int keeper_pid;                /* session start's answer only; not in the file */
 };
 

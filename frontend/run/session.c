@@ -214,7 +214,7 @@ int
 session_open(int rootfd, const char *id, int *ret_dfd, struct session_state *ret, char *err,
 	     size_t errlen)
 {
-	char buf[8192];
+	char buf[SESSION_STATE_MAX];
 	size_t len;
 	int dfd, r;
 
@@ -464,7 +464,7 @@ static bool
 has_state(int dfd, const char *id)
 {
 	struct session_state s;
-	char buf[8192];
+	char buf[SESSION_STATE_MAX];
 	size_t len;
 
 	return read_full_at(dfd, "state", buf, sizeof(buf), &len) == 0 &&

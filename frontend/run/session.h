@@ -21,6 +21,8 @@ struct session_opts {
 	uint64_t memory, pids, cpu_percent, disk; /* refused in rlimit mode */
 	uint64_t ttl_ms, cpu_budget_ms, timeout_ms, as;
 	const char *name, *fs, *net, *report;
+	const char *rw[SESSION_RW_MAX]; /* absolute, checked to exist */
+	unsigned n_rw;
 	bool no_cgroup;
 };
 

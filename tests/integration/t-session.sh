@@ -190,7 +190,7 @@ if [ "$(id -u)" = 0 ]; then
 	expect "... and one that is not the user's" test -d "$SESS/00000000000e"
 	rmdir "$SESS/00000000000e"
 fi
-kill "$hk" "$hl"; wait "$hk" "$hl" 2>/dev/null
+kill "$hk" "$hl" 2>/dev/null; wait "$hk" "$hl" 2>/dev/null
 S session ls > /dev/null 2>&1
 expect "once let go, the next session ls removes them" sh -c \
 	"test ! -e $SESS/00000000000c && test ! -e $SESS/00000000000d"
@@ -262,6 +262,20 @@ else
 	eq "... while the workspace is, and is the call's TMPDIR" "$SESS/$id/workspace" "$(cat "$T/out")"
 	S session show "$id" --json > "$T/show.json"
 	eq "the ledger holds the one real call" 1 "$(json "$T/show.json" '["totals"]["calls"]')"
+	S session end "$id" > /dev/null
+	# --rw PATH: writable by every call, as on sandcap run; nothing else outside the workspace
+	as_user mkdir -p "$U/shared" "$U/notshared"
+	S session start --rw "$U/shared" 2> "$T/err"; rc=$?
+	eq "session start --rw without --fs is refused" 125 "$rc"
+	contains "... naming the fix" "add --fs ro or --fs strict" "$(cat "$T/err")"
+	S session start --fs ro --rw "$U/missing" 2> "$T/err"; rc=$?
+	eq "session start --rw of a missing path is refused" 125 "$rc"
+	j=$(S session start --fs ro --rw "$U/shared" --json)
+	id=$(printf '%s' "$j" | field id)
+	eq "session start --json lists the --rw paths" "['$U/shared']" "$(printf '%s' "$j" | field rw)"
+	S run -q --session "$id" -- sh -c "echo a > $U/shared/f; echo b > $U/notshared/g" 2> "$T/err"
+	eq "a call writes in the session's --rw path" a "$(cat "$U/shared/f" 2>/dev/null)"
+	expect "... and nowhere else outside the workspace" test ! -e "$U/notshared/g"
 	S session end "$id" > /dev/null
 	# Landlock has no right for chmod: a call can change the modes of the session's state
 	id=$(S session start --fs ro)
