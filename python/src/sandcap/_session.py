@@ -27,7 +27,9 @@ class Session:
     ``ttl`` → ``--ttl``, ``cpu_time`` → ``--cpu-time`` (the budget of all calls together),
     ``timeout`` → ``--timeout`` and ``address_space`` → ``--as`` (each call's default and
     ceiling), ``fs``/``net`` → ``--fs``/``--net`` (every call's), ``name`` → ``--name``,
-    ``report`` → ``--report`` (where the keeper writes the report at the TTL),
+    ``report`` → ``--report`` (where the keeper writes the report at the TTL), ``rw`` → one
+    ``--rw`` per path (with ``fs`` ro or strict: writable by every call; :attr:`rw` lists
+    them, absolute),
     ``no_cgroup`` → ``--no-cgroup``.  ``memory``, ``pids``, ``cpu`` and ``disk`` are passed
     on, and sandcap refuses them while sessions run in rlimit mode (SandcapError says why).
 
@@ -50,6 +52,7 @@ class Session:
         net: Optional[str] = None,
         name: Optional[str] = None,
         report: Optional[str] = None,
+        rw: Sequence[Union[str, "os.PathLike[str]"]] = (),
         no_cgroup: bool = False,
         sandcap: Optional[str] = None,
     ) -> None:
@@ -67,12 +70,17 @@ class Session:
                        ("--name", name), ("--report", report)):
             if v is not None:
                 args += [opt, str(v)]
+        if isinstance(rw, (str, os.PathLike)):
+            raise TypeError("rw: expected a list of paths")
+        for p in rw:
+            args += ["--rw", os.fspath(p)]
         if no_cgroup:
             args.append("--no-cgroup")
         self.info = self._call(args)
         self.id: str = self.info["id"]
         self.workspace: str = self.info["workspace"]
         self.keeper_pid: int = self.info["keeper_pid"]
+        self.rw: List[str] = list(self.info.get("rw", []))
         self._final: Optional[Dict[str, Any]] = None
 
     def _call(self, args: List[str]) -> Dict[str, Any]:
