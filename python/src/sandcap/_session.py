@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-from typing import Any, Dict, List, Optional, Sequence, Union
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 from . import _proc
 from ._options import Duration, Size, _duration, _size
@@ -148,3 +148,19 @@ class Session:
 
     def __repr__(self) -> str:
         return f"<sandcap.Session {self.id}{' ended' if self.ended else ''}>"
+
+
+def run_calls(session: Session, calls: Sequence[Sequence[str]],
+              options: Optional[Dict[str, Any]] = None) -> Tuple[List[Result],
+                                                                   Optional[SandcapError]]:
+    """Run calls one after another in session with the same options (:meth:`Session.run`'s
+    keyword arguments), stopping at the first that sandcap refuses (its CPU-time budget
+    spent, its TTL passed, a ceiling): the results so far and that refusal (or ``None``).
+    The engines' helpers (``sandcap.dask``, ``sandcap.celery``) use it."""
+    results: List[Result] = []
+    for argv in calls:
+        try:
+            results.append(session.run(list(argv), **(options or {})))
+        except SandcapError as e:
+            return results, e
+    return results, None
