@@ -251,8 +251,9 @@ cmd_start(int argc, char **argv)
 		return SC_EXIT_FAILURE;
 	}
 	if (o.n_rw > 0 && (o.fs == NULL || streq(o.fs, "none"))) {
-		fprintf(stderr, "sandcap: session start: --rw %s: needs a filesystem policy; add "
-				"--fs ro or --fs strict\n",
+		fprintf(stderr,
+			"sandcap: session start: --rw %s: needs a filesystem policy; add "
+			"--fs ro or --fs strict\n",
 			o.rw[0]);
 		return SC_EXIT_FAILURE;
 	}

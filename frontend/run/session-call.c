@@ -277,7 +277,8 @@ static char **
 call_argv(const struct call *c, const struct session_state *s, const char *ws, int report_fd,
 	  uint64_t timeout, uint64_t cpu, int *ret_n)
 {
-	char **v = calloc((size_t) (c->n_pass + c->n_cmd) + 24 + 2 * SESSION_RW_MAX, sizeof(char *));
+	char **v =
+		calloc((size_t) (c->n_pass + c->n_cmd) + 24 + 2 * SESSION_RW_MAX, sizeof(char *));
 	uint64_t as = session_cap(c->as, s->as);
 	char num[32];
 	int n = 0;

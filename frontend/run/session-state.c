@@ -123,7 +123,8 @@ state_apply(struct session_state *s, const char *key, size_t klen, const char *v
 			return copy_word((char *) s + words[i].off, words[i].len, v, vlen);
 	if (klen == 15 && strneq(key, "sandcap_session", 15) && vlen == 1 && v[0] == '1')
 		return 0;
-	if (klen == 2 && strneq(key, "rw", 2) && s->n_rw < SESSION_RW_MAX && vlen > 0 && v[0] == '/')
+	if (klen == 2 && strneq(key, "rw", 2) && s->n_rw < SESSION_RW_MAX && vlen > 0 &&
+	    v[0] == '/')
 		return copy_word(s->rw[s->n_rw++], SESSION_PATH_MAX, v, vlen);
 	return -EINVAL;
 }

@@ -29,9 +29,10 @@ struct session_state {
 	uint64_t as;                   /* each call's RLIMIT_AS default and ceiling */
 	char fs[16], net[16];          /* given to every call; "" for run's default */
 	char report[SESSION_PATH_MAX]; /* where the session's report goes at the TTL */
-	char rw[SESSION_RW_MAX][SESSION_PATH_MAX]; /* given to every call as --rw; absolute */
-	unsigned n_rw;
 	int keeper_pid;                /* session start's answer only; not in the file */
+	/* Given to every call as --rw; absolute. */
+	char rw[SESSION_RW_MAX][SESSION_PATH_MAX];
+	unsigned n_rw;
 };
 
 /* One call of the ledger. */

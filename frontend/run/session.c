@@ -160,8 +160,9 @@ session_root(bool create, int *ret_fd, char *err, size_t errlen)
 			 "everything in it is yours, then chmod 0700 %s",
 			 dir, dir);
 	else if (r == -EACCES && strrchr(dir, '/') != NULL)
-		snprintf(err, errlen, "%s: %s (XDG_RUNTIME_DIR's mode was changed): chmod 0700 %.*s",
-			 dir, strerror(-r), (int) (strrchr(dir, '/') - dir), dir);
+		snprintf(err, errlen,
+			 "%s: %s (XDG_RUNTIME_DIR's mode was changed): chmod 0700 %.*s", dir,
+			 strerror(-r), (int) (strrchr(dir, '/') - dir), dir);
 	else if (r < 0)
 		snprintf(err, errlen, "sessions live in $XDG_RUNTIME_DIR/sandcap, which is %s: %s",
 			 "unusable",
