@@ -184,8 +184,6 @@ start_option(struct session_opts *o, int id, const char *v, bool *json)
 	case O_REPORT:
 		o->report = absolute(v);
 		return v[0] != '\0' ? 0 : bad("--report", v, "a file name");
-	case O_RW:
-		return add_rw(o, v);
 	case O_NO_CGROUP:
 		o->no_cgroup = true;
 		return 0;
@@ -241,7 +239,7 @@ cmd_start(int argc, char **argv)
 				"sandcap: session start: %s; see 'sandcap session --help'\n", msg);
 			return SC_EXIT_FAILURE;
 		}
-		r = start_option(&o, c, it.value, &json);
+		r = c == O_RW ? add_rw(&o, it.value) : start_option(&o, c, it.value, &json);
 		if (r != 0)
 			return r > 0 ? 0 : SC_EXIT_FAILURE;
 	}

@@ -39,11 +39,6 @@ int session_open(int rootfd, const char *id, int *ret_dfd, struct session_state 
 int session_lock(int dfd, const char *name, int op, uint64_t ms, int *ret_fd);
 /* flock(op) on fd, retried until ms have passed: 0, -ETIMEDOUT or -errno. */
 int session_flock(int fd, int op, uint64_t ms);
-/* Remove the directory id of the sessions root when it holds no valid state (a start or
- * an end cut short) and nothing holds it: no start (the root's flock, which start holds
- * shared until its state is written), no teardown (the directory's flock), no keeper, no
- * call.  1: removed, 0: left alone, -errno: removal failed. */
-int session_reap_stateless(int rootfd, const char *id);
 /* Is the keeper gone (its lock free)? */
 bool session_keeper_gone(int dfd);
 /* Sum the ledger. */

@@ -460,49 +460,6 @@ session_remove(int rootfd, int dfd, const char *id)
 	return r;
 }
 
-/* Is there a valid state in dfd? */
-static bool
-has_state(int dfd, const char *id)
-{
-	struct session_state s;
-	char buf[SESSION_STATE_MAX];
-	size_t len;
-
-	return read_full_at(dfd, "state", buf, sizeof(buf), &len) == 0 &&
-	       session_state_parse(buf, &s) == 0 && streq(s.id, id);
-}
-
-/* Is name in dfd a lock nobody holds (or no file)? */
-static bool
-lock_free(int dfd, const char *name)
-{
-	int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	bool r;
-
-	if (fd < 0)
-		return errno == ENOENT;
-	r = flock(fd, LOCK_EX | LOCK_NB) == 0;
-	close(fd);
-	return r;
-}
-
-int
-session_reap_stateless(int rootfd, const char *id)
-{
-	_cleanup_close_ int rl = -EBADF, dfd = -EBADF;
-
-	if (!session_id_valid(id))
-		return 0;
-	rl = openat(rootfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (rl < 0 || flock(rl, LOCK_EX | LOCK_NB) < 0)
-		return 0; /* a start is making its directory */
-	dfd = session_private_dir(rootfd, id, false);
-	if (dfd < 0 || has_state(dfd, id) || flock(dfd, LOCK_EX | LOCK_NB) < 0 ||
-	    !lock_free(dfd, "keeper") || !lock_free(dfd, "lock"))
-		return 0;
-	return session_remove(rootfd, dfd, id) == 0 ? 1 : -EBUSY;
-}
-
 static FILE *
 report_target(const struct session_state *s)
 {

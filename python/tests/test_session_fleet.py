@@ -11,8 +11,6 @@ import os
 
 import pytest
 
-import sandcap
-
 
 @pytest.fixture(autouse=True)
 def xdg(rundir, monkeypatch, sandcap_bin):
