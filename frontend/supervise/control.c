@@ -335,6 +335,27 @@ control_serve_one(int listen_fd, const struct control_ops *ops)
 	}
 }
 
+/* A sandboxed command may also chmod its own control socket (connect() needs write
+ * permission on it), so that end, kill and the keeper could no longer stop it: a socket of
+ * ours that no one else may use gets back 0700, through an O_PATH fd of it.  It lies in
+ * our private directory, or in /tmp, whose sticky bit lets only us rename it. */
+static void
+sock_repair(const char *path)
+{
+	char proc[64];
+	struct stat st;
+	int fd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	if (fstat(fd, &st) == 0 && S_ISSOCK(st.st_mode) && st.st_uid == control_uid() &&
+	    (st.st_mode & 077) == 0 && (st.st_mode & 0700) != 0700) {
+		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+		(void) chmod(proc, 0700);
+	}
+	close(fd);
+}
+
 static int
 request_at(const char *path, const char *req, char *reply, size_t replylen)
 {
@@ -350,6 +371,7 @@ request_at(const char *path, const char *req, char *reply, size_t replylen)
 	reply[0] = '\0'; /* on every failure the caller reads an empty reply */
 	if (strlcpy(sa.sun_path, path, sizeof(sa.sun_path)) >= sizeof(sa.sun_path))
 		return -ENAMETOOLONG;
+	sock_repair(sa.sun_path);
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;

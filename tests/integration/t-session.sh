@@ -233,6 +233,16 @@ eq "session end kills it and ends the session: exit 0" 0 "$rc"
 wait
 expect "... and nothing is left of it" test ! -e "$SESS/$id"
 expect "... nor of its call" gone "mark-c"
+# ... nor its own control socket (connect() needs write permission on it)
+id=$(S session start)
+S run -q --session "$id" -- sh -c 'chmod 0 "../../../$(cat ../running).sock" && touch chmodded
+	exec sleep 1000 # mark-o' > /dev/null 2>&1 &
+expect "a call made its control socket mode 0" waitfor 300 test -e "$SESS/$id/workspace/chmodded"
+eq "... (it is)" 0 "$(stat -c %a "$U/run/sandcap/$(cat "$SESS/$id/running").sock")"
+S session end "$id" > /dev/null 2> "$T/err"; rc=$?
+eq "session end kills that call all the same: exit 0" 0 "$rc"
+expect "... and nothing of it is left" waitfor 100 gone "mark-o"
+pkill -KILL -f "mark-o"; wait # left by a failure: the test goes on
 # Open to others under an XDG_RUNTIME_DIR others may enter: someone may have planted
 # something in it meanwhile, so it is refused, saying what to check and how to fix it.
 as_user mkdir -m 0755 "$U/run2"
