@@ -477,9 +477,12 @@ session_call(int argc, char **argv)
 			    r == -ETIMEDOUT
 				    ? "another call still runs and the session's TTL has passed"
 				    : strerror(-r));
-	if (faccessat(dfd, "state", F_OK, AT_SYMLINK_NOFOLLOW) < 0 ||
-	    faccessat(dfd, "ending", F_OK, AT_SYMLINK_NOFOLLOW) == 0)
+	if (faccessat(dfd, "state", F_OK, AT_SYMLINK_NOFOLLOW) < 0)
 		return fail("--session %s: the session has ended", c.session);
+	if (faccessat(dfd, "ending", F_OK, AT_SYMLINK_NOFOLLOW) == 0)
+		return fail("--session %s: the session is being ended (if that sandcap session "
+			    "end was interrupted, run it again)",
+			    c.session);
 	if (check_budget(&c, &s, dfd, &n, &cpu) < 0)
 		return SC_EXIT_FAILURE;
 	return run_in_session(&c, &s, dfd, n, cpu);

@@ -129,6 +129,16 @@ else
 	expect "nothing is left of the session" test ! -e "$SESS/$id"
 fi
 
+# --- an end killed halfway left its mark: calls are turned away, and end runs again
+id=$(S session start)
+as_user touch "$SESS/$id/ending"
+S run -q --session "$id" -- true 2> "$T/err"; rc=$?
+eq "a call of a session being ended is refused" 125 "$rc"
+contains "... saying how to finish the end" "run it again" "$(cat "$T/err")"
+S session end "$id" > /dev/null
+eq "session end runs again: exit 0" 0 $?
+expect "... and nothing is left" test ! -e "$SESS/$id"
+
 # --- the TTL holds when the shell that started the session is gone
 as_user sh -c "exec setsid sh -c 'env -i PATH=\"\$PATH\" XDG_RUNTIME_DIR=$U/run \
 	SANDCAP_HELPER=$SANDCAP_HELPER $SANDCAP session start --ttl 3s --report $U/ttl.json \
