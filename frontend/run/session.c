@@ -272,6 +272,7 @@ session_lock(int dfd, const char *name, int op, uint64_t ms, int *ret_fd)
 {
 	int fd = openat(dfd, name, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600), r;
 
+	*ret_fd = -EBADF;
 	if (fd < 0)
 		return -errno;
 	r = session_flock(fd, op, ms);
