@@ -341,7 +341,8 @@ static char **
 call_argv(const struct call *c, const struct session_state *s, const char *ws, int report_fd,
 	  uint64_t timeout, uint64_t cpu, int *ret_n)
 {
-	char **v = calloc((size_t) (c->n_pass + c->n_cmd) + 24, sizeof(char *));
+	char **v =
+		calloc((size_t) (c->n_pass + c->n_cmd) + 24 + 2 * SESSION_RW_MAX, sizeof(char *));
 	uint64_t as = session_cap(c->as, s->as);
 	char num[32];
 	int n = 0;
@@ -368,6 +369,8 @@ call_argv(const struct call *c, const struct session_state *s, const char *ws, i
 		add2(v, &n, "--rw", strdup(ws));
 		add2(v, &n, "--env", tmpdir_env(ws));
 	}
+	for (unsigned i = 0; i < s->n_rw; i++)
+		add2(v, &n, "--rw", strdup(s->rw[i]));
 	if (s->net[0] != '\0')
 		add2(v, &n, "--net", strdup(s->net));
 	if (!c->has_chdir)
@@ -556,6 +559,10 @@ session_call(int argc, char **argv)
 				    : strerror(-r));
 	if (faccessat(dfd, "state", F_OK, AT_SYMLINK_NOFOLLOW) < 0)
 		return fail("--session %s: the session has ended", c.session);
+	if (faccessat(dfd, "ending", F_OK, AT_SYMLINK_NOFOLLOW) == 0)
+		return fail("--session %s: the session is being ended (if that sandcap session "
+			    "end was interrupted, run it again)",
+			    c.session);
 	if (check_budget(&c, &s, dfd, &n, &cpu) < 0)
 		return SC_EXIT_FAILURE;
 	return run_in_session(&c, &s, dfd, n, cpu);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/inotify.h>
 #include <sys/prctl.h>
 #include <sys/random.h>
@@ -303,14 +304,16 @@ fill_state(const struct session_opts *o, const char *mode, struct session_state 
 	s->cpu_budget_ms = o->cpu_budget_ms;
 	s->timeout_ms = o->timeout_ms;
 	s->as = o->as;
+	for (unsigned i = 0; i < o->n_rw; i++)
+		snprintf(s->rw[s->n_rw++], sizeof(s->rw[0]), "%s", o->rw[i]);
 }
 
 int
 session_start(const struct session_opts *o, struct session_state *ret, char *err, size_t errlen)
 {
-	_cleanup_close_ int rootfd = -EBADF, dfd = -EBADF;
+	_cleanup_close_ int rootfd = -EBADF, dfd = -EBADF, rl = -EBADF;
 	struct session_state s = {};
-	char text[SESSION_PATH_MAX + 1024], kerr[CLIENT_ERR_MAX] = "";
+	char text[SESSION_STATE_MAX], kerr[CLIENT_ERR_MAX] = "";
 	const char *mode = "rlimit";
 	int r, n;
 
@@ -321,7 +324,12 @@ session_start(const struct session_opts *o, struct session_state *ret, char *err
 		r = session_check_ctl(NULL, err, errlen);
 	if (r < 0)
 		return r;
-	r = new_session_dir(rootfd, &s, &dfd);
+	/* Shared on the root until the state is written: session ls removes a directory
+	 * without one only under this lock, exclusive, so never one still being made. */
+	rl = openat(rootfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	r = rl < 0 ? -errno : session_flock(rl, LOCK_SH, SESSION_END_LOCK_MS);
+	if (r == 0)
+		r = new_session_dir(rootfd, &s, &dfd);
 	if (r < 0) {
 		snprintf(err, errlen, "cannot make the session's directory: %s", strerror(-r));
 		return r;
@@ -331,6 +339,7 @@ session_start(const struct session_opts *o, struct session_state *ret, char *err
 	r = n < 0 ? n : session_write_file(dfd, "state", text, (size_t) n);
 	if (r == 0)
 		r = session_write_file(dfd, "calls", "", 0);
+	rl = safe_close(rl);
 	if (r == 0)
 		r = start_keeper(rootfd, dfd, &s, o, &s.keeper_pid, kerr, sizeof(kerr));
 	if (r < 0) {

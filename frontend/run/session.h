@@ -24,11 +24,13 @@ struct session_opts {
 	uint64_t memory, pids, cpu_percent, disk; /* the session's; refused in rlimit mode */
 	uint64_t ttl_ms, cpu_budget_ms, timeout_ms, as;
 	const char *name, *fs, *net, *report;
+	const char *rw[SESSION_RW_MAX]; /* absolute, checked to exist */
+	unsigned n_rw;
 	bool no_cgroup;
 };
 
 /* Every wait of a session on another process ends by these (milliseconds). */
-#define SESSION_END_LOCK_MS    2000  /* end: before killing the running call */
+#define SESSION_END_LOCK_MS    2000  /* start: for session ls to let go of the root */
 #define SESSION_KILL_WAIT_MS   30000 /* end: for the killed call to let go */
 #define SESSION_KEEPER_WAIT_MS 5000  /* end: for the keeper to exit */
 
