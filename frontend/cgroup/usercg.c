@@ -11,7 +11,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
-#include <systemd/sd-bus.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -19,6 +18,7 @@
 #include "errbuf.h"
 #include "fd-util.h"
 #include "macro.h"
+#include "cgroup/sdbus.h"
 #include "cgroup/usercg.h"
 #include "cgroup-util.h"
 #include "time-util.h"
@@ -117,6 +117,7 @@ write_at(int dirfd, const char *file, const char *value)
 /* ---- the scope, through the user manager ---- */
 
 struct job_wait {
+	const struct sdbus *sd;
 	const char *path;       /* our job, once known */
 	char seen_path[8][256]; /* JobRemoved signals that came before the reply */
 	char seen_result[8][32];
@@ -131,7 +132,7 @@ on_job_removed(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
 	const char *path, *unit, *result;
 	uint32_t id;
 
-	if (sd_bus_message_read(m, "uoss", &id, &path, &unit, &result) < 0)
+	if (w->sd->bus_message_read(m, "uoss", &id, &path, &unit, &result) < 0)
 		return 0;
 	if (w->path != NULL) {
 		if (streq(path, w->path))
@@ -186,88 +187,98 @@ bus_dir(char *dir, size_t dirlen, char *err, size_t errlen)
 	return 0;
 }
 
-/* The user manager's own socket when it is ours, else the user bus. */
+/* The user manager's own socket when it is ours, else the user bus.  libsystemd is loaded
+ * only once there is a manager to talk to. */
 static int
-bus_connect(sd_bus **ret, char *err, size_t errlen)
+bus_connect(const struct sdbus **ret_sd, sd_bus **ret, char *err, size_t errlen)
 {
-	_cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
-	char dir[256], addr[300];
+	_cleanup_(sdbus_closep) sd_bus *bus = NULL;
+	const struct sdbus *sd;
+	char dir[256], addr[300], why[512];
 	int r;
 
 	r = bus_dir(dir, sizeof(dir), err, errlen);
 	if (r < 0)
 		return r;
+	sd = sdbus_load(why, sizeof(why));
+	if (sd == NULL) {
+		set_err(err, errlen, "%s (%s, or ask the admin to set up the sandcap helper)", why,
+			SDBUS_FIX);
+		return -ELIBACC;
+	}
 	(void) snprintf(addr, sizeof(addr), "unix:path=%s/systemd/private", dir);
-	r = sd_bus_new(&bus);
+	r = sd->bus_new(&bus);
 	if (r >= 0)
-		r = sd_bus_set_address(bus, addr);
+		r = sd->bus_set_address(bus, addr);
 	if (r >= 0)
-		r = sd_bus_start(bus);
+		r = sd->bus_start(bus);
 	if (r < 0) {
-		bus = sd_bus_flush_close_unref(bus);
+		bus = sd->bus_flush_close_unref(bus);
 		(void) snprintf(addr, sizeof(addr), "unix:path=%s/bus", dir);
-		r = sd_bus_new(&bus);
+		r = sd->bus_new(&bus);
 		if (r >= 0)
-			r = sd_bus_set_address(bus, addr);
+			r = sd->bus_set_address(bus, addr);
 		if (r >= 0)
-			r = sd_bus_set_bus_client(bus, 1);
+			r = sd->bus_set_bus_client(bus, 1);
 		if (r >= 0)
-			r = sd_bus_start(bus);
+			r = sd->bus_start(bus);
 	}
 	if (r < 0) {
 		set_err(err, errlen, "cannot reach your systemd user manager in %s: %s", dir,
 			strerror(-r));
 		return r;
 	}
-	(void) sd_bus_set_method_call_timeout(bus, BUS_TIMEOUT_USEC);
+	(void) sd->bus_set_method_call_timeout(bus, BUS_TIMEOUT_USEC);
+	*ret_sd = sd;
 	*ret = TAKE_PTR(bus);
 	return 0;
 }
 
 static int
-start_scope(sd_bus *bus, const char *unit, uint64_t runtime_max_ms, char *err, size_t errlen)
+start_scope(const struct sdbus *sd, sd_bus *bus, const char *unit, uint64_t runtime_max_ms,
+	    char *err, size_t errlen)
 {
-	_cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
-	_cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
-	_cleanup_(sd_bus_slot_unrefp) sd_bus_slot *slot = NULL;
-	struct job_wait w = { 0 };
+	_cleanup_(sdbus_error_freep) sd_bus_error e = SD_BUS_ERROR_NULL;
+	_cleanup_(sdbus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
+	_cleanup_(sdbus_slot_unrefp) sd_bus_slot *slot = NULL;
+	struct job_wait w = { .sd = sd };
 	const char *job;
 	uint64_t deadline;
 	int r;
 
-	r = sd_bus_match_signal(bus, &slot, NULL, "/org/freedesktop/systemd1",
-				"org.freedesktop.systemd1.Manager", "JobRemoved", on_job_removed,
-				&w);
+	r = sd->bus_match_signal(bus, &slot, NULL, "/org/freedesktop/systemd1",
+				 "org.freedesktop.systemd1.Manager", "JobRemoved", on_job_removed,
+				 &w);
 	if (r >= 0)
-		r = sd_bus_message_new_method_call(
+		r = sd->bus_message_new_method_call(
 			bus, &m, "org.freedesktop.systemd1", "/org/freedesktop/systemd1",
 			"org.freedesktop.systemd1.Manager", "StartTransientUnit");
 	if (r >= 0)
-		r = sd_bus_message_append(m, "ss", unit, "fail");
+		r = sd->bus_message_append(m, "ss", unit, "fail");
 	if (r >= 0)
-		r = sd_bus_message_open_container(m, 'a', "(sv)");
+		r = sd->bus_message_open_container(m, 'a', "(sv)");
 	if (r >= 0)
-		r = sd_bus_message_append(m, "(sv)(sv)(sv)(sv)", "PIDs", "au", 1,
-					  (uint32_t) getpid(), "Delegate", "b", 1, "CollectMode",
-					  "s", "inactive-or-failed", "Description", "s",
-					  "sandcap sandbox");
+		r = sd->bus_message_append(m, "(sv)(sv)(sv)(sv)", "PIDs", "au", 1,
+					   (uint32_t) getpid(), "Delegate", "b", 1, "CollectMode",
+					   "s", "inactive-or-failed", "Description", "s",
+					   "sandcap sandbox");
 	if (r >= 0 && runtime_max_ms > 0)
-		r = sd_bus_message_append(m, "(sv)", "RuntimeMaxUSec", "t", runtime_max_ms * 1000);
+		r = sd->bus_message_append(m, "(sv)", "RuntimeMaxUSec", "t", runtime_max_ms * 1000);
 	if (r >= 0)
-		r = sd_bus_message_close_container(m);
+		r = sd->bus_message_close_container(m);
 	if (r >= 0)
-		r = sd_bus_message_append(m, "a(sa(sv))", 0);
+		r = sd->bus_message_append(m, "a(sa(sv))", 0);
 	if (r < 0) {
 		set_err(err, errlen, "cannot build the D-Bus request: %s", strerror(-r));
 		return r;
 	}
-	r = sd_bus_call(bus, m, BUS_TIMEOUT_USEC, &e, &reply);
+	r = sd->bus_call(bus, m, BUS_TIMEOUT_USEC, &e, &reply);
 	if (r < 0) {
 		set_err(err, errlen, "your systemd user manager refused the scope %s: %s", unit,
 			e.message != NULL ? e.message : strerror(-r));
 		return r;
 	}
-	r = sd_bus_message_read(reply, "o", &job);
+	r = sd->bus_message_read(reply, "o", &job);
 	if (r < 0) {
 		set_err(err, errlen, "unexpected reply to StartTransientUnit: %s", strerror(-r));
 		return r;
@@ -280,7 +291,7 @@ start_scope(sd_bus *bus, const char *unit, uint64_t runtime_max_ms, char *err, s
 	while (w.result[0] == '\0') {
 		uint64_t now = mono_ms();
 
-		r = sd_bus_process(bus, NULL);
+		r = sd->bus_process(bus, NULL);
 		if (r < 0)
 			break;
 		if (r > 0)
@@ -289,7 +300,7 @@ start_scope(sd_bus *bus, const char *unit, uint64_t runtime_max_ms, char *err, s
 			r = -ETIMEDOUT;
 			break;
 		}
-		r = sd_bus_wait(bus, (deadline - now) * 1000);
+		r = sd->bus_wait(bus, (deadline - now) * 1000);
 		if (r < 0)
 			break;
 	}
@@ -335,7 +346,8 @@ own_cgroup(char *ret, size_t retlen, char *err, size_t errlen)
 int
 usercg_open(struct usercg *u, const char *id, uint64_t runtime_max_ms, char *err, size_t errlen)
 {
-	_cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+	_cleanup_(sdbus_closep) sd_bus *bus = NULL;
+	const struct sdbus *sd;
 	_cleanup_close_ int fd = -EBADF;
 	struct statfs sfs;
 	struct stat st;
@@ -343,10 +355,10 @@ usercg_open(struct usercg *u, const char *id, uint64_t runtime_max_ms, char *err
 	int r;
 
 	(void) snprintf(u->unit, sizeof(u->unit), "sandcap-%s.scope", id);
-	r = bus_connect(&bus, err, errlen);
+	r = bus_connect(&sd, &bus, err, errlen);
 	if (r < 0)
 		return r;
-	r = start_scope(bus, u->unit, runtime_max_ms, err, errlen);
+	r = start_scope(sd, bus, u->unit, runtime_max_ms, err, errlen);
 	if (r < 0)
 		return r;
 	r = own_cgroup(u->path, sizeof(u->path), err, errlen);
@@ -554,18 +566,20 @@ usercg_destroy(struct usercg *u, char *err, size_t errlen)
 int
 usercg_probe(char *info, size_t len)
 {
-	_cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
-	_cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
+	_cleanup_(sdbus_closep) sd_bus *bus = NULL;
+	_cleanup_(sdbus_error_freep) sd_bus_error e = SD_BUS_ERROR_NULL;
 	_cleanup_free_ char *version = NULL;
+	const struct sdbus *sd;
 	char mounts[CGPROTECT_MAX][PATH_MAX], mnt[PATH_MAX], path[PATH_MAX + 128], ctl[256] = "";
 	size_t n;
 	int r;
 
-	r = bus_connect(&bus, info, len);
+	r = bus_connect(&sd, &bus, info, len);
 	if (r < 0)
 		return r;
-	r = sd_bus_get_property_string(bus, "org.freedesktop.systemd1", "/org/freedesktop/systemd1",
-				       "org.freedesktop.systemd1.Manager", "Version", &e, &version);
+	r = sd->bus_get_property_string(
+		bus, "org.freedesktop.systemd1", "/org/freedesktop/systemd1",
+		"org.freedesktop.systemd1.Manager", "Version", &e, &version);
 	if (r < 0) {
 		set_err(info, len, "your systemd user manager does not answer: %s",
 			e.message != NULL ? e.message : strerror(-r));

@@ -37,7 +37,8 @@ void usercg_init(struct usercg *u);
 /* Ask the user manager for "sandcap-<id>.scope" with Delegate=yes holding this process,
  * wait (bounded) for the job, and move this process into <scope>/supervisor.
  * runtime_max_ms > 0 sets the scope's RuntimeMaxSec (a backstop the user manager enforces).
- * -ENOTSUP/-ENOENT/-ECONNREFUSED/-ETIMEDOUT: no usable user manager (err says why). */
+ * -ENOTSUP/-ENOENT/-ECONNREFUSED/-ETIMEDOUT: no usable user manager; -ELIBACC: there is
+ * one, but libsystemd.so.0 cannot be loaded (sdbus.h); err says why. */
 int usercg_open(struct usercg *u, const char *id, uint64_t runtime_max_ms, char *err,
 		size_t errlen);
 

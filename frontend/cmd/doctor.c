@@ -25,6 +25,7 @@
 #include "macro.h"
 #include "parse-util.h"
 #include "policy.h"
+#include "cgroup/sdbus.h"
 #include "cgroup/usercg.h"
 
 #define CGROUP_MNT        "/sys/fs/cgroup"
@@ -349,12 +350,22 @@ check_workspace_root(struct doctor *d, const char *wsroot, const char *nopolicy)
 	report(d, "ok", what, NULL);
 }
 
-/* user-cgroup mode: what sandcap run uses when the checks above fail. */
+/* user-cgroup mode: what sandcap run uses when the checks above fail.  Its library first:
+ * sandcap loads libsystemd only for this mode, so nothing else would tell it is missing. */
 static bool
 check_user_cgroup(struct doctor *d)
 {
 	char info[512], what[600];
-	int r = usercg_probe(info, sizeof(info));
+	int r;
+
+	if (sdbus_load(info, sizeof(info)) == NULL) {
+		snprintf(what, sizeof(what), "user-cgroup mode %s", info);
+		report(d, "info", what, "not needed with the helper; otherwise " SDBUS_FIX);
+		return false;
+	}
+	report(d, "ok", "libsystemd.so.0 loads (user-cgroup mode can ask your systemd for a scope)",
+	       NULL);
+	r = usercg_probe(info, sizeof(info));
 
 	snprintf(what, sizeof(what), "user-cgroup mode: %s", info);
 	report(d, r == 0 ? "ok" : "info", what,
