@@ -30,11 +30,7 @@
 void
 usercg_init(struct usercg *u)
 {
-	/* Not the whole of path: a run without user-cgroup mode never touches its page. */
-	memset(u, 0, offsetof(struct usercg, path));
-	u->path[0] = '\0';
-	u->scope_fd = -EBADF;
-	u->leaf_fd = -EBADF;
+	*u = (struct usercg){ .scope_fd = -EBADF, .leaf_fd = -EBADF };
 }
 
 bool

@@ -28,8 +28,7 @@ struct usercg {
 	char unit[96];         /* "sandcap-<id>.scope" */
 	char controllers[64];  /* enabled in the scope's subtree, e.g. "memory pids" */
 	char enforcement[256]; /* notes for the report ("" = none) */
-	/* Last: usercg_init() writes only its first byte (perf: the 4 KiB are not zeroed). */
-	char path[4096]; /* the scope's cgroup directory, absolute */
+	char path[4096];       /* the scope's cgroup directory, absolute */
 };
 
 void usercg_init(struct usercg *u);
