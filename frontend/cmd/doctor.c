@@ -471,7 +471,9 @@ cmd_doctor(int argc, char **argv)
 		       "host: cgroup v2, the delegated parent and its controllers, the helper and its "
 		       "capabilities, no_new_privs, the policy file and its trust checks, whether the "
 		       "policy lets you (and this login session) run sandboxes, the "
-		       "workspace root, Landlock.  Prints the fix for each problem.\n"
+		       "workspace root, Landlock; then whether user-cgroup mode could be used "
+		       "(libsystemd.so.0, your systemd user manager).  Prints the fix for each "
+		       "problem.\n"
 		       "Exit status: 0 all good, 1 something is missing.\n");
 		return 0;
 	}
