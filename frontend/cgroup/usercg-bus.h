@@ -9,12 +9,15 @@
 #include <systemd/sd-bus.h>
 
 #include "cgroup/client.h"
+#include "cgroup/sdbus.h"
 
-/* The user manager's own socket when it is ours, else the user bus.  -ENOENT (no runtime
- * directory or socket of the user's: nothing is tried) or -errno, with the reason in err. */
-int usercg_bus_connect(sd_bus **ret, char *err, size_t errlen);
+/* The user manager's own socket when it is ours, else the user bus, with *ret_sd the sd-bus
+ * functions to use on it (libsystemd loaded here, not before).  -ENOENT (no runtime
+ * directory or socket of the user's: nothing is tried, nothing loaded), -ELIBACC (no
+ * usable libsystemd: the reason and the fix in err) or -errno, with the reason in err. */
+int usercg_bus_connect(const struct sdbus **ret_sd, sd_bus **ret, char *err, size_t errlen);
 /* StartTransientUnit of unit (a scope with Delegate=yes) holding pid, with lim as the
  * unit's own limits (NULL: none) and RuntimeMaxSec runtime_max_ms (0: none); waits
  * (bounded) for its job to be done. */
-int usercg_start_scope(sd_bus *bus, const char *unit, pid_t pid, const struct sc_request *lim,
+int usercg_start_scope(const struct sdbus *sd, sd_bus *bus, const char *unit, pid_t pid, const struct sc_request *lim,
 		       uint64_t runtime_max_ms, char *err, size_t errlen);

@@ -11,7 +11,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
-#include <systemd/sd-bus.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -19,6 +18,7 @@
 #include "errbuf.h"
 #include "fd-util.h"
 #include "macro.h"
+#include "cgroup/sdbus.h"
 #include "cgroup/usercg.h"
 #include "cgroup/usercg-bus.h"
 #include "cgroup-util.h"
@@ -29,12 +29,7 @@
 void
 usercg_init(struct usercg *u)
 {
-	/* Not the whole of path: a run without user-cgroup mode never touches its page. */
-	memset(u, 0, offsetof(struct usercg, path));
-	u->path[0] = '\0';
-	u->scope_fd = -EBADF;
-	u->leaf_fd = -EBADF;
-	u->parent_fd = -EBADF;
+	*u = (struct usercg){ .scope_fd = -EBADF, .leaf_fd = -EBADF, .parent_fd = -EBADF };
 	(void) snprintf(u->leaf_name, sizeof(u->leaf_name), "sandbox");
 }
 
@@ -160,7 +155,8 @@ int
 usercg_open_scope(struct usercg *u, pid_t pid, const char *sub, const struct sc_request *lim,
 		  uint64_t runtime_max_ms, char *err, size_t errlen)
 {
-	_cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+	_cleanup_(sdbus_closep) sd_bus *bus = NULL;
+	const struct sdbus *sd;
 	_cleanup_close_ int fd = -EBADF;
 	struct statfs sfs;
 	struct stat st;
@@ -168,10 +164,10 @@ usercg_open_scope(struct usercg *u, pid_t pid, const char *sub, const struct sc_
 	size_t ul;
 	int r;
 
-	r = usercg_bus_connect(&bus, err, errlen);
+	r = usercg_bus_connect(&sd, &bus, err, errlen);
 	if (r < 0)
 		return r;
-	r = usercg_start_scope(bus, u->unit, pid, lim, runtime_max_ms, err, errlen);
+	r = usercg_start_scope(sd, bus, u->unit, pid, lim, runtime_max_ms, err, errlen);
 	if (r < 0)
 		return r;
 	r = own_cgroup(pid == getpid() ? 0 : pid, u->path, sizeof(u->path), err, errlen);
@@ -391,18 +387,20 @@ usercg_destroy(struct usercg *u, char *err, size_t errlen)
 int
 usercg_probe(char *info, size_t len)
 {
-	_cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
-	_cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
+	_cleanup_(sdbus_closep) sd_bus *bus = NULL;
+	_cleanup_(sdbus_error_freep) sd_bus_error e = SD_BUS_ERROR_NULL;
 	_cleanup_free_ char *version = NULL;
+	const struct sdbus *sd;
 	char mounts[CGPROTECT_MAX][PATH_MAX], mnt[PATH_MAX], path[PATH_MAX + 128], ctl[256] = "";
 	size_t n;
 	int r;
 
-	r = usercg_bus_connect(&bus, info, len);
+	r = usercg_bus_connect(&sd, &bus, info, len);
 	if (r < 0)
 		return r;
-	r = sd_bus_get_property_string(bus, "org.freedesktop.systemd1", "/org/freedesktop/systemd1",
-				       "org.freedesktop.systemd1.Manager", "Version", &e, &version);
+	r = sd->bus_get_property_string(
+		bus, "org.freedesktop.systemd1", "/org/freedesktop/systemd1",
+		"org.freedesktop.systemd1.Manager", "Version", &e, &version);
 	if (r < 0) {
 		set_err(info, len, "your systemd user manager does not answer: %s",
 			e.message != NULL ? e.message : strerror(-r));

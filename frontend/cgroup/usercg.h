@@ -31,8 +31,7 @@ struct usercg {
 	char unit[96];         /* "sandcap-<id>.scope" */
 	char controllers[64];  /* enabled in the scope's subtree, e.g. "memory pids" */
 	char enforcement[256]; /* notes for the report ("" = none) */
-	/* Last: usercg_init() writes only its first byte (perf: the 4 KiB are not zeroed). */
-	char path[4096]; /* the scope's cgroup directory, absolute */
+	char path[4096];       /* the scope's cgroup directory, absolute */
 };
 
 void usercg_init(struct usercg *u);
@@ -40,7 +39,8 @@ void usercg_init(struct usercg *u);
 /* Ask the user manager for "sandcap-<id>.scope" with Delegate=yes holding this process,
  * wait (bounded) for the job, and move this process into <scope>/supervisor.
  * runtime_max_ms > 0 sets the scope's RuntimeMaxSec (a backstop the user manager enforces).
- * -ENOTSUP/-ENOENT/-ECONNREFUSED/-ETIMEDOUT: no usable user manager (err says why). */
+ * -ENOTSUP/-ENOENT/-ECONNREFUSED/-ETIMEDOUT: no usable user manager; -ELIBACC: there is
+ * one, but libsystemd.so.0 cannot be loaded (sdbus.h); err says why. */
 int usercg_open(struct usercg *u, const char *id, uint64_t runtime_max_ms, char *err,
 		size_t errlen);
 
