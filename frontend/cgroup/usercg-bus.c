@@ -147,18 +147,18 @@ append_limits(const struct sdbus *sd, sd_bus_message *m, const struct sc_request
 		return 0;
 	if (lim->memory > 0)
 		r = sd->bus_message_append(m, "(sv)(sv)", "MemoryMax", "t", lim->memory,
-					  "MemorySwapMax", "t", (uint64_t) 0);
+					   "MemorySwapMax", "t", (uint64_t) 0);
 	if (r >= 0 && lim->pids > 0)
 		r = sd->bus_message_append(m, "(sv)", "TasksMax", "t", lim->pids);
 	if (r >= 0 && lim->cpu_percent > 0) /* microseconds of CPU per second */
 		r = sd->bus_message_append(m, "(sv)", "CPUQuotaPerSecUSec", "t",
-					  lim->cpu_percent * 10000);
+					   lim->cpu_percent * 10000);
 	return r;
 }
 
 int
-usercg_start_scope(const struct sdbus *sd, sd_bus *bus, const char *unit, pid_t pid, const struct sc_request *lim,
-		   uint64_t runtime_max_ms, char *err, size_t errlen)
+usercg_start_scope(const struct sdbus *sd, sd_bus *bus, const char *unit, pid_t pid,
+		   const struct sc_request *lim, uint64_t runtime_max_ms, char *err, size_t errlen)
 {
 	_cleanup_(sdbus_error_freep) sd_bus_error e = SD_BUS_ERROR_NULL;
 	_cleanup_(sdbus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
@@ -169,8 +169,8 @@ usercg_start_scope(const struct sdbus *sd, sd_bus *bus, const char *unit, pid_t 
 	int r;
 
 	r = sd->bus_match_signal(bus, &slot, NULL, "/org/freedesktop/systemd1",
-				"org.freedesktop.systemd1.Manager", "JobRemoved", on_job_removed,
-				&w);
+				 "org.freedesktop.systemd1.Manager", "JobRemoved", on_job_removed,
+				 &w);
 	if (r >= 0)
 		r = sd->bus_message_new_method_call(
 			bus, &m, "org.freedesktop.systemd1", "/org/freedesktop/systemd1",
@@ -181,9 +181,9 @@ usercg_start_scope(const struct sdbus *sd, sd_bus *bus, const char *unit, pid_t 
 		r = sd->bus_message_open_container(m, 'a', "(sv)");
 	if (r >= 0)
 		r = sd->bus_message_append(m, "(sv)(sv)(sv)(sv)", "PIDs", "au", 1, (uint32_t) pid,
-					  "Delegate", "b", 1, "CollectMode", "s",
-					  "inactive-or-failed", "Description", "s",
-					  lim != NULL ? "sandcap session" : "sandcap sandbox");
+					   "Delegate", "b", 1, "CollectMode", "s",
+					   "inactive-or-failed", "Description", "s",
+					   lim != NULL ? "sandcap session" : "sandcap sandbox");
 	if (r >= 0)
 		r = append_limits(sd, m, lim);
 	if (r >= 0 && runtime_max_ms > 0)

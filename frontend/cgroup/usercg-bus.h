@@ -19,5 +19,6 @@ int usercg_bus_connect(const struct sdbus **ret_sd, sd_bus **ret, char *err, siz
 /* StartTransientUnit of unit (a scope with Delegate=yes) holding pid, with lim as the
  * unit's own limits (NULL: none) and RuntimeMaxSec runtime_max_ms (0: none); waits
  * (bounded) for its job to be done. */
-int usercg_start_scope(const struct sdbus *sd, sd_bus *bus, const char *unit, pid_t pid, const struct sc_request *lim,
-		       uint64_t runtime_max_ms, char *err, size_t errlen);
+int usercg_start_scope(const struct sdbus *sd, sd_bus *bus, const char *unit, pid_t pid,
+		       const struct sc_request *lim, uint64_t runtime_max_ms, char *err,
+		       size_t errlen);

@@ -447,7 +447,7 @@ lock_out_calls(int dfd, int *ret_fd, char *err, size_t errlen)
 int
 session_remove(int rootfd, int dfd, const char *id)
 {
-	static const char *const files[] = { "state", "calls", "running", "ending",
+	static const char *const files[] = { "state", "calls",  "running", "ending",
 					     "lock",  "cgroup", "usage",   "ucg" };
 	char name[32];
 	int r;
