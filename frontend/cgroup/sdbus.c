@@ -66,6 +66,12 @@ sdbus_load(char *err, size_t errlen)
 	}
 	for (size_t i = 0; i < ELEMENTSOF(syms); i++) {
 		void *f = dlsym(lib, syms[i].name);
+		/* dlsym() gives an object pointer, the members are function pointers; the
+		 * union converts, and keeps gcc's analyzer from losing track of the value. */
+		union {
+			void *obj;
+			void (*fn)(void);
+		} u = { .obj = f };
 
 		if (f == NULL) {
 			/* Older than the sd-bus calls this mode makes (systemd 240):
@@ -74,7 +80,7 @@ sdbus_load(char *err, size_t errlen)
 			(void) dlclose(lib);
 			return NULL;
 		}
-		memcpy((char *) &found + syms[i].off, &f, sizeof(f));
+		memcpy((char *) &found + syms[i].off, &u.fn, sizeof(u.fn));
 	}
 	api = found;
 	loaded = true;
