@@ -73,6 +73,7 @@ keeper_main(int rootfd, int dfd, const struct session_state *s, const struct ses
 	int lock, in, timer, events = -1, tick = -1;
 	struct sc_session cs;
 
+	client_init(&cs); /* no connection but in cgroup mode */
 	(void) prctl(PR_SET_NAME, "sandcap-sess");
 	if (session_lock(dfd, "keeper", LOCK_EX, 0, &lock) < 0)
 		_exit(1);
