@@ -405,11 +405,11 @@ def _parser() -> argparse.ArgumentParser:
                    ("--cpu-time", "the CPU-time budget of all calls together"),
                    ("--timeout", "each call's default and ceiling wall-clock limit"),
                    ("--as", "each call's default and ceiling address space per process"),
-                   ("--memory", "the session's memory in cgroup mode (refused in rlimit "
-                    "mode)"),
-                   ("--pids", "the session's processes in cgroup mode"),
-                   ("--cpu", "the session's CPU share in cgroup mode"),
-                   ("--disk", "the session's workspace size in cgroup mode"),
+                   ("--memory", "the session's memory in cgroup or user-cgroup mode "
+                    "(refused in rlimit mode)"),
+                   ("--pids", "the session's processes in cgroup or user-cgroup mode"),
+                   ("--cpu", "the session's CPU share in cgroup or user-cgroup mode"),
+                   ("--disk", "the session's workspace size in cgroup mode (the helper)"),
                    ("--fs", "none, ro or strict, for every call"),
                    ("--net", "host, none or loopback, for every call"),
                    ("--name", "the session's name (sandcap session ls)"),
