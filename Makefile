@@ -45,6 +45,9 @@ WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat
 
 HARDEN := -fstack-protector-strong -fstack-clash-protection -fcf-protection -fPIE
 HARDEN_LD := -pie -Wl,-z,relro,-z,now -Wl,-z,noexecstack
+# Only the libraries a program calls are NEEDED: the dynamic loader maps and relocates every
+# one at each start.
+LINK_LD := -Wl,--as-needed
 
 ifeq ($(SANITIZE),1)
 OPT := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
@@ -55,8 +58,10 @@ OPT_LD :=
 endif
 
 PKGS_HELPER   := inih libcap-ng
-PKGS_FRONTEND := inih libbsd-overlay libseccomp libcap-ng libsystemd
-PKG_CFLAGS    := $(shell $(PKG_CONFIG) --cflags $(PKGS_FRONTEND) 2>/dev/null)
+PKGS_FRONTEND := inih libbsd-overlay libseccomp libcap-ng
+# libsystemd: its headers only.  sandcap loads the library when user-cgroup mode first
+# needs it (frontend/cgroup/sdbus.h); the package Recommends it.
+PKG_CFLAGS    := $(shell $(PKG_CONFIG) --cflags $(PKGS_FRONTEND) libsystemd 2>/dev/null)
 # The helper links the shared libinih like sandcap: it runs in secure-execution mode (its
 # file capabilities), where the dynamic loader ignores LD_* and loads only from the system's
 # directories.
@@ -88,7 +93,7 @@ endif
 
 BASE_CFLAGS := -std=gnu11 $(OPT) $(WARN) $(HARDEN) $(DEFS) $(PKG_CFLAGS) -MMD -MP
 override CFLAGS := $(BASE_CFLAGS) $(CFLAGS)
-override LDFLAGS := $(OPT_LD) $(HARDEN_LD) $(LDFLAGS)
+override LDFLAGS := $(OPT_LD) $(HARDEN_LD) $(LINK_LD) $(LDFLAGS)
 
 # Include paths enforce the layering: helper/ and frontend/ see lib/ and policy/, never
 # each other.

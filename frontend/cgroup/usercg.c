@@ -11,7 +11,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
-#include <systemd/sd-bus.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -19,22 +18,19 @@
 #include "errbuf.h"
 #include "fd-util.h"
 #include "macro.h"
+#include "cgroup/sdbus.h"
 #include "cgroup/usercg.h"
+#include "cgroup/usercg-bus.h"
 #include "cgroup-util.h"
 #include "time-util.h"
 
-#define BUS_TIMEOUT_USEC (2 * 1000 * 1000) /* one D-Bus round trip */
-#define JOB_TIMEOUT_MS   3000              /* the scope's start job */
-#define EMPTY_TIMEOUT_MS 5000              /* the leaf emptying after cgroup.kill */
+#define EMPTY_TIMEOUT_MS 5000 /* the leaf emptying after cgroup.kill */
 
 void
 usercg_init(struct usercg *u)
 {
-	/* Not the whole of path: a run without user-cgroup mode never touches its page. */
-	memset(u, 0, offsetof(struct usercg, path));
-	u->path[0] = '\0';
-	u->scope_fd = -EBADF;
-	u->leaf_fd = -EBADF;
+	*u = (struct usercg){ .scope_fd = -EBADF, .leaf_fd = -EBADF, .parent_fd = -EBADF };
+	(void) snprintf(u->leaf_name, sizeof(u->leaf_name), "sandbox");
 }
 
 bool
@@ -114,201 +110,14 @@ write_at(int dirfd, const char *file, const char *value)
 	return (size_t) w == n ? 0 : -EIO;
 }
 
-/* ---- the scope, through the user manager ---- */
+/* ---- the scope, through the user manager (usercg-bus.c) ---- */
 
-struct job_wait {
-	const char *path;       /* our job, once known */
-	char seen_path[8][256]; /* JobRemoved signals that came before the reply */
-	char seen_result[8][32];
-	size_t n_seen;
-	char result[32]; /* our job's result, "" until it is removed */
-};
-
+/* Where process pid (0: this one) now is: <cgroup2 mount><path from /proc/PID/cgroup>. */
 static int
-on_job_removed(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
+own_cgroup(pid_t pid, char *ret, size_t retlen, char *err, size_t errlen)
 {
-	struct job_wait *w = userdata;
-	const char *path, *unit, *result;
-	uint32_t id;
+	char file[64];
 
-	if (sd_bus_message_read(m, "uoss", &id, &path, &unit, &result) < 0)
-		return 0;
-	if (w->path != NULL) {
-		if (streq(path, w->path))
-			(void) snprintf(w->result, sizeof(w->result), "%s", result);
-	} else if (w->n_seen < ELEMENTSOF(w->seen_path)) {
-		(void) snprintf(w->seen_path[w->n_seen], sizeof(w->seen_path[0]), "%s", path);
-		(void) snprintf(w->seen_result[w->n_seen], sizeof(w->seen_result[0]), "%s", result);
-		w->n_seen++;
-	}
-	return 0;
-}
-
-static bool
-is_socket(const char *dir, const char *name)
-{
-	char path[320];
-	struct stat st;
-
-	(void) snprintf(path, sizeof(path), "%s/%s", dir, name);
-	return stat(path, &st) == 0 && S_ISSOCK(st.st_mode);
-}
-
-/* The caller's runtime directory into dir (256 bytes), if it holds a socket of a user
- * manager; else -ENOENT with why in err.  Without one, no connection is tried: a host with
- * runtime directories but no user manager pays nothing for this mode. */
-static int
-bus_dir(char *dir, size_t dirlen, char *err, size_t errlen)
-{
-	const char *rt = getenv("XDG_RUNTIME_DIR");
-	struct stat st;
-
-	if (rt == NULL || rt[0] != '/')
-		(void) snprintf(dir, dirlen, "/run/user/%u", (unsigned) getuid());
-	else
-		(void) snprintf(dir, dirlen, "%s", rt);
-	/* A runtime directory that is not ours (or absent) is no way to our manager. */
-	if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != getuid() ||
-	    (st.st_mode & 0077) != 0) {
-		set_err(err, errlen,
-			"no runtime directory of yours at %s (no systemd user "
-			"session: log in through PAM/logind, or 'loginctl enable-linger')",
-			dir);
-		return -ENOENT;
-	}
-	if (!is_socket(dir, "systemd/private") && !is_socket(dir, "bus")) {
-		set_err(err, errlen,
-			"cannot reach your systemd user manager in %s: neither "
-			"systemd/private nor bus is a socket there",
-			dir);
-		return -ENOENT;
-	}
-	return 0;
-}
-
-/* The user manager's own socket when it is ours, else the user bus. */
-static int
-bus_connect(sd_bus **ret, char *err, size_t errlen)
-{
-	_cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
-	char dir[256], addr[300];
-	int r;
-
-	r = bus_dir(dir, sizeof(dir), err, errlen);
-	if (r < 0)
-		return r;
-	(void) snprintf(addr, sizeof(addr), "unix:path=%s/systemd/private", dir);
-	r = sd_bus_new(&bus);
-	if (r >= 0)
-		r = sd_bus_set_address(bus, addr);
-	if (r >= 0)
-		r = sd_bus_start(bus);
-	if (r < 0) {
-		bus = sd_bus_flush_close_unref(bus);
-		(void) snprintf(addr, sizeof(addr), "unix:path=%s/bus", dir);
-		r = sd_bus_new(&bus);
-		if (r >= 0)
-			r = sd_bus_set_address(bus, addr);
-		if (r >= 0)
-			r = sd_bus_set_bus_client(bus, 1);
-		if (r >= 0)
-			r = sd_bus_start(bus);
-	}
-	if (r < 0) {
-		set_err(err, errlen, "cannot reach your systemd user manager in %s: %s", dir,
-			strerror(-r));
-		return r;
-	}
-	(void) sd_bus_set_method_call_timeout(bus, BUS_TIMEOUT_USEC);
-	*ret = TAKE_PTR(bus);
-	return 0;
-}
-
-static int
-start_scope(sd_bus *bus, const char *unit, uint64_t runtime_max_ms, char *err, size_t errlen)
-{
-	_cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
-	_cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
-	_cleanup_(sd_bus_slot_unrefp) sd_bus_slot *slot = NULL;
-	struct job_wait w = { 0 };
-	const char *job;
-	uint64_t deadline;
-	int r;
-
-	r = sd_bus_match_signal(bus, &slot, NULL, "/org/freedesktop/systemd1",
-				"org.freedesktop.systemd1.Manager", "JobRemoved", on_job_removed,
-				&w);
-	if (r >= 0)
-		r = sd_bus_message_new_method_call(
-			bus, &m, "org.freedesktop.systemd1", "/org/freedesktop/systemd1",
-			"org.freedesktop.systemd1.Manager", "StartTransientUnit");
-	if (r >= 0)
-		r = sd_bus_message_append(m, "ss", unit, "fail");
-	if (r >= 0)
-		r = sd_bus_message_open_container(m, 'a', "(sv)");
-	if (r >= 0)
-		r = sd_bus_message_append(m, "(sv)(sv)(sv)(sv)", "PIDs", "au", 1,
-					  (uint32_t) getpid(), "Delegate", "b", 1, "CollectMode",
-					  "s", "inactive-or-failed", "Description", "s",
-					  "sandcap sandbox");
-	if (r >= 0 && runtime_max_ms > 0)
-		r = sd_bus_message_append(m, "(sv)", "RuntimeMaxUSec", "t", runtime_max_ms * 1000);
-	if (r >= 0)
-		r = sd_bus_message_close_container(m);
-	if (r >= 0)
-		r = sd_bus_message_append(m, "a(sa(sv))", 0);
-	if (r < 0) {
-		set_err(err, errlen, "cannot build the D-Bus request: %s", strerror(-r));
-		return r;
-	}
-	r = sd_bus_call(bus, m, BUS_TIMEOUT_USEC, &e, &reply);
-	if (r < 0) {
-		set_err(err, errlen, "your systemd user manager refused the scope %s: %s", unit,
-			e.message != NULL ? e.message : strerror(-r));
-		return r;
-	}
-	r = sd_bus_message_read(reply, "o", &job);
-	if (r < 0) {
-		set_err(err, errlen, "unexpected reply to StartTransientUnit: %s", strerror(-r));
-		return r;
-	}
-	w.path = job;
-	for (size_t i = 0; i < w.n_seen; i++)
-		if (streq(w.seen_path[i], job))
-			(void) snprintf(w.result, sizeof(w.result), "%s", w.seen_result[i]);
-	deadline = mono_ms() + JOB_TIMEOUT_MS;
-	while (w.result[0] == '\0') {
-		uint64_t now = mono_ms();
-
-		r = sd_bus_process(bus, NULL);
-		if (r < 0)
-			break;
-		if (r > 0)
-			continue;
-		if (now >= deadline) {
-			r = -ETIMEDOUT;
-			break;
-		}
-		r = sd_bus_wait(bus, (deadline - now) * 1000);
-		if (r < 0)
-			break;
-	}
-	if (r < 0) {
-		set_err(err, errlen, "the scope %s did not start: %s", unit, strerror(-r));
-		return r;
-	}
-	if (!streq(w.result, "done")) {
-		set_err(err, errlen, "the scope %s did not start (job result '%s')", unit,
-			w.result);
-		return -ECANCELED;
-	}
-	return 0;
-}
-
-/* Where this process now is: <cgroup2 mount><path from /proc/self/cgroup>. */
-static int
-own_cgroup(char *ret, size_t retlen, char *err, size_t errlen)
-{
 	char mounts[CGPROTECT_MAX][PATH_MAX], mnt[PATH_MAX], rel[PATH_MAX], text[4096];
 	size_t n;
 	int r;
@@ -320,11 +129,15 @@ own_cgroup(char *ret, size_t retlen, char *err, size_t errlen)
 		set_err(err, errlen, "no cgroup v2 filesystem is mounted");
 		return r;
 	}
-	r = read_full_at(AT_FDCWD, "/proc/self/cgroup", text, sizeof(text), NULL);
+	if (pid > 0)
+		(void) snprintf(file, sizeof(file), "/proc/%d/cgroup", (int) pid);
+	else
+		(void) snprintf(file, sizeof(file), "/proc/self/cgroup");
+	r = read_full_at(AT_FDCWD, file, text, sizeof(text), NULL);
 	if (r >= 0)
 		r = usercg_parse_self_cgroup(text, rel, sizeof(rel));
 	if (r < 0) {
-		set_err(err, errlen, "cannot read /proc/self/cgroup: %s", strerror(-r));
+		set_err(err, errlen, "cannot read %s: %s", file, strerror(-r));
 		return r;
 	}
 	if (snprintf(ret, retlen, "%s%s", mnt, rel) >= (int) retlen)
@@ -333,23 +146,31 @@ own_cgroup(char *ret, size_t retlen, char *err, size_t errlen)
 }
 
 int
-usercg_open(struct usercg *u, const char *id, uint64_t runtime_max_ms, char *err, size_t errlen)
+usercg_write(int dirfd, const char *file, const char *value)
 {
-	_cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+	return write_at(dirfd, file, value);
+}
+
+int
+usercg_open_scope(struct usercg *u, pid_t pid, const char *sub, const struct sc_request *lim,
+		  uint64_t runtime_max_ms, char *err, size_t errlen)
+{
+	_cleanup_(sdbus_closep) sd_bus *bus = NULL;
+	const struct sdbus *sd;
 	_cleanup_close_ int fd = -EBADF;
 	struct statfs sfs;
 	struct stat st;
+	char procs[64], pidbuf[32];
 	size_t ul;
 	int r;
 
-	(void) snprintf(u->unit, sizeof(u->unit), "sandcap-%s.scope", id);
-	r = bus_connect(&bus, err, errlen);
+	r = usercg_bus_connect(&sd, &bus, err, errlen);
 	if (r < 0)
 		return r;
-	r = start_scope(bus, u->unit, runtime_max_ms, err, errlen);
+	r = usercg_start_scope(sd, bus, u->unit, pid, lim, runtime_max_ms, err, errlen);
 	if (r < 0)
 		return r;
-	r = own_cgroup(u->path, sizeof(u->path), err, errlen);
+	r = own_cgroup(pid == getpid() ? 0 : pid, u->path, sizeof(u->path), err, errlen);
 	if (r < 0)
 		return r;
 	ul = strlen(u->unit);
@@ -367,19 +188,27 @@ usercg_open(struct usercg *u, const char *id, uint64_t runtime_max_ms, char *err
 		set_err(err, errlen, "%s is not a cgroup v2 directory delegated to you", u->path);
 		return -ENOTSUP;
 	}
-	/* The no-internal-process rule: sandcap leaves the scope's own level. */
-	if (mkdirat(fd, "supervisor", 0755) < 0 && errno != EEXIST) {
-		set_err(err, errlen, "cannot create %s/supervisor: %s", u->path, strerror(errno));
+	if (mkdirat(fd, sub, 0755) < 0 && errno != EEXIST) {
+		set_err(err, errlen, "cannot create %s/%s: %s", u->path, sub, strerror(errno));
 		return -errno;
 	}
-	r = write_at(fd, "supervisor/cgroup.procs", "0");
+	(void) snprintf(procs, sizeof(procs), "%s/cgroup.procs", sub);
+	(void) snprintf(pidbuf, sizeof(pidbuf), "%d", pid == getpid() ? 0 : (int) pid);
+	r = write_at(fd, procs, pidbuf);
 	if (r < 0) {
-		set_err(err, errlen, "cannot move sandcap into %s/supervisor: %s", u->path,
-			strerror(-r));
+		set_err(err, errlen, "cannot move process %d into %s/%s: %s", (int) pid, u->path,
+			sub, strerror(-r));
 		return r;
 	}
 	u->scope_fd = TAKE_FD(fd);
 	return 0;
+}
+
+int
+usercg_open(struct usercg *u, const char *id, uint64_t runtime_max_ms, char *err, size_t errlen)
+{
+	(void) snprintf(u->unit, sizeof(u->unit), "sandcap-%s.scope", id);
+	return usercg_open_scope(u, getpid(), "supervisor", NULL, runtime_max_ms, err, errlen);
 }
 
 static int
@@ -428,13 +257,16 @@ write_limits(struct usercg *u, const struct sc_request *req, char *err, size_t e
 int
 usercg_create(struct usercg *u, const struct sc_request *req, char *err, size_t errlen)
 {
+	/* The leaf's parent: the scope, or a session's scope (usercg_use_parent()). */
+	int pfd = u->parent_fd >= 0 ? u->parent_fd : u->scope_fd;
+	const char *where = u->parent_fd >= 0 ? "the session's scope" : u->path;
 	char avail[256];
 	const char *missing;
 	int r;
 
-	r = read_full_at(u->scope_fd, "cgroup.controllers", avail, sizeof(avail), NULL);
+	r = read_full_at(pfd, "cgroup.controllers", avail, sizeof(avail), NULL);
 	if (r < 0) {
-		set_err(err, errlen, "cannot read %s/cgroup.controllers: %s", u->path,
+		set_err(err, errlen, "cannot read cgroup.controllers of %s: %s", where,
 			strerror(-r));
 		return r;
 	}
@@ -447,22 +279,22 @@ usercg_create(struct usercg *u, const struct sc_request *req, char *err, size_t 
 		return -ENOTSUP;
 	}
 	if (u->controllers[0] != '\0') {
-		r = write_at(u->scope_fd, "cgroup.subtree_control", u->controllers);
+		r = write_at(pfd, "cgroup.subtree_control", u->controllers);
 		if (r < 0) {
-			set_err(err, errlen, "cannot enable %s in %s: %s", u->controllers, u->path,
+			set_err(err, errlen, "cannot enable %s in %s: %s", u->controllers, where,
 				strerror(-r));
 			return r;
 		}
 	}
-	if (mkdirat(u->scope_fd, "sandbox", 0755) < 0) {
-		set_err(err, errlen, "cannot create %s/sandbox: %s", u->path, strerror(errno));
+	if (mkdirat(pfd, u->leaf_name, 0755) < 0) {
+		set_err(err, errlen, "cannot create %s/%s: %s", where, u->leaf_name,
+			strerror(errno));
 		return -errno;
 	}
 	u->leaf_made = true;
-	u->leaf_fd =
-		openat(u->scope_fd, "sandbox", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	u->leaf_fd = openat(pfd, u->leaf_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (u->leaf_fd < 0) {
-		set_err(err, errlen, "cannot open %s/sandbox: %s", u->path, strerror(errno));
+		set_err(err, errlen, "cannot open %s/%s: %s", where, u->leaf_name, strerror(errno));
 		return -errno;
 	}
 	r = write_limits(u, req, err, errlen);
@@ -506,8 +338,8 @@ usercg_attach(int pidfd, void *userdata)
 		r = write_at(u->leaf_fd, "cgroup.procs", buf);
 	}
 	if (r < 0)
-		fprintf(stderr, "sandcap: cannot move the sandbox into %s/sandbox: %s\n", u->path,
-			strerror(-r));
+		fprintf(stderr, "sandcap: cannot move the sandbox into its cgroup %s: %s\n",
+			u->leaf_name, strerror(-r));
 	return r;
 }
 
@@ -532,6 +364,7 @@ wait_empty(int leaf_fd)
 int
 usercg_destroy(struct usercg *u, char *err, size_t errlen)
 {
+	int pfd = u->parent_fd >= 0 ? u->parent_fd : u->scope_fd; /* the leaf's parent */
 	int r = 0;
 
 	if (u->leaf_fd >= 0) {
@@ -541,10 +374,10 @@ usercg_destroy(struct usercg *u, char *err, size_t errlen)
 			set_err(err, errlen, "%s/sandbox did not empty: %s", u->path, strerror(-r));
 	}
 	u->leaf_fd = safe_close(u->leaf_fd);
-	if (r == 0 && u->leaf_made && u->scope_fd >= 0 &&
-	    unlinkat(u->scope_fd, "sandbox", AT_REMOVEDIR) < 0) {
+	if (r == 0 && u->leaf_made && pfd >= 0 && unlinkat(pfd, u->leaf_name, AT_REMOVEDIR) < 0) {
 		r = -errno;
-		set_err(err, errlen, "cannot remove %s/sandbox: %s", u->path, strerror(-r));
+		set_err(err, errlen, "cannot remove the sandbox's cgroup %s: %s", u->leaf_name,
+			strerror(-r));
 	} else if (r == 0) {
 		u->leaf_made = false;
 	}
@@ -554,18 +387,20 @@ usercg_destroy(struct usercg *u, char *err, size_t errlen)
 int
 usercg_probe(char *info, size_t len)
 {
-	_cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
-	_cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
+	_cleanup_(sdbus_closep) sd_bus *bus = NULL;
+	_cleanup_(sdbus_error_freep) sd_bus_error e = SD_BUS_ERROR_NULL;
 	_cleanup_free_ char *version = NULL;
+	const struct sdbus *sd;
 	char mounts[CGPROTECT_MAX][PATH_MAX], mnt[PATH_MAX], path[PATH_MAX + 128], ctl[256] = "";
 	size_t n;
 	int r;
 
-	r = bus_connect(&bus, info, len);
+	r = usercg_bus_connect(&sd, &bus, info, len);
 	if (r < 0)
 		return r;
-	r = sd_bus_get_property_string(bus, "org.freedesktop.systemd1", "/org/freedesktop/systemd1",
-				       "org.freedesktop.systemd1.Manager", "Version", &e, &version);
+	r = sd->bus_get_property_string(
+		bus, "org.freedesktop.systemd1", "/org/freedesktop/systemd1",
+		"org.freedesktop.systemd1.Manager", "Version", &e, &version);
 	if (r < 0) {
 		set_err(info, len, "your systemd user manager does not answer: %s",
 			e.message != NULL ? e.message : strerror(-r));
@@ -589,8 +424,9 @@ usercg_probe(char *info, size_t len)
 void
 usercg_close(struct usercg *u)
 {
-	if (u->leaf_made && u->scope_fd >= 0)
+	if (u->leaf_made && (u->scope_fd >= 0 || u->parent_fd >= 0))
 		(void) usercg_destroy(u, NULL, 0);
 	u->leaf_fd = safe_close(u->leaf_fd);
 	u->scope_fd = safe_close(u->scope_fd);
+	u->parent_fd = safe_close(u->parent_fd);
 }

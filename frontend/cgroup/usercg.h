@@ -17,19 +17,21 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "cgroup/client.h"
 
 struct usercg {
 	int scope_fd;                /* O_DIRECTORY of the scope; -EBADF when closed */
 	int leaf_fd;                 /* O_DIRECTORY of <scope>/sandbox */
+	int parent_fd;               /* a session's scope, the leaf's parent; else -EBADF */
+	char leaf_name[32];          /* "sandbox", or a session's "call-N" */
 	struct sc_request effective; /* the limits written (0 = not limited) */
 	bool leaf_made;
 	char unit[96];         /* "sandcap-<id>.scope" */
 	char controllers[64];  /* enabled in the scope's subtree, e.g. "memory pids" */
 	char enforcement[256]; /* notes for the report ("" = none) */
-	/* Last: usercg_init() writes only its first byte (perf: the 4 KiB are not zeroed). */
-	char path[4096]; /* the scope's cgroup directory, absolute */
+	char path[4096];       /* the scope's cgroup directory, absolute */
 };
 
 void usercg_init(struct usercg *u);
@@ -37,9 +39,23 @@ void usercg_init(struct usercg *u);
 /* Ask the user manager for "sandcap-<id>.scope" with Delegate=yes holding this process,
  * wait (bounded) for the job, and move this process into <scope>/supervisor.
  * runtime_max_ms > 0 sets the scope's RuntimeMaxSec (a backstop the user manager enforces).
- * -ENOTSUP/-ENOENT/-ECONNREFUSED/-ETIMEDOUT: no usable user manager (err says why). */
+ * -ENOTSUP/-ENOENT/-ECONNREFUSED/-ETIMEDOUT: no usable user manager; -ELIBACC: there is
+ * one, but libsystemd.so.0 cannot be loaded (sdbus.h); err says why. */
 int usercg_open(struct usercg *u, const char *id, uint64_t runtime_max_ms, char *err,
 		size_t errlen);
+
+/* A session's scope, "sandcap-sess-<id>.scope" with Delegate=yes, holding pid (the
+ * session's keeper, moved into <scope>/keeper), lim as the unit's own MemoryMax,
+ * MemorySwapMax=0, TasksMax and CPUQuota (0: none), and RuntimeMaxSec runtime_max_ms (the
+ * user manager stops the scope then, whoever is left).  The memory, pids and (when
+ * delegated) cpu controllers are enabled for the calls' leaves below it. */
+int usercg_open_session(struct usercg *u, const char *id, pid_t pid, const struct sc_request *lim,
+			uint64_t runtime_max_ms, char *err, size_t errlen);
+
+/* Make usercg_create()'s leaf path/leaf (a session's scope, a call's leaf) instead of
+ * <scope>/sandbox: the call's processes count against the session's limits. */
+int usercg_use_parent(struct usercg *u, const char *path, const char *leaf, char *err,
+		      size_t errlen);
 
 /* Enable the controllers, make the leaf and write the limits of req (0 = not limited).
  * -ENOTSUP when a limit asked for has no delegated controller (err names it). */
@@ -64,6 +80,16 @@ bool cgroup2_mounted(void);
 
 /* Close every fd (idempotent). */
 void usercg_close(struct usercg *u);
+
+/* ---- for usercg-session.c ---- */
+
+/* Start u->unit holding pid, with lim as the unit's limits (NULL: none), open its cgroup
+ * (u->path, u->scope_fd) and move pid into its child cgroup sub (the no-internal-process
+ * rule: pid leaves the scope's own level). */
+int usercg_open_scope(struct usercg *u, pid_t pid, const char *sub, const struct sc_request *lim,
+		      uint64_t runtime_max_ms, char *err, size_t errlen);
+/* Write value to dirfd/file whole (no link followed). */
+int usercg_write(int dirfd, const char *file, const char *value);
 
 /* ---- pure parts, exposed for unit tests ---- */
 

@@ -25,6 +25,7 @@
 #include "macro.h"
 #include "parse-util.h"
 #include "policy.h"
+#include "cgroup/sdbus.h"
 #include "cgroup/usercg.h"
 
 #define CGROUP_MNT        "/sys/fs/cgroup"
@@ -349,12 +350,22 @@ check_workspace_root(struct doctor *d, const char *wsroot, const char *nopolicy)
 	report(d, "ok", what, NULL);
 }
 
-/* user-cgroup mode: what sandcap run uses when the checks above fail. */
+/* user-cgroup mode: what sandcap run uses when the checks above fail.  Its library first:
+ * sandcap loads libsystemd only for this mode, so nothing else would tell it is missing. */
 static bool
 check_user_cgroup(struct doctor *d)
 {
 	char info[512], what[600];
-	int r = usercg_probe(info, sizeof(info));
+	int r;
+
+	if (sdbus_load(info, sizeof(info)) == NULL) {
+		snprintf(what, sizeof(what), "user-cgroup mode %s", info);
+		report(d, "info", what, "not needed with the helper; otherwise " SDBUS_FIX);
+		return false;
+	}
+	report(d, "ok", "libsystemd.so.0 loads (user-cgroup mode can ask your systemd for a scope)",
+	       NULL);
+	r = usercg_probe(info, sizeof(info));
 
 	snprintf(what, sizeof(what), "user-cgroup mode: %s", info);
 	report(d, r == 0 ? "ok" : "info", what,
@@ -460,7 +471,9 @@ cmd_doctor(int argc, char **argv)
 		       "host: cgroup v2, the delegated parent and its controllers, the helper and its "
 		       "capabilities, no_new_privs, the policy file and its trust checks, whether the "
 		       "policy lets you (and this login session) run sandboxes, the "
-		       "workspace root, Landlock.  Prints the fix for each problem.\n"
+		       "workspace root, Landlock; then whether user-cgroup mode could be used "
+		       "(libsystemd.so.0, your systemd user manager).  Prints the fix for each "
+		       "problem.\n"
 		       "Exit status: 0 all good, 1 something is missing.\n");
 		return 0;
 	}

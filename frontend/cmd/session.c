@@ -5,6 +5,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cmd/cmd.h"
@@ -31,6 +32,7 @@ enum {
 	O_FS,
 	O_NET,
 	O_REPORT,
+	O_RW,
 	O_NO_CGROUP,
 	O_JSON,
 	O_HELP,
@@ -49,6 +51,7 @@ static const struct opt_def start_options[] = {
 	{ "--fs", 0, true, O_FS, 0 },
 	{ "--net", 0, true, O_NET, 0 },
 	{ "--report", 0, true, O_REPORT, 0 },
+	{ "--rw", 0, true, O_RW, 0 },
 	{ "--no-cgroup", 0, false, O_NO_CGROUP, 0 },
 	{ "--json", 0, false, O_JSON, 0 },
 	{ "--help", 'h', false, O_HELP, 0 },
@@ -60,17 +63,20 @@ usage(FILE *f)
 	fprintf(f,
 		"Usage: sandcap session start [--ttl DUR] [--cpu-time DUR] [--timeout DUR] "
 		"[--as SIZE]\n                             [--memory SIZE] [--pids N] [--cpu PCT] "
-		"[--disk SIZE]\n                             [--fs MODE] [--net MODE] [--name NAME] "
-		"[--report FILE] [--no-cgroup] [--json]\n       sandcap run --session ID [OPTIONS] "
+		"[--disk SIZE]\n                             [--fs MODE [--rw PATH]...] [--net MODE] "
+		"[--name NAME] [--report FILE]\n                             [--no-cgroup] [--json]\n"
+		"       sandcap run --session ID [OPTIONS] "
 		"-- COMMAND [ARG...]\n       sandcap session show|end ID [--json]\n"
 		"       sandcap session ls [--json]\n\n"
 		"A session is many runs under one TTL (default 1h), one CPU-time budget across its "
 		"calls (--cpu-time), per-call defaults and ceilings (--timeout, --as), one "
-		"workspace (each call's working directory, kept across calls) and one report. "
-		"Calls run one at a time.  Where sandcap run uses the helper, the session is a "
-		"cgroup of its own with --memory, --pids, --cpu and --disk (its workspace) and "
-		"each call a cgroup in it; in rlimit mode (--no-cgroup) those four are refused.  "
-		"--fs and --net apply "
+		"workspace (each call's working directory, kept across calls) and one report; "
+		"--rw PATH (with --fs ro|strict) is writable by every call. "
+		"Calls run one at a time, in the mode sandcap run would use.  In cgroup mode (the "
+		"helper) the session is a cgroup of its own with --memory, --pids, --cpu and --disk "
+		"(its workspace) and each call a cgroup in it; in user-cgroup mode it is a scope of "
+		"your own systemd and --memory, --pids, --cpu bind all its calls (--disk is "
+		"refused); rlimit mode (--no-cgroup) refuses all four.  --fs and --net apply "
 		"to every call.  'end' kills what runs, removes everything and prints the report; "
 		"at the TTL a keeper process does the same (the report to --report FILE).  See "
 		"sandcap(1) and docs/usage.md \"Sessions\".\n");
@@ -86,18 +92,52 @@ bad(const char *opt, const char *v, const char *forms)
 	return -EINVAL;
 }
 
-/* The keeper writes the report from /: the path made absolute now. */
+/* The keeper writes the report from /, and calls run in the workspace: paths are made
+ * absolute now. */
+static void
+make_absolute(char *buf, size_t len, const char *v)
+{
+	char cwd[PATH_MAX];
+
+	if (v[0] == '/' || getcwd(cwd, sizeof(cwd)) == NULL)
+		snprintf(buf, len, "%s", v);
+	else
+		snprintf(buf, len, "%s/%s", cwd, v);
+}
+
 static const char *
 absolute(const char *v)
 {
 	static char path[PATH_MAX];
-	char cwd[PATH_MAX];
 
-	if (v[0] == '/' || getcwd(cwd, sizeof(cwd)) == NULL)
-		snprintf(path, sizeof(path), "%s", v);
-	else
-		snprintf(path, sizeof(path), "%s/%s", cwd, v);
+	make_absolute(path, sizeof(path), v);
 	return path;
+}
+
+/* --rw PATH: made absolute now (calls run in the workspace) and checked to exist, as
+ * sandcap run checks its own when a call starts. */
+static int
+add_rw(struct session_opts *o, const char *v)
+{
+	static char paths[SESSION_RW_MAX][PATH_MAX];
+	struct stat st;
+
+	if (o->n_rw >= SESSION_RW_MAX) {
+		fprintf(stderr, "sandcap: session start: --rw: too many paths (at most %d)\n",
+			SESSION_RW_MAX);
+		return -EINVAL;
+	}
+	if (v[0] == '\0' || strchr(v, '\n') != NULL)
+		return bad("--rw", v, "a path");
+	make_absolute(paths[o->n_rw], sizeof(paths[0]), v);
+	if (stat(paths[o->n_rw], &st) < 0) {
+		fprintf(stderr, "sandcap: session start: --rw %s: %s\n", paths[o->n_rw],
+			strerror(errno));
+		return -EINVAL;
+	}
+	o->rw[o->n_rw] = paths[o->n_rw];
+	o->n_rw++;
+	return 0;
 }
 
 static int
@@ -178,7 +218,12 @@ print_started(const struct session_state *s, bool json)
 	       (unsigned long long) s->timeout_ms, (unsigned long long) s->as, s->keeper_pid);
 	(void) session_workspace(s->id, ws, sizeof(ws));
 	json_write_string(stdout, ws, strlen(ws));
-	printf("}\n");
+	printf(", \"rw\": [");
+	for (unsigned i = 0; i < s->n_rw; i++) {
+		fputs(i > 0 ? ", " : "", stdout);
+		json_write_string(stdout, s->rw[i], strlen(s->rw[i]));
+	}
+	printf("]}\n");
 }
 
 static int
@@ -199,13 +244,20 @@ cmd_start(int argc, char **argv)
 				"sandcap: session start: %s; see 'sandcap session --help'\n", msg);
 			return SC_EXIT_FAILURE;
 		}
-		r = start_option(&o, c, it.value, &json);
+		r = c == O_RW ? add_rw(&o, it.value) : start_option(&o, c, it.value, &json);
 		if (r != 0)
 			return r > 0 ? 0 : SC_EXIT_FAILURE;
 	}
 	if (it.i < argc) {
 		fprintf(stderr, "sandcap: session start: unexpected argument '%.64s'\n",
 			argv[it.i]);
+		return SC_EXIT_FAILURE;
+	}
+	if (o.n_rw > 0 && (o.fs == NULL || streq(o.fs, "none"))) {
+		fprintf(stderr,
+			"sandcap: session start: --rw %s: needs a filesystem policy; add "
+			"--fs ro or --fs strict\n",
+			o.rw[0]);
 		return SC_EXIT_FAILURE;
 	}
 	if (session_start(&o, &s, msg, sizeof(msg)) < 0) {

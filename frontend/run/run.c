@@ -152,7 +152,7 @@ open_policy_and_helper(struct run *R)
 {
 	R->pol_r = load_policy(&R->polfile, R->err, sizeof(R->err));
 	R->helper_r = -ENOENT;
-	if (!R->o.no_cgroup)
+	if (!R->o.no_cgroup && !run_usercg_skip_helper(R->helper_err, sizeof(R->helper_err)))
 		R->helper_r = client_open(&R->sess, R->helper_err, sizeof(R->helper_err));
 }
 

@@ -26,6 +26,7 @@
 #include "run/run.h"
 #include "run/session-cgroup.h"
 #include "run/session-io.h"
+#include "run/session-usercg.h"
 #include "run/session.h"
 #include "supervise/control.h"
 
@@ -35,6 +36,7 @@
 struct call {
 	const char *session;
 	uint64_t timeout_ms, cpu_ms, as;
+	uint64_t memory, pids, cpu_percent; /* checked here in user-cgroup mode, passed on */
 	bool has_chdir, has_fs, has_disk, no_cgroup, help;
 	const char *report_path; /* the caller's --report, copied there after */
 	int report_fd;           /* the caller's --report-fd */
@@ -74,6 +76,33 @@ fail(const char *fmt, ...)
 	return SC_EXIT_FAILURE;
 }
 
+/* --memory, --pids, --cpu: kept for a user-cgroup session's check, passed on (1). */
+static int
+call_limit(struct call *c, int id, const char *v)
+{
+	char esc[64];
+
+	switch (id) {
+	case RUN_OPT_MEMORY:
+		return parse_size(v, &c->memory) < 0
+			       ? -fail("--memory: invalid size '%s': expected %s",
+				       log_escape(v, esc, sizeof(esc)), parse_size_forms)
+			       : 1;
+	case RUN_OPT_PIDS:
+		return parse_u64_range(v, 1, UINT64_MAX, &c->pids) < 0
+			       ? -fail("--pids: invalid count '%s'",
+				       log_escape(v, esc, sizeof(esc)))
+			       : 1;
+	case RUN_OPT_CPU:
+		return parse_percent(v, &c->cpu_percent) < 0
+			       ? -fail("--cpu: invalid value '%s': expected %s",
+				       log_escape(v, esc, sizeof(esc)), parse_percent_forms)
+			       : 1;
+	default:
+		return 1;
+	}
+}
+
 /* One option the session looks at; 1 when it is passed on as it is. */
 static int
 call_option(struct call *c, int id, const char *v)
@@ -98,6 +127,10 @@ call_option(struct call *c, int id, const char *v)
 			return -fail("--as: invalid size '%s': expected %s",
 				     log_escape(v, esc, sizeof(esc)), parse_size_forms);
 		return 0;
+	case RUN_OPT_MEMORY:
+	case RUN_OPT_PIDS:
+	case RUN_OPT_CPU:
+		return call_limit(c, id, v);
 	case RUN_OPT_REPORT:
 		c->report_path = v;
 		return 0;
@@ -235,6 +268,15 @@ check_budget(const struct call *c, const struct session_state *s, int dfd, unsig
 			     s->id, t.calls);
 	*ret_n = t.calls + 1;
 	*ret_cpu = c->cpu_ms;
+	if (session_is_usercg(s)) {
+		char err[512];
+		uint64_t used = 0;
+
+		/* The scope's cpu.stat: every process of every call, whatever the ledger. */
+		if (session_usercg_cpu_used(dfd, s, &used, err, sizeof(err)) < 0)
+			return -fail("session %s: %s", s->id, err);
+		t.cpu_ms = used > t.cpu_ms ? used : t.cpu_ms;
+	}
 	if (s->cpu_budget_ms == 0)
 		return 0;
 	if (t.cpu_ms >= s->cpu_budget_ms) {
@@ -299,7 +341,8 @@ static char **
 call_argv(const struct call *c, const struct session_state *s, const char *ws, int report_fd,
 	  uint64_t timeout, uint64_t cpu, int *ret_n)
 {
-	char **v = calloc((size_t) (c->n_pass + c->n_cmd) + 24, sizeof(char *));
+	char **v =
+		calloc((size_t) (c->n_pass + c->n_cmd) + 24 + 2 * SESSION_RW_MAX, sizeof(char *));
 	uint64_t as = session_cap(c->as, s->as);
 	char num[32];
 	int n = 0;
@@ -307,7 +350,7 @@ call_argv(const struct call *c, const struct session_state *s, const char *ws, i
 	if (v == NULL)
 		return NULL;
 	v[n++] = strdup("run");
-	if (!sesscg_is(s))
+	if (!sesscg_is(s) && !session_is_usercg(s))
 		v[n++] = strdup("--no-cgroup");
 	snprintf(num, sizeof(num), "%d", report_fd);
 	add2(v, &n, "--report-fd", strdup(num));
@@ -326,6 +369,8 @@ call_argv(const struct call *c, const struct session_state *s, const char *ws, i
 		add2(v, &n, "--rw", strdup(ws));
 		add2(v, &n, "--env", tmpdir_env(ws));
 	}
+	for (unsigned i = 0; i < s->n_rw; i++)
+		add2(v, &n, "--rw", strdup(s->rw[i]));
 	if (s->net[0] != '\0')
 		add2(v, &n, "--net", strdup(s->net));
 	if (!c->has_chdir)
@@ -446,6 +491,8 @@ run_in_session(const struct call *c, const struct session_state *s, int dfd, uns
 	call_id(id, sizeof(id));
 	if (session_check_ctl(id, err, sizeof(err)) < 0)
 		return fail("--session %s: %s", s->id, err);
+	if (session_is_usercg(s) && session_usercg_call_begin(dfd, s, n, err, sizeof(err)) < 0)
+		return fail("--session %s: %s", s->id, err);
 	if (session_write_file(dfd, "running", id, strlen(id)) < 0)
 		return fail("session %s: cannot record the call: %s", s->id, strerror(errno));
 	v = call_argv(c, s, ws, fd, timeout, cpu, &argc);
@@ -466,6 +513,7 @@ run_in_session(const struct call *c, const struct session_state *s, int dfd, uns
 	m.cpu_ms = children_cpu_ms() - cpu0;
 	run_use_id(NULL);
 	run_use_session(NULL);
+	session_usercg_call_end();
 	free_words(v, argc);
 	m.wall_ms = session_now_ms() - now;
 	session_repair(dfd);
@@ -497,6 +545,9 @@ session_call(int argc, char **argv)
 		return fail("--session %s: %s", c.session, err);
 	if (check_ceilings(&c, &s) < 0)
 		return SC_EXIT_FAILURE;
+	if (session_is_usercg(&s) &&
+	    session_usercg_check_call(dfd, &s, c.memory, c.pids, c.cpu_percent) < 0)
+		return SC_EXIT_FAILURE;
 	/* Wait for the call that runs, at most until the TTL (which ends it). */
 	r = session_lock(dfd, "lock", LOCK_EX,
 			 s.expires_ms > session_now_ms() ? s.expires_ms - session_now_ms() : 0,
@@ -508,6 +559,10 @@ session_call(int argc, char **argv)
 				    : strerror(-r));
 	if (faccessat(dfd, "state", F_OK, AT_SYMLINK_NOFOLLOW) < 0)
 		return fail("--session %s: the session has ended", c.session);
+	if (faccessat(dfd, "ending", F_OK, AT_SYMLINK_NOFOLLOW) == 0)
+		return fail("--session %s: the session is being ended (if that sandcap session "
+			    "end was interrupted, run it again)",
+			    c.session);
 	if (check_budget(&c, &s, dfd, &n, &cpu) < 0)
 		return SC_EXIT_FAILURE;
 	return run_in_session(&c, &s, dfd, n, cpu);

@@ -37,6 +37,8 @@ int session_open(int rootfd, const char *id, int *ret_dfd, struct session_state 
 /* flock(op) on dfd/name (made if missing), retried until ms have passed: 0 with the fd in
  * *ret_fd, -ETIMEDOUT, or -errno. */
 int session_lock(int dfd, const char *name, int op, uint64_t ms, int *ret_fd);
+/* flock(op) on fd, retried until ms have passed: 0, -ETIMEDOUT or -errno. */
+int session_flock(int fd, int op, uint64_t ms);
 /* Is the keeper gone (its lock free)? */
 bool session_keeper_gone(int dfd);
 /* Sum the ledger. */

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -15,6 +16,7 @@
 #include "report/json.h"
 #include "run/session-cgroup.h"
 #include "run/session-io.h"
+#include "run/session-usercg.h"
 #include "run/session.h"
 
 #define LEDGER_MAX      SESSION_LEDGER_MAX
@@ -171,7 +173,6 @@ human_head(FILE *f, const struct session_state *s, const char *ended)
 		human_duration(s->cpu_budget_ms, budget, sizeof(budget));
 		fprintf(f, "CPU-time budget: %s\n", budget);
 	}
-	fprintf(f, "calls:\n");
 }
 
 int
@@ -185,12 +186,13 @@ session_report(int dfd, const struct session_state *s, const char *ended, FILE *
 
 	if (r < 0)
 		return r;
-	if (json) {
+	if (json)
 		json_head(out, s, ended);
-		fputs(", \"calls\": [", out);
-	} else {
+	else
 		human_head(out, s, ended);
-	}
+	if (session_is_usercg(s))
+		session_usercg_report(dfd, s, out, json);
+	fputs(json ? ", \"calls\": [" : "calls:\n", out);
 	r = session_calls_parse(text, print_call, &x);
 	left = s->cpu_budget_ms > x.t.cpu_ms ? s->cpu_budget_ms - x.t.cpu_ms : 0;
 	if (json) {
@@ -266,6 +268,53 @@ list_one(FILE *out, bool json, bool *first, const struct session_state *s, int d
 	*first = false;
 }
 
+/* Is there a valid state in dfd? */
+static bool
+has_state(int dfd, const char *id)
+{
+	struct session_state s;
+	char buf[SESSION_STATE_MAX];
+	size_t len;
+
+	return read_full_at(dfd, "state", buf, sizeof(buf), &len) == 0 &&
+	       session_state_parse(buf, &s) == 0 && streq(s.id, id);
+}
+
+/* Is name in dfd a lock nobody holds (or no file)? */
+static bool
+lock_free(int dfd, const char *name)
+{
+	int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	bool r;
+
+	if (fd < 0)
+		return errno == ENOENT;
+	r = flock(fd, LOCK_EX | LOCK_NB) == 0;
+	close(fd);
+	return r;
+}
+
+/* A directory in the sessions root with no valid state: a start or an end cut short.
+ * Removed when nothing holds it: no start (the root's flock, which start holds shared
+ * until its state is written), no teardown (the directory's flock), no keeper, no call.
+ * 1: removed, 0: left alone, -errno: the removal failed. */
+static int
+reap_stateless(int rootfd, const char *id)
+{
+	_cleanup_close_ int rl = -EBADF, dfd = -EBADF;
+
+	if (!session_id_valid(id))
+		return 0;
+	rl = openat(rootfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (rl < 0 || flock(rl, LOCK_EX | LOCK_NB) < 0)
+		return 0; /* a start is making its directory */
+	dfd = session_private_dir(rootfd, id, false);
+	if (dfd < 0 || has_state(dfd, id) || flock(dfd, LOCK_EX | LOCK_NB) < 0 ||
+	    !lock_free(dfd, "keeper") || !lock_free(dfd, "lock"))
+		return 0;
+	return session_remove(rootfd, dfd, id) == 0 ? 1 : -EBUSY;
+}
+
 /* An expired session whose keeper is gone (killed): nobody else will remove it. */
 static bool
 reap_expired(int rootfd, int dfd, const struct session_state *s)
@@ -308,8 +357,16 @@ session_list(FILE *out, bool json, char *err, size_t errlen)
 		char e2[128];
 		int dfd;
 
-		if (session_open(rootfd, e, &dfd, &s, e2, sizeof(e2)) < 0)
+		if (session_open(rootfd, e, &dfd, &s, e2, sizeof(e2)) < 0) {
+			r = reap_stateless(rootfd, e);
+			if (r != 0)
+				fprintf(stderr,
+					"sandcap: session ls: %s %s, a session's directory with no "
+					"valid state (its start or end was cut short)%s\n",
+					r > 0 ? "removed" : "cannot remove", e,
+					r > 0 ? "" : ": remove it by hand");
 			continue;
+		}
 		if (!reap_expired(rootfd, dfd, &s))
 			list_one(out, json, &first, &s, dfd);
 		close(dfd);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/inotify.h>
 #include <sys/prctl.h>
 #include <sys/random.h>
@@ -21,6 +22,7 @@
 #include "macro.h"
 #include "run/session-io.h"
 #include "run/session-cgroup.h"
+#include "run/session-usercg.h"
 #include "run/session.h"
 
 /* Did teardown begin (it unlinks "state" first)?  Reads the pending inotify events. */
@@ -71,6 +73,7 @@ keeper_main(int rootfd, int dfd, const struct session_state *s, const struct ses
 	int lock, in, timer, events = -1, tick = -1;
 	struct sc_session cs;
 
+	client_init(&cs); /* no connection but in cgroup mode */
 	(void) prctl(PR_SET_NAME, "sandcap-sess");
 	if (session_lock(dfd, "keeper", LOCK_EX, 0, &lock) < 0)
 		_exit(1);
@@ -212,36 +215,53 @@ refuse_unenforceable(const struct session_opts *o, char *err, size_t errlen)
 	if (opt == NULL)
 		return 0;
 	snprintf(err, errlen,
-		 "%s: a session's %s across its calls needs cgroup mode (the helper), and "
-		 "this session would run in rlimit mode; drop %s (bound each call with --as, "
-		 "--nproc or --fsize instead; see docs/usage.md \"Sessions\")",
-		 opt, opt + 2, opt);
+		 "%s: a session's %s across its calls needs cgroup mode (%s), and this "
+		 "session runs in rlimit mode (no helper and no usable user manager, or "
+		 "--no-cgroup); drop %s (bound each call with --as, --nproc or --fsize instead; "
+		 "see docs/usage.md \"Sessions\")",
+		 opt, opt + 2,
+		 streq(opt, "--disk") ? "the helper" : "the helper, or your own systemd", opt);
 	return -ENOTSUP;
 }
 
-/* sandcap run would pick cgroup (helper) or user-cgroup mode here: a session is in cgroup
- * mode (*cgroup set) or, in user-cgroup mode, refused for now. */
-static int
-refuse_cgroup_mode(const struct session_opts *o, bool *cgroup, char *err, size_t errlen)
+/* The mode sandcap run would pick here: cgroup (the helper), user-cgroup (the user's own
+ * systemd) or rlimit. */
+static const char *
+pick_mode(const struct session_opts *o)
 {
 	struct sc_session cs;
 	char info[256];
 	int r;
 
-	*cgroup = false;
 	if (o->no_cgroup)
-		return 0;
+		return "rlimit";
 	client_init(&cs);
 	r = client_open(&cs, info, sizeof(info));
 	client_close(&cs);
-	*cgroup = r == 0;
-	if (r == 0 || !cgroup2_mounted() || usercg_probe(info, sizeof(info)) < 0)
-		return 0;
-	snprintf(err, errlen,
-		 "sessions do not run in user-cgroup mode yet, and sandcap run would use it "
-		 "here: give --no-cgroup to start the session (its calls then run in rlimit "
-		 "mode)");
-	return -ENOTSUP;
+	if (r == 0)
+		return "cgroup";
+	if (cgroup2_mounted() && usercg_probe(info, sizeof(info)) == 0)
+		return SESSION_UCG_MODE;
+	return "rlimit";
+}
+
+/* What the session's mode cannot do, refused; *mode may become rlimit (a policy that gives
+ * the user no cgroup limits, as sandcap run). */
+static int
+check_mode(const struct session_opts *o, const char **mode, char *err, size_t errlen)
+{
+	int r;
+
+	*mode = pick_mode(o);
+	if (streq(*mode, "cgroup"))
+		return 0; /* the helper applies the limits, or refuses them with its reason */
+	if (streq(*mode, SESSION_UCG_MODE)) {
+		r = session_usercg_check(o, err, errlen);
+		if (r <= 0)
+			return r;
+		*mode = "rlimit";
+	}
+	return refuse_unenforceable(o, err, errlen);
 }
 
 static int
@@ -272,10 +292,10 @@ new_session_dir(int rootfd, struct session_state *s, int *ret_dfd)
 }
 
 static void
-fill_state(const struct session_opts *o, bool cgroup, struct session_state *s)
+fill_state(const struct session_opts *o, const char *mode, struct session_state *s)
 {
 	snprintf(s->name, sizeof(s->name), "%s", o->name != NULL ? o->name : "");
-	snprintf(s->mode, sizeof(s->mode), cgroup ? "cgroup" : "rlimit");
+	snprintf(s->mode, sizeof(s->mode), "%s", mode);
 	snprintf(s->fs, sizeof(s->fs), "%s", o->fs != NULL ? o->fs : "");
 	snprintf(s->net, sizeof(s->net), "%s", o->net != NULL ? o->net : "");
 	snprintf(s->report, sizeof(s->report), "%s", o->report != NULL ? o->report : "");
@@ -285,36 +305,42 @@ fill_state(const struct session_opts *o, bool cgroup, struct session_state *s)
 	s->cpu_budget_ms = o->cpu_budget_ms;
 	s->timeout_ms = o->timeout_ms;
 	s->as = o->as;
+	for (unsigned i = 0; i < o->n_rw; i++)
+		snprintf(s->rw[s->n_rw++], sizeof(s->rw[0]), "%s", o->rw[i]);
 }
 
 int
 session_start(const struct session_opts *o, struct session_state *ret, char *err, size_t errlen)
 {
-	_cleanup_close_ int rootfd = -EBADF, dfd = -EBADF;
+	_cleanup_close_ int rootfd = -EBADF, dfd = -EBADF, rl = -EBADF;
 	struct session_state s = {};
-	char text[SESSION_PATH_MAX + 1024], kerr[CLIENT_ERR_MAX] = "";
-	bool cgroup = false;
+	char text[SESSION_STATE_MAX], kerr[CLIENT_ERR_MAX] = "";
+	const char *mode = "rlimit";
 	int r, n;
 
-	r = refuse_cgroup_mode(o, &cgroup, err, errlen);
-	if (r == 0 && !cgroup)
-		r = refuse_unenforceable(o, err, errlen);
+	r = check_mode(o, &mode, err, errlen);
 	if (r == 0)
 		r = session_root(true, &rootfd, err, errlen);
 	if (r == 0)
 		r = session_check_ctl(NULL, err, errlen);
 	if (r < 0)
 		return r;
-	r = new_session_dir(rootfd, &s, &dfd);
+	/* Shared on the root until the state is written: session ls removes a directory
+	 * without one only under this lock, exclusive, so never one still being made. */
+	rl = openat(rootfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	r = rl < 0 ? -errno : session_flock(rl, LOCK_SH, SESSION_END_LOCK_MS);
+	if (r == 0)
+		r = new_session_dir(rootfd, &s, &dfd);
 	if (r < 0) {
 		snprintf(err, errlen, "cannot make the session's directory: %s", strerror(-r));
 		return r;
 	}
-	fill_state(o, cgroup, &s);
+	fill_state(o, mode, &s);
 	n = session_state_format(&s, text, sizeof(text));
 	r = n < 0 ? n : session_write_file(dfd, "state", text, (size_t) n);
 	if (r == 0)
 		r = session_write_file(dfd, "calls", "", 0);
+	rl = safe_close(rl);
 	if (r == 0)
 		r = start_keeper(rootfd, dfd, &s, o, &s.keeper_pid, kerr, sizeof(kerr));
 	if (r < 0) {
@@ -322,6 +348,15 @@ session_start(const struct session_opts *o, struct session_state *ret, char *err
 			 r == -EPERM    ? kerr
 			 : r == -ECHILD ? "its keeper did not start"
 					: strerror(-r));
+	} else if (session_is_usercg(&s)) {
+		r = session_usercg_start(o, dfd, &s, s.keeper_pid, text, sizeof(text));
+		if (r < 0)
+			snprintf(err, errlen, "cannot start the session in user-cgroup mode: %s",
+				 text);
+	}
+	if (r < 0) {
+		/* The keeper sees the state go and exits; with it, a cgroup-mode level or a
+		 * user-cgroup scope goes too. */
 		(void) session_remove(rootfd, dfd, s.id);
 		return r;
 	}

@@ -40,10 +40,14 @@ one_line(const char *s)
 int
 session_state_format(const struct session_state *s, char *buf, size_t len)
 {
-	int n;
+	int n, m;
 
-	if (!one_line(s->name) || !one_line(s->report) || !one_line(s->fs) || !one_line(s->net))
+	if (!one_line(s->name) || !one_line(s->report) || !one_line(s->fs) || !one_line(s->net) ||
+	    s->n_rw > SESSION_RW_MAX)
 		return -EINVAL;
+	for (unsigned i = 0; i < s->n_rw; i++)
+		if (!one_line(s->rw[i]) || s->rw[i][0] != '/')
+			return -EINVAL;
 	n = snprintf(buf, len,
 		     "sandcap_session=1\nid=%s\nname=%s\nmode=%s\ncreated_s=%llu\n"
 		     "expires_ms=%llu\nttl_ms=%llu\ncpu_budget_ms=%llu\ntimeout_ms=%llu\nas=%llu\n"
@@ -54,6 +58,12 @@ session_state_format(const struct session_state *s, char *buf, size_t len)
 		     (unsigned long long) s->as, s->fs, s->net, s->report);
 	if (n < 0 || (size_t) n >= len)
 		return -ENOBUFS;
+	for (unsigned i = 0; i < s->n_rw; i++) {
+		m = snprintf(buf + n, len - (size_t) n, "rw=%s\n", s->rw[i]);
+		if (m < 0 || (size_t) m >= len - (size_t) n)
+			return -ENOBUFS;
+		n += m;
+	}
 	return n;
 }
 
@@ -113,6 +123,9 @@ state_apply(struct session_state *s, const char *key, size_t klen, const char *v
 			return copy_word((char *) s + words[i].off, words[i].len, v, vlen);
 	if (klen == 15 && strneq(key, "sandcap_session", 15) && vlen == 1 && v[0] == '1')
 		return 0;
+	if (klen == 2 && strneq(key, "rw", 2) && s->n_rw < SESSION_RW_MAX && vlen > 0 &&
+	    v[0] == '/')
+		return copy_word(s->rw[s->n_rw++], SESSION_PATH_MAX, v, vlen);
 	return -EINVAL;
 }
 

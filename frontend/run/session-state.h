@@ -12,6 +12,9 @@
 #define SESSION_ID_LEN   12 /* hex digits */
 #define SESSION_NAME_MAX 64
 #define SESSION_PATH_MAX 4096
+#define SESSION_RW_MAX   8 /* --rw paths */
+/* A state file at most: its numbers and words, the report's path and the --rw paths. */
+#define SESSION_STATE_MAX ((SESSION_RW_MAX + 2) * (SESSION_PATH_MAX + 8))
 
 /* What `session start` fixed.  0 means "not set" for every limit. */
 struct session_state {
@@ -27,6 +30,9 @@ struct session_state {
 	char fs[16], net[16];          /* given to every call; "" for run's default */
 	char report[SESSION_PATH_MAX]; /* where the session's report goes at the TTL */
 	int keeper_pid;                /* session start's answer only; not in the file */
+	/* Given to every call as --rw; absolute. */
+	char rw[SESSION_RW_MAX][SESSION_PATH_MAX];
+	unsigned n_rw;
 };
 
 /* One call of the ledger. */

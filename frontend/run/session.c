@@ -16,6 +16,7 @@
 #include "macro.h"
 #include "run/session-cgroup.h"
 #include "run/session-io.h"
+#include "run/session-usercg.h"
 #include "run/session.h"
 #include "supervise/control.h"
 
@@ -156,13 +157,23 @@ session_root(bool create, int *ret_fd, char *err, size_t errlen)
 	int r, fd, root;
 
 	r = control_rundir(dir, sizeof(dir), create);
-	if (r < 0) {
+	if (r == -EPERM)
+		snprintf(err, errlen,
+			 "%s is not a directory of yours with mode 0700, and others could enter "
+			 "it (a sandboxed command may have changed its mode): check that "
+			 "everything in it is yours, then chmod 0700 %s",
+			 dir, dir);
+	else if (r == -EACCES && strrchr(dir, '/') != NULL)
+		snprintf(err, errlen,
+			 "%s: %s (XDG_RUNTIME_DIR's mode was changed): chmod 0700 %.*s", dir,
+			 strerror(-r), (int) (strrchr(dir, '/') - dir), dir);
+	else if (r < 0)
 		snprintf(err, errlen, "sessions live in $XDG_RUNTIME_DIR/sandcap, which is %s: %s",
-			 r == -EPERM ? "not private to you" : "unusable",
+			 "unusable",
 			 "log in with a systemd session, or set XDG_RUNTIME_DIR to a directory of "
 			 "yours with mode 0700");
+	if (r < 0)
 		return r;
-	}
 	fd = session_private_dir(AT_FDCWD, dir, false);
 	if (fd < 0) {
 		snprintf(err, errlen, "%s: %s", dir, strerror(-fd));
@@ -208,7 +219,7 @@ int
 session_open(int rootfd, const char *id, int *ret_dfd, struct session_state *ret, char *err,
 	     size_t errlen)
 {
-	char buf[8192];
+	char buf[SESSION_STATE_MAX];
 	size_t len;
 	int dfd, r;
 
@@ -245,28 +256,36 @@ session_open(int rootfd, const char *id, int *ret_dfd, struct session_state *ret
 }
 
 int
-session_lock(int dfd, const char *name, int op, uint64_t ms, int *ret_fd)
+session_flock(int fd, int op, uint64_t ms)
 {
 	uint64_t end = session_now_ms() + ms;
-	int fd = openat(dfd, name, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
 
-	if (fd < 0)
-		return -errno;
 	for (;;) {
 		const struct timespec step = { 0, 20 * 1000 * 1000 };
 
-		if (flock(fd, op | LOCK_NB) == 0) {
-			*ret_fd = fd;
+		if (flock(fd, op | LOCK_NB) == 0)
 			return 0;
-		}
-		if (errno != EWOULDBLOCK || session_now_ms() >= end) {
-			int r = errno == EWOULDBLOCK ? -ETIMEDOUT : -errno;
-
-			close(fd);
-			return r;
-		}
+		if (errno != EWOULDBLOCK || session_now_ms() >= end)
+			return errno == EWOULDBLOCK ? -ETIMEDOUT : -errno;
 		nanosleep(&step, NULL);
 	}
+}
+
+int
+session_lock(int dfd, const char *name, int op, uint64_t ms, int *ret_fd)
+{
+	int fd = openat(dfd, name, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600), r;
+
+	*ret_fd = -EBADF;
+	if (fd < 0)
+		return -errno;
+	r = session_flock(fd, op, ms);
+	if (r < 0) {
+		close(fd);
+		return r;
+	}
+	*ret_fd = fd;
+	return 0;
 }
 
 bool
@@ -391,35 +410,45 @@ rm_all(int dfd, const char *name)
 	return r;
 }
 
-/* Calls hold "lock" while they run: take it, killing the running call if need be. */
+/* Calls hold "lock" while they run: take it, killing the running call if need be.  A call
+ * that took the lock just now may not answer on its control socket yet (or not have
+ * written "running"): the kill is sent again until the lock is ours, each try bounded by
+ * control_request()'s deadline.  "ending" turns away the calls that take the lock after. */
 static int
 lock_out_calls(int dfd, int *ret_fd, char *err, size_t errlen)
 {
+	uint64_t end = session_now_ms() + SESSION_KILL_WAIT_MS;
 	char id[80], reply[CONTROL_MSG_MAX];
 	size_t len;
-	int r = session_lock(dfd, "lock", LOCK_EX, SESSION_END_LOCK_MS, ret_fd);
+	int fd = openat(dfd, "lock", O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600), r;
 
-	if (r != -ETIMEDOUT)
-		return r;
-	if (read_full_at(dfd, "running", id, sizeof(id), &len) == 0 && len > 0) {
-		id[strcspn(id, "\n")] = '\0';
-		(void) control_request(id, "kill 9", reply, sizeof(reply));
+	if (fd < 0)
+		return -errno;
+	(void) session_write_file(dfd, "ending", "", 0);
+	while ((r = session_flock(fd, LOCK_EX, 100)) == -ETIMEDOUT && session_now_ms() < end) {
+		if (read_full_at(dfd, "running", id, sizeof(id), &len) == 0 && len > 0) {
+			id[strcspn(id, "\n")] = '\0';
+			(void) control_request(id, "kill 9", reply, sizeof(reply));
+		}
 	}
-	r = session_lock(dfd, "lock", LOCK_EX, SESSION_KILL_WAIT_MS, ret_fd);
-	if (r < 0)
+	if (r < 0) {
+		close(fd);
+		(void) unlinkat(dfd, "ending", 0);
 		snprintf(err, errlen,
 			 "a call of the session still runs after SIGKILL (%s); "
 			 "try again, or sandcap kill it",
 			 strerror(-r));
-	return r;
+		return r;
+	}
+	*ret_fd = fd;
+	return 0;
 }
 
 int
 session_remove(int rootfd, int dfd, const char *id)
 {
-	static const char *const files[] = {
-		"state", "calls", "running", "lock", "cgroup", "usage"
-	};
+	static const char *const files[] = { "state", "calls",  "running", "ending",
+					     "lock",  "cgroup", "usage",   "ucg" };
 	char name[32];
 	int r;
 
@@ -490,9 +519,13 @@ session_teardown(int rootfd, int dfd, const struct session_state *s, const char 
 	r = lock_out_calls(dfd, &lock, err, errlen);
 	if (r < 0)
 		return r;
+	if (session_is_usercg(s))
+		session_usercg_teardown(dfd, s);
 	text = report_text(dfd, s, why, out != NULL ? json : true, &len);
-	/* Gone first: a call waiting for the lock then finds no state and refuses. */
-	if (unlinkat(dfd, "state", 0) < 0) {
+	/* Gone first: a call waiting for the lock then finds no state and refuses.  The
+	 * directory's own flock, held until the end, keeps session ls from taking what is
+	 * left for a start or end cut short. */
+	if (flock(dfd, LOCK_EX | LOCK_NB) < 0 || unlinkat(dfd, "state", 0) < 0) {
 		snprintf(err, errlen, "session %s has ended", s->id);
 		return -ENOENT;
 	}

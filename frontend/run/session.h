@@ -8,8 +8,10 @@
  * runs), `lock` (flock: a call holds it while it runs, so calls run one at a time), `keeper`
  * (flock held by the keeper for its life) and `workspace/`, each call's working directory.
  * The keeper, a process of its own (setsid, no inherited fds), ends the session at its TTL
- * even when the shell that started it is gone.  In cgroup mode the keeper also holds the
- * helper connection of the session's cgroup level (run/session-cgroup.h). */
+ * even when the shell that started it is gone.  A session runs in the mode sandcap run would
+ * use: in cgroup mode the keeper also holds the helper connection of the session's cgroup
+ * level (run/session-cgroup.h); in user-cgroup mode the session is a scope of the user's own
+ * systemd (run/session-usercg.h); otherwise in rlimit mode. */
 #pragma once
 
 #include <stdbool.h>
@@ -19,14 +21,16 @@
 
 /* session start's options, parsed by cmd/session.c.  0: not given. */
 struct session_opts {
-	uint64_t memory, pids, cpu_percent, disk; /* cgroup mode only */
+	uint64_t memory, pids, cpu_percent, disk; /* the session's; refused in rlimit mode */
 	uint64_t ttl_ms, cpu_budget_ms, timeout_ms, as;
 	const char *name, *fs, *net, *report;
+	const char *rw[SESSION_RW_MAX]; /* absolute, checked to exist */
+	unsigned n_rw;
 	bool no_cgroup;
 };
 
 /* Every wait of a session on another process ends by these (milliseconds). */
-#define SESSION_END_LOCK_MS    2000  /* end: before killing the running call */
+#define SESSION_END_LOCK_MS    2000  /* start: for session ls to let go of the root */
 #define SESSION_KILL_WAIT_MS   30000 /* end: for the killed call to let go */
 #define SESSION_KEEPER_WAIT_MS 5000  /* end: for the keeper to exit */
 

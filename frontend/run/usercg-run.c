@@ -11,6 +11,25 @@
 #include "macro.h"
 #include "run/usercg-run.h"
 
+/* A session's call (run_usercg_session()): its leaf goes under the session's scope. */
+static const char *session_scope, *session_leaf;
+
+void
+run_usercg_session(const char *scope, const char *leaf)
+{
+	session_scope = scope;
+	session_leaf = leaf;
+}
+
+bool
+run_usercg_skip_helper(char *why, size_t len)
+{
+	if (session_scope == NULL)
+		return false;
+	(void) snprintf(why, len, "a call of a user-cgroup session");
+	return true;
+}
+
 /* The limits this mode may change, committed to struct run_opts only when it runs. */
 struct ucg_limits {
 	uint64_t memory, cpu_percent, pids, disk, timeout_ms;
@@ -90,8 +109,19 @@ run_usercg_setup(struct run_opts *o, struct report *rep, const struct policy_res
 	if (eff.has_timeout) /* the user manager kills the scope if sandcap does not */
 		backstop = eff.timeout_ms + o->grace_ms + 10000;
 	r = usercg_open(u, id, backstop, err, errlen);
+	if (r == 0 && session_scope != NULL)
+		r = usercg_use_parent(u, session_scope, session_leaf, err, errlen);
 	if (r == 0)
 		r = usercg_create(u, &req, err, errlen);
+	if (r < 0 && session_scope != NULL) {
+		/* The session's limits hold only in its scope: no other mode will do. */
+		char why[512];
+
+		(void) snprintf(why, sizeof(why), "%s", err);
+		(void) snprintf(err, errlen, "the session runs its calls in user-cgroup mode: %s",
+				why);
+		return -EPERM;
+	}
 	if (r < 0)
 		return r == -EINVAL || r == -EPERM ? -EIO : r;
 	/* Only now a refusal: this mode would run, but cannot give what was asked. */
@@ -125,6 +155,11 @@ run_usercg_setup(struct run_opts *o, struct report *rep, const struct policy_res
 	}
 	if (u->enforcement[0] != '\0')
 		report_add_enforcement(rep, "user_cgroup_notes", "%s", u->enforcement);
+	if (session_scope != NULL)
+		report_add_enforcement(rep, "session",
+				       "user-cgroup: this call's cgroup %s is below the "
+				       "session's scope, whose limits bind it too",
+				       session_leaf);
 	if (backstop > 0)
 		report_add_enforcement(rep, "timeout_backstop",
 				       "systemd user manager "

@@ -2,6 +2,7 @@
 /* `sandcap run` in user-cgroup mode (usercg.h), between option parsing and the supervisor. */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "run/args.h"
@@ -18,6 +19,13 @@
  * says why: the caller goes on to rlimit mode). */
 int run_usercg_setup(struct run_opts *o, struct report *rep, const struct policy_resolved *pol,
 		     const char *id, struct usercg *u, char *err, size_t errlen);
+
+/* The next run_main() is a call of a user-cgroup session: its leaf is scope/leaf (the
+ * session's scope, "call-N") instead of <its own scope>/sandbox, no helper is asked, and
+ * the run is refused rather than run in another mode.  NULL, NULL: an ordinary run again. */
+void run_usercg_session(const char *scope, const char *leaf);
+/* A call of a user-cgroup session asks no helper: true, with why the helper is not used. */
+bool run_usercg_skip_helper(char *why, size_t len);
 
 /* policy_check_request() for a value of the command line, its refusal naming the option
  * and the way out: "--memory 4 GiB is over the ceiling 2 GiB set by [limits]: give a

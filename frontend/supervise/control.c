@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -58,6 +59,35 @@ xdg_rundir(char *buf, size_t len)
 	return 0;
 }
 
+/* The sandboxed commands run as the user, so they can chmod our directory (Landlock has no
+ * right for chmod) and so stop every later sandcap from reaching its sessions and
+ * sockets.  Give it back 0700: through an O_PATH fd that names the directory we checked,
+ * never a link, and only when it is ours and nobody else can have put anything in it
+ * meanwhile (no access for others on it, or none into XDG_RUNTIME_DIR, dir's parent). */
+static void
+rundir_repair(const char *dir)
+{
+	char parent[PATH_MAX], proc[64];
+	struct stat st, pst;
+	char *slash;
+	int fd;
+
+	fd = open(dir, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	strlcpy(parent, dir, sizeof(parent));
+	slash = strrchr(parent, '/');
+	if (slash != NULL)
+		*slash = '\0';
+	if (fstat(fd, &st) == 0 && st.st_uid == control_uid() && (st.st_mode & 07777) != 0700 &&
+	    ((st.st_mode & 077) == 0 ||
+	     (slash != NULL && stat(parent, &pst) == 0 && (pst.st_mode & 077) == 0))) {
+		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+		(void) chmod(proc, 0700);
+	}
+	close(fd);
+}
+
 int
 control_rundir(char *buf, size_t len, int create)
 {
@@ -68,6 +98,7 @@ control_rundir(char *buf, size_t len, int create)
 		return r;
 	if (create && mkdir(buf, 0700) < 0 && errno != EEXIST)
 		return -errno;
+	rundir_repair(buf);
 	if (lstat(buf, &st) < 0)
 		return -errno;
 	/* One open to others, or not a directory of ours: refuse. */
@@ -236,11 +267,20 @@ control_unlisten(const char *path)
 	char dir[PATH_MAX];
 	char *slash;
 
+	char xdg[PATH_MAX];
+
 	if (path == NULL || path[0] == '\0')
 		return;
-	(void) unlink(path);
 	strlcpy(dir, path, sizeof(dir));
 	slash = strrchr(dir, '/');
+	/* The command may have taken our directory's mode away (rundir_repair()). */
+	if (unlink(path) < 0 && errno == EACCES && slash != NULL) {
+		*slash = '\0';
+		if (xdg_rundir(xdg, sizeof(xdg)) == 0 && streq(dir, xdg)) {
+			rundir_repair(dir);
+			(void) unlink(path);
+		}
+	}
 	if (slash == NULL)
 		return;
 	*slash = '\0';
@@ -295,6 +335,27 @@ control_serve_one(int listen_fd, const struct control_ops *ops)
 	}
 }
 
+/* A sandboxed command may also chmod its own control socket (connect() needs write
+ * permission on it), so that end, kill and the keeper could no longer stop it: a socket of
+ * ours that no one else may use gets back 0700, through an O_PATH fd of it.  It lies in
+ * our private directory, or in /tmp, whose sticky bit lets only us rename it. */
+static void
+sock_repair(const char *path)
+{
+	char proc[64];
+	struct stat st;
+	int fd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	if (fstat(fd, &st) == 0 && S_ISSOCK(st.st_mode) && st.st_uid == control_uid() &&
+	    (st.st_mode & 077) == 0 && (st.st_mode & 0700) != 0700) {
+		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+		(void) chmod(proc, 0700);
+	}
+	close(fd);
+}
+
 static int
 request_at(const char *path, const char *req, char *reply, size_t replylen)
 {
@@ -310,6 +371,7 @@ request_at(const char *path, const char *req, char *reply, size_t replylen)
 	reply[0] = '\0'; /* on every failure the caller reads an empty reply */
 	if (strlcpy(sa.sun_path, path, sizeof(sa.sun_path)) >= sizeof(sa.sun_path))
 		return -ENAMETOOLONG;
+	sock_repair(sa.sun_path);
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;

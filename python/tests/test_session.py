@@ -101,3 +101,20 @@ def test_ended_session_refuses_calls(sandcap_bin, rundir):
     assert s.end() is s.report()                 # idempotent
     with pytest.raises(sandcap.SandcapError):
         s.run(["true"])
+
+
+def test_rw_paths_for_every_call(sandcap_bin, rundir, tmp_path):
+    """rw= is the session's --rw: with fs="ro" every call may write there, nowhere else."""
+    try:
+        sandcap.run(["true"], fs="ro", no_cgroup=True, sandcap=sandcap_bin)
+    except sandcap.SandcapError as e:
+        pytest.skip(f"--fs ro: this kernel has no usable Landlock ({e})")
+    shared, other = tmp_path / "shared", tmp_path / "other"
+    shared.mkdir()
+    other.mkdir()
+    with sandcap.Session(ttl=120, fs="ro", rw=[shared], sandcap=sandcap_bin) as s:
+        assert s.rw == [str(shared)]
+        s.run(["sh", "-c", f"echo a > {shared}/f; echo b > {other}/g"])
+        assert (shared / "f").read_text() == "a\n" and not (other / "g").exists()
+    with pytest.raises(TypeError):
+        sandcap.Session(rw=str(shared), sandcap=sandcap_bin)

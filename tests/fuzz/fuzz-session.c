@@ -43,7 +43,7 @@ static void
 fuzz_state(const char *text)
 {
 	struct session_state s, t;
-	char buf[8192], again[8192];
+	static char buf[SESSION_STATE_MAX], again[SESSION_STATE_MAX];
 
 	if (session_state_parse(text, &s) < 0)
 		return;

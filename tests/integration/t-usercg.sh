@@ -66,9 +66,70 @@ contains "runtime directory without a manager: --memory refused, the reason name
 if ! python3 -c 'import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' "$T/xdg/bus" ||
 	! chmod 0777 "$T/xdg/bus"; then
 	skip "a bus socket nobody answers: --memory refused, the bus named: cannot make a socket here"
+	skip "libsystemd.so.0 that does not load: refused, the reason named: cannot make a socket here"
 else
 	xdg_run "$SANDCAP" run --memory 64M -- true
 	contains "a bus socket nobody answers: --memory refused, the bus named" \
 		"cannot reach your systemd user manager in $T/xdg: Connection refused" "$(cat "$T/err")"
+	# sandcap loads libsystemd only to talk to the manager: where that library cannot be
+	# loaded (here a file of that name that is no library, first on the search path), the
+	# mode is refused with the loader's reason and the fix.
+	mkdir "$T/badlib" && echo 'not a library' > "$T/badlib/libsystemd.so.0"
+	chmod 0755 "$T/badlib" && chmod 0644 "$T/badlib/libsystemd.so.0"
+	as_user env XDG_RUNTIME_DIR="$T/xdg" LD_LIBRARY_PATH="$T/badlib" \
+		"$SANDCAP" run --memory 64M -- true > "$T/out" 2> "$T/err"
+	eq "libsystemd.so.0 that does not load: --memory refused (125)" 125 "$?"
+	contains "libsystemd.so.0 that does not load: the library and the loader's reason named" \
+		"user-cgroup mode: needs libsystemd.so.0: $T/badlib/libsystemd.so.0: " "$(cat "$T/err")"
+	contains "libsystemd.so.0 that does not load: the fix named" \
+		"install libsystemd0 (systemd-libs), or ask the admin to set up the sandcap helper" \
+		"$(cat "$T/err")"
+	as_user env XDG_RUNTIME_DIR=/nonexistent LD_LIBRARY_PATH="$T/badlib" \
+		"$SANDCAP" run -q --report "$T/r.json" -- true > "$T/out" 2> "$T/err"
+	eq "libsystemd.so.0 that does not load: rlimit mode runs as before" \
+		"0 rlimit" "$? $(json "$T/r.json" '["mode"]')"
+	out=$(as_user env LD_LIBRARY_PATH="$T/badlib" "$SANDCAP" doctor 2>&1)
+	contains "libsystemd.so.0 that does not load: sandcap doctor says so" \
+		"info  user-cgroup mode needs libsystemd.so.0: $T/badlib/libsystemd.so.0: " "$out"
+fi
+
+# Which libraries a running sandcap has mapped (keeper and supervisor share one address
+# space): read from outside while its command waits on a FIFO, so no timing is involved.
+# sandcap is not dumpable, so only root may read its maps.
+# maps_of FILE ENV...: run `sandcap run` with ENV, copy its maps to FILE.
+maps_of() {
+	f=$1
+	shift
+	rm -f "$T/up" "$T/go" && mkfifo -m 0666 "$T/up" "$T/go"
+	(as_user_exec env "$@" "$SANDCAP" run -q -- sh -c 'echo up > "$1"; read -r x < "$2"' sh \
+		"$T/up" "$T/go" > /dev/null 2>&1) &
+	mpid=$!
+	LIBTEST_PIDS="$LIBTEST_PIDS $mpid"
+	# The deadlines only end a wait for a sandcap that failed to start; never a verdict.
+	timeout 60 sh -c 'read -r _ < "$1"' sh "$T/up"
+	cat "/proc/$mpid/maps" > "$f" 2>/dev/null
+	timeout 60 sh -c 'echo go > "$1"' sh "$T/go"
+	wait "$mpid"
+}
+if [ "$(id -u)" != 0 ]; then
+	skip "rlimit mode maps no libsystemd: sandcap is not dumpable, only root reads its maps"
+elif ! ldconfig -p 2>/dev/null | grep -q 'libsystemd\.so\.0 '; then
+	skip "rlimit mode maps no libsystemd: this host has no libsystemd.so.0 to tell apart"
+else
+	maps_of "$T/maps-rlimit" XDG_RUNTIME_DIR=/nonexistent
+	maps_of "$T/maps-tried" XDG_RUNTIME_DIR="$T/xdg"
+	if ! grep -q '/libc\.so\.6$' "$T/maps-rlimit"; then
+		notok "rlimit mode maps no libsystemd (no maps read: $(head -c 300 "$T/maps-rlimit"))"
+	elif grep -q 'libsystemd' "$T/maps-rlimit"; then
+		notok "rlimit mode maps no libsystemd: $(grep libsystemd "$T/maps-rlimit" | head -1)"
+	else
+		ok "rlimit mode maps no libsystemd"
+	fi
+	if [ -S "$T/xdg/bus" ]; then
+		expect "user-cgroup mode tried (a bus socket nobody answers): libsystemd mapped" \
+			grep -q 'libsystemd\.so\.0' "$T/maps-tried"
+	else
+		skip "user-cgroup mode tried: libsystemd mapped: no bus socket could be made"
+	fi
 fi
 done_testing

@@ -80,8 +80,9 @@ check "postinst respects dpkg-statoverride" "grep -q 'dpkg-statoverride --list' 
 check "postinst creates the system group sandcap (Depends: adduser)" \
 	"grep -q 'addgroup --system --quiet sandcap' '$tmp/ctl/postinst' && \
 	 grep -q '^Depends:.*adduser' '$tmp/ctl/control'"
-check "Depends: libsystemd0 (sandcap links it for user-cgroup mode; dpkg-shlibdeps)" \
-	"grep -q '^Depends:.*libsystemd0' '$tmp/ctl/control'"
+check "Recommends: libsystemd0 (sandcap loads it for user-cgroup mode only), not Depends" \
+	"grep -q '^Recommends:.*libsystemd0 (>= 240)' '$tmp/ctl/control' && \
+	 ! grep -q '^Depends:.*libsystemd' '$tmp/ctl/control'"
 check "an upgrade neither stops nor restarts sandcap.service (running sandboxes stay)" \
 	"! grep -q 'deb-systemd-invoke restart\\|_dh_action=restart' '$tmp/ctl/postinst' && \
 	 grep -B1 'deb-systemd-invoke stop' '$tmp/ctl/prerm' | grep -q '\"\\\$1\" = remove'"
@@ -142,10 +143,10 @@ check "the package's control names a maintainer with an address, and no invented
 	 ! grep -Eq '^(Homepage|Vcs-[A-Za-z]+):' packaging/debian/control"
 check "sandcap looks for the helper at /usr/libexec/sandcap/sandcap-helper" \
 	"grep -aq /usr/libexec/sandcap/sandcap-helper '$tmp/x/usr/bin/sandcap'"
-check "the packaged sandcap links the shared libseccomp, libinih, libbsd, libcap-ng, libsystemd; runs" \
+check "the packaged sandcap links the shared libseccomp, libinih, libbsd, libcap-ng, not libsystemd; runs" \
 	"readelf -d '$tmp/x/usr/bin/sandcap' > '$tmp/needed' && \
 	 grep -q 'NEEDED.*libseccomp\.so' '$tmp/needed' && grep -q 'NEEDED.*libinih\.so' '$tmp/needed' && \
-	 grep -q 'NEEDED.*libbsd\.so' '$tmp/needed' && grep -q 'NEEDED.*libsystemd\.so' '$tmp/needed' && \
+	 grep -q 'NEEDED.*libbsd\.so' '$tmp/needed' && ! grep -q 'NEEDED.*libsystemd\.so' '$tmp/needed' && \
 	 grep -q 'NEEDED.*libcap-ng\.so' '$tmp/needed' && \
 	 '$tmp/x/usr/bin/sandcap' policy check --no-trust '$tmp/x/etc/sandcap/sandbox.ini' 2>/dev/null | \
 	 grep -Eq ': OK(, with [0-9]+ warnings?)?\$'"
@@ -263,6 +264,9 @@ if command -v rpmbuild >/dev/null 2>&1; then
 	check "the RPM's erase stops sandcap.slice and clears /run as the .deb does" \
 		"grep -q 'systemctl stop sandcap.slice' '$tmp/scripts' && \
 		 grep -q 'rm -rf --one-file-system /run/sandcap /run/sandcap-deadlines' '$tmp/scripts'"
+	check "the RPM recommends systemd-libs (user-cgroup mode loads it), requires it not" \
+		"[ -n '$rpm' ] && rpm -qp --recommends '$rpm' 2>/dev/null | grep -q '^systemd-libs >= 240' && \
+		 ! rpm -qp --requires '$rpm' 2>/dev/null | grep -q 'libsystemd'"
 	check "the RPM ships the reaper" \
 		"[ -n '$rpm' ] && rpm -qpl '$rpm' 2>/dev/null | grep -qx /usr/libexec/sandcap/sandcap-reaper"
 	check "the RPM ships one sandcap (no sandcap-nss)" \

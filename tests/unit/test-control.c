@@ -108,17 +108,29 @@ static void
 test_bad_ids_and_dirs(void **state)
 {
 	char reply[64], dir[4096];
+	struct stat st;
 
 	(void) state;
 	assert_int_equal(control_request("../x", "status", reply, sizeof(reply)), -EINVAL);
 	assert_int_equal(control_request("", "status", reply, sizeof(reply)), -EINVAL);
 	assert_int_equal(control_request(".hidden", "status", reply, sizeof(reply)), -EINVAL);
-	/* a run dir open to others is refused */
+	/* a run dir open to others, under an XDG_RUNTIME_DIR others may enter, is refused:
+	 * anyone may have put something in it meanwhile */
 	assert_int_equal(control_rundir(dir, sizeof(dir), 1), 0);
+	assert_int_equal(chmod(tmpdir, 0711), 0);
 	assert_int_equal(chmod(dir, 0755), 0);
 	assert_int_equal(control_rundir(dir, sizeof(dir), 0), -EPERM);
-	assert_int_equal(chmod(dir, 0700), 0);
+	/* ... but a mode the sandboxed command took away (chmod 0) is given back */
+	assert_int_equal(chmod(dir, 0), 0);
 	assert_int_equal(control_rundir(dir, sizeof(dir), 0), 0);
+	assert_int_equal(stat(dir, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0700);
+	/* and under a private XDG_RUNTIME_DIR, where nobody else can have entered, any mode */
+	assert_int_equal(chmod(tmpdir, 0700), 0);
+	assert_int_equal(chmod(dir, 0755), 0);
+	assert_int_equal(control_rundir(dir, sizeof(dir), 0), 0);
+	assert_int_equal(stat(dir, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0700);
 	/* an XDG_RUNTIME_DIR others may write in is not used (/tmp instead): they could swap
 	 * our sandcap directory between its check and the bind */
 	assert_int_equal(chmod(tmpdir, 0770), 0);

@@ -39,7 +39,7 @@ test_state_round_trip(void **state)
 		.id = "00112233aabb", .name = "task", .mode = "rlimit", .created_s = 17,
 		.expires_ms = 123456, .ttl_ms = 3600000, .cpu_budget_ms = 10000,
 		.timeout_ms = 60000, .as = 1 << 30, .fs = "ro", .net = "none",
-		.report = "/home/u/r.json",
+		.report = "/home/u/r.json", .rw = { "/home/u/out", "/srv/a b" }, .n_rw = 2,
 	}, t;
 	char buf[8192];
 
@@ -52,7 +52,14 @@ test_state_round_trip(void **state)
 	assert_int_equal(t.cpu_budget_ms, 10000);
 	assert_int_equal(t.expires_ms, 123456);
 	assert_int_equal(t.as, 1 << 30);
+	assert_int_equal(t.n_rw, 2);
+	assert_string_equal(t.rw[1], "/srv/a b");
 	assert_int_equal(session_state_format(&s, buf, 10), -ENOBUFS);
+	strcpy(s.rw[0], "relative");
+	assert_int_equal(session_state_format(&s, buf, sizeof(buf)), -EINVAL);
+	strcpy(s.rw[0], "/x\nid=ffffffffffff");
+	assert_int_equal(session_state_format(&s, buf, sizeof(buf)), -EINVAL);
+	strcpy(s.rw[0], "/home/u/out");
 	strcpy(s.name, "a\nid=ffffffffffff");
 	assert_int_equal(session_state_format(&s, buf, sizeof(buf)), -EINVAL);
 }
@@ -71,6 +78,11 @@ test_state_refused(void **state)
 			 -EINVAL);
 	assert_int_equal(session_state_parse("id=00112233aabb\nmode=rlimit\nname=a b\n", &t),
 			 -EINVAL);
+	assert_int_equal(session_state_parse("id=00112233aabb\nmode=rlimit\nrw=x\n", &t), -EINVAL);
+	assert_int_equal(session_state_parse("id=00112233aabb\nmode=rlimit\nrw=/1\nrw=/2\nrw=/3\n"
+					     "rw=/4\nrw=/5\nrw=/6\nrw=/7\nrw=/8\nrw=/9\n",
+					     &t),
+			 -EINVAL); /* more than SESSION_RW_MAX */
 	assert_int_equal(session_state_parse("id=00112233aabb\nmode=rlimit\nas=5\n", &t), 0);
 	assert_int_equal(t.as, 5);
 }

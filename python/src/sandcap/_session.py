@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-from typing import Any, Dict, List, Optional, Sequence, Union
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 from . import _proc
 from ._options import Duration, Size, _duration, _size
@@ -27,10 +27,12 @@ class Session:
     ``ttl`` → ``--ttl``, ``cpu_time`` → ``--cpu-time`` (the budget of all calls together),
     ``timeout`` → ``--timeout`` and ``address_space`` → ``--as`` (each call's default and
     ceiling), ``fs``/``net`` → ``--fs``/``--net`` (every call's), ``name`` → ``--name``,
-    ``report`` → ``--report`` (where the keeper writes the report at the TTL),
+    ``report`` → ``--report`` (where the keeper writes the report at the TTL), ``rw`` → one
+    ``--rw`` per path (with ``fs`` ro or strict: writable by every call; :attr:`rw` lists
+    them, absolute),
     ``no_cgroup`` → ``--no-cgroup``.  ``memory``, ``pids``, ``cpu`` and ``disk`` are passed
-    on: the session's cgroup limits in cgroup mode; sandcap refuses them in rlimit mode
-    (SandcapError says why).
+    on: the session's cgroup limits in cgroup mode (the helper), its scope's limits in
+    user-cgroup mode (``disk`` refused), all refused in rlimit mode (SandcapError says why).
 
     The session starts when the object is made; ``with Session(...) as s:`` ends it on exit.
     A session that is never ended is ended by its keeper at its TTL (default 1 h).
@@ -51,6 +53,7 @@ class Session:
         net: Optional[str] = None,
         name: Optional[str] = None,
         report: Optional[str] = None,
+        rw: Sequence[Union[str, "os.PathLike[str]"]] = (),
         no_cgroup: bool = False,
         sandcap: Optional[str] = None,
     ) -> None:
@@ -68,12 +71,17 @@ class Session:
                        ("--name", name), ("--report", report)):
             if v is not None:
                 args += [opt, str(v)]
+        if isinstance(rw, (str, os.PathLike)):
+            raise TypeError("rw: expected a list of paths")
+        for p in rw:
+            args += ["--rw", os.fspath(p)]
         if no_cgroup:
             args.append("--no-cgroup")
         self.info = self._call(args)
         self.id: str = self.info["id"]
         self.workspace: str = self.info["workspace"]
         self.keeper_pid: int = self.info["keeper_pid"]
+        self.rw: List[str] = list(self.info.get("rw", []))
         self._final: Optional[Dict[str, Any]] = None
 
     def _call(self, args: List[str]) -> Dict[str, Any]:
@@ -141,3 +149,19 @@ class Session:
 
     def __repr__(self) -> str:
         return f"<sandcap.Session {self.id}{' ended' if self.ended else ''}>"
+
+
+def run_calls(session: Session, calls: Sequence[Sequence[str]],
+              options: Optional[Dict[str, Any]] = None) -> Tuple[List[Result],
+                                                                   Optional[SandcapError]]:
+    """Run calls one after another in session with the same options (:meth:`Session.run`'s
+    keyword arguments), stopping at the first that sandcap refuses (its CPU-time budget
+    spent, its TTL passed, a ceiling): the results so far and that refusal (or ``None``).
+    The engines' helpers (``sandcap.dask``, ``sandcap.celery``) use it."""
+    results: List[Result] = []
+    for argv in calls:
+        try:
+            results.append(session.run(list(argv), **(options or {})))
+        except SandcapError as e:
+            return results, e
+    return results, None

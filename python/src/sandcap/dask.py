@@ -17,13 +17,34 @@ never sends a worker more sandboxes than sandcap would accept::
 raises :class:`sandcap.SandcapError` (with its report) from ``future.result()``.  The
 sandbox lives exactly as long as the call: if the worker's thread or process dies, the
 kernel kills sandcap (see :func:`sandcap.run`).
+
+A task that makes several calls (an agent's task: clone, build, test) runs them in one
+:class:`sandcap.Session` on one worker, under one budget and in one workspace::
+
+    def fix(session, repo):                 # runs on the worker
+        session.run(["git", "clone", "-q", repo, "."])
+        return session.run(["make", "test"]).verdict
+
+    f = sandcap.dask.submit_session(client, fix, repo,
+                                    session={"ttl": "10m", "cpu_time": "2m", "timeout": "60s"})
+    f.result()   # {"value": "ok", "report": the session's report (every call, the totals)}
+
+    f = sandcap.dask.submit_calls(client, [["make"], ["make", "test"]],
+                                  session={"cpu_time": "1m"}, timeout=30)
+    f.result()   # {"results": [Result, ...], "refused": None or sandcap's reason, "report": ...}
+
+The session takes one ``sandcap`` slot (its calls run one at a time) and ends with the
+task, the running call killed, when the function returns or raises; should the worker die,
+the session's keeper ends it at its TTL (give a ``ttl`` near the task's expected length).
+The worker needs a private ``XDG_RUNTIME_DIR`` (docs/usage.md, "Sessions").
 """
 
 from __future__ import annotations
 
-from typing import Any, Dict, Optional, Sequence
+from typing import Any, Callable, Dict, Optional, Sequence
 
 import sandcap
+from sandcap._session import run_calls
 
 RESOURCE = "sandcap"
 """The Dask worker resource that counts sandbox slots."""
@@ -57,3 +78,49 @@ def submit(client: Any, argv: Sequence[str], *, dask_options: Optional[Dict[str,
 def map_calls(client: Any, calls: Sequence[Sequence[str]], **options: Any) -> list:
     """Submit many tool calls with the same options; returns their futures in order."""
     return [submit(client, argv, **options) for argv in calls]
+
+
+def session_task(fn: Callable[..., Any], args: Sequence[Any] = (),
+                 kwargs: Optional[Dict[str, Any]] = None,
+                 session: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
+    """What runs on the worker: ``fn(s, *args, **kwargs)`` with ``s`` a
+    :class:`sandcap.Session` started with ``session`` (its keyword arguments) and ended
+    afterwards, also when ``fn`` raises; returns ``{"value": fn's result, "report": the
+    session's final report}``."""
+    with sandcap.Session(**(session or {})) as s:
+        value = fn(s, *args, **(kwargs or {}))
+        report = s.end()
+    return {"value": value, "report": report}
+
+
+def submit_session(client: Any, fn: Callable[..., Any], *args: Any,
+                   session: Optional[Dict[str, Any]] = None,
+                   dask_options: Optional[Dict[str, Any]] = None, **kwargs: Any) -> Any:
+    """Submit a task that makes its calls in one session: a future of
+    :func:`session_task`'s result.  ``dask_options`` as for :func:`submit`."""
+    kw = dict(dask_options or {})
+    kw.setdefault("pure", False)
+    kw.setdefault("resources", {RESOURCE: 1})
+    return client.submit(session_task, fn, args, kwargs, session, **kw)
+
+
+def calls_task(calls: Sequence[Sequence[str]], options: Optional[Dict[str, Any]] = None,
+               session: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
+    """What runs on the worker for :func:`submit_calls`."""
+    with sandcap.Session(**(session or {})) as s:
+        results, refused = run_calls(s, calls, options)
+        report = s.end()
+    return {"results": results, "refused": None if refused is None else refused.message,
+            "report": report}
+
+
+def submit_calls(client: Any, calls: Sequence[Sequence[str]], *,
+                 session: Optional[Dict[str, Any]] = None,
+                 dask_options: Optional[Dict[str, Any]] = None, **options: Any) -> Any:
+    """Submit calls to run one after another in one session, each with ``options``
+    (:meth:`sandcap.Session.run`'s), stopping at the first sandcap refuses: a future of
+    ``{"results": [Result, ...], "refused": None or sandcap's reason, "report": ...}``."""
+    kw = dict(dask_options or {})
+    kw.setdefault("pure", False)
+    kw.setdefault("resources", {RESOURCE: 1})
+    return client.submit(calls_task, [list(a) for a in calls], options, session, **kw)

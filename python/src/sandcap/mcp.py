@@ -2,14 +2,16 @@
 
 ::
 
-    sandcap-mcp [--ttl 1h] [--cpu-time 10m] [--timeout 60s] [--as 1G] [--fs ro] [--net none]
+    sandcap-mcp [--ttl 1h] [--cpu-time 10m] [--timeout 60s] [--as 1G] [--fs ro] [--rw DIR]...
+                [--net none]
                 [--profile NAME] [--output-limit 1M] [--name NAME] [--no-cgroup]
 
 It starts one session (``sandcap session start``) with the limits given, then speaks the
 Model Context Protocol (JSON-RPC 2.0, one message per line, revision 2025-06-18 negotiated
 at ``initialize``) on stdin/stdout.  Tools: ``run`` (argv or a ``shell`` line, each call a
 ``sandcap run --session``), ``read_file``, ``write_file`` and ``list_dir`` (confined to the
-session's workspace); the session's report is the resource ``sandcap://session/report``.
+session's workspace and its ``--rw`` directories); the session's report is the resource
+``sandcap://session/report``.
 A limit reached is a tool result with ``isError`` and the verdict, never a protocol error.
 The session ends when stdin closes (or on SIGTERM/SIGINT); at its TTL its keeper ends it.
 Standard library only.  docs/usage.md "The MCP server" shows the clients' setup.
@@ -63,7 +65,8 @@ TOOLS: List[Dict[str, Any]] = [
                 "argv": {"type": "array", "items": {"type": "string"}, "minItems": 1},
                 "shell": {"type": "string"},
                 "stdin": {"type": "string", "description": "text given on stdin"},
-                "cwd": {"type": "string", "description": "a directory of the workspace"},
+                "cwd": {"type": "string", "description": "a directory of the workspace "
+                        "(relative) or of a --rw directory (absolute)"},
                 **_LIMITS,
             },
         },
@@ -82,8 +85,9 @@ TOOLS: List[Dict[str, Any]] = [
     {
         "name": "read_file",
         "title": "Read a file of the workspace",
-        "description": "Read a text file of the session's workspace (a path relative to it; "
-                       "no '..', no symbolic links).",
+        "description": "Read a text file of the session's workspace (a path relative to it) "
+                       "or of one of its --rw directories (an absolute path in it); no '..', "
+                       "no symbolic links, no file with several hard links.",
         "inputSchema": {"type": "object", "required": ["path"], "properties": {
             "path": {"type": "string"},
             "max_bytes": {"type": "integer", "minimum": 0,
@@ -92,8 +96,10 @@ TOOLS: List[Dict[str, Any]] = [
     {
         "name": "write_file",
         "title": "Write a file of the workspace",
-        "description": "Write (or append to) a text file of the session's workspace, making "
-                       "its directories; no '..', no symbolic links.",
+        "description": "Write (or append to) a text file of the session's workspace (a "
+                       "relative path) or of one of its --rw directories (an absolute path), "
+                       "making its directories; no '..', no symbolic links, no file with "
+                       "several hard links.",
         "inputSchema": {"type": "object", "required": ["path", "content"], "properties": {
             "path": {"type": "string"}, "content": {"type": "string"},
             "append": {"type": "boolean"}}},
@@ -101,7 +107,8 @@ TOOLS: List[Dict[str, Any]] = [
     {
         "name": "list_dir",
         "title": "List a directory of the workspace",
-        "description": "List a directory of the session's workspace (default: its top).",
+        "description": "List a directory of the session's workspace (default: its top) or "
+                       "of one of its --rw directories (an absolute path).",
         "inputSchema": {"type": "object", "properties": {"path": {"type": "string"}}},
     },
 ]
@@ -115,6 +122,8 @@ class Server:
     def __init__(self, session: Session, output_limit: str) -> None:
         self.session = session
         self.output_limit = output_limit
+        # Opened before any call ran (a call could later rename a directory on the way).
+        self.roots = _workspace.Roots(session.workspace, session.rw)
         self.out_lock = threading.Lock()
         self.threads: List[threading.Thread] = []
         # Requests being served: id -> the sandcap process of its call (None until it
@@ -238,8 +247,10 @@ class Server:
                            "version": __version__},
             "instructions": f"Commands run in sandcap session {s['id']} ({s['mode']} mode): "
                             f"each call's working directory is the workspace {s['workspace']}, "
-                            "kept across calls. The session's report is the resource "
-                            f"{REPORT_URI}.",
+                            "kept across calls"
+                            + (f"; writable besides: {', '.join(self.session.rw)}"
+                               if self.session.rw else "")
+                            + f". The session's report is the resource {REPORT_URI}.",
         }
 
     def resources_list(self, params: Dict[str, Any]) -> Dict[str, Any]:
@@ -294,7 +305,7 @@ class Server:
                 kw[k] = str(a[k])
         extra = ["--as", str(a["address_space"])] if a.get("address_space") else []
         if a.get("cwd") is not None:
-            kw["cwd"] = _cwd(self.session.workspace, a["cwd"])
+            kw["cwd"] = _cwd(self.roots, a["cwd"])
         kw["_on_start"] = lambda proc: self.started(mid, proc)
         try:
             r = self.session.run(argv, extra_args=extra, **kw)
@@ -309,27 +320,27 @@ class Server:
         if n > _workspace.READ_LIMIT:
             raise ValueError(f"max_bytes {n}: at most {_workspace.READ_LIMIT} (16 MiB); read "
                              "a large file in a run call (head, tail, sed -n)")
-        r = _workspace.read_file(self.session.workspace, a.get("path"), n)
+        r = _workspace.read_file(self.roots, a.get("path"), n)
         return {"content": [{"type": "text", "text": r["content"]}], "structuredContent": r,
                 "isError": False}
 
     def tool_write(self, a: Dict[str, Any]) -> Dict[str, Any]:
-        r = _workspace.write_file(self.session.workspace, a.get("path"), a.get("content"),
+        r = _workspace.write_file(self.roots, a.get("path"), a.get("content"),
                                   bool(a.get("append", False)))
         return {"content": [{"type": "text", "text": f"wrote {r['bytes_written']} bytes to "
                              f"{r['path']}"}], "structuredContent": r, "isError": False}
 
     def tool_list(self, a: Dict[str, Any]) -> Dict[str, Any]:
-        r = _workspace.list_dir(self.session.workspace, a.get("path", "."))
+        r = _workspace.list_dir(self.roots, a.get("path", "."))
         text = "\n".join(f"{e['type']:7} {e['size']:>10} {e['name']}" for e in r["entries"])
         return {"content": [{"type": "text", "text": text or "(empty)"}],
                 "structuredContent": r, "isError": False}
 
 
-def _cwd(root: str, cwd: str) -> str:
-    parts = _workspace._components(root, cwd)
-    os.close(_workspace._open_dir(root, parts))  # refuses links and '..' on the way
-    return os.path.join(root, *parts)
+def _cwd(roots: _workspace.Roots, cwd: str) -> str:
+    base, name, parts = roots.locate(cwd)
+    os.close(_workspace._open_dir(base, parts))  # refuses links and '..' on the way
+    return os.path.join(name, *parts)
 
 
 def _text_error(text: str) -> Dict[str, Any]:
@@ -394,11 +405,11 @@ def _parser() -> argparse.ArgumentParser:
                    ("--cpu-time", "the CPU-time budget of all calls together"),
                    ("--timeout", "each call's default and ceiling wall-clock limit"),
                    ("--as", "each call's default and ceiling address space per process"),
-                   ("--memory", "the session's memory in cgroup mode (refused in rlimit "
-                    "mode)"),
-                   ("--pids", "the session's processes in cgroup mode"),
-                   ("--cpu", "the session's CPU share in cgroup mode"),
-                   ("--disk", "the session's workspace size in cgroup mode"),
+                   ("--memory", "the session's memory in cgroup or user-cgroup mode "
+                    "(refused in rlimit mode)"),
+                   ("--pids", "the session's processes in cgroup or user-cgroup mode"),
+                   ("--cpu", "the session's CPU share in cgroup or user-cgroup mode"),
+                   ("--disk", "the session's workspace size in cgroup mode (the helper)"),
                    ("--fs", "none, ro or strict, for every call"),
                    ("--net", "host, none or loopback, for every call"),
                    ("--name", "the session's name (sandcap session ls)"),
@@ -407,6 +418,9 @@ def _parser() -> argparse.ArgumentParser:
                    ("--report", "where the keeper writes the report at the TTL"),
                    ("--sandcap", "the sandcap executable (default $SANDCAP, else sandcap)")):
         ap.add_argument(opt, help=h)
+    ap.add_argument("--rw", action="append", default=[], metavar="DIR",
+                    help="(repeatable; with --fs ro or strict) a directory every call may "
+                    "write, which the file tools reach too (absolute paths)")
     ap.add_argument("--no-cgroup", action="store_true", help="start the session in rlimit mode "
                     "where sandcap run would use a cgroup")
     ap.add_argument("--version", action="version", version=f"sandcap-mcp {__version__}")
@@ -423,7 +437,8 @@ def main(argv: Optional[List[str]] = None) -> int:
                 kw[k] = getattr(a, k)
         if a.__dict__.get("as") is not None:
             kw["address_space"] = a.__dict__["as"]
-        session = Session(no_cgroup=a.no_cgroup, sandcap=a.sandcap, **kw)
+        rw = [os.path.abspath(p) for p in a.rw]
+        session = Session(no_cgroup=a.no_cgroup, sandcap=a.sandcap, rw=rw, **kw)
     except (SandcapError, ValueError, TypeError, OSError, subprocess.SubprocessError) as e:
         print(f"sandcap-mcp: cannot start the session: {e}", file=sys.stderr)
         return 125
@@ -432,7 +447,12 @@ def main(argv: Optional[List[str]] = None) -> int:
         raise KeyboardInterrupt
 
     signal.signal(signal.SIGTERM, stop)
-    server = Server(session, a.output_limit or "1M")
+    try:
+        server = Server(session, a.output_limit or "1M")
+    except _workspace.PathRefused as e:
+        session.end()
+        print(f"sandcap-mcp: cannot serve the session: {e}", file=sys.stderr)
+        return 125
     try:
         server.serve(sys.stdin.buffer)
     except (KeyboardInterrupt, BrokenPipeError):
