@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Inside run/: struct run, one `sandcap run` from the command line to the report, and the
  * steps the files of run/ share.  run.c drives the steps; mode.c chooses how each limit is
- * enforced; message.c puts the verdict into words; policy.c reads the caller's policy and
- * profile. */
+ * enforced; message.c puts the verdict into words and message-notes.c adds what it must not
+ * leave out; policy.c reads the caller's policy and profile. */
 #pragma once
 
 #include <stdbool.h>
@@ -102,6 +102,17 @@ const char *strip_sandcap_prefix(const char *s);
 void run_decide(const struct run_opts *o, const struct sv_outcome *out,
 		const struct output_relay *relay, const char *const *total_src,
 		struct verdict_input *in, struct report *rep, char *message, size_t msglen);
+
+/* ---- message-notes.c: what the verdict's sentence must not leave out ---- */
+
+/* After a death by SIGXCPU or SIGXFSZ that is not this run's limit, in buf: where it may
+ * have come from. */
+void rlimit_signal_note(const struct run_opts *o, const struct verdict_input *in, int sig,
+			char *buf, size_t bufsz);
+/* After the verdict's sentence in buf: the per-process limits, and the other processes
+ * they killed. */
+void per_process_note(const struct run_opts *o, const struct verdict_input *in,
+		      const struct verdict *v, char *buf, size_t bufsz);
 /* The notes after the verdict's sentence in R->message. */
 void run_notes(struct run *R);
 
