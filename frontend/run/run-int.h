@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* Inside run/: struct run, one `sandcap run` from the command line to the report, and the
  * steps the files of run/ share.  run.c drives the steps; mode.c chooses how each limit is
- * enforced; message.c puts the verdict into words; policy.c reads the caller's policy and
- * profile. */
+ * enforced, mode-cgroup.c with the helper; message.c puts the verdict into words and
+ * message-notes.c adds what they must not leave out; policy.c reads the caller's policy
+ * and profile. */
 #pragma once
 
 #include <stdbool.h>
@@ -79,6 +80,19 @@ int run_refuse(struct run *R, bool printed, const char *fmt, ...) _printf_(3, 4)
  * mode; else rlimit mode, where the policy and the options allow it.  RUN_GO, or the exit
  * status of a refusal. */
 int run_choose_mode(struct run *R);
+
+/* ---- mode-cgroup.c: cgroup mode, the helper's side ---- */
+
+/* Ask the helper for a sandbox, unless --no-cgroup: 1 (cgroup mode), 0 (rlimit mode; why in
+ * R->err, R->refused if the policy said no), or -errno when the helper refused this sandbox
+ * (the reason in R->err).  pol: the caller's policy, if readable. */
+int open_helper(struct run *R, const struct policy_resolved *pol);
+/* cgroup mode: the limits as the helper applied them, into o and the report.  Returns the
+ * whole-sandbox CPU budget (ms; 0 = none), which replaces RLIMIT_CPU. */
+uint64_t use_cgroup(struct run_opts *o, struct report *rep, struct sc_session *sess);
+/* A workspace bigger than the memory limit fills at that limit: say so.  req_disk and
+ * req_memory are the values asked for (0: the policy's). */
+void warn_disk_over_memory(const struct run *R, uint64_t req_disk, uint64_t req_memory);
 /* The supervisor's hooks for the mode: cgroup (the helper) or user-cgroup. */
 void run_spec_hooks(struct run *R, struct sv_spec *spec);
 
@@ -102,6 +116,17 @@ const char *strip_sandcap_prefix(const char *s);
 void run_decide(const struct run_opts *o, const struct sv_outcome *out,
 		const struct output_relay *relay, const char *const *total_src,
 		struct verdict_input *in, struct report *rep, char *message, size_t msglen);
+
+/* ---- message-notes.c: what the verdict's sentence must not leave out ---- */
+
+/* After a death by SIGXCPU or SIGXFSZ that is not this run's limit, in buf: where it may
+ * have come from. */
+void rlimit_signal_note(const struct run_opts *o, const struct verdict_input *in, int sig,
+			char *buf, size_t bufsz);
+/* After the verdict's sentence in buf: the per-process limits, and the other processes
+ * they killed. */
+void per_process_note(const struct run_opts *o, const struct verdict_input *in,
+		      const struct verdict *v, char *buf, size_t bufsz);
 /* The notes after the verdict's sentence in R->message. */
 void run_notes(struct run *R);
 
