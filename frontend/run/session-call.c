@@ -480,7 +480,7 @@ run_in_session(const struct call *c, const struct session_state *s, int dfd, uns
 	struct sesscg g;
 	_cleanup_close_ int fd = -EBADF;
 	char **v;
-	int argc, status;
+	int argc, status, rootfd;
 
 	timeout = session_cap(session_cap(c->timeout_ms, s->timeout_ms), left);
 	snprintf(name, sizeof(name), "call-%u.json", n);
@@ -517,6 +517,10 @@ run_in_session(const struct call *c, const struct session_state *s, int dfd, uns
 	free_words(v, argc);
 	m.wall_ms = session_now_ms() - now;
 	session_repair(dfd);
+	/* The call may have taken the modes of $XDG_RUNTIME_DIR/sandcap and sessions/ away
+	 * before its control socket was made, and then nothing of the run gave them back. */
+	if (session_root(false, &rootfd, err, sizeof(err)) == 0)
+		safe_close(rootfd);
 	(void) unlinkat(dfd, "running", 0);
 	return finish_call(dfd, c, name, status, &m);
 }
