@@ -94,16 +94,21 @@ cg_take_at(int parent_fd, const char *name, int *ret_fd)
 	return 0;
 }
 
-void
-cg_max_format(struct cg_max *m, uint64_t memory, uint64_t cpu, uint64_t pids)
+int
+cg_write_max(int fd, uint64_t memory, uint64_t cpu, uint64_t pids)
 {
-	*m = (struct cg_max){ "max", "max 100000", "max" };
+	static const char *const files[] = { "memory.max", "cpu.max", "pids.max" };
+	char m[24] = "max", c[40] = "max 100000", p[24] = "max";
+	int fds[ELEMENTSOF(files)];
+
 	if (memory != UINT64_MAX)
-		(void) snprintf(m->memory, sizeof(m->memory), "%" PRIu64, memory);
+		(void) snprintf(m, sizeof(m), "%" PRIu64, memory);
 	if (cpu != UINT64_MAX)
-		(void) snprintf(m->cpu, sizeof(m->cpu), "%" PRIu64 " 100000", cpu * 1000);
+		(void) snprintf(c, sizeof(c), "%" PRIu64 " 100000", cpu * 1000);
 	if (pids != UINT64_MAX)
-		(void) snprintf(m->pids, sizeof(m->pids), "%" PRIu64, pids);
+		(void) snprintf(p, sizeof(p), "%" PRIu64, pids);
+	priv_openat_each(fd, files, ELEMENTSOF(files), O_WRONLY, fds);
+	return cg_write_fds(fds, (const char *const[]){ m, c, p }, ELEMENTSOF(fds));
 }
 
 int

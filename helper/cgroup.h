@@ -19,12 +19,9 @@ int cg_create_at(int parent_fd, const char *name);
 /* Hand the cgroup <parent>/<name> we just made and every file in it to 0:0, and return an
  * O_RDONLY|O_DIRECTORY fd of it. */
 int cg_take_at(int parent_fd, const char *name, int *ret_fd);
-/* The values of memory.max, cpu.max (cpu in percent of one CPU per 100 ms period) and
- * pids.max; UINT64_MAX is "max". */
-struct cg_max {
-	char memory[24], cpu[40], pids[24];
-};
-void cg_max_format(struct cg_max *m, uint64_t memory, uint64_t cpu, uint64_t pids);
+/* Write memory.max, cpu.max (cpu in percent of one CPU per 100 ms period) and pids.max of
+ * the cgroup behind fd (root's files: through priv.c); UINT64_MAX is "max". */
+int cg_write_max(int fd, uint64_t memory, uint64_t cpu, uint64_t pids);
 /* Write values[i] into fds[i] (files of a cgroup, from priv_openat_each()) with one write(2)
  * each, and close them all: 0, or the first -errno (an fd that is one too). */
 int cg_write_fds(int *fds, const char *const *values, size_t n);

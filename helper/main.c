@@ -122,18 +122,17 @@ check_privilege(struct session *s)
 {
 	char missing[128];
 	bool caps = caps_init(missing, sizeof(missing)) == 0;
+	const char *why = NULL;
 
 	if (prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) != 0)
-		s->refusal = refuse(
-			s->refusal_msg, sizeof(s->refusal_msg), EPERM,
-			"no_new_privs is set, so the kernel withheld the helper's file "
-			"capabilities; run sandcap outside NoNewPrivileges=/bubblewrap/docker "
-			"--security-opt no-new-privileges");
+		why = "no_new_privs is set, so the kernel withheld the helper's file capabilities; "
+		      "run sandcap outside NoNewPrivileges=/bubblewrap/docker --security-opt "
+		      "no-new-privileges";
 	else if (!in_initial_userns())
-		s->refusal =
-			refuse(s->refusal_msg, sizeof(s->refusal_msg), EPERM,
-			       "running inside a user namespace, where file capabilities do not "
-			       "count; run sandcap on the host, outside containers and unshare -U");
+		why = "running inside a user namespace, where file capabilities do not count; run "
+		      "sandcap on the host, outside containers and unshare -U";
+	if (why != NULL)
+		s->refusal = refuse(s->refusal_msg, sizeof(s->refusal_msg), EPERM, "%s", why);
 	else if (!caps)
 		s->refusal = refuse(
 			s->refusal_msg, sizeof(s->refusal_msg), EPERM,

@@ -177,34 +177,34 @@ op_hello(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr *
 	return 0;
 }
 
-/* Six files of fixed names in the leaf we created in this request and hold by fd, root's
- * since cg_take_at(), under root's 0700 parent: nothing the user controls decides what any
- * of them resolves to.  cgroup.kill is opened now while we can (permission is checked at
+/* Files of fixed names in the leaf we created in this request and hold by fd, root's since
+ * cg_take_at(), under root's 0700 parent: nothing the user controls decides what any of
+ * them resolves to.  cgroup.kill is opened now while we can (permission is checked at
  * open) and kept. */
 static int
 write_limits(struct session *s, char *note, size_t notelen)
 {
-	static const char *const files[] = { "memory.max",       "cpu.max",     "pids.max",
-					     "memory.oom.group", "cgroup.kill", "memory.swap.max" };
+	static const char *const files[] = { "memory.oom.group", "cgroup.kill", "memory.swap.max" };
 	const uint64_t *v = s->eff.v;
 	int fds[ELEMENTSOF(files)], r;
-	struct cg_max m;
 
 	/* 0 in a sandbox's limits is "no limit". */
-	cg_max_format(&m, v[POLICY_MEMORY] ? v[POLICY_MEMORY] : UINT64_MAX,
-		      v[POLICY_CPU] ? v[POLICY_CPU] : UINT64_MAX,
-		      v[POLICY_PIDS] ? v[POLICY_PIDS] : UINT64_MAX);
+	r = cg_write_max(s->leaf_fd, v[POLICY_MEMORY] ? v[POLICY_MEMORY] : UINT64_MAX,
+			 v[POLICY_CPU] ? v[POLICY_CPU] : UINT64_MAX,
+			 v[POLICY_PIDS] ? v[POLICY_PIDS] : UINT64_MAX);
+	if (r < 0)
+		return r;
 	priv_openat_each(s->leaf_fd, files, ELEMENTSOF(files), O_WRONLY, fds);
-	s->kill_fd = fds[4];
-	r = cg_write_fds(fds, (const char *const[]){ m.memory, m.cpu, m.pids, "1" }, 4);
+	s->kill_fd = fds[1];
+	r = cg_write_fds(fds, (const char *const[]){ "1" }, 1);
 	/* memory.swap.max is absent when swap accounting is off (or no swap controller): then
 	 * no swap can be charged to the leaf only if there is no swap; we accept and say so in
 	 * the reply rather than fail. */
-	if (fds[5] == -ENOENT)
+	if (fds[2] == -ENOENT)
 		(void) snprintf(note, notelen, "swap: not accounted (memory.swap.max absent)");
 	else if (r == 0)
-		r = cg_write_fds(&fds[5], (const char *const[]){ "0" }, 1);
-	(void) safe_close(fds[5]);
+		r = cg_write_fds(&fds[2], (const char *const[]){ "0" }, 1);
+	(void) safe_close(fds[2]);
 	return r < 0 ? r : s->kill_fd < 0 ? s->kill_fd : 0;
 }
 
@@ -227,6 +227,80 @@ make_lock(struct session *s)
 	if (r < 0)
 		s->lock_fd = safe_close(s->lock_fd); /* not ours to remove at teardown */
 	return r;
+}
+
+/* A call's leaf in a session level (PROTOCOL.md 3.2, "Sessions").  The level is found ONLY
+ * under the caller's own per-user level (the uid from SO_PEERCRED), by a name whose uid must
+ * be the caller's, opened O_NOFOLLOW relative to our fd of that level; it must be root-owned
+ * cgroup2 (as cg_create_at() leaves it), have controllers enabled below it (a session level,
+ * not a plain sandbox) and its lock held by a live helper.  The call's limits are checked
+ * against the level's own limit files, which only a helper writes. */
+/* memory.max or pids.max, or cpu.max as percent of one CPU; 0 for "max". */
+static int
+level_limit(int fd, const char *file, uint64_t *ret)
+{
+	unsigned long long q = 0, p = 100000;
+	char buf[64];
+	size_t n = 0;
+	int r = priv_read_at(fd, file, buf, sizeof(buf), &n);
+
+	if (r < 0)
+		return r;
+	if (strneq(buf, "max", 3))
+		q = 0;
+	else if (sscanf(buf, "%llu %llu", &q, &p) < 1 || p == 0)
+		return -EINVAL;
+	*ret = streq(file, "cpu.max") ? q * 100 / p : q;
+	return 0;
+}
+
+/* The call's own limits: what it asked (req) may not pass the level's; what it did not ask
+ * is at most the level's.  The leaf is then made in the level: s->ucg_fd is its fd. */
+static int
+session_join(struct session *s, const uint64_t *req, char *msg, size_t msglen)
+{
+	static const enum policy_limit lim[] = { POLICY_MEMORY, POLICY_CPU, POLICY_PIDS };
+	static const char *const file[] = { "memory.max", "cpu.max", "pids.max" };
+	_cleanup_close_ int lfd = -EBADF;
+	char buf[128] = "", lock[CG_NAME_MAX + 8];
+	size_t n = 0;
+	uid_t owner;
+	int fd = -EBADF, r = -ENOENT;
+
+	if (cg_name_parse(s->join, &owner) && owner == s->uid)
+		fd = openat(s->ucg_fd, s->join, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd >= 0) {
+		(void) snprintf(lock, sizeof(lock), "%s.lock", s->join);
+		lfd = priv_openat(s->lockdir_fd, lock, O_RDWR | O_NOFOLLOW, 0);
+		r = cg_leaf_fd_ok(fd);
+		if (r == 0)
+			r = priv_read_at(fd, "cgroup.subtree_control", buf, sizeof(buf), &n);
+		/* Its lock free (or gone): no helper keeps the session, which is a leftover. */
+		if (r == 0 &&
+		    (!word_in_list(buf, "memory") || lfd < 0 || flock(lfd, LOCK_SH | LOCK_NB) == 0))
+			r = -ENOENT;
+		safe_close(s->ucg_fd);
+		s->ucg_fd = fd;
+	}
+	if (r < 0)
+		return refuse(msg, msglen, -ENOENT, "no live session %s of uid %u", s->join,
+			      (unsigned) s->uid);
+	for (size_t i = 0; i < ELEMENTSOF(lim); i++) {
+		uint64_t v = 0, *e = &s->eff.v[lim[i]];
+
+		r = level_limit(fd, file[i], &v);
+		if (r < 0)
+			return r;
+		if (v != 0 && req[lim[i]] > v)
+			return refuse(msg, msglen, -EPERM,
+				      "%.*s %" PRIu64 "%s is more than session %s has (%" PRIu64
+				      "); ask at most that, or nothing (the session's applies)",
+				      (int) strcspn(file[i], "."), file[i], req[lim[i]],
+				      i == 1 ? "%" : "", s->join, v);
+		if (v != 0 && (*e == 0 || *e > v))
+			*e = v;
+	}
+	return 0;
 }
 
 /* Under the per-user lock: the per-user dirs, the count against the sandboxes ceiling and
@@ -278,19 +352,20 @@ create_rest(struct session *s, uint32_t net, uint16_t proxy_port, char *msg, siz
 			      r == -ENOENT ? " (a controller is not enabled in cgroup_root)" : "");
 	/* A session level holds only its calls' leaves (the kernel then refuses SPAWN in it). */
 	if (s->role == WIRE_SESSION_LEVEL) {
-		int fd = priv_openat(s->leaf_fd, "cgroup.subtree_control", O_WRONLY | O_NOFOLLOW, 0);
+		int fd =
+			priv_openat(s->leaf_fd, "cgroup.subtree_control", O_WRONLY | O_NOFOLLOW, 0);
 
 		r = cg_write_fds(&fd, (const char *const[]){ "+cpu +memory +pids" }, 1);
 		if (r < 0)
 			return refuse(msg, msglen, r, "cannot enable controllers in session %s: %s",
 				      s->id, strerror(-r));
 	}
-	/* A call works in its session's workspace; its deadline record names a path of its
-	 * own, never mounted, so that reaping a call cannot unmount the session's. */
-	if (s->role == WIRE_SESSION_CALL)
-		(void) snprintf(s->ws_path, sizeof(s->ws_path), "%s/%u/%s",
-				policy_workspace_root(s->policy), (unsigned) s->uid, s->id);
-	else
+	/* The workspace's path for the deadline record and the log.  A call works in its
+	 * session's workspace: its record names a path of its own, never mounted, so that
+	 * reaping a call cannot unmount the session's. */
+	(void) snprintf(s->ws_path, sizeof(s->ws_path), "%s/%u/%s",
+			policy_workspace_root(s->policy), (unsigned) s->uid, s->id);
+	if (s->role != WIRE_SESSION_CALL)
 		r = ws_mount(s, wsnote, sizeof(wsnote));
 	if (r < 0)
 		return refuse(
@@ -306,18 +381,16 @@ create_rest(struct session *s, uint32_t net, uint16_t proxy_port, char *msg, siz
 		return r;
 	/* For sandcap-reaper and other users' helpers: the user can stop us, not them. */
 	r = deadline_record(s);
-	if (r < 0) {
-		snprintf(
-			msg, msglen, "cannot record the sandbox's deadline in %s: %s%s",
+	if (r < 0)
+		return refuse(
+			msg, msglen, r, "cannot record the sandbox's deadline in %s: %s%s",
 			SC_DEADLINE_DIR, strerror(-r),
-			r == -EFBIG ? " (RLIMIT_FSIZE: raise it "
-				      "with ulimit -f unlimited before sandcap)"
+			r == -EFBIG
+				? " (RLIMIT_FSIZE: raise it with ulimit -f unlimited before sandcap)"
 			: r == -ENOENT || r == -EPERM
 				? " (it must exist, owned by root with mode 0700: run sandcap-setup, or "
 				  "reinstall the sandcap package)"
 				: "");
-		return r;
-	}
 	/* The totals need no lock: every helper of the user writes the same policy's (a
 	 * call's s->ucg_fd is its session level, whose limits are not the user's totals). */
 	r = s->role == WIRE_SESSION_CALL ? 0 : user_write_totals(s, msg, msglen);

@@ -116,8 +116,6 @@ ws_mount(struct session *s, char *note, size_t notelen)
 	r = mount_tmpfs(s, dirfd, disk);
 	if (r < 0)
 		return r;
-	(void) snprintf(s->ws_path, sizeof(s->ws_path), "%s/%u/%s",
-			policy_workspace_root(s->policy), (unsigned) s->uid, s->id);
 	if (disk == 0)
 		(void) snprintf(note, notelen, "disk: tmpfs default size (half of RAM)");
 	s->ws_fd = r; /* O_PATH fd of the tmpfs root, tmpfs by making */

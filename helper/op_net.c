@@ -77,11 +77,10 @@ net_attach(struct session *s, uint32_t net, uint16_t proxy_port, char *msg, size
 		if (r < 0) {
 			log_error("uid %u: BPF_PROG_LOAD %s: %s; verifier: %.400s",
 				  (unsigned) s->uid, info->name, strerror((int) -r), vlog);
-			snprintf(msg, msglen,
-				 "--net %s: the kernel refused the %s program: %s "
-				 "(needs CONFIG_CGROUP_BPF; see sandcap doctor)",
-				 policy_net_name(net), info->name, strerror((int) -r));
-			return -ENOTSUP;
+			return refuse(msg, msglen, -ENOTSUP,
+				      "--net %s: the kernel refused the %s program: %s "
+				      "(needs CONFIG_CGROUP_BPF; see sandcap doctor)",
+				      policy_net_name(net), info->name, strerror((int) -r));
 		}
 		fd = (int) r;
 
@@ -89,7 +88,6 @@ net_attach(struct session *s, uint32_t net, uint16_t proxy_port, char *msg, size
 		a.target_fd = (uint32_t) s->leaf_fd;
 		a.attach_bpf_fd = (uint32_t) fd;
 		a.attach_type = info->attach_type;
-		a.attach_flags = 0;
 		r = priv_bpf(BPF_PROG_ATTACH, &a);
 		if (r < 0)
 			return refuse(msg, msglen, -ENOTSUP,

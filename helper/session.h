@@ -135,10 +135,6 @@ int dir_root_owned(int parent_fd, const char *name, mode_t mode, int stage_fd, u
 int make_staged(int stage_fd, const char *tmp, int parent_fd, const char *name, mode_t mode,
 		int *ret_fd);
 
-/* op_session.c: check a call's limits (req) against the session level s->join, found
- * under the caller's own level only, and make s->ucg_fd that level's fd. */
-int session_join(struct session *s, const uint64_t *req, char *msg, size_t msglen);
-
 /* user.c: the per-user lock and level. */
 /* Generous: only helpers of the same uid wait for it (concurrent CREATEs of one user queue
  * here), and a user who stops a helper holding it delays only their own sandboxes. */

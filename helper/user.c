@@ -77,14 +77,10 @@ user_lock(struct session *s, char *msg, size_t msglen)
 int
 user_write_totals(struct session *s, char *msg, size_t msglen)
 {
-	static const char *const files[] = { "memory.max", "cpu.max", "pids.max" };
 	const uint64_t *t = s->res.total;
-	struct cg_max m;
-	int fds[ELEMENTSOF(files)], r;
+	int r = cg_write_max(s->ucg_fd, t[POLICY_TOTAL_MEMORY], t[POLICY_TOTAL_CPU],
+			     t[POLICY_TOTAL_PIDS]);
 
-	cg_max_format(&m, t[POLICY_TOTAL_MEMORY], t[POLICY_TOTAL_CPU], t[POLICY_TOTAL_PIDS]);
-	priv_openat_each(s->ucg_fd, files, ELEMENTSOF(files), O_WRONLY, fds);
-	r = cg_write_fds(fds, (const char *const[]){ m.memory, m.cpu, m.pids }, ELEMENTSOF(fds));
 	if (r < 0)
 		snprintf(msg, msglen, "cannot write the totals of %s/%u: %s",
 			 policy_cgroup_root(s->policy), (unsigned) s->uid, strerror(-r));
