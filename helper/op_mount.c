@@ -1,21 +1,29 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Contract: the per-sandbox tmpfs workspace at workspace_root/<uid>/<id>, the lock dir
- * workspace_root/.locks, and reclaiming a user's dead sandboxes.  Trusts: workspace_root
+ * workspace_root/.locks, the root-owned directories in workspace_root, emptying and
+ * shrinking a workspace, and reclaiming a user's dead sandboxes.  Trusts: workspace_root
  * from the trust-checked policy (must be root-owned, not group/other-writable); names made
  * by the helper.  Never follows a user-controlled path: <uid> and .locks are root-owned
- * and verified, the tmpfs contents (owned by the user) are never walked, and unmounting
+ * and verified, the tmpfs contents (owned by the user) are walked only beneath our own
+ * fd of its root and without following anything (see the emptying below), and unmounting
  * goes through our own dirfd.  Capabilities (through priv.c): CAP_SYS_ADMIN for fsopen/
  * fsmount/move_mount/umount2; CAP_DAC_OVERRIDE and CAP_CHOWN for the root-owned dirs.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <linux/magic.h>
+#include <linux/openat2.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 #include "dir-util.h"
@@ -23,7 +31,6 @@
 #include "macro.h"
 #include "priv.h"
 #include "session.h"
-#include "ws_clean.h"
 
 int
 ws_root_open(struct session *s, char *msg, size_t msglen)
@@ -48,6 +55,85 @@ ws_root_open(struct session *s, char *msg, size_t msglen)
 			      root);
 	s->wsroot_fd = TAKE_FD(fd);
 	return 0;
+}
+
+/*
+ * The root-owned directories the helper makes in workspace_root (<uid>, the mount
+ * points <uid>/<id>).  The helper runs with the user's fsuid, so mkdir(2) makes a directory
+ * the user owns until we chown it.  To leave the user no window on it (chmod, symlinks,
+ * ACLs, files inside), a directory is made under a temporary name (.new-...) inside the
+ * staging dir .locks (root 0700: the user cannot even look up a name in it), given its
+ * mode, chowned to root, and only then renamed into place (RENAME_NOREPLACE).  Nobody but
+ * the helpers can reach it in .locks, so nothing can be planted in it, no ACL set and no
+ * mode changed there: it needs no checks (make_staged()).  .locks itself and the deadline
+ * dir are never made here: the packages and sandcap-setup make them (a helper that finds
+ * one missing refuses).  Temporaries of a helper killed mid-way are removed by the next
+ * helper of that uid: .new-<uid>-dir before it makes that dir again, under its per-user
+ * lock, and a mount point's .new-<id> with the rest of that dead sandbox
+ * (reclaim_leftovers()).
+ * Capabilities (through priv.c): CAP_DAC_OVERRIDE (root-owned parents), CAP_CHOWN.
+ */
+
+/* Make <parent>/<name> as dir_root_owned() makes a new one: as tmp (".new-<uid>-dir" or
+ * ".new-<id>", names reclaim knows) in stage_fd (which must be the root 0700 .locks),
+ * without looking for an existing one first (-EEXIST if there is). */
+static int
+make_staged(int stage_fd, const char *tmp, int parent_fd, const char *name, mode_t mode,
+	    int *ret_fd)
+{
+	_cleanup_close_ int fd = -EBADF;
+	int r = priv_mkdirat(stage_fd, tmp, 0700);
+
+	if (r < 0)
+		return r;
+	fd = priv_openat(stage_fd, tmp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW, 0);
+	/* Mode while we still own it (after the chown it would need CAP_FOWNER). */
+	r = fd < 0                                 ? fd
+	    : mode != 0700 && fchmod(fd, mode) < 0 ? neg_errno()
+						   : priv_fchown(fd, 0, 0);
+	if (r == 0)
+		r = priv_renameat2(stage_fd, tmp, parent_fd, name, RENAME_NOREPLACE);
+	if (r < 0) {
+		(void) priv_unlinkat(stage_fd, tmp, AT_REMOVEDIR);
+		return r;
+	}
+	*ret_fd = TAKE_FD(fd);
+	return 0;
+}
+
+int
+dir_check_root(int fd, mode_t mode)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	return st.st_uid == 0 && st.st_gid == 0 && (st.st_mode & 07777) == mode ? 0 : -EPERM;
+}
+
+int
+dir_root_owned(int parent_fd, const char *name, mode_t mode, int stage_fd, uid_t uid, int *ret_fd)
+{
+	const int dir = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
+	_cleanup_close_ int fd = openat(parent_fd, name, dir);
+	char tmp[32];
+	int r;
+
+	/* Under uid's per-user lock: no other helper is making it, so a temporary of that
+	 * name is a killed helper's (empty: nobody else can reach into .locks). */
+	if (fd < 0 && errno == ENOENT) {
+		(void) snprintf(tmp, sizeof(tmp), ".new-%u-dir", (unsigned) uid);
+		(void) priv_unlinkat(stage_fd, tmp, AT_REMOVEDIR);
+		r = make_staged(stage_fd, tmp, parent_fd, name, mode, &fd);
+		if (r < 0)
+			return r;
+	}
+	if (fd < 0)
+		return -errno;
+	r = dir_check_root(fd, mode);
+	if (r == 0)
+		*ret_fd = TAKE_FD(fd);
+	return r;
 }
 
 /* The workspace's inode count (nr_inodes) for a disk limit of disk bytes: one per page of
@@ -108,7 +194,7 @@ ws_mount(struct session *s, char *note, size_t notelen)
 
 	/* The mount point: made by us in the root-owned <uid> dir, so the user cannot swap
 	 * it; made in .locks (as .new-<id>, unique as the id is) and handed to root 0700
-	 * before it appears (rootdir.c). */
+	 * before it appears (make_staged()). */
 	(void) snprintf(tmp, sizeof(tmp), ".new-%s", s->id);
 	r = make_staged(s->lockdir_fd, tmp, s->uiddir_fd, s->id, 0700, &dirfd);
 	if (r < 0)
@@ -120,6 +206,164 @@ ws_mount(struct session *s, char *note, size_t notelen)
 		(void) snprintf(note, notelen, "disk: tmpfs default size (half of RAM)");
 	s->ws_fd = r; /* O_PATH fd of the tmpfs root, tmpfs by making */
 	return 0;
+}
+
+/*
+ * Emptying a directory tree the user controls (a workspace tmpfs) without
+ * following anything in it, and
+ * shrinking a workspace tmpfs so that a descriptor held from outside cannot refill it.
+ * Trusts nothing below the dirfd it is given: every step is relative to a dirfd, every open
+ * is openat2() with RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS |
+ * RESOLVE_NO_XDEV and O_NOFOLLOW, removal is unlinkat() on the parent's dirfd, so a symlink,
+ * a mount or a rename planted by the user can only make us fail, never act elsewhere.
+ * Regular files are truncated before they are unlinked: a descriptor held from outside
+ * would otherwise keep their pages (charged to the sandbox's cgroup, then to its parent).
+ * Capabilities (through priv.c): CAP_DAC_OVERRIDE (the user may chmod 000 what is theirs);
+ * CAP_SYS_ADMIN for fspick()/fsconfig() of the workspace's own superblock.
+ */
+
+#define DEPTH_MAX  32 /* deeper dirs are moved up to the top and done later */
+#define PASSES_MAX 64 /* whole-tree passes before we give up (user racing us) */
+
+static int
+open_beneath(int dirfd, const char *name, int flags)
+{
+	return priv_openat2(dirfd, name, flags | O_NOFOLLOW | O_NOCTTY,
+			    RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS |
+				    RESOLVE_NO_XDEV);
+}
+
+/* Truncate <dirfd>/<name> if it is a regular file.  O_NONBLOCK: a FIFO must not block
+ * us; nodev on the mount: a device node cannot be opened. */
+static void
+truncate_at(int dirfd, const char *name)
+{
+	_cleanup_close_ int fd = open_beneath(dirfd, name, O_WRONLY | O_NONBLOCK);
+	struct stat st;
+
+	if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+		(void) !ftruncate(fd, 0); /* best effort: ws_shrink() finds what stays */
+}
+
+/* Empty the directory behind dirfd.  Directories deeper than DEPTH_MAX are renamed to
+ * <topfd>/.sc-deep-<n> (same filesystem) and left for the next pass.  Returns the number
+ * of entries that could not be removed. */
+static unsigned
+empty_at(int topfd, int dirfd, unsigned depth, unsigned *moved)
+{
+	_cleanup_free_ struct dir_iter *it = calloc(1, sizeof(*it)); /* not on the stack:
+									 * DEPTH_MAX deep */
+	_cleanup_close_ int lfd = -EBADF;
+	unsigned left = 0;
+	unsigned char type;
+	const char *n;
+
+	if (it == NULL)
+		return 1;
+	/* A fresh fd for the listing: getdents64 on it directly. */
+	it->fd = lfd = open_beneath(dirfd, ".", O_RDONLY | O_DIRECTORY);
+	if (lfd < 0)
+		return 1;
+	while ((n = dir_next(it, &type)) != NULL) {
+		_cleanup_close_ int sub = -EBADF;
+		char to[32];
+		int r;
+
+		/* A file is truncated first: a held fd or another link would keep its pages.  An
+		 * entry replaced meanwhile by one of the other type fails and is counted: the next
+		 * pass sees it as it is. */
+		if (type != DT_DIR)
+			truncate_at(dirfd, n);
+		r = priv_unlinkat(dirfd, n, type == DT_DIR ? AT_REMOVEDIR : 0);
+		if (r < 0 && r != -ENOENT && type == DT_DIR && depth >= DEPTH_MAX) {
+			(void) snprintf(to, sizeof(to), ".sc-deep-%u", (*moved)++);
+			r = priv_renameat2(dirfd, n, topfd, to, 0);
+		} else if (r < 0 && r != -ENOENT && type == DT_DIR) {
+			sub = open_beneath(dirfd, n, O_RDONLY | O_DIRECTORY);
+			if (sub >= 0)
+				left += empty_at(topfd, sub, depth + 1, moved);
+			r = sub < 0 ? sub : priv_unlinkat(dirfd, n, AT_REMOVEDIR);
+		}
+		if (r < 0 && r != -ENOENT)
+			left++;
+	}
+	return left + (errno != 0); /* a listing error: not known to be empty */
+}
+
+/* Whether the directory behind dirfd is known to be empty (. and .. excluded). */
+static bool
+dir_is_empty(int dirfd)
+{
+	_cleanup_close_ int fd = open_beneath(dirfd, ".", O_RDONLY | O_DIRECTORY);
+	struct dir_iter it = { .fd = fd };
+
+	return fd >= 0 && dir_next(&it, NULL) == NULL && errno == 0;
+}
+
+/* Remove everything below dirfd (truncating regular files first).  -ENOTEMPTY when the
+ * user kept refilling it through a held descriptor for every pass. */
+static int
+tree_empty(int dirfd)
+{
+	unsigned moved = 0;
+
+	for (int pass = 0; pass < PASSES_MAX; pass++) {
+		if (empty_at(dirfd, dirfd, 0, &moved) == 0 && dir_is_empty(dirfd))
+			return 0;
+	}
+	return -ENOTEMPTY;
+}
+
+/* Reconfigure the tmpfs whose root is rootfd to one page and the inodes in use.  -EBUSY
+ * while data is still stored in it (an unlinked file held open from outside). */
+static int
+ws_shrink(int rootfd)
+{
+	char page[32], inodes[32];
+	struct statfs sfs;
+	int r;
+
+	if (fstatfs(rootfd, &sfs) < 0)
+		return -errno;
+	if (sfs.f_type != TMPFS_MAGIC)
+		return -EXDEV;
+	/* Data still stored after emptying: an unlinked file held open from outside. */
+	if (sfs.f_blocks > sfs.f_bfree)
+		return -EBUSY;
+	/* Inodes in use: the root, and unlinked (now empty) files still held open.  No more
+	 * than those: a held directory fd cannot create anything new. */
+	(void) snprintf(inodes, sizeof(inodes), "%llu",
+			sfs.f_files > sfs.f_ffree ? (unsigned long long) (sfs.f_files - sfs.f_ffree)
+						  : 1ULL);
+	(void) snprintf(page, sizeof(page), "%ld", sysconf(_SC_PAGESIZE));
+	/* The workspace's own superblock, with our own two numbers; fspick() wants the root
+	 * of a mount: rootfd is the workspace's own root.  tmpfs refuses (EINVAL) a size below
+	 * the blocks in use or an inode count below the inodes in use: something refilled it
+	 * meanwhile; the caller empties again. */
+	r = priv_tmpfs_resize(rootfd, page, inodes);
+	return r == -EINVAL ? -EBUSY : r;
+}
+
+/* tree_empty() then ws_shrink(), a few rounds.  0: empty and shrunk. */
+static int
+ws_empty_and_shrink(int rootfd)
+{
+	struct statfs sfs;
+	int r = -EBUSY;
+	/* Only the root inode and no data: nothing to walk (a command that left nothing, the
+	 * usual case).  What appears meanwhile meets the shrink, as after a walk: it fails
+	 * while data is stored, and leaves no room for more. */
+	bool empty = fstatfs(rootfd, &sfs) == 0 && sfs.f_files - sfs.f_ffree <= 1 &&
+		     sfs.f_blocks == sfs.f_bfree;
+
+	/* The user may write through a held descriptor while we empty: empty, then shrink,
+	 * which fails while anything is still stored; a few rounds, then give up. */
+	for (int i = 0; i < 4 && r == -EBUSY; i++) {
+		r = i == 0 && empty ? 0 : tree_empty(rootfd);
+		if (r == 0 || r == -ENOTEMPTY)
+			r = ws_shrink(rootfd);
+	}
+	return r;
 }
 
 int

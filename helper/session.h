@@ -120,7 +120,7 @@ int ws_detach(int uiddir_fd, const char *id);
  * leftover's own lock file decides). */
 void reclaim_leftovers(struct session *s);
 
-/* rootdir.c: root-owned directories made without a window for the user. */
+/* op_mount.c: root-owned directories made without a window for the user. */
 /* 0 if the directory fd is owned by 0:0 with exactly mode, -EPERM if not, -errno. */
 int dir_check_root(int fd, mode_t mode);
 /* Open <parent>/<name> (mode lets everyone search it: opened without a capability),
@@ -129,11 +129,6 @@ int dir_check_root(int fd, mode_t mode);
  * renamed into place.  Only under uid's per-user lock (user.c). */
 int dir_root_owned(int parent_fd, const char *name, mode_t mode, int stage_fd, uid_t uid,
 		   int *ret_fd);
-/* Make <parent>/<name> as dir_root_owned() makes a new one: as tmp (".new-<uid>-dir" or
- * ".new-<id>", names reclaim knows) in stage_fd (which must be the root 0700 .locks),
- * without looking for an existing one first (-EEXIST if there is). */
-int make_staged(int stage_fd, const char *tmp, int parent_fd, const char *name, mode_t mode,
-		int *ret_fd);
 
 /* user.c: the per-user lock and level. */
 /* Generous: only helpers of the same uid wait for it (concurrent CREATEs of one user queue
