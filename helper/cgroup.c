@@ -107,7 +107,8 @@ cg_write_max(int fd, uint64_t memory, uint64_t cpu, uint64_t pids)
 		(void) snprintf(c, sizeof(c), "%" PRIu64 " 100000", cpu * 1000);
 	if (pids != UINT64_MAX)
 		(void) snprintf(p, sizeof(p), "%" PRIu64, pids);
-	priv_openat_each(fd, files, ELEMENTSOF(files), O_WRONLY, fds);
+	for (size_t i = 0; i < ELEMENTSOF(files); i++)
+		fds[i] = priv_openat(fd, files[i], O_WRONLY | O_NOFOLLOW, 0);
 	return cg_write_fds(fds, (const char *const[]){ m, c, p }, ELEMENTSOF(fds));
 }
 

@@ -22,7 +22,7 @@ int cg_take_at(int parent_fd, const char *name, int *ret_fd);
 /* Write memory.max, cpu.max (cpu in percent of one CPU per 100 ms period) and pids.max of
  * the cgroup behind fd (root's files: through priv.c); UINT64_MAX is "max". */
 int cg_write_max(int fd, uint64_t memory, uint64_t cpu, uint64_t pids);
-/* Write values[i] into fds[i] (files of a cgroup, from priv_openat_each()) with one write(2)
+/* Write values[i] into fds[i] (files of a cgroup, from priv_openat()) with one write(2)
  * each, and close them all: 0, or the first -errno (an fd that is one too). */
 int cg_write_fds(int *fds, const char *const *values, size_t n);
 /* Open (unless *fdp is already an fd of it; making it if missing) the per-user level

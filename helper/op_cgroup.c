@@ -194,7 +194,8 @@ write_limits(struct session *s, char *note, size_t notelen)
 			 v[POLICY_PIDS] ? v[POLICY_PIDS] : UINT64_MAX);
 	if (r < 0)
 		return r;
-	priv_openat_each(s->leaf_fd, files, ELEMENTSOF(files), O_WRONLY, fds);
+	for (size_t i = 0; i < ELEMENTSOF(files); i++)
+		fds[i] = priv_openat(s->leaf_fd, files[i], O_WRONLY | O_NOFOLLOW, 0);
 	s->kill_fd = fds[1];
 	r = cg_write_fds(fds, (const char *const[]){ "1" }, 1);
 	/* memory.swap.max is absent when swap accounting is off (or no swap controller): then
