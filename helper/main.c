@@ -116,13 +116,19 @@ in_initial_userns(void)
 }
 
 /* Why the helper cannot work, or "" (refusals are sent at HELLO and written to stderr).
- * no_new_privs is refused even with capabilities (run as root): docs/kernel.md 4. */
+ * no_new_privs is refused even with capabilities (run as root): docs/kernel.md 4.  Limits
+ * of the user's that a session cannot work under are refused with the fix, rather than
+ * failing a later step less clearly (RLIMIT_FSIZE only matters to a deadline record:
+ * deadline_record() checks it).  Only the soft limits are checked, and not raised: the
+ * sandbox's first process inherits them.  One lowered later (prlimit(2)) only fails a step
+ * closed: SECURITY.md, "What a user does to their own helper's process". */
 static void
 check_privilege(struct session *s)
 {
 	char missing[128];
 	bool caps = caps_init(missing, sizeof(missing)) == 0;
 	const char *why = NULL;
+	struct rlimit rl;
 
 	if (prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) != 0)
 		why = "no_new_privs is set, so the kernel withheld the helper's file capabilities; "
@@ -140,19 +146,7 @@ check_privilege(struct session *s)
 			"not installed with them); the admin can fix it with: setcap "
 			"cap_dac_override,cap_chown,cap_sys_admin,cap_net_admin,cap_bpf=p %s",
 			missing, SC_HELPER_PATH);
-}
-
-/* Limits of the user's that a session cannot work under are refused at HELLO with the fix,
- * rather than failing a later step less clearly (RLIMIT_FSIZE only matters to a deadline
- * record: deadline_record() checks it).  Only the soft limits are checked, and
- * not raised: the sandbox's first process inherits them.  One lowered later (prlimit(2))
- * only fails a step closed: SECURITY.md, "What a user does to their own helper's process". */
-static void
-check_limits(struct session *s)
-{
-	struct rlimit rl;
-
-	if (s->refusal == 0 && getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < 64)
+	else if (s->refusal == 0 && getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < 64)
 		s->refusal =
 			refuse(s->refusal_msg, sizeof(s->refusal_msg), EMFILE,
 			       "RLIMIT_NOFILE is %llu, below the 64 the helper needs; raise it "
@@ -226,7 +220,6 @@ main(int argc, char **argv)
 		return EXIT_FAILURE;
 	}
 	check_privilege(s);
-	check_limits(s);
 	if (s->refusal != 0)
 		(void) fprintf(stderr, "sandcap-helper: %s\n", s->refusal_msg);
 
