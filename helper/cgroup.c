@@ -141,7 +141,7 @@ cg_user_level(int root_fd, uid_t uid, int *fdp)
 	(void) snprintf(name, sizeof(name), "%u", (unsigned) uid);
 	/* Not opened yet (open_dirs() found none): the fixed name <uid> in root's 0700
 	 * parent, made if missing.  Made by the helpers of uid only, under their per-user
-	 * lock (user.c); it stays after the user's last sandbox (session.c).  A subdirectory
+	 * lock (user_lock()); it stays after the user's last sandbox (session.c).  A subdirectory
 	 * of the checked cgroup2 root: cgroup2 too (only root could mount anything on it). */
 	if (fd < 0) {
 		r = priv_mkdirat(root_fd, name, 0755);

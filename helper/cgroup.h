@@ -27,7 +27,7 @@ int cg_write_max(int fd, uint64_t memory, uint64_t cpu, uint64_t pids);
 int cg_write_fds(int *fds, const char *const *values, size_t n);
 /* Open (unless *fdp is already an fd of it; making it if missing) the per-user level
  * <root>/<uid>, and make sure it is root-owned 0755, its controllers enabled for the
- * leaves when it is made.  Its totals are user.c's (user_write_totals()).  *fdp is -EBADF
+ * leaves when it is made.  Its totals are written by user_write_totals().  *fdp is -EBADF
  * on failure. */
 int cg_user_level(int root_fd, uid_t uid, int *fdp);
 /* rmdir <parent>/<name>, retrying EBUSY a few times over at most ~1 s. */

@@ -30,7 +30,7 @@ struct session {
 	int lockdir_fd;  /* workspace_root/.locks, root 0700 */
 	int uiddir_fd;   /* workspace_root/<uid>, root 0755 (from CREATE on) */
 	int ucg_fd;      /* cgroup_root/<uid>: the per-user level (ditto) */
-	int ulock_fd;    /* .locks/user-<uid>.lock (user.c) */
+	int ulock_fd;    /* .locks/user-<uid>.lock (user_lock()) */
 	int deadline_fd; /* SC_DEADLINE_DIR, if it existed at HELLO */
 
 	char id[CG_NAME_MAX];   /* "" until CREATE picked a name */
@@ -126,23 +126,14 @@ int dir_check_root(int fd, mode_t mode);
 /* Open <parent>/<name> (mode lets everyone search it: opened without a capability),
  * creating it if missing; either way it must be a directory owned by 0:0 with exactly
  * mode.  A new one is made as .new-<uid>-dir in stage_fd (the root 0700 .locks) and
- * renamed into place.  Only under uid's per-user lock (user.c). */
+ * renamed into place.  Only under uid's per-user lock (user_lock()). */
 int dir_root_owned(int parent_fd, const char *name, mode_t mode, int stage_fd, uid_t uid,
 		   int *ret_fd);
 
-/* user.c: the per-user lock and level. */
-/* Generous: only helpers of the same uid wait for it (concurrent CREATEs of one user queue
- * here), and a user who stops a helper holding it delays only their own sandboxes. */
+/* The per-user lock (op_cgroup.c, user_lock()).  Generous: only helpers of the same uid
+ * wait for it (concurrent CREATEs of one user queue here), and a user who stops a helper
+ * holding it delays only their own sandboxes. */
 #define USER_LOCK_MS 30000
-/* Take the per-user lock (bounded; -EAGAIN with msg when another helper of the uid holds
- * it too long); flock(ulock_fd, LOCK_UN) releases it.  Never held across client I/O. */
-int user_lock(struct session *s, char *msg, size_t msglen);
-/* Under the lock: workspace_root/<uid> and cgroup_root/<uid>, made if missing. */
-int user_prepare(struct session *s, char *msg, size_t msglen);
-/* Under the lock: how many leaves of s->uid the per-user level holds. */
-int user_count(struct session *s, unsigned *ret_live);
-/* The policy's totals into the per-user level (max where it sets none). */
-int user_write_totals(struct session *s, char *msg, size_t msglen);
 
 /* deadline.c: deadline records for sandcap-reaper (lib/deadline-record.h), written at
  * CREATE, removed at teardown; and the next helper of any user kills the expired sandboxes
