@@ -551,7 +551,9 @@ op_create(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr 
 	    wire_get_u32(rd, &proxy_port) < 0 ||
 	    wire_get_session(rd, &s->role, s->join, sizeof(s->join)) < 0 || wire_get_end(rd) < 0)
 		return -EBADMSG;
-	if (net_check_request(net, proxy_port) < 0 || fs > POLICY_FS_STRICT)
+	/* Wire values (PROTOCOL.md 3.2): a port only with proxy, and then a real one. */
+	if (net > POLICY_NET_NONE || (net == POLICY_NET_PROXY) != (proxy_port != 0) ||
+	    proxy_port > 65535 || fs > POLICY_FS_STRICT)
 		return -EBADMSG;
 	/* --fs is applied by sandcap in the child; --net other than host is enforced here, by
 	 * the BPF programs net_attach() puts on the leaf.  Refuse less than the policy says.

@@ -21,17 +21,6 @@
 #include "session.h"
 
 int
-net_check_request(uint32_t net, uint32_t proxy_port)
-{
-	if (net > POLICY_NET_NONE)
-		return -EBADMSG;
-	/* A port only with proxy, and then a real one. */
-	if ((net == POLICY_NET_PROXY) != (proxy_port != 0) || proxy_port > 65535)
-		return -EBADMSG;
-	return 0;
-}
-
-int
 net_attach(struct session *s, uint32_t net, uint16_t proxy_port, char *msg, size_t msglen)
 {
 	static const enum netbpf_mode mode_of[] = { [POLICY_NET_NONE] = NETBPF_NONE,
@@ -39,7 +28,7 @@ net_attach(struct session *s, uint32_t net, uint16_t proxy_port, char *msg, size
 						    [POLICY_NET_PROXY] = NETBPF_PROXY };
 	enum netbpf_mode mode;
 
-	/* net_check_request() checked the range at CREATE. */
+	/* op_create() checked the range. */
 	if (net == POLICY_NET_HOST)
 		return 0;
 	mode = mode_of[net];
