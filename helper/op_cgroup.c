@@ -363,14 +363,11 @@ level_limit(int fd, const char *file, uint64_t *ret)
 {
 	unsigned long long q = 0, p = 100000;
 	char buf[64];
-	size_t n = 0;
-	int r = priv_read_at(fd, file, buf, sizeof(buf), &n);
+	int r = priv_read_at(fd, file, buf, sizeof(buf), NULL);
 
 	if (r < 0)
 		return r;
-	if (strneq(buf, "max", 3))
-		q = 0;
-	else if (sscanf(buf, "%llu %llu", &q, &p) < 1 || p == 0)
+	if (!strneq(buf, "max", 3) && (sscanf(buf, "%llu %llu", &q, &p) < 1 || p == 0))
 		return -EINVAL;
 	*ret = streq(file, "cpu.max") ? q * 100 / p : q;
 	return 0;
@@ -385,7 +382,6 @@ session_join(struct session *s, const uint64_t *req, char *msg, size_t msglen)
 	static const char *const file[] = { "memory.max", "cpu.max", "pids.max" };
 	_cleanup_close_ int lfd = -EBADF;
 	char buf[128] = "", lock[CG_NAME_MAX + 8];
-	size_t n = 0;
 	uid_t owner;
 	int fd = -EBADF, r = -ENOENT;
 
@@ -396,7 +392,7 @@ session_join(struct session *s, const uint64_t *req, char *msg, size_t msglen)
 		lfd = priv_openat(s->lockdir_fd, lock, O_RDWR | O_NOFOLLOW, 0);
 		r = cg_leaf_fd_ok(fd);
 		if (r == 0)
-			r = priv_read_at(fd, "cgroup.subtree_control", buf, sizeof(buf), &n);
+			r = priv_read_at(fd, "cgroup.subtree_control", buf, sizeof(buf), NULL);
 		/* Its lock free (or gone): no helper keeps the session, which is a leftover. */
 		if (r == 0 &&
 		    (!word_in_list(buf, "memory") || lfd < 0 || flock(lfd, LOCK_SH | LOCK_NB) == 0))
