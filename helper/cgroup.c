@@ -131,14 +131,12 @@ cg_write_fds(int *fds, const char *const *values, size_t n)
 }
 
 int
-cg_user_level(int root_fd, uid_t uid, int *fdp)
+cg_user_level(int root_fd, const char *name, int *fdp)
 {
 	_cleanup_close_ int fd = TAKE_FD(*fdp);
-	char name[16];
 	struct stat st;
 	int r;
 
-	(void) snprintf(name, sizeof(name), "%u", (unsigned) uid);
 	/* Not opened yet (open_dirs() found none): the fixed name <uid> in root's 0700
 	 * parent, made if missing.  Made by the helpers of uid only, under their per-user
 	 * lock (user_lock()); it stays after the user's last sandbox (session.c).  A subdirectory

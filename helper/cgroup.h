@@ -26,10 +26,10 @@ int cg_write_max(int fd, uint64_t memory, uint64_t cpu, uint64_t pids);
  * each, and close them all: 0, or the first -errno (an fd that is one too). */
 int cg_write_fds(int *fds, const char *const *values, size_t n);
 /* Open (unless *fdp is already an fd of it; making it if missing) the per-user level
- * <root>/<uid>, and make sure it is root-owned 0755, its controllers enabled for the
+ * <root>/<name> (name: the uid in decimal), and make sure it is root-owned 0755, its controllers enabled for the
  * leaves when it is made.  Its totals are written by user_write_totals().  *fdp is -EBADF
  * on failure. */
-int cg_user_level(int root_fd, uid_t uid, int *fdp);
+int cg_user_level(int root_fd, const char *name, int *fdp);
 /* rmdir <parent>/<name>, retrying EBUSY a few times over at most ~1 s. */
 int cg_remove_at(int parent_fd, const char *name);
 /* The same, after rmdir of its child cgroups (a session level's calls), emptied already. */

@@ -315,14 +315,13 @@ user_prepare(struct session *s, char *msg, size_t msglen)
 
 	(void) snprintf(uidname, sizeof(uidname), "%u", (unsigned) s->uid);
 	if (s->uiddir_fd < 0) {
-		r = dir_root_owned(s->wsroot_fd, uidname, 0755, s->lockdir_fd, s->uid,
-				   &s->uiddir_fd);
+		r = dir_root_owned(s->wsroot_fd, uidname, 0755, s->lockdir_fd, &s->uiddir_fd);
 		if (r < 0)
 			return refuse(msg, msglen, -ENOTSUP,
 				      "cannot prepare %s/%s (root-owned 0755): %s",
 				      policy_workspace_root(s->policy), uidname, strerror(-r));
 	}
-	r = cg_user_level(s->cgroot_fd, s->uid, &s->ucg_fd);
+	r = cg_user_level(s->cgroot_fd, uidname, &s->ucg_fd);
 	if (r < 0)
 		return refuse(msg, msglen, r == -ENOENT ? -ENOTSUP : r,
 			      "cannot prepare the per-user cgroup %s/%s: %s",

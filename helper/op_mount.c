@@ -112,7 +112,7 @@ dir_check_root(int fd, mode_t mode)
 }
 
 int
-dir_root_owned(int parent_fd, const char *name, mode_t mode, int stage_fd, uid_t uid, int *ret_fd)
+dir_root_owned(int parent_fd, const char *name, mode_t mode, int stage_fd, int *ret_fd)
 {
 	const int dir = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
 	_cleanup_close_ int fd = openat(parent_fd, name, dir);
@@ -122,7 +122,7 @@ dir_root_owned(int parent_fd, const char *name, mode_t mode, int stage_fd, uid_t
 	/* Under uid's per-user lock: no other helper is making it, so a temporary of that
 	 * name is a killed helper's (empty: nobody else can reach into .locks). */
 	if (fd < 0 && errno == ENOENT) {
-		(void) snprintf(tmp, sizeof(tmp), ".new-%u-dir", (unsigned) uid);
+		(void) snprintf(tmp, sizeof(tmp), ".new-%s-dir", name);
 		(void) priv_unlinkat(stage_fd, tmp, AT_REMOVEDIR);
 		r = make_staged(stage_fd, tmp, parent_fd, name, mode, &fd);
 		if (r < 0)

@@ -125,10 +125,9 @@ void reclaim_leftovers(struct session *s);
 int dir_check_root(int fd, mode_t mode);
 /* Open <parent>/<name> (mode lets everyone search it: opened without a capability),
  * creating it if missing; either way it must be a directory owned by 0:0 with exactly
- * mode.  A new one is made as .new-<uid>-dir in stage_fd (the root 0700 .locks) and
- * renamed into place.  Only under uid's per-user lock (user_lock()). */
-int dir_root_owned(int parent_fd, const char *name, mode_t mode, int stage_fd, uid_t uid,
-		   int *ret_fd);
+ * mode.  A new one is made as .new-<name>-dir in stage_fd (the root 0700 .locks) and
+ * renamed into place.  Only under the per-user lock (user_lock()) of the user it is for. */
+int dir_root_owned(int parent_fd, const char *name, mode_t mode, int stage_fd, int *ret_fd);
 
 /* The per-user lock (op_cgroup.c, user_lock()).  Generous: only helpers of the same uid
  * wait for it (concurrent CREATEs of one user queue here), and a user who stops a helper
