@@ -56,23 +56,11 @@ wait_ms(const struct session *s)
 	return now >= end ? 0 : (int) (end - now < INT32_MAX ? end - now : INT32_MAX);
 }
 
-/* The signals the helper blocks for its whole life (read from its signalfd): SIGTERM/
- * SIGHUP end it, SIGINT/SIGQUIT are sandcap's to handle. */
+/* The signals blocked for the helper's whole life go to mask (for its signalfd):
+ * SIGTERM/SIGHUP end it, SIGINT/SIGQUIT are sandcap's to handle. */
 static void
-helper_sigmask(sigset_t *mask)
+scrub_process(sigset_t *mask)
 {
-	sigemptyset(mask);
-	sigaddset(mask, SIGTERM);
-	sigaddset(mask, SIGHUP);
-	sigaddset(mask, SIGINT);
-	sigaddset(mask, SIGQUIT);
-}
-
-static void
-scrub_process(void)
-{
-	sigset_t mask;
-
 	/* In secure mode (file capabilities gained: AT_SECURE) the dynamic loader has already
 	 * opened /dev/null on any of fds 0-2 that was closed (glibc __libc_check_standard_fds,
 	 * aborting if it could not); otherwise we do it. */
@@ -88,8 +76,12 @@ scrub_process(void)
 	 * default, or every signal if /proc/self/status cannot tell (lib/sigreset.c). */
 	(void) sig_reset_dispositions();
 	/* The inherited mask is replaced by ours at once. */
-	helper_sigmask(&mask);
-	if (sigprocmask(SIG_SETMASK, &mask, NULL) < 0)
+	sigemptyset(mask);
+	sigaddset(mask, SIGTERM);
+	sigaddset(mask, SIGHUP);
+	sigaddset(mask, SIGINT);
+	sigaddset(mask, SIGQUIT);
+	if (sigprocmask(SIG_SETMASK, mask, NULL) < 0)
 		abort();
 	/* Interval timers survive exec, but are not reset: one the user left can only end
 	 * the helper with its signal, which the user can do anyway with kill(2) (the
@@ -209,7 +201,7 @@ main(int argc, char **argv)
 	if (argc < 1)
 		abort();
 	(void) argv; /* never read: derive nothing from argv[0] */
-	scrub_process();
+	scrub_process(&mask);
 	log_setup("sandcap-helper", LOG_INFO, 1);
 	session_init(s, SOCK_FD);
 	if (check_socket(s) < 0) {
@@ -226,7 +218,6 @@ main(int argc, char **argv)
 	/* SIGTERM/SIGHUP: tear down and exit.  SIGINT/SIGQUIT from the terminal reach the
 	 * whole foreground group: sandcap handles them and tells us; we ignore them.  All four
 	 * are blocked since scrub_process(). */
-	helper_sigmask(&mask);
 	sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (sfd < 0)
 		return EXIT_FAILURE;
