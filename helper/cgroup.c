@@ -97,9 +97,7 @@ cg_take_at(int parent_fd, const char *name, int *ret_fd)
 int
 cg_write_max(int fd, uint64_t memory, uint64_t cpu, uint64_t pids)
 {
-	static const char *const files[] = { "memory.max", "cpu.max", "pids.max" };
 	char m[24] = "max", c[40] = "max 100000", p[24] = "max";
-	int fds[ELEMENTSOF(files)];
 
 	if (memory != UINT64_MAX)
 		(void) snprintf(m, sizeof(m), "%" PRIu64, memory);
@@ -107,27 +105,23 @@ cg_write_max(int fd, uint64_t memory, uint64_t cpu, uint64_t pids)
 		(void) snprintf(c, sizeof(c), "%" PRIu64 " 100000", cpu * 1000);
 	if (pids != UINT64_MAX)
 		(void) snprintf(p, sizeof(p), "%" PRIu64, pids);
-	for (size_t i = 0; i < ELEMENTSOF(files); i++)
-		fds[i] = priv_openat(fd, files[i], O_WRONLY | O_NOFOLLOW, 0);
-	return cg_write_fds(fds, (const char *const[]){ m, c, p }, ELEMENTSOF(fds));
+	return cg_write_at(fd, "memory.max", m) ?: cg_write_at(fd, "cpu.max", c)
+							  ?: cg_write_at(fd, "pids.max", p);
 }
 
+/* Root's files of a cgroup the helper holds by fd: cgroupfs checks the opener's credentials
+ * at open, so the write needs nothing. */
 int
-cg_write_fds(int *fds, const char *const *values, size_t n)
+cg_write_at(int fd, const char *name, const char *value)
 {
-	int r = 0;
+	_cleanup_close_ int wfd = priv_openat(fd, name, O_WRONLY | O_NOFOLLOW, 0);
+	size_t len = strlen(value);
+	ssize_t w;
 
-	for (size_t i = 0; i < n; i++) {
-		size_t len = strlen(values[i]);
-		ssize_t w;
-
-		if (r == 0 && fds[i] < 0)
-			r = fds[i];
-		else if (r == 0 && (w = write(fds[i], values[i], len)) != (ssize_t) len)
-			r = w < 0 ? -errno : -EIO;
-		fds[i] = safe_close(fds[i]);
-	}
-	return r;
+	if (wfd < 0)
+		return wfd;
+	w = write(wfd, value, len);
+	return w == (ssize_t) len ? 0 : w < 0 ? -errno : -EIO;
 }
 
 int
@@ -156,9 +150,7 @@ cg_user_level(int root_fd, const char *name, int *fdp)
 	 * files do not exist in leaves), then hand it to root.  A level that is root's has
 	 * had both. */
 	if (st.st_uid != 0 || st.st_gid != 0 || (st.st_mode & 07777) != 0755) {
-		int sc = priv_openat(fd, "cgroup.subtree_control", O_WRONLY | O_NOFOLLOW, 0);
-
-		r = cg_write_fds(&sc, (const char *const[]){ "+cpu +memory +pids" }, 1);
+		r = cg_write_at(fd, "cgroup.subtree_control", "+cpu +memory +pids");
 		if (r == 0)
 			r = cg_take(fd);
 		if (r < 0)

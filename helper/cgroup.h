@@ -22,9 +22,8 @@ int cg_take_at(int parent_fd, const char *name, int *ret_fd);
 /* Write memory.max, cpu.max (cpu in percent of one CPU per 100 ms period) and pids.max of
  * the cgroup behind fd (root's files: through priv.c); UINT64_MAX is "max". */
 int cg_write_max(int fd, uint64_t memory, uint64_t cpu, uint64_t pids);
-/* Write values[i] into fds[i] (files of a cgroup, from priv_openat()) with one write(2)
- * each, and close them all: 0, or the first -errno (an fd that is one too). */
-int cg_write_fds(int *fds, const char *const *values, size_t n);
+/* Write value into <fd>/<name> (a control file) with one write(2): 0 or -errno. */
+int cg_write_at(int fd, const char *name, const char *value);
 /* Open (unless *fdp is already an fd of it; making it if missing) the per-user level
  * <root>/<name> (name: the uid in decimal), and make sure it is root-owned 0755, its controllers enabled for the
  * leaves when it is made.  Its totals are written by user_write_totals().  *fdp is -EBADF

@@ -184,29 +184,26 @@ op_hello(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr *
 static int
 write_limits(struct session *s, char *note, size_t notelen)
 {
-	static const char *const files[] = { "memory.oom.group", "cgroup.kill", "memory.swap.max" };
 	const uint64_t *v = s->eff.v;
-	int fds[ELEMENTSOF(files)], r;
+	int r;
 
 	/* 0 in a sandbox's limits is "no limit". */
 	r = cg_write_max(s->leaf_fd, v[POLICY_MEMORY] ? v[POLICY_MEMORY] : UINT64_MAX,
 			 v[POLICY_CPU] ? v[POLICY_CPU] : UINT64_MAX,
-			 v[POLICY_PIDS] ? v[POLICY_PIDS] : UINT64_MAX);
+			 v[POLICY_PIDS] ? v[POLICY_PIDS] : UINT64_MAX)
+		    ?: cg_write_at(s->leaf_fd, "memory.oom.group", "1");
 	if (r < 0)
 		return r;
-	for (size_t i = 0; i < ELEMENTSOF(files); i++)
-		fds[i] = priv_openat(s->leaf_fd, files[i], O_WRONLY | O_NOFOLLOW, 0);
-	s->kill_fd = fds[1];
-	r = cg_write_fds(fds, (const char *const[]){ "1" }, 1);
+	s->kill_fd = priv_openat(s->leaf_fd, "cgroup.kill", O_WRONLY | O_NOFOLLOW, 0);
+	if (s->kill_fd < 0)
+		return s->kill_fd;
 	/* memory.swap.max is absent when swap accounting is off (or no swap controller): then
 	 * no swap can be charged to the leaf only if there is no swap; we accept and say so in
 	 * the reply rather than fail. */
-	if (fds[2] == -ENOENT)
+	r = cg_write_at(s->leaf_fd, "memory.swap.max", "0");
+	if (r == -ENOENT)
 		(void) snprintf(note, notelen, "swap: not accounted (memory.swap.max absent)");
-	else if (r == 0)
-		r = cg_write_fds(&fds[2], (const char *const[]){ "0" }, 1);
-	(void) safe_close(fds[2]);
-	return r < 0 ? r : s->kill_fd < 0 ? s->kill_fd : 0;
+	return r == -ENOENT ? 0 : r;
 }
 
 /* The sandbox's lock file: made without a name in root's 0700 .locks, locked, and only then
@@ -469,10 +466,7 @@ create_rest(struct session *s, uint32_t net, uint16_t proxy_port, char *msg, siz
 			      r == -ENOENT ? " (a controller is not enabled in cgroup_root)" : "");
 	/* A session level holds only its calls' leaves (the kernel then refuses SPAWN in it). */
 	if (s->role == WIRE_SESSION_LEVEL) {
-		int fd =
-			priv_openat(s->leaf_fd, "cgroup.subtree_control", O_WRONLY | O_NOFOLLOW, 0);
-
-		r = cg_write_fds(&fd, (const char *const[]){ "+cpu +memory +pids" }, 1);
+		r = cg_write_at(s->leaf_fd, "cgroup.subtree_control", "+cpu +memory +pids");
 		if (r < 0)
 			return refuse(msg, msglen, r, "cannot enable controllers in session %s: %s",
 				      s->id, strerror(-r));
