@@ -1,14 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Contract: the per-sandbox tmpfs workspace at workspace_root/<uid>/<id>, the lock dir
- * workspace_root/.locks, the root-owned directories in workspace_root, emptying and
- * shrinking a workspace, and reclaiming a user's dead sandboxes.  Trusts: workspace_root
- * from the trust-checked policy (must be root-owned, not group/other-writable); names made
- * by the helper.  Never follows a user-controlled path: <uid> and .locks are root-owned
- * and verified, the tmpfs contents (owned by the user) are walked only beneath our own
- * fd of its root and without following anything (see the emptying below), and unmounting
- * goes through our own dirfd.  Capabilities (through priv.c): CAP_SYS_ADMIN for fsopen/
- * fsmount/move_mount/umount2; CAP_DAC_OVERRIDE and CAP_CHOWN for the root-owned dirs.
+ * Contract: the per-sandbox tmpfs workspace at workspace_root/<uid>/<id>, emptying and
+ * shrinking it, and reclaiming a user's dead sandboxes.  Trusts: workspace_root from the
+ * trust-checked policy (root-owned, not group/other-writable); names made by the helper.
+ * Never follows a user-controlled path: <uid> and .locks are root-owned and verified, the
+ * tmpfs contents (the user's) are walked only as below, and unmounting goes through our
+ * own dirfd.  Capabilities (through priv.c): CAP_SYS_ADMIN for fsopen/fsmount/move_mount/
+ * umount2/fspick; CAP_DAC_OVERRIDE and CAP_CHOWN for the root-owned dirs and the tree.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -55,85 +53,6 @@ ws_root_open(struct session *s, char *msg, size_t msglen)
 			      root);
 	s->wsroot_fd = TAKE_FD(fd);
 	return 0;
-}
-
-/*
- * The root-owned directories the helper makes in workspace_root (<uid>, the mount
- * points <uid>/<id>).  The helper runs with the user's fsuid, so mkdir(2) makes a directory
- * the user owns until we chown it.  To leave the user no window on it (chmod, symlinks,
- * ACLs, files inside), a directory is made under a temporary name (.new-...) inside the
- * staging dir .locks (root 0700: the user cannot even look up a name in it), given its
- * mode, chowned to root, and only then renamed into place (RENAME_NOREPLACE).  Nobody but
- * the helpers can reach it in .locks, so nothing can be planted in it, no ACL set and no
- * mode changed there: it needs no checks (make_staged()).  .locks itself and the deadline
- * dir are never made here: the packages and sandcap-setup make them (a helper that finds
- * one missing refuses).  Temporaries of a helper killed mid-way are removed by the next
- * helper of that uid: .new-<uid>-dir before it makes that dir again, under its per-user
- * lock, and a mount point's .new-<id> with the rest of that dead sandbox
- * (reclaim_leftovers()).
- * Capabilities (through priv.c): CAP_DAC_OVERRIDE (root-owned parents), CAP_CHOWN.
- */
-
-/* Make <parent>/<name> as dir_root_owned() makes a new one: as tmp (".new-<uid>-dir" or
- * ".new-<id>", names reclaim knows) in stage_fd (which must be the root 0700 .locks),
- * without looking for an existing one first (-EEXIST if there is). */
-static int
-make_staged(int stage_fd, const char *tmp, int parent_fd, const char *name, mode_t mode,
-	    int *ret_fd)
-{
-	_cleanup_close_ int fd = -EBADF;
-	int r = priv_mkdirat(stage_fd, tmp, 0700);
-
-	if (r < 0)
-		return r;
-	fd = priv_openat(stage_fd, tmp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW, 0);
-	/* Mode while we still own it (after the chown it would need CAP_FOWNER). */
-	r = fd < 0                                 ? fd
-	    : mode != 0700 && fchmod(fd, mode) < 0 ? neg_errno()
-						   : priv_fchown(fd, 0, 0);
-	if (r == 0)
-		r = priv_renameat2(stage_fd, tmp, parent_fd, name, RENAME_NOREPLACE);
-	if (r < 0) {
-		(void) priv_unlinkat(stage_fd, tmp, AT_REMOVEDIR);
-		return r;
-	}
-	*ret_fd = TAKE_FD(fd);
-	return 0;
-}
-
-int
-dir_check_root(int fd, mode_t mode)
-{
-	struct stat st;
-
-	if (fstat(fd, &st) < 0)
-		return -errno;
-	return st.st_uid == 0 && st.st_gid == 0 && (st.st_mode & 07777) == mode ? 0 : -EPERM;
-}
-
-int
-dir_root_owned(int parent_fd, const char *name, mode_t mode, int stage_fd, int *ret_fd)
-{
-	const int dir = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
-	_cleanup_close_ int fd = openat(parent_fd, name, dir);
-	char tmp[32];
-	int r;
-
-	/* Under uid's per-user lock: no other helper is making it, so a temporary of that
-	 * name is a killed helper's (empty: nobody else can reach into .locks). */
-	if (fd < 0 && errno == ENOENT) {
-		(void) snprintf(tmp, sizeof(tmp), ".new-%s-dir", name);
-		(void) priv_unlinkat(stage_fd, tmp, AT_REMOVEDIR);
-		r = make_staged(stage_fd, tmp, parent_fd, name, mode, &fd);
-		if (r < 0)
-			return r;
-	}
-	if (fd < 0)
-		return -errno;
-	r = dir_check_root(fd, mode);
-	if (r == 0)
-		*ret_fd = TAKE_FD(fd);
-	return r;
 }
 
 /* The workspace's inode count (nr_inodes) for a disk limit of disk bytes: one per page of
@@ -208,20 +127,14 @@ ws_mount(struct session *s, char *note, size_t notelen)
 	return 0;
 }
 
-/*
- * Emptying a directory tree the user controls (a workspace tmpfs) without
- * following anything in it, and
- * shrinking a workspace tmpfs so that a descriptor held from outside cannot refill it.
- * Trusts nothing below the dirfd it is given: every step is relative to a dirfd, every open
- * is openat2() with RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS |
- * RESOLVE_NO_XDEV and O_NOFOLLOW, removal is unlinkat() on the parent's dirfd, so a symlink,
- * a mount or a rename planted by the user can only make us fail, never act elsewhere.
- * Regular files are truncated before they are unlinked: a descriptor held from outside
- * would otherwise keep their pages (charged to the sandbox's cgroup, then to its parent).
- * Capabilities (through priv.c): CAP_DAC_OVERRIDE (the user may chmod 000 what is theirs);
- * CAP_SYS_ADMIN for fspick()/fsconfig() of the workspace's own superblock.
- */
-
+/* Emptying the workspace (the user's tree) without following anything in it, then
+ * shrinking it so that a descriptor held from outside cannot refill it.  Trusts nothing
+ * below the dirfd it is given: every step is relative to a dirfd, every open is openat2()
+ * with RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV and
+ * O_NOFOLLOW, removal is unlinkat() on the parent's dirfd: a symlink, a mount or a rename
+ * planted by the user can only make us fail.  Regular files are truncated before they are
+ * unlinked: a held descriptor would otherwise keep their pages (charged to the sandbox's
+ * cgroup).  CAP_DAC_OVERRIDE: the user may chmod 000 what is theirs. */
 #define DEPTH_MAX  32 /* deeper dirs are moved up to the top and done later */
 #define PASSES_MAX 64 /* whole-tree passes before we give up (user racing us) */
 

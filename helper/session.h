@@ -120,7 +120,7 @@ int ws_detach(int uiddir_fd, const char *id);
  * leftover's own lock file decides). */
 void reclaim_leftovers(struct session *s);
 
-/* op_mount.c: root-owned directories made without a window for the user. */
+/* user.c: root-owned directories made without a window for the user. */
 /* 0 if the directory fd is owned by 0:0 with exactly mode, -EPERM if not, -errno. */
 int dir_check_root(int fd, mode_t mode);
 /* Open <parent>/<name> (mode lets everyone search it: opened without a capability),
@@ -128,11 +128,28 @@ int dir_check_root(int fd, mode_t mode);
  * mode.  A new one is made as .new-<name>-dir in stage_fd (the root 0700 .locks) and
  * renamed into place.  Only under the per-user lock (user_lock()) of the user it is for. */
 int dir_root_owned(int parent_fd, const char *name, mode_t mode, int stage_fd, int *ret_fd);
+/* Make <parent>/<name> as dir_root_owned() makes a new one: as tmp (".new-<uid>-dir" or
+ * ".new-<id>", names reclaim knows) in stage_fd (which must be the root 0700 .locks),
+ * without looking for an existing one first (-EEXIST if there is). */
+int make_staged(int stage_fd, const char *tmp, int parent_fd, const char *name, mode_t mode,
+		int *ret_fd);
 
-/* The per-user lock (op_cgroup.c, user_lock()).  Generous: only helpers of the same uid
- * wait for it (concurrent CREATEs of one user queue here), and a user who stops a helper
- * holding it delays only their own sandboxes. */
+/* user.c: the per-user lock and level, and joining a session level.  USER_LOCK_MS is
+ * generous: only helpers of the same uid wait for it (concurrent CREATEs of one user queue
+ * here), and a user who stops a helper holding it delays only their own sandboxes. */
 #define USER_LOCK_MS 30000
+/* Take the per-user lock (bounded; -EAGAIN with msg when another helper of the uid holds
+ * it too long); flock(ulock_fd, LOCK_UN) releases it.  Never held across client I/O. */
+int user_lock(struct session *s, char *msg, size_t msglen);
+/* Under the lock: workspace_root/<uid> and cgroup_root/<uid>, made if missing. */
+int user_prepare(struct session *s, char *msg, size_t msglen);
+/* Under the lock: how many leaves of s->uid the per-user level holds. */
+int user_count(struct session *s, unsigned *ret_live);
+/* The policy's totals into the per-user level (max where it sets none). */
+int user_write_totals(struct session *s, char *msg, size_t msglen);
+/* Check a call's limits (req) against the session level s->join, found under the caller's
+ * own level only, and make s->ucg_fd that level's fd. */
+int session_join(struct session *s, const uint64_t *req, char *msg, size_t msglen);
 
 /* deadline.c: deadline records for sandcap-reaper (lib/deadline-record.h), written at
  * CREATE, removed at teardown; and the next helper of any user kills the expired sandboxes
