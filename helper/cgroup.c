@@ -28,12 +28,11 @@
 int
 cg_open_root(const char *root, int *ret_fd, char *subtree, size_t len)
 {
-	_cleanup_close_ int fd = -EBADF;
+	_cleanup_close_ int fd = priv_openat(AT_FDCWD, root, O_RDONLY | O_DIRECTORY, 0);
 	struct statfs sfs;
 	struct stat st;
 	int r;
 
-	fd = priv_openat(AT_FDCWD, root, O_RDONLY | O_DIRECTORY, 0);
 	if (fd < 0)
 		return fd;
 	if (fstatfs(fd, &sfs) < 0 || fstat(fd, &st) < 0)

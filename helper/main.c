@@ -98,13 +98,10 @@ scrub_process(sigset_t *mask)
 static bool
 in_initial_userns(void)
 {
-	char buf[32];
+	char buf[32] = ""; /* readlink() does not terminate: the rest stays 0 */
 	ssize_t n = readlink("/proc/self/ns/user", buf, sizeof(buf) - 1);
 
-	if (n <= 0)
-		return false;
-	buf[n] = '\0';
-	return streq(buf, "user:[4026531837]");
+	return n > 0 && streq(buf, "user:[4026531837]");
 }
 
 /* Why the helper cannot work, or "" (refusals are sent at HELLO and written to stderr).
@@ -181,9 +178,8 @@ static _Noreturn void
 finish(struct session *s, const char *why)
 {
 	char msg[SESSION_MSG_MAX] = "";
-	int r;
+	int r = session_teardown(s, msg, sizeof(msg));
 
-	r = session_teardown(s, msg, sizeof(msg));
 	if (s->id[0] != '\0')
 		log_info("uid %u pid %d: %s; session over", (unsigned) s->uid, (int) s->peer_pid,
 			 why);

@@ -332,7 +332,7 @@ op_create(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr 
 	uint64_t req[_POLICY_LIMIT_MAX];
 	char ws[sizeof(s->ws_path)];
 	uint32_t net, fs, proxy_port;
-	uint64_t page;
+	const uint64_t page = (uint64_t) sysconf(_SC_PAGESIZE);
 	int r;
 
 	for (size_t i = 0; i < ELEMENTSOF(order); i++)
@@ -370,7 +370,6 @@ op_create(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr 
 			      "cpu %" PRIu64 "%% is out of range (1%% to %d%%)",
 			      s->eff.v[POLICY_CPU], POLICY_CPU_MAX);
 	/* tmpfs rounds the workspace up to whole pages: never past the ceiling (then down). */
-	page = (uint64_t) sysconf(_SC_PAGESIZE);
 	r = policy_disk_pages(s->eff.v[POLICY_DISK], s->res.ceiling[POLICY_DISK], page,
 			      &s->eff.v[POLICY_DISK]);
 	if (r < 0)

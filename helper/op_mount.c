@@ -34,10 +34,9 @@ int
 ws_root_open(struct session *s, char *msg, size_t msglen)
 {
 	const char *root = policy_workspace_root(s->policy);
-	_cleanup_close_ int fd = -EBADF;
+	_cleanup_close_ int fd = open(root, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	struct stat st;
 
-	fd = open(root, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return refuse(
 			msg, msglen, -ENOTSUP,
@@ -79,7 +78,7 @@ ws_inodes(uint64_t disk)
 static int
 mount_tmpfs(struct session *s, int dirfd, uint64_t disk)
 {
-	_cleanup_close_ int fsfd = -EBADF;
+	_cleanup_close_ int fsfd = priv_fsopen_tmpfs();
 	char size[32] = "50%", inodes[32], uid[16], gid[16];
 	const char *const opts[][2] = {
 		{ "size", size }, { "nr_inodes", inodes }, { "mode", "0700" },
@@ -94,7 +93,6 @@ mount_tmpfs(struct session *s, int dirfd, uint64_t disk)
 	(void) snprintf(inodes, sizeof(inodes), "%" PRIu64, ws_inodes(disk));
 	(void) snprintf(uid, sizeof(uid), "%u", (unsigned) s->uid);
 	(void) snprintf(gid, sizeof(gid), "%u", (unsigned) s->gid);
-	fsfd = priv_fsopen_tmpfs();
 	if (fsfd < 0)
 		return fsfd;
 	for (size_t i = 0; i < ELEMENTSOF(opts); i++)
@@ -220,10 +218,9 @@ tree_empty(int dirfd)
 {
 	unsigned moved = 0;
 
-	for (int pass = 0; pass < PASSES_MAX; pass++) {
+	for (int pass = 0; pass < PASSES_MAX; pass++)
 		if (empty_at(dirfd, dirfd, 0, &moved) == 0 && dir_is_empty(dirfd))
 			return 0;
-	}
 	return -ENOTEMPTY;
 }
 

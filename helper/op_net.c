@@ -26,12 +26,10 @@ net_attach(struct session *s, uint32_t net, uint16_t proxy_port, char *msg, size
 	static const enum netbpf_mode mode_of[] = { [POLICY_NET_NONE] = NETBPF_NONE,
 						    [POLICY_NET_LOOPBACK] = NETBPF_LOOPBACK,
 						    [POLICY_NET_PROXY] = NETBPF_PROXY };
-	enum netbpf_mode mode;
 
 	/* op_create() checked the range. */
 	if (net == POLICY_NET_HOST)
 		return 0;
-	mode = mode_of[net];
 	if (!caps_have_net())
 		return refuse(
 			msg, msglen, -ENOTSUP,
@@ -49,7 +47,7 @@ net_attach(struct session *s, uint32_t net, uint16_t proxy_port, char *msg, size
 		long r;
 		int n;
 
-		n = netbpf_build(p, mode, proxy_port, insns, ELEMENTSOF(insns));
+		n = netbpf_build(p, mode_of[net], proxy_port, insns, ELEMENTSOF(insns));
 		if (n < 0)
 			return n;
 		memset(&a, 0, sizeof(a));
