@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/prctl.h>
 #include <unistd.h>
 
@@ -71,7 +72,6 @@ int
 caps_init(char *missing, size_t len)
 {
 	uint64_t keep = 0;
-	size_t off = 0;
 	int r = 0;
 
 	if (len > 0)
@@ -83,10 +83,9 @@ caps_init(char *missing, size_t len)
 		if (capng_have_capability(CAPNG_PERMITTED, helper_caps[i].cap))
 			keep |= CAPS(helper_caps[i].cap);
 		else if (!helper_caps[i].optional) {
-			int n = snprintf(missing + off, len - off, " %s", helper_caps[i].name);
+			size_t off = strnlen(missing, len);
 
-			if (n > 0 && (size_t) n < len - off)
-				off += (size_t) n;
+			(void) snprintf(missing + off, len - off, " %s", helper_caps[i].name);
 			r = -EPERM;
 		}
 	}

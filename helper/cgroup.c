@@ -28,12 +28,11 @@
 int
 cg_open_root(const char *root, int *ret_fd, char *subtree, size_t len)
 {
-	_cleanup_close_ int fd = -EBADF;
+	_cleanup_close_ int fd = priv_openat(AT_FDCWD, root, O_RDONLY | O_DIRECTORY, 0);
 	struct statfs sfs;
 	struct stat st;
 	int r;
 
-	fd = priv_openat(AT_FDCWD, root, O_RDONLY | O_DIRECTORY, 0);
 	if (fd < 0)
 		return fd;
 	if (fstatfs(fd, &sfs) < 0 || fstat(fd, &st) < 0)
@@ -94,48 +93,46 @@ cg_take_at(int parent_fd, const char *name, int *ret_fd)
 	return 0;
 }
 
-void
-cg_max_format(struct cg_max *m, uint64_t memory, uint64_t cpu, uint64_t pids)
+int
+cg_write_max(int fd, uint64_t memory, uint64_t cpu, uint64_t pids)
 {
-	*m = (struct cg_max){ "max", "max 100000", "max" };
+	char m[24] = "max", c[40] = "max 100000", p[24] = "max";
+
 	if (memory != UINT64_MAX)
-		(void) snprintf(m->memory, sizeof(m->memory), "%" PRIu64, memory);
+		(void) snprintf(m, sizeof(m), "%" PRIu64, memory);
 	if (cpu != UINT64_MAX)
-		(void) snprintf(m->cpu, sizeof(m->cpu), "%" PRIu64 " 100000", cpu * 1000);
+		(void) snprintf(c, sizeof(c), "%" PRIu64 " 100000", cpu * 1000);
 	if (pids != UINT64_MAX)
-		(void) snprintf(m->pids, sizeof(m->pids), "%" PRIu64, pids);
+		(void) snprintf(p, sizeof(p), "%" PRIu64, pids);
+	return cg_write_at(fd, "memory.max", m) ?: cg_write_at(fd, "cpu.max", c)
+							  ?: cg_write_at(fd, "pids.max", p);
 }
 
+/* Root's files of a cgroup the helper holds by fd: cgroupfs checks the opener's credentials
+ * at open, so the write needs nothing. */
 int
-cg_write_fds(int *fds, const char *const *values, size_t n)
+cg_write_at(int fd, const char *name, const char *value)
 {
-	int r = 0;
+	_cleanup_close_ int wfd = priv_openat(fd, name, O_WRONLY | O_NOFOLLOW, 0);
+	size_t len = strlen(value);
+	ssize_t w;
 
-	for (size_t i = 0; i < n; i++) {
-		size_t len = strlen(values[i]);
-		ssize_t w;
-
-		if (r == 0 && fds[i] < 0)
-			r = fds[i];
-		else if (r == 0 && (w = write(fds[i], values[i], len)) != (ssize_t) len)
-			r = w < 0 ? -errno : -EIO;
-		fds[i] = safe_close(fds[i]);
-	}
-	return r;
+	if (wfd < 0)
+		return wfd;
+	w = write(wfd, value, len);
+	return w == (ssize_t) len ? 0 : w < 0 ? -errno : -EIO;
 }
 
 int
-cg_user_level(int root_fd, uid_t uid, int *fdp)
+cg_user_level(int root_fd, const char *name, int *fdp)
 {
 	_cleanup_close_ int fd = TAKE_FD(*fdp);
-	char name[16];
 	struct stat st;
 	int r;
 
-	(void) snprintf(name, sizeof(name), "%u", (unsigned) uid);
 	/* Not opened yet (open_dirs() found none): the fixed name <uid> in root's 0700
 	 * parent, made if missing.  Made by the helpers of uid only, under their per-user
-	 * lock (user.c); it stays after the user's last sandbox (session.c).  A subdirectory
+	 * lock (user_lock()); it stays after the user's last sandbox (session.c).  A subdirectory
 	 * of the checked cgroup2 root: cgroup2 too (only root could mount anything on it). */
 	if (fd < 0) {
 		r = priv_mkdirat(root_fd, name, 0755);
@@ -152,9 +149,7 @@ cg_user_level(int root_fd, uid_t uid, int *fdp)
 	 * files do not exist in leaves), then hand it to root.  A level that is root's has
 	 * had both. */
 	if (st.st_uid != 0 || st.st_gid != 0 || (st.st_mode & 07777) != 0755) {
-		int sc = priv_openat(fd, "cgroup.subtree_control", O_WRONLY | O_NOFOLLOW, 0);
-
-		r = cg_write_fds(&sc, (const char *const[]){ "+cpu +memory +pids" }, 1);
+		r = cg_write_at(fd, "cgroup.subtree_control", "+cpu +memory +pids");
 		if (r == 0)
 			r = cg_take(fd);
 		if (r < 0)

@@ -19,20 +19,16 @@ int cg_create_at(int parent_fd, const char *name);
 /* Hand the cgroup <parent>/<name> we just made and every file in it to 0:0, and return an
  * O_RDONLY|O_DIRECTORY fd of it. */
 int cg_take_at(int parent_fd, const char *name, int *ret_fd);
-/* The values of memory.max, cpu.max (cpu in percent of one CPU per 100 ms period) and
- * pids.max; UINT64_MAX is "max". */
-struct cg_max {
-	char memory[24], cpu[40], pids[24];
-};
-void cg_max_format(struct cg_max *m, uint64_t memory, uint64_t cpu, uint64_t pids);
-/* Write values[i] into fds[i] (files of a cgroup, from priv_openat_each()) with one write(2)
- * each, and close them all: 0, or the first -errno (an fd that is one too). */
-int cg_write_fds(int *fds, const char *const *values, size_t n);
+/* Write memory.max, cpu.max (cpu in percent of one CPU per 100 ms period) and pids.max of
+ * the cgroup behind fd (root's files: through priv.c); UINT64_MAX is "max". */
+int cg_write_max(int fd, uint64_t memory, uint64_t cpu, uint64_t pids);
+/* Write value into <fd>/<name> (a control file) with one write(2): 0 or -errno. */
+int cg_write_at(int fd, const char *name, const char *value);
 /* Open (unless *fdp is already an fd of it; making it if missing) the per-user level
- * <root>/<uid>, and make sure it is root-owned 0755, its controllers enabled for the
- * leaves when it is made.  Its totals are user.c's (user_write_totals()).  *fdp is -EBADF
+ * <root>/<name> (name: the uid in decimal), and make sure it is root-owned 0755, its controllers enabled for the
+ * leaves when it is made.  Its totals are written by user_write_totals().  *fdp is -EBADF
  * on failure. */
-int cg_user_level(int root_fd, uid_t uid, int *fdp);
+int cg_user_level(int root_fd, const char *name, int *fdp);
 /* rmdir <parent>/<name>, retrying EBUSY a few times over at most ~1 s. */
 int cg_remove_at(int parent_fd, const char *name);
 /* The same, after rmdir of its child cgroups (a session level's calls), emptied already. */

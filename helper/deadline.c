@@ -45,8 +45,7 @@ deadline_record(struct session *s)
 	(void) snprintf(link, sizeof(link), "/proc/self/fd/%d", s->leaf_fd);
 	n = readlink(link, rec.cgroup, sizeof(rec.cgroup) - 1);
 	if (n <= 0 || (size_t) n >= sizeof(rec.cgroup) - 1)
-		return -ENAMETOOLONG;
-	rec.cgroup[n] = '\0';
+		return -ENAMETOOLONG; /* rec is zeroed: rec.cgroup stays terminated */
 	(void) snprintf(rec.workspace, sizeof(rec.workspace), "%s", s->ws_path);
 	(void) snprintf(rec.lock, sizeof(rec.lock), "%s/.locks/%s.lock",
 			policy_workspace_root(s->policy), s->id);
@@ -95,12 +94,11 @@ void
 deadline_reap_expired(int dfd)
 {
 	struct dir_iter it = { .fd = dfd }; /* opened at HELLO (open_dirs()), listed once */
-	uint64_t now;
+	uint64_t now = boottime_ms();
 	const char *name;
 
 	if (dfd < 0)
 		return; /* no records: nothing has a deadline */
-	now = boottime_ms();
 	while ((name = dir_next(&it, NULL)) != NULL) {
 		struct deadline_record rec;
 		char text[DEADLINE_TEXT_MAX];

@@ -56,23 +56,11 @@ wait_ms(const struct session *s)
 	return now >= end ? 0 : (int) (end - now < INT32_MAX ? end - now : INT32_MAX);
 }
 
-/* The signals the helper blocks for its whole life (read from its signalfd): SIGTERM/
- * SIGHUP end it, SIGINT/SIGQUIT are sandcap's to handle. */
+/* The signals blocked for the helper's whole life go to mask (for its signalfd):
+ * SIGTERM/SIGHUP end it, SIGINT/SIGQUIT are sandcap's to handle. */
 static void
-helper_sigmask(sigset_t *mask)
+scrub_process(sigset_t *mask)
 {
-	sigemptyset(mask);
-	sigaddset(mask, SIGTERM);
-	sigaddset(mask, SIGHUP);
-	sigaddset(mask, SIGINT);
-	sigaddset(mask, SIGQUIT);
-}
-
-static void
-scrub_process(void)
-{
-	sigset_t mask;
-
 	/* In secure mode (file capabilities gained: AT_SECURE) the dynamic loader has already
 	 * opened /dev/null on any of fds 0-2 that was closed (glibc __libc_check_standard_fds,
 	 * aborting if it could not); otherwise we do it. */
@@ -88,8 +76,12 @@ scrub_process(void)
 	 * default, or every signal if /proc/self/status cannot tell (lib/sigreset.c). */
 	(void) sig_reset_dispositions();
 	/* The inherited mask is replaced by ours at once. */
-	helper_sigmask(&mask);
-	if (sigprocmask(SIG_SETMASK, &mask, NULL) < 0)
+	sigemptyset(mask);
+	sigaddset(mask, SIGTERM);
+	sigaddset(mask, SIGHUP);
+	sigaddset(mask, SIGINT);
+	sigaddset(mask, SIGQUIT);
+	if (sigprocmask(SIG_SETMASK, mask, NULL) < 0)
 		abort();
 	/* Interval timers survive exec, but are not reset: one the user left can only end
 	 * the helper with its signal, which the user can do anyway with kill(2) (the
@@ -106,34 +98,36 @@ scrub_process(void)
 static bool
 in_initial_userns(void)
 {
-	char buf[32];
+	char buf[32] = ""; /* readlink() does not terminate: the rest stays 0 */
 	ssize_t n = readlink("/proc/self/ns/user", buf, sizeof(buf) - 1);
 
-	if (n <= 0)
-		return false;
-	buf[n] = '\0';
-	return streq(buf, "user:[4026531837]");
+	return n > 0 && streq(buf, "user:[4026531837]");
 }
 
 /* Why the helper cannot work, or "" (refusals are sent at HELLO and written to stderr).
- * no_new_privs is refused even with capabilities (run as root): docs/kernel.md 4. */
+ * no_new_privs is refused even with capabilities (run as root): docs/kernel.md 4.  Limits
+ * of the user's that a session cannot work under are refused with the fix, rather than
+ * failing a later step less clearly (RLIMIT_FSIZE only matters to a deadline record:
+ * deadline_record() checks it).  Only the soft limits are checked, and not raised: the
+ * sandbox's first process inherits them.  One lowered later (prlimit(2)) only fails a step
+ * closed: SECURITY.md, "What a user does to their own helper's process". */
 static void
 check_privilege(struct session *s)
 {
 	char missing[128];
 	bool caps = caps_init(missing, sizeof(missing)) == 0;
+	const char *why = NULL;
+	struct rlimit rl;
 
 	if (prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) != 0)
-		s->refusal = refuse(
-			s->refusal_msg, sizeof(s->refusal_msg), EPERM,
-			"no_new_privs is set, so the kernel withheld the helper's file "
-			"capabilities; run sandcap outside NoNewPrivileges=/bubblewrap/docker "
-			"--security-opt no-new-privileges");
+		why = "no_new_privs is set, so the kernel withheld the helper's file capabilities; "
+		      "run sandcap outside NoNewPrivileges=/bubblewrap/docker --security-opt "
+		      "no-new-privileges";
 	else if (!in_initial_userns())
-		s->refusal =
-			refuse(s->refusal_msg, sizeof(s->refusal_msg), EPERM,
-			       "running inside a user namespace, where file capabilities do not "
-			       "count; run sandcap on the host, outside containers and unshare -U");
+		why = "running inside a user namespace, where file capabilities do not count; run "
+		      "sandcap on the host, outside containers and unshare -U";
+	if (why != NULL)
+		s->refusal = refuse(s->refusal_msg, sizeof(s->refusal_msg), EPERM, "%s", why);
 	else if (!caps)
 		s->refusal = refuse(
 			s->refusal_msg, sizeof(s->refusal_msg), EPERM,
@@ -141,19 +135,7 @@ check_privilege(struct session *s)
 			"not installed with them); the admin can fix it with: setcap "
 			"cap_dac_override,cap_chown,cap_sys_admin,cap_net_admin,cap_bpf=p %s",
 			missing, SC_HELPER_PATH);
-}
-
-/* Limits of the user's that a session cannot work under are refused at HELLO with the fix,
- * rather than failing a later step less clearly (RLIMIT_FSIZE only matters to a deadline
- * record: deadline_record() checks it).  Only the soft limits are checked, and
- * not raised: the sandbox's first process inherits them.  One lowered later (prlimit(2))
- * only fails a step closed: SECURITY.md, "What a user does to their own helper's process". */
-static void
-check_limits(struct session *s)
-{
-	struct rlimit rl;
-
-	if (s->refusal == 0 && getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < 64)
+	else if (s->refusal == 0 && getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < 64)
 		s->refusal =
 			refuse(s->refusal_msg, sizeof(s->refusal_msg), EMFILE,
 			       "RLIMIT_NOFILE is %llu, below the 64 the helper needs; raise it "
@@ -196,9 +178,8 @@ static _Noreturn void
 finish(struct session *s, const char *why)
 {
 	char msg[SESSION_MSG_MAX] = "";
-	int r;
+	int r = session_teardown(s, msg, sizeof(msg));
 
-	r = session_teardown(s, msg, sizeof(msg));
 	if (s->id[0] != '\0')
 		log_info("uid %u pid %d: %s; session over", (unsigned) s->uid, (int) s->peer_pid,
 			 why);
@@ -216,7 +197,7 @@ main(int argc, char **argv)
 	if (argc < 1)
 		abort();
 	(void) argv; /* never read: derive nothing from argv[0] */
-	scrub_process();
+	scrub_process(&mask);
 	log_setup("sandcap-helper", LOG_INFO, 1);
 	session_init(s, SOCK_FD);
 	if (check_socket(s) < 0) {
@@ -227,14 +208,12 @@ main(int argc, char **argv)
 		return EXIT_FAILURE;
 	}
 	check_privilege(s);
-	check_limits(s);
 	if (s->refusal != 0)
 		(void) fprintf(stderr, "sandcap-helper: %s\n", s->refusal_msg);
 
 	/* SIGTERM/SIGHUP: tear down and exit.  SIGINT/SIGQUIT from the terminal reach the
 	 * whole foreground group: sandcap handles them and tells us; we ignore them.  All four
 	 * are blocked since scrub_process(). */
-	helper_sigmask(&mask);
 	sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (sfd < 0)
 		return EXIT_FAILURE;

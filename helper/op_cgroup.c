@@ -129,7 +129,7 @@ open_dirs(struct session *s, char *msg, size_t msglen)
 					 "parent (run sandcap-setup)"
 				       : strerror(-r));
 	/* No lock is held on the shared parent: helpers of different users share nothing
-	 * they could wait for (user.c). */
+	 * they could wait for (user_lock()). */
 	/* Without the controllers enabled the limit files do not exist in leaves. */
 	if (!word_in_list(buf, "memory") || !word_in_list(buf, "pids") || !word_in_list(buf, "cpu"))
 		return refuse(msg, msglen, -ENOTSUP,
@@ -142,7 +142,7 @@ open_dirs(struct session *s, char *msg, size_t msglen)
 			      "%s/.locks: %s; it must exist, owned by root with mode 0700 "
 			      "(run sandcap-setup, or reinstall the sandcap package)",
 			      policy_workspace_root(s->policy), strerror(-r));
-	/* The per-user lock file (user.c): the one name created at HELLO. */
+	/* The per-user lock file (user_lock()): the one name created at HELLO. */
 	(void) snprintf(name, sizeof(name), "user-%u.lock", (unsigned) s->uid);
 	s->ulock_fd = priv_openat(s->lockdir_fd, name, O_RDWR | O_CREAT | O_NOFOLLOW, 0600);
 	if (s->ulock_fd < 0)
@@ -166,46 +166,40 @@ op_hello(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr *
 			      version, (unsigned) WIRE_VERSION);
 	if (s->refusal != 0)
 		return refuse(msg, msglen, -s->refusal, "%s", s->refusal_msg);
-	r = load_policy(s, msg, msglen);
-	if (r == 0)
-		r = resolve_caller(s, msg, msglen);
-	if (r == 0)
-		r = open_dirs(s, msg, msglen);
+	r = load_policy(s, msg, msglen) ?: resolve_caller(s, msg, msglen) ?: open_dirs(s, msg, msglen);
 	if (r < 0)
 		return r;
 	wire_put_u32(body, WIRE_VERSION);
 	return 0;
 }
 
-/* Six files of fixed names in the leaf we created in this request and hold by fd, root's
- * since cg_take_at(), under root's 0700 parent: nothing the user controls decides what any
- * of them resolves to.  cgroup.kill is opened now while we can (permission is checked at
+/* Files of fixed names in the leaf we created in this request and hold by fd, root's since
+ * cg_take_at(), under root's 0700 parent: nothing the user controls decides what any of
+ * them resolves to.  cgroup.kill is opened now while we can (permission is checked at
  * open) and kept. */
 static int
 write_limits(struct session *s, char *note, size_t notelen)
 {
-	static const char *const files[] = { "memory.max",       "cpu.max",     "pids.max",
-					     "memory.oom.group", "cgroup.kill", "memory.swap.max" };
 	const uint64_t *v = s->eff.v;
-	int fds[ELEMENTSOF(files)], r;
-	struct cg_max m;
+	int r;
 
 	/* 0 in a sandbox's limits is "no limit". */
-	cg_max_format(&m, v[POLICY_MEMORY] ? v[POLICY_MEMORY] : UINT64_MAX,
-		      v[POLICY_CPU] ? v[POLICY_CPU] : UINT64_MAX,
-		      v[POLICY_PIDS] ? v[POLICY_PIDS] : UINT64_MAX);
-	priv_openat_each(s->leaf_fd, files, ELEMENTSOF(files), O_WRONLY, fds);
-	s->kill_fd = fds[4];
-	r = cg_write_fds(fds, (const char *const[]){ m.memory, m.cpu, m.pids, "1" }, 4);
+	r = cg_write_max(s->leaf_fd, v[POLICY_MEMORY] ? v[POLICY_MEMORY] : UINT64_MAX,
+			 v[POLICY_CPU] ? v[POLICY_CPU] : UINT64_MAX,
+			 v[POLICY_PIDS] ? v[POLICY_PIDS] : UINT64_MAX)
+		    ?: cg_write_at(s->leaf_fd, "memory.oom.group", "1");
+	if (r < 0)
+		return r;
+	s->kill_fd = priv_openat(s->leaf_fd, "cgroup.kill", O_WRONLY | O_NOFOLLOW, 0);
+	if (s->kill_fd < 0)
+		return s->kill_fd;
 	/* memory.swap.max is absent when swap accounting is off (or no swap controller): then
 	 * no swap can be charged to the leaf only if there is no swap; we accept and say so in
 	 * the reply rather than fail. */
-	if (fds[5] == -ENOENT)
+	r = cg_write_at(s->leaf_fd, "memory.swap.max", "0");
+	if (r == -ENOENT)
 		(void) snprintf(note, notelen, "swap: not accounted (memory.swap.max absent)");
-	else if (r == 0)
-		r = cg_write_fds(&fds[5], (const char *const[]){ "0" }, 1);
-	(void) safe_close(fds[5]);
-	return r < 0 ? r : s->kill_fd < 0 ? s->kill_fd : 0;
+	return r == -ENOENT ? 0 : r;
 }
 
 /* The sandbox's lock file: made without a name in root's 0700 .locks, locked, and only then
@@ -278,19 +272,17 @@ create_rest(struct session *s, uint32_t net, uint16_t proxy_port, char *msg, siz
 			      r == -ENOENT ? " (a controller is not enabled in cgroup_root)" : "");
 	/* A session level holds only its calls' leaves (the kernel then refuses SPAWN in it). */
 	if (s->role == WIRE_SESSION_LEVEL) {
-		int fd = priv_openat(s->leaf_fd, "cgroup.subtree_control", O_WRONLY | O_NOFOLLOW, 0);
-
-		r = cg_write_fds(&fd, (const char *const[]){ "+cpu +memory +pids" }, 1);
+		r = cg_write_at(s->leaf_fd, "cgroup.subtree_control", "+cpu +memory +pids");
 		if (r < 0)
 			return refuse(msg, msglen, r, "cannot enable controllers in session %s: %s",
 				      s->id, strerror(-r));
 	}
-	/* A call works in its session's workspace; its deadline record names a path of its
-	 * own, never mounted, so that reaping a call cannot unmount the session's. */
-	if (s->role == WIRE_SESSION_CALL)
-		(void) snprintf(s->ws_path, sizeof(s->ws_path), "%s/%u/%s",
-				policy_workspace_root(s->policy), (unsigned) s->uid, s->id);
-	else
+	/* The workspace's path for the deadline record and the log.  A call works in its
+	 * session's workspace: its record names a path of its own, never mounted, so that
+	 * reaping a call cannot unmount the session's. */
+	(void) snprintf(s->ws_path, sizeof(s->ws_path), "%s/%u/%s",
+			policy_workspace_root(s->policy), (unsigned) s->uid, s->id);
+	if (s->role != WIRE_SESSION_CALL)
 		r = ws_mount(s, wsnote, sizeof(wsnote));
 	if (r < 0)
 		return refuse(
@@ -306,18 +298,16 @@ create_rest(struct session *s, uint32_t net, uint16_t proxy_port, char *msg, siz
 		return r;
 	/* For sandcap-reaper and other users' helpers: the user can stop us, not them. */
 	r = deadline_record(s);
-	if (r < 0) {
-		snprintf(
-			msg, msglen, "cannot record the sandbox's deadline in %s: %s%s",
+	if (r < 0)
+		return refuse(
+			msg, msglen, r, "cannot record the sandbox's deadline in %s: %s%s",
 			SC_DEADLINE_DIR, strerror(-r),
-			r == -EFBIG ? " (RLIMIT_FSIZE: raise it "
-				      "with ulimit -f unlimited before sandcap)"
+			r == -EFBIG
+				? " (RLIMIT_FSIZE: raise it with ulimit -f unlimited before sandcap)"
 			: r == -ENOENT || r == -EPERM
 				? " (it must exist, owned by root with mode 0700: run sandcap-setup, or "
 				  "reinstall the sandcap package)"
 				: "");
-		return r;
-	}
 	/* The totals need no lock: every helper of the user writes the same policy's (a
 	 * call's s->ucg_fd is its session level, whose limits are not the user's totals). */
 	r = s->role == WIRE_SESSION_CALL ? 0 : user_write_totals(s, msg, msglen);
@@ -342,7 +332,7 @@ op_create(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr 
 	uint64_t req[_POLICY_LIMIT_MAX];
 	char ws[sizeof(s->ws_path)];
 	uint32_t net, fs, proxy_port;
-	uint64_t page;
+	const uint64_t page = (uint64_t) sysconf(_SC_PAGESIZE);
 	int r;
 
 	for (size_t i = 0; i < ELEMENTSOF(order); i++)
@@ -356,7 +346,9 @@ op_create(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr 
 	    wire_get_u32(rd, &proxy_port) < 0 ||
 	    wire_get_session(rd, &s->role, s->join, sizeof(s->join)) < 0 || wire_get_end(rd) < 0)
 		return -EBADMSG;
-	if (net_check_request(net, proxy_port) < 0 || fs > POLICY_FS_STRICT)
+	/* Wire values (PROTOCOL.md 3.2): a port only with proxy, and then a real one. */
+	if (net > POLICY_NET_NONE || (net == POLICY_NET_PROXY) != (proxy_port != 0) ||
+	    proxy_port > 65535 || fs > POLICY_FS_STRICT)
 		return -EBADMSG;
 	/* --fs is applied by sandcap in the child; --net other than host is enforced here, by
 	 * the BPF programs net_attach() puts on the leaf.  Refuse less than the policy says.
@@ -378,7 +370,6 @@ op_create(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr 
 			      "cpu %" PRIu64 "%% is out of range (1%% to %d%%)",
 			      s->eff.v[POLICY_CPU], POLICY_CPU_MAX);
 	/* tmpfs rounds the workspace up to whole pages: never past the ceiling (then down). */
-	page = (uint64_t) sysconf(_SC_PAGESIZE);
 	r = policy_disk_pages(s->eff.v[POLICY_DISK], s->res.ceiling[POLICY_DISK], page,
 			      &s->eff.v[POLICY_DISK]);
 	if (r < 0)
@@ -391,9 +382,7 @@ op_create(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr 
 	deadline_reap_expired(s->deadline_fd); /* anyone's: a stopped helper enforces nothing */
 	/* Order matters for reclaim: the lock file first, then the leaf, then the workspace;
 	 * teardown undoes them in reverse, so a leaf never exists without its lock file. */
-	r = cg_name_new(s->uid, s->id, sizeof(s->id));
-	if (r == 0)
-		r = make_lock(s);
+	r = cg_name_new(s->uid, s->id, sizeof(s->id)) ?: make_lock(s);
 	if (r < 0)
 		return log_error_errno(r, "uid %u: lock %s: %m", (unsigned) s->uid, s->id);
 	reclaim_leftovers(s);

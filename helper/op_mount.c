@@ -1,21 +1,27 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Contract: the per-sandbox tmpfs workspace at workspace_root/<uid>/<id>, the lock dir
- * workspace_root/.locks, and reclaiming a user's dead sandboxes.  Trusts: workspace_root
- * from the trust-checked policy (must be root-owned, not group/other-writable); names made
- * by the helper.  Never follows a user-controlled path: <uid> and .locks are root-owned
- * and verified, the tmpfs contents (owned by the user) are never walked, and unmounting
- * goes through our own dirfd.  Capabilities (through priv.c): CAP_SYS_ADMIN for fsopen/
- * fsmount/move_mount/umount2; CAP_DAC_OVERRIDE and CAP_CHOWN for the root-owned dirs.
+ * Contract: the per-sandbox tmpfs workspace at workspace_root/<uid>/<id>, emptying and
+ * shrinking it, and reclaiming a user's dead sandboxes.  Trusts: workspace_root from the
+ * trust-checked policy (root-owned, not group/other-writable); names made by the helper.
+ * Never follows a user-controlled path: <uid> and .locks are root-owned and verified, the
+ * tmpfs contents (the user's) are walked only as below, and unmounting goes through our
+ * own dirfd.  Capabilities (through priv.c): CAP_SYS_ADMIN for fsopen/fsmount/move_mount/
+ * umount2/fspick; CAP_DAC_OVERRIDE and CAP_CHOWN for the root-owned dirs and the tree.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <linux/magic.h>
+#include <linux/openat2.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 #include "dir-util.h"
@@ -23,16 +29,14 @@
 #include "macro.h"
 #include "priv.h"
 #include "session.h"
-#include "ws_clean.h"
 
 int
 ws_root_open(struct session *s, char *msg, size_t msglen)
 {
 	const char *root = policy_workspace_root(s->policy);
-	_cleanup_close_ int fd = -EBADF;
+	_cleanup_close_ int fd = open(root, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	struct stat st;
 
-	fd = open(root, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return refuse(
 			msg, msglen, -ENOTSUP,
@@ -74,7 +78,7 @@ ws_inodes(uint64_t disk)
 static int
 mount_tmpfs(struct session *s, int dirfd, uint64_t disk)
 {
-	_cleanup_close_ int fsfd = -EBADF;
+	_cleanup_close_ int fsfd = priv_fsopen_tmpfs();
 	char size[32] = "50%", inodes[32], uid[16], gid[16];
 	const char *const opts[][2] = {
 		{ "size", size }, { "nr_inodes", inodes }, { "mode", "0700" },
@@ -89,7 +93,6 @@ mount_tmpfs(struct session *s, int dirfd, uint64_t disk)
 	(void) snprintf(inodes, sizeof(inodes), "%" PRIu64, ws_inodes(disk));
 	(void) snprintf(uid, sizeof(uid), "%u", (unsigned) s->uid);
 	(void) snprintf(gid, sizeof(gid), "%u", (unsigned) s->gid);
-	fsfd = priv_fsopen_tmpfs();
 	if (fsfd < 0)
 		return fsfd;
 	for (size_t i = 0; i < ELEMENTSOF(opts); i++)
@@ -108,7 +111,7 @@ ws_mount(struct session *s, char *note, size_t notelen)
 
 	/* The mount point: made by us in the root-owned <uid> dir, so the user cannot swap
 	 * it; made in .locks (as .new-<id>, unique as the id is) and handed to root 0700
-	 * before it appears (rootdir.c). */
+	 * before it appears (make_staged()). */
 	(void) snprintf(tmp, sizeof(tmp), ".new-%s", s->id);
 	r = make_staged(s->lockdir_fd, tmp, s->uiddir_fd, s->id, 0700, &dirfd);
 	if (r < 0)
@@ -116,12 +119,161 @@ ws_mount(struct session *s, char *note, size_t notelen)
 	r = mount_tmpfs(s, dirfd, disk);
 	if (r < 0)
 		return r;
-	(void) snprintf(s->ws_path, sizeof(s->ws_path), "%s/%u/%s",
-			policy_workspace_root(s->policy), (unsigned) s->uid, s->id);
 	if (disk == 0)
 		(void) snprintf(note, notelen, "disk: tmpfs default size (half of RAM)");
 	s->ws_fd = r; /* O_PATH fd of the tmpfs root, tmpfs by making */
 	return 0;
+}
+
+/* Emptying the workspace (the user's tree) without following anything in it, then
+ * shrinking it so that a descriptor held from outside cannot refill it.  Trusts nothing
+ * below the dirfd it is given: every step is relative to a dirfd, every open is openat2()
+ * with RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV and
+ * O_NOFOLLOW, removal is unlinkat() on the parent's dirfd: a symlink, a mount or a rename
+ * planted by the user can only make us fail.  Regular files are truncated before they are
+ * unlinked: a held descriptor would otherwise keep their pages (charged to the sandbox's
+ * cgroup).  CAP_DAC_OVERRIDE: the user may chmod 000 what is theirs. */
+#define DEPTH_MAX  32 /* deeper dirs are moved up to the top and done later */
+#define PASSES_MAX 64 /* whole-tree passes before we give up (user racing us) */
+
+static int
+open_beneath(int dirfd, const char *name, int flags)
+{
+	return priv_openat2(dirfd, name, flags | O_NOFOLLOW | O_NOCTTY,
+			    RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS |
+				    RESOLVE_NO_XDEV);
+}
+
+/* Truncate <dirfd>/<name> if it is a regular file.  O_NONBLOCK: a FIFO must not block
+ * us; nodev on the mount: a device node cannot be opened. */
+static void
+truncate_at(int dirfd, const char *name)
+{
+	_cleanup_close_ int fd = open_beneath(dirfd, name, O_WRONLY | O_NONBLOCK);
+	struct stat st;
+
+	if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+		(void) !ftruncate(fd, 0); /* best effort: ws_shrink() finds what stays */
+}
+
+/* Empty the directory behind dirfd.  Directories deeper than DEPTH_MAX are renamed to
+ * <topfd>/.sc-deep-<n> (same filesystem) and left for the next pass.  Returns the number
+ * of entries that could not be removed. */
+static unsigned
+empty_at(int topfd, int dirfd, unsigned depth, unsigned *moved)
+{
+	_cleanup_free_ struct dir_iter *it = calloc(1, sizeof(*it)); /* not on the stack:
+									 * DEPTH_MAX deep */
+	_cleanup_close_ int lfd = -EBADF;
+	unsigned left = 0;
+	unsigned char type;
+	const char *n;
+
+	if (it == NULL)
+		return 1;
+	/* A fresh fd for the listing: getdents64 on it directly. */
+	it->fd = lfd = open_beneath(dirfd, ".", O_RDONLY | O_DIRECTORY);
+	if (lfd < 0)
+		return 1;
+	while ((n = dir_next(it, &type)) != NULL) {
+		_cleanup_close_ int sub = -EBADF;
+		char to[32];
+		int r;
+
+		/* A file is truncated first: a held fd or another link would keep its pages.  An
+		 * entry replaced meanwhile by one of the other type fails and is counted: the next
+		 * pass sees it as it is. */
+		if (type != DT_DIR)
+			truncate_at(dirfd, n);
+		r = priv_unlinkat(dirfd, n, type == DT_DIR ? AT_REMOVEDIR : 0);
+		if (r < 0 && r != -ENOENT && type == DT_DIR && depth >= DEPTH_MAX) {
+			(void) snprintf(to, sizeof(to), ".sc-deep-%u", (*moved)++);
+			r = priv_renameat2(dirfd, n, topfd, to, 0);
+		} else if (r < 0 && r != -ENOENT && type == DT_DIR) {
+			sub = open_beneath(dirfd, n, O_RDONLY | O_DIRECTORY);
+			if (sub >= 0)
+				left += empty_at(topfd, sub, depth + 1, moved);
+			r = sub < 0 ? sub : priv_unlinkat(dirfd, n, AT_REMOVEDIR);
+		}
+		if (r < 0 && r != -ENOENT)
+			left++;
+	}
+	return left + (errno != 0); /* a listing error: not known to be empty */
+}
+
+/* Whether the directory behind dirfd is known to be empty (. and .. excluded). */
+static bool
+dir_is_empty(int dirfd)
+{
+	_cleanup_close_ int fd = open_beneath(dirfd, ".", O_RDONLY | O_DIRECTORY);
+	struct dir_iter it = { .fd = fd };
+
+	return fd >= 0 && dir_next(&it, NULL) == NULL && errno == 0;
+}
+
+/* Remove everything below dirfd (truncating regular files first).  -ENOTEMPTY when the
+ * user kept refilling it through a held descriptor for every pass. */
+static int
+tree_empty(int dirfd)
+{
+	unsigned moved = 0;
+
+	for (int pass = 0; pass < PASSES_MAX; pass++)
+		if (empty_at(dirfd, dirfd, 0, &moved) == 0 && dir_is_empty(dirfd))
+			return 0;
+	return -ENOTEMPTY;
+}
+
+/* Reconfigure the tmpfs whose root is rootfd to one page and the inodes in use.  -EBUSY
+ * while data is still stored in it (an unlinked file held open from outside). */
+static int
+ws_shrink(int rootfd)
+{
+	char page[32], inodes[32];
+	struct statfs sfs;
+	int r;
+
+	if (fstatfs(rootfd, &sfs) < 0)
+		return -errno;
+	if (sfs.f_type != TMPFS_MAGIC)
+		return -EXDEV;
+	/* Data still stored after emptying: an unlinked file held open from outside. */
+	if (sfs.f_blocks > sfs.f_bfree)
+		return -EBUSY;
+	/* Inodes in use: the root, and unlinked (now empty) files still held open.  No more
+	 * than those: a held directory fd cannot create anything new. */
+	(void) snprintf(inodes, sizeof(inodes), "%llu",
+			sfs.f_files > sfs.f_ffree ? (unsigned long long) (sfs.f_files - sfs.f_ffree)
+						  : 1ULL);
+	(void) snprintf(page, sizeof(page), "%ld", sysconf(_SC_PAGESIZE));
+	/* The workspace's own superblock, with our own two numbers; fspick() wants the root
+	 * of a mount: rootfd is the workspace's own root.  tmpfs refuses (EINVAL) a size below
+	 * the blocks in use or an inode count below the inodes in use: something refilled it
+	 * meanwhile; the caller empties again. */
+	r = priv_tmpfs_resize(rootfd, page, inodes);
+	return r == -EINVAL ? -EBUSY : r;
+}
+
+/* tree_empty() then ws_shrink(), a few rounds.  0: empty and shrunk. */
+static int
+ws_empty_and_shrink(int rootfd)
+{
+	struct statfs sfs;
+	int r = -EBUSY;
+	/* Only the root inode and no data: nothing to walk (a command that left nothing, the
+	 * usual case).  What appears meanwhile meets the shrink, as after a walk: it fails
+	 * while data is stored, and leaves no room for more. */
+	bool empty = fstatfs(rootfd, &sfs) == 0 && sfs.f_files - sfs.f_ffree <= 1 &&
+		     sfs.f_blocks == sfs.f_bfree;
+
+	/* The user may write through a held descriptor while we empty: empty, then shrink,
+	 * which fails while anything is still stored; a few rounds, then give up. */
+	for (int i = 0; i < 4 && r == -EBUSY; i++) {
+		r = i == 0 && empty ? 0 : tree_empty(rootfd);
+		if (r == 0 || r == -ENOTEMPTY)
+			r = ws_shrink(rootfd);
+	}
+	return r;
 }
 
 int

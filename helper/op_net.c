@@ -21,28 +21,15 @@
 #include "session.h"
 
 int
-net_check_request(uint32_t net, uint32_t proxy_port)
-{
-	if (net > POLICY_NET_NONE)
-		return -EBADMSG;
-	/* A port only with proxy, and then a real one. */
-	if ((net == POLICY_NET_PROXY) != (proxy_port != 0) || proxy_port > 65535)
-		return -EBADMSG;
-	return 0;
-}
-
-int
 net_attach(struct session *s, uint32_t net, uint16_t proxy_port, char *msg, size_t msglen)
 {
 	static const enum netbpf_mode mode_of[] = { [POLICY_NET_NONE] = NETBPF_NONE,
 						    [POLICY_NET_LOOPBACK] = NETBPF_LOOPBACK,
 						    [POLICY_NET_PROXY] = NETBPF_PROXY };
-	enum netbpf_mode mode;
 
-	/* net_check_request() checked the range at CREATE. */
+	/* op_create() checked the range. */
 	if (net == POLICY_NET_HOST)
 		return 0;
-	mode = mode_of[net];
 	if (!caps_have_net())
 		return refuse(
 			msg, msglen, -ENOTSUP,
@@ -60,7 +47,7 @@ net_attach(struct session *s, uint32_t net, uint16_t proxy_port, char *msg, size
 		long r;
 		int n;
 
-		n = netbpf_build(p, mode, proxy_port, insns, ELEMENTSOF(insns));
+		n = netbpf_build(p, mode_of[net], proxy_port, insns, ELEMENTSOF(insns));
 		if (n < 0)
 			return n;
 		memset(&a, 0, sizeof(a));
@@ -77,11 +64,10 @@ net_attach(struct session *s, uint32_t net, uint16_t proxy_port, char *msg, size
 		if (r < 0) {
 			log_error("uid %u: BPF_PROG_LOAD %s: %s; verifier: %.400s",
 				  (unsigned) s->uid, info->name, strerror((int) -r), vlog);
-			snprintf(msg, msglen,
-				 "--net %s: the kernel refused the %s program: %s "
-				 "(needs CONFIG_CGROUP_BPF; see sandcap doctor)",
-				 policy_net_name(net), info->name, strerror((int) -r));
-			return -ENOTSUP;
+			return refuse(msg, msglen, -ENOTSUP,
+				      "--net %s: the kernel refused the %s program: %s "
+				      "(needs CONFIG_CGROUP_BPF; see sandcap doctor)",
+				      policy_net_name(net), info->name, strerror((int) -r));
 		}
 		fd = (int) r;
 
@@ -89,7 +75,6 @@ net_attach(struct session *s, uint32_t net, uint16_t proxy_port, char *msg, size
 		a.target_fd = (uint32_t) s->leaf_fd;
 		a.attach_bpf_fd = (uint32_t) fd;
 		a.attach_type = info->attach_type;
-		a.attach_flags = 0;
 		r = priv_bpf(BPF_PROG_ATTACH, &a);
 		if (r < 0)
 			return refuse(msg, msglen, -ENOTSUP,

@@ -50,7 +50,7 @@ spawned(int sock)
 		_exit(STAGE_EXIT_FAILURE);
 	(void) umask(caller_umask);
 	/* The helper's dispositions are all default (main.c's scrub_process()) but SIGALRM,
-	 * which the per-user lock's bounded wait may have caught (user.c). */
+	 * which the per-user lock's bounded wait may have caught (user_lock()). */
 	stage_spawned(sock, (uint64_t) 1 << (SIGALRM - 1));
 }
 

@@ -33,7 +33,10 @@
 #define DAC   CAPS(CAP_DAC_OVERRIDE)
 #define ADMIN CAPS(CAP_SYS_ADMIN)
 
-/* The user may not even search them: cgroup_root and .locks are root's 0700. */
+/* The user may not even search them: cgroup_root and .locks are root's 0700.  Limits and
+ * totals are root's files (the user must not raise them), as is cgroup.kill, of a leaf or
+ * level the helper made and holds by fd: cgroupfs checks the opener's credentials at open,
+ * so the writes need nothing. */
 int
 priv_openat(int dirfd, const char *name, int flags, mode_t mode)
 {
@@ -60,22 +63,6 @@ priv_read_at(int dirfd, const char *name, char *buf, size_t bufsz, size_t *ret_l
 		caps_lower_all();
 	}
 	return r;
-}
-
-/* Limits and totals are root's files (the user must not raise them) and cgroup.kill, of a
- * leaf or level the helper made and holds by fd: cgroupfs checks the opener's credentials
- * at open, so the writes need nothing.  One bracket around the opens, nothing else in it. */
-void
-priv_openat_each(int dirfd, const char *const *names, size_t n, int flags, int *fds)
-{
-	int r = caps_raise(CAP_DAC_OVERRIDE);
-
-	for (size_t i = 0; i < n; i++) {
-		fds[i] = r < 0 ? r : openat(dirfd, names[i], flags | O_NOFOLLOW | O_CLOEXEC);
-		if (fds[i] < 0 && r == 0)
-			fds[i] = -errno;
-	}
-	caps_lower_all();
 }
 
 /* Leaves in the root-owned per-user level; temporaries in root's .locks. */

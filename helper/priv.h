@@ -43,8 +43,6 @@ int priv_openat(int dirfd, const char *name, int flags, mode_t mode);
 int priv_openat2(int dirfd, const char *name, int flags, uint64_t resolve);
 /* read_once_at() of <dirfd>/<name>: a root-only file or a file in a root-only dir. */
 int priv_read_at(int dirfd, const char *name, char *buf, size_t bufsz, size_t *ret_len);
-/* Open each of names[0..n) in dirfd (O_NOFOLLOW | flags) into fds[i], or -errno there. */
-void priv_openat_each(int dirfd, const char *const *names, size_t n, int flags, int *fds);
 int priv_mkdirat(int dirfd, const char *name, mode_t mode);
 int priv_unlinkat(int dirfd, const char *name, int flags);
 int priv_renameat2(int olddir, const char *old, int newdir, const char *new, unsigned flags);

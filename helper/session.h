@@ -30,7 +30,7 @@ struct session {
 	int lockdir_fd;  /* workspace_root/.locks, root 0700 */
 	int uiddir_fd;   /* workspace_root/<uid>, root 0755 (from CREATE on) */
 	int ucg_fd;      /* cgroup_root/<uid>: the per-user level (ditto) */
-	int ulock_fd;    /* .locks/user-<uid>.lock (user.c) */
+	int ulock_fd;    /* .locks/user-<uid>.lock (user_lock()) */
 	int deadline_fd; /* SC_DEADLINE_DIR, if it existed at HELLO */
 
 	char id[CG_NAME_MAX];   /* "" until CREATE picked a name */
@@ -120,27 +120,22 @@ int ws_detach(int uiddir_fd, const char *id);
  * leftover's own lock file decides). */
 void reclaim_leftovers(struct session *s);
 
-/* rootdir.c: root-owned directories made without a window for the user. */
+/* user.c: root-owned directories made without a window for the user. */
 /* 0 if the directory fd is owned by 0:0 with exactly mode, -EPERM if not, -errno. */
 int dir_check_root(int fd, mode_t mode);
 /* Open <parent>/<name> (mode lets everyone search it: opened without a capability),
  * creating it if missing; either way it must be a directory owned by 0:0 with exactly
- * mode.  A new one is made as .new-<uid>-dir in stage_fd (the root 0700 .locks) and
- * renamed into place.  Only under uid's per-user lock (user.c). */
-int dir_root_owned(int parent_fd, const char *name, mode_t mode, int stage_fd, uid_t uid,
-		   int *ret_fd);
+ * mode.  A new one is made as .new-<name>-dir in stage_fd (the root 0700 .locks) and
+ * renamed into place.  Only under the per-user lock (user_lock()) of the user it is for. */
+int dir_root_owned(int parent_fd, const char *name, mode_t mode, int stage_fd, int *ret_fd);
 /* Make <parent>/<name> as dir_root_owned() makes a new one: as tmp (".new-<uid>-dir" or
  * ".new-<id>", names reclaim knows) in stage_fd (which must be the root 0700 .locks),
  * without looking for an existing one first (-EEXIST if there is). */
 int make_staged(int stage_fd, const char *tmp, int parent_fd, const char *name, mode_t mode,
 		int *ret_fd);
 
-/* op_session.c: check a call's limits (req) against the session level s->join, found
- * under the caller's own level only, and make s->ucg_fd that level's fd. */
-int session_join(struct session *s, const uint64_t *req, char *msg, size_t msglen);
-
-/* user.c: the per-user lock and level. */
-/* Generous: only helpers of the same uid wait for it (concurrent CREATEs of one user queue
+/* user.c: the per-user lock and level, and joining a session level.  USER_LOCK_MS is
+ * generous: only helpers of the same uid wait for it (concurrent CREATEs of one user queue
  * here), and a user who stops a helper holding it delays only their own sandboxes. */
 #define USER_LOCK_MS 30000
 /* Take the per-user lock (bounded; -EAGAIN with msg when another helper of the uid holds
@@ -152,6 +147,9 @@ int user_prepare(struct session *s, char *msg, size_t msglen);
 int user_count(struct session *s, unsigned *ret_live);
 /* The policy's totals into the per-user level (max where it sets none). */
 int user_write_totals(struct session *s, char *msg, size_t msglen);
+/* Check a call's limits (req) against the session level s->join, found under the caller's
+ * own level only, and make s->ucg_fd that level's fd. */
+int session_join(struct session *s, const uint64_t *req, char *msg, size_t msglen);
 
 /* deadline.c: deadline records for sandcap-reaper (lib/deadline-record.h), written at
  * CREATE, removed at teardown; and the next helper of any user kills the expired sandboxes
@@ -165,9 +163,6 @@ int deadline_record(struct session *s);
 void deadline_reap_expired(int dfd);
 
 /* op_net.c: --net in cgroup mode, the helper's BPF programs on the leaf. */
-/* Check the CREATE request's net mode and proxy port (wire values, PROTOCOL.md 3.2).
- * -EBADMSG for values out of range (a protocol violation). */
-int net_check_request(uint32_t net, uint32_t proxy_port);
 /* Load the programs for net (a policy_net) and attach them to s->leaf_fd, before any
  * process is attached.  0 for POLICY_NET_HOST (nothing to do); -ENOTSUP with msg when
  * the helper lacks cap_bpf/cap_net_admin or the kernel refuses. */
