@@ -417,26 +417,3 @@ op_create(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr 
 	s->n_reply_fds = 1;
 	return 0;
 }
-
-int
-op_kill(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr *body, char *msg,
-	size_t msglen)
-{
-	int r;
-
-	if (wire_get_end(rd) < 0)
-		return -EBADMSG;
-	log_info("uid %u: kill %s", (unsigned) s->uid, s->id);
-	r = cg_kill_fd(s->kill_fd);
-	s->killed = r == 0;
-	return r;
-}
-
-int
-op_destroy(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr *body, char *msg,
-	   size_t msglen)
-{
-	if (wire_get_end(rd) < 0)
-		return -EBADMSG;
-	return session_teardown(s, msg, msglen);
-}

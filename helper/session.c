@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Contract: the session's objects and their teardown.  Trusts only what the session
- * itself created (names, fds).  Teardown order is the reverse of creation: kill, wait for
- * "populated 0", empty, shrink, unmount and remove the workspace, remove the leaf, then the
- * lock file.  The per-user dirs stay (root-owned, empty, the totals in place), shared by
- * the user's next sandboxes.  Whatever cannot be removed stays behind with the lock
- * released, for the next run of the same user to reclaim.  Capabilities: through priv.c.
+ * Contract: the session's objects and their teardown, and the KILL and DESTROY requests.
+ * Trusts only what the session itself created (names, fds).  Teardown order is the reverse of
+ * creation: kill, wait for "populated 0", empty, shrink, unmount and remove the workspace,
+ * remove the leaf, then the lock file.  The per-user dirs stay (root-owned, empty, the totals
+ * in place), shared by the user's next sandboxes.  Whatever cannot be removed stays behind with
+ * the lock released, for the next run of the same user to reclaim.  Capabilities: through
+ * priv.c.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -137,4 +138,27 @@ helper_fatal(struct session *s, const char *fmt, ...)
 	(void) session_teardown(s, msg, sizeof(msg));
 	(void) fprintf(stderr, "sandcap-helper: protocol violation: %s\n", buf);
 	exit(EXIT_FAILURE);
+}
+
+int
+op_kill(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr *body, char *msg,
+	size_t msglen)
+{
+	int r;
+
+	if (wire_get_end(rd) < 0)
+		return -EBADMSG;
+	log_info("uid %u: kill %s", (unsigned) s->uid, s->id);
+	r = cg_kill_fd(s->kill_fd);
+	s->killed = r == 0;
+	return r;
+}
+
+int
+op_destroy(struct session *s, struct wire_rd *rd, const int *fds, struct wire_wr *body, char *msg,
+	   size_t msglen)
+{
+	if (wire_get_end(rd) < 0)
+		return -EBADMSG;
+	return session_teardown(s, msg, msglen);
 }
