@@ -20,7 +20,7 @@ struct run_ctl {
 	char path[CONTROL_PATH_MAX];
 };
 
-/* sv_spec.open_extra: the control socket, made once the command has started (a warning
+/* sv_spec.open_extra: the control socket, made before the command starts (a warning
  * without it, unless -q); its fd, or -1. */
 int run_ctl_open(void *userdata);
 

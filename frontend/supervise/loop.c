@@ -68,9 +68,9 @@ epoll_add(int epfd, int fd)
 }
 
 /* Once the command has started (perf: alongside its exec, not before it): the signalfd
- * (what arrived meanwhile is pending), the epoll set, the timers this run can arm, and
- * spec->open_extra()'s fd.  Nothing is lost by the wait: the main process's pidfd, the
- * keeper's and the signals are levels, and the timeout is armed for what is left. */
+ * (what arrived meanwhile is pending), the epoll set and the timers this run can arm.
+ * Nothing is lost by the wait: the main process's pidfd, the keeper's and the signals are
+ * levels, and the timeout is armed for what is left. */
 static int
 open_watch(struct sv_state *st)
 {
@@ -92,8 +92,6 @@ open_watch(struct sv_state *st)
 	if (st->spec->cpu_budget_ms > 0 && st->spec->cpu_used_usec != NULL &&
 	    (st->cfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK)) < 0)
 		return log_error_errno(-errno, "cannot set up supervision: %m");
-	if (st->spec->open_extra != NULL)
-		st->extra_fd = st->spec->open_extra(st->spec->extra_userdata);
 	return 0;
 }
 

@@ -53,6 +53,11 @@ sv_run(const struct sv_spec *spec, struct sv_outcome *ret)
 	r = sv_setup_signals();
 	if (r >= 0) {
 		sv_tty_take(&st);
+		/* The control socket before the command runs: one that took the mode of its
+		 * directory away first would leave the run without it, out of reach of sandcap
+		 * kill and of its session's end and TTL. */
+		if (spec->open_extra != NULL)
+			st.extra_fd = spec->open_extra(spec->extra_userdata);
 		r = spec->spawn != NULL ? sv_start_spawned(&st) : sv_start_cloned(&st);
 	}
 	if (r >= 0) {

@@ -67,8 +67,8 @@ struct sv_spec {
 	pid_t home_pgrp;
 
 	/* One more fd to watch (the control socket of `sandcap ps`/`sandcap kill`): open_extra()
-	 * returns it, or -1 for none, once the command has started (its exec: the set-up runs
-	 * alongside the command, not before it); when it is readable, on_extra() is
+	 * returns it, or -1 for none, before the command is started (so that the command
+	 * cannot make it fail by changing its directory's mode); when it is readable, on_extra() is
 	 * called with the supervisor, which it may pass to sv_signal() to signal the whole
 	 * sandbox.  NULL open_extra: none. */
 	int (*open_extra)(void *extra_userdata);
