@@ -111,9 +111,11 @@ if [ "$(id -u)" != 0 ] || ! command -v strace > /dev/null; then
 	skip "a call just starting: needs root and strace to hold the call's bind() back"
 else
 	id=$(S session start)
+	# ASAN_OPTIONS: LeakSanitizer cannot run under ptrace (a SANITIZE=1 build's sandcap).
 	( strace -f -o /dev/null -e trace=bind -e inject=bind:delay_enter=5000000 \
 		setpriv --reuid=65534 --regid=65534 --clear-groups -- env -i PATH="$PATH" \
 		HOME="$U/home" XDG_RUNTIME_DIR="$U/run" SANDCAP_HELPER="$SANDCAP_HELPER" \
+		ASAN_OPTIONS=detect_leaks=0 \
 		"$SANDCAP" run -q --session "$id" -- sh -c 'exec sleep 1000 # mark-s'
 	  echo $? > "$T/s.rc" ) &
 	expect "a call holds the session's lock, its socket not bound yet" \
