@@ -2,7 +2,8 @@
 # Sessions in user-cgroup mode, in the systemd guest before the package is installed (no
 # helper): a logged-in user's session is a delegated scope of their own systemd with the
 # session's limits, each call a leaf below it.  The workspace persists, a call asking more
-# than the session is refused, the session's memory binds a call that asked for none, a CPU
+# than the session is refused, the session's memory binds a call that asked for none (verdict
+# session-memory, as in cgroup mode, with the scope's counters as its evidence), a CPU
 # budget is spent across calls, the calls cannot rewrite their own or the session's limits
 # (Landlock on 6.12), and nothing is left after end, after SIGKILL of the keeper and of
 # every sandcap (the user manager's RuntimeMaxSec at the TTL), or after the TTL.
