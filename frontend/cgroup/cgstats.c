@@ -183,6 +183,12 @@ cgstats_read(int leaf_fd, int ws_fd, struct cg_usage *ret)
 int
 cgstats_read_level(int leaf_fd, struct cg_level *ret)
 {
+	return cgstats_read_level_at(leaf_fd, "..", ret);
+}
+
+int
+cgstats_read_level_at(int leaf_fd, const char *up, struct cg_level *ret)
+{
 	_cleanup_close_ int fd = -EBADF;
 	struct cg_level l = {};
 	char buf[1024];
@@ -191,7 +197,7 @@ cgstats_read_level(int leaf_fd, struct cg_level *ret)
 	memset(ret, 0, sizeof(*ret));
 	if (leaf_fd < 0)
 		return -EBADF;
-	fd = openat(leaf_fd, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	fd = openat(leaf_fd, up, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	r = m = read_limit(fd, "memory.max", &l.memory_max);
@@ -205,6 +211,8 @@ cgstats_read_level(int leaf_fd, struct cg_level *ret)
 	l.has_pids_peak = r > 0;
 	if (r >= 0 && (r = read_small(fd, "memory.events.local", buf, sizeof(buf))) > 0)
 		r = keyed(buf, "oom", &l.oom_local, &l.has_oom_local);
+	if (r >= 0 && (r = read_small(fd, "memory.events", buf, sizeof(buf))) > 0)
+		r = keyed(buf, "oom_kill", &l.oom_kill, &l.has_oom_kill);
 	if (r >= 0 && (r = read_small(fd, "pids.events.local", buf, sizeof(buf))) > 0)
 		r = keyed(buf, "max", &l.pids_max_local, &l.has_pids_max_local);
 	if (r < 0)

@@ -42,15 +42,19 @@ struct cg_level {
 	uint64_t memory_max, pids_max; /* UINT64_MAX: "max" (no total) */
 	uint64_t memory_current;       /* what all of the user's sandboxes hold now */
 	uint64_t oom_local;            /* memory.events.local "oom": OOMs at this level's limit */
+	uint64_t oom_kill;             /* memory.events "oom_kill": kills in it and below */
 	uint64_t pids_max_local;       /* pids.events.local "max" (6.13+): forks refused at
 					 * this level's limit */
 	uint64_t pids_peak;            /* pids.peak: the most the user's sandboxes ever held */
-	bool has_limits, has_oom_local, has_pids_max_local, has_pids_peak;
+	bool has_limits, has_oom_local, has_oom_kill, has_pids_max_local, has_pids_peak;
 };
 
 /* Fill *ret from the level above leaf_fd.  Missing files are not errors (their has_*
  * stay false); -errno when the level cannot be opened or a file is malformed. */
 int cgstats_read_level(int leaf_fd, struct cg_level *ret);
+/* The same for the level at up, a relative path from leaf_fd: ".." is its parent (a
+ * session's level or scope above a call's leaf), "../.." the one above that. */
+int cgstats_read_level_at(int leaf_fd, const char *up, struct cg_level *ret);
 
 /* Parse "key value\n" lines (memory.events, pids.events, cpu.stat): the value of key, or
  * -ENOENT if absent, -EBADMSG if malformed.  Exposed for unit tests. */

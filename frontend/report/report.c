@@ -115,6 +115,26 @@ write_network(struct json *j, const struct report_network *n)
 	json_object_end(j);
 }
 
+static void
+write_oom_at(struct json *j, const struct report_oom_at *o)
+{
+	json_key(j, "oom_at");
+	json_object_begin(j);
+	json_key(j, "limit");
+	json_string(j, o->limit);
+	json_key(j, "cgroup");
+	json_string(j, o->cgroup);
+	/* "max" is no number: null, as for a file the kernel does not have. */
+	json_key_opt_uint(j, "memory_max", o->has_memory_max && o->memory_max != UINT64_MAX,
+			  o->memory_max);
+	json_key(j, "oom");
+	json_uint(j, o->oom);
+	json_key_opt_uint(j, "oom_kill", o->has_oom_kill, o->oom_kill);
+	json_key(j, "read_by");
+	json_string(j, o->read_by);
+	json_object_end(j);
+}
+
 int
 report_write_json(FILE *f, const struct report *r)
 {
@@ -203,6 +223,8 @@ report_write_json(FILE *f, const struct report *r)
 	} else {
 		json_null(&j);
 	}
+	if (r->oom_at.limit != NULL)
+		write_oom_at(&j, &r->oom_at);
 	json_object_end(&j);
 	(void) fputc('\n', f);
 	return json_finish(&j);

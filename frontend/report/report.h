@@ -59,6 +59,18 @@ struct report {
 	bool tmpdir_set;
 	struct report_network net;
 
+	/* The cgroup above the leaf whose OOM put session-memory or total-memory in
+	 * limits_hit (docs/report.md, "oom_at"); limit NULL: no such object. */
+	struct report_oom_at {
+		const char *limit;   /* "session-memory" or "total-memory" */
+		char cgroup[256];    /* its path */
+		uint64_t memory_max; /* UINT64_MAX: "max" */
+		uint64_t oom;        /* its memory.events.local "oom" while the command ran */
+		uint64_t oom_kill;   /* its memory.events "oom_kill" (itself and below) */
+		bool has_memory_max, has_oom_kill;
+		char read_by[192]; /* who read it, and how far the files can be trusted */
+	} oom_at;
+
 	/* Who asked the sandbox to end (verdict killed, or a limit verdict that won). */
 	struct {
 		bool set;

@@ -22,6 +22,7 @@ static const char *const verdict_names[_VERDICT_MAX] = {
 	[VERDICT_OUTPUT] = "output",
 	[VERDICT_TOTAL_MEMORY] = "total-memory",
 	[VERDICT_TOTAL_PIDS] = "total-pids",
+	[VERDICT_SESSION_MEMORY] = "session-memory",
 };
 
 const char *
@@ -34,31 +35,53 @@ verdict_name(enum verdict_kind k)
 
 #define HIT(k) (1u << (k))
 
-/* The per-user level's own limit made the kernel's OOM killer run while the command ran
+/* A level's own limit made the kernel's OOM killer run while the command ran
  * (memory.events.local "oom" of that level grew: an OOM of a leaf counts in the leaf's,
  * a global one in none). */
 static bool
-level_oom(const struct verdict_input *in)
+oom_at(bool has, const struct cg_level *a, const struct cg_level *b)
 {
-	const struct cg_level *a = &in->level_before, *b = &in->level_after;
-
-	return in->has_level && b->has_oom_local && b->oom_local > a->oom_local;
+	return has && b->has_oom_local && b->oom_local > a->oom_local;
 }
 
-/* The per-user level refused a fork: since 6.13 its pids.events.local "max" counts that;
- * up to 6.12 only its pids.peak at its pids.max (the peak never passes the limit) tells,
- * and only together with a leaf whose own limit was not reached. */
 static bool
-level_pids(const struct verdict_input *in)
+level_oom(const struct verdict_input *in)
 {
-	const struct cg_level *a = &in->level_before, *b = &in->level_after;
+	return oom_at(in->has_level, &in->level_before, &in->level_after);
+}
 
-	if (!in->has_level)
+static bool
+session_oom(const struct verdict_input *in)
+{
+	return oom_at(in->has_session, &in->session_before, &in->session_after);
+}
+
+/* A level refused a fork: since 6.13 its pids.events.local "max" counts that; up to 6.12
+ * only its pids.peak at its pids.max (the peak never passes the limit) tells, and only
+ * together with a leaf whose own limit was not reached. */
+static bool
+pids_at(bool has, const struct cg_level *a, const struct cg_level *b)
+{
+	if (!has)
 		return false;
 	if (b->has_pids_max_local)
 		return b->pids_max_local > a->pids_max_local;
 	return b->has_limits && b->has_pids_peak && b->pids_max != UINT64_MAX &&
 	       b->pids_peak >= b->pids_max;
+}
+
+bool
+verdict_pids_at_session(const struct verdict_input *in)
+{
+	return pids_at(in->has_session, &in->session_before, &in->session_after);
+}
+
+/* The session's level or the per-user level refused a fork. */
+static bool
+level_pids(const struct verdict_input *in)
+{
+	return verdict_pids_at_session(in) ||
+	       pids_at(in->has_level, &in->level_before, &in->level_after);
 }
 
 /* The leaf's refused forks were refused at a level above it: its own limit was never
@@ -96,8 +119,12 @@ limits_hit(const struct verdict_input *in)
 	 * also counts in oom_kill but not in the leaf's oom). */
 	if (c->has_memory_events && c->oom_kill > 0 && c->oom > 0)
 		hit |= HIT(VERDICT_MEMORY);
-	/* A kill in the leaf with no OOM of its own, while the per-user level had one: the
-	 * user's total_memory, not the sandbox's limit and not the host. */
+	/* A kill in the leaf with no OOM of its own, while the session's cgroup (the leaf's
+	 * parent) had one: the session's memory, the nearest limit above the call. */
+	else if (c->has_memory_events && c->oom_kill > 0 && session_oom(in))
+		hit |= HIT(VERDICT_SESSION_MEMORY);
+	/* ... while the per-user level had one: the user's total_memory, not the sandbox's
+	 * limit and not the host. */
 	else if (c->has_memory_events && c->oom_kill > 0 && level_oom(in))
 		hit |= HIT(VERDICT_TOTAL_MEMORY);
 	/* Up to 6.12 the leaf counts a fork refused at any level; since 6.13 only at its own
@@ -105,7 +132,8 @@ limits_hit(const struct verdict_input *in)
 	if (c->has_pids_events && c->pids_max_events > 0 && !pids_refused_above(c))
 		hit |= HIT(VERDICT_PIDS);
 	else if ((c->has_pids_events && c->pids_max_events > 0 && level_pids(in)) ||
-		 (in->level_after.has_pids_max_local && level_pids(in)))
+		 ((in->level_after.has_pids_max_local || in->session_after.has_pids_max_local) &&
+		  level_pids(in)))
 		hit |= HIT(VERDICT_TOTAL_PIDS);
 	/* No evidence but the signal: it counts only when this run set RLIMIT_FSIZE. */
 	if (in->signaled && in->signal == SIGXFSZ && in->fsize_limit)
@@ -141,6 +169,8 @@ pick_kind(const struct verdict_input *in, struct verdict *v)
 		v->kind = VERDICT_CPU_TIME;
 	} else if (failed && (hit & HIT(VERDICT_MEMORY))) {
 		v->kind = VERDICT_MEMORY;
+	} else if (failed && (hit & HIT(VERDICT_SESSION_MEMORY))) {
+		v->kind = VERDICT_SESSION_MEMORY;
 	} else if (failed && (hit & HIT(VERDICT_TOTAL_MEMORY))) {
 		v->kind = VERDICT_TOTAL_MEMORY;
 	} else if (hit & HIT(VERDICT_FSIZE)) {

@@ -24,6 +24,8 @@ enum verdict_kind {
 	VERDICT_OUTPUT,       /* --output-limit passed: sandcap ended it */
 	VERDICT_TOTAL_MEMORY, /* the user's total_memory (the per-user level's OOM) */
 	VERDICT_TOTAL_PIDS,   /* the user's total_pids refused a fork */
+	/* A call of a session: the session's memory (its level's or scope's OOM). */
+	VERDICT_SESSION_MEMORY,
 	_VERDICT_MAX,
 };
 
@@ -68,6 +70,13 @@ struct verdict_input {
 	 * command started and when it ended. */
 	bool has_level;
 	struct cg_level level_before, level_after;
+
+	/* A call of a session in cgroup or user-cgroup mode: the session's own cgroup, the
+	 * leaf's parent (the helper's level cgroup_root/<uid>/<level>, or the user manager's
+	 * sandcap-sess-<id>.scope), when the command started and when it ended.  In cgroup
+	 * mode the per-user level above it is then level_before/after. */
+	bool has_session;
+	struct cg_level session_before, session_after;
 };
 
 struct verdict {
@@ -80,6 +89,10 @@ struct verdict {
 
 void verdict_decide(const struct verdict_input *in, struct verdict *ret);
 
+/* The fork refusal behind a total-pids verdict was at the session's level, not at the
+ * user's total_pids (the message names the one that refused). */
+bool verdict_pids_at_session(const struct verdict_input *in);
+
 /* "ok", "exit", "signal", "timeout", "cpu-time", "memory", "pids", "fsize", "disk",
- * "setup-error", "killed", "output", "total-memory", "total-pids". */
+ * "setup-error", "killed", "output", "total-memory", "total-pids", "session-memory". */
 const char *verdict_name(enum verdict_kind k);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The verdict from the run's evidence (report/verdict.c) and the report's one sentence
  * that says it in English; the notes it must not leave out are in message-notes.c. */
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -17,6 +18,7 @@
 #include "run/exec-hint.h"
 #include "run/run-int.h"
 #include "run/run.h"
+#include "run/usercg-run.h"
 #include "supervise/output.h"
 #include "supervise/supervise.h"
 
@@ -140,29 +142,38 @@ total_source(const char *const *total_src, int t)
 	return "the policy (see 'sandcap policy show')";
 }
 
-/* A call of a cgroup-mode session: the level above its leaf is the session's, whose memory
- * or pids (its calls and its workspace together) were reached, not the user's total. */
+/* A call of a session: the cgroup above its leaf is the session's (cgroup mode: the level,
+ * its calls and workspace together; user-cgroup mode: the scope), whose memory or pids were
+ * reached, not the call's own limit nor the user's total. */
 static void
-session_total_message(const struct msg_ctx *m, const char *level)
+session_total_message(const struct msg_ctx *m)
 {
-	const struct cg_level *l = &m->in->level_after;
-	bool mem = m->v->kind == VERDICT_TOTAL_MEMORY;
-	char t[32], peak[32] = "an unknown part of it";
+	const struct cg_level *l = &m->in->session_after;
+	bool mem = m->v->kind == VERDICT_SESSION_MEMORY;
+	const char *scope = run_usercg_session_scope();
+	char t[32], peak[32] = "an unknown part of it", what[PATH_MAX + 64];
 
-	if (mem)
+	if (mem && l->has_limits && l->memory_max != UINT64_MAX)
 		format_size(l->memory_max, t, sizeof(t));
-	else
+	else if (!mem && l->has_limits && l->pids_max != UINT64_MAX)
 		snprintf(t, sizeof(t), "%llu processes", (unsigned long long) l->pids_max);
+	else
+		snprintf(t, sizeof(t), "its limit");
 	if (mem && m->cg->has_memory_peak)
 		format_size(m->cg->memory_peak, peak, sizeof(peak));
-	else if (m->cg->has_pids_peak)
+	else if (!mem && m->cg->has_pids_peak)
 		snprintf(peak, sizeof(peak), "%llu", (unsigned long long) m->cg->pids_peak);
+	if (run_session_level() != NULL)
+		snprintf(what, sizeof(what), "session cgroup %s and its workspace",
+			 run_session_level());
+	else
+		snprintf(what, sizeof(what), "session scope %s", scope != NULL ? scope : "?");
 	snprintf(m->buf, m->bufsz,
-		 "the session's %s was reached (%s for all of the calls of session cgroup %s and "
-		 "its workspace together, set by sandcap session start %s): %s, which held at "
-		 "most %s",
-		 mem ? "memory" : "pids", t, level, mem ? "--memory" : "--pids",
-		 mem ? "the kernel's OOM killer at the session's cgroup ended this call"
+		 "the session's %s was reached (%s for all of the calls of %s together, set by "
+		 "sandcap session start %s): %s, which held at most %s",
+		 mem ? "memory" : "pids", t, what, mem ? "--memory" : "--pids",
+		 mem ? "the kernel's OOM killer at the session's cgroup (its memory.events) "
+		       "ended this call"
 		     : "forks were refused in this call",
 		 peak);
 }
@@ -179,8 +190,9 @@ total_message(const struct msg_ctx *m)
 	const struct cg_level *l = &m->in->level_after;
 	char t[32], own[32], peak[32];
 
-	if (run_session_level() != NULL) {
-		session_total_message(m, run_session_level());
+	if (m->v->kind == VERDICT_SESSION_MEMORY ||
+	    (m->v->kind == VERDICT_TOTAL_PIDS && verdict_pids_at_session(m->in))) {
+		session_total_message(m);
 		return;
 	}
 	if (m->v->kind == VERDICT_TOTAL_MEMORY) {
@@ -222,6 +234,10 @@ outside_oom(const struct verdict_input *in, const struct cg_usage *cg)
 {
 	if (!cg->has_memory_events || cg->oom_kill == 0 || cg->oom > 0)
 		return "";
+	if (in->has_session && in->session_after.has_oom_local)
+		return ": an OOM kill from outside the sandbox, not its limit nor its session's: "
+		       "the host's global OOM killer (the machine ran out of memory) or a memory "
+		       "limit above the session's cgroup";
 	if (in->has_level && in->level_after.has_oom_local)
 		return ": an OOM kill from outside the sandbox, not its limit nor your "
 		       "total_memory: the host's global OOM killer (the machine ran out of "
@@ -391,6 +407,7 @@ static verdict_message_fn *const verdict_messages[_VERDICT_MAX] = {
 	[VERDICT_OUTPUT] = output_message,
 	[VERDICT_TOTAL_MEMORY] = total_message,
 	[VERDICT_TOTAL_PIDS] = total_message,
+	[VERDICT_SESSION_MEMORY] = total_message,
 };
 
 static void

@@ -89,9 +89,6 @@ open_helper(struct run *R, const struct policy_resolved *pol)
 		r = client_create(&R->sess, &req, err, errlen);
 		if (r < 0)
 			return r;
-		/* The per-user level's counters before the command: the verdict counts only
-		 * what grows while it runs. */
-		R->in.has_level = cgstats_read_level(R->sess.leaf_fd, &R->in.level_before) == 0;
 		return 1;
 	}
 	return 0;

@@ -267,11 +267,17 @@ run_choose_mode(struct run *R)
 		return run_refuse(R, false, "the sandcap helper refused the sandbox: %s",
 				  R->err[0] != '\0' ? R->err : strerror(-r));
 	R->cgroup = r > 0;
+	/* The per-user level's and a session's cgroup's counters before the command: the
+	 * verdict counts only what grows while it runs. */
+	if (R->cgroup)
+		run_levels_read(R, false);
 	if (!R->cgroup && !o->no_cgroup) {
 		r = try_user_cgroup(o, &R->rep, pol, R->rep.id, &R->ucg, R->err, sizeof(R->err));
 		if (r < 0)
 			return run_refuse(R, false, "%s", R->err);
 		R->ucgroup = r > 0;
+		if (R->ucgroup)
+			run_levels_read(R, false);
 		if (R->ucgroup && o->rl[RUN_RL_CPU].set) {
 			report_add_limit(&R->rep, "cpu_time_ms", o->rl[RUN_RL_CPU].value);
 			report_add_enforcement(&R->rep, "cpu_time",

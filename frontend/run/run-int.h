@@ -60,6 +60,9 @@ struct run {
 	struct net_proxy proxy; /* --net proxy */
 	struct sc_session sess; /* cgroup mode: the helper */
 	struct usercg ucg;      /* user-cgroup mode */
+	/* The session's cgroup and the per-user level above the leaf (oom-above.c), as the
+	 * kernel names them through the leaf's descriptor; "" when not read. */
+	char session_cg[256], level_cg[256];
 	struct policy_resolved pol;
 	struct profile prof;
 	struct isolate_plan plan;
@@ -95,6 +98,16 @@ uint64_t use_cgroup(struct run_opts *o, struct report *rep, struct sc_session *s
 void warn_disk_over_memory(const struct run *R, uint64_t req_disk, uint64_t req_memory);
 /* The supervisor's hooks for the mode: cgroup (the helper) or user-cgroup. */
 void run_spec_hooks(struct run *R, struct sv_spec *spec);
+
+/* ---- oom-above.c: the cgroups above the leaf, for the verdict's evidence ---- */
+
+/* The counters of the session's cgroup (a session's call: the leaf's parent) and of the
+ * per-user level (cgroup mode: above the session's, or the leaf's parent) into R->in, before
+ * the command starts (after false) or once it has ended. */
+void run_levels_read(struct run *R, bool after);
+/* After the verdict: the report's oom_at, for a session-memory or total-memory in
+ * limits_hit. */
+void run_oom_evidence(struct run *R);
 
 /* ---- policy.c: the caller's policy and profile ---- */
 

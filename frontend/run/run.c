@@ -428,6 +428,7 @@ run_collect(struct run *R)
 
 	if (R->ucgroup) {
 		r = cgstats_read(R->ucg.leaf_fd, -EBADF, &R->rep.cg);
+		run_levels_read(R, true);
 		if (r < 0)
 			fprintf(stderr,
 				"sandcap: warning: cannot read the sandbox's counters: %s\n",
@@ -443,9 +444,7 @@ run_collect(struct run *R)
 	if (R->cgroup) {
 		/* The final counters, before DESTROY closes the leaf. */
 		r = cgstats_read(R->sess.leaf_fd, R->sess.ws_fd, &R->rep.cg);
-		if (R->in.has_level)
-			R->in.has_level =
-				cgstats_read_level(R->sess.leaf_fd, &R->in.level_after) == 0;
+		run_levels_read(R, true);
 		if (r < 0)
 			fprintf(stderr,
 				"sandcap: warning: cannot read the sandbox's counters: %s\n",
@@ -570,6 +569,7 @@ run_steps(struct run *R, int argc, char **argv)
 					: NULL;
 	run_decide(&R->o, &R->out, &R->relay, tsrc, &R->in, &R->rep, R->message,
 		   sizeof(R->message));
+	run_oom_evidence(R);
 	run_notes(R);
 	if (R->out.output_dropped > 0 && R->o.quiet)
 		fprintf(stderr,

@@ -21,6 +21,12 @@ run_usercg_session(const char *scope, const char *leaf)
 	session_leaf = leaf;
 }
 
+const char *
+run_usercg_session_scope(void)
+{
+	return session_scope;
+}
+
 bool
 run_usercg_skip_helper(char *why, size_t len)
 {

@@ -24,6 +24,8 @@ int run_usercg_setup(struct run_opts *o, struct report *rep, const struct policy
  * session's scope, "call-N") instead of <its own scope>/sandbox, no helper is asked, and
  * the run is refused rather than run in another mode.  NULL, NULL: an ordinary run again. */
 void run_usercg_session(const char *scope, const char *leaf);
+/* The session's scope of the call that runs (run_usercg_session()), or NULL. */
+const char *run_usercg_session_scope(void);
 /* A call of a user-cgroup session asks no helper: true, with why the helper is not used. */
 bool run_usercg_skip_helper(char *why, size_t len);
 

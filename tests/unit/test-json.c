@@ -252,6 +252,55 @@ test_report_cgroup_counters_and_ok(void **state)
 	free(buf);
 }
 
+/* A session-memory verdict: the session's verdict name in verdict, limits_hit and the text
+ * line, and its evidence last, in oom_at ("max" as null). */
+static void
+test_report_session_memory(void **state)
+{
+	char *argv[] = { "x", NULL };
+	struct report r = {
+		.version = "0.1.0", .mode = "user-cgroup", .id = "1-x", .argv = argv,
+		.v = { .kind = VERDICT_SESSION_MEMORY, .limits_hit = 1u << VERDICT_SESSION_MEMORY,
+		       .exit_code = -1, .signal = 9, .sc_exit = 137 },
+		.message = "the session's memory was reached",
+		.oom_at = { .limit = "session-memory", .cgroup = "/sys/fs/cgroup/s.scope",
+			    .memory_max = 67108864, .has_memory_max = true, .oom = 1,
+			    .oom_kill = 2, .has_oom_kill = true, .read_by = "sandcap" },
+	};
+	char *buf = NULL;
+	size_t sz = 0;
+	FILE *f = open_memstream(&buf, &sz);
+
+	(void) state;
+	assert_int_equal(report_write_json(f, &r), 0);
+	assert_int_equal(fclose(f), 0);
+	assert_non_null(strstr(buf, "\"verdict\": \"session-memory\", \"limits_hit\": "
+				    "[\"session-memory\"], \"exit_code\": null, \"signal\": 9, "
+				    "\"sandcap_exit\": 137"));
+	assert_non_null(strstr(buf, "\"killed_by\": null, \"oom_at\": {\"limit\": "
+				    "\"session-memory\", \"cgroup\": \"/sys/fs/cgroup/s.scope\", "
+				    "\"memory_max\": 67108864, \"oom\": 1, \"oom_kill\": 2, "
+				    "\"read_by\": \"sandcap\"}}\n"));
+	free(buf);
+	buf = NULL;
+	r.oom_at.memory_max = UINT64_MAX;
+	r.oom_at.has_oom_kill = false;
+	f = open_memstream(&buf, &sz);
+	assert_non_null(f);
+	assert_int_equal(report_write_json(f, &r), 0);
+	assert_int_equal(fclose(f), 0);
+	assert_non_null(strstr(buf, "\"memory_max\": null, \"oom\": 1, \"oom_kill\": null"));
+	free(buf);
+	buf = NULL;
+	f = open_memstream(&buf, &sz);
+	assert_non_null(f);
+	report_write_summary(f, &r);
+	assert_int_equal(fclose(f), 0);
+	assert_non_null(strstr(buf, "sandcap: session-memory: the session's memory was reached; "
+				    "exit 137\n"));
+	free(buf);
+}
+
 static void
 test_summary_lines(void **state)
 {
@@ -286,6 +335,7 @@ main(void)
 		cmocka_unit_test(test_structure),
 		cmocka_unit_test(test_report_shape),
 		cmocka_unit_test(test_report_cgroup_counters_and_ok),
+		cmocka_unit_test(test_report_session_memory),
 		cmocka_unit_test(test_summary_lines),
 	};
 

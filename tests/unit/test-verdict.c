@@ -269,6 +269,89 @@ test_total_memory(void **state)
 	assert_int_equal(decide(&in).kind, VERDICT_SIGNAL);
 }
 
+/* A call of a session killed at the session's own memory (the OOM counted in the
+ * memory.events.local of the leaf's parent, the session's level or scope): session-memory,
+ * the same in cgroup and user-cgroup mode, never the call's memory, never the user's
+ * total_memory, never a plain signal; and only with the session's counter as evidence. */
+static void
+test_session_memory(void **state)
+{
+	struct verdict_input in = { .signaled = true, .signal = SIGKILL, .has_session = true };
+	struct verdict v;
+
+	(void) state;
+	in.counters.has_memory_events = true;
+	in.counters.oom_kill = 2;
+	in.session_before.has_oom_local = true;
+	in.session_before.oom_local = 1; /* an earlier call of the session */
+	in.session_after = in.session_before;
+	/* No OOM at the session during this call (a kill from elsewhere): a signal. */
+	assert_int_equal(decide(&in).kind, VERDICT_SIGNAL);
+	/* User-cgroup mode: the scope's count grew; no per-user level. */
+	in.session_after.oom_local = 2;
+	v = decide(&in);
+	assert_int_equal(v.kind, VERDICT_SESSION_MEMORY);
+	assert_int_equal(v.limits_hit, 1u << VERDICT_SESSION_MEMORY);
+	assert_int_equal(v.sc_exit, 128 + SIGKILL);
+	assert_int_equal(v.signal, SIGKILL);
+	assert_string_equal(verdict_name(v.kind), "session-memory");
+	/* Cgroup mode: the per-user level above the session had an OOM as well (another of
+	 * the user's sandboxes, or both limits at once): the nearest limit is named. */
+	in.has_level = true;
+	in.level_before.has_oom_local = in.level_after.has_oom_local = true;
+	in.level_after.oom_local = 1;
+	v = decide(&in);
+	assert_int_equal(v.kind, VERDICT_SESSION_MEMORY);
+	assert_int_equal(v.limits_hit, 1u << VERDICT_SESSION_MEMORY);
+	/* The session's count did not grow, the user's did: total-memory. */
+	in.session_after.oom_local = 1;
+	assert_int_equal(decide(&in).kind, VERDICT_TOTAL_MEMORY);
+	in.session_after.oom_local = 2;
+	/* The call's own limit reached: its memory wins. */
+	in.counters.oom = 1;
+	assert_int_equal(decide(&in).kind, VERDICT_MEMORY);
+	in.counters.oom = 0;
+	/* A call that coped (exit 0): ok, with the session's memory in limits_hit. */
+	in.signaled = false;
+	in.exited = true;
+	v = decide(&in);
+	assert_int_equal(v.kind, VERDICT_OK);
+	assert_int_equal(v.limits_hit, 1u << VERDICT_SESSION_MEMORY);
+	/* A kernel without memory.events.local, or the scope not read: never guessed. */
+	in.signaled = true;
+	in.exited = false;
+	in.has_level = false;
+	in.session_after.has_oom_local = false;
+	assert_int_equal(decide(&in).kind, VERDICT_SIGNAL);
+	in.session_after.has_oom_local = true;
+	in.has_session = false;
+	assert_int_equal(decide(&in).kind, VERDICT_SIGNAL);
+}
+
+/* A session's level refused the fork (6.13+: its pids.events.local grew): total-pids, said
+ * to be the session's. */
+static void
+test_session_pids(void **state)
+{
+	struct verdict_input in = { .exited = true, .exit_code = 1, .has_session = true,
+				    .has_level = true };
+
+	(void) state;
+	in.counters.has_pids_events = true;
+	in.counters.pids_max_events = 1;
+	in.counters.has_pids_peak = in.counters.has_pids_max = true;
+	in.counters.pids_peak = 10;
+	in.counters.pids_max = 64;
+	in.session_after.has_pids_max_local = in.level_after.has_pids_max_local = true;
+	in.session_after.pids_max_local = 1;
+	assert_int_equal(decide(&in).kind, VERDICT_TOTAL_PIDS);
+	assert_true(verdict_pids_at_session(&in));
+	in.session_after.pids_max_local = 0;
+	in.level_after.pids_max_local = 1;
+	assert_int_equal(decide(&in).kind, VERDICT_TOTAL_PIDS);
+	assert_false(verdict_pids_at_session(&in));
+}
+
 /* Up to 6.12 the leaf counts forks refused at any level: one refused while the leaf stayed
  * below its own pids.max, with the level at its total, is total-pids. */
 static void
@@ -438,6 +521,8 @@ main(void)
 		cmocka_unit_test(test_setup_errors),
 		cmocka_unit_test(test_memory_needs_leaf_oom),
 		cmocka_unit_test(test_total_memory),
+		cmocka_unit_test(test_session_memory),
+		cmocka_unit_test(test_session_pids),
 		cmocka_unit_test(test_total_pids),
 		cmocka_unit_test(test_pids_and_disk),
 		cmocka_unit_test(test_killed_at_a_request),

@@ -17,6 +17,7 @@ VERDICTS = frozenset(
     {
         "ok", "exit", "signal", "timeout", "cpu-time", "memory", "pids", "fsize", "disk",
         "setup-error", "output", "killed", "total-memory", "total-pids",
+        "session-memory",
     }
 )
 """Verdicts this package knows.  A newer sandcap may report others; they are passed on."""

@@ -74,6 +74,10 @@ for j in b c; do
 	msg=$(json_get "$SCRATCH/$j.json" .message)
 	like "$msg" 'total_memory was reached \(100 MiB .*set by \[limits\]\)' \
 		"... the message names total_memory, its value and its section ($j)"
+	is "$(json_get "$SCRATCH/$j.json" .oom_at.limit):$(json_get "$SCRATCH/$j.json" .oom_at.memory_max)" \
+		"total-memory:$((100 * MiB))" "... its evidence, oom_at: the per-user level's memory.max ($j)"
+	like "$(json_get "$SCRATCH/$j.json" .oom_at.cgroup)" "/${U##*/}\$" \
+		"... names that level, read by sandcap from a root-owned cgroup ($j)"
 	if printf '%s' "$msg" | grep -q 'global OOM'; then
 		fail "... and never the host's global OOM killer ($j)" "$msg"
 	else ok "... and never the host's global OOM killer ($j)"; fi

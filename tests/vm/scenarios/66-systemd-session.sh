@@ -2,7 +2,8 @@
 # Sessions in user-cgroup mode, in the systemd guest before the package is installed (no
 # helper): a logged-in user's session is a delegated scope of their own systemd with the
 # session's limits, each call a leaf below it.  The workspace persists, a call asking more
-# than the session is refused, the session's memory binds a call that asked for none, a CPU
+# than the session is refused, the session's memory binds a call that asked for none (verdict
+# session-memory, as in cgroup mode, with the scope's counters as its evidence), a CPU
 # budget is spent across calls, the calls cannot rewrite their own or the session's limits
 # (Landlock on 6.12), and nothing is left after end, after SIGKILL of the keeper and of
 # every sandcap (the user manager's RuntimeMaxSec at the TTL), or after the TTL.
@@ -99,6 +100,25 @@ diag "a memory hog with no --memory of its own: verdict $(json_get "$R/m64.json"
 le_ok "$(cat "$sc/memory.peak")" $((64 * MiB)) \
 	"a call with no --memory of its own is held by the session's 64M (the scope's memory.peak)"
 ge "$(json_get "$R/m64.json" .usage.oom_kills)" 1 "... by the OOM killer (oom_kills >= 1)"
+# The same verdict as in cgroup mode: the session's memory, from the scope's memory.events
+# that sandcap read outside the sandbox, not a plain signal.
+is "$(json_get "$R/m64.json" .verdict)" session-memory "... reported as the session's memory (verdict session-memory)"
+is "$(json_get "$R/m64.json" '.limits_hit | join(",")')" session-memory "... limits_hit says session-memory, not memory"
+is "$rc" "$(json_get "$R/m64.json" .sandcap_exit)" "... sandcap exits with the report's sandcap_exit ($rc)"
+like "$(json_get "$R/m64.json" .message)" "the session's memory was reached \(64 MiB .*sandcap-sess-$id[.]scope" \
+	"... its message names the session's scope and its limit"
+is "$(json_get "$R/m64.json" .oom_at.limit)" session-memory "... its evidence: oom_at names the limit"
+like "$(json_get "$R/m64.json" .oom_at.cgroup)" "/sandcap-sess-$id[.]scope$" "... and the scope whose memory.events counted the OOM"
+is "$(json_get "$R/m64.json" .oom_at.memory_max)" $((64 * MiB)) "... with its memory.max"
+ge "$(json_get "$R/m64.json" .oom_at.oom)" 1 "... and its memory.events.local oom that grew during the call"
+ge "$(json_get "$R/m64.json" .oom_at.oom_kill)" 1 "... and its memory.events oom_kill"
+if [ "${ll_abi:-0}" -ge 1 ]; then
+	like "$(json_get "$R/m64.json" .oom_at.read_by)" "Landlock kept the call from writing" \
+		"... read outside the sandbox from files Landlock kept the call from writing"
+else
+	like "$(json_get "$R/m64.json" .oom_at.read_by)" "writable by the call \(no Landlock\)" \
+		"... and says the call could have written the scope's limits (no Landlock)"
+fi
 
 # The hostile call: its leaf and the session's scope are the user's own cgroups, so only the
 # Landlock layer keeps it from raising the limits or leaving the leaf.

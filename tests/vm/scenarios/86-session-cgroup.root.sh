@@ -152,10 +152,20 @@ run_rc U "$SANDCAP" run -q --session "$id" -- sh -c 'TMPDIR=$PWD exec "$0" -w 40
 is "$rc" 0 "memory 64M: call 1 keeps 40 MiB in the workspace"
 run_rc U "$SANDCAP" run -q --session "$id" --report "$R/mem2.json" -- "$TESTS/probe-workload" -m 40 \
 	2> "$R/mem2.err"
-is "$(json_get "$R/mem2.json" .verdict)" total-memory \
-	"call 2 allocating 40 MiB more: ended at the session's memory.max, not its own"
+is "$(json_get "$R/mem2.json" .verdict)" session-memory \
+	"call 2 allocating 40 MiB more: ended at the session's memory.max (verdict session-memory)"
+is "$(json_get "$R/mem2.json" '.limits_hit | join(",")')" session-memory \
+	"... limits_hit says session-memory, not memory nor total-memory"
 like "$(json_get "$R/mem2.json" .message)" "the session's memory was reached \(64 ?Mi?B?.*$L" \
 	"... its message names the session, not the user's total"
+is "$rc" "$(json_get "$R/mem2.json" .sandcap_exit)" "... sandcap exits with the report's sandcap_exit ($rc)"
+is "$(json_get "$R/mem2.json" .signal)" 9 "... the call's own end: SIGKILL (128+9, as memory and total-memory)"
+is "$(json_get "$R/mem2.json" .oom_at.limit)" session-memory "... its evidence: oom_at names the limit"
+like "$(json_get "$R/mem2.json" .oom_at.cgroup)" "/$L\$" "... and the session's level, whose memory.events counted the OOM"
+is "$(json_get "$R/mem2.json" .oom_at.memory_max)" $((64 * 1048576)) "... with its memory.max"
+ge "$(json_get "$R/mem2.json" .oom_at.oom)" 1 "... and its memory.events.local oom that grew during the call"
+ge "$(json_get "$R/mem2.json" .oom_at.oom_kill)" 1 "... and its memory.events oom_kill"
+like "$(json_get "$R/mem2.json" .oom_at.read_by)" "root-owned" "... read by sandcap from the helper's root-owned level"
 run_rc U "$SANDCAP" run -q --session "$id" -- rm probe-workload.dat
 run_rc U "$SANDCAP" run -q --session "$id" -- "$TESTS/probe-workload" -m 40
 is "$rc" 0 "... and with the workspace's file removed the same call runs"
