@@ -1406,6 +1406,31 @@ create_timeout(struct helper *h, int *rfds, size_t *nrfds)
 	return request(h, WIRE_REQ_CREATE, body, sizeof(body), NULL, 0, rfds, nrfds, NULL, 0);
 }
 
+/* The user's next session after a broken one, which reclaims what that left: 0 when it
+ * created (with a deadline) and destroyed a sandbox, else the failing step's result (-9:
+ * the helper did not start).  *ret_st: its exit status, -9 when HELLO did not succeed. */
+static int
+next_session(int *ret_st)
+{
+	struct helper h;
+	int rfds[2] = { -1, -1 }, r;
+	size_t nr = 0;
+
+	*ret_st = -9;
+	if (helper_start(&h, C_NONE) < 0)
+		return -9;
+	r = hello(&h);
+	if (r != 0)
+		return r;
+	r = create_timeout(&h, rfds, &nr);
+	for (size_t i = 0; i < nr; i++)
+		close(rfds[i]);
+	if (r == 0)
+		r = simple(&h, WIRE_REQ_DESTROY);
+	*ret_st = helper_wait(&h);
+	return r;
+}
+
 /* A line into the FIFO $HOSTILE_SYNC/wake, if the root half has it open: root sleeps in a
  * read on it instead of polling for the step files (a poll forks in the shell, and in this
  * guest every fork takes CPU from the helper under test).  Without a reader, nothing. */
@@ -1497,16 +1522,7 @@ createstep(const char *dir, int *n, const char *desc, enum cond c, long kill_us,
 		*ret_create = cr;
 	step_sync(dir, ++*n, 1, desc);
 	/* The user's next session (with a timeout) reclaims whatever is left. */
-	nr = 0;
-	if (helper_start(&h, C_NONE) == 0 && (r = hello(&h)) == 0) {
-		cr = create_timeout(&h, rfds, &nr);
-		for (size_t i = 0; i < nr; i++)
-			close(rfds[i]);
-		r = cr == 0 ? simple(&h, WIRE_REQ_DESTROY) : cr;
-		st = helper_wait(&h);
-	} else {
-		st = -9;
-	}
+	r = next_session(&st);
 	result(r == 0 && st == 0, desc, "next session: %d, exit %d", r, st);
 	step_sync(dir, ++*n, 2, desc);
 }
@@ -1590,16 +1606,7 @@ createstep_at(const char *dir, int *n, long at)
 	st = helper_wait(&h);
 	printf("# %s: create %d exit %d\n", desc, cr, st);
 	step_sync(dir, ++*n, 1, desc);
-	nr = 0;
-	if (helper_start(&h, C_NONE) == 0 && (r = hello(&h)) == 0) {
-		r = create_timeout(&h, rfds, &nr);
-		for (size_t i = 0; i < nr; i++)
-			close(rfds[i]);
-		r = r == 0 ? simple(&h, WIRE_REQ_DESTROY) : r;
-		st = helper_wait(&h);
-	} else {
-		st = -9;
-	}
+	r = next_session(&st);
 	if (traced)
 		result(r == 0 && st == 0, desc, "next session: %d, exit %d", r, st);
 	else
