@@ -22,18 +22,6 @@
 #include "priv.h"
 #include "session.h"
 
-void
-session_init(struct session *s, int sock)
-{
-	memset(s, 0, sizeof(*s));
-	s->sock = sock;
-	s->permitted = SESSION_START_PERMITTED;
-	s->seq = 1;
-	s->cgroot_fd = s->wsroot_fd = s->lockdir_fd = s->uiddir_fd = -EBADF;
-	s->lock_fd = s->leaf_fd = s->kill_fd = s->events_fd = s->ws_fd = -EBADF;
-	s->ucg_fd = s->ulock_fd = s->deadline_fd = -EBADF;
-}
-
 int
 sandbox_remove(struct session *s, const char *id, int ws_fd, char *msg, size_t msglen)
 {

@@ -2,8 +2,10 @@
 /* One helper process serves one session: one caller, at most one sandbox. */
 #pragma once
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/types.h>
 
 #include "cgroup.h"
@@ -87,8 +89,21 @@ unsigned dispatch_next(unsigned permitted, const struct op *op, int r);
 int dispatch(struct session *s, const uint8_t *buf, size_t n, int *fds, size_t nfds,
 	     int *ret_status);
 
+/* A session on sock before its first request: nothing opened yet (here, not in session.c,
+ * so the fuzz target that cannot link session.c starts from the same state). */
+static inline void
+session_init(struct session *s, int sock)
+{
+	memset(s, 0, sizeof(*s));
+	s->sock = sock;
+	s->permitted = SESSION_START_PERMITTED;
+	s->seq = 1;
+	s->cgroot_fd = s->wsroot_fd = s->lockdir_fd = s->uiddir_fd = -EBADF;
+	s->lock_fd = s->leaf_fd = s->kill_fd = s->events_fd = s->ws_fd = -EBADF;
+	s->ucg_fd = s->ulock_fd = s->deadline_fd = -EBADF;
+}
+
 /* session.c */
-void session_init(struct session *s, int sock);
 /* Undo everything this session created, in reverse order, the sandbox killed first.
  * 0 if nothing is left behind. */
 int session_teardown(struct session *s, char *msg, size_t msglen);

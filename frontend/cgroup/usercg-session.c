@@ -21,7 +21,6 @@ usercg_open_session(struct usercg *u, const char *id, pid_t pid, const struct sc
 {
 	char avail[256];
 	struct sc_request want = *lim;
-	const char *missing;
 	int r;
 
 	(void) snprintf(u->unit, sizeof(u->unit), "sandcap-sess-%s.scope", id);
@@ -38,22 +37,9 @@ usercg_open_session(struct usercg *u, const char *id, pid_t pid, const struct sc
 	avail[strcspn(avail, "\n")] = '\0';
 	if (word_in_list(avail, "cpu") && want.cpu_percent == 0)
 		want.cpu_percent = 100;
-	usercg_controllers(avail, &want, u->controllers, sizeof(u->controllers), &missing);
-	if (missing != NULL) {
-		set_err(err, errlen,
-			"your systemd user manager does not delegate the %s "
-			"controller (delegated: %s)",
-			missing, avail[0] != '\0' ? avail : "none");
-		return -ENOTSUP;
-	}
-	r = u->controllers[0] == '\0'
-		    ? 0
-		    : usercg_write(u->scope_fd, "cgroup.subtree_control", u->controllers);
-	if (r < 0) {
-		set_err(err, errlen, "cannot enable %s in %s: %s", u->controllers, u->path,
-			strerror(-r));
+	r = usercg_enable_controllers(u, u->scope_fd, u->path, avail, &want, err, errlen);
+	if (r < 0)
 		return r;
-	}
 	u->effective = *lim;
 	return 0;
 }

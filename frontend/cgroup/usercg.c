@@ -146,9 +146,29 @@ own_cgroup(pid_t pid, char *ret, size_t retlen, char *err, size_t errlen)
 }
 
 int
-usercg_write(int dirfd, const char *file, const char *value)
+usercg_enable_controllers(struct usercg *u, int dirfd, const char *where, const char *avail,
+			  const struct sc_request *req, char *err, size_t errlen)
 {
-	return write_at(dirfd, file, value);
+	const char *missing;
+	int r;
+
+	usercg_controllers(avail, req, u->controllers, sizeof(u->controllers), &missing);
+	if (missing != NULL) {
+		set_err(err, errlen,
+			"your systemd user manager does not delegate the %s "
+			"controller (delegated: %s)",
+			missing, avail[0] != '\0' ? avail : "none");
+		return -ENOTSUP;
+	}
+	if (u->controllers[0] == '\0')
+		return 0;
+	r = write_at(dirfd, "cgroup.subtree_control", u->controllers);
+	if (r < 0) {
+		set_err(err, errlen, "cannot enable %s in %s: %s", u->controllers, where,
+			strerror(-r));
+		return r;
+	}
+	return 0;
 }
 
 int
@@ -261,7 +281,6 @@ usercg_create(struct usercg *u, const struct sc_request *req, char *err, size_t 
 	int pfd = u->parent_fd >= 0 ? u->parent_fd : u->scope_fd;
 	const char *where = u->parent_fd >= 0 ? "the session's scope" : u->path;
 	char avail[256];
-	const char *missing;
 	int r;
 
 	r = read_full_at(pfd, "cgroup.controllers", avail, sizeof(avail), NULL);
@@ -270,22 +289,9 @@ usercg_create(struct usercg *u, const struct sc_request *req, char *err, size_t 
 			strerror(-r));
 		return r;
 	}
-	usercg_controllers(avail, req, u->controllers, sizeof(u->controllers), &missing);
-	if (missing != NULL) {
-		set_err(err, errlen,
-			"your systemd user manager does not delegate the %s "
-			"controller (delegated: %s)",
-			missing, avail[0] != '\0' ? avail : "none");
-		return -ENOTSUP;
-	}
-	if (u->controllers[0] != '\0') {
-		r = write_at(pfd, "cgroup.subtree_control", u->controllers);
-		if (r < 0) {
-			set_err(err, errlen, "cannot enable %s in %s: %s", u->controllers, where,
-				strerror(-r));
-			return r;
-		}
-	}
+	r = usercg_enable_controllers(u, pfd, where, avail, req, err, errlen);
+	if (r < 0)
+		return r;
 	if (mkdirat(pfd, u->leaf_name, 0755) < 0) {
 		set_err(err, errlen, "cannot create %s/%s: %s", where, u->leaf_name,
 			strerror(errno));

@@ -88,8 +88,11 @@ void usercg_close(struct usercg *u);
  * rule: pid leaves the scope's own level). */
 int usercg_open_scope(struct usercg *u, pid_t pid, const char *sub, const struct sc_request *lim,
 		      uint64_t runtime_max_ms, char *err, size_t errlen);
-/* Write value to dirfd/file whole (no link followed). */
-int usercg_write(int dirfd, const char *file, const char *value);
+/* Pick the controllers req needs from avail (dirfd's cgroup.controllers) into
+ * u->controllers and enable them in dirfd's subtree; -ENOTSUP when a limit asked for has
+ * no delegated controller.  where names dirfd in err. */
+int usercg_enable_controllers(struct usercg *u, int dirfd, const char *where, const char *avail,
+			      const struct sc_request *req, char *err, size_t errlen);
 
 /* ---- pure parts, exposed for unit tests ---- */
 

@@ -237,20 +237,27 @@ cgprotect_ruleset(int abi, const char *root, const char (*protect)[PATH_MAX], si
 }
 
 int
-cgprotect_apply(int abi, const char *root, const char (*protect)[PATH_MAX], size_t n, char *err,
-		size_t errlen)
+landlock_restrict(int ruleset, char *err, size_t errlen)
 {
-	_cleanup_close_ int ruleset = cgprotect_ruleset(abi, root, protect, n, err, errlen);
+	_cleanup_close_ int fd = ruleset;
 	int r;
 
-	if (ruleset == -ENODATA)
-		return 0;
-	if (ruleset < 0)
-		return ruleset;
-	if (syscall(SYS_landlock_restrict_self, ruleset, 0) < 0) {
+	if (syscall(SYS_landlock_restrict_self, fd, 0) < 0) {
 		r = -errno;
-		set_err(err, errlen, "Landlock: cannot restrict the sandbox: %s", strerror(-r));
+		set_err(err, errlen, "Landlock: cannot restrict the sandbox: %s%s", strerror(-r),
+			r == -EPERM ? " (no_new_privs not set)" : "");
 		return r;
 	}
 	return 0;
+}
+
+int
+cgprotect_apply(int abi, const char *root, const char (*protect)[PATH_MAX], size_t n, char *err,
+		size_t errlen)
+{
+	int ruleset = cgprotect_ruleset(abi, root, protect, n, err, errlen);
+
+	if (ruleset < 0)
+		return ruleset == -ENODATA ? 0 : ruleset;
+	return landlock_restrict(ruleset, err, errlen);
 }

@@ -33,3 +33,7 @@ int cgprotect_apply(int abi, const char *root, const char (*protect)[PATH_MAX], 
  * it): its fd, -ENODATA when no protected path is under root, or -errno with err. */
 int cgprotect_ruleset(int abi, const char *root, const char (*protect)[PATH_MAX], size_t n,
 		      char *err, size_t errlen);
+
+/* Restrict this process with a Landlock ruleset (this layer's or isolate.c's --fs one) and
+ * close it.  Returns 0 or -errno with the reason in err; needs no_new_privs. */
+int landlock_restrict(int ruleset, char *err, size_t errlen);

@@ -216,20 +216,16 @@ static int
 landlock_apply(const struct isolate_opts *o, const struct isolate_plan *plan, char *err,
 	       size_t errlen)
 {
-	_cleanup_close_ int ruleset = landlock_ruleset(o, plan, err, errlen);
+	int ruleset = landlock_ruleset(o, plan, err, errlen);
+	char why[256];
 	int r;
 
-	if (ruleset == -ENODATA)
-		return 0;
 	if (ruleset < 0)
-		return ruleset;
-	if (syscall(SYS_landlock_restrict_self, ruleset, 0) < 0) {
-		r = -errno;
-		set_err(err, errlen, "sandcap: Landlock: cannot restrict the sandbox: %s%s",
-			strerror(-r), r == -EPERM ? " (no_new_privs not set)" : "");
-		return r;
-	}
-	return 0;
+		return ruleset == -ENODATA ? 0 : ruleset;
+	r = landlock_restrict(ruleset, why, sizeof(why));
+	if (r < 0)
+		set_err(err, errlen, "sandcap: %s", why);
+	return r;
 }
 
 /* What the filter depends on besides the pids (seccomp-rules.h), from o and plan as the

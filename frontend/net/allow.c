@@ -408,15 +408,36 @@ allow_host_ok(const struct allow_list *l, const struct allow_host *h, uint16_t p
 	return NULL;
 }
 
+/* A special range: its first 4 bytes (every prefix here is at most 32 bits), its prefix
+ * length and what it is. */
+struct special_net {
+	uint8_t net[4];
+	unsigned prefix;
+	const char *why;
+};
+
+/* The range of t[0..n) holding a (its first 4 bytes), as its prefix length; 0 when none. */
+static unsigned
+special_match(const struct special_net *t, size_t n, const uint8_t *a, const char **why)
+{
+	for (size_t i = 0; i < n; i++) {
+		uint8_t m[4];
+
+		memcpy(m, a, 4);
+		mask_prefix(m, 4, t[i].prefix);
+		if (memcmp(m, t[i].net, 4) == 0) {
+			*why = t[i].why;
+			return t[i].prefix;
+		}
+	}
+	return 0;
+}
+
 /* The special IPv4 range holding a (4 bytes), as its prefix length; 0 when none. */
 static unsigned
 v4_special(const uint8_t *a, const char **why)
 {
-	static const struct {
-		uint8_t net[4];
-		unsigned prefix;
-		const char *why;
-	} nets[] = {
+	static const struct special_net nets[] = {
 		{ { 0, 0, 0, 0 }, 8, "unspecified" },
 		{ { 10, 0, 0, 0 }, 8, "private" },
 		{ { 100, 64, 0, 0 }, 10, "shared (CGNAT)" },
@@ -433,17 +454,7 @@ v4_special(const uint8_t *a, const char **why)
 		{ { 240, 0, 0, 0 }, 4, "reserved or broadcast" },
 	};
 
-	for (size_t i = 0; i < ELEMENTSOF(nets); i++) {
-		uint8_t m[4];
-
-		memcpy(m, a, 4);
-		mask_prefix(m, 4, nets[i].prefix);
-		if (memcmp(m, nets[i].net, 4) == 0) {
-			*why = nets[i].why;
-			return nets[i].prefix;
-		}
-	}
-	return 0;
+	return special_match(nets, ELEMENTSOF(nets), a, why);
 }
 
 /* The special range holding an address, as its prefix length (> 0), or 0 when the address
@@ -454,11 +465,7 @@ special_range(int family, const uint8_t *a, const char **reason)
 {
 	static const uint8_t zero[16], mapped[12] = { [10] = 0xff, [11] = 0xff },
 				       nat64[12] = { 0x00, 0x64, 0xff, 0x9b };
-	static const struct {
-		uint8_t net[4];
-		unsigned prefix;
-		const char *why;
-	} v6[] = {
+	static const struct special_net v6[] = {
 		{ { 0xfc }, 7, "private (ULA)" },
 		{ { 0xfe, 0x80 }, 10, "link-local" },
 		{ { 0xfe, 0xc0 }, 10, "site-local" },
@@ -481,17 +488,7 @@ special_range(int family, const uint8_t *a, const char **reason)
 		p = v4_special(a + 12, reason);
 		return p > 0 ? 96 + p : 0;
 	}
-	for (size_t i = 0; i < ELEMENTSOF(v6); i++) {
-		uint8_t m[4];
-
-		memcpy(m, a, 4);
-		mask_prefix(m, 4, v6[i].prefix);
-		if (memcmp(m, v6[i].net, 4) == 0) {
-			*reason = v6[i].why;
-			return v6[i].prefix;
-		}
-	}
-	return 0;
+	return special_match(v6, ELEMENTSOF(v6), a, reason);
 }
 
 bool

@@ -196,6 +196,20 @@ json_write_string(FILE *f, const char *s, size_t len)
 }
 
 void
+json_key_uint(struct json *j, const char *key, uint64_t v)
+{
+	json_key(j, key);
+	json_uint(j, v);
+}
+
+void
+json_key_string(struct json *j, const char *key, const char *s)
+{
+	json_key(j, key);
+	json_string(j, s);
+}
+
+void
 json_key_opt_uint(struct json *j, const char *key, bool has, uint64_t v)
 {
 	json_key(j, key);

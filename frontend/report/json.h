@@ -34,6 +34,9 @@ void json_key(struct json *j, const char *key);
 void json_string(struct json *j, const char *s); /* NULL writes null */
 void json_uint(struct json *j, uint64_t v);
 void json_null(struct json *j);
+/* "key": v and "key": "s" (s NULL: null), the usual pairs of an object. */
+void json_key_uint(struct json *j, const char *key, uint64_t v);
+void json_key_string(struct json *j, const char *key, const char *s);
 /* "key": v, or "key": null when there is no figure (!has). */
 void json_key_opt_uint(struct json *j, const char *key, bool has, uint64_t v);
 /* Flush; returns 0, or the first error (-EINVAL for unbalanced nesting). */

@@ -67,10 +67,8 @@ write_network(struct json *j, const struct report_network *n)
 
 	json_key(j, "network");
 	json_object_begin(j);
-	json_key(j, "mode");
-	json_string(j, n->mode);
-	json_key(j, "enforcement");
-	json_string(j, n->enforcement);
+	json_key_string(j, "mode", n->mode);
+	json_key_string(j, "enforcement", n->enforcement);
 	if (n->allow != NULL) {
 		json_key(j, "allow");
 		json_array_begin(j);
@@ -85,32 +83,19 @@ write_network(struct json *j, const struct report_network *n)
 			const struct net_conn *c = &p->conn[i];
 
 			json_object_begin(j);
-			json_key(j, "host");
-			json_string(j, c->host);
-			json_key(j, "port");
-			json_uint(j, c->port);
-			json_key(j, "address");
-			if (c->address[0] != '\0')
-				json_string(j, c->address);
-			else
-				json_null(j);
-			json_key(j, "decision");
-			json_string(j, c->denied ? "denied" : "allowed");
-			json_key(j, "reason");
-			json_string(j, c->reason);
-			json_key(j, "bytes_out");
-			json_uint(j, c->bytes_out);
-			json_key(j, "bytes_in");
-			json_uint(j, c->bytes_in);
+			json_key_string(j, "host", c->host);
+			json_key_uint(j, "port", c->port);
+			json_key_string(j, "address", c->address[0] != '\0' ? c->address : NULL);
+			json_key_string(j, "decision", c->denied ? "denied" : "allowed");
+			json_key_string(j, "reason", c->reason);
+			json_key_uint(j, "bytes_out", c->bytes_out);
+			json_key_uint(j, "bytes_in", c->bytes_in);
 			json_object_end(j);
 		}
 		json_array_end(j);
-		json_key(j, "connections_omitted");
-		json_uint(j, p->omitted);
-		json_key(j, "max_connections");
-		json_uint(j, p->max_conn);
-		json_key(j, "authentication");
-		json_string(j, p->authentication);
+		json_key_uint(j, "connections_omitted", p->omitted);
+		json_key_uint(j, "max_connections", p->max_conn);
+		json_key_string(j, "authentication", p->authentication);
 	}
 	json_object_end(j);
 }
@@ -143,21 +128,16 @@ report_write_json(FILE *f, const struct report *r)
 
 	json_init(&j, f);
 	json_object_begin(&j);
-	json_key(&j, "sandcap_report");
-	json_uint(&j, 1);
-	json_key(&j, "version");
-	json_string(&j, r->version);
-	json_key(&j, "mode");
-	json_string(&j, r->mode);
-	json_key(&j, "id");
-	json_string(&j, r->id);
+	json_key_uint(&j, "sandcap_report", 1);
+	json_key_string(&j, "version", r->version);
+	json_key_string(&j, "mode", r->mode);
+	json_key_string(&j, "id", r->id);
 	json_key(&j, "command");
 	json_array_begin(&j);
 	for (char *const *a = r->argv; a != NULL && *a != NULL; a++)
 		json_string(&j, *a);
 	json_array_end(&j);
-	json_key(&j, "verdict");
-	json_string(&j, verdict_name(r->v.kind));
+	json_key_string(&j, "verdict", verdict_name(r->v.kind));
 	json_key(&j, "limits_hit");
 	json_array_begin(&j);
 	for (unsigned k = 0; k < _VERDICT_MAX; k++)
@@ -166,34 +146,25 @@ report_write_json(FILE *f, const struct report *r)
 	json_array_end(&j);
 	json_key_opt_uint(&j, "exit_code", r->v.exit_code >= 0, (uint64_t) r->v.exit_code);
 	json_key_opt_uint(&j, "signal", r->v.signal > 0, (uint64_t) r->v.signal);
-	json_key(&j, "sandcap_exit");
-	json_uint(&j, (uint64_t) r->v.sc_exit);
-	json_key(&j, "message");
-	json_string(&j, r->message != NULL ? r->message : "");
+	json_key_uint(&j, "sandcap_exit", (uint64_t) r->v.sc_exit);
+	json_key_string(&j, "message", r->message != NULL ? r->message : "");
 	json_key(&j, "limits");
 	json_object_begin(&j);
-	for (size_t i = 0; i < r->n_limits; i++) {
-		json_key(&j, r->limits[i].key);
-		json_uint(&j, r->limits[i].value);
-	}
+	for (size_t i = 0; i < r->n_limits; i++)
+		json_key_uint(&j, r->limits[i].key, r->limits[i].value);
 	json_object_end(&j);
 	json_key(&j, "enforcement");
 	json_object_begin(&j);
-	for (size_t i = 0; i < r->n_enforcement; i++) {
-		json_key(&j, r->enforcement[i].key);
-		json_string(&j, r->enforcement[i].value);
-	}
+	for (size_t i = 0; i < r->n_enforcement; i++)
+		json_key_string(&j, r->enforcement[i].key, r->enforcement[i].value);
 	json_object_end(&j);
 	if (r->net.mode != NULL)
 		write_network(&j, &r->net);
 	json_key(&j, "usage");
 	json_object_begin(&j);
-	json_key(&j, "wall_ms");
-	json_uint(&j, r->wall_ms);
-	json_key(&j, "cpu_user_ms");
-	json_uint(&j, r->cpu_user_ms);
-	json_key(&j, "cpu_system_ms");
-	json_uint(&j, r->cpu_system_ms);
+	json_key_uint(&j, "wall_ms", r->wall_ms);
+	json_key_uint(&j, "cpu_user_ms", r->cpu_user_ms);
+	json_key_uint(&j, "cpu_system_ms", r->cpu_system_ms);
 	json_key_opt_uint(&j, "max_rss", r->has_max_rss, r->max_rss);
 	json_key_opt_uint(&j, "memory_peak", c->has_memory_peak, c->memory_peak);
 	json_key_opt_uint(&j, "pids_peak", c->has_pids_peak, c->pids_peak);
@@ -203,22 +174,17 @@ report_write_json(FILE *f, const struct report *r)
 			  c->cpu_throttled_usec / 1000);
 	json_key_opt_uint(&j, "output_bytes", r->has_output_bytes, r->output_bytes);
 	json_key_opt_uint(&j, "output_dropped", r->has_output_bytes, r->output_dropped);
-	json_key(&j, "killed_at_end");
-	json_uint(&j, r->killed_at_end);
+	json_key_uint(&j, "killed_at_end", r->killed_at_end);
 	json_key_opt_uint(&j, "unix_refused", r->has_unix_refused, r->unix_refused);
 	json_object_end(&j);
 	write_env_names(&j, r);
 	json_key(&j, "killed_by");
 	if (r->killed_by.set) {
 		json_object_begin(&j);
-		json_key(&j, "by");
-		json_string(&j, r->killed_by.by);
-		json_key(&j, "signal");
-		json_uint(&j, (uint64_t) r->killed_by.signal);
-		json_key(&j, "pid");
-		json_uint(&j, (uint64_t) r->killed_by.pid);
-		json_key(&j, "uid");
-		json_uint(&j, (uint64_t) r->killed_by.uid);
+		json_key_string(&j, "by", r->killed_by.by);
+		json_key_uint(&j, "signal", (uint64_t) r->killed_by.signal);
+		json_key_uint(&j, "pid", (uint64_t) r->killed_by.pid);
+		json_key_uint(&j, "uid", (uint64_t) r->killed_by.uid);
 		json_object_end(&j);
 	} else {
 		json_null(&j);

@@ -212,6 +212,16 @@ sesscg_keeper_tick(int dfd, const struct session_state *s, struct sc_session *cs
 	return busy ? SESSCG_TICK_MS : -1;
 }
 
+/* ', "key": v', or null when there is no figure (!has). */
+static void
+json_opt(FILE *out, const char *key, bool has, uint64_t v)
+{
+	if (has)
+		fprintf(out, ", \"%s\": %" PRIu64, key, v);
+	else
+		fprintf(out, ", \"%s\": null", key);
+}
+
 void
 sesscg_report(int dfd, FILE *out, bool json)
 {
@@ -225,19 +235,11 @@ sesscg_report(int dfd, FILE *out, bool json)
 			", \"cgroup\": {\"level\": \"%s\", \"memory\": %" PRIu64
 			", \"cpu_percent\": %" PRIu64 ", \"pids\": %" PRIu64 ", \"disk\": %" PRIu64,
 			g.level, g.memory, g.cpu_percent, g.pids, g.disk);
-		if (g.has_usage)
-			fprintf(out, ", \"cpu_ms\": %" PRIu64 ", \"oom_kill\": %" PRIu64,
-				g.cpu_usec / 1000, g.oom_kill);
-		else
-			fputs(", \"cpu_ms\": null, \"oom_kill\": null", out);
-		if (g.has_memory_peak)
-			fprintf(out, ", \"memory_peak\": %" PRIu64, g.memory_peak);
-		else
-			fputs(", \"memory_peak\": null", out);
-		if (g.has_pids_peak)
-			fprintf(out, ", \"pids_peak\": %" PRIu64 "}", g.pids_peak);
-		else
-			fputs(", \"pids_peak\": null}", out);
+		json_opt(out, "cpu_ms", g.has_usage, g.cpu_usec / 1000);
+		json_opt(out, "oom_kill", g.has_usage, g.oom_kill);
+		json_opt(out, "memory_peak", g.has_memory_peak, g.memory_peak);
+		json_opt(out, "pids_peak", g.has_pids_peak, g.pids_peak);
+		fputs("}", out);
 		return;
 	}
 	fprintf(out, "session cgroup %s:", g.level);

@@ -23,30 +23,13 @@ import pytest
 
 import sandcap
 from conftest import needs
+from fleet_calls import procs_with
 
 PY = sys.executable
 
 
 def marker() -> str:
     return f"sandcap-pytest-{uuid.uuid4().hex}"
-
-
-def procs_with(mark: str) -> list:
-    """pids of live (non-zombie) processes whose command line contains mark."""
-    found = []
-    for d in os.listdir("/proc"):
-        if not d.isdigit():
-            continue
-        try:
-            with open(f"/proc/{d}/cmdline", "rb") as f:
-                cmd = f.read()
-            with open(f"/proc/{d}/stat", "rb") as f:
-                state = f.read().rsplit(b")", 1)[1].split()[0]
-        except OSError:
-            continue
-        if mark.encode() in cmd and state != b"Z":
-            found.append(int(d))
-    return found
 
 
 def wait_until(cond, what: str, deadline: float = 30.0) -> None:

@@ -41,18 +41,6 @@ helper_fatal(struct session *s, const char *fmt, ...)
 	longjmp(fatal_jmp, 1);
 }
 
-/* As helper/session.c (which cannot be linked here: it tears down real objects). */
-void
-session_init(struct session *s, int sock)
-{
-	memset(s, 0, sizeof(*s));
-	s->sock = sock;
-	s->permitted = SESSION_START_PERMITTED;
-	s->seq = 1;
-	s->cgroot_fd = s->wsroot_fd = s->lockdir_fd = s->uiddir_fd = -EBADF;
-	s->lock_fd = s->leaf_fd = s->kill_fd = s->events_fd = s->ws_fd = -EBADF;
-}
-
 int
 session_teardown(struct session *s, char *msg, size_t msglen)
 {

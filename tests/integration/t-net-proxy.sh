@@ -174,24 +174,18 @@ import base64, os, socket, urllib.parse
 u = urllib.parse.urlsplit(os.environ["HTTP_PROXY"])
 p = u.port
 a = b"Proxy-Authorization: Basic " + base64.b64encode(("%s:%s" % (u.username, u.password)).encode()) + b"\r\n"
-s = socket.create_connection(("127.0.0.1", p))
-s.sendall(b"CONNECT 127.0.0.1:'"$H"' HTTP/1.1\r\nHost: x\r\n" + a + b"\r\nGET /tunnelled HTTP/1.0\r\n\r\n")
-data = b""
-while True:
-    b = s.recv(4096)
-    if not b:
-        break
-    data += b
-print(data.decode().replace("\r\n", "|").replace("\n", "|"))
-s = socket.create_connection(("127.0.0.1", p))
-s.sendall(b"CONNECT 127.0.0.1:'"$H"' HTTP/1.1\r\n" + a + b"\r\nCONNECT 127.0.0.1:'"$O"' HTTP/1.1\r\n" + a + b"\r\n")
-data = b""
-while True:
-    b = s.recv(4096)
-    if not b:
-        break
-    data += b
-print(data.decode().replace("\r\n", "|").replace("\n", "|"))'
+def exchange(req):  # one connection to the proxy: send req, print all it answers on one line
+    s = socket.create_connection(("127.0.0.1", p))
+    s.sendall(req)
+    data = b""
+    while True:
+        b = s.recv(4096)
+        if not b:
+            break
+        data += b
+    print(data.decode().replace("\r\n", "|").replace("\n", "|"))
+exchange(b"CONNECT 127.0.0.1:'"$H"' HTTP/1.1\r\nHost: x\r\n" + a + b"\r\nGET /tunnelled HTTP/1.0\r\n\r\n")
+exchange(b"CONNECT 127.0.0.1:'"$H"' HTTP/1.1\r\n" + a + b"\r\nCONNECT 127.0.0.1:'"$O"' HTTP/1.1\r\n" + a + b"\r\n")'
 contains "CONNECT: 200 then the tunnelled request's answer" "HTTP/1.1 200 Connection established||HTTP/1.0 200 OK" "$(sed -n 1p "$T/out")"
 contains "CONNECT: the bytes after the header went to the tunnel" "hello /tunnelled" "$(sed -n 1p "$T/out")"
 contains "a second CONNECT after the header is the allowed host's data" "hello 127.0.0.1:$O" "$(sed -n 2p "$T/out")"

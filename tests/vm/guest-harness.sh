@@ -36,16 +36,7 @@ CONTROLLERS="+cpu +memory +pids +io"
 DEFAULT_TIMEOUT=60
 
 tapn=0 passed=0 failed=0 skipped=0
-tap() {                 # tap ok|not-ok DESCRIPTION
-	tapn=$((tapn + 1))
-	if [ "$1" = ok ]; then
-		passed=$((passed + 1)); line="ok $tapn - $2"
-	else
-		failed=$((failed + 1)); line="not ok $tapn - $2"
-	fi
-	echo "$line" >> "$R/tap"
-	echo "$line"
-}
+. "$VM_SRCDIR/tests/vm/harness-lib.sh"
 setup_check() {         # setup_check DESCRIPTION CMD... : a harness assertion
 	desc=$1; shift
 	if "$@"; then tap ok "harness: $desc"; else tap not-ok "harness: $desc"; setup_ok=0; fi

@@ -1253,35 +1253,55 @@ group_spawn(void)
 
 /* ---- exec conditions ---- */
 
+/* One session under cond c: HELLO, then CREATE, then DESTROY when CREATE worked.  Each
+ * step's result is -9 when it was not tried; st the helper's exit status.  -1 when the
+ * helper could not be started (the result is then reported as failed). */
+struct steps {
+	int hello, create, destroy, st;
+};
+
+static int
+session_steps(const char *desc, enum cond c, struct steps *ret)
+{
+	struct helper h;
+	int rfds[2] = { -1, -1 };
+	size_t nr = 0;
+
+	*ret = (struct steps){ -9, -9, -9, -9 };
+	if (helper_start(&h, c) < 0) {
+		result(false, desc, "cannot start the helper");
+		return -1;
+	}
+	ret->hello = hello(&h);
+	if (ret->hello == 0) {
+		ret->create = create(&h, rfds, &nr);
+		for (size_t i = 0; i < nr; i++)
+			close(rfds[i]);
+		if (ret->create == 0)
+			ret->destroy = simple(&h, WIRE_REQ_DESTROY);
+	}
+	ret->st = helper_wait(&h);
+	return 0;
+}
+
 /* Full session (HELLO, CREATE, DESTROY) under cond: want_ok says whether it must succeed
  * (else: refused at HELLO with EPERM).  Either way: clean exit, nothing left. */
 static void
 session_under(const char *desc, enum cond c, bool want_ok)
 {
-	struct helper h;
-	int rfds[2] = { -1, -1 }, r, cr = -9, d = -9, st;
-	size_t nr = 0;
+	struct steps t;
 	char why[256] = "";
 
-	if (helper_start(&h, c) < 0) {
-		result(false, desc, "cannot start the helper");
+	if (session_steps(desc, c, &t) < 0)
 		return;
-	}
-	r = hello(&h);
-	if (r == 0) {
-		cr = create(&h, rfds, &nr);
-		for (size_t i = 0; i < nr; i++)
-			close(rfds[i]);
-		d = simple(&h, WIRE_REQ_DESTROY);
-	}
-	st = helper_wait(&h);
 	if (want_ok)
-		result(r == 0 && cr == 0 && d == 0 && st == 0 &&
+		result(t.hello == 0 && t.create == 0 && t.destroy == 0 && t.st == 0 &&
 		       no_workspace_left(why, sizeof(why)), desc,
-		       "hello %d create %d destroy %d exit %d %s", r, cr, d, st, why);
+		       "hello %d create %d destroy %d exit %d %s", t.hello, t.create, t.destroy,
+		       t.st, why);
 	else
-		result(r == EPERM && st == 1 && no_workspace_left(why, sizeof(why)), desc,
-		       "hello %d (want EPERM) exit %d %s", r, st, why);
+		result(t.hello == EPERM && t.st == 1 && no_workspace_left(why, sizeof(why)), desc,
+		       "hello %d (want EPERM) exit %d %s", t.hello, t.st, why);
 }
 
 /* Under hostile limits the helper may fail, but must fail closed: an error reply or a
@@ -1289,26 +1309,14 @@ session_under(const char *desc, enum cond c, bool want_ok)
 static void
 session_fail_closed(const char *desc, enum cond c)
 {
-	struct helper h;
-	int rfds[2] = { -1, -1 }, r, cr = -9, d = -9, st;
-	size_t nr = 0;
+	struct steps t;
 	char why[256] = "";
 
-	if (helper_start(&h, c) < 0) {
-		result(false, desc, "cannot start the helper");
+	if (session_steps(desc, c, &t) < 0)
 		return;
-	}
-	r = hello(&h);
-	if (r == 0) {
-		cr = create(&h, rfds, &nr);
-		for (size_t i = 0; i < nr; i++)
-			close(rfds[i]);
-		if (cr == 0)
-			d = simple(&h, WIRE_REQ_DESTROY);
-	}
-	st = helper_wait(&h);
-	printf("# %s: hello %d create %d destroy %d exit %d\n", desc, r, cr, d, st);
-	result(st >= 0 && no_workspace_left(why, sizeof(why)), desc, "exit %d %s", st, why);
+	printf("# %s: hello %d create %d destroy %d exit %d\n", desc, t.hello, t.create,
+	       t.destroy, t.st);
+	result(t.st >= 0 && no_workspace_left(why, sizeof(why)), desc, "exit %d %s", t.st, why);
 }
 
 static void
@@ -1396,6 +1404,31 @@ create_timeout(struct helper *h, int *rfds, size_t *nrfds)
 
 	memcpy(body + 4 * 8, &t, sizeof(t));
 	return request(h, WIRE_REQ_CREATE, body, sizeof(body), NULL, 0, rfds, nrfds, NULL, 0);
+}
+
+/* The user's next session after a broken one, which reclaims what that left: 0 when it
+ * created (with a deadline) and destroyed a sandbox, else the failing step's result (-9:
+ * the helper did not start).  *ret_st: its exit status, -9 when HELLO did not succeed. */
+static int
+next_session(int *ret_st)
+{
+	struct helper h;
+	int rfds[2] = { -1, -1 }, r;
+	size_t nr = 0;
+
+	*ret_st = -9;
+	if (helper_start(&h, C_NONE) < 0)
+		return -9;
+	r = hello(&h);
+	if (r != 0)
+		return r;
+	r = create_timeout(&h, rfds, &nr);
+	for (size_t i = 0; i < nr; i++)
+		close(rfds[i]);
+	if (r == 0)
+		r = simple(&h, WIRE_REQ_DESTROY);
+	*ret_st = helper_wait(&h);
+	return r;
 }
 
 /* A line into the FIFO $HOSTILE_SYNC/wake, if the root half has it open: root sleeps in a
@@ -1489,16 +1522,7 @@ createstep(const char *dir, int *n, const char *desc, enum cond c, long kill_us,
 		*ret_create = cr;
 	step_sync(dir, ++*n, 1, desc);
 	/* The user's next session (with a timeout) reclaims whatever is left. */
-	nr = 0;
-	if (helper_start(&h, C_NONE) == 0 && (r = hello(&h)) == 0) {
-		cr = create_timeout(&h, rfds, &nr);
-		for (size_t i = 0; i < nr; i++)
-			close(rfds[i]);
-		r = cr == 0 ? simple(&h, WIRE_REQ_DESTROY) : cr;
-		st = helper_wait(&h);
-	} else {
-		st = -9;
-	}
+	r = next_session(&st);
 	result(r == 0 && st == 0, desc, "next session: %d, exit %d", r, st);
 	step_sync(dir, ++*n, 2, desc);
 }
@@ -1582,16 +1606,7 @@ createstep_at(const char *dir, int *n, long at)
 	st = helper_wait(&h);
 	printf("# %s: create %d exit %d\n", desc, cr, st);
 	step_sync(dir, ++*n, 1, desc);
-	nr = 0;
-	if (helper_start(&h, C_NONE) == 0 && (r = hello(&h)) == 0) {
-		r = create_timeout(&h, rfds, &nr);
-		for (size_t i = 0; i < nr; i++)
-			close(rfds[i]);
-		r = r == 0 ? simple(&h, WIRE_REQ_DESTROY) : r;
-		st = helper_wait(&h);
-	} else {
-		st = -9;
-	}
+	r = next_session(&st);
 	if (traced)
 		result(r == 0 && st == 0, desc, "next session: %d, exit %d", r, st);
 	else

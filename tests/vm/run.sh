@@ -80,6 +80,7 @@ while [ $# -gt 0 ]; do
 done
 
 srcdir=$(cd "$(dirname "$0")/../.." && pwd -P) || die "cannot find the source tree"
+. "$srcdir/tests/vm/boot-lib.sh"
 mkdir -p "$build/results" || die "cannot create $build/results"
 build=$(cd "$build" && pwd -P) || die "cannot enter the build directory"
 # boot_kernel: the kernel this process boots; also_612: then the 6.12 guest (a second run
@@ -477,26 +478,10 @@ if [ "$mode" = shell ]; then
 	exit 0
 fi
 
-# shellcheck disable=SC2086
-TMPDIR=$tmp setsid "$uml" $kcmd < /dev/null > "$vmres/console.log" 2>&1 &
-uml_pid=$!
-(
-	trap 'kill $sp 2>/dev/null; exit 0' TERM
-	sleep "$bound" & sp=$!
-	wait $sp
-	echo "$bound" > "$tmp/timed-out"
-	kill -KILL "-$uml_pid" 2>/dev/null
-) &
-wd_pid=$!
-wait "$uml_pid" 2>/dev/null
-uml_rc=$?
+: > "$vmres/console.log"
+uml_boot "$vmres/console.log"
 timed_out=0
 [ -f "$tmp/timed-out" ] && timed_out=1
-kill "$wd_pid" 2>/dev/null
-wait "$wd_pid" 2>/dev/null
-wd_pid=""
-kill -KILL "-$uml_pid" 2>/dev/null
-uml_pid=""
 secs=$(($(date +%s) - start))
 
 if [ "$mode" = exec ]; then

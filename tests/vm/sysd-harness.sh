@@ -34,16 +34,7 @@ mkdir -p $ST
 
 tapn=0 passed=0 failed=0 resume=""
 if [ -f "$RESUME" ]; then . "$RESUME"; rm -f "$RESUME"; fi
-tap() {                 # tap ok|not-ok DESCRIPTION
-	tapn=$((tapn + 1))
-	if [ "$1" = ok ]; then
-		passed=$((passed + 1)); line="ok $tapn - $2"
-	else
-		failed=$((failed + 1)); line="not ok $tapn - $2"
-	fi
-	echo "$line" >> "$R/tap"
-	echo "$line"
-}
+. "$VM_SRCDIR/tests/vm/harness-lib.sh"
 save_journal() {
 	journalctl -b --no-pager -o short-monotonic > "$R/journal-$VM_BOOT.txt" 2>&1
 	systemd-analyze blame --no-pager > "$R/blame-$VM_BOOT.txt" 2>&1

@@ -13,6 +13,11 @@
 #   bg_finish TAG         lets it end and waits for its report (up to 120 s)
 #   vm_reboot             end this half; the scenario runs again after
 #                         a reboot of the same image with VM_BOOT one higher
+#   ucg_setup             for user-cgroup mode (no helper): sets S (the build's sandcap),
+#                         MiB, R ($SCRATCH, opened to sctest) and UCG (sctest's
+#                         user@.service cgroup); defines u ARGS... (sandcap ARGS as sctest
+#                         through a real login, with no helper to be found), leftovers
+#                         (sandcap-* cgroups under UCG) and no_leftovers
 DEB=$(ls "$BUILD"/deb/sandcap_*.deb 2>/dev/null | head -n 1)
 CGFS=/sys/fs/cgroup
 
@@ -42,6 +47,17 @@ parent_right() {
 	is "$_root" "$_cg/sandboxes" "$1: the policy's cgroup_root is that parent"
 }
 vm_reboot() { : > "$VM_REBOOT"; }
+
+ucg_setup() {
+	S=$BUILD/sandcap
+	MiB=1048576
+	chmod 0777 "$SCRATCH"
+	R=$SCRATCH
+	UCG=/sys/fs/cgroup/user.slice/user-$SCTEST_UID.slice/user@$SCTEST_UID.service
+	u() { vm-login sctest env SANDCAP_HELPER=/nonexistent/sandcap-helper "$S" "$@"; }
+	leftovers() { find "$UCG" -depth -type d -name 'sandcap-*' 2> /dev/null; }
+	no_leftovers() { [ -z "$(leftovers)" ]; }
+}
 
 bg_start() {            # bg_start USER TAG
 	_h=$(getent passwd "$1" | cut -d: -f6)

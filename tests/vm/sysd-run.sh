@@ -45,6 +45,7 @@ while [ $# -gt 0 ]; do
 done
 
 srcdir=$(cd "$(dirname "$0")/../.." && pwd -P) || die "cannot find the source tree"
+. "$srcdir/tests/vm/boot-lib.sh"
 mkdir -p "$build" || die "cannot create $build"
 build=$(cd "$build" && pwd -P) || die "cannot enter the build directory"
 R=$build/vm-systemd
@@ -179,24 +180,7 @@ boot=0 hung=0 uml_rc=0
 while :; do
 	boot=$((boot + 1))
 	rm -f "$R/reboot-requested"
-	# shellcheck disable=SC2086
-	TMPDIR=$tmp setsid "$uml" $kcmd < /dev/null >> "$R/console.log" 2>&1 &
-	uml_pid=$!
-	(
-		trap 'kill $sp 2>/dev/null; exit 0' TERM
-		sleep "$bound" & sp=$!
-		wait $sp
-		echo "$bound" > "$tmp/timed-out"
-		kill -KILL "-$uml_pid" 2>/dev/null
-	) &
-	wd_pid=$!
-	wait "$uml_pid" 2>/dev/null
-	uml_rc=$?
-	kill "$wd_pid" 2>/dev/null
-	wait "$wd_pid" 2>/dev/null
-	wd_pid=""
-	kill -KILL "-$uml_pid" 2>/dev/null
-	uml_pid=""
+	uml_boot "$R/console.log"
 	[ -f "$tmp/timed-out" ] && { hung=1; break; }
 	[ -f "$R/reboot-requested" ] && [ ! -f "$R/done" ] && [ "$boot" -lt 3 ] && continue
 	break

@@ -10,15 +10,7 @@
 # vm-cost: 35
 . "$VMLIB"
 . "$SRCDIR/tests/vm/sysd-lib.sh"
-S=$BUILD/sandcap
-MiB=1048576
-chmod 0777 "$SCRATCH"
-R=$SCRATCH
-# u ARGS...: sandcap ARGS as sctest through a real login, with no helper to be found
-u() { vm-login sctest env SANDCAP_HELPER=/nonexistent/sandcap-helper "$S" "$@"; }
-UCG=/sys/fs/cgroup/user.slice/user-$SCTEST_UID.slice/user@$SCTEST_UID.service
-leftovers() { find "$UCG" -depth -type d -name 'sandcap-*' 2> /dev/null; }
-no_leftovers() { [ -z "$(leftovers)" ]; }
+ucg_setup
 le() {
 	case $1 in ''|*[!0-9]*) fail "$3" "got '$1', not an integer"; return 0 ;; esac
 	if [ "$1" -le "$2" ]; then ok "$3"; else fail "$3" "got $1, want <= $2"; fi

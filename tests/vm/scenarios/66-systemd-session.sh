@@ -11,16 +11,8 @@
 # vm-cost: 60
 . "$VMLIB"
 . "$SRCDIR/tests/vm/sysd-lib.sh"
-S=$BUILD/sandcap
-MiB=1048576
-chmod 0777 "$SCRATCH"
-R=$SCRATCH
-# u ARGS...: sandcap ARGS as sctest through a real login, with no helper to be found
-u() { vm-login sctest env SANDCAP_HELPER=/nonexistent/sandcap-helper "$S" "$@"; }
-UCG=/sys/fs/cgroup/user.slice/user-$SCTEST_UID.slice/user@$SCTEST_UID.service
+ucg_setup
 SESS=/run/user/$SCTEST_UID/sandcap/sessions
-leftovers() { find "$UCG" -depth -type d -name 'sandcap-*' 2> /dev/null; }
-no_leftovers() { [ -z "$(leftovers)" ]; }
 scope_of() { find "$UCG" -type d -name "sandcap-sess-$1.scope" 2> /dev/null | head -n 1; }
 scope_gone() { [ -z "$(scope_of "$1")" ]; }
 no_proc() { ! pgrep -u sctest -f "$1" > /dev/null; }
