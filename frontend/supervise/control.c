@@ -29,15 +29,22 @@ control_uid(void)
 	return uid;
 }
 
-/* path (not followed) is of type (S_IFDIR, S_IFSOCK), ours, with no access for group or
- * others: nobody else can have made it or reach through it. */
+/* st is of type (S_IFDIR, S_IFSOCK), ours, with no access for group or others: nobody else
+ * can have made it or reach through it. */
+static bool
+is_private_st(const struct stat *st, mode_t type)
+{
+	return (st->st_mode & S_IFMT) == type && st->st_uid == control_uid() &&
+	       (st->st_mode & 077) == 0;
+}
+
+/* is_private_st() of path, not followed. */
 static bool
 is_private(const char *path, mode_t type)
 {
 	struct stat st;
 
-	return lstat(path, &st) == 0 && (st.st_mode & S_IFMT) == type &&
-	       st.st_uid == control_uid() && (st.st_mode & 077) == 0;
+	return lstat(path, &st) == 0 && is_private_st(&st, type);
 }
 
 /* $XDG_RUNTIME_DIR/sandcap when XDG_RUNTIME_DIR is an absolute path to a directory of ours;
@@ -98,11 +105,16 @@ control_rundir(char *buf, size_t len, int create)
 		return r;
 	if (create && mkdir(buf, 0700) < 0 && errno != EEXIST)
 		return -errno;
-	rundir_repair(buf);
 	if (lstat(buf, &st) < 0)
 		return -errno;
+	/* Only a mode other than 0700 needs the repair (which touches nothing else). */
+	if ((st.st_mode & 07777) != 0700) {
+		rundir_repair(buf);
+		if (lstat(buf, &st) < 0)
+			return -errno;
+	}
 	/* One open to others, or not a directory of ours: refuse. */
-	if (!is_private(buf, S_IFDIR))
+	if (!is_private_st(&st, S_IFDIR))
 		return -EPERM;
 	return 0;
 }
