@@ -233,27 +233,24 @@ control_listen_at(const char *path, int *ret_fd)
 	_cleanup_close_ int fd = -EBADF;
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	mode_t um;
+	int r;
 
 	if (strlcpy(sa.sun_path, path, sizeof(sa.sun_path)) >= sizeof(sa.sun_path))
 		return -ENAMETOOLONG;
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0)
 		return -errno;
-	/* A stale socket of ours in our own directory is replaced; in /tmp nothing is. */
-	if (!in_tmp(path))
-		(void) unlink(sa.sun_path);
 	/* 0700 from the start: sandcap has one thread, so the umask is ours alone. */
 	um = umask(077);
-	if (bind(fd, (struct sockaddr *) &sa, sizeof(sa)) < 0) {
-		int r = -errno;
-
-		(void) umask(um);
-		return r;
-	}
+	r = bind(fd, (struct sockaddr *) &sa, sizeof(sa)) < 0 ? -errno : 0;
+	/* A stale socket of ours in our own directory is replaced; in /tmp nothing is. */
+	if (r == -EADDRINUSE && !in_tmp(path) && unlink(sa.sun_path) == 0)
+		r = bind(fd, (struct sockaddr *) &sa, sizeof(sa)) < 0 ? -errno : 0;
 	(void) umask(um);
+	if (r < 0)
+		return r;
 	if (listen(fd, 8) < 0) {
-		int r = -errno;
-
+		r = -errno;
 		(void) unlink(sa.sun_path);
 		return r;
 	}
