@@ -52,12 +52,13 @@ struct isolate_plan {
 	/* The seccomp program, built before the fork (isolate_seccomp_prepare()); NULL: the
 	 * child builds it itself. */
 	struct sock_filter *seccomp_prog;
-	size_t seccomp_len;  /* instructions */
-	size_t n_cg_protect; /* of cg_protect, below */
-	char cwd[PATH_MAX];  /* the parent's cwd: base of relative --rw/--ro */
-	/* user-cgroup mode: the cgroup mounts a second Landlock layer keeps unwritable
-	 * (cgprotect.h); set by the caller after isolate_plan(), 0 = no such layer. */
-	char cg_protect[CGPROTECT_MAX][PATH_MAX];
+	size_t seccomp_len; /* instructions */
+	char cwd[PATH_MAX]; /* the parent's cwd: base of relative --rw/--ro */
+	/* user-cgroup mode: the n_cg_protect cgroup mounts a second Landlock layer keeps
+	 * unwritable (cgprotect.h), in that mode's storage (run_usercg_protect()); set by the
+	 * caller after isolate_plan(), 0 = no such layer. */
+	size_t n_cg_protect;
+	const char (*cg_protect)[PATH_MAX];
 };
 
 /* "none", "ro", "strict" / "host", "none"; -EINVAL otherwise. */

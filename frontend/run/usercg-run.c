@@ -178,12 +178,15 @@ run_usercg_setup(struct run_opts *o, struct report *rep, const struct policy_res
 void
 run_usercg_protect(struct report *rep, struct isolate_plan *plan)
 {
+	/* This mode's own: the plans of the other modes carry no room for them. */
+	static char mounts[CGPROTECT_MAX][PATH_MAX];
 	size_t n = 0;
 
 	/* The user owns the scope: without a Landlock layer over the cgroup filesystem, the
 	 * sandbox could raise its own limits. */
-	if (plan->landlock_abi >= 1 &&
-	    cgprotect_mounts(plan->cg_protect, CGPROTECT_MAX, &n, NULL, 0) == 0 && n > 0) {
+	if (plan->landlock_abi >= 1 && cgprotect_mounts(mounts, CGPROTECT_MAX, &n, NULL, 0) == 0 &&
+	    n > 0) {
+		plan->cg_protect = (const char(*)[PATH_MAX]) mounts;
 		plan->n_cg_protect = n;
 		/* Both fit the report's 96 bytes. */
 		report_add_enforcement(rep, "cgroup_files",

@@ -29,15 +29,22 @@ control_uid(void)
 	return uid;
 }
 
-/* path (not followed) is of type (S_IFDIR, S_IFSOCK), ours, with no access for group or
- * others: nobody else can have made it or reach through it. */
+/* st is of type (S_IFDIR, S_IFSOCK), ours, with no access for group or others: nobody else
+ * can have made it or reach through it. */
+static bool
+is_private_st(const struct stat *st, mode_t type)
+{
+	return (st->st_mode & S_IFMT) == type && st->st_uid == control_uid() &&
+	       (st->st_mode & 077) == 0;
+}
+
+/* is_private_st() of path, not followed. */
 static bool
 is_private(const char *path, mode_t type)
 {
 	struct stat st;
 
-	return lstat(path, &st) == 0 && (st.st_mode & S_IFMT) == type &&
-	       st.st_uid == control_uid() && (st.st_mode & 077) == 0;
+	return lstat(path, &st) == 0 && is_private_st(&st, type);
 }
 
 /* $XDG_RUNTIME_DIR/sandcap when XDG_RUNTIME_DIR is an absolute path to a directory of ours;
@@ -98,11 +105,16 @@ control_rundir(char *buf, size_t len, int create)
 		return r;
 	if (create && mkdir(buf, 0700) < 0 && errno != EEXIST)
 		return -errno;
-	rundir_repair(buf);
 	if (lstat(buf, &st) < 0)
 		return -errno;
+	/* Only a mode other than 0700 needs the repair (which touches nothing else). */
+	if ((st.st_mode & 07777) != 0700) {
+		rundir_repair(buf);
+		if (lstat(buf, &st) < 0)
+			return -errno;
+	}
 	/* One open to others, or not a directory of ours: refuse. */
-	if (!is_private(buf, S_IFDIR))
+	if (!is_private_st(&st, S_IFDIR))
 		return -EPERM;
 	return 0;
 }
@@ -221,27 +233,24 @@ control_listen_at(const char *path, int *ret_fd)
 	_cleanup_close_ int fd = -EBADF;
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	mode_t um;
+	int r;
 
 	if (strlcpy(sa.sun_path, path, sizeof(sa.sun_path)) >= sizeof(sa.sun_path))
 		return -ENAMETOOLONG;
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0)
 		return -errno;
-	/* A stale socket of ours in our own directory is replaced; in /tmp nothing is. */
-	if (!in_tmp(path))
-		(void) unlink(sa.sun_path);
 	/* 0700 from the start: sandcap has one thread, so the umask is ours alone. */
 	um = umask(077);
-	if (bind(fd, (struct sockaddr *) &sa, sizeof(sa)) < 0) {
-		int r = -errno;
-
-		(void) umask(um);
-		return r;
-	}
+	r = bind(fd, (struct sockaddr *) &sa, sizeof(sa)) < 0 ? -errno : 0;
+	/* A stale socket of ours in our own directory is replaced; in /tmp nothing is. */
+	if (r == -EADDRINUSE && !in_tmp(path) && unlink(sa.sun_path) == 0)
+		r = bind(fd, (struct sockaddr *) &sa, sizeof(sa)) < 0 ? -errno : 0;
 	(void) umask(um);
+	if (r < 0)
+		return r;
 	if (listen(fd, 8) < 0) {
-		int r = -errno;
-
+		r = -errno;
 		(void) unlink(sa.sun_path);
 		return r;
 	}

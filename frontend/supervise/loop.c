@@ -68,9 +68,10 @@ epoll_add(int epfd, int fd)
 }
 
 /* Once the command has started (perf: alongside its exec, not before it): the signalfd
- * (what arrived meanwhile is pending), the epoll set and the timers this run can arm.
- * Nothing is lost by the wait: the main process's pidfd, the keeper's and the signals are
- * levels, and the timeout is armed for what is left. */
+ * (what arrived meanwhile is pending), the epoll set and the timers this run can arm but
+ * the grace timer, which only a timeout that fires needs (arm_grace()).  Nothing is lost
+ * by the wait: the main process's pidfd, the keeper's and the signals are levels, and the
+ * timeout is armed for what is left. */
 static int
 open_watch(struct sv_state *st)
 {
@@ -86,8 +87,7 @@ open_watch(struct sv_state *st)
 	/* perf: only the timers this run can arm; an unmade one stays -EBADF, matches no
 	 * event and is not watched. */
 	if (st->spec->has_timeout &&
-	    ((st->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK)) < 0 ||
-	     (st->gfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK)) < 0))
+	    (st->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK)) < 0)
 		return log_error_errno(-errno, "cannot set up supervision: %m");
 	if (st->spec->cpu_budget_ms > 0 && st->spec->cpu_used_usec != NULL &&
 	    (st->cfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK)) < 0)
@@ -107,7 +107,6 @@ watch_all(struct sv_state *st)
 
 	if (epoll_add(epfd, st->pidfd) < 0 || epoll_add(epfd, st->sigfd) < 0 ||
 	    (st->tfd >= 0 && epoll_add(epfd, st->tfd) < 0) ||
-	    (st->gfd >= 0 && epoll_add(epfd, st->gfd) < 0) ||
 	    (st->cfd >= 0 && epoll_add(epfd, st->cfd) < 0) ||
 	    (st->extra_fd >= 0 && spec->on_extra != NULL && epoll_add(epfd, st->extra_fd) < 0) ||
 	    (spec->relay != NULL && output_relay_watch(spec->relay, epfd) < 0) ||
@@ -153,6 +152,21 @@ sv_watch_child(struct sv_state *st)
 	return 0;
 }
 
+/* The grace period after the timeout: its timer is made, watched and armed now.  0 or
+ * -errno; the caller kills at once when it cannot be. */
+static int
+arm_grace(struct sv_state *st)
+{
+	if (st->gfd < 0) {
+		st->gfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+		if (st->gfd < 0)
+			return -errno;
+		if (epoll_add(st->epfd, st->gfd) < 0)
+			return -errno;
+	}
+	return arm_timer(st->gfd, st->spec->grace_ms);
+}
+
 static void
 on_timeout(struct sv_state *st)
 {
@@ -163,7 +177,7 @@ on_timeout(struct sv_state *st)
 	if (st->spec->grace_ms == 0) {
 		st->out->grace_expired = true;
 		sv_signal(st, SIGKILL);
-	} else if (arm_timer(st->gfd, st->spec->grace_ms) < 0) {
+	} else if (arm_grace(st) < 0) {
 		sv_signal(st, SIGKILL);
 	}
 }

@@ -34,7 +34,7 @@ struct sv_state {
 	bool msg_done;
 	int epfd;
 	int tfd;        /* the timeout */
-	int gfd;        /* the grace period after it */
+	int gfd;        /* the grace period after it, made when it fires */
 	int cfd;        /* the next CPU-budget check */
 	int extra_fd;   /* spec->open_extra()'s, -1: none */
 	int tty_fd;     /* our controlling terminal on stdin, or -1 */

@@ -10,7 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -101,6 +103,41 @@ test_roundtrip(void **state)
 	close(lfd);
 	/* nobody listening any more (the socket file is still there) */
 	assert_int_not_equal(control_request("1-ab", "status", reply, sizeof(reply)), 0);
+	control_unlisten(path);
+}
+
+static int
+connect_to(const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0), r;
+
+	assert_true(fd >= 0);
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+	r = connect(fd, (struct sockaddr *) &sa, sizeof(sa)) < 0 ? -errno : 0;
+	close(fd);
+	return r;
+}
+
+/* A stale socket in our own directory (its run was killed before removing it) is replaced:
+ * the next run with its id listens there, and only there. */
+static void
+test_stale_replaced(void **state)
+{
+	char path[4096], path2[4096];
+	struct stat st;
+	int lfd, lfd2;
+
+	(void) state;
+	assert_int_equal(control_listen("1-aa", &lfd, path, sizeof(path)), 0);
+	close(lfd); /* left behind, nobody listening */
+	assert_int_equal(connect_to(path), -ECONNREFUSED);
+	assert_int_equal(control_listen("1-aa", &lfd2, path2, sizeof(path2)), 0);
+	assert_string_equal(path, path2);
+	assert_int_equal(lstat(path, &st), 0);
+	assert_true(S_ISSOCK(st.st_mode) && (st.st_mode & 0777) == 0700);
+	assert_int_equal(connect_to(path), 0); /* it listens */
+	close(lfd2);
 	control_unlisten(path);
 }
 
@@ -262,6 +299,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_roundtrip),
+		cmocka_unit_test(test_stale_replaced),
 		cmocka_unit_test(test_bad_ids_and_dirs),
 		cmocka_unit_test(test_no_xdg),
 		cmocka_unit_test(test_tmp_lookalikes),
