@@ -131,6 +131,26 @@ else
 	expect "nothing is left of the session" test ! -e "$SESS/$id"
 fi
 
+# --- a call whose control socket cannot be made (another session's call took the mode of
+# $XDG_RUNTIME_DIR/sandcap away just then; strace fails its bind() the same way) is
+# refused before its command starts: session end could not have stopped it
+if [ "$(id -u)" != 0 ] || ! command -v strace > /dev/null; then
+	skip "a call without its control socket: needs root and strace to fail the call's bind()"
+else
+	id=$(S session start)
+	strace -f -o /dev/null -e trace=bind -e inject=bind:error=EACCES \
+		setpriv --reuid=65534 --regid=65534 --clear-groups -- env -i PATH="$PATH" \
+		HOME="$U/home" XDG_RUNTIME_DIR="$U/run" SANDCAP_HELPER="$SANDCAP_HELPER" \
+		ASAN_OPTIONS=detect_leaks=0 \
+		"$SANDCAP" run -q --session "$id" -- sh -c 'touch ran' 2> "$T/err"; rc=$?
+	eq "a call without a control socket is refused" 125 "$rc"
+	contains "... saying why and the fix" "needs a control socket" "$(cat "$T/err")"
+	expect "... before its command ran" test ! -e "$SESS/$id/workspace/ran"
+	S run -q --session "$id" -- true; rc=$?
+	eq "the session's next call runs" 0 "$rc"
+	S session end "$id" > /dev/null
+fi
+
 # --- an end killed halfway left its mark: calls are turned away, and end runs again
 id=$(S session start)
 as_user touch "$SESS/$id/ending"
