@@ -151,6 +151,41 @@ else
 	S session end "$id" > /dev/null
 fi
 
+# --- a call without --fs can rewrite its session's state: the mode is the id's all the same
+# (first digit: c cgroup, d user-cgroup, any other rlimit), so no rewrite moves the next
+# call out of a cgroup level or scope, and a level or scope that is gone is refused
+id=$(S session start)
+case $id in [cd]*) notok "an rlimit session's id starts with c or d: $id" ;;
+*) ok "an rlimit session's id does not start with c or d" ;; esac
+S run -q --session "$id" -- sh -c 'sed -i s/^mode=.*/mode=cgroup/ ../state' 2> "$T/err"
+S run -q --session "$id" --report "$T/r.json" -- true 2> "$T/err"; rc=$?
+eq "a call after one that wrote mode=cgroup into the state runs" 0 "$rc"
+eq "... in the session's own mode, the id's" rlimit "$(json "$T/r.json" '["mode"]')"
+S session end "$id" > /dev/null
+for m in c d; do
+	id=$(S session start); cid=$m${id#?}
+	# what a cgroup-mode (c) or user-cgroup (d) session is once a call wrote mode=rlimit
+	# and its level or scope is gone
+	as_user mv "$SESS/$id" "$SESS/$cid"
+	as_user sed -i "s/^id=.*/id=$cid/" "$SESS/$cid/state"
+	S run -q --session "$cid" -- sh -c 'touch ran' 2> "$T/err"; rc=$?
+	eq "a call of a $m session whose state says rlimit, its level or scope gone: refused" \
+		125 "$rc"
+	expect "... before its command ran" test ! -e "$SESS/$cid/workspace/ran"
+	contains "... naming the session and the fix" "sandcap session end $cid" "$(cat "$T/err")"
+	if [ "$m" = c ]; then
+		# a record that names another level than the one the session is named after
+		printf 'level=%s-00000000000000000\nworkspace=/x\nmemory=0\ncpu_percent=0\npids=0\ndisk=0\n' \
+			"$(as_user id -u)" > "$T/cg"
+		as_user cp "$T/cg" "$SESS/$cid/cgroup"
+		S run -q --session "$cid" -- sh -c 'touch ran' 2> "$T/err"; rc=$?
+		eq "a call of a c session whose record names another level: refused" 125 "$rc"
+		contains "... saying so" "not the session's own" "$(cat "$T/err")"
+	fi
+	S session end "$cid" > /dev/null 2>&1
+	expect "... and session end removes it" test ! -e "$SESS/$cid"
+done
+
 # --- an end killed halfway left its mark: calls are turned away, and end runs again
 id=$(S session start)
 as_user touch "$SESS/$id/ending"
