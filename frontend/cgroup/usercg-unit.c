@@ -19,9 +19,9 @@ unit_object_path(const char *unit, char *buf, size_t len)
 	size_t n = (size_t) snprintf(buf, len, "/org/freedesktop/systemd1/unit/");
 
 	for (const char *p = unit; *p != '\0'; p++) {
-		int m = isalnum((unsigned char) *p)
-				? snprintf(buf + n, len - n, "%c", *p)
-				: snprintf(buf + n, len - n, "_%02x", (unsigned) (unsigned char) *p);
+		int m = isalnum((unsigned char) *p) ? snprintf(buf + n, len - n, "%c", *p)
+						    : snprintf(buf + n, len - n, "_%02x",
+							       (unsigned) (unsigned char) *p);
 
 		if (m < 0 || (size_t) m >= len - n)
 			return -ENAMETOOLONG;
@@ -56,8 +56,8 @@ usercg_unit_cgroup(const char *unit, char *ret, size_t retlen, char *err, size_t
 	     streq(e.name, "org.freedesktop.DBus.Error.UnknownInterface")))
 		return -ENOENT;
 	if (r < 0) {
-		set_err(err, errlen, "your systemd user manager does not answer about %s: %s",
-			unit, e.message != NULL ? e.message : strerror(-r));
+		set_err(err, errlen, "your systemd user manager does not answer about %s: %s", unit,
+			e.message != NULL ? e.message : strerror(-r));
 		return r;
 	}
 	if (cg == NULL || cg[0] != '/' || strstr(cg, "/..") != NULL)

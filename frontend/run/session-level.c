@@ -5,6 +5,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cgroup/usercg-unit.h"
 #include "macro.h"
@@ -38,8 +39,7 @@ sesscg_adopt_id(int rootfd, int dfd, struct session_state *s, const char *level,
 	}
 	if (renameat2(rootfd, s->id, rootfd, n.id, RENAME_NOREPLACE) < 0) {
 		r = -errno;
-		snprintf(err, errlen, "cannot name the session after its level: %s",
-			 strerror(-r));
+		snprintf(err, errlen, "cannot name the session after its level: %s", strerror(-r));
 		return r;
 	}
 	r = session_write_file(dfd, "state", text, (size_t) len);
@@ -58,10 +58,11 @@ sesscg_read_own(int dfd, const char *id, struct sesscg *g, char *err, size_t err
 	struct policy *p = NULL;
 	char want[SESSION_PATH_MAX + 64], msg[512] = "";
 	unsigned uid = (unsigned) control_uid();
-	int r;
+	int r, fd;
 
 	if (sesscg_read(dfd, g) < 0) {
-		snprintf(err, errlen, "session %s: its cgroup record is unreadable (a call may "
+		snprintf(err, errlen,
+			 "session %s: its cgroup record is unreadable (a call may "
 			 "have changed it, or its level is gone); end it with sandcap session "
 			 "end %s",
 			 id, id);
@@ -91,6 +92,17 @@ sesscg_read_own(int dfd, const char *id, struct sesscg *g, char *err, size_t err
 			 id, g->workspace, want, id);
 		return -EPERM;
 	}
+	/* The helper removes the level's workspace with the level (its keeper killed, the
+	 * TTL): said here with the fix, before the helper refuses the call. */
+	fd = open(want, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(err, errlen,
+			 "session %s: its level %s is gone (its keeper was killed, or the TTL "
+			 "passed); end it with sandcap session end %s",
+			 id, g->level, id);
+		return -ENOENT;
+	}
+	close(fd);
 	return 0;
 }
 

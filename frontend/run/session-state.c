@@ -36,8 +36,7 @@ session_level_matches(const char *id, const char *level, unsigned uid)
 	size_t i;
 
 	if (!session_id_valid(id) || id[0] != SESSION_ID_CGROUP || n < 0 ||
-	    !strneq(level, prefix, (size_t) n) ||
-	    !strneq(level + n, id + 1, SESSION_ID_LEN - 1))
+	    !strneq(level, prefix, (size_t) n) || !strneq(level + n, id + 1, SESSION_ID_LEN - 1))
 		return false;
 	for (i = 0; level[n + i] != '\0'; i++)
 		if (!((level[n + i] >= '0' && level[n + i] <= '9') ||

@@ -187,6 +187,12 @@ run_rc U "$SANDCAP" run -q --session "$id" -- "$TESTS/probe-workload" -c 40 -s 1
 is "$rc" 1 "... and its pids.max (16) stops a call forking 40 children"
 like "$(cat "$R/rw3.err")" "probe-workload: fork" "... at fork"
 # A record naming another live session level of the same user, with more room: refused.
+# (sandboxes = 2: the 60 s sandbox of the count above may still run.)
+i=0
+while [ "$(find "$CG" -maxdepth 1 -name "$SCTEST_UID-*" | wc -l)" -gt 1 ] && [ $i -lt 400 ]; do
+	sleep 0.2
+	i=$((i + 1))
+done
 id2=$(U "$SANDCAP" session start --memory 128M --ttl 5m)
 L2=$(level_of "$id2")
 check "a second session, with more memory" test -n "$L2" -a "$L2" != "$L"
