@@ -77,23 +77,48 @@ keeper_refuse(int ready, const char *err)
 	_exit(1);
 }
 
+/* In cgroup mode the level, ours for as long as this connection lives, and the session
+ * named after it (session-level.h); then tell session start the keeper's pid and the
+ * session's id (in one write: it reads the id right after the pid).  Returns the level's
+ * cgroup.events (-1 in the other modes). */
+static int
+keeper_ready(int rootfd, int dfd, struct session_state *s, const struct session_opts *o,
+	     struct sc_session *cs, int ready)
+{
+	struct {
+		pid_t pid;
+		char id[SESSION_ID_LEN];
+	} hello = { .pid = getpid() };
+	char err[CLIENT_ERR_MAX];
+	int events = -1;
+
+	if (sesscg_is(s) && sesscg_keeper_begin(dfd, o, s, cs, err, sizeof(err)) < 0)
+		keeper_refuse(ready, err);
+	if (sesscg_is(s) && sesscg_adopt_id(rootfd, dfd, s, cs->id, err, sizeof(err)) < 0) {
+		client_close(cs);
+		keeper_refuse(ready, err);
+	}
+	if (sesscg_is(s))
+		events = openat(cs->leaf_fd, "cgroup.events", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	memcpy(hello.id, s->id, sizeof(hello.id));
+	if (write(ready, &hello, sizeof(hello)) != (ssize_t) sizeof(hello))
+		_exit(1);
+	close(ready);
+	return events;
+}
+
 static _noreturn_ void
 keeper_main(int rootfd, int dfd, const struct session_state *s0, const struct session_opts *o,
 	    int ready)
 {
 	static struct session_state own; /* large for the stack; the id may change */
 	const struct session_state *s = &own;
-	struct {
-		pid_t pid;
-		char id[SESSION_ID_LEN];
-	} hello;
 	char path[64], err[CLIENT_ERR_MAX];
 	pid_t self = getpid();
-	int lock, in, timer, events = -1, tick = -1;
+	int lock, in, timer, events, tick = -1;
 	struct sc_session cs;
 
 	own = *s0;
-
 	client_init(&cs); /* no connection but in cgroup mode */
 	(void) prctl(PR_SET_NAME, "sandcap-sess");
 	if (session_lock(dfd, "keeper", LOCK_EX, 0, &lock) < 0)
@@ -107,22 +132,7 @@ keeper_main(int rootfd, int dfd, const struct session_state *s0, const struct se
 		_exit(1);
 	if (faccessat(dfd, "state", F_OK, AT_SYMLINK_NOFOLLOW) < 0)
 		_exit(0); /* ended before the watch was in place */
-	/* cgroup mode: the level is ours for as long as this connection lives, and the
-	 * session is named after it (session-level.h). */
-	if (sesscg_is(s) && sesscg_keeper_begin(dfd, o, s, &cs, err, sizeof(err)) < 0)
-		keeper_refuse(ready, err);
-	if (sesscg_is(s) && sesscg_adopt_id(rootfd, dfd, &own, cs.id, err, sizeof(err)) < 0) {
-		client_close(&cs);
-		keeper_refuse(ready, err);
-	}
-	if (sesscg_is(s))
-		events = openat(cs.leaf_fd, "cgroup.events", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	/* One write: session start reads the id right after the pid. */
-	hello.pid = self;
-	memcpy(hello.id, own.id, sizeof(hello.id));
-	if (write(ready, &hello, sizeof(hello)) != (ssize_t) sizeof(hello))
-		_exit(1);
-	close(ready);
+	events = keeper_ready(rootfd, dfd, &own, o, &cs, ready);
 	while (session_now_ms() < s->expires_ms) {
 		struct pollfd p[4] = { { .fd = in, .events = POLLIN },
 				       { .fd = timer, .events = POLLIN },
