@@ -46,8 +46,8 @@ usercg_unit_cgroup(const char *unit, char *ret, size_t retlen, char *err, size_t
 		return r;
 	}
 	r = usercg_bus_connect(&sd, &bus, err, errlen);
-	if (r < 0)
-		return r;
+	if (r < 0) /* no socket of the manager's (err says why): not that the unit is gone */
+		return r == -ENOENT ? -ENOTCONN : r;
 	r = sd->bus_get_property_string(bus, "org.freedesktop.systemd1", path,
 					"org.freedesktop.systemd1.Scope", "ControlGroup", &e, &cg);
 	if (r < 0 && e.name != NULL &&
