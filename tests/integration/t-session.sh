@@ -2,7 +2,9 @@
 # sandcap session start/run --session/show/end/ls in rlimit mode on the host (as nobody when
 # root): the workspace kept across calls, per-call ceilings, the CPU-time budget across
 # calls, end killing a running call, the TTL ending a session whose shell is gone, an
-# expired session refused after its keeper was killed, and nothing left behind.
+# expired session refused after its keeper was killed, a call refused when its control
+# socket cannot be made (a plain run only warns), a call's mode taken from the session id
+# whatever a call wrote into the state, and nothing left behind.
 . "$(dirname "$0")/libtest.sh"
 
 U=$T/u
@@ -149,6 +151,14 @@ else
 	S run -q --session "$id" -- true; rc=$?
 	eq "the session's next call runs" 0 "$rc"
 	S session end "$id" > /dev/null
+	# a plain sandcap run (no session's end or TTL needs its socket) warns and runs
+	strace -f -o /dev/null -e trace=bind -e inject=bind:error=EACCES \
+		setpriv --reuid=65534 --regid=65534 --clear-groups -- env -i PATH="$PATH" \
+		HOME="$U/home" XDG_RUNTIME_DIR="$U/run" SANDCAP_HELPER="$SANDCAP_HELPER" \
+		ASAN_OPTIONS=detect_leaks=0 \
+		"$SANDCAP" run --no-cgroup -- echo ran > "$T/out" 2> "$T/err"; rc=$?
+	eq "a plain run without a control socket runs" "0:ran" "$rc:$(cat "$T/out")"
+	contains "... with a warning" "warning: no control socket" "$(cat "$T/err")"
 fi
 
 # --- a call without --fs can rewrite its session's state: the mode is the id's all the same
