@@ -16,6 +16,7 @@
 
 #include "cgroup-util.h"
 #include "cgroup/cgstats.h"
+#include "cgroup/usercg-unit.h"
 #include "cgroup/usercg.h"
 #include "fd-util.h"
 #include "macro.h"
@@ -345,10 +346,16 @@ void
 session_usercg_teardown(int dfd, const struct session_state *s)
 {
 	_cleanup_close_ int fd = -EBADF;
-	struct session_ucg u;
+	struct session_ucg u = {};
+	char unit[64], why[256];
 
-	if (read_ucg(dfd, s, &u) < 0 || (fd = open_scope(&u)) < 0)
-		return; /* the user manager stopped it: nothing of it is left */
+	/* The user manager's path, not the record's: a call may have pointed the record at
+	 * another session's scope, whose running call a sweep would kill. */
+	(void) dfd;
+	(void) snprintf(unit, sizeof(unit), "sandcap-sess-%s.scope", s->id);
+	if (usercg_unit_cgroup(unit, u.scope, sizeof(u.scope), why, sizeof(why)) < 0 ||
+	    (fd = open_scope(&u)) < 0)
+		return; /* stopped, or the manager cannot say where: RuntimeMaxSec stops it */
 	sweep(fd);
 }
 

@@ -175,9 +175,12 @@ run_rc u run -q --session "$id" -- sh -c 'sed -n "s/^0:://p" /proc/self/cgroup' 
 is "$rc" 125 "a call after one that pointed the ucg record at another directory: refused"
 like "$(cat "$R/rw4.err")" "your user manager's sandcap-sess-$id.scope is" "... saying so"
 check_fails "... and it ran nowhere" test -s "$R/rw4.out"
-vm-login sctest rmdir "$fake/sandcap-sess-$id.scope" "$fake"
+# end sweeps the calls' leaves of the scope the manager names, never of the record's path
+vm-login sctest mkdir "$fake/sandcap-sess-$id.scope/call-9"
 u session end "$id" > /dev/null 2>&1
-check "that session's scope is gone after end" wait_for 30 scope_gone "$id"
+check "that session's scope is gone after end" wait_for 30 test ! -d "$sc"
+check "... and end left the record's directory alone" test -d "$fake/sandcap-sess-$id.scope/call-9"
+vm-login sctest rmdir "$fake/sandcap-sess-$id.scope/call-9" "$fake/sandcap-sess-$id.scope" "$fake"
 
 # --- a CPU-time budget spent across calls
 id=$(u session start --ttl 10m --cpu-time 3s --timeout 60s --fs ro 2> "$R/start2.err")
