@@ -212,6 +212,19 @@ run_ctl_open(void *userdata)
 		    : control_listen(c->id, &c->listen_fd, c->path, sizeof(c->path)) == 0)
 		return c->listen_fd;
 	c->path[0] = '\0';
+	if (c->required) {
+		char dir[CONTROL_PATH_MAX] = "$XDG_RUNTIME_DIR/sandcap";
+
+		(void) control_rundir(dir, sizeof(dir), 0);
+		snprintf(c->error, c->errlen,
+			 "a session's call needs a control socket (its end and TTL stop it "
+			 "through it), and none can be made in %s (a sandboxed command may have "
+			 "changed its mode): the command was not started; check that everything "
+			 "in it is yours, chmod 0700 %s and run the call again",
+			 dir, dir);
+		fprintf(stderr, "sandcap: %s\n", c->error);
+		return -EACCES;
+	}
 	if (!c->o->quiet)
 		fprintf(stderr, "sandcap: warning: no control socket (sandcap ps and sandcap kill "
 				"will not see this sandbox)\n");

@@ -18,10 +18,15 @@ struct run_ctl {
 	/* The control socket's, for control_unlisten(); set before the split where a keeper
 	 * is started (control_path()), which removes it if the supervisor is killed. */
 	char path[CONTROL_PATH_MAX];
+	/* A session's call: no start without the socket (its end and its TTL stop the call
+	 * through it); the refusal goes into error. */
+	bool required;
+	char *error;
+	size_t errlen;
 };
 
 /* sv_spec.open_extra: the control socket, made before the command starts (a warning
- * without it, unless -q); its fd, or -1. */
+ * without it, unless -q); its fd, or -1; -errno when required and it cannot be made. */
 int run_ctl_open(void *userdata);
 
 /* sv_spec.on_extra: serve one connection on c->listen_fd. */

@@ -20,6 +20,12 @@ run_use_id(const char *id)
 	preset_id = id;
 }
 
+bool
+run_id_preset(void)
+{
+	return preset_id != NULL;
+}
+
 static const char *session_level;
 
 void

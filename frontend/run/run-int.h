@@ -145,3 +145,5 @@ void run_notes(struct run *R);
 
 /* id.c: the run's id into buf, the one run_use_id() set or a random "<uid>-<12 hex>". */
 void run_make_id(char (*buf)[64]);
+/* Did a session choose the id (run_use_id()): the run is one of its calls? */
+bool run_id_preset(void);

@@ -406,6 +406,9 @@ run_supervised(struct run *R)
 	R->ctl.sess = R->cgroup ? &R->sess : NULL;
 	R->ctl.o = o;
 	R->ctl.listen_fd = -EBADF;
+	R->ctl.required = run_id_preset();
+	R->ctl.error = R->start_error;
+	R->ctl.errlen = sizeof(R->start_error);
 	spec.open_extra = run_ctl_open;
 	spec.on_extra = run_ctl_ready;
 	spec.extra_userdata = &R->ctl;
@@ -602,6 +605,9 @@ run_main(int argc, char **argv, const struct trace_opts *trace)
 		R->relay.s[i].in = R->relay.s[i].out = -1;
 	R->keeper.keeper_pidfd = -EBADF;
 	R->ctl.listen_fd = -EBADF;
+	R->ctl.required = run_id_preset();
+	R->ctl.error = R->start_error;
+	R->ctl.errlen = sizeof(R->start_error);
 	client_init(&R->sess);
 	usercg_init(&R->ucg);
 	r = run_steps(R, argc, argv);

@@ -26,6 +26,7 @@
 #include "run/run.h"
 #include "run/session-cgroup.h"
 #include "run/session-io.h"
+#include "run/session-level.h"
 #include "run/session-usercg.h"
 #include "run/session.h"
 #include "supervise/control.h"
@@ -258,7 +259,10 @@ check_budget(const struct call *c, const struct session_state *s, int dfd, unsig
 		struct sesscg g;
 
 		if (sesscg_read(dfd, &g) < 0)
-			return -fail("session %s: its cgroup record is unreadable", s->id);
+			return -fail("session %s: its cgroup record is unreadable (a call may have "
+				     "changed it, or its level is gone); end it with sandcap "
+				     "session end %s",
+				     s->id, s->id);
 		if (g.has_usage && g.cpu_usec / 1000 > t.cpu_ms)
 			t.cpu_ms = g.cpu_usec / 1000;
 	}
@@ -500,9 +504,10 @@ run_in_session(const struct call *c, const struct session_state *s, int dfd, uns
 		return fail("run --session: %s", strerror(ENOMEM));
 	run_use_id(id);
 	if (sesscg_is(s)) {
-		if (sesscg_read(dfd, &g) < 0) {
+		if (sesscg_read_own(dfd, s->id, &g, err, sizeof(err)) < 0) {
 			free_words(v, argc);
-			return fail("session %s: its cgroup record is unreadable", s->id);
+			(void) unlinkat(dfd, "running", 0);
+			return fail("%s", err);
 		}
 		run_use_session(g.level);
 	}

@@ -16,6 +16,7 @@
 #include "parse-util.h"
 #include "run/session-cgroup.h"
 #include "run/session-io.h"
+#include "run/session-level.h"
 #include "wire.h"
 
 bool
@@ -119,12 +120,12 @@ sesscg_workspace(const char *id, char *buf, size_t len)
 {
 	_cleanup_close_ int rootfd = -EBADF, dfd = -EBADF;
 	struct sesscg g;
-	char err[256];
+	char err[512];
 
 	if (!session_id_valid(id) || session_root(false, &rootfd, err, sizeof(err)) < 0)
 		return -ENOENT;
 	dfd = session_private_dir(rootfd, id, false);
-	if (dfd < 0 || sesscg_read(dfd, &g) < 0)
+	if (dfd < 0 || sesscg_read_own(dfd, id, &g, err, sizeof(err)) < 0)
 		return -ENOENT;
 	return snprintf(buf, len, "%s", g.workspace) < (int) len ? 0 : -ENAMETOOLONG;
 }

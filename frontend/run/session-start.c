@@ -22,6 +22,7 @@
 #include "macro.h"
 #include "run/session-io.h"
 #include "run/session-cgroup.h"
+#include "run/session-level.h"
 #include "run/session-usercg.h"
 #include "run/session.h"
 
@@ -64,15 +65,60 @@ ttl_timer(const struct session_state *s)
 /* The keeper's life: wait for the TTL or for the session to end, whichever comes first.
  * An open fd delays IN_DELETE_SELF on a directory until its last close, so the keeper
  * watches for the state file's removal, teardown's first step. */
+/* Tell session start that the keeper could not begin (pid 0, then the reason); exit. */
 static _noreturn_ void
-keeper_main(int rootfd, int dfd, const struct session_state *s, const struct session_opts *o,
+keeper_refuse(int ready, const char *err)
+{
+	pid_t none = 0;
+
+	if (write(ready, &none, sizeof(none)) == (ssize_t) sizeof(none) &&
+	    write(ready, err, strlen(err)) < 0)
+		_exit(1);
+	_exit(1);
+}
+
+/* In cgroup mode the level, ours for as long as this connection lives, and the session
+ * named after it (session-level.h); then tell session start the keeper's pid and the
+ * session's id (in one write: it reads the id right after the pid).  Returns the level's
+ * cgroup.events (-1 in the other modes). */
+static int
+keeper_ready(int rootfd, int dfd, struct session_state *s, const struct session_opts *o,
+	     struct sc_session *cs, int ready)
+{
+	struct {
+		pid_t pid;
+		char id[SESSION_ID_LEN];
+	} hello = { .pid = getpid() };
+	char err[CLIENT_ERR_MAX];
+	int events = -1;
+
+	if (sesscg_is(s) && sesscg_keeper_begin(dfd, o, s, cs, err, sizeof(err)) < 0)
+		keeper_refuse(ready, err);
+	if (sesscg_is(s) && sesscg_adopt_id(rootfd, dfd, s, cs->id, err, sizeof(err)) < 0) {
+		client_close(cs);
+		keeper_refuse(ready, err);
+	}
+	if (sesscg_is(s))
+		events = openat(cs->leaf_fd, "cgroup.events", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	memcpy(hello.id, s->id, sizeof(hello.id));
+	if (write(ready, &hello, sizeof(hello)) != (ssize_t) sizeof(hello))
+		_exit(1);
+	close(ready);
+	return events;
+}
+
+static _noreturn_ void
+keeper_main(int rootfd, int dfd, const struct session_state *s0, const struct session_opts *o,
 	    int ready)
 {
+	static struct session_state own; /* large for the stack; the id may change */
+	const struct session_state *s = &own;
 	char path[64], err[CLIENT_ERR_MAX];
 	pid_t self = getpid();
-	int lock, in, timer, events = -1, tick = -1;
+	int lock, in, timer, events, tick = -1;
 	struct sc_session cs;
 
+	own = *s0;
 	client_init(&cs); /* no connection but in cgroup mode */
 	(void) prctl(PR_SET_NAME, "sandcap-sess");
 	if (session_lock(dfd, "keeper", LOCK_EX, 0, &lock) < 0)
@@ -86,19 +132,7 @@ keeper_main(int rootfd, int dfd, const struct session_state *s, const struct ses
 		_exit(1);
 	if (faccessat(dfd, "state", F_OK, AT_SYMLINK_NOFOLLOW) < 0)
 		_exit(0); /* ended before the watch was in place */
-	/* cgroup mode: the level is ours for as long as this connection lives. */
-	if (sesscg_is(s) && sesscg_keeper_begin(dfd, o, s, &cs, err, sizeof(err)) < 0) {
-		self = 0;
-		if (write(ready, &self, sizeof(self)) == (ssize_t) sizeof(self) &&
-		    write(ready, err, strlen(err)) < 0)
-			_exit(1);
-		_exit(1);
-	}
-	if (sesscg_is(s))
-		events = openat(cs.leaf_fd, "cgroup.events", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (write(ready, &self, sizeof(self)) != (ssize_t) sizeof(self))
-		_exit(1);
-	close(ready);
+	events = keeper_ready(rootfd, dfd, &own, o, &cs, ready);
 	while (session_now_ms() < s->expires_ms) {
 		struct pollfd p[4] = { { .fd = in, .events = POLLIN },
 				       { .fd = timer, .events = POLLIN },
@@ -158,7 +192,7 @@ keeper_signals(void)
 
 /* Fork twice, the keeper in a session of its own; wait (bounded) until it holds its lock. */
 static int
-start_keeper(int rootfd, int dfd, const struct session_state *s, const struct session_opts *o,
+start_keeper(int rootfd, int dfd, struct session_state *s, const struct session_opts *o,
 	     pid_t *ret_pid, char *err, size_t errlen)
 {
 	int p[2], st;
@@ -197,6 +231,8 @@ start_keeper(int rootfd, int dfd, const struct session_state *s, const struct se
 
 		err[n > 0 ? n : 0] = '\0';
 		st = -EPERM;
+	} else if (st == 0 && read(p[0], s->id, SESSION_ID_LEN) != SESSION_ID_LEN) {
+		st = -ECHILD; /* the keeper's id (in cgroup mode, the level's) */
 	}
 	close(p[0]);
 	return st;
@@ -265,7 +301,7 @@ check_mode(const struct session_opts *o, const char **mode, char *err, size_t er
 }
 
 static int
-new_session_dir(int rootfd, struct session_state *s, int *ret_dfd)
+new_session_dir(int rootfd, const char *mode, struct session_state *s, int *ret_dfd)
 {
 	static const char hex[] = "0123456789abcdef";
 	uint8_t rnd[SESSION_ID_LEN / 2];
@@ -278,6 +314,14 @@ new_session_dir(int rootfd, struct session_state *s, int *ret_dfd)
 		s->id[2 * i + 1] = hex[rnd[i] & 15];
 	}
 	s->id[SESSION_ID_LEN] = '\0';
+	/* The first digit says the mode (session_id_mode()); a cgroup-mode session is named
+	 * after its level once the keeper has it. */
+	if (streq(mode, "cgroup"))
+		s->id[0] = SESSION_ID_CGROUP;
+	else if (streq(mode, SESSION_UCG_MODE))
+		s->id[0] = SESSION_ID_USERCG;
+	else if (s->id[0] == SESSION_ID_CGROUP || s->id[0] == SESSION_ID_USERCG)
+		s->id[0] = s->id[0] == SESSION_ID_CGROUP ? 'a' : 'b';
 	if (mkdirat(rootfd, s->id, 0700) < 0)
 		return -errno;
 	dfd = session_private_dir(rootfd, s->id, false);
@@ -330,7 +374,7 @@ session_start(const struct session_opts *o, struct session_state *ret, char *err
 	rl = openat(rootfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	r = rl < 0 ? -errno : session_flock(rl, LOCK_SH, SESSION_END_LOCK_MS);
 	if (r == 0)
-		r = new_session_dir(rootfd, &s, &dfd);
+		r = new_session_dir(rootfd, mode, &s, &dfd);
 	if (r < 0) {
 		snprintf(err, errlen, "cannot make the session's directory: %s", strerror(-r));
 		return r;

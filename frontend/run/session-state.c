@@ -20,6 +20,31 @@ session_id_valid(const char *s)
 	return s[i] == '\0';
 }
 
+const char *
+session_id_mode(const char *id)
+{
+	return id[0] == SESSION_ID_CGROUP   ? "cgroup"
+	       : id[0] == SESSION_ID_USERCG ? "user-cgroup"
+					    : "rlimit";
+}
+
+bool
+session_level_matches(const char *id, const char *level, unsigned uid)
+{
+	char prefix[32];
+	int n = snprintf(prefix, sizeof(prefix), "%u-", uid);
+	size_t i;
+
+	if (!session_id_valid(id) || id[0] != SESSION_ID_CGROUP || n < 0 ||
+	    !strneq(level, prefix, (size_t) n) || !strneq(level + n, id + 1, SESSION_ID_LEN - 1))
+		return false;
+	for (i = 0; level[n + i] != '\0'; i++)
+		if (!((level[n + i] >= '0' && level[n + i] <= '9') ||
+		      (level[n + i] >= 'a' && level[n + i] <= 'f')))
+			return false;
+	return i == 16;
+}
+
 bool
 session_name_valid(const char *s)
 {

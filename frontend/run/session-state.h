@@ -45,6 +45,16 @@ struct session_call {
 };
 
 bool session_id_valid(const char *s);
+/* A session's mode, from its id's first digit: 'c' cgroup, 'd' user-cgroup (delegated),
+ * any other rlimit.  The id comes from the caller's command line, so a call that rewrites
+ * the session's state cannot move the session's later calls out of its cgroup level or
+ * scope. */
+#define SESSION_ID_CGROUP 'c'
+#define SESSION_ID_USERCG 'd'
+const char *session_id_mode(const char *id);
+/* Is level (the helper's "<uid>-<16 hex>") the one session id's was named after: its
+ * first 11 hex digits are the id's last 11, its uid is uid? */
+bool session_level_matches(const char *id, const char *level, unsigned uid);
 /* A name: 1 to SESSION_NAME_MAX of [A-Za-z0-9._-], not starting with '-' or '.'. */
 bool session_name_valid(const char *s);
 

@@ -16,6 +16,7 @@
 
 #include "cgroup-util.h"
 #include "cgroup/cgstats.h"
+#include "cgroup/usercg-unit.h"
 #include "cgroup/usercg.h"
 #include "fd-util.h"
 #include "macro.h"
@@ -24,6 +25,7 @@
 #include "policy.h"
 #include "run/run-int.h"
 #include "run/session-io.h"
+#include "run/session-level.h"
 #include "run/session-usercg.h"
 #include "run/session.h"
 #include "run/usercg-run.h"
@@ -220,8 +222,11 @@ session_usercg_check_call(int dfd, const struct session_state *s, uint64_t memor
 	char a[32], b[32];
 
 	if (read_ucg(dfd, s, &u) < 0) {
-		fprintf(stderr, "sandcap: --session %s: its %s file is unreadable\n", s->id,
-			UCG_FILE);
+		fprintf(stderr,
+			"sandcap: --session %s: its %s file is unreadable (a call may have "
+			"changed it, or the session's scope is gone); end it with sandcap "
+			"session end %s\n",
+			s->id, UCG_FILE, s->id);
 		return -1;
 	}
 	if (memory && u.memory && memory > u.memory) {
@@ -321,6 +326,9 @@ session_usercg_call_begin(int dfd, const struct session_state *s, unsigned n, ch
 
 	if (read_ucg(dfd, s, &u) < 0 || (fd = open_scope(&u)) < 0)
 		return scope_gone(s, err, errlen);
+	/* The record's path, only where the user manager runs the session's scope. */
+	if (session_scope_check(s->id, u.scope, err, errlen) < 0)
+		return -EPERM;
 	sweep(fd);
 	(void) snprintf(call_scope, sizeof(call_scope), "%s", u.scope);
 	(void) snprintf(call_leaf, sizeof(call_leaf), "call-%u", n);
@@ -338,10 +346,16 @@ void
 session_usercg_teardown(int dfd, const struct session_state *s)
 {
 	_cleanup_close_ int fd = -EBADF;
-	struct session_ucg u;
+	struct session_ucg u = {};
+	char unit[64], why[256];
 
-	if (read_ucg(dfd, s, &u) < 0 || (fd = open_scope(&u)) < 0)
-		return; /* the user manager stopped it: nothing of it is left */
+	/* The user manager's path, not the record's: a call may have pointed the record at
+	 * another session's scope, whose running call a sweep would kill. */
+	(void) dfd;
+	(void) snprintf(unit, sizeof(unit), "sandcap-sess-%s.scope", s->id);
+	if (usercg_unit_cgroup(unit, u.scope, sizeof(u.scope), why, sizeof(why)) < 0 ||
+	    (fd = open_scope(&u)) < 0)
+		return; /* stopped, or the manager cannot say where: RuntimeMaxSec stops it */
 	sweep(fd);
 }
 

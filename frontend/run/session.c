@@ -251,6 +251,10 @@ session_open(int rootfd, const char *id, int *ret_dfd, struct session_state *ret
 		snprintf(err, errlen, "session %s: its state is unreadable", id);
 		return r < 0 ? r : -EINVAL;
 	}
+	/* The mode is the id's, whatever the state (which a call can rewrite) says: the
+	 * calls of a session in a cgroup level or a scope go on running there, or are
+	 * refused when it is gone. */
+	(void) snprintf(ret->mode, sizeof(ret->mode), "%s", session_id_mode(id));
 	*ret_dfd = dfd;
 	return 0;
 }

@@ -58,7 +58,12 @@ sv_run(const struct sv_spec *spec, struct sv_outcome *ret)
 		 * kill and of its session's end and TTL. */
 		if (spec->open_extra != NULL)
 			st.extra_fd = spec->open_extra(spec->extra_userdata);
-		r = spec->spawn != NULL ? sv_start_spawned(&st) : sv_start_cloned(&st);
+		if (st.extra_fd < -1) {
+			r = st.extra_fd;
+			st.extra_fd = -1;
+		} else {
+			r = spec->spawn != NULL ? sv_start_spawned(&st) : sv_start_cloned(&st);
+		}
 	}
 	if (r >= 0) {
 		sv_loop(&st);

@@ -68,7 +68,8 @@ struct sv_spec {
 
 	/* One more fd to watch (the control socket of `sandcap ps`/`sandcap kill`): open_extra()
 	 * returns it, or -1 for none, before the command is started (so that the command
-	 * cannot make it fail by changing its directory's mode); when it is readable, on_extra() is
+	 * cannot make it fail by changing its directory's mode), or -errno (below -1: never
+	 * -EPERM) when the run must not start without it; when it is readable, on_extra() is
 	 * called with the supervisor, which it may pass to sv_signal() to signal the whole
 	 * sandbox.  NULL open_extra: none. */
 	int (*open_extra)(void *extra_userdata);

@@ -2,7 +2,9 @@
 # sandcap session start/run --session/show/end/ls in rlimit mode on the host (as nobody when
 # root): the workspace kept across calls, per-call ceilings, the CPU-time budget across
 # calls, end killing a running call, the TTL ending a session whose shell is gone, an
-# expired session refused after its keeper was killed, and nothing left behind.
+# expired session refused after its keeper was killed, a call refused when its control
+# socket cannot be made (a plain run only warns), a call's mode taken from the session id
+# whatever a call wrote into the state, and nothing left behind.
 . "$(dirname "$0")/libtest.sh"
 
 U=$T/u
@@ -130,6 +132,69 @@ else
 	esac
 	expect "nothing is left of the session" test ! -e "$SESS/$id"
 fi
+
+# --- a call whose control socket cannot be made (another session's call took the mode of
+# $XDG_RUNTIME_DIR/sandcap away just then; strace fails its bind() the same way) is
+# refused before its command starts: session end could not have stopped it
+if [ "$(id -u)" != 0 ] || ! command -v strace > /dev/null; then
+	skip "a call without its control socket: needs root and strace to fail the call's bind()"
+else
+	id=$(S session start)
+	strace -f -o /dev/null -e trace=bind -e inject=bind:error=EACCES \
+		setpriv --reuid=65534 --regid=65534 --clear-groups -- env -i PATH="$PATH" \
+		HOME="$U/home" XDG_RUNTIME_DIR="$U/run" SANDCAP_HELPER="$SANDCAP_HELPER" \
+		ASAN_OPTIONS=detect_leaks=0 \
+		"$SANDCAP" run -q --session "$id" -- sh -c 'touch ran' 2> "$T/err"; rc=$?
+	eq "a call without a control socket is refused" 125 "$rc"
+	contains "... saying why and the fix" "needs a control socket" "$(cat "$T/err")"
+	expect "... before its command ran" test ! -e "$SESS/$id/workspace/ran"
+	S run -q --session "$id" -- true; rc=$?
+	eq "the session's next call runs" 0 "$rc"
+	S session end "$id" > /dev/null
+	# a plain sandcap run (no session's end or TTL needs its socket) warns and runs
+	strace -f -o /dev/null -e trace=bind -e inject=bind:error=EACCES \
+		setpriv --reuid=65534 --regid=65534 --clear-groups -- env -i PATH="$PATH" \
+		HOME="$U/home" XDG_RUNTIME_DIR="$U/run" SANDCAP_HELPER="$SANDCAP_HELPER" \
+		ASAN_OPTIONS=detect_leaks=0 \
+		"$SANDCAP" run --no-cgroup -- echo ran > "$T/out" 2> "$T/err"; rc=$?
+	eq "a plain run without a control socket runs" "0:ran" "$rc:$(cat "$T/out")"
+	contains "... with a warning" "warning: no control socket" "$(cat "$T/err")"
+fi
+
+# --- a call without --fs can rewrite its session's state: the mode is the id's all the same
+# (first digit: c cgroup, d user-cgroup, any other rlimit), so no rewrite moves the next
+# call out of a cgroup level or scope, and a level or scope that is gone is refused
+id=$(S session start)
+case $id in [cd]*) notok "an rlimit session's id starts with c or d: $id" ;;
+*) ok "an rlimit session's id does not start with c or d" ;; esac
+S run -q --session "$id" -- sh -c 'sed -i s/^mode=.*/mode=cgroup/ ../state' 2> "$T/err"
+S run -q --session "$id" --report "$T/r.json" -- true 2> "$T/err"; rc=$?
+eq "a call after one that wrote mode=cgroup into the state runs" 0 "$rc"
+eq "... in the session's own mode, the id's" rlimit "$(json "$T/r.json" '["mode"]')"
+S session end "$id" > /dev/null
+for m in c d; do
+	id=$(S session start); cid=$m${id#?}
+	# what a cgroup-mode (c) or user-cgroup (d) session is once a call wrote mode=rlimit
+	# and its level or scope is gone
+	as_user mv "$SESS/$id" "$SESS/$cid"
+	as_user sed -i "s/^id=.*/id=$cid/" "$SESS/$cid/state"
+	S run -q --session "$cid" -- sh -c 'touch ran' 2> "$T/err"; rc=$?
+	eq "a call of a $m session whose state says rlimit, its level or scope gone: refused" \
+		125 "$rc"
+	expect "... before its command ran" test ! -e "$SESS/$cid/workspace/ran"
+	contains "... naming the session and the fix" "sandcap session end $cid" "$(cat "$T/err")"
+	if [ "$m" = c ]; then
+		# a record that names another level than the one the session is named after
+		printf 'level=%s-00000000000000000\nworkspace=/x\nmemory=0\ncpu_percent=0\npids=0\ndisk=0\n' \
+			"$(as_user id -u)" > "$T/cg"
+		as_user cp "$T/cg" "$SESS/$cid/cgroup"
+		S run -q --session "$cid" -- sh -c 'touch ran' 2> "$T/err"; rc=$?
+		eq "a call of a c session whose record names another level: refused" 125 "$rc"
+		contains "... saying so" "not the session's own" "$(cat "$T/err")"
+	fi
+	S session end "$cid" > /dev/null 2>&1
+	expect "... and session end removes it" test ! -e "$SESS/$cid"
+done
 
 # --- an end killed halfway left its mark: calls are turned away, and end runs again
 id=$(S session start)

@@ -161,6 +161,29 @@ test_cap(void **state)
 	assert_int_equal(session_cap(9, 7), 7);
 }
 
+/* The mode is the id's: a call that rewrites the state cannot change it, nor name another
+ * level than the one the session was named after. */
+static void
+test_id_mode_and_level(void **state)
+{
+	(void) state;
+	assert_string_equal(session_id_mode("c0123456789a"), "cgroup");
+	assert_string_equal(session_id_mode("d0123456789a"), "user-cgroup");
+	assert_string_equal(session_id_mode("00123456789a"), "rlimit");
+	assert_string_equal(session_id_mode("e0123456789a"), "rlimit");
+	assert_true(session_level_matches("c0123456789a", "1000-0123456789a00000", 1000));
+	assert_true(session_level_matches("c0123456789a", "1000-0123456789affff0", 1000));
+	/* another uid, another session's level, a level of another form, an rlimit id */
+	assert_false(session_level_matches("c0123456789a", "1001-0123456789a00000", 1000));
+	assert_false(session_level_matches("c0123456789a", "1000-1123456789a00000", 1000));
+	assert_false(session_level_matches("c0123456789a", "1000-0123456789a0000", 1000));
+	assert_false(session_level_matches("c0123456789a", "1000-0123456789a000000", 1000));
+	assert_false(session_level_matches("c0123456789a", "1000-0123456789a0000/", 1000));
+	assert_false(session_level_matches("c0123456789a", "1000-0123456789a0000G", 1000));
+	assert_false(session_level_matches("00123456789a", "1000-0123456789a00000", 1000));
+	assert_false(session_level_matches("c0123", "1000-0123456789a00000", 1000));
+}
+
 int
 main(void)
 {
@@ -171,6 +194,7 @@ main(void)
 		cmocka_unit_test(test_ledger),
 		cmocka_unit_test(test_from_report),
 		cmocka_unit_test(test_cap),
+		cmocka_unit_test(test_id_mode_and_level),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -5,7 +5,7 @@
 # than the session is refused, the session's memory binds a call that asked for none (verdict
 # session-memory, as in cgroup mode, with the scope's counters as its evidence), a CPU
 # budget is spent across calls, the calls cannot rewrite their own or the session's limits
-# (Landlock on 6.12), and nothing is left after end, after SIGKILL of the keeper and of
+# (Landlock on 6.12) nor move later calls out of the scope by rewriting the session's files, and nothing is left after end, after SIGKILL of the keeper and of
 # every sandcap (the user manager's RuntimeMaxSec at the TTL), or after the TTL.
 # vm-timeout: 600
 # vm-cost: 60
@@ -157,6 +157,42 @@ check "the session's scope is gone" wait_for 30 scope_gone "$id"
 check "nothing of the session is left in sctest's subtree" wait_for 30 no_leftovers
 check "the session's directory and workspace are gone" test ! -e "$SESS/$id"
 bg_done "the login of the call end killed has ended"
+
+# --- a call rewrites its session's state (mode=rlimit) and its ucg record: the mode is the
+# session id's (d: user-cgroup) and the scope the user manager's, so the next call is still
+# held by the scope, and a record naming another directory is refused
+id=$(u session start --ttl 10m --memory 48M 2> "$R/start5.err")
+is "$?" 0 "session start --memory 48M"
+like "$id" "^d" "a user-cgroup session's id starts with d"
+sc=$(scope_of "$id")
+u run -q --session "$id" -- sh -c 'sed -i "s/^mode=.*/mode=rlimit/" ../state' 2> "$R/rw0.err"
+is "$(sed -n 's/^mode=//p' "$SESS/$id/state")" rlimit \
+	"a call without --fs rewrote the session's state to mode=rlimit"
+u run -q --session "$id" --report "$R/rw1.json" -- sh -c 'sed -n "s/^0:://p" /proc/self/cgroup' \
+	> "$R/rw1.out" 2> "$R/rw1.err"
+is "$(json_get "$R/rw1.json" .mode)" user-cgroup "... the next call still runs in user-cgroup mode"
+like "$(cat "$R/rw1.out")" "/sandcap-sess-$id[.]scope/call-[0-9]*$" "... in a leaf of the session's scope"
+u run -q --session "$id" --report "$R/rw2.json" -- tail /dev/zero > /dev/null 2>&1
+le_ok "$(cat "$sc/memory.peak")" $((48 * MiB)) \
+	"... and the scope's 48M holds a memory hog (the scope's memory.peak)"
+ge "$(json_get "$R/rw2.json" .usage.oom_kills)" 1 "... by the OOM killer"
+# A directory of the scope's name elsewhere in the user's own delegated tree (the user may
+# make one; a call without Landlock could too), and the record pointed at it.
+fake=$UCG/app.slice/sandcap-fake.slice
+vm-login sctest mkdir -p "$fake/sandcap-sess-$id.scope"
+u run -q --session "$id" -- sh -c "sed -i 's|^scope=.*|scope=$fake/sandcap-sess-$id.scope|' ../ucg" \
+	2> "$R/rw3.err"
+run_rc u run -q --session "$id" -- sh -c 'sed -n "s/^0:://p" /proc/self/cgroup' > "$R/rw4.out" \
+	2> "$R/rw4.err"
+is "$rc" 125 "a call after one that pointed the ucg record at another directory: refused"
+like "$(cat "$R/rw4.err")" "your user manager's sandcap-sess-$id.scope is" "... saying so"
+check_fails "... and it ran nowhere" test -s "$R/rw4.out"
+# end sweeps the calls' leaves of the scope the manager names, never of the record's path
+vm-login sctest mkdir "$fake/sandcap-sess-$id.scope/call-9"
+u session end "$id" > /dev/null 2>&1
+check "that session's scope is gone after end" wait_for 30 test ! -d "$sc"
+check "... and end left the record's directory alone" test -d "$fake/sandcap-sess-$id.scope/call-9"
+vm-login sctest rmdir "$fake/sandcap-sess-$id.scope/call-9" "$fake/sandcap-sess-$id.scope" "$fake"
 
 # --- a CPU-time budget spent across calls
 id=$(u session start --ttl 10m --cpu-time 3s --timeout 60s --fs ro 2> "$R/start2.err")

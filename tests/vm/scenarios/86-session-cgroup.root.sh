@@ -4,6 +4,7 @@
 # budget is spent across calls; a call asking more than the session has is refused; the
 # session counts as one sandbox (86-session-cgroup.ini: sandboxes = 2) and its calls not
 # again; a call cannot write the level's limits; another user naming the level is refused;
+# a call that rewrites the session's state or cgroup record cannot move the next call out;
 # nothing is left after end, after the keeper is SIGKILLed (its helper then tears down),
 # after keeper and helper are both SIGKILLed (the reaper at the TTL) and after the TTL.
 # Runs as root to look at cgroups, mounts and records, and to run the reaper; the sessions
@@ -171,6 +172,62 @@ run_rc U "$SANDCAP" run -q --session "$id" -- "$TESTS/probe-workload" -m 40
 is "$rc" 0 "... and with the workspace's file removed the same call runs"
 U "$SANDCAP" session end "$id" > /dev/null
 is "$(leftovers "$L")" "" "... nothing of that session left after end"
+
+# ---- A call rewrites its session's state to rlimit: the next call still runs in the level. ---
+# The mode is the session id's (c: cgroup), the id is the level's: no file of the session's,
+# which a call without --fs can rewrite, moves a later call out of the level.
+id=$(U "$SANDCAP" session start --memory 64M --pids 16 --ttl 5m)
+L=$(level_of "$id")
+H=${L#*-}
+is "$id" "c$(printf %s "$H" | cut -c1-11)" "a cgroup-mode session is named after its level"
+run_rc U "$SANDCAP" run -q --session "$id" -- sh -c \
+	"sed -i 's/^mode=.*/mode=rlimit/' $X/sandcap/sessions/$id/state"
+is "$(sed -n 's/^mode=//p' "$X/sandcap/sessions/$id/state")" rlimit \
+	"a call without --fs rewrote the session's state to mode=rlimit"
+run_rc U "$SANDCAP" run -q --session "$id" --report "$R/rw1.json" -- cat /proc/self/cgroup \
+	> "$R/rw1.out"
+is "$(json_get "$R/rw1.json" .mode)" cgroup "... the next call still runs in cgroup mode"
+like "$(cat "$R/rw1.out")" "/$L/$SCTEST_UID-" "... in a leaf of the session's level"
+run_rc U "$SANDCAP" run -q --session "$id" --report "$R/rw2.json" -- "$TESTS/probe-workload" -m 80 \
+	2> /dev/null
+is "$(json_get "$R/rw2.json" .verdict)" total-memory \
+	"... and the session's memory.max (64M) ends a call allocating 80 MiB"
+run_rc U "$SANDCAP" run -q --session "$id" -- "$TESTS/probe-workload" -c 40 -s 100 \
+	2> "$R/rw3.err"
+is "$rc" 1 "... and its pids.max (16) stops a call forking 40 children"
+like "$(cat "$R/rw3.err")" "probe-workload: fork" "... at fork"
+# A record naming another live session level of the same user, with more room: refused.
+# (sandboxes = 2: the 60 s sandbox of the count above may still run.)
+i=0
+while [ "$(find "$CG" -maxdepth 1 -name "$SCTEST_UID-*" | wc -l)" -gt 1 ] && [ $i -lt 400 ]; do
+	sleep 0.2
+	i=$((i + 1))
+done
+id2=$(U "$SANDCAP" session start --memory 128M --ttl 5m)
+L2=$(level_of "$id2")
+check "a second session, with more memory" test -n "$L2" -a "$L2" != "$L"
+sed "s/$L/$L2/g" "$X/sandcap/sessions/$id/cgroup" > "$R/forged"
+run_rc U "$SANDCAP" run -q --session "$id" -- sh -c \
+	"cat $R/forged > $X/sandcap/sessions/$id/cgroup"
+run_rc U "$SANDCAP" run -q --session "$id" -- cat /proc/self/cgroup > "$R/rw4.out" 2> "$R/rw4.err"
+is "$rc" 125 "a call after one that pointed the session's record at another level: refused"
+like "$(cat "$R/rw4.err")" "not the session's own" "... saying so"
+check_fails "... and it ran in neither level" test -s "$R/rw4.out"
+U "$SANDCAP" session end "$id2" > /dev/null
+U "$SANDCAP" session end "$id" > /dev/null 2>&1
+is "$(leftovers "$L")$(leftovers "$L2")" "" "... nothing of either session left after end"
+# The level gone (its keeper killed) and the state rewritten to rlimit: refused, not run.
+U "$SANDCAP" session start --ttl 5m --json > "$R/gone.json"
+id=$(json_get "$R/gone.json" .id)
+L=$(level_of "$id")
+run_rc U "$SANDCAP" run -q --session "$id" -- sh -c \
+	"sed -i 's/^mode=.*/mode=rlimit/' $X/sandcap/sessions/$id/state"
+kill -KILL "$(json_get "$R/gone.json" .keeper_pid)"
+wait_gone "$L" 30
+run_rc U "$SANDCAP" run -q --session "$id" -- true 2> "$R/gone.err"
+is "$rc" 125 "its level gone and its state saying rlimit: a call is refused"
+like "$(cat "$R/gone.err")" "sandcap session end $id" "... naming the fix"
+U "$SANDCAP" session end "$id" > /dev/null 2>&1
 
 # ---- The keeper SIGKILLed: its helper sees EOF and tears the level down. ---------------------
 U "$SANDCAP" session start --ttl 10m --json > "$R/second.json"
