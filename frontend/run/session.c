@@ -404,13 +404,16 @@ rm_tree(int dfd, const char *name, int depth, int top, unsigned *moved)
 static int
 rm_all(int dfd, const char *name)
 {
-	unsigned moved = 0, before;
+	unsigned moved = 0, before, tries = 0;
 	int r;
 
+	/* Again while a pass made progress, and a few times more: a cgroup-mode keeper writes
+	 * its "usage" (a temporary, then a rename) every second, also while end empties the
+	 * directory. */
 	do {
 		before = moved;
 		r = rm_tree(dfd, name, 0, -1, &moved);
-	} while (r == -ENOTEMPTY && moved != before);
+	} while (r == -ENOTEMPTY && (moved != before || ++tries < 5));
 	return r;
 }
 
