@@ -140,6 +140,7 @@ ge "$(json_get "$R/show.json" '.calls | length')" 7 "... and the calls that ran 
 # ---- end: nothing left. ----------------------------------------------------------------------
 U "$SANDCAP" session end "$id" --json > "$R/end.json"
 is "$?" 0 "session end"
+[ -e "$X/sandcap/sessions/$id" ] && diag "left: $(ls -laR "$X/sandcap/sessions/$id" 2>&1 | tr '\n' ' ')"
 is "$(json_get "$R/end.json" .ended)" end "... reports the session"
 is "$(json_get "$R/end.json" .cgroup.level)" "$L" "... with its level's totals"
 is "$(leftovers "$L")" "" "after end: no cgroup, workspace, lock or deadline record is left"
@@ -190,7 +191,7 @@ is "$(json_get "$R/rw1.json" .mode)" cgroup "... the next call still runs in cgr
 like "$(cat "$R/rw1.out")" "/$L/$SCTEST_UID-" "... in a leaf of the session's level"
 run_rc U "$SANDCAP" run -q --session "$id" --report "$R/rw2.json" -- "$TESTS/probe-workload" -m 80 \
 	2> /dev/null
-is "$(json_get "$R/rw2.json" .verdict)" total-memory \
+is "$(json_get "$R/rw2.json" .verdict)" session-memory \
 	"... and the session's memory.max (64M) ends a call allocating 80 MiB"
 run_rc U "$SANDCAP" run -q --session "$id" -- "$TESTS/probe-workload" -c 40 -s 100 \
 	2> "$R/rw3.err"
