@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: MIT
 # proxy-peers.py: the other ends of t-net-proxy.sh's attacker cases, on loopback only.
 #   server SECONDS        an HTTP/1.1 server on 127.0.0.1 (prints "port N", then "ready"):
-#                         GET /host answers "host: <the Host header it got>"; POST reads its
-#                         Content-Length body slowly (small receive buffer, a pause every
-#                         64 KiB) and answers "got <bytes>"; POST /reset resets the
+#                         GET /host answers "host: <the Host header it got>"; POST reads
+#                         nothing until the sender's queue stops growing (a stalled,
+#                         small-windowed upstream), then its Content-Length body, and
+#                         answers "got <bytes>"; POST /reset resets the
 #                         connection (RST) right after the head instead.
 #   idle PORT N           opens N connections, sends nothing, and prints "closed K of N":
 #                         how many the proxy closed (each waited for, at most 20 s).
@@ -16,12 +17,25 @@
 #                         POST of BYTES to PATH (/up) through it; prints the answer's body,
 #                         or "ended: ERROR" when the connection broke.
 import base64
+import fcntl
 import socket
 import struct
 import sys
+import termios
 import threading
 import time
 import urllib.parse
+
+
+def stall(c):
+    """Read nothing until the bytes queued for us stop growing (at most 5 s): the sender's
+    buffers are then full, so a relay in between has had writes that would block."""
+    last, still, end = -1, 0, time.monotonic() + 5
+    while still < 3 and time.monotonic() < end:
+        time.sleep(0.1)
+        queued = struct.unpack("i", fcntl.ioctl(c, termios.FIONREAD, b"\0\0\0\0"))[0]
+        still = still + 1 if queued == last else 0
+        last = queued
 
 
 def serve_one(c):
@@ -46,16 +60,12 @@ def serve_one(c):
         if method == b"POST":
             want = int(hdr[b"content-length"][0])
             got = len(rest)
-            n = 0
+            stall(c)
             while got < want:
-                chunk = c.recv(4096)
+                chunk = c.recv(65536)
                 if not chunk:
                     break
                 got += len(chunk)
-                n += len(chunk)
-                if n >= 65536:
-                    n = 0
-                    time.sleep(0.01)
             body = b"got %d\n" % got
         else:
             body = b"host: " + b",".join(hdr.get(b"host", [b"(none)"])) + b"\n"
@@ -70,6 +80,10 @@ def serve_one(c):
 def server(seconds):
     s = socket.socket()
     s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    # A small receive window, set before listen() so that the accepted sockets start
+    # with it (a buffer below one loopback segment would stall the sender for its persist
+    # timer at every step instead).
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 131072)
     s.bind(("127.0.0.1", 0))
     s.listen(64)
     print("port", s.getsockname()[1], flush=True)
@@ -77,7 +91,6 @@ def server(seconds):
     def loop():
         while True:
             c, _ = s.accept()
-            c.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
             threading.Thread(target=serve_one, args=(c,), daemon=True).start()
     threading.Thread(target=loop, daemon=True).start()
     print("ready", flush=True)
