@@ -99,6 +99,12 @@ void warn_disk_over_memory(const struct run *R, uint64_t req_disk, uint64_t req_
 /* The supervisor's hooks for the mode: cgroup (the helper) or user-cgroup. */
 void run_spec_hooks(struct run *R, struct sv_spec *spec);
 
+/* ---- collect.c: the end of a cgroup-mode or user-cgroup-mode run ---- */
+
+/* The final counters of the sandbox's cgroup into R->rep and R->in, then its teardown
+ * (R->teardown_failed and R->err when incomplete). */
+void run_collect(struct run *R);
+
 /* ---- oom-above.c: the cgroups above the leaf, for the verdict's evidence ---- */
 
 /* The counters of the session's cgroup (a session's call: the leaf's parent) and of the

@@ -406,9 +406,6 @@ run_supervised(struct run *R)
 	R->ctl.sess = R->cgroup ? &R->sess : NULL;
 	R->ctl.o = o;
 	R->ctl.listen_fd = -EBADF;
-	R->ctl.required = run_id_preset();
-	R->ctl.error = R->start_error;
-	R->ctl.errlen = sizeof(R->start_error);
 	spec.open_extra = run_ctl_open;
 	spec.on_extra = run_ctl_ready;
 	spec.extra_userdata = &R->ctl;
@@ -421,50 +418,6 @@ run_supervised(struct run *R)
 							    : "cannot start the sandbox: ",
 				  R->start_error[0] != '\0' ? "" : strerror(-r));
 	return RUN_GO;
-}
-
-/* The final counters of the sandbox's cgroup, then its teardown. */
-static void
-run_collect(struct run *R)
-{
-	int r;
-
-	if (R->ucgroup) {
-		r = cgstats_read(R->ucg.leaf_fd, -EBADF, &R->rep.cg);
-		run_levels_read(R, true);
-		if (r < 0)
-			fprintf(stderr,
-				"sandcap: warning: cannot read the sandbox's counters: %s\n",
-				strerror(-r));
-		r = usercg_destroy(&R->ucg, R->err, sizeof(R->err));
-		if (r < 0) {
-			fprintf(stderr, "sandcap: warning: teardown incomplete: %s\n", R->err);
-			R->teardown_failed = true;
-		}
-		R->in.counters = R->rep.cg;
-		R->in.cpu_budget_fired = R->out.cpu_budget_fired;
-	}
-	if (R->cgroup) {
-		/* The final counters, before DESTROY closes the leaf. */
-		r = cgstats_read(R->sess.leaf_fd, R->sess.ws_fd, &R->rep.cg);
-		run_levels_read(R, true);
-		if (r < 0)
-			fprintf(stderr,
-				"sandcap: warning: cannot read the sandbox's counters: %s\n",
-				strerror(-r));
-		if (R->trace->on && R->sess.ws_fd >= 0)
-			trace_largest_file(R->sess.ws_fd, 0, &R->fsize_max);
-		r = client_destroy(&R->sess, R->err, sizeof(R->err));
-		if (r < 0) {
-			if (R->err[0] == '\0')
-				(void) strlcpy(R->err, strerror(-r), sizeof(R->err));
-			fprintf(stderr, "sandcap: warning: teardown incomplete: %s\n", R->err);
-			R->teardown_failed = true;
-		}
-		R->in.counters = R->rep.cg;
-		R->in.disk_limit = R->sess.effective.disk;
-		R->in.cpu_budget_fired = R->out.cpu_budget_fired;
-	}
 }
 
 /* sandcap trace: add this run to the figures; after the last run, suggest limits. */
