@@ -49,7 +49,7 @@ run_one() {
 	d=$work/$1.d
 	mkdir -p "$d/tmp" "$d/home" && chmod 1777 "$d/tmp"
 	SANDCAP="$build/sandcap" BUILD="$build" SRCDIR="$srcdir" TMPDIR="$d/tmp" HOME="$d/home" \
-		sh "$2" > "$work/$1.out" 2>&1 < /dev/null &
+		sh "$2" > "$work/$1.out" 2>&1 < /dev/null 3>&- &
 	echo "$!" > "$work/$1.pid"
 	wait "$!"
 	echo "$?" > "$work/$1.rc.tmp"
