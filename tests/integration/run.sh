@@ -27,14 +27,22 @@ case "$jobs" in ''|*[!0-9]*|0) echo "run.sh: SANDCAP_TEST_JOBS=$jobs: want a num
 work=$(mktemp -d "${TMPDIR:-/tmp}/sandcap-itest.XXXXXX") || exit 1
 chmod 755 "$work"       # the scripts' sandboxes run as another user (libtest.sh)
 launcher=""
-# Interrupted: the scripts still running are told to end (libtest.sh cleans up on TERM).
+# Interrupted: no script starts any more, the running ones are told to end (libtest.sh
+# cleans up on TERM), and their directories are removed once they have (a deadline: 30 s).
 cleanup() {
 	if [ -n "$launcher" ]; then
-		kill -KILL "$launcher" 2>/dev/null
+		: > "$work/stop"
+		kill -KILL "$launcher" 2>/dev/null; wait "$launcher" 2>/dev/null
 		for f in "$work"/*.pid; do
 			[ -e "$f" ] && [ ! -e "${f%.pid}.rc" ] && kill -TERM "$(cat "$f")" 2>/dev/null
 		done
-		wait "$launcher" 2>/dev/null
+		i=0
+		while [ "$i" -lt 150 ]; do
+			left=0
+			for f in "$work"/*.pid; do [ -e "$f" ] && [ ! -e "${f%.pid}.rc" ] && left=1; done
+			[ "$left" = 0 ] && break
+			sleep 0.2; i=$((i + 1))
+		done
 	fi
 	rm -rf "$work"
 }
@@ -46,6 +54,7 @@ serial() { sed -n '1,40p' "$1" | grep -q '^# integration: serial$'; }
 # run_one I SCRIPT: run SCRIPT, its output in $work/I.out, its exit status in $work/I.rc
 # (written last: the printer waits for it).
 run_one() {
+	[ -e "$work/stop" ] && return
 	d=$work/$1.d
 	mkdir -p "$d/tmp" "$d/home" && chmod 1777 "$d/tmp"
 	SANDCAP="$build/sandcap" BUILD="$build" SRCDIR="$srcdir" TMPDIR="$d/tmp" HOME="$d/home" \
