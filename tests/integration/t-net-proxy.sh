@@ -230,7 +230,7 @@ eq "the same uid without the secret: 407" "HTTP/1.1 407 Proxy Authentication Req
 eq "the same uid with a wrong secret: 407" "HTTP/1.1 407 Proxy Authentication Required" \
 	"$(as_user $PEERS ask "$PPORT" sandcap:00000000000000000000000000000000 "127.0.0.1:$H")"
 # 70 idle connections that never authenticate, held open while the sandbox works.
-as_user $PEERS hold "$PPORT" 70 300 > "$T/hold" 2>&1 &
+(as_user_exec $PEERS hold "$PPORT" 70 300 > "$T/hold" 2>&1) &
 holder=$!
 LIBTEST_PIDS="$LIBTEST_PIDS $holder"
 i=0; while ! grep -q '^holding' "$T/hold" && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
