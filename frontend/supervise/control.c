@@ -227,30 +227,40 @@ in_tmp(const char *path)
 	       strchr(path + strlen("/tmp/"), '/') == NULL;
 }
 
+/* The socket is bound and listening under a name of its own (".bind" for ".sock"), then
+ * renamed into place: a scan (sandcap ps, session end) that finds the name always finds a
+ * listener, never a socket between bind() and listen() that refuses connections and would
+ * be taken for a stale one and removed. */
 int
 control_listen_at(const char *path, int *ret_fd)
 {
 	_cleanup_close_ int fd = -EBADF;
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	size_t l = strlen(path);
 	mode_t um;
 	int r;
 
-	if (strlcpy(sa.sun_path, path, sizeof(sa.sun_path)) >= sizeof(sa.sun_path))
+	if (l >= sizeof(sa.sun_path))
 		return -ENAMETOOLONG;
+	if (l < 5 || !streq(path + l - 5, ".sock"))
+		return -EINVAL;
+	memcpy(sa.sun_path, path, l - 5);
+	memcpy(sa.sun_path + l - 5, ".bind", sizeof(".bind"));
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0)
 		return -errno;
 	/* 0700 from the start: sandcap has one thread, so the umask is ours alone. */
 	um = umask(077);
 	r = bind(fd, (struct sockaddr *) &sa, sizeof(sa)) < 0 ? -errno : 0;
-	/* A stale socket of ours in our own directory is replaced; in /tmp nothing is. */
+	/* A leftover of ours in our own directory is replaced; in /tmp nothing is. */
 	if (r == -EADDRINUSE && !in_tmp(path) && unlink(sa.sun_path) == 0)
 		r = bind(fd, (struct sockaddr *) &sa, sizeof(sa)) < 0 ? -errno : 0;
 	(void) umask(um);
 	if (r < 0)
 		return r;
-	if (listen(fd, 8) < 0) {
-		r = -errno;
+	if (listen(fd, 8) < 0 || renameat2(AT_FDCWD, sa.sun_path, AT_FDCWD, path,
+					   in_tmp(path) ? RENAME_NOREPLACE : 0) < 0) {
+		r = errno == EEXIST ? -EADDRINUSE : -errno; /* the name is in use, as for bind() */
 		(void) unlink(sa.sun_path);
 		return r;
 	}

@@ -116,8 +116,10 @@ expect "killed supervisor: the command had started, the supervisor is found" \
 for p in "$sp" "$sup"; do
 	ls -l "/proc/$p/fd" 2>/dev/null | sed -n 's/.*socket:\[\([0-9]*\)\]$/\1/p'
 done | sort -u > "$T/inodes"
+# (/proc/net/unix names the address it was bound to, <id>.bind, before its rename to
+# <id>.sock.)
 sock=$(awk 'NR == FNR { want[$1] = 1; next } ($7 in want) && $8 ~ /^\/tmp\/sandcap-/ { print $8 }' \
-	"$T/inodes" /proc/net/unix | sort -u)
+	"$T/inodes" /proc/net/unix | sed 's/\.bind$/.sock/' | sort -u)
 expect "killed supervisor: the run has its control socket in /tmp" test -S "$sock"
 kill -9 "$sup"; wait "$sp" 2>/dev/null
 eq "killed supervisor: sandcap exits 137" 137 "$?"
