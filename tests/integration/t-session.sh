@@ -96,7 +96,7 @@ eq "the spinning calls ended on their CPU limit" cpu-time \
 
 # --- end kills the call that runs
 id=$(S session start)
-( ue "$SANDCAP" run -q --session "$id" -- sh -c 'touch started; exec sleep 1000 # mark-e'
+( ue "$SANDCAP" run -q --session "$id" -- sh -c 'touch started; exec sleep 1000.5101'
   echo $? > "$T/bg.rc" ) &
 expect "a long call started" waitfor 300 test -e "$SESS/$id/workspace/started"
 S session end "$id" > "$T/end.txt"; rc=$?
@@ -104,7 +104,7 @@ eq "end with a running call: exit 0" 0 "$rc"
 wait
 eq "the running call was killed" 137 "$(cat "$T/bg.rc")"
 contains "the report says so" "killed" "$(cat "$T/end.txt")"
-expect "no process of the call is left" gone "mark-e"
+expect "no process of the call is left" waitfor 100 gone "sleep 1000.5101"
 expect "nothing is left" test ! -e "$SESS/$id"
 
 # --- end kills a call that is just starting: one that holds the session's lock while its
@@ -118,14 +118,14 @@ else
 		setpriv --reuid=65534 --regid=65534 --clear-groups -- env -i PATH="$PATH" \
 		HOME="$U/home" XDG_RUNTIME_DIR="$U/run" SANDCAP_HELPER="$SANDCAP_HELPER" \
 		ASAN_OPTIONS=detect_leaks=0 \
-		"$SANDCAP" run -q --session "$id" -- sh -c 'exec sleep 1000 # mark-s'
+		"$SANDCAP" run -q --session "$id" -- sh -c 'exec sleep 1000.5102'
 	  echo $? > "$T/s.rc" ) &
 	expect "a call holds the session's lock, its socket not bound yet" \
 		waitfor 300 test -e "$SESS/$id/running"
 	S session end "$id" > "$T/end.txt" 2> "$T/err"; rc=$?
 	eq "session end with a call just starting: exit 0" 0 "$rc"
-	expect "no process of the call is left" waitfor 100 gone "mark-s"
-	pkill -KILL -f "mark-s"; wait # left by a failure: the test goes on
+	expect "no process of the call is left" waitfor 100 gone "sleep 1000.5102"
+	pkill -KILL -f "sleep 1000.5102"; wait # left by a failure: the test goes on
 	case $(cat "$T/s.rc") in
 	137 | 125) ok "the starting call was killed or turned away ($(cat "$T/s.rc"))" ;;
 	*) notok "the starting call ended with $(cat "$T/s.rc")" ;;
@@ -210,12 +210,12 @@ expect "... and nothing is left" test ! -e "$SESS/$id"
 as_user sh -c "exec setsid sh -c 'env -i PATH=\"\$PATH\" XDG_RUNTIME_DIR=$U/run \
 	SANDCAP_HELPER=$SANDCAP_HELPER $SANDCAP session start --ttl 3s --report $U/ttl.json \
 	> $U/ttl.id; (env -i PATH=\"\$PATH\" XDG_RUNTIME_DIR=$U/run SANDCAP_HELPER=$SANDCAP_HELPER \
-	$SANDCAP run -q --session \$(cat $U/ttl.id) -- sh -c \"exec sleep 1000 # mark-t\" \
+	$SANDCAP run -q --session \$(cat $U/ttl.id) -- sh -c \"exec sleep 1000.5103\" \
 	> /dev/null 2>&1 &); kill -9 \$\$'" 2>/dev/null
 id=$(cat "$U/ttl.id")
 expect "the session started" test -n "$id"
 expect "at its TTL, the keeper removes the session" waitfor 300 test ! -e "$SESS/$id"
-expect "... killing the call that ran" waitfor 100 gone "mark-t"
+expect "... killing the call that ran" waitfor 100 gone "sleep 1000.5103"
 eq "... and writes the report to --report" ttl "$(json "$U/ttl.json" '["ended"]')"
 v=$(json "$U/ttl.json" '["calls"][0]["verdict"]')
 case $v in timeout|killed) ok "the call's verdict is $v" ;; *) notok "the call's verdict: $v" ;; esac
@@ -300,7 +300,7 @@ eq "the next call of the session runs" 0 $?
 S run -q --session "$id" -- sh -c 'chmod 0 ../../..' 2>/dev/null
 S session ls > "$T/out" 2> "$T/err"
 contains "session ls after it lists the session" "$id" "$(cat "$T/out")"
-S run -q --session "$id" -- sh -c 'chmod 0 ../../..; exec sleep 1000 # mark-c' > /dev/null 2>&1 &
+S run -q --session "$id" -- sh -c 'chmod 0 ../../..; exec sleep 1000.5104' > /dev/null 2>&1 &
 mode0() { [ "$(stat -c %a "$U/run/sandcap")" = 0 ]; }
 expect "a call that made it mode 0 runs on" waitfor 300 mode0
 S ps > "$T/out" 2> "$T/err"
@@ -309,17 +309,17 @@ S session end "$id" > /dev/null 2> "$T/err"; rc=$?
 eq "session end kills it and ends the session: exit 0" 0 "$rc"
 wait
 expect "... and nothing is left of it" test ! -e "$SESS/$id"
-expect "... nor of its call" gone "mark-c"
+expect "... nor of its call" waitfor 100 gone "sleep 1000.5104"
 # ... nor its own control socket (connect() needs write permission on it)
 id=$(S session start)
 S run -q --session "$id" -- sh -c 'chmod 0 "../../../$(cat ../running).sock" && touch chmodded
-	exec sleep 1000 # mark-o' > /dev/null 2>&1 &
+	exec sleep 1000.5105' > /dev/null 2>&1 &
 expect "a call made its control socket mode 0" waitfor 300 test -e "$SESS/$id/workspace/chmodded"
 eq "... (it is)" 0 "$(stat -c %a "$U/run/sandcap/$(cat "$SESS/$id/running").sock")"
 S session end "$id" > /dev/null 2> "$T/err"; rc=$?
 eq "session end kills that call all the same: exit 0" 0 "$rc"
-expect "... and nothing of it is left" waitfor 100 gone "mark-o"
-pkill -KILL -f "mark-o"; wait # left by a failure: the test goes on
+expect "... and nothing of it is left" waitfor 100 gone "sleep 1000.5105"
+pkill -KILL -f "sleep 1000.5105"; wait # left by a failure: the test goes on
 # Open to others under an XDG_RUNTIME_DIR others may enter: someone may have planted
 # something in it meanwhile, so it is refused, saying what to check and how to fix it.
 as_user mkdir -m 0755 "$U/run2"
