@@ -6,9 +6,13 @@
 # Two kernels: Debian 12's 6.1 (the user-mode-linux package; the floor sandcap supports)
 # and 6.12 built from linux-source-6.12 with Landlock (tests/vm/kernel-build.sh, cached).
 # A scenario's header says where it runs: "# vm-kernel: 6.12", "# vm-kernel: both", or
-# nothing (6.1).  The 6.1 guest runs first, then the 6.12 guest (results in
-# BUILD/vm-results-6.12, counts in BUILD/results/vm-6.12), then the systemd guest, which
-# boots 6.12 (its counts go with the kernel it booted).  When this machine cannot have the
+# nothing (6.1).  The 6.12 guest (results in BUILD/vm-results-6.12, counts in
+# BUILD/results/vm-6.12) and then the systemd guest, which boots 6.12 (its counts go with
+# the kernel it booted), run beside the 6.1 guest from the moment the 6.12 kernel is there
+# (from the cache: at once; else when its build ends); their output is kept and printed
+# after the 6.1 guest's, the 6.12 guest's TAP numbered on, as if they had run after it.
+# SANDCAP_VM_612_SERIAL=1 or SANDCAP_CHECK_SERIAL=1: they run after the 6.1 guest, one
+# guest at a time (to measure one guest alone).  When this machine cannot have the
 # 6.12 kernel (no network and nothing cached), each 6.12 scenario is one "# SKIP" line
 # with the reason; when its source was there but a patch or the build failed, each is a
 # failure, with the build log's tail.
@@ -40,9 +44,9 @@
 # "# vm-cost: SECONDS" header (its time on an idle machine; 5 s when absent). Selections
 # that add up to less than 90 s run in one lane. The default is one lane (see below).
 #
-# Scenarios whose names contain "systemd" run afterwards in the second guest, booted by
-# systemd with a writable root (tests/vm/sysd-run.sh; SANDCAP_VM_PENDING=1 passes it
-# --pending); the counts of both guests go into BUILD/results/vm.
+# Scenarios whose names contain "systemd" run in the systemd guest, after the 6.12 guest,
+# booted by systemd with a writable root (tests/vm/sysd-run.sh; SANDCAP_VM_PENDING=1 passes
+# it --pending); its counts go with the kernel it booted (above).
 #
 # SANDCAP_VM_PACKAGE_MARK: see wait_package below (make check sets it).
 # Environment: SANDCAP_VM_MEM (guest memory, default 384M), SANDCAP_VM_TIMEOUT (hard bound of one
@@ -279,6 +283,10 @@ wait_kernel() {         # sets SANDCAP_VM_UML_612, SANDCAP_VM_UML_612_MISSING or
 run_612() {             # run_612 N: N = the TAP lines printed so far
 	[ "$n_612" -gt 0 ] || return 0
 	wait_kernel
+	guest_612
+	print_612 "$1"
+}
+guest_612() {           # the 6.12 guest, its output in BUILD/vm-612.out
 	kg=""
 	[ "$keep_going" = 1 ] && kg=--keep-going
 	SANDCAP_VM_LOCKED=1 SANDCAP_VM_RECORD_ADD=1 sh "$0" "$build" --kernel 6.12 --no-systemd \
@@ -286,8 +294,53 @@ run_612() {             # run_612 N: N = the TAP lines printed so far
 	sysd_pid=$!
 	wait "$sysd_pid" || failed_612=1
 	sysd_pid=""
+}
+print_612() {           # print_612 N: its output, the TAP numbered on from N
 	awk -v n="$1" '/^(not )?ok [0-9]+/ { n++; sub(/^ok [0-9]+/, "ok " n)
 		sub(/^not ok [0-9]+/, "not ok " n) } { print }' "$build/vm-612.out"
+}
+
+# The 6.12 part beside the 6.1 guest: a UML guest runs its processes one at a time, so the
+# 6.1 guest leaves one of two CPUs to the rest of make check, mostly idle now the host
+# suites are short.  Once this run holds the build directory's lock, a background subshell
+# takes the 6.12 kernel (at once from the cache, else when its build ends), then runs the
+# 6.12 guest and then the systemd guest, each into a file of its own; after the 6.1 guest
+# they are printed in a serial run's order, the 6.12 guest's TAP numbered on, and the
+# counts it leaves in BUILD/.vm-part-counts are added.  SANDCAP_VM_612_SERIAL=1 (and
+# SANDCAP_CHECK_SERIAL=1, make check's "one thing at a time") runs them after it instead.
+part_pid=""
+start_part() {
+	rm -f "$build/vm-part-kernel.out" "$build/vm-612.out" "$build/vm-part-sysd.out" \
+		"$build/.vm-part-counts"
+	(
+		# Ended by stop_all's TERM: it ends the guest or the kernel build it waits for and
+		# waits for them, so their own traps remove what they made.
+		trap - EXIT
+		trap '[ -n "$sysd_pid" ] && kill "$sysd_pid" 2>/dev/null
+			[ -n "$kb_pid" ] && kill -TERM "-$kb_pid" 2>/dev/null; wait; exit 130' TERM HUP
+		passed=0 failed=0
+		wait_kernel > "$build/vm-part-kernel.out"
+		[ "$n_612" -gt 0 ] && guest_612
+		[ "$n_sysd" -gt 0 ] && run_sysd > "$build/vm-part-sysd.out" 2>&1
+		echo "$failed_612 $passed $failed" > "$build/.vm-part-counts"
+	) < /dev/null &
+	part_pid=$!
+}
+finish_part() {         # finish_part N: the part's output after the 6.1 guest's N TAP lines
+	wait "$part_pid"
+	part_pid=""
+	cat "$build/vm-part-kernel.out" 2> /dev/null
+	[ "$n_612" -gt 0 ] && [ -f "$build/vm-612.out" ] && print_612 "$1"
+	cat "$build/vm-part-sysd.out" 2> /dev/null
+	if [ -s "$build/.vm-part-counts" ]; then
+		read -r pf612 pp pf < "$build/.vm-part-counts"
+		[ "$pf612" = 0 ] || failed_612=1
+		passed=$((passed + pp)) failed=$((failed + pf))
+	else
+		echo "vm: the 6.12 and systemd guests' run left no counts: one failure"
+		failed_612=1
+		add_record "$rec612" 0 1
+	fi
 }
 
 # One plain guest at a time per build directory (its results are shared); the systemd
@@ -421,10 +474,18 @@ if [ "$boot_kernel" = 6.12 ]; then
 	fi
 	uml=$SANDCAP_VM_UML_612
 fi
-# While the 6.1 guest runs: the 6.12 kernel (built once, then from the cache).
+# While the 6.1 guest runs: the 6.12 kernel (built once, then from the cache), and by
+# default the 6.12 and systemd guests (start_part, below).
+beside=0
 if [ "$also_612" = 1 ]; then
 	rm -f "$build/results/$rec612"
-	{ [ "$n_612" -gt 0 ] || [ "$n_sysd" -gt 0 ]; } && start_kernel
+	if [ "$n_612" -gt 0 ] || [ "$n_sysd" -gt 0 ]; then
+		if [ "${SANDCAP_VM_612_SERIAL:-0}" = 1 ] || [ "${SANDCAP_CHECK_SERIAL:-0}" = 1 ]; then
+			start_kernel
+		else
+			beside=1
+		fi
+	fi
 fi
 lock_build
 rm -rf "$vmres"
@@ -458,6 +519,8 @@ stop_all() {
 	[ -n "$wd_pid" ] && kill "$wd_pid" 2>/dev/null
 	[ -n "$sysd_pid" ] && kill "$sysd_pid" 2>/dev/null
 	[ -n "$kb_pid" ] && kill -TERM "-$kb_pid" 2>/dev/null
+	[ -n "$part_pid" ] && kill "$part_pid" 2>/dev/null && wait "$part_pid"
+	part_pid=""
 	# linux.uml leads its own process group (setsid): kill every UML process, the helper
 	# threads and the guest's process address spaces included.
 	[ -n "$uml_pid" ] && kill -KILL "-$uml_pid" 2>/dev/null
@@ -471,6 +534,7 @@ init=$srcdir/tests/vm/guest-init.sh sandcap_src=$srcdir sandcap_build=$build san
 con=null con0=fd:0,fd:1"
 
 start=$(date +%s)
+[ "$beside" = 1 ] && start_part
 if [ "$mode" = shell ]; then
 	# Interactive: the console is this terminal; no bound (exit the shell to power off).
 	# shellcheck disable=SC2086
@@ -523,7 +587,11 @@ else
 	tail -n 40 "$vmres/console.log" | sed 's/^/#   /'
 fi
 echo "vm: the $boot_kernel guest: $passed passed, $failed failed, $skipped skipped in ${secs}s (bound ${bound}s); logs in $vmres"
-[ "$also_612" = 1 ] && run_612 "$((passed + failed + skipped))"
-[ "$n_sysd" -gt 0 ] && run_sysd
+if [ "$beside" = 1 ]; then
+	finish_part "$((passed + failed + skipped))"
+else
+	[ "$also_612" = 1 ] && run_612 "$((passed + failed + skipped))"
+	[ "$n_sysd" -gt 0 ] && run_sysd
+fi
 record "$passed" "$failed" "$skipped"
 [ "$failed" -eq 0 ] && [ "$passed" -gt 0 ] && [ "$failed_612" -eq 0 ]
