@@ -1,6 +1,8 @@
 #!/bin/sh
 # sandcap run: signals sent to sandcap reach the sandbox (SIGINT, SIGTERM, SIGHUP, SIGQUIT), and an
 # interactive command on a terminal gets the foreground (reads the tty, ^C reaches it).
+# Its job-control checks wait on a terminal with deadlines: it runs alone.
+# integration: serial
 . "$(dirname "$0")/libtest.sh"
 
 # start_bg SIG: run a command that reports the signal it gets, in the background; wait
